@@ -1,0 +1,80 @@
+/**
+ * THE catalogue of diagnostic codes. A code is created only here (through the per-area files
+ * in ./codes/) and never reused. Ranges:
+ *   PIPE1xxx syntax (lexer, parser, {{ }} syntax, embedded JSON/JOLT/JSLT syntax)
+ *   PIPE2xxx names (connectors, steps, pipelines, events, stores, accounts, schemas, globals)
+ *   PIPE3xxx connector and trigger configuration against its schema
+ *   PIPE4xxx {{ }} types, functions and message shapes
+ *   PIPE5xxx JOLT / JSLT / JSONPath / regex / cron checks
+ *   PIPE6xxx control flow (reachability, choice, capsules, concurrency)
+ *   PIPE9xxx internal errors (pipec bugs) and limits
+ * docs/diagnostics.md is generated from this catalogue (`npm run docs:codes`) and a test keeps it fresh.
+ */
+import type { Diagnostic, Label, Severity } from './diagnostic.js';
+import type { Span } from '../source/span.js';
+import { syntaxCodes } from './codes/syntax.js';
+import { nameCodes } from './codes/names.js';
+import { configCodes } from './codes/config.js';
+import { bracesCodes } from './codes/braces.js';
+import { transformCodes } from './codes/transform.js';
+import { flowCodes } from './codes/flow.js';
+import { internalCodes } from './codes/internal.js';
+
+export interface CodeInfo {
+  readonly title: string;
+  readonly severity: Severity;
+  readonly phase: 'lex' | 'parse' | 'resolve' | 'check' | 'emit' | 'internal';
+  /** Long-form help: what the error means and how to fix it (printed by `pipec explain`). */
+  readonly explain: string;
+}
+
+export type CodeTable = Readonly<Record<string, CodeInfo>>;
+
+function mergeTables(tables: readonly CodeTable[]): CodeTable {
+  const merged: Record<string, CodeInfo> = {};
+  for (const table of tables) {
+    for (const [code, info] of Object.entries(table)) {
+      if (merged[code]) throw new Error(`diagnostic code ${code} is defined twice`);
+      merged[code] = info;
+    }
+  }
+  return merged;
+}
+
+export const CODES: CodeTable = mergeTables([
+  syntaxCodes,
+  nameCodes,
+  configCodes,
+  bracesCodes,
+  transformCodes,
+  flowCodes,
+  internalCodes,
+]);
+
+export interface DiagnosticFacts {
+  readonly message: string;
+  readonly span: Span;
+  /** Short phrase under the caret. Defaults to empty. */
+  readonly label?: string;
+  readonly secondary?: readonly Label[];
+  readonly body?: readonly string[];
+  readonly hint?: string;
+  /** Override the catalogue severity (rare: e.g. a lint promoted to error). */
+  readonly severity?: Severity;
+}
+
+/** Builds a diagnostic for a catalogued code. Throws only on an unknown code (a pipec bug). */
+export function diagnostic(code: string, facts: DiagnosticFacts): Diagnostic {
+  const info = CODES[code];
+  if (!info) throw new Error(`unknown diagnostic code ${code}`);
+  return {
+    code,
+    severity: facts.severity ?? info.severity,
+    title: info.title,
+    message: facts.message,
+    primary: { span: facts.span, message: facts.label ?? '' },
+    secondary: facts.secondary ?? [],
+    body: facts.body ?? [],
+    ...(facts.hint !== undefined ? { hint: facts.hint } : {}),
+  };
+}

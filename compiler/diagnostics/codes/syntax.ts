@@ -1,0 +1,4 @@
+import type { CodeTable } from '../codes.js';
+
+export const syntaxCodes: CodeTable = {
+};

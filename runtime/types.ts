@@ -1,0 +1,236 @@
+/**
+ * The contracts between generated services and the runtime. Generated pipeline modules export a
+ * `PipelineModule`; the service (service.ts) wires triggers to `run`, and every step receives the
+ * `ExecutionContext` of its execution.
+ */
+import type { Logger } from 'pino';
+
+/** A JSON value: what flows between steps. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+// ───────────────────────────── pipelines ─────────────────────────────
+
+export interface PipelineOptions {
+  /** Maximum simultaneous executions of this pipeline in one process (default 10). */
+  readonly concurrency: number;
+  /** Execution timeout in ms (default 30000). */
+  readonly timeout: number;
+}
+
+/** What a generated pipeline module exports as `pipeline`. */
+export interface PipelineModule {
+  readonly name: string;
+  /** `file.pipe:line` of the declaration, for logs and errors. */
+  readonly source: string;
+  readonly trigger: TriggerSpec;
+  readonly options: PipelineOptions;
+  /**
+   * Runs the steps over the trigger's message. Returns the final message, or a `Reply` when a
+   * `respond` step ended the execution. Throws a `PipeError` when the execution fails.
+   */
+  readonly run: (message: Json, ctx: ExecutionContext) => Promise<Json | Reply>;
+}
+
+/** Trigger configuration, resolved at build time (schemas compiled to validators). */
+export type TriggerSpec =
+  | HttpTriggerSpec
+  | HttpFileTriggerSpec
+  | EventTriggerSpec
+  | SchedulerTriggerSpec
+  | McpToolTriggerSpec;
+
+export interface HttpTriggerSpec {
+  readonly kind: 'http';
+  /** Upper-case methods. */
+  readonly methods: readonly string[];
+  /** Hono-style path with `:params`. */
+  readonly path: string;
+  /** Request body limit in bytes (default 5 MB). */
+  readonly maxBodySize: number;
+  /** Validates the parsed request body (ajv standalone); absent when no `body` schema is declared. */
+  readonly validateBody?: CompiledValidator;
+  readonly auth?: JsonObject;
+  readonly rateLimit?: JsonObject;
+}
+
+export interface HttpFileTriggerSpec {
+  readonly kind: 'http-file';
+  readonly methods: readonly string[];
+  readonly path: string;
+  /** Upload limit in bytes (default 100 MB). */
+  readonly maxFileSize: number;
+  readonly auth?: JsonObject;
+  readonly rateLimit?: JsonObject;
+}
+
+export interface EventTriggerSpec {
+  readonly kind: 'event';
+  readonly event: string;
+  readonly validateBody?: CompiledValidator;
+  /** ms an event may wait in the queue. */
+  readonly expiration: number;
+  /** ms an execution may take before it is considered failed and redelivered. */
+  readonly maxTimeout: number;
+  /** Maximum deliveries of one event (1 = no redelivery). */
+  readonly maxDeliveries: number;
+}
+
+export interface SchedulerTriggerSpec {
+  readonly kind: 'scheduler';
+  /** 5 or 6 fields (with seconds). */
+  readonly cron: string;
+  /** IANA zone, default UTC. */
+  readonly timezone: string;
+  readonly allowConcurrent: boolean;
+}
+
+export interface McpToolTriggerSpec {
+  readonly kind: 'mcp-tool';
+  readonly tool: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+  readonly validateBody?: CompiledValidator;
+  readonly auth?: JsonObject;
+}
+
+/** An ajv standalone validate function: returns true or sets `.errors`. */
+export interface CompiledValidator {
+  (data: unknown): boolean;
+  errors?: readonly ValidationErrorLike[] | null;
+}
+
+export interface ValidationErrorLike {
+  readonly instancePath: string;
+  readonly schemaPath: string;
+  readonly keyword: string;
+  readonly params: Record<string, unknown>;
+  readonly message?: string;
+}
+
+// ───────────────────────────── execution ─────────────────────────────
+
+/** Returned by a `respond` step: the HTTP status, body and headers of the reply. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: Json,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
+}
+
+/** Metadata visible to Double Braces as `metadata.…`. */
+export interface ExecutionMetadata {
+  readonly pipeline: { readonly name: string };
+  readonly execution: {
+    readonly key: string;
+    readonly startTimestamp: number;
+    readonly timeout: number;
+    readonly redelivery: boolean;
+  };
+}
+
+/** Per-execution state handed to every step. Created by the service for each execution. */
+export interface ExecutionContext {
+  readonly executionId: string;
+  readonly pipeline: string;
+  readonly log: Logger;
+  readonly metadata: ExecutionMetadata;
+  /** Outputs of labelled steps, read by `{{ step.<label> }}`. */
+  readonly steps: Record<string, Json>;
+  readonly globals: Readonly<Record<string, Json>>;
+  /** Account fields by account name, read by `{{ account.<name>.<field> }}` and connectors. */
+  readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+  readonly services: ServiceServices;
+  /** Aborted when the execution times out or the service shuts down. */
+  readonly signal: AbortSignal;
+  /** Per-execution scratch folder (uploads, files); removed when the execution ends. */
+  readonly workDir: string;
+}
+
+/** What connectors reach beyond the message: backends, other pipelines, time. */
+export interface ServiceServices {
+  readonly clock: Clock;
+  readonly store: ObjectStoreBackend;
+  readonly broker: EventBroker;
+  /** Runs another pipeline of this service (Pipeline Executor). */
+  readonly execute: (pipeline: string, payload: Json, opts: { timeout: number; parent: ExecutionContext }) => Promise<Json>;
+}
+
+/** Time, replaceable in tests (a controllable clock). */
+export interface Clock {
+  now(): number;
+}
+
+// ───────────────────────────── backends ─────────────────────────────
+
+export interface StoreOptions {
+  /** TTL of documents in seconds (0 = none). */
+  readonly expireAfterSeconds?: number;
+}
+
+export interface FindOptions {
+  readonly limit?: number;
+  readonly skip?: number;
+  /** Mongo-style: { field: 1 | -1 }. */
+  readonly sort?: Readonly<Record<string, 1 | -1>>;
+}
+
+/** Object Store: JSON documents with `_oId`, Mongo-style queries (SQLite JSON1 or PostgreSQL JSONB). */
+export interface ObjectStoreBackend {
+  insert(store: string, docs: readonly JsonObject[], opts?: StoreOptions): Promise<{ ids: string[] }>;
+  find(store: string, query: JsonObject, opts?: FindOptions): Promise<JsonObject[]>;
+  findById(store: string, id: string): Promise<JsonObject | null>;
+  update(store: string, query: JsonObject, update: JsonObject, opts?: { upsert?: boolean; multi?: boolean }): Promise<number>;
+  delete(store: string, query: JsonObject, opts?: { multi?: boolean }): Promise<number>;
+  aggregate(store: string, pipeline: readonly JsonObject[]): Promise<JsonObject[]>;
+  createIndex(store: string, fields: Readonly<Record<string, 1 | -1>>, opts?: { unique?: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EventEnvelope {
+  readonly id: string;
+  readonly name: string;
+  readonly payload: Json;
+  /** W3C trace context and other propagated headers. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly publishedAt: number;
+}
+
+export interface Delivery {
+  readonly envelope: EventEnvelope;
+  /** 1 on first delivery. */
+  readonly attempt: number;
+  readonly redelivery: boolean;
+}
+
+/** Durable at-least-once pub/sub: SQLite queue (embedded) or NATS JetStream (distributed). */
+export interface EventBroker {
+  publish(name: string, payload: Json, headers?: Readonly<Record<string, string>>): Promise<void>;
+  /**
+   * One durable consumer per (subscriber, event): every subscriber gets every event; replicas of one
+   * subscriber share it. The handler's promise resolving acks; rejecting leads to redelivery until
+   * maxDeliveries.
+   */
+  subscribe(
+    subscriber: string,
+    event: string,
+    handler: (delivery: Delivery) => Promise<void>,
+    opts: { maxDeliveries: number; ackTimeout: number; concurrency: number },
+  ): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+// ───────────────────────────── connectors ─────────────────────────────
+
+/**
+ * A connector's runtime implementation: `runtime/connectors/<name>/<name>.ts` exports `run`.
+ * `params` are the step's parameters with every `{{ }}` already evaluated against `message`
+ * (generated code does that); build-time artifacts (compiled JOLT, validators) arrive as params too.
+ * Returns the next message. Throws `PipeError` on failure; generated code applies fail-on-error.
+ */
+export type ConnectorRun<P = JsonObject> = (params: P, message: Json, ctx: ExecutionContext) => Promise<Json>;
