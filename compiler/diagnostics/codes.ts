@@ -5,7 +5,7 @@
  *   PIPE2xxx names (connectors, steps, pipelines, events, stores, accounts, schemas, globals)
  *   PIPE3xxx connector and trigger configuration against its schema
  *   PIPE4xxx {{ }} types, functions and message shapes
- *   PIPE5xxx JOLT / JSLT / JSONPath / regex / cron checks
+ *   PIPE5xxx JOLT (5001–5299) / JSLT (5300–5499) / JSONPath, regex, cron (5500–5599)
  *   PIPE6xxx control flow (reachability, choice, capsules, concurrency)
  *   PIPE9xxx internal errors (pipec bugs) and limits
  * docs/diagnostics.md is generated from this catalogue (`npm run docs:codes`) and a test keeps it fresh.
@@ -19,6 +19,7 @@ import { bracesCodes } from './codes/braces.js';
 import { transformCodes } from './codes/transform.js';
 import { flowCodes } from './codes/flow.js';
 import { internalCodes } from './codes/internal.js';
+import { patternCodes } from './codes/patterns.js';
 
 export interface CodeInfo {
   readonly title: string;
@@ -48,6 +49,7 @@ export const CODES: CodeTable = mergeTables([
   bracesCodes,
   transformCodes,
   flowCodes,
+  patternCodes,
   internalCodes,
 ]);
 

@@ -1,4 +1,74 @@
 import type { CodeTable } from '../codes.js';
 
 export const configCodes: CodeTable = {
+  PIPE3001: {
+    title: 'Unknown parameter',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A step or trigger was given a parameter its connector does not declare. Parameter names are checked against the connector\'s schema (`pipec schema` prints them all).\n\nExample: `agent { max-tokens: 1024 }` — the agent parameter is `max-output-tokens`. Fix the spelling or remove the parameter.',
+  },
+  PIPE3002: {
+    title: 'Missing required parameter',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'The connector needs this parameter and the step does not set it.\n\nExample: `rest { method: GET }` has no `url`. Add the parameter; `pipec schema` lists what each connector requires.',
+  },
+  PIPE3003: {
+    title: 'Invalid parameter value',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'The value does not fit the parameter\'s schema: wrong type, not one of the allowed values, out of range or wrongly shaped.\n\nExample: `rest { method: FETCH }` — allowed methods are GET, POST, PUT, PATCH, DELETE, HEAD and OPTIONS.',
+  },
+  PIPE3004: {
+    title: 'Expression not allowed here',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'This parameter is fixed at build time and does not accept `{{ }}` expressions or `env()`.\n\nExample: `trigger http { path: "{{ message.p }}" }` — a route must be known when the service starts. Use a literal value.',
+  },
+  PIPE3005: {
+    title: 'Too many header arguments',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'Words between a connector\'s name and its `{` fill the connector\'s positional parameters, then one optional label. This step has more words than that.\n\nExample: `publish usage extra label { … }`: `publish` takes the event name and a label. Remove the extra word or move it into the block.',
+  },
+  PIPE3006: {
+    title: 'Invalid JSON Schema',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A schema given to a trigger, a `validate` step, an agent\'s `output-schema` or a `schema` declaration is not a valid JSON Schema for its draft.\n\nExample: `{ type: "strin" }`. Fix the schema; the message names the keyword at fault.',
+  },
+  PIPE3007: {
+    title: 'Invalid pipeline option',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'Pipeline options in parentheses accept `concurrency` (a positive integer, default 10) and `timeout` (a duration, default 30s).\n\nExample: `pipeline p (concurency: 2) { … }` — the option is `concurrency`.',
+  },
+  PIPE3008: {
+    title: 'Duplicate route',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'Two HTTP-triggered pipelines of one service answer the same method and path, so one of them could never be reached. Change one path or method.',
+  },
+  PIPE3009: {
+    title: 'Invalid account',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'An account declaration has an unknown type or fields that its type does not take. Account types: secret-key, api-key, basic, bearer, private-key, public-key, oauth2, mock.\n\nExample: `account crm: basic { user: "x" }` — a basic account takes `username` and `password`.',
+  },
+  PIPE3010: {
+    title: 'Account of the wrong type',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'The parameter names an account whose type the connector cannot use.\n\nExample: an `auth: { type: basic, account: openai }` where `openai` is a `secret-key` account. Point it at an account of a suitable type.',
+  },
 };

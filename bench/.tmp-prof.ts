@@ -1,0 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { joltToFunction } from '../compiler/jolt/index.js';
+const w = process.argv[2] ?? 'cardinality-modify';
+const spec = JSON.parse(readFileSync(`/work/shared/bench/jolt/${w}/spec.json`,'utf8'));
+const input = JSON.parse(readFileSync(`/work/shared/bench/jolt/${w}/input.json`,'utf8'));
+const fn = joltToFunction(spec).fn!;
+const copies = Array.from({length: 2000}, () => structuredClone(input));
+let t = performance.now();
+for (const c of copies) fn(c, {});
+console.log(w, 'ops/s', Math.round(2000 / (performance.now() - t) * 1000));
+const copies2 = Array.from({length: 2000}, () => structuredClone(input));
+t = performance.now();
+for (const c of copies2) fn(c, {});
+console.log(w, 'ops/s', Math.round(2000 / (performance.now() - t) * 1000));

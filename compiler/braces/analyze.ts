@@ -1,0 +1,26 @@
+/**
+ * Parse + check of one expression text, shared by compileBraces, compileTemplate and eval.
+ * In: expression text, the host offset of its first character (and the offset map when escapes
+ * changed lengths), the env. Out: the tree, the check result and all diagnostics.
+ */
+import { parseExpression } from '../../grammar/braces/parser.js';
+import type { Expr } from '../../grammar/braces/expr-ast.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { checkExpression, type CheckResult } from './check.js';
+import type { BracesEnv } from './env.js';
+import * as errors from './errors.js';
+
+export interface ParsedAndChecked {
+  readonly expr: Expr | undefined;
+  readonly check: CheckResult | undefined;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Parses and checks expression text whose first character sits at `textStart` in `env.file`. */
+export function analyze(text: string, textStart: number, offsets: readonly number[] | undefined, env: BracesEnv): ParsedAndChecked {
+  const parsed = parseExpression(text, { file: env.file, textStart, offsets });
+  if (parsed.problem) return { expr: undefined, check: undefined, diagnostics: [errors.syntax(parsed.problem)] };
+  const check = checkExpression(parsed.expr, env);
+  return { expr: parsed.expr, check, diagnostics: check.diagnostics };
+}
+

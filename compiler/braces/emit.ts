@@ -1,0 +1,100 @@
+/**
+ * The Double Braces emitter: a checked expression tree → ONE readable JavaScript expression over
+ * the run-time library `B`. Paths become own-property-safe reads (`B.get(message, "body", "total")`),
+ * functions become `B.NAME(…)` (`B.NOW(ctx)` when the context is needed), and the conditional
+ * forms are lazy JavaScript: IF / SWITCHCASE → `?:`, `&&` / `||` → short-circuits, `??` → `??`.
+ * Identifiers assumed in scope: `B`, `message`, `ctx`, and `item` / `capsule` where they exist.
+ */
+import type { CallExpr, Expr } from '../../grammar/braces/expr-ast.js';
+import type { FunctionSignature } from './signatures.js';
+
+const SCOPE_JS: Readonly<Record<string, string>> = {
+  message: 'message',
+  global: 'ctx.globals',
+  account: 'ctx.accounts',
+  step: 'ctx.steps',
+  metadata: 'ctx.metadata',
+  item: 'item',
+  capsule: 'capsule',
+};
+
+const ARITHMETIC = new Set(['-', '*', '/', '%']);
+const ORDERING: Readonly<Record<string, string>> = { '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge' };
+
+export class Emitter {
+  constructor(private readonly calls: ReadonlyMap<CallExpr, FunctionSignature>) {}
+
+  emit(expr: Expr): string {
+    switch (expr.kind) {
+      case 'literal':
+        return literal(expr.value);
+      case 'name':
+        return SCOPE_JS[expr.name] ?? 'null';
+      case 'member':
+      case 'index':
+        return this.path(expr);
+      case 'call':
+        return this.call(expr);
+      case 'unary':
+        if (expr.op === '!') return `!B.isTrue(${this.emit(expr.operand)})`;
+        if (expr.operand.kind === 'literal' && typeof expr.operand.value === 'number') return literal(-expr.operand.value);
+        return `B.neg(${this.emit(expr.operand)})`;
+      case 'binary':
+        return this.binary(expr.op, this.emit(expr.left), this.emit(expr.right));
+      case 'array':
+        return `[${expr.items.map((i) => this.emit(i)).join(', ')}]`;
+      case 'object': {
+        const entries = expr.entries.map((e) => [JSON.stringify(e.key), this.emit(e.value)] as const);
+        // A literal `__proto__` key would set the prototype: build such objects with B.obj.
+        if (expr.entries.some((e) => e.key === '__proto__')) return `B.obj(${entries.map(([k, v]) => `[${k}, ${v}]`).join(', ')})`;
+        return entries.length === 0 ? '({})' : `({ ${entries.map(([k, v]) => `${k}: ${v}`).join(', ')} })`;
+      }
+    }
+  }
+
+  /** Flattens `a.b[0].c` into `B.get(a, "b", 0, "c")`; `.$` is the value itself. */
+  private path(expr: Expr): string {
+    const segments: string[] = [];
+    let current = expr;
+    while (current.kind === 'member' || current.kind === 'index') {
+      if (current.kind === 'member') {
+        if (current.property !== '$') segments.unshift(JSON.stringify(current.property));
+      } else {
+        segments.unshift(this.emit(current.index));
+      }
+      current = current.object;
+    }
+    const root = this.emit(current);
+    return segments.length === 0 ? root : `B.get(${root}, ${segments.join(', ')})`;
+  }
+
+  private call(expr: CallExpr): string {
+    const signature = this.calls.get(expr);
+    const name = signature?.name ?? expr.name.toUpperCase();
+    const args = expr.args.map((a) => this.emit(a));
+    if (name === 'IF' && args.length === 3) return `(B.isTrue(${args[0]}) ? ${args[1]} : ${args[2]})`;
+    if (name === 'SWITCHCASE' && args.length >= 3 && args.length % 2 === 1) {
+      let out = args[0] as string;
+      for (let i = args.length - 2; i >= 1; i -= 2) out = `B.isTrue(${args[i]}) ? ${args[i + 1]} : ${out}`;
+      return `(${out})`;
+    }
+    const all = signature?.needsContext ? ['ctx', ...args] : args;
+    return `B.${name}(${all.join(', ')})`;
+  }
+
+  private binary(op: string, left: string, right: string): string {
+    if (op === '+') return `B.add(${left}, ${right})`;
+    if (ARITHMETIC.has(op)) return `B.arith(${JSON.stringify(op)}, ${left}, ${right})`;
+    if (op === '==') return `B.eq(${left}, ${right})`;
+    if (op === '!=') return `!B.eq(${left}, ${right})`;
+    if (op === '&&') return `(B.isTrue(${left}) && B.isTrue(${right}))`;
+    if (op === '||') return `(B.isTrue(${left}) || B.isTrue(${right}))`;
+    if (op === '??') return `(${left} ?? ${right})`;
+    return `B.${ORDERING[op] as string}(${left}, ${right})`;
+  }
+}
+
+function literal(value: null | boolean | number | string): string {
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  return JSON.stringify(value);
+}

@@ -1,0 +1,277 @@
+/**
+ * One constructor per Double Braces diagnostic: facts in, `Diagnostic` out. Codes and titles come
+ * from the catalogue (compiler/diagnostics/codes/braces.ts); the prose lives here, next to the
+ * checker that knows the facts. Labels are one short phrase; a confident suggestion is the label.
+ */
+import type { SyntaxProblem } from '../../grammar/braces/parser.js';
+import { diagnostic } from '../diagnostics/codes.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Span } from '../source/span.js';
+import type { PipeType } from '../types/pipe-type.js';
+import { describeType, widen } from '../types/type-ops.js';
+import type { ConstantProblem } from './constant-args.js';
+import type { FunctionSignature, ParamSpec } from './signatures.js';
+
+const MAX_CANDIDATES = 12;
+
+/** Sorted candidates, at most 12, as an indented block. */
+export function candidateBlock(title: string, candidates: readonly string[]): string[] {
+  if (candidates.length === 0) return [];
+  const sorted = [...candidates].sort();
+  const shown = sorted.slice(0, MAX_CANDIDATES).map((c) => `    ${c}`);
+  if (sorted.length > MAX_CANDIDATES) shown.push(`    …and ${sorted.length - MAX_CANDIDATES} more`);
+  return [title, shown.join('\n')];
+}
+
+export function signatureText(s: FunctionSignature): string {
+  const params = s.params.map((p) => (p.rest ? `${p.name}…` : p.optional ? `${p.name}?` : p.name));
+  if (s.name === 'SWITCHCASE') return 'SWITCHCASE(default, condition1, result1, condition2, result2, …)';
+  return `${s.name}(${params.join(', ')})`;
+}
+
+const SYNTAX_CODES: Readonly<Record<SyntaxProblem['reason'], string>> = {
+  empty: 'PIPE4104',
+  'too-deep': 'PIPE4103',
+  'unterminated-string': 'PIPE4102',
+  'unexpected-token': 'PIPE4101',
+  'bad-character': 'PIPE4101',
+  'bad-number': 'PIPE4101',
+  unclosed: 'PIPE4101',
+};
+
+export function syntax(problem: SyntaxProblem): Diagnostic {
+  return diagnostic(SYNTAX_CODES[problem.reason], {
+    message: problem.message,
+    span: problem.span,
+    label: problem.label,
+    ...(problem.hint ? { hint: capitalize(problem.hint) } : {}),
+  });
+}
+
+function capitalize(text: string): string {
+  const out = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.?!]$/.test(out) ? out : `${out}.`;
+}
+
+function didYouMean(suggestion: string | undefined): string | undefined {
+  return suggestion === undefined ? undefined : `Did you mean \`${suggestion}\`?`;
+}
+
+export function itemOutsideTransformer(span: Span): Diagnostic {
+  return diagnostic('PIPE4013', {
+    message: '`item` is only available inside a JSON Transformer or a for-each',
+    span,
+    label: 'no item here',
+    hint: 'Read the current message with `message.…` instead.',
+  });
+}
+
+interface NameFacts {
+  readonly span: Span;
+  readonly name: string;
+  readonly candidates: readonly string[];
+  readonly suggestion: string | undefined;
+}
+
+export function unknownCapsuleParam(facts: { readonly span: Span; readonly name: string | undefined; readonly candidates: readonly string[]; readonly suggestion?: string | undefined }): Diagnostic {
+  if (facts.name === undefined) {
+    return diagnostic('PIPE4012', { message: '`capsule.` parameters exist only inside a capsule', span: facts.span, label: 'not inside a capsule' });
+  }
+  return diagnostic('PIPE4012', {
+    message: `the capsule has no parameter \`${facts.name}\``,
+    span: facts.span,
+    label: didYouMean(facts.suggestion) ?? 'unknown parameter',
+    body: candidateBlock('The capsule declares these parameters:', facts.candidates),
+  });
+}
+
+export function unknownName(facts: { readonly span: Span; readonly name: string; readonly isFunction: boolean; readonly isGlobal: boolean; readonly suggestion: string | undefined }): Diagnostic {
+  const hint = facts.isFunction
+    ? `\`${facts.name}\` is a function: call it with parentheses, e.g. \`${facts.name.toUpperCase()}(…)\`.`
+    : facts.isGlobal
+      ? `Globals are read with their scope: \`global.${facts.name}\`.`
+      : facts.suggestion === undefined
+        ? 'Start the path with a scope: message, global, account, metadata, step, item or capsule.'
+        : undefined;
+  return diagnostic('PIPE4008', {
+    message: `unknown name \`${facts.name}\``,
+    span: facts.span,
+    label: didYouMean(facts.suggestion) ?? 'not a scope, literal or function call',
+    ...(hint ? { hint } : {}),
+  });
+}
+
+export function unknownGlobal(facts: NameFacts): Diagnostic {
+  return diagnostic('PIPE4009', {
+    message: `no global named \`${facts.name}\``,
+    span: facts.span,
+    label: didYouMean(facts.suggestion) ?? 'unknown global',
+    body: facts.candidates.length > 0 ? candidateBlock('These globals are declared:', facts.candidates) : ['No globals are declared.'],
+    ...(facts.suggestion ? {} : { hint: `Declare it: \`global ${facts.name} = …\`.` }),
+  });
+}
+
+export function unknownAccount(facts: NameFacts & { readonly account: string | undefined }): Diagnostic {
+  if (facts.account !== undefined) {
+    return diagnostic('PIPE4010', {
+      message: `the account \`${facts.account}\` has no field \`${facts.name}\``,
+      span: facts.span,
+      label: didYouMean(facts.suggestion) ?? 'unknown field',
+      body: candidateBlock(`The account \`${facts.account}\` has these fields:`, facts.candidates),
+    });
+  }
+  return diagnostic('PIPE4010', {
+    message: `no account named \`${facts.name}\``,
+    span: facts.span,
+    label: didYouMean(facts.suggestion) ?? 'unknown account',
+    body: facts.candidates.length > 0 ? candidateBlock('These accounts are declared:', facts.candidates) : ['No accounts are declared.'],
+  });
+}
+
+export function unknownStep(facts: NameFacts): Diagnostic {
+  return diagnostic('PIPE4011', {
+    message: `no earlier step is labelled \`${facts.name}\``,
+    span: facts.span,
+    label: didYouMean(facts.suggestion) ?? 'unknown step label',
+    body: facts.candidates.length > 0 ? candidateBlock('Steps that ran before this one:', facts.candidates) : ['No labelled step runs before this one.'],
+  });
+}
+
+/** Prose for the type of a value found in the wrong place (literal enums widened: "a string"). */
+export function describeFound(t: PipeType): string {
+  return describeType(widen(t));
+}
+
+export function notAnObject(facts: { readonly span: Span; readonly field: string | undefined; readonly owner: string | undefined; readonly ownerType: PipeType }): Diagnostic {
+  const what = withArticle(describeFound(facts.ownerType));
+  const owner = facts.owner === undefined ? 'this value' : `\`${facts.owner}\``;
+  return diagnostic('PIPE4007', {
+    message: facts.field === undefined ? `${owner} is ${what} and cannot be indexed` : `${owner} is ${what}, so it has no field \`${facts.field}\``,
+    span: facts.span,
+    label: `${owner} is ${what}`,
+    hint: 'End the path at the value itself.',
+  });
+}
+
+export function unknownField(facts: { readonly span: Span; readonly field: string; readonly owner: string; readonly candidates: readonly string[]; readonly suggestion: string | undefined }): Diagnostic {
+  return diagnostic('PIPE4006', {
+    message: `no field \`${facts.field}\` on \`${facts.owner}\``,
+    span: facts.span,
+    label: didYouMean(facts.suggestion) ?? 'unknown field',
+    body: candidateBlock(`The shape of \`${facts.owner}\` is closed; it has these fields:`, facts.candidates),
+  });
+}
+
+export function badOperand(facts: { readonly span: Span; readonly message: string; readonly label: string; readonly hint?: string | undefined }): Diagnostic {
+  return diagnostic('PIPE4005', {
+    message: facts.message,
+    span: facts.span,
+    label: facts.label,
+    ...(facts.hint ? { hint: capitalize(facts.hint) } : {}),
+  });
+}
+
+export function unknownFunction(facts: { readonly span: Span; readonly name: string; readonly suggestion: string | undefined }): Diagnostic {
+  return diagnostic('PIPE4002', {
+    message: `unknown function \`${facts.name}\``,
+    span: facts.span,
+    label: didYouMean(facts.suggestion) ?? 'no such function',
+    ...(facts.suggestion ? {} : { hint: 'See docs/double-braces.md for the list of functions.' }),
+  });
+}
+
+export function wrongArity(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly count: number; readonly missingResult: boolean }): Diagnostic {
+  const s = facts.signature;
+  const min = s.params.filter((p) => !p.optional && !p.rest).length;
+  const max = s.params.some((p) => p.rest) ? Infinity : s.params.length;
+  const expected = facts.missingResult
+    ? 'a result after every condition'
+    : max === Infinity
+      ? `at least ${min} argument${min === 1 ? '' : 's'}`
+      : min === max
+        ? `${min} argument${min === 1 ? '' : 's'}`
+        : `${min} to ${max} arguments`;
+  return diagnostic('PIPE4003', {
+    message: `${s.name} takes ${expected}, but ${facts.count} ${facts.count === 1 ? 'was' : 'were'} given`,
+    span: facts.span,
+    label: facts.missingResult ? 'the last condition has no result' : `${facts.count} argument${facts.count === 1 ? '' : 's'}`,
+    body: ['The signature is:', `    ${signatureText(s)}`],
+  });
+}
+
+export function badArgument(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly param: ParamSpec; readonly index: number; readonly found: PipeType; readonly what: string }): Diagnostic {
+  const wanted = describeType(facts.param.type);
+  const found = describeFound(facts.found);
+  const hint =
+    facts.found.kind === 'object' || facts.found.kind === 'array'
+      ? wanted.includes('string')
+        ? 'To pass it as JSON text, wrap it: `TOSTRING(…)`.'
+        : wanted.startsWith('array') && facts.found.kind === 'object'
+          ? 'To make a one-element array, wrap it: `CARDINALITYMANY(…)`.'
+          : undefined
+      : facts.found.kind === 'string' && wanted.includes('boolean')
+        ? 'To read text such as "true", wrap it: `TOBOOLEAN(…)`.'
+        : undefined;
+  return diagnostic('PIPE4004', {
+    message: `argument ${facts.index + 1} of ${facts.signature.name} (\`${facts.param.name}\`) must be ${wanted}, but ${facts.what} is ${withArticle(found)}`,
+    span: facts.span,
+    label: `this is ${withArticle(found)}`,
+    body: ['The signature is:', `    ${signatureText(facts.signature)}`],
+    ...(hint ? { hint } : {}),
+  });
+}
+
+export function badConstant(facts: { readonly span: Span; readonly problem: ConstantProblem; readonly signature: FunctionSignature; readonly index: number }): Diagnostic {
+  const p = facts.problem;
+  return diagnostic(p.code, {
+    message: `${p.message} (argument ${facts.index + 1} of ${facts.signature.name})`,
+    span: facts.span,
+    label: p.code === 'PIPE4004' ? 'not a number' : 'invalid here',
+    body: p.candidates ? candidateBlock('Accepted values:', p.candidates) : [],
+    ...(p.hint ? { hint: capitalize(p.hint) } : {}),
+  });
+}
+
+export function divisionByZero(facts: { readonly span: Span; readonly operator: string }): Diagnostic {
+  const op = /^[A-Z]/.test(facts.operator) ? facts.operator : `\`${facts.operator}\``;
+  return diagnostic('PIPE4018', {
+    message: `${op} by a literal zero always fails`,
+    span: facts.span,
+    label: 'this is zero',
+  });
+}
+
+export function typeMismatch(facts: {
+  readonly span: Span;
+  readonly expected: PipeType;
+  readonly why: string;
+  readonly actual: PipeType;
+  readonly where: readonly string[];
+  readonly hint: string | undefined;
+}): Diagnostic {
+  const actual = describeType(facts.actual);
+  const body = [
+    `${capitalizeFirst(facts.why)} expects:`,
+    `    ${describeType(facts.expected)}`,
+    'But this expression produces:',
+    `    ${actual}`,
+  ];
+  if (facts.where.length > 0) body.push(facts.where.map((line, i) => (i === 0 ? `where ${line}` : `  and ${line}`)).join('\n'));
+  return diagnostic('PIPE4001', {
+    message: `${facts.why} expects ${describeType(facts.expected)}, but this expression is ${withArticle(actual)}`,
+    span: facts.span,
+    label: `This expression is ${withArticle(actual)}`,
+    body,
+    ...(facts.hint ? { hint: facts.hint } : {}),
+  });
+}
+
+function capitalizeFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** "a string", "an integer", "null", "an object { … }", `"A" | "B"`. */
+export function withArticle(description: string): string {
+  if (description === 'null' || description === 'any JSON value' || description.startsWith('"')) return description;
+  return /^[aeiou]/i.test(description) ? `an ${description}` : `a ${description}`;
+}

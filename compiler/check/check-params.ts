@@ -1,0 +1,222 @@
+/**
+ * Checks a step's or trigger's literal parameters against its connector's parameter schema with ajv,
+ * mapping every ajv error back to the exact source span (the key for unknown parameters, the value
+ * for wrong values, the step name for missing ones). Dynamic values ({{ }}, env()) are accepted only
+ * where the schema marks `x-pipe-braces`; their types are checked by the Double Braces checker.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ObjectValue } from '../ast/ast.js';
+import type { ConnectorSchema, JsonSchema } from '../connectors/connector-registry.js';
+import { paramProperties } from '../connectors/connector-registry.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { diagnostic } from '../diagnostics/codes.js';
+import { suggest } from '../diagnostics/suggest.js';
+import type { Span } from '../source/span.js';
+import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from './literal.js';
+
+/** Compiles each connector schema once per compile run. */
+export class ParamValidators {
+  private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  private readonly cache = new Map<ConnectorSchema, ValidateFunction>();
+
+  validatorFor(schema: ConnectorSchema): ValidateFunction {
+    let validate = this.cache.get(schema);
+    if (!validate) {
+      validate = this.ajv.compile(schema.params as object);
+      this.cache.set(schema, validate);
+    }
+    return validate;
+  }
+}
+
+export interface ParamsSubject {
+  /** 'connector' or 'trigger', for messages. */
+  readonly what: string;
+  readonly name: string;
+  /** Span of the connector/trigger name (missing parameters point here). */
+  readonly nameSpan: Span;
+}
+
+export function checkParams(
+  schema: ConnectorSchema,
+  params: ObjectValue,
+  extra: Readonly<Record<string, unknown>>,
+  subject: ParamsSubject,
+  validators: ParamValidators,
+): { instance: LiteralInstance; diagnostics: Diagnostic[] } {
+  const instance = toLiteral(params);
+  const json = { ...(instance.json as Record<string, unknown>), ...extra };
+  const diagnostics: Diagnostic[] = [];
+  const validate = validators.validatorFor(schema);
+  if (!validate(json)) {
+    for (const error of dedupeAjvErrors(validate.errors ?? [])) {
+      const d = mapAjvError(error, schema, instance, subject, params.span);
+      if (d) diagnostics.push(d);
+    }
+  }
+  diagnostics.push(...checkDynamicPlacement(schema, instance, subject));
+  return { instance, diagnostics: diagnostics.filter(uniqueBySpan()) };
+}
+
+function dedupeAjvErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  // anyOf/oneOf produce one error per alternative plus a summary: keep the summary only.
+  const summaries = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
+  return errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || !summaries.has(e.instancePath) || e.keyword === 'additionalProperties' || e.keyword === 'required');
+}
+
+function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject, fallback: Span): Diagnostic | undefined {
+  const pointer = error.instancePath;
+  if (isDynamicPointer(instance, pointer)) return undefined;
+  const where = pointer === '' ? '' : ` \`${pointerToPath(pointer)}\``;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = String(error.params['additionalProperty']);
+      const childPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const keySpan = instance.spans.get(`#key:${childPointer}`) ?? spanAt(instance, pointer, fallback);
+      const accepted = Object.keys(propertiesAt(schema.params, pointer)).sort();
+      const close = suggest(key, accepted);
+      const owner = pointer === '' ? `${subject.what} \`${subject.name}\`` : `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\``;
+      return diagnostic('PIPE3001', {
+        message: `unknown parameter \`${key}\` for ${owner}`,
+        span: keySpan,
+        label: close ? `did you mean \`${close}\`?` : 'unknown parameter',
+        body: accepted.length > 0 ? [`${capitalize(subject.what)} \`${subject.name}\` accepts: ${listNames(accepted)}.`] : [],
+        ...(close ? { hint: `rename \`${key}\` to \`${close}\`` } : {}),
+      });
+    }
+    case 'required': {
+      const missing = String(error.params['missingProperty']);
+      const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
+      const propSchema = propertiesAt(schema.params, pointer)[missing];
+      const description = propSchema && typeof propSchema['description'] === 'string' ? ` (${propSchema['description']})` : '';
+      return diagnostic('PIPE3002', {
+        message: `missing required parameter \`${missing}\`${pointer === '' ? '' : ` in${where}`} for ${subject.what} \`${subject.name}\``,
+        span,
+        label: `needs \`${missing}\``,
+        hint: `add \`${missing}: …\`${description}`,
+      });
+    }
+    default: {
+      const span = spanAt(instance, pointer, fallback);
+      const allowed = Array.isArray(error.params['allowedValues']) ? (error.params['allowedValues'] as unknown[]) : undefined;
+      const value = valueAt(instance.json, pointer);
+      const close = allowed && typeof value === 'string' ? suggest(value, allowed.map(String)) : undefined;
+      return diagnostic('PIPE3003', {
+        message: `invalid value for${where || ' the parameters'} of ${subject.what} \`${subject.name}\`: ${error.message ?? 'not allowed'}`,
+        span,
+        label: close ? `did you mean \`${close}\`?` : (error.message ?? 'invalid value'),
+        ...(allowed ? { body: [`Allowed values: ${allowed.map((v) => `\`${String(v)}\``).join(', ')}.`] } : {}),
+      });
+    }
+  }
+}
+
+/** `{{ }}` and env() only where the schema says `x-pipe-braces` (or the field accepts any value). */
+function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const pointer of instance.dynamic) {
+    const fieldSchema = schemaAt(schema.params, pointer);
+    if (fieldSchema === undefined) continue; // unknown field: reported by additionalProperties
+    if (allowsDynamic(fieldSchema) || inheritsDynamic(schema.params, pointer)) continue;
+    const span = instance.spans.get(pointer);
+    if (!span) continue;
+    out.push(
+      diagnostic('PIPE3004', {
+        message: `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\` is fixed at build time and does not accept expressions`,
+        span,
+        label: 'expression not allowed here',
+        hint: 'write a literal value here',
+      }),
+    );
+  }
+  return out;
+}
+
+function allowsDynamic(schema: JsonSchema): boolean {
+  return schema['x-pipe-braces'] === true || schema['x-pipe-steps'] === true;
+}
+
+/** A field inside an object/array marked `x-pipe-braces` inherits it (e.g. a JSON Generator template). */
+function inheritsDynamic(root: JsonSchema, pointer: string): boolean {
+  const segments = pointer.split('/').slice(1);
+  let current: JsonSchema | undefined = root;
+  for (const segment of segments) {
+    if (!current) return false;
+    if (allowsDynamic(current) && current !== root) return true;
+    current = childSchema(current, unescapePointer(segment));
+  }
+  return false;
+}
+
+export function schemaAt(root: JsonSchema, pointer: string): JsonSchema | undefined {
+  let current: JsonSchema | undefined = root;
+  for (const segment of pointer.split('/').slice(1)) {
+    if (!current) return undefined;
+    current = childSchema(current, unescapePointer(segment));
+  }
+  return current;
+}
+
+function childSchema(schema: JsonSchema, key: string): JsonSchema | undefined {
+  const props = schema['properties'] as Record<string, JsonSchema> | undefined;
+  if (props && Object.hasOwn(props, key)) return props[key];
+  if (/^\d+$/.test(key) && schema['items'] && typeof schema['items'] === 'object') return schema['items'] as JsonSchema;
+  const additional = schema['additionalProperties'];
+  if (additional && typeof additional === 'object') return additional as JsonSchema;
+  if (additional === true || (additional === undefined && !props)) return {};
+  for (const combinator of ['anyOf', 'oneOf'] as const) {
+    const options = schema[combinator];
+    if (Array.isArray(options)) {
+      for (const option of options as JsonSchema[]) {
+        const found = childSchema(option, key);
+        if (found) return found;
+      }
+    }
+  }
+  return undefined;
+}
+
+function propertiesAt(root: JsonSchema, pointer: string): Record<string, JsonSchema> {
+  const at = schemaAt(root, pointer);
+  const props = at?.['properties'];
+  return props && typeof props === 'object' ? (props as Record<string, JsonSchema>) : {};
+}
+
+function valueAt(json: unknown, pointer: string): unknown {
+  let current = json;
+  for (const segment of pointer.split('/').slice(1)) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[unescapePointer(segment)];
+  }
+  return current === DYNAMIC ? undefined : current;
+}
+
+export function pointerToPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map(unescapePointer)
+    .map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`))
+    .join('');
+}
+
+function listNames(names: readonly string[]): string {
+  const shown = names.slice(0, 12).map((n) => `\`${n}\``);
+  return names.length > 12 ? `${shown.join(', ')} …and ${names.length - 12} more` : shown.join(', ');
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function uniqueBySpan(): (d: Diagnostic) => boolean {
+  const seen = new Set<string>();
+  return (d) => {
+    const key = `${d.code}:${d.primary.span.start}:${d.primary.span.end}:${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+}
+
+export { paramProperties };

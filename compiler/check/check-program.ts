@@ -1,0 +1,230 @@
+/**
+ * Phase `check` for a whole service: every pipeline (options, trigger, steps, on-error, branches),
+ * then the checks that span pipelines (duplicate routes, execute cycles vs concurrency), accounts
+ * and globals. Produces the ServicePlan that codegen turns into files.
+ */
+import type { AccountDecl, PipelineDecl } from '../ast/ast.js';
+import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import { diagnostic } from '../diagnostics/codes.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { suggest } from '../diagnostics/suggest.js';
+import type { PipelinePlan, ServicePlan } from '../plan/plan.js';
+import type { Declarations } from '../resolve/declarations.js';
+import type { SourceFile } from '../source/source-file.js';
+import type { Span } from '../source/span.js';
+import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
+import { ParamValidators } from './check-params.js';
+import { checkBlock } from './check-steps.js';
+import { checkTrigger } from './check-trigger.js';
+import { PipelineContext, type ExecuteEdge, type ServiceFacts } from './context.js';
+import { entryOf } from './literal.js';
+import { ERROR_OBJECT } from './shapes.js';
+import { compileValue } from './values.js';
+
+export const ACCOUNT_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  'secret-key': ['key', 'base-url'],
+  'api-key': ['key', 'keys'],
+  basic: ['username', 'password'],
+  bearer: ['token'],
+  'private-key': ['key', 'alg', 'kid'],
+  'public-key': ['key', 'jwks-url', 'alg'],
+  oauth2: ['token-url', 'client-id', 'client-secret', 'scope', 'audience'],
+  mock: ['key', 'base-url'],
+};
+
+export interface CheckInput {
+  readonly serviceName: string;
+  readonly registry: ConnectorRegistry;
+  readonly decls: Declarations;
+  readonly sourceOf: (file: string) => SourceFile | undefined;
+  readonly displayPath: (file: string) => string;
+}
+
+export function checkProgram(input: CheckInput): { value: ServicePlan; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const accountTypes = checkAccounts(input.decls, diagnostics);
+  const globals = [...input.decls.globals.values()].map((g) => {
+    const compiled = compileValue(g.value, emptyEnv(g.nameSpan.file), diagnostics, { envStyle: 'reference' });
+    return { name: g.name, js: compiled.js, type: compiled.type };
+  });
+  const facts: ServiceFacts = {
+    registry: input.registry,
+    decls: input.decls,
+    validators: new ParamValidators(),
+    sourceOf: input.sourceOf,
+    displayPath: input.displayPath,
+    globalTypes: Object.fromEntries(globals.map((g) => [g.name, g.type])),
+    accountTypes,
+  };
+  const pipelines: PipelinePlan[] = [];
+  const edges: ExecuteEdge[] = [];
+  for (const decl of input.decls.pipelines.values()) {
+    const checked = checkPipeline(decl, facts);
+    diagnostics.push(...checked.diagnostics);
+    edges.push(...checked.executes);
+    if (checked.plan) pipelines.push(checked.plan);
+  }
+  diagnostics.push(...checkRoutes(input.decls), ...checkExecuteCycles(input.decls, edges));
+
+  const accounts = [...input.decls.accounts.values()].map((a) => ({
+    name: a.name,
+    type: a.accountType,
+    js: compileValue(a.config, emptyEnv(a.nameSpan.file), diagnostics, { envStyle: 'reference' }).js,
+  }));
+  const stores = [...input.decls.stores.values()].map((s) => {
+    const expire = entryOf(s.options, 'expire-after');
+    const seconds = expire?.kind === 'duration' ? Math.round(expire.ms / 1000) : expire?.kind === 'number' ? expire.value : undefined;
+    return { name: s.name, ...(seconds !== undefined ? { expireAfterSeconds: seconds } : {}) };
+  });
+  return {
+    value: { name: input.serviceName, pipelines, accounts, globals: globals.map(({ name, js }) => ({ name, js })), stores },
+    diagnostics,
+  };
+}
+
+function emptyEnv(file: string) {
+  return { file, message: UNKNOWN, globals: {}, accounts: {}, steps: {} };
+}
+
+function checkPipeline(decl: PipelineDecl, facts: ServiceFacts): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[] } {
+  const ctx = new PipelineContext(facts, decl.name, decl.nameSpan.file, new Map(decl.branches.map((b) => [b.name, b])));
+  const options = checkOptions(decl, ctx.diagnostics);
+  if (!decl.trigger) {
+    ctx.diagnostics.push(diagnostic('PIPE6007', { message: `pipeline \`${decl.name}\` has no trigger`, span: decl.nameSpan, label: 'no trigger', hint: 'start the pipeline with `trigger http { method: POST, path: "/…" }` (or event, scheduler, http-file, mcp-tool)' }));
+  }
+  const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx) : undefined;
+  const steps = checkBlock(decl.steps, trigger?.message ?? UNKNOWN, ctx, { insideForEach: false });
+  const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, { insideForEach: false }) : undefined;
+  for (const branch of decl.branches) {
+    if (!ctx.usedBranches.has(branch.name)) {
+      ctx.diagnostics.push(diagnostic('PIPE6006', { message: `branch \`${branch.name}\` is never used`, span: branch.nameSpan, label: 'unused branch', hint: `route to it with \`when … -> ${branch.name}\` or remove it` }));
+    }
+  }
+  if (!trigger) return { diagnostics: ctx.diagnostics, executes: ctx.executes };
+  return {
+    plan: {
+      name: decl.name,
+      source: ctx.source(decl.nameSpan),
+      trigger: trigger.plan,
+      concurrency: options.concurrency,
+      timeout: options.timeout,
+      steps: steps.plan,
+      ...(onError ? { onError: onError.plan } : {}),
+      hoisted: ctx.hoisted,
+      validators: ctx.validators,
+      namespaces: ctx.namespaces,
+    },
+    diagnostics: ctx.diagnostics,
+    executes: ctx.executes,
+  };
+}
+
+function checkOptions(decl: PipelineDecl, diagnostics: Diagnostic[]): { concurrency: number; timeout: number } {
+  let concurrency = 10;
+  let timeout = 30000;
+  for (const entry of decl.options?.entries ?? []) {
+    if (entry.kind !== 'entry') continue;
+    const v = entry.value;
+    if (entry.key === 'concurrency' && v.kind === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= 1000) concurrency = v.value;
+    else if (entry.key === 'timeout' && (v.kind === 'duration' || v.kind === 'number') && (v.kind === 'duration' ? v.ms : v.value) > 0) timeout = v.kind === 'duration' ? v.ms : v.value;
+    else if (entry.key === 'concurrency' || entry.key === 'timeout') {
+      diagnostics.push(diagnostic('PIPE3007', { message: `invalid value for pipeline option \`${entry.key}\``, span: v.span, label: entry.key === 'concurrency' ? 'expected an integer from 1 to 1000' : 'expected a duration such as 30s', hint: entry.key === 'concurrency' ? 'write for example `concurrency: 4`' : 'write for example `timeout: 30s`' }));
+    } else {
+      const close = suggest(entry.key, ['concurrency', 'timeout']);
+      diagnostics.push(diagnostic('PIPE3007', { message: `unknown pipeline option \`${entry.key}\``, span: entry.keySpan, label: close ? `did you mean \`${close}\`?` : 'unknown option', body: ['Pipeline options: `concurrency` (default 10), `timeout` (default 30s).'] }));
+    }
+  }
+  return { concurrency, timeout };
+}
+
+function checkAccounts(decls: Declarations, diagnostics: Diagnostic[]): Record<string, PipeType> {
+  const types: Record<string, PipeType> = {};
+  for (const account of decls.accounts.values()) {
+    const allowed = ACCOUNT_FIELDS[account.accountType];
+    if (!allowed) {
+      const close = suggest(account.accountType, Object.keys(ACCOUNT_FIELDS));
+      diagnostics.push(diagnostic('PIPE3009', { message: `unknown account type \`${account.accountType}\``, span: account.typeSpan, label: close ? `did you mean \`${close}\`?` : 'unknown type', body: [`Account types: ${Object.keys(ACCOUNT_FIELDS).map((t) => `\`${t}\``).join(', ')}.`] }));
+      continue;
+    }
+    types[account.name] = accountShape(account, allowed, diagnostics);
+  }
+  return types;
+}
+
+function accountShape(account: AccountDecl, allowed: readonly string[], diagnostics: Diagnostic[]): PipeType {
+  const fields: Record<string, FieldType> = {};
+  for (const entry of account.config.entries) {
+    if (entry.kind !== 'entry') continue;
+    if (!allowed.includes(entry.key)) {
+      const close = suggest(entry.key, allowed);
+      diagnostics.push(diagnostic('PIPE3009', { message: `accounts of type \`${account.accountType}\` have no field \`${entry.key}\``, span: entry.keySpan, label: close ? `did you mean \`${close}\`?` : 'unknown field', body: [`Fields of \`${account.accountType}\`: ${allowed.map((f) => `\`${f}\``).join(', ')}.`] }));
+    }
+    fields[entry.key] = { type: entry.key === 'keys' ? UNKNOWN : STRING, required: true };
+  }
+  return { kind: 'object', fields, open: false };
+}
+
+function checkRoutes(decls: Declarations): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const seen = new Map<string, { pipeline: string; span: Span }>();
+  for (const p of decls.pipelines.values()) {
+    const t = p.trigger;
+    if (!t || (t.kind !== 'http' && t.kind !== 'http-file')) continue;
+    const path = entryOf(t.config, 'path');
+    const method = entryOf(t.config, 'method');
+    if (!path || path.kind !== 'string') continue;
+    const methods = method?.kind === 'ident' ? [method.name] : method?.kind === 'string' ? [method.value] : method?.kind === 'array' ? method.items.map((i) => (i.kind === 'ident' ? i.name : i.kind === 'string' ? i.value : '')) : ['POST'];
+    for (const m of methods) {
+      const key = `${m} ${path.value.replace(/:[^/]+/g, ':')}`;
+      const previous = seen.get(key);
+      if (previous) {
+        out.push(diagnostic('PIPE3008', { message: `\`${m} ${path.value}\` is already served by pipeline \`${previous.pipeline}\``, span: path.span, label: 'duplicate route', secondary: [{ span: previous.span, message: 'first route here' }], hint: 'change the path or the method of one of the two triggers' }));
+      } else seen.set(key, { pipeline: p.name, span: path.span });
+    }
+  }
+  return out;
+}
+
+/** Pipelines on an execute cycle wait for themselves: each needs concurrency ≥ 2. */
+function checkExecuteCycles(decls: Declarations, edges: readonly ExecuteEdge[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const next = new Map<string, ExecuteEdge[]>();
+  for (const e of edges) next.set(e.from, [...(next.get(e.from) ?? []), e]);
+  const reported = new Set<string>();
+  for (const start of decls.pipelines.keys()) {
+    const cycle = findCycle(start, next);
+    if (!cycle) continue;
+    const decl = decls.pipelines.get(start);
+    const concurrency = entryOf(decl?.options, 'concurrency');
+    const value = concurrency?.kind === 'number' ? concurrency.value : 10;
+    if (value >= 2 || reported.has(start)) continue;
+    reported.add(start);
+    const names = [start, ...cycle.map((e) => e.to)].join(' → ');
+    out.push(
+      diagnostic('PIPE6003', {
+        message: `pipeline \`${start}\` executes itself (${names}) but allows only ${value} simultaneous execution`,
+        span: concurrency?.span ?? decl?.nameSpan ?? (cycle[0] as ExecuteEdge).span,
+        label: 'needs concurrency of at least 2',
+        secondary: [{ span: (cycle[0] as ExecuteEdge).span, message: 'the execution that closes the cycle starts here' }],
+        hint: `declare \`pipeline ${start} (concurrency: 2)\` or more`,
+      }),
+    );
+  }
+  return out;
+}
+
+function findCycle(start: string, next: ReadonlyMap<string, readonly ExecuteEdge[]>): ExecuteEdge[] | undefined {
+  const stack: { node: string; path: ExecuteEdge[] }[] = [{ node: start, path: [] }];
+  const visited = new Set<string>();
+  while (stack.length > 0) {
+    const { node, path } = stack.pop() as { node: string; path: ExecuteEdge[] };
+    for (const edge of next.get(node) ?? []) {
+      if (edge.to === start) return [...path, edge];
+      if (!visited.has(edge.to)) {
+        visited.add(edge.to);
+        stack.push({ node: edge.to, path: [...path, edge] });
+      }
+    }
+  }
+  return undefined;
+}

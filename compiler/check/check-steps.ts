@@ -1,0 +1,338 @@
+/**
+ * Phase `check` for steps: walks a block of steps carrying the message shape from step to step,
+ * checks every step (connector parameters, references, expressions, reachability) and builds its
+ * plan. Connector-specific build-time work lives in connector-hooks.ts.
+ */
+import type { BranchBody, ChoiceStep, ConnectorStep, ForEachStep, Step, Value } from '../ast/ast.js';
+import { diagnostic } from '../diagnostics/codes.js';
+import { suggest } from '../diagnostics/suggest.js';
+import type { ChoicePlan, JsExpr, PlanStep } from '../plan/plan.js';
+import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
+import { checkParams } from './check-params.js';
+import { applyConnectorHook } from './connector-hooks.js';
+import type { PipelineContext } from './context.js';
+import { compileCondition, compileCollection } from './conditions.js';
+import { entryOf } from './literal.js';
+import { ERROR_OBJECT, FAILURE_OUTPUT, FOR_EACH_OUTPUT, outputShape } from './shapes.js';
+import { compileObject, compileValue, propertyKey, unionOf } from './values.js';
+
+export interface BlockResult {
+  readonly plan: PlanStep[];
+  /** Shape of the message after the block (when it does not terminate). */
+  readonly message: PipeType;
+  /** True when every path through the block ends the execution (respond / fail). */
+  readonly terminates: boolean;
+}
+
+export interface BlockOptions {
+  readonly insideForEach: boolean;
+}
+
+export function checkBlock(steps: readonly Step[], message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+  const plan: PlanStep[] = [];
+  let current = message;
+  let terminated = false;
+  let reportedUnreachable = false;
+  for (const step of steps) {
+    if (terminated && !reportedUnreachable) {
+      ctx.diagnostics.push(
+        diagnostic('PIPE6001', {
+          message: 'this step can never run: the execution has already ended',
+          span: stepHeadSpan(step),
+          label: 'unreachable',
+          hint: 'remove it, or move it before the `respond`/`fail` that ends the execution',
+        }),
+      );
+      reportedUnreachable = true;
+    }
+    const result = checkStep(step, current, ctx, opts);
+    if (!terminated) plan.push(...result.plan);
+    current = result.message;
+    terminated ||= result.terminates;
+  }
+  return { plan, message: current, terminates: terminated };
+}
+
+function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+  switch (step.kind) {
+    case 'connector':
+      return checkConnectorStep(step, message, ctx, opts);
+    case 'respond': {
+      if (opts.insideForEach) {
+        ctx.diagnostics.push(
+          diagnostic('PIPE6004', {
+            message: '`respond` cannot be used inside `for-each`',
+            span: { file: step.span.file, start: step.span.start, end: step.span.start + 'respond'.length },
+            label: 'not allowed in a loop body',
+            hint: 'collect the results and respond after the loop',
+          }),
+        );
+      }
+      const env = ctx.bracesEnv(message);
+      const body = step.body ? compileValue(step.body, env, ctx.diagnostics) : { js: 'null', constant: true };
+      const headers = step.headers ? compileObject(step.headers, env, ctx.diagnostics) : undefined;
+      return {
+        plan: [{ kind: 'respond', source: ctx.source(step.span), status: step.status, body, ...(headers ? { headers } : {}) }],
+        message,
+        terminates: true,
+      };
+    }
+    case 'fail': {
+      const compiled = compileValue(step.message, ctx.bracesEnv(message), ctx.diagnostics);
+      return { plan: [{ kind: 'fail', source: ctx.source(step.span), status: step.status ?? 500, message: compiled }], message, terminates: true };
+    }
+    case 'choice':
+      return checkChoice(step, message, ctx, opts);
+    case 'try': {
+      const body = checkBlock(step.body, message, ctx, opts);
+      const catchBody = checkBlock(step.catchBody, ERROR_OBJECT, ctx, opts);
+      const outputs = [body, catchBody].filter((b) => !b.terminates).map((b) => b.message);
+      return {
+        plan: [{ kind: 'try', source: ctx.source(step.span), body: body.plan, catchBody: catchBody.plan }],
+        message: outputs.length > 0 ? unionOf(outputs) : message,
+        terminates: body.terminates && catchBody.terminates,
+      };
+    }
+    case 'for-each':
+      return checkForEach(step, message, ctx);
+  }
+}
+
+function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+  const schema = ctx.facts.registry.connectors.get(step.connector);
+  if (!schema) {
+    const names = [...ctx.facts.registry.connectors.keys()];
+    const close = suggest(step.connector, names);
+    ctx.diagnostics.push(
+      diagnostic('PIPE2001', {
+        message: `unknown connector \`${step.connector}\``,
+        span: step.connectorSpan,
+        label: close ? `did you mean \`${close}\`?` : 'unknown connector',
+        body: [`Connectors: ${names.map((n) => `\`${n}\``).join(', ')}.`],
+        ...(close ? { hint: `write \`${close}\`` } : {}),
+      }),
+    );
+    return { plan: [], message: UNKNOWN, terminates: false };
+  }
+
+  // Header words: positional parameters first, then one optional label.
+  const positional = schema.positional ?? [];
+  const extra: Record<string, unknown> = {};
+  let label: string | undefined;
+  step.args.forEach((arg, i) => {
+    const param = positional[i];
+    if (param !== undefined) {
+      extra[param] = arg.text;
+    } else if (i === positional.length && arg.kind === 'word') {
+      label = arg.text;
+    } else {
+      ctx.diagnostics.push(
+        diagnostic('PIPE3005', {
+          message: `too many words after \`${step.connector}\``,
+          span: arg.span,
+          label: 'unexpected here',
+          body: [positional.length > 0 ? `\`${step.connector}\` takes ${positional.map((p) => `\`${p}\``).join(', ')} and then an optional label.` : `\`${step.connector}\` takes only an optional label before its \`{\`.`],
+        }),
+      );
+    }
+  });
+  if (label !== undefined) {
+    const labelArg = step.args[positional.length];
+    const previous = ctx.labels.get(label);
+    if (previous && labelArg) {
+      ctx.diagnostics.push(
+        diagnostic('PIPE2009', {
+          message: `the step label \`${label}\` is used twice in pipeline \`${ctx.pipeline}\``,
+          span: labelArg.span,
+          label: 'used again here',
+          secondary: [{ span: previous, message: 'first used here' }],
+        }),
+      );
+    } else if (labelArg) {
+      ctx.labels.set(label, labelArg.span);
+    }
+  }
+
+  const checked = checkParams(schema, step.params, extra, { what: 'connector', name: step.connector, nameSpan: step.connectorSpan }, ctx.facts.validators);
+  ctx.diagnostics.push(...checked.diagnostics);
+
+  const hook = applyConnectorHook({ step, schema, extra, message, ctx, label });
+  const compiled = compileObject(step.params, ctx.bracesEnv(message), ctx.diagnostics, hook.replaced);
+  const params = mergeParams(compiled, hook.params, ctx, label ?? step.connector);
+
+  const failOnErrorValue = entryOf(step.params, 'fail-on-error');
+  const failOnError = failOnErrorValue?.kind === 'boolean' ? failOnErrorValue.value : defaultFailOnError(schema.params);
+  const onFail = hook.onFailSteps ? checkBlock(hook.onFailSteps, FAILURE_OUTPUT, ctx, opts) : undefined;
+
+  // With fail-on-error off the output may also be `{ success: false, … }`; shapes stay optimistic
+  // (the success shape) so that paths into it are still checked — documented in docs/language.md.
+  const paramTypes = compiled.type.kind === 'object' ? Object.fromEntries(Object.entries(compiled.type.fields).map(([k, f]) => [k, f.type])) : {};
+  const resultType = hook.output ?? outputShape(schema, message, paramTypes);
+  if (label !== undefined) ctx.stepTypes[label] = resultType;
+
+  return {
+    plan: [
+      {
+        kind: 'connector',
+        source: ctx.source(step.span),
+        connector: step.connector,
+        module: schema.module ?? `connectors/${step.connector}/${step.connector}`,
+        ...(label !== undefined ? { label } : {}),
+        params,
+        failOnError,
+        ...(onFail ? { onFail: onFail.plan } : {}),
+      },
+    ],
+    message: resultType,
+    terminates: false,
+  };
+}
+
+/** The generic parameters plus the hook's, as one object expression (hoisted when constant). */
+function mergeParams(compiled: { js: string; constant: boolean }, extra: Readonly<Record<string, JsExpr>>, ctx: PipelineContext, hint: string): JsExpr {
+  const extraParts = Object.entries(extra).map(([k, v]) => `${propertyKey(k)}: ${v.js}`);
+  const inner = compiled.js === '{}' ? [] : [compiled.js.slice(2, -2)];
+  const js = `{ ${[...inner, ...extraParts].join(', ')} }`.replace('{  }', '{}');
+  const constant = compiled.constant && Object.values(extra).every((v) => v.constant);
+  return constant ? { js: ctx.hoist(`${hint}-params`, `Object.freeze(${js})`), constant: true } : { js, constant: false };
+}
+
+function defaultFailOnError(params: Readonly<Record<string, unknown>>): boolean {
+  const props = params['properties'] as Record<string, { default?: unknown }> | undefined;
+  return props?.['fail-on-error']?.default === true;
+}
+
+function checkChoice(step: ChoiceStep, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+  const whens: ChoicePlan['whens'][number][] = [];
+  const outputs: PipeType[] = [];
+  let allTerminate = true;
+  let alwaysMatched: Value | undefined;
+  for (const when of step.whens) {
+    if (alwaysMatched) {
+      ctx.diagnostics.push(
+        diagnostic('PIPE6005', {
+          message: 'this branch can never be taken: an earlier condition always matches',
+          span: when.condition.span,
+          label: 'unreachable branch',
+          secondary: [{ span: alwaysMatched.span, message: 'this condition always matches' }],
+        }),
+      );
+    }
+    const condition = compileCondition(when.condition, message, ctx);
+    if (condition.alwaysTrue) alwaysMatched ??= when.condition;
+    const body = checkBranchBody(when.body, message, ctx, opts);
+    if (!body.terminates) outputs.push(body.message);
+    allTerminate &&= body.terminates;
+    whens.push({ condition: condition.expr, source: ctx.source(when.span), describe: condition.describe, body: body.plan });
+  }
+  let otherwise: BlockResult | undefined;
+  if (step.otherwise) {
+    otherwise = checkBranchBody(step.otherwise, message, ctx, opts);
+    if (!otherwise.terminates) outputs.push(otherwise.message);
+    allTerminate &&= otherwise.terminates;
+  } else {
+    ctx.diagnostics.push(
+      diagnostic('PIPE6002', {
+        message: 'this choice has no `otherwise`: a message that matches no `when` passes on unchanged',
+        span: { file: step.span.file, start: step.span.start, end: step.span.start + 'choice'.length },
+        label: 'no otherwise',
+        hint: 'add `otherwise { … }`',
+      }),
+    );
+    outputs.push(message);
+    allTerminate = false;
+  }
+  const plan: ChoicePlan = {
+    kind: 'choice',
+    source: ctx.source(step.span),
+    ...(step.label ? { label: step.label } : {}),
+    whens,
+    ...(otherwise ? { otherwise: otherwise.plan } : {}),
+  };
+  return { plan: [plan], message: outputs.length > 0 ? unionOf(outputs) : message, terminates: allTerminate };
+}
+
+function checkBranchBody(body: BranchBody, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+  if (body.kind === 'inline') return checkBlock(body.steps, message, ctx, opts);
+  const branch = ctx.branches.get(body.name);
+  if (!branch) {
+    const close = suggest(body.name, [...ctx.branches.keys()]);
+    ctx.diagnostics.push(
+      diagnostic('PIPE2010', {
+        message: `pipeline \`${ctx.pipeline}\` has no branch \`${body.name}\``,
+        span: body.span,
+        label: close ? `did you mean \`${close}\`?` : 'unknown branch',
+        hint: close ? `write \`-> ${close}\`` : `declare it in the pipeline: \`branch ${body.name} { … }\``,
+      }),
+    );
+    return { plan: [], message, terminates: false };
+  }
+  ctx.usedBranches.add(body.name);
+  return checkBlock(branch.steps, message, ctx, opts);
+}
+
+function checkForEach(step: ForEachStep, message: PipeType, ctx: PipelineContext): BlockResult {
+  const collection = compileCollection(step.over, message, ctx);
+  const parallelValue = entryOf(step.options, 'parallel');
+  const failValue = entryOf(step.options, 'fail-on-error');
+  for (const entry of step.options?.entries ?? []) {
+    if (entry.key !== 'parallel' && entry.key !== 'fail-on-error') {
+      const close = suggest(entry.key, ['parallel', 'fail-on-error']);
+      ctx.diagnostics.push(
+        diagnostic('PIPE3001', {
+          message: `unknown option \`${entry.key}\` for \`for-each\``,
+          span: entry.keySpan,
+          label: close ? `did you mean \`${close}\`?` : 'unknown option',
+          body: ['`for-each` accepts: `parallel` (1 to 10, default 1), `fail-on-error` (default false).'],
+        }),
+      );
+    }
+  }
+  let parallel = 1;
+  if (parallelValue) {
+    if (parallelValue.kind === 'number' && Number.isInteger(parallelValue.value) && parallelValue.value >= 1 && parallelValue.value <= 10) {
+      parallel = parallelValue.value;
+    } else {
+      ctx.diagnostics.push(
+        diagnostic('PIPE3003', {
+          message: '`parallel` of `for-each` must be an integer from 1 to 10',
+          span: parallelValue.span,
+          label: 'expected 1 to 10',
+        }),
+      );
+    }
+  }
+  const body = checkBlock(step.body, collection.element, ctx, { insideForEach: true });
+  return {
+    plan: [
+      {
+        kind: 'for-each',
+        source: ctx.source(step.span),
+        ...(step.label ? { label: step.label } : {}),
+        over: collection.expr,
+        parallel,
+        failOnError: failValue?.kind === 'boolean' ? failValue.value : false,
+        body: body.plan,
+      },
+    ],
+    message: FOR_EACH_OUTPUT,
+    terminates: false,
+  };
+}
+
+function stepHeadSpan(step: Step) {
+  switch (step.kind) {
+    case 'connector':
+      return step.connectorSpan;
+    case 'respond':
+      return { file: step.span.file, start: step.span.start, end: step.span.start + 'respond'.length };
+    case 'fail':
+      return { file: step.span.file, start: step.span.start, end: step.span.start + 'fail'.length };
+    case 'choice':
+      return { file: step.span.file, start: step.span.start, end: step.span.start + 'choice'.length };
+    case 'try':
+      return { file: step.span.file, start: step.span.start, end: step.span.start + 'try'.length };
+    case 'for-each':
+      return { file: step.span.file, start: step.span.start, end: step.span.start + 'for-each'.length };
+  }
+}

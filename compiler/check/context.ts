@@ -1,0 +1,121 @@
+/**
+ * The state of checking one pipeline: what is known so far (labels, step output shapes) and what
+ * the check produces besides diagnostics (hoisted constants, validator modules, execute edges).
+ * One context per pipeline; nothing survives between compile runs.
+ */
+import type { BranchDecl } from '../ast/ast.js';
+import type { BracesEnv } from '../braces/index.js';
+import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Hoisted, SourceRef, ValidatorModule } from '../plan/plan.js';
+import type { Declarations } from '../resolve/declarations.js';
+import type { SourceFile } from '../source/source-file.js';
+import type { Span } from '../source/span.js';
+import type { PipeType } from '../types/pipe-type.js';
+import type { ParamValidators } from './check-params.js';
+import { diagnostic } from '../diagnostics/codes.js';
+import { checkSchema, compileValidatorModule, detectDraft, DRAFTS, type Draft } from './json-schema.js';
+
+export interface ServiceFacts {
+  readonly registry: ConnectorRegistry;
+  readonly decls: Declarations;
+  readonly validators: ParamValidators;
+  readonly sourceOf: (file: string) => SourceFile | undefined;
+  /** How files are named in provenance comments (relative to the working directory). */
+  readonly displayPath: (file: string) => string;
+  readonly globalTypes: Readonly<Record<string, PipeType>>;
+  readonly accountTypes: Readonly<Record<string, PipeType>>;
+}
+
+export interface ExecuteEdge {
+  readonly from: string;
+  readonly to: string;
+  readonly span: Span;
+}
+
+export class PipelineContext {
+  readonly diagnostics: Diagnostic[] = [];
+  readonly hoisted: Hoisted[] = [];
+  readonly validators: ValidatorModule[] = [];
+  readonly namespaces = new Set<'B' | 'J' | 'L'>();
+  readonly labels = new Map<string, Span>();
+  readonly stepTypes: Record<string, PipeType> = Object.create(null) as Record<string, PipeType>;
+  readonly executes: ExecuteEdge[] = [];
+  readonly usedBranches = new Set<string>();
+  private readonly usedNames = new Set<string>();
+
+  constructor(
+    readonly facts: ServiceFacts,
+    readonly pipeline: string,
+    readonly file: string,
+    readonly branches: ReadonlyMap<string, BranchDecl>,
+  ) {}
+
+  source(span: Span): SourceRef {
+    const file = this.facts.sourceOf(span.file);
+    return { file: this.facts.displayPath(span.file), line: file ? file.positionOf(span.start).line : 1 };
+  }
+
+  /** A unique JavaScript identifier for a module-level declaration. */
+  uniqueName(hint: string): string {
+    const base = hint.replace(/[^A-Za-z0-9_$]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')).replace(/^[^A-Za-z_$]/, '_$&') || 'value';
+    let name = base;
+    for (let i = 2; this.usedNames.has(name); i++) name = `${base}${i}`;
+    this.usedNames.add(name);
+    return name;
+  }
+
+  hoist(hint: string, js: string, comment?: string): string {
+    const name = this.uniqueName(hint);
+    this.hoisted.push({ name, js, ...(comment ? { comment } : {}) });
+    return name;
+  }
+
+  addValidator(hint: string, code: string): string {
+    const name = this.uniqueName(`validate-${hint}`);
+    this.validators.push({ name, code });
+    return name;
+  }
+
+  private readonly compiledSchemas = new Map<string, string>();
+
+  /**
+   * Checks a JSON Schema (PIPE3006 at `span` when invalid) and compiles it to a validator module;
+   * returns the validator's import name. The draft: explicit, else `$schema`, else draft-07.
+   */
+  compileSchema(schema: unknown, span: Span, explicitDraft: string | undefined, hint: string): string | undefined {
+    const draft: Draft = (DRAFTS as readonly string[]).includes(explicitDraft ?? '') ? (explicitDraft as Draft) : (detectDraft(schema) ?? 'draft-07');
+    const key = `${draft}:${JSON.stringify(schema)}`;
+    const cached = this.compiledSchemas.get(key);
+    if (cached) return cached;
+    const problems = checkSchema(schema, draft);
+    if (problems.length > 0) {
+      for (const problem of problems.slice(0, 3)) {
+        this.diagnostics.push(
+          diagnostic('PIPE3006', {
+            message: `invalid JSON Schema (${draft}): ${problem.message}`,
+            span,
+            label: 'invalid schema',
+            hint: 'fix the schema keyword named above',
+          }),
+        );
+      }
+      return undefined;
+    }
+    const name = this.addValidator(hint, compileValidatorModule(schema, draft));
+    this.compiledSchemas.set(key, name);
+    return name;
+  }
+
+  bracesEnv(message: PipeType, extra: Partial<BracesEnv> = {}): BracesEnv {
+    this.namespaces.add('B');
+    return {
+      file: this.file,
+      message,
+      globals: this.facts.globalTypes,
+      accounts: this.facts.accountTypes,
+      steps: { ...this.stepTypes },
+      ...extra,
+    };
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * JSON Schema handling at build time: pick the draft, check the schema is valid, and compile it to
+ * an ajv standalone validator module (ESM source), so a service never compiles schemas at start-up.
+ */
+import { Ajv, type Options } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import AjvDraft04Module from 'ajv-draft-04';
+import addFormatsModule from 'ajv-formats';
+import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+
+// These packages are CommonJS with `exports.default`; under NodeNext the default import is the module object.
+type AjvClass = new (opts: Options) => Ajv;
+const AjvDraft04 = ((AjvDraft04Module as unknown as { default?: AjvClass }).default ?? AjvDraft04Module) as unknown as AjvClass;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const standaloneCode = ((standaloneCodeModule as unknown as { default?: unknown }).default ?? standaloneCodeModule) as unknown as (ajv: Ajv, validate: unknown) => string;
+
+export type Draft = 'draft-04' | 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
+export const DRAFTS: readonly Draft[] = ['draft-04', 'draft-06', 'draft-07', '2019-09', '2020-12'];
+
+/** The draft named by `$schema`, or undefined when absent or unrecognised. */
+export function detectDraft(schema: unknown): Draft | undefined {
+  if (!schema || typeof schema !== 'object') return undefined;
+  const id = (schema as { $schema?: unknown }).$schema;
+  if (typeof id !== 'string') return undefined;
+  if (id.includes('draft-04')) return 'draft-04';
+  if (id.includes('draft-06')) return 'draft-06';
+  if (id.includes('draft-07')) return 'draft-07';
+  if (id.includes('2019-09')) return '2019-09';
+  if (id.includes('2020-12')) return '2020-12';
+  return undefined;
+}
+
+function createAjv(draft: Draft, forCode: boolean): Ajv {
+  const opts: Options = {
+    allErrors: true,
+    strict: false,
+    // Errors carry the offending value, so violation messages can say what was found.
+    verbose: true,
+    // Validators run in a service: never let `$data` or remote refs reach out.
+    loadSchema: undefined,
+    ...(forCode ? { code: { source: true, esm: true } } : {}),
+  };
+  let ajv: Ajv;
+  switch (draft) {
+    case 'draft-04':
+      ajv = new AjvDraft04(opts);
+      break;
+    case '2019-09':
+      ajv = new Ajv2019(opts);
+      break;
+    case '2020-12':
+      ajv = new Ajv2020(opts);
+      break;
+    case 'draft-06':
+    case 'draft-07':
+      ajv = new Ajv(opts);
+      break;
+  }
+  addFormats(ajv);
+  return ajv;
+}
+
+export interface SchemaProblem {
+  readonly message: string;
+  /** JSON pointer inside the schema, when ajv names one. */
+  readonly pointer: string;
+}
+
+/** Checks a schema against its draft's meta-schema and compiles it; returns the problems found. */
+export function checkSchema(schema: unknown, draft: Draft): SchemaProblem[] {
+  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'boolean')) {
+    return [{ message: 'a JSON Schema must be an object (or a boolean)', pointer: '' }];
+  }
+  const ajv = createAjv(draft, false);
+  const strippedSchema = withoutSchemaId(schema, draft);
+  const valid = ajv.validateSchema(strippedSchema as object);
+  if (!valid) {
+    return (ajv.errors ?? []).map((e) => ({ message: `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`, pointer: e.instancePath }));
+  }
+  try {
+    ajv.compile(strippedSchema as object);
+    return [];
+  } catch (err) {
+    return [{ message: err instanceof Error ? err.message : String(err), pointer: '' }];
+  }
+}
+
+/** ESM source of a standalone validator for the schema (the module's default export validates). */
+export function compileValidatorModule(schema: unknown, draft: Draft): string {
+  const ajv = createAjv(draft, true);
+  const validate = ajv.compile(withoutSchemaId(schema, draft) as object);
+  return standaloneCode(ajv, validate);
+}
+
+/** Draft-06 schemas say `$schema: …draft-06…`, which Ajv (draft-07) does not know: drop it after detection. */
+function withoutSchemaId(schema: unknown, draft: Draft): unknown {
+  if (draft !== 'draft-06' || !schema || typeof schema !== 'object') return schema;
+  const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}

@@ -1,0 +1,64 @@
+/**
+ * Message shapes that the platform itself defines: trigger envelopes, for-each and error objects,
+ * and the shape a connector's output rule gives.
+ */
+import type { ConnectorSchema } from '../connectors/connector-registry.js';
+import { schemaToType } from '../types/schema-to-type.js';
+import { BOOLEAN, INTEGER, NUMBER, STRING, UNKNOWN, arrayOf, type FieldType, type PipeType } from '../types/pipe-type.js';
+
+const OPEN_OBJECT: PipeType = { kind: 'object', fields: {}, open: true };
+
+function closed(fields: Record<string, PipeType>, optional: readonly string[] = []): PipeType {
+  const out: Record<string, FieldType> = {};
+  for (const [k, t] of Object.entries(fields)) out[k] = { type: t, required: !optional.includes(k) };
+  return { kind: 'object', fields: out, open: false };
+}
+
+/** The Digibee envelope of an HTTP request: `{ body, headers, queryAndPath, method, path, contentType }`. */
+export function httpEnvelope(body: PipeType): PipeType {
+  return closed({ body, headers: OPEN_OBJECT, queryAndPath: OPEN_OBJECT, method: STRING, path: STRING, contentType: STRING });
+}
+
+export const UPLOADED_FILE: PipeType = closed({
+  fileName: STRING,
+  originalFileName: STRING,
+  param: STRING,
+  contentType: STRING,
+  size: INTEGER,
+  path: STRING,
+});
+
+export function httpFileEnvelope(): PipeType {
+  return closed({
+    body: UNKNOWN,
+    headers: OPEN_OBJECT,
+    queryAndPath: OPEN_OBJECT,
+    method: STRING,
+    path: STRING,
+    contentType: STRING,
+    files: arrayOf(UPLOADED_FILE),
+  });
+}
+
+export const SCHEDULER_MESSAGE: PipeType = closed({ scheduledAt: INTEGER });
+
+/** The standard error object seen by `catch` and `on-error`. */
+export const ERROR_OBJECT: PipeType = { kind: 'object', open: true, fields: { error: { type: STRING, required: true }, message: { type: STRING, required: true }, code: { type: INTEGER, required: true }, timestamp: { type: INTEGER, required: true }, executionId: { type: STRING, required: true } } };
+
+export const FOR_EACH_OUTPUT: PipeType = closed({ total: INTEGER, success: INTEGER, failed: INTEGER });
+
+export const FAILURE_OUTPUT: PipeType = { kind: 'object', open: true, fields: { success: { type: BOOLEAN, required: true }, message: { type: STRING, required: true }, error: { type: STRING, required: true }, code: { type: NUMBER, required: true } } };
+
+/** Output shape of a connector step from its schema's output rule. */
+export function outputShape(schema: ConnectorSchema, input: PipeType, paramTypes: Readonly<Record<string, PipeType>>): PipeType {
+  const rule = schema.output;
+  if (rule === undefined || rule === null) return UNKNOWN;
+  if (rule === 'input') return input;
+  if (typeof rule === 'string') {
+    const field = rule.slice('params.'.length);
+    return paramTypes[field] ?? UNKNOWN;
+  }
+  return schemaToType(rule);
+}
+
+export { schemaToType, OPEN_OBJECT };

@@ -1,0 +1,106 @@
+/**
+ * `pipec build <files|dirs> [--out DIR]`: compile and write a standalone service: the generated
+ * TypeScript and JavaScript, the runtime it runs on (copied from pipec's compiled runtime), and a
+ * package.json naming its npm dependencies.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { hasErrors } from '../diagnostics/diagnostic.js';
+import { compileFiles, displayPath, printDiagnostics, type Output } from './compile-files.js';
+import { packageRoot } from './project-files.js';
+
+export interface BuildOptions {
+  readonly inputs: readonly string[];
+  readonly out?: string;
+  readonly name?: string;
+  readonly format: 'text' | 'json';
+  readonly color: boolean;
+  readonly skipFormat?: boolean;
+}
+
+export interface BuildResult {
+  readonly ok: boolean;
+  readonly outDir: string;
+  readonly fileCount: number;
+}
+
+export function defaultServiceName(inputs: readonly string[]): string {
+  const first = inputs[0] ?? 'service';
+  const base = path.basename(path.resolve(first)).replace(/\.pipe$/, '');
+  return base.replace(/[^A-Za-z0-9_-]/g, '-') || 'service';
+}
+
+export function build(opts: BuildOptions, output: Output): BuildResult {
+  const name = opts.name ?? defaultServiceName(opts.inputs);
+  const outDir = path.resolve(opts.out ?? path.join('out', name));
+  const result = compileFiles({ inputs: opts.inputs, emit: true, serviceName: name, ...(opts.skipFormat ? { skipFormat: true } : {}) });
+  printDiagnostics(result, opts.format, output, opts.color);
+  if (hasErrors(result.diagnostics) || !result.files) {
+    if (opts.format === 'text') output.err('Nothing was generated.');
+    return { ok: false, outDir, fileCount: 0 };
+  }
+  writeService(outDir, result.files);
+  if (opts.format === 'text') {
+    output.err(`Built ${result.plan?.pipelines.length ?? 0} pipeline(s) from ${result.inputFiles.length} file(s) into ${displayPath(outDir)} — start it with: node ${displayPath(path.join(outDir, 'server.js'))}`);
+  }
+  return { ok: true, outDir, fileCount: result.files.length };
+}
+
+/** Replaces the generated parts of outDir (never anything else the user put there). */
+export function writeService(outDir: string, files: readonly { path: string; text: string }[]): void {
+  fs.mkdirSync(outDir, { recursive: true });
+  for (const generated of ['pipelines', 'validators', 'runtime']) fs.rmSync(path.join(outDir, generated), { recursive: true, force: true });
+  for (const file of files) {
+    const target = path.join(outDir, file.path);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, file.text);
+  }
+  copyRuntime(path.join(outDir, 'runtime'));
+  linkDependencies(outDir);
+}
+
+/** The compiled runtime (JavaScript + declarations + connector schemas), without tests. */
+function copyRuntime(target: string): void {
+  const root = packageRoot();
+  const compiled = path.join(root, 'dist', 'runtime');
+  if (!fs.existsSync(compiled)) throw new Error(`the compiled runtime is missing (${compiled}); run \`npm run build\` in ${root}`);
+  fs.cpSync(compiled, target, {
+    recursive: true,
+    filter: (src) => !/\.test\.(js|d\.ts)$/.test(src) && !src.includes(`${path.sep}test-support`),
+  });
+  // Connector schemas are data the runtime may read (documentation, MCP input schemas).
+  const sourceRuntime = path.join(root, 'runtime');
+  for (const group of ['connectors', 'triggers']) {
+    const base = path.join(sourceRuntime, group);
+    if (!fs.existsSync(base)) continue;
+    for (const name of fs.readdirSync(base)) {
+      const schema = path.join(base, name, 'schema.json');
+      if (fs.existsSync(schema)) {
+        fs.mkdirSync(path.join(target, group, name), { recursive: true });
+        fs.copyFileSync(schema, path.join(target, group, name, 'schema.json'));
+      }
+    }
+  }
+}
+
+/**
+ * A service built outside any folder with node_modules could not start before `npm install`;
+ * for local use, link pipec's own node_modules. Copying the folder elsewhere and running
+ * `npm install --omit=dev` works as usual.
+ */
+function linkDependencies(outDir: string): void {
+  if (canResolve(outDir, 'hono')) return;
+  const link = path.join(outDir, 'node_modules');
+  if (fs.existsSync(link)) return;
+  fs.symlinkSync(path.join(packageRoot(), 'node_modules'), link, 'dir');
+}
+
+function canResolve(from: string, pkg: string): boolean {
+  let dir = from;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'node_modules', pkg, 'package.json'))) return true;
+    const parent = path.dirname(dir);
+    if (parent === dir) return false;
+    dir = parent;
+  }
+}

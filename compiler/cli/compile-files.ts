@@ -1,0 +1,88 @@
+/**
+ * CLI edge shared by check/build/run: read the .pipe files, compile, print diagnostics.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { compile, type CompileResult } from '../compile.js';
+import { diagnostic } from '../diagnostics/codes.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { toJsonDiagnostic } from '../diagnostics/render-json.js';
+import { renderDiagnostic, renderSummary } from '../diagnostics/render-text.js';
+import { SourceFile } from '../source/source-file.js';
+import { findPipeFiles, loadRegistry, readSource, runtimeDependencies } from './project-files.js';
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processOutput: Output = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+};
+
+export function displayPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel.split(path.sep).join('/');
+}
+
+export interface CompileFilesOptions {
+  readonly inputs: readonly string[];
+  readonly emit: boolean;
+  readonly serviceName?: string;
+  readonly skipFormat?: boolean;
+}
+
+/** Finds, reads and compiles; a missing or unreadable input is itself a diagnostic. */
+export function compileFiles(opts: CompileFilesOptions): CompileResult & { inputFiles: string[] } {
+  const { files, missing } = findPipeFiles(opts.inputs);
+  const readErrors: Diagnostic[] = [];
+  const extraSources = new Map<string, SourceFile>();
+  const inputs: { path: string; text: string }[] = [];
+  for (const m of missing) {
+    readErrors.push(diagnostic('PIPE9002', { message: `cannot read \`${m}\`: no such file or folder`, span: { file: m, start: 0, end: 0 } }));
+  }
+  for (const file of files) {
+    const read = readSource(file);
+    if ('error' in read) {
+      readErrors.push(diagnostic('PIPE9002', { message: `cannot read \`${displayPath(file)}\`: ${read.error}`, span: { file, start: 0, end: 0 } }));
+      extraSources.set(file, new SourceFile(file, ''));
+      continue;
+    }
+    inputs.push({ path: file, text: read.text });
+  }
+  if (files.length === 0 && missing.length === 0) {
+    readErrors.push(diagnostic('PIPE9002', { message: `no .pipe files found in ${opts.inputs.map((i) => `\`${i}\``).join(', ')}`, span: { file: opts.inputs[0] ?? '.', start: 0, end: 0 } }));
+  }
+  const result = compile({
+    files: inputs,
+    registry: loadRegistry(),
+    host: {
+      readFile: (p) => {
+        try {
+          return fs.readFileSync(p, 'utf8');
+        } catch {
+          return undefined;
+        }
+      },
+    },
+    serviceName: opts.serviceName ?? 'service',
+    displayPath,
+    emit: opts.emit,
+    dependencies: runtimeDependencies(),
+    ...(opts.skipFormat ? { skipFormat: true } : {}),
+  });
+  const sources = new Map([...result.sources, ...extraSources]);
+  return { ...result, sources, diagnostics: [...readErrors, ...result.diagnostics], inputFiles: files };
+}
+
+export function printDiagnostics(result: { diagnostics: readonly Diagnostic[]; sources: ReadonlyMap<string, SourceFile> }, format: 'text' | 'json', output: Output, color: boolean): void {
+  const lookup = (f: string) => result.sources.get(f);
+  if (format === 'json') {
+    output.out(JSON.stringify(result.diagnostics.map((d) => toJsonDiagnostic(d, lookup, displayPath)), null, 2));
+    return;
+  }
+  if (result.diagnostics.length === 0) return;
+  const rendered = result.diagnostics.map((d) => renderDiagnostic(d, lookup, { displayPath, color }));
+  output.err(`${rendered.join('\n\n')}\n\n${renderSummary(result.diagnostics)}`);
+}

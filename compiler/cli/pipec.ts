@@ -1,0 +1,136 @@
+/**
+ * The `pipec` command line: argv → command → exit code (0 ok, 1 errors found, 2 usage).
+ * The only layer of the compiler that touches the process; commands live beside it.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { hasErrors } from '../diagnostics/diagnostic.js';
+import { build } from './build-command.js';
+import { compileFiles, printDiagnostics, processOutput, type Output } from './compile-files.js';
+import { runServe } from './run-command.js';
+import { toolCommands } from './tool-commands.js';
+
+interface Command {
+  readonly summary: string;
+  readonly usage: string;
+  readonly options: NonNullable<ParseArgsConfig['options']>;
+  readonly help: string;
+  run(values: Record<string, string | boolean | string[] | undefined>, positionals: string[], output: Output): Promise<number>;
+}
+
+const COMMON = {
+  format: { type: 'string', default: 'text' },
+  color: { type: 'string', default: 'auto' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function wantsColor(value: unknown): boolean {
+  if (value === 'always') return true;
+  if (value === 'never') return false;
+  return Boolean(process.stderr.isTTY) && !process.env['NO_COLOR'];
+}
+
+function formatOf(value: unknown): 'text' | 'json' | undefined {
+  return value === 'json' ? 'json' : value === 'text' || value === undefined ? 'text' : undefined;
+}
+
+const COMMANDS: Record<string, Command> = {
+  check: {
+    summary: 'Report every error in .pipe files without generating anything',
+    usage: 'pipec check <files|dirs>... [--format text|json] [--color auto|always|never]',
+    options: COMMON,
+    help: 'Parses, resolves and type-checks the files as one service and prints every diagnostic.\nExit code: 0 when there are no errors (warnings allowed), 1 when there are errors, 2 on bad usage.',
+    async run(values, positionals, output) {
+      const format = formatOf(values['format']);
+      if (!format || positionals.length === 0) return usage(this, output);
+      const result = compileFiles({ inputs: positionals, emit: false });
+      printDiagnostics(result, format, output, wantsColor(values['color']));
+      if (format === 'text' && result.diagnostics.length === 0) output.err(`No problems found in ${result.inputFiles.length} file(s).`);
+      return hasErrors(result.diagnostics) ? 1 : 0;
+    },
+  },
+  build: {
+    summary: 'Compile .pipe files into a standalone service',
+    usage: 'pipec build <files|dirs>... [--out DIR] [--name NAME] [--format text|json]',
+    options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' } },
+    help: 'Writes DIR (default out/<name>): server.js, service.js, pipelines/*.{ts,js}, validators/, the runtime and a package.json.\nStart it with `node DIR/server.js` (env PORT, default 8080). To move it to another machine, copy DIR and run `npm install --omit=dev` there.',
+    async run(values, positionals, output) {
+      const format = formatOf(values['format']);
+      if (!format || positionals.length === 0) return usage(this, output);
+      const result = build(
+        {
+          inputs: positionals,
+          ...(typeof values['out'] === 'string' ? { out: values['out'] } : {}),
+          ...(typeof values['name'] === 'string' ? { name: values['name'] } : {}),
+          format,
+          color: wantsColor(values['color']),
+        },
+        output,
+      );
+      return result.ok ? 0 : 1;
+    },
+  },
+  run: {
+    summary: 'Build and serve .pipe files (rebuild on change with --watch)',
+    usage: 'pipec run <files|dirs>... [--port N] [--watch] [--out DIR]',
+    options: { ...COMMON, port: { type: 'string', short: 'p' }, watch: { type: 'boolean', short: 'w' }, out: { type: 'string', short: 'o' }, name: { type: 'string' } },
+    help: 'Builds the service (like `pipec build`) and runs it on --port (default $PORT or 8080) with embedded defaults: SQLite under $PIPEC_DATA_DIR (default ./.pipec-data). With --watch, a change to any input rebuilds and restarts it; a build with errors keeps the previous version running.',
+    async run(values, positionals, output) {
+      if (positionals.length === 0) return usage(this, output);
+      return runServe(
+        {
+          inputs: positionals,
+          watch: values['watch'] === true,
+          ...(typeof values['port'] === 'string' ? { port: values['port'] } : {}),
+          ...(typeof values['out'] === 'string' ? { out: values['out'] } : {}),
+          ...(typeof values['name'] === 'string' ? { name: values['name'] } : {}),
+          color: wantsColor(values['color']),
+        },
+        output,
+      );
+    },
+  },
+  ...toolCommands(),
+};
+
+/** Entry point (bin/pipec.js): returns the exit code. */
+export async function main(argv: readonly string[], output: Output = processOutput): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    output.out(topHelp());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    output.out('pipec 0.1.0');
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    output.err(`pipec: unknown command \`${name}\`\n\n${topHelp()}`);
+    return 2;
+  }
+  let parsed: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...rest], options: command.options, allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (err) {
+    output.err(`pipec ${name}: ${err instanceof Error ? err.message : String(err)}\nusage: ${command.usage}`);
+    return 2;
+  }
+  if (parsed.values['help']) {
+    output.out(`${command.summary}\n\nusage: ${command.usage}\n\n${command.help}`);
+    return 0;
+  }
+  return command.run(parsed.values, parsed.positionals, output);
+}
+
+function usage(command: Command, output: Output): number {
+  output.err(`usage: ${command.usage}\nRun with --help for details.`);
+  return 2;
+}
+
+function topHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`);
+  return `pipec — integration pipelines as code, compiled\n\nusage: pipec <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun \`pipec <command> --help\` for a command's options.`;
+}
+
+export type { Command };

@@ -1,0 +1,148 @@
+/**
+ * The one orchestrator the CLI, the language server and tests call:
+ *   parse (every file, following imports) → resolve (declarations) → check (plan) → emit (files).
+ * Pure apart from the `host` it is given for reading imported files. Diagnostics from every phase
+ * are collected and sorted; emit runs only when there are no errors. A throw inside a phase is a
+ * pipec bug and becomes PIPE9001 naming the phase.
+ */
+import path from 'node:path';
+import type { PipeFile, SchemaDecl } from './ast/ast.js';
+import { parseFile } from './ast/parse-file.js';
+import { toLiteral } from './check/literal.js';
+import { checkProgram } from './check/check-program.js';
+import { generateService, type OutputFile } from './codegen/generate-service.js';
+import type { ConnectorRegistry } from './connectors/connector-registry.js';
+import { diagnostic } from './diagnostics/codes.js';
+import { hasErrors, type Diagnostic } from './diagnostics/diagnostic.js';
+import { dedupeDiagnostics, sortDiagnostics } from './diagnostics/sort.js';
+import type { ServicePlan } from './plan/plan.js';
+import { collectDeclarations, type Declarations, type SchemaSymbol } from './resolve/declarations.js';
+import { SourceFile } from './source/source-file.js';
+
+export interface CompileHost {
+  /** Reads a file; undefined when it does not exist or cannot be read. */
+  readFile(filePath: string): string | undefined;
+}
+
+export interface CompileInput {
+  readonly files: readonly { readonly path: string; readonly text: string }[];
+  readonly registry: ConnectorRegistry;
+  readonly host: CompileHost;
+  /** Name of the generated service. */
+  readonly serviceName?: string;
+  /** How paths appear in diagnostics and provenance comments. */
+  readonly displayPath?: (file: string) => string;
+  /** Produce output files (build) or only diagnostics (check). */
+  readonly emit?: boolean;
+  readonly dependencies?: Readonly<Record<string, string>>;
+  readonly skipFormat?: boolean;
+}
+
+export interface CompileResult {
+  readonly diagnostics: readonly Diagnostic[];
+  /** Every source read (including imports), for rendering diagnostics. */
+  readonly sources: ReadonlyMap<string, SourceFile>;
+  readonly asts: readonly PipeFile[];
+  readonly declarations?: Declarations;
+  readonly plan?: ServicePlan;
+  readonly files?: readonly OutputFile[];
+}
+
+export function compile(input: CompileInput): CompileResult {
+  const diagnostics: Diagnostic[] = [];
+  const sources = new Map<string, SourceFile>();
+  const displayPath = input.displayPath ?? ((f: string) => f);
+  const finish = (rest: Partial<CompileResult> = {}): CompileResult => ({
+    diagnostics: sortDiagnostics(dedupeDiagnostics(diagnostics)),
+    sources,
+    asts: rest.asts ?? [],
+    ...rest,
+  });
+  const guard = <T>(phase: string, anchorFile: string, fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch (err) {
+      diagnostics.push(internalError(phase, anchorFile, err));
+      return undefined;
+    }
+  };
+
+  const firstFile = input.files[0]?.path ?? '<input>';
+  const parsed = guard('parse', firstFile, () => parseAll(input, sources, diagnostics));
+  if (!parsed || hasErrors(diagnostics)) return finish({ asts: parsed?.asts ?? [] });
+
+  const resolved = guard('resolve', firstFile, () =>
+    collectDeclarations(parsed.asts, parsed.schemas, (decl: SchemaDecl) => toLiteral(decl.value).json),
+  );
+  if (!resolved) return finish({ asts: parsed.asts });
+  diagnostics.push(...resolved.diagnostics);
+
+  const checked = guard('check', firstFile, () =>
+    checkProgram({
+      serviceName: input.serviceName ?? 'service',
+      registry: input.registry,
+      decls: resolved.value,
+      sourceOf: (f) => sources.get(f),
+      displayPath,
+    }),
+  );
+  if (!checked) return finish({ asts: parsed.asts, declarations: resolved.value });
+  diagnostics.push(...checked.diagnostics);
+  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value });
+
+  const files = guard('emit', firstFile, () =>
+    generateService(checked.value, { dependencies: input.dependencies ?? {}, ...(input.skipFormat ? { skipFormat: true } : {}) }),
+  );
+  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, ...(files ? { files } : {}) });
+}
+
+/** Parses the given files and every file they import (once each). */
+function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnostics: Diagnostic[]): { asts: PipeFile[]; schemas: SchemaSymbol[] } {
+  const asts: PipeFile[] = [];
+  const schemas: SchemaSymbol[] = [];
+  const queue = input.files.map((f) => ({ path: f.path, text: f.text as string | undefined }));
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const next = queue.shift() as { path: string; text: string | undefined };
+    if (seen.has(next.path)) continue;
+    seen.add(next.path);
+    const text = next.text ?? input.host.readFile(next.path) ?? '';
+    sources.set(next.path, new SourceFile(next.path, text));
+    const result = parseFile(next.path, text);
+    diagnostics.push(...result.diagnostics);
+    asts.push(result.value);
+    for (const decl of result.value.decls) {
+      if (decl.kind !== 'import') continue;
+      const target = path.resolve(path.dirname(next.path), decl.path);
+      const content = input.host.readFile(target);
+      if (content === undefined) {
+        diagnostics.push(diagnostic('PIPE2011', { message: `cannot read \`${decl.path}\``, span: decl.pathSpan, label: 'file not found', hint: 'paths are relative to the importing file' }));
+        continue;
+      }
+      if (target.endsWith('.pipe')) {
+        queue.push({ path: target, text: content });
+        continue;
+      }
+      if (!decl.alias || !decl.aliasSpan) {
+        diagnostics.push(diagnostic('PIPE2013', { message: `a JSON file is imported as a schema and needs a name: \`import "${decl.path}" as Name\``, span: decl.pathSpan, label: 'needs `as Name`' }));
+        continue;
+      }
+      try {
+        schemas.push({ name: decl.alias, nameSpan: decl.aliasSpan, json: JSON.parse(content) as unknown, importedFrom: target });
+      } catch (err) {
+        diagnostics.push(diagnostic('PIPE2013', { message: `\`${decl.path}\` is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, span: decl.pathSpan, label: 'not JSON' }));
+      }
+    }
+  }
+  return { asts, schemas };
+}
+
+function internalError(phase: string, file: string, err: unknown): Diagnostic {
+  const stack = err instanceof Error ? (err.stack ?? err.message).split('\n').slice(0, 6).join('\n') : String(err);
+  return diagnostic('PIPE9001', {
+    message: `internal error in phase \`${phase}\` (this is a pipec bug)`,
+    span: { file, start: 0, end: 0 },
+    body: [stack],
+    hint: 'please report this with the .pipe file that triggers it',
+  });
+}

@@ -1,0 +1,52 @@
+/**
+ * The connector registry: a value built from the connectors' `schema.json` files (data), passed into
+ * compile(). The compiler never imports connector code; tests pass fixture registries.
+ *
+ * Example entry (runtime/connectors/publish/schema.json):
+ *   { "name": "publish", "kind": "connector", "summary": "Publishes an event",
+ *     "positional": ["event"], "params": { "type": "object", "properties": { … } }, "output": "input" }
+ */
+
+/** A JSON Schema as plain data (the subset the compiler reads is typed loosely on purpose). */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/**
+ * How a connector's output shape follows from its input:
+ * 'input' = passes the message through; 'params.<field>' = the value of that parameter;
+ * a JSON Schema = that shape; null/absent = unknown.
+ */
+export type OutputRule = 'input' | `params.${string}` | JsonSchema | null;
+
+export interface ConnectorSchema {
+  readonly name: string;
+  readonly kind: 'connector' | 'trigger';
+  readonly summary: string;
+  /** Header words after the connector name fill these parameters in order (`publish token-usage {…}`). */
+  readonly positional?: readonly string[];
+  readonly params: JsonSchema;
+  readonly output?: OutputRule;
+  /** Folder of the runtime implementation, relative to runtime/ (e.g. 'connectors/rest'). */
+  readonly module?: string;
+}
+
+export interface ConnectorRegistry {
+  readonly connectors: ReadonlyMap<string, ConnectorSchema>;
+  readonly triggers: ReadonlyMap<string, ConnectorSchema>;
+}
+
+export function createConnectorRegistry(schemas: readonly ConnectorSchema[]): ConnectorRegistry {
+  const connectors = new Map<string, ConnectorSchema>();
+  const triggers = new Map<string, ConnectorSchema>();
+  for (const schema of [...schemas].sort((a, b) => a.name.localeCompare(b.name))) {
+    const target = schema.kind === 'trigger' ? triggers : connectors;
+    if (target.has(schema.name)) throw new Error(`connector schema '${schema.name}' is registered twice`);
+    target.set(schema.name, schema);
+  }
+  return { connectors, triggers };
+}
+
+/** Property schemas of a connector's params (empty when the schema declares none). */
+export function paramProperties(schema: ConnectorSchema): Readonly<Record<string, JsonSchema>> {
+  const props = schema.params['properties'];
+  return props && typeof props === 'object' ? (props as Record<string, JsonSchema>) : {};
+}

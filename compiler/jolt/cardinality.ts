@@ -1,0 +1,115 @@
+/**
+ * CardinalityTransform (`operation: "cardinality"`) to JavaScript: `"ONE"` turns a list into its
+ * first element, `"MANY"` wraps a single value in a list; objects descend, `*` patterns match keys
+ * (literal keys first), and an `@` key re-shapes the value of the enclosing key itself. In place.
+ */
+import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject } from './emit.js';
+import { canonicalOf, type PathElement } from './keys.js';
+import { parseMatcher } from './remove.js';
+
+interface Child {
+  readonly pe: PathElement;
+  readonly raw: string;
+  readonly rhs: unknown;
+  readonly path: JsonPath;
+}
+
+/** Compiles a cardinality spec; returns the name of the generated step function. */
+export function compileCardinality(prog: Program, spec: unknown, path: JsonPath): string {
+  const fn = prog.name('cardinality');
+  if (!isPlainObject(spec)) {
+    prog.error('PIPE5006', path, 'value', 'the spec of a `cardinality` must be an object');
+    return fn;
+  }
+  const rootFn = emitComposite(prog, spec, path, 0);
+  prog.declare(`/** cardinality: makes values ONE or MANY (in place). */\nfunction ${fn}(input) {\n  ${rootFn}(undefined, "root", input);\n  return input;\n}`);
+  return fn;
+}
+
+function classify(raw: string): PathElement {
+  if (raw.includes('@')) return { kind: 'at' };
+  return parseMatcher(raw);
+}
+
+function leafCall(prog: Program, child: Child, value: string): string | undefined {
+  if (child.rhs === 'ONE') return `J.one(p, kk, ${value})`;
+  if (child.rhs === 'MANY') return `J.many(p, kk, ${value})`;
+  prog.error('PIPE5015', child.path, 'value', `cardinality must be "ONE" or "MANY", found ${JSON.stringify(child.rhs)}`);
+  return undefined;
+}
+
+/** `function (p, k, v)`: the composite matched key `k` of parent `p` holding `v`. */
+function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonPath, depth: number): string {
+  const fn = prog.name('card');
+  if (depth > MAX_SPEC_DEPTH) {
+    prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    prog.declare(`function ${fn}() {}`);
+    return fn;
+  }
+  if (Object.keys(spec).length === 0) prog.error('PIPE5012', path, 'value', 'a cardinality key cannot have an empty object as its value');
+  const children: Child[] = [];
+  const seen = new Set<string>();
+  for (const raw of Object.keys(spec)) {
+    const childPath = [...path, raw];
+    const pe = classify(raw);
+    const canonical = canonicalOf(pe);
+    if (seen.has(canonical)) {
+      prog.error('PIPE5011', childPath, 'key', `the key \`${raw}\` duplicates another key of this object`);
+      continue;
+    }
+    seen.add(canonical);
+    children.push({ pe, raw, rhs: spec[raw], path: childPath });
+  }
+  const at = children.find((c) => c.pe.kind === 'at');
+  const rest = children.filter((c) => c.pe.kind !== 'at');
+  const computed = rest
+    .filter((c) => c.pe.kind !== 'literal')
+    .sort((a, b) => (b.raw.length - a.raw.length) || (a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0));
+
+  const out = new Lines();
+  if (at) {
+    if (isPlainObject(at.rhs)) prog.error('PIPE5007', at.path, 'key', 'an `@` cardinality key cannot have children');
+    else {
+      const call = leafCall(prog, at, 'v');
+      if (call) out.add(1, `if (p !== undefined) { const kk = k; v = ${call}; }`);
+    }
+  }
+  out.add(1, `const visit = (p, kk, vv) => {`);
+  out.add(2, `switch (kk) {`);
+  for (const child of rest) {
+    out.add(3, `case ${lit(child.raw)}: ${applyChild(prog, child, depth)} return;`);
+  }
+  out.add(2, `}`);
+  for (const child of computed) {
+    out.add(2, `if (${matchExpr(prog, child.pe)}) { ${applyChild(prog, child, depth)} return; }`);
+  }
+  out.add(1, `};`);
+  out.add(1, `if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) visit(v, String(i), v[i]); }`);
+  out.add(1, `else if (J.isMap(v)) { for (const kk of Object.keys(v)) visit(v, kk, v[kk]); }`);
+  prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(p, k, v) {\n${out.toString()}\n}`);
+  return fn;
+}
+
+function applyChild(prog: Program, child: Child, depth: number): string {
+  if (isPlainObject(child.rhs)) return `${emitComposite(prog, child.rhs, child.path, depth + 1)}(p, kk, vv);`;
+  const call = leafCall(prog, child, 'vv');
+  return call ? `${call};` : '';
+}
+
+function matchExpr(prog: Program, pe: PathElement): string {
+  switch (pe.kind) {
+    case 'star-all':
+      return 'true';
+    case 'star-single':
+      return `kk.length > ${pe.prefix.length + pe.suffix.length} && kk.startsWith(${lit(pe.prefix)}) && kk.endsWith(${lit(pe.suffix)})`;
+    case 'star-double':
+    case 'star-regex': {
+      const source = `^${pe.raw.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('(.+?)')}$`;
+      const re = prog.name('RE');
+      prog.declare(`const ${re} = new RegExp(${lit(source)});`);
+      return `${re}.test(kk)`;
+    }
+    default:
+      return 'false';
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Defaultr (`operation: "default"`) to JavaScript: walks the spec, not the input. Literal keys add
+ * missing (or null) values, `a|b` keys apply to whichever of a and b exist, `*` to every existing key,
+ * `key[]` declares that the value is a list whose children are indexes. Applied in place, in Jolt's
+ * precedence order (literals, then `|` keys by size and name, then `*`); defaults are deep-copied.
+ */
+import { compareUtf16 } from '../../runtime/jolt/java.js';
+import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject } from './emit.js';
+
+type Op = 'literal' | 'or' | 'star';
+
+interface Key {
+  readonly raw: string;
+  readonly isArray: boolean;
+  readonly op: Op;
+  readonly names: readonly string[];
+  /** Child keys when the spec value is an object (then `literal` is unused). */
+  readonly children?: readonly Key[];
+  readonly literal?: unknown;
+  readonly path: JsonPath;
+  /** Largest literal child index when this key is `name[]`. */
+  readonly maxIndex: number;
+}
+
+class KeyError extends Error {}
+
+function parseKey(prog: Program, raw: string, spec: unknown, path: JsonPath, parentIsArray: boolean, depth: number, report: boolean): Key {
+  const isArray = raw.endsWith('[]');
+  const name = isArray ? raw.split('[]').join('') : raw;
+  let op: Op = 'literal';
+  if (name.includes('*')) {
+    if (name !== '*') {
+      if (report) prog.error('PIPE5013', path, 'key', `the default key \`${raw}\` is invalid: a \`*\` key must be exactly \`*\``);
+      throw new KeyError();
+    }
+    op = 'star';
+  } else if (name.includes('|')) op = 'or';
+  const names = op === 'star' ? [] : op === 'or' ? name.split('|') : [name];
+  if (parentIsArray && op !== 'star' && names.some((n) => !/^[+-]?\d+$/.test(n))) {
+    if (report) prog.error('PIPE5020', path, 'key', `\`${raw}\` is under a \`[]\` key, so it must be a list index (a number)`);
+    throw new KeyError();
+  }
+  if (depth > MAX_SPEC_DEPTH) {
+    if (report) prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    throw new KeyError();
+  }
+  if (!isPlainObject(spec)) return { raw, isArray, op, names, literal: spec, path, maxIndex: -1 };
+  const children: Key[] = [];
+  let failed = false;
+  for (const childRaw of Object.keys(spec)) {
+    try {
+      children.push(parseKey(prog, childRaw, spec[childRaw], [...path, childRaw], isArray, depth + 1, report));
+    } catch (e) {
+      if (!(e instanceof KeyError)) throw e;
+      failed = true;
+    }
+  }
+  if (failed) throw new KeyError();
+  const maxIndex = isArray ? Math.max(-1, ...children.filter((c) => c.op === 'literal').map((c) => Number(c.raw.replace('[]', '')))) : -1;
+  return { raw, isArray, op, names, children, path, maxIndex };
+}
+
+const OP_RANK: Record<Op, number> = { literal: 0, or: 1, star: 2 };
+
+function precedence(a: Key, b: Key): number {
+  if (a.op !== b.op) return OP_RANK[a.op] - OP_RANK[b.op];
+  if (a.op === 'or') return a.names.length !== b.names.length ? a.names.length - b.names.length : compareUtf16(a.raw, b.raw);
+  return 0;
+}
+
+/** Compiles a default spec; returns the name of the generated step function. */
+export function compileDefault(prog: Program, spec: unknown, path: JsonPath): string {
+  const fn = prog.name('defaults');
+  if (!isPlainObject(spec)) {
+    prog.error('PIPE5006', path, 'value', 'the spec of a `default` must be an object');
+    return fn;
+  }
+  let mapRoot: Key;
+  try {
+    mapRoot = parseKey(prog, 'root', spec, path, false, 0, true);
+  } catch (e) {
+    if (e instanceof KeyError) return fn;
+    throw e;
+  }
+  let arrayRoot: Key | undefined;
+  try {
+    arrayRoot = parseKey(prog, 'root[]', spec, path, false, 0, false);
+  } catch (e) {
+    if (!(e instanceof KeyError)) throw e;
+  }
+  const mapFn = emitApplyChildren(prog, mapRoot);
+  const arrayFn = arrayRoot ? emitApplyChildren(prog, arrayRoot) : undefined;
+  const lines = new Lines();
+  lines.add(0, `/** default: fills in missing values (applied in place). */`);
+  lines.add(0, `function ${fn}(input) {`);
+  lines.add(1, `const d = input === null || input === undefined ? {} : input;`);
+  lines.add(1, `if (Array.isArray(d)) {`);
+  if (arrayFn) lines.add(2, `${arrayFn}(d);`);
+  else lines.add(2, `J.fail("this default spec has non-index keys, so it cannot apply to a top-level list");`);
+  lines.add(1, `} else {`);
+  lines.add(2, `${mapFn}(d);`);
+  lines.add(1, `}`);
+  lines.add(1, `return d;`);
+  lines.add(0, `}`);
+  prog.declare(lines.toString());
+  return fn;
+}
+
+/** `function (c)` applying a key's children to container `c`. */
+function emitApplyChildren(prog: Program, key: Key): string {
+  const fn = prog.name('fill');
+  const out = new Lines();
+  if (key.isArray && key.maxIndex >= 0) {
+    out.add(1, `if (Array.isArray(c)) while (c.length < ${key.maxIndex + 1}) c.push(null);`);
+  }
+  const children = [...(key.children ?? [])].sort(precedence);
+  for (const child of children) {
+    if (key.isArray) emitArrayChild(prog, out, child);
+    else emitMapChild(prog, out, child);
+  }
+  prog.declare(`/** default ${key.path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(c) {\n${out.toString()}\n}`);
+  return fn;
+}
+
+/** The statements applying `child` at key expression `k` of container `c` (the key exists or is literal). */
+function applyAt(prog: Program, out: Lines, ind: number, child: Key, read: string, write: (v: string) => string): void {
+  out.add(ind, `{`);
+  out.add(ind + 1, `let v = ${read};`);
+  if (child.children === undefined) {
+    out.add(ind + 1, `if (v === null || v === undefined) ${write(prog.freshValue(child.literal))}`);
+  } else {
+    out.add(ind + 1, `if (v === null || v === undefined) { v = ${child.isArray ? '[]' : '{}'}; ${write('v')} }`);
+    out.add(ind + 1, `${emitApplyChildren(prog, child)}(v);`);
+  }
+  out.add(ind, `}`);
+}
+
+function emitMapChild(prog: Program, out: Lines, child: Key): void {
+  out.add(1, `if (J.isMap(c)) {`);
+  if (child.op === 'literal') {
+    const k = lit(child.names[0] ?? '');
+    applyAt(prog, out, 2, child, `J.has(c, ${k}) ? c[${k}] : undefined`, (v) => `J.set(c, ${k}, ${v});`);
+  } else {
+    const source = child.op === 'star' ? 'Object.keys(c)' : `${prog.constant(child.names)}.filter((n) => J.has(c, n))`;
+    out.add(2, `for (const k of ${source}) {`);
+    applyAt(prog, out, 3, child, 'c[k]', (v) => `J.set(c, k, ${v});`);
+    out.add(2, `}`);
+  }
+  out.add(1, `}`);
+}
+
+function emitArrayChild(prog: Program, out: Lines, child: Key): void {
+  out.add(1, `if (Array.isArray(c)) {`);
+  if (child.op === 'literal') {
+    const i = Number(child.names[0]);
+    if (i >= 0) applyAt(prog, out, 2, child, `c[${i}]`, (v) => `c[${i}] = ${v};`);
+  } else {
+    const source = child.op === 'star'
+      ? 'c.keys()'
+      : `${prog.constant(child.names.map(Number))}.filter((i) => i >= 0 && i < c.length)`;
+    out.add(2, `for (const i of ${source}) {`);
+    applyAt(prog, out, 3, child, 'c[i]', (v) => `c[i] = ${v};`);
+    out.add(2, `}`);
+  }
+  out.add(1, `}`);
+}

@@ -1,0 +1,178 @@
+/**
+ * JOLT chains compiled to JavaScript. Input: the chain (an array of `{operation, spec}` as parsed from
+ * a .pipe file or a JSON file) and a `Locate` mapping JSON paths inside it to host-file spans. Output:
+ * the source of one JavaScript function expression `(input, context) => output` that uses only `J`
+ * (the namespace import of runtime/jolt/index.ts), plus diagnostics. Spec problems are reported at
+ * build time; at run time the generated code only walks data.
+ */
+import * as J from '../../runtime/jolt/index.js';
+import type { ModifyFunction } from '../../runtime/jolt/functions.js';
+import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { type JsonPath, type Locate, Program, isPlainObject, lit } from './emit.js';
+import { compileShift } from './shift.js';
+import { compileDefault } from './default.js';
+import { compileRemove } from './remove.js';
+import { compileCardinality } from './cardinality.js';
+import { compileModify, type ModifyMode } from './modify.js';
+import { locateInJson } from './locate.js';
+
+export type { JsonPath, Locate } from './emit.js';
+export { locateInJson } from './locate.js';
+
+export interface CompiledJolt {
+  readonly js: string;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** A chain operation supplied by the embedder: gets the step input, the context and its spec. */
+export type CustomOperation = (input: unknown, context: unknown, spec: unknown) => unknown;
+
+/** Functions and operations beyond the built-in ones; generated code reaches them as `X`. */
+export interface JoltExtensions {
+  readonly functions?: Readonly<Record<string, ModifyFunction>>;
+  readonly operations?: Readonly<Record<string, CustomOperation>>;
+}
+
+/** Names of extensions the compiled code may call (the code then needs `X` in scope). */
+export interface CompileOptions {
+  readonly customFunctions?: readonly string[];
+  readonly customOperations?: readonly string[];
+}
+
+const OPERATIONS: Readonly<Record<string, string>> = {
+  shift: 'shift',
+  default: 'default',
+  remove: 'remove',
+  sort: 'sort',
+  cardinality: 'cardinality',
+  'modify-overwrite-beta': 'modify-overwrite-beta',
+  'modify-default-beta': 'modify-default-beta',
+  'modify-define-beta': 'modify-define-beta',
+  'com.bazaarvoice.jolt.Shiftr': 'shift',
+  'com.bazaarvoice.jolt.Defaultr': 'default',
+  'com.bazaarvoice.jolt.Removr': 'remove',
+  'com.bazaarvoice.jolt.Sortr': 'sort',
+  'com.bazaarvoice.jolt.CardinalityTransform': 'cardinality',
+  'com.bazaarvoice.jolt.Modifier$Overwritr': 'modify-overwrite-beta',
+  'com.bazaarvoice.jolt.Modifier$Defaultr': 'modify-default-beta',
+  'com.bazaarvoice.jolt.Modifier$Definr': 'modify-define-beta',
+};
+
+const MODIFY_MODES: Readonly<Record<string, ModifyMode>> = {
+  'modify-overwrite-beta': 0,
+  'modify-default-beta': 1,
+  'modify-define-beta': 2,
+};
+
+const SHORT_NAMES = Object.keys(OPERATIONS).filter((n) => !n.includes('.'));
+
+/** Compiles a chain. `js` is a function expression; it is meaningful only when there are no errors. */
+export function compileJoltChain(chain: unknown, locate: Locate, options: CompileOptions = {}): CompiledJolt {
+  const prog = new Program(locate);
+  const customOps = new Set(options.customOperations ?? []);
+  const modifyOptions = { customFunctions: new Set(options.customFunctions ?? []) };
+  if (!Array.isArray(chain)) {
+    prog.error('PIPE5001', [], 'value', `a JOLT chain must be a list of operations, found ${describeType(chain)}`, 'Wrap the operation in a list: [ { "operation": "shift", "spec": { … } } ].');
+    return { js: '', diagnostics: prog.diagnostics };
+  }
+  if (chain.length === 0) {
+    prog.error('PIPE5002', [], 'value', 'the JOLT chain has no operations');
+    return { js: '', diagnostics: prog.diagnostics };
+  }
+  const calls: string[] = [];
+  chain.forEach((entry, i) => {
+    const call = compileEntry(prog, entry, i, customOps, modifyOptions);
+    if (call) calls.push(call);
+  });
+  const js = [
+    '(() => {',
+    '  "use strict";',
+    ...prog.declarations.map((d) => indent(d, 2)),
+    '  /** The chain: each operation gets the previous one\'s output. */',
+    '  return function joltChain(input, context) {',
+    '    let v = input;',
+    ...calls.map((c) => `    v = ${c};`),
+    '    return v;',
+    '  };',
+    '})()',
+  ].join('\n');
+  return { js, diagnostics: prog.diagnostics };
+}
+
+function indent(text: string, by: number): string {
+  const pad = ' '.repeat(by);
+  return text.split('\n').map((line) => (line === '' ? line : pad + line)).join('\n');
+}
+
+function describeType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+function compileEntry(
+  prog: Program,
+  entry: unknown,
+  i: number,
+  customOps: ReadonlySet<string>,
+  modifyOptions: { customFunctions: ReadonlySet<string> },
+): string | undefined {
+  if (!isPlainObject(entry)) {
+    prog.error('PIPE5003', [i], 'value', `operation ${i + 1} of the chain must be an object with \`operation\` and \`spec\`, found ${describeType(entry)}`);
+    return undefined;
+  }
+  const operation = entry.operation;
+  if (typeof operation !== 'string') {
+    const where: JsonPath = 'operation' in entry ? [i, 'operation'] : [i];
+    prog.error('PIPE5003', where, 'value', `operation ${i + 1} of the chain needs an \`operation\` name (a string), found ${describeType(operation)}`);
+    return undefined;
+  }
+  const specPath: JsonPath = [i, 'spec'];
+  const spec = entry.spec;
+  if (customOps.has(operation)) return `X.op[${lit(operation)}](v, context, ${prog.constant(spec ?? null)})`;
+  const op = OPERATIONS[operation];
+  if (op === undefined) {
+    const near = SHORT_NAMES.filter((n) => n.startsWith(operation.slice(0, 3).toLowerCase()));
+    prog.error('PIPE5004', [i, 'operation'], 'value', `unknown JOLT operation \`${operation}\``, `Use one of: ${(near.length > 0 ? near : SHORT_NAMES).join(', ')}.`);
+    return undefined;
+  }
+  if (op === 'sort') return 'J.sort(v)';
+  if (!('spec' in entry)) {
+    prog.error('PIPE5005', [i], 'value', `the \`${operation}\` operation needs a \`spec\``);
+    return undefined;
+  }
+  switch (op) {
+    case 'shift':
+      return `${compileShift(prog, spec, specPath)}(v)`;
+    case 'default':
+      return `${compileDefault(prog, spec, specPath)}(v)`;
+    case 'remove':
+      return `${compileRemove(prog, spec, specPath)}(v)`;
+    case 'cardinality':
+      return `${compileCardinality(prog, spec, specPath)}(v)`;
+    default:
+      return `${compileModify(prog, spec, specPath, MODIFY_MODES[op] ?? 0, modifyOptions)}(v, context)`;
+  }
+}
+
+/** The chain as a callable, for the CLI and tests. Diagnostics point into a synthetic `<spec>` file. */
+export function joltToFunction(
+  chain: unknown,
+  extensions: JoltExtensions = {},
+): { fn?: (input: unknown, context?: unknown) => unknown; diagnostics: readonly Diagnostic[] } {
+  let text: string;
+  try {
+    text = JSON.stringify(chain, null, 2) ?? 'null';
+  } catch {
+    text = 'null';
+  }
+  const compiled = compileJoltChain(chain, locateInJson('<spec>', text), {
+    customFunctions: Object.keys(extensions.functions ?? {}),
+    customOperations: Object.keys(extensions.operations ?? {}),
+  });
+  if (hasErrors(compiled.diagnostics)) return { diagnostics: compiled.diagnostics };
+  const x = { fn: extensions.functions ?? {}, op: extensions.operations ?? {} };
+  // The generated source is our own output over a parsed spec; every spec string in it is JSON-quoted.
+  const factory = new Function('J', 'X', `return ${compiled.js};`) as (j: typeof J, x: unknown) => (input: unknown, context?: unknown) => unknown;
+  return { fn: factory(J, x), diagnostics: compiled.diagnostics };
+}

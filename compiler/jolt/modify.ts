@@ -1,0 +1,353 @@
+/**
+ * Modifier (`modify-overwrite-beta`, `modify-default-beta`, `modify-define-beta`) to JavaScript.
+ * The spec mirrors the input; a leaf computes a value (a literal, `@(…)` from the input, `^…` from the
+ * context, or `=function(args)`) and writes it where the mode allows: overwrite always, default only
+ * over null/absent, define only when absent. Keys may carry their own mode prefix (`+`, `~`, `_`) and
+ * a trailing `?` (only when the key exists). Objects are created on the way; `[n]` keys grow lists.
+ */
+import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, splitOr } from './emit.js';
+import { canonicalOf, isStar, parseDotPath, parseKey, type PathElement, SpecError } from './keys.js';
+import { compareUtf16, parseJavaDouble, parseJavaInt, parseJavaLong } from '../../runtime/jolt/java.js';
+import { FUNCTIONS } from '../../runtime/jolt/functions.js';
+import { readExpr, readPathExpr, Scope } from './walk.js';
+
+export type ModifyMode = 0 | 1 | 2;
+const MODE_PREFIX: Record<string, ModifyMode> = { '+': 0, '~': 1, _: 2 };
+
+interface Child {
+  readonly pe: PathElement;
+  readonly mode: ModifyMode;
+  readonly checkValue: boolean;
+  readonly rhs: unknown;
+  readonly composite: boolean;
+  readonly path: JsonPath;
+}
+
+/** Names of functions registered beyond the stock table (custom functions reach code as `X.fn.<name>`). */
+export interface ModifyOptions {
+  readonly customFunctions: ReadonlySet<string>;
+}
+
+/** Compiles a modify spec in `mode`; returns the name of the generated step function `(input, context)`. */
+export function compileModify(prog: Program, spec: unknown, path: JsonPath, mode: ModifyMode, options: ModifyOptions): string {
+  const fn = prog.name('modify');
+  if (!isPlainObject(spec)) {
+    prog.error('PIPE5006', path, 'value', 'the spec of a modify operation must be an object');
+    return fn;
+  }
+  const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map());
+  const rootFn = compileComposite(prog, spec, path, root, 1, mode, options, 0);
+  prog.declare(
+    [
+      `/** ${['modify-overwrite-beta', 'modify-default-beta', 'modify-define-beta'][mode]}: computes values in place. */`,
+      `function ${fn}(input, context) {`,
+      `  const S = { K: ["root"], C: [undefined], T: [input], O: [-1], cw: { root: context === undefined ? null : context } };`,
+      `  ${rootFn}(S, "root", input);`,
+      `  return input;`,
+      `}`,
+    ].join('\n'),
+  );
+  return fn;
+}
+
+function parseChild(prog: Program, rawKey: string, rhs: unknown, path: JsonPath, parentMode: ModifyMode): Child | undefined {
+  let key = rawKey;
+  let mode = parentMode;
+  const prefixMode = MODE_PREFIX[key.charAt(0)];
+  const suffixed = key.length > 1 && key.endsWith('?');
+  if (prefixMode !== undefined) {
+    mode = prefixMode;
+    key = key.slice(1);
+  }
+  let checkValue = false;
+  if (suffixed && !key.endsWith('\\?')) {
+    checkValue = true;
+    key = key.slice(0, -1);
+  }
+  let pe: PathElement;
+  try {
+    pe = parseKey(key);
+  } catch (e) {
+    if (!(e instanceof SpecError)) throw e;
+    prog.error(e.code, path, 'key', e.message);
+    return undefined;
+  }
+  if (!isStar(pe) && pe.kind !== 'literal' && pe.kind !== 'array') {
+    prog.error('PIPE5007', path, 'key', `\`${rawKey}\`: modify keys must be names, \`*\` patterns or \`[index]\``);
+    return undefined;
+  }
+  if (pe.kind === 'array' && pe.index.type !== 'explicit') {
+    prog.error('PIPE5007', path, 'key', `\`${rawKey}\`: modify supports only explicit list indexes like \`[2]\``);
+    return undefined;
+  }
+  const composite = isPlainObject(rhs) && Object.keys(rhs).length > 0;
+  return { pe, mode, checkValue, rhs, composite, path };
+}
+
+type DataType = 'map' | 'list' | 'runtime';
+
+function compileComposite(
+  prog: Program,
+  spec: Record<string, unknown>,
+  path: JsonPath,
+  outer: Scope,
+  level: number,
+  mode: ModifyMode,
+  options: ModifyOptions,
+  depth: number,
+): string {
+  const fn = prog.name('mod');
+  if (depth > MAX_SPEC_DEPTH) {
+    prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    prog.declare(`function ${fn}() {}`);
+    return fn;
+  }
+  const children: Child[] = [];
+  const seen = new Set<string>();
+  let mapKey: Child | undefined;
+  let arrayKey: Child | undefined;
+  let maxIndex = -1;
+  for (const raw of Object.keys(spec)) {
+    for (const keyText of splitOr(raw)) {
+      const child = parseChild(prog, keyText, spec[raw], [...path, raw], mode);
+      if (!child) continue;
+      const canonical = canonicalOf(child.pe);
+      if (seen.has(canonical)) {
+        prog.error('PIPE5011', child.path, 'key', `the key \`${keyText}\` is the same as another key of this object`);
+        continue;
+      }
+      seen.add(canonical);
+      if (child.pe.kind === 'array' && child.pe.index.type === 'explicit') {
+        arrayKey ??= child;
+        if (!child.checkValue) maxIndex = Math.max(maxIndex, child.pe.index.index);
+      } else if (child.pe.kind !== 'star-all') mapKey ??= child;
+      children.push(child);
+    }
+  }
+  if (mapKey && arrayKey) {
+    prog.error('PIPE5017', arrayKey.path, 'key', `this object mixes list indexes (\`${canonicalOf(arrayKey.pe)}\`) with map keys (\`${canonicalOf(mapKey.pe)}\`)`, 'Split the spec: one object for the list indexes, another for the map keys.');
+  }
+  const dataType: DataType = arrayKey ? 'list' : mapKey ? 'map' : 'runtime';
+  const literals = children.filter((c) => c.pe.kind === 'literal' || c.pe.kind === 'array');
+  const computed = children.filter((c) => isStar(c.pe)).sort(computedCompare);
+  const strategy = computed.length === 0 ? 'literals' : literals.length === 0 ? 'computed' : mode === 2 && dataType === 'list' ? 'conflict' : 'both';
+
+  const scope = outer.enter(level, { owner: level, capture: 'none', groups: 0 }, { key: 'k', data: 'v' });
+  const body = new Lines();
+  if (dataType === 'map') body.add(1, `if (v !== null && v !== undefined && !J.isMap(v)) return;`);
+  if (dataType === 'list') body.add(1, `if (v !== null && v !== undefined && !Array.isArray(v)) return;`);
+  if (dataType === 'runtime') body.add(1, `if (v === null || v === undefined) return;`);
+  else {
+    body.add(1, `if (v === null || v === undefined) {`);
+    body.add(2, `v = J.mcreate(S.T[${level - 1}], S.O[${level - 1}], k, ${mode}, ${dataType === 'list'});`);
+    body.add(2, `if (v === null) return;`);
+    body.add(1, `}`);
+  }
+  body.add(1, `const o = Array.isArray(v) ? ${dataType === 'list' ? `J.expand(v, ${maxIndex})` : 'v.length'} : -1;`);
+  body.add(1, `S.K[${level}] = k; S.T[${level}] = v; S.O[${level}] = o;`);
+
+  const ctx: Ctx = { prog, scope, level, options, depth };
+  if (dataType !== 'map') {
+    body.add(1, `if (Array.isArray(v)) {`);
+    emitStrategy(ctx, body, 2, strategy, literals, computed, 'list');
+    body.add(1, dataType === 'runtime' ? `} else if (J.isMap(v)) {` : `}`);
+  }
+  if (dataType !== 'list') {
+    if (dataType === 'map') body.add(1, `if (J.isMap(v)) {`);
+    emitStrategy(ctx, body, 2, strategy, literals, computed, 'map');
+    body.add(1, `}`);
+  }
+  prog.declare(`/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(S, k, v) {\n${body.toString()}\n}`);
+  return fn;
+}
+
+interface Ctx {
+  readonly prog: Program;
+  readonly scope: Scope;
+  readonly level: number;
+  readonly options: ModifyOptions;
+  readonly depth: number;
+}
+
+const STAR_ORDER: Record<string, number> = { 'star-regex': 2, 'star-double': 3, 'star-single': 4, 'star-all': 5 };
+
+function computedCompare(a: Child, b: Child): number {
+  const oa = STAR_ORDER[a.pe.kind] ?? 9;
+  const ob = STAR_ORDER[b.pe.kind] ?? 9;
+  if (oa !== ob) return oa - ob;
+  const ca = canonicalOf(a.pe);
+  const cb = canonicalOf(b.pe);
+  return ca.length !== cb.length ? cb.length - ca.length : compareUtf16(ca, cb);
+}
+
+function literalKeyOf(child: Child): string {
+  if (child.pe.kind === 'literal') return child.pe.key;
+  if (child.pe.kind === 'array' && child.pe.index.type === 'explicit') return String(child.pe.index.index);
+  return '';
+}
+
+function emitStrategy(ctx: Ctx, out: Lines, ind: number, strategy: string, literals: Child[], computed: Child[], shape: 'map' | 'list'): void {
+  if (strategy === 'literals' || strategy === 'both') {
+    for (const child of literals) {
+      const key = literalKeyOf(child);
+      out.add(ind, `{`);
+      if (shape === 'map') out.add(ind + 1, `const kk = ${lit(key)}, p = J.has(v, kk), vv = p ? v[kk] : null;`);
+      else {
+        const index = parseJavaInt(key);
+        const i = index === undefined ? 2147483647 : index;
+        // present means "in the input": indexes added by growing the list do not count
+        out.add(ind + 1, `const kk = ${lit(key)}, p = ${i} < o, vv = ${i} < v.length ? v[${i}] : null;`);
+      }
+      emitChild(ctx, out, ind + 1, child);
+      out.add(ind, `}`);
+    }
+  }
+  if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
+    if (shape === 'map') out.add(ind, `for (const kk of Object.keys(v)) { const p = true, vv = v[kk];`);
+    else out.add(ind, `for (let i = 0; i < v.length; i++) { const kk = String(i), p = true, vv = v[i];`);
+    if (strategy === 'conflict') {
+      out.add(ind + 1, `switch (kk) {`);
+      for (const child of literals) {
+        out.add(ind + 2, `case ${lit(literalKeyOf(child))}: {`);
+        emitChild(ctx, out, ind + 3, child);
+        out.add(ind + 3, `break;`);
+        out.add(ind + 2, `}`);
+      }
+      out.add(ind + 2, `default: {`);
+      emitChain(ctx, out, ind + 3, computed);
+      out.add(ind + 2, `}`);
+      out.add(ind + 1, `}`);
+    } else emitChain(ctx, out, ind + 1, computed);
+    out.add(ind, `}`);
+  }
+}
+
+function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]): void {
+  const [child, ...rest] = computed;
+  if (!child || !isStar(child.pe)) return;
+  const pe = child.pe;
+  let condition: string;
+  if (pe.kind === 'star-all') condition = 'true';
+  else if (pe.kind === 'star-single') {
+    condition = `kk.length > ${pe.prefix.length + pe.suffix.length} && kk.startsWith(${lit(pe.prefix)}) && kk.endsWith(${lit(pe.suffix)})`;
+  } else if (pe.kind === 'star-double') condition = `J.star2(kk, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
+  else {
+    const re = ctx.prog.name('RE');
+    ctx.prog.declare(`const ${re} = new RegExp(${lit(pe.source)});`);
+    condition = `${re}.test(kk)`;
+  }
+  out.add(ind, `if (${condition}) {`);
+  emitChild(ctx, out, ind + 1, child);
+  if (rest.length > 0) {
+    out.add(ind, `} else {`);
+    emitChain(ctx, out, ind + 1, rest);
+  }
+  out.add(ind, `}`);
+}
+
+/** The child keyed `kk` (present `p`, value `vv`) of the composite holding `v` (original size `o`). */
+function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
+  const inner = child.checkValue ? ind + 1 : ind;
+  if (child.checkValue) out.add(ind, `if (p) {`);
+  if (child.composite) {
+    const fn = compileComposite(ctx.prog, child.rhs as Record<string, unknown>, child.path, ctx.scope, ctx.level + 1, child.mode, ctx.options, ctx.depth + 1);
+    out.add(inner, `${fn}(S, kk, vv);`);
+  } else {
+    emitLeaf(ctx, out, inner, child);
+  }
+  if (child.checkValue) out.add(ind, `}`);
+}
+
+function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
+  const leafLevel = ctx.level + 1;
+  const scope = ctx.scope.with(leafLevel, { owner: leafLevel, capture: 'none', groups: 0 }, { key: 'kk', data: 'vl', hash: '0' });
+  const rhsList = Array.isArray(child.rhs) && child.rhs.length > 0 ? child.rhs : [child.rhs];
+  const evaluators: string[] = [];
+  rhsList.forEach((rhs, i) => {
+    const where = Array.isArray(child.rhs) && child.rhs.length > 0 ? [...child.path, i] : child.path;
+    try {
+      evaluators.push(...evaluatorLines(ctx, scope, leafLevel, rhs, rhsList.length > 1, where));
+    } catch (e) {
+      if (!(e instanceof SpecError)) throw e;
+      ctx.prog.error(e.code, where, 'value', e.message);
+    }
+  });
+  out.add(ind, `{`);
+  out.add(ind + 1, `const vl = p ? vv : null;`);
+  out.add(ind + 1, `S.K[${leafLevel}] = kk; S.T[${leafLevel}] = vl;`);
+  out.add(ind + 1, `let r = J.N;`);
+  evaluators.forEach((line, i) => out.add(ind + 1, i === 0 ? line : `if (r === J.N) ${line}`));
+  out.add(ind + 1, `if (r !== J.N) J.mset(v, o, kk, r, ${child.mode});`);
+  out.add(ind, `}`);
+}
+
+/** One statement assigning `r` for one right-hand side (string expression or literal). */
+function evaluatorLines(ctx: Ctx, scope: Scope, level: number, rhs: unknown, fallbacks: boolean, where: JsonPath): string[] {
+  if (typeof rhs !== 'string') return [`r = ${ctx.prog.freshValue(rhs)};`];
+  if (!rhs.startsWith('=')) return [`r = ${argExpr(ctx, scope, level, rhs, false)};`];
+  const text = rhs.slice(1);
+  if (!text.includes('(') && !text.endsWith(')')) {
+    const fn = functionRef(ctx, text, fallbacks, where);
+    return [`r = p ? ${fn}([vv]) : ${fn}([]);`];
+  }
+  const open = text.indexOf('(');
+  if (open < 0 || !text.endsWith(')')) throw new SpecError('PIPE5018', `cannot parse the function call \`${rhs}\``);
+  const fn = functionRef(ctx, text.slice(0, open), fallbacks, where);
+  const args = splitFunctionArgs(text.slice(open + 1, -1)).map((a) => argExpr(ctx, scope, level, a, true));
+  if (args.length === 1) return [`{ const a = ${args[0]}; r = a !== J.N ? ${fn}([a]) : ${fn}([]); }`];
+  return [`r = ${fn}(J.args([${args.join(', ')}]));`];
+}
+
+function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath): string {
+  if (ctx.options.customFunctions.has(name)) return `X.fn[${lit(name)}]`;
+  if (Object.prototype.hasOwnProperty.call(FUNCTIONS, name)) return `J.F.${name}`;
+  const known = Object.keys(FUNCTIONS);
+  const near = known.filter((k) => k.toLowerCase() === name.toLowerCase() || k.toLowerCase().startsWith(name.toLowerCase().slice(0, 3)));
+  const message = `unknown modify function \`${name}\`${near.length > 0 ? ` (did you mean ${near.slice(0, 3).map((n) => `\`${n}\``).join(', ')}?)` : ''}`;
+  if (!fallbacks) throw new SpecError('PIPE5016', message);
+  // In a fallback list Jolt skips an unknown function; keep that behaviour but say so.
+  ctx.prog.warning('PIPE5016', where, 'value', `${message}; it never yields a value, so the next alternative is used`);
+  return 'J.F.noop';
+}
+
+/** SpecStringParser.parseFunctionArgs: commas split arguments outside `(…)` and `'…'`. */
+function splitFunctionArgs(text: string): string[] {
+  const args: string[] = [];
+  let current = '';
+  let inParens = false;
+  let inQuotes = false;
+  for (const c of text) {
+    if (c === '(' && !inQuotes) inParens = true;
+    else if (c === ')' && !inQuotes) inParens = false;
+    else if (c === "'") inQuotes = !inQuotes;
+    else if (c === ',' && !inParens && !inQuotes) {
+      args.push(current.trim());
+      current = '';
+      continue;
+    }
+    current += c;
+  }
+  args.push(current.trim());
+  return args;
+}
+
+/** An argument: `^ctx.path`, `@(…)` from the input, or a literal ('quoted', number, boolean, text). */
+function argExpr(ctx: Ctx, scope: Scope, level: number, arg: string, parse: boolean): string {
+  if (arg.startsWith('^')) {
+    const path = parseDotPath(`root.${arg.slice(1)}`);
+    return readPathExpr(scope, level, 'S.cw', path);
+  }
+  if (arg.startsWith('@')) {
+    const path = parseDotPath(`root.${arg}`);
+    const last = path[path.length - 1];
+    if (!last || last.kind !== 'transpose') throw new SpecError('PIPE5008', `\`${arg}\` must be a single \`@(…)\` reference`);
+    return readExpr(scope, level, last.transpose);
+  }
+  if (!parse) return lit(arg);
+  if (arg.length === 0) return 'null';
+  if (arg.length >= 2 && arg.startsWith("'") && arg.endsWith("'")) return lit(arg.slice(1, -1));
+  if (arg.toLowerCase() === 'true' || arg.toLowerCase() === 'false') return String(arg.toLowerCase() === 'true');
+  const n = parseJavaInt(arg) ?? parseJavaLong(arg) ?? parseJavaDouble(arg);
+  return n !== undefined && Number.isFinite(n) ? String(n) : lit(arg);
+}
+

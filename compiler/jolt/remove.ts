@@ -1,0 +1,118 @@
+/**
+ * Removr (`operation: "remove"`) to JavaScript: removes the keys (or list indexes) the spec names,
+ * with `*` wildcards, in place. A leaf's value must be `""`; an object descends. List indexes are
+ * removed biggest first so that one removal does not shift the next.
+ */
+import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, splitOr } from './emit.js';
+import type { StarElement } from './keys.js';
+
+export type Matcher = { readonly kind: 'literal'; readonly key: string } | StarElement;
+
+interface Node {
+  readonly matcher: Matcher;
+  readonly children?: readonly Node[];
+  readonly path: JsonPath;
+}
+
+/** Removr/Cardinality key: `*` patterns or a literal (no escapes, no references). */
+export function parseMatcher(key: string): Matcher {
+  if (key === '*') return { kind: 'star-all' };
+  const stars = key.split('*').length - 1;
+  if (stars === 0) return { kind: 'literal', key };
+  if (stars === 1) {
+    const at = key.indexOf('*');
+    return { kind: 'star-single', raw: key, prefix: key.slice(0, at), suffix: key.slice(at + 1) };
+  }
+  const parts = key.split('*');
+  if (stars === 2) return { kind: 'star-double', raw: key, prefix: parts[0] ?? '', mid: parts[1] ?? '', suffix: parts[2] ?? '' };
+  const source = `^${parts.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('(.+?)')}$`;
+  return { kind: 'star-regex', raw: key, source, groups: stars };
+}
+
+function parseNodes(prog: Program, spec: Record<string, unknown>, path: JsonPath, depth: number): Node[] {
+  const nodes: Node[] = [];
+  for (const raw of Object.keys(spec)) {
+    const rhs = spec[raw];
+    const childPath = [...path, raw];
+    if (depth > MAX_SPEC_DEPTH) {
+      prog.error('PIPE5019', childPath, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+      return nodes;
+    }
+    for (const key of splitOr(raw)) {
+      if (isPlainObject(rhs)) nodes.push({ matcher: parseMatcher(key), children: parseNodes(prog, rhs, childPath, depth + 1), path: childPath });
+      else if (typeof rhs === 'string' && rhs.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '') === '') nodes.push({ matcher: parseMatcher(key), path: childPath });
+      else prog.error('PIPE5014', childPath, 'value', `the value of \`${raw}\` must be "" (remove it) or an object (descend into it)`);
+    }
+  }
+  return nodes;
+}
+
+/** Compiles a remove spec; returns the name of the generated step function. */
+export function compileRemove(prog: Program, spec: unknown, path: JsonPath): string {
+  const fn = prog.name('remove');
+  if (!isPlainObject(spec)) {
+    prog.error('PIPE5006', path, 'value', 'the spec of a `remove` must be an object');
+    return fn;
+  }
+  const rootFn = emitProcess(prog, parseNodes(prog, spec, path, 0), path);
+  prog.declare(`/** remove: deletes the named keys and indexes (in place). */\nfunction ${fn}(input) {\n  ${rootFn}(input);\n  return input;\n}`);
+  return fn;
+}
+
+function matchExpr(prog: Program, m: Matcher, key: string): string {
+  switch (m.kind) {
+    case 'literal':
+      return `${key} === ${lit(m.key)}`;
+    case 'star-all':
+      return 'true';
+    case 'star-single':
+      return `${key}.length > ${m.prefix.length + m.suffix.length} && ${key}.startsWith(${lit(m.prefix)}) && ${key}.endsWith(${lit(m.suffix)})`;
+    case 'star-double':
+      return `J.star2(${key}, ${lit(m.prefix)}, ${lit(m.mid)}, ${lit(m.suffix)}) !== null`;
+    case 'star-regex': {
+      const re = prog.name('RE');
+      prog.declare(`const ${re} = new RegExp(${lit(m.source)});`);
+      return `${re}.test(${key})`;
+    }
+  }
+}
+
+function listIndexOf(m: Matcher): number | undefined {
+  if (m.kind !== 'literal' || !/^[+-]?\d+$/.test(m.key)) return undefined;
+  const n = Number(m.key);
+  return n >= 0 && n <= 2147483647 ? n : undefined;
+}
+
+/** `function (x)`: applies `nodes` to `x` (a map or list; anything else is left alone). */
+function emitProcess(prog: Program, nodes: readonly Node[], path: JsonPath): string {
+  const fn = prog.name('prune');
+  const out = new Lines();
+  out.add(1, `if (Array.isArray(x)) {`);
+  out.add(2, `const drop = [];`);
+  for (const node of nodes) {
+    const index = listIndexOf(node.matcher);
+    const sub = node.children ? emitProcess(prog, node.children, node.path) : undefined;
+    if (index !== undefined) {
+      out.add(2, `if (${index} < x.length) ${sub ? `${sub}(x[${index}]);` : `drop.push(${index});`}`);
+    } else if (node.matcher.kind === 'star-all') {
+      out.add(2, sub ? `for (const e of x) ${sub}(e);` : `for (let i = 0; i < x.length; i++) drop.push(i);`);
+    }
+  }
+  out.add(2, `J.removeIndices(x, drop);`);
+  out.add(1, `} else if (J.isMap(x)) {`);
+  out.add(2, `const drop = [];`);
+  for (const node of nodes) {
+    const sub = node.children ? emitProcess(prog, node.children, node.path) : undefined;
+    if (node.matcher.kind === 'literal') {
+      const k = lit(node.matcher.key);
+      out.add(2, `if (J.has(x, ${k})) ${sub ? `${sub}(x[${k}]);` : `drop.push(${k});`}`);
+    } else {
+      out.add(2, `for (const k of Object.keys(x)) if (${matchExpr(prog, node.matcher, 'k')}) ${sub ? `${sub}(x[k]);` : 'drop.push(k);'}`);
+    }
+  }
+  out.add(2, `J.removeKeys(x, drop);`);
+  out.add(1, `}`);
+  prog.declare(`/** remove ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(x) {\n${out.toString()}\n}`);
+  return fn;
+}
+

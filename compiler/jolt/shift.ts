@@ -1,0 +1,416 @@
+/**
+ * Shiftr (`operation: "shift"`) to JavaScript. Each spec object becomes one generated function that
+ * walks the matching part of the input: literal keys become property reads, wildcards become loops
+ * with prefix/suffix tests (or a hoisted RegExp), references become expressions over the walked-path
+ * slots. Precedence follows Jolt: literal keys beat computed ones (`&` keys, then the most specific
+ * `*` patterns), `@`/`$`/`#` keys always run. Values are moved into the output, never copied.
+ */
+import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, splitOr } from './emit.js';
+import { canonicalOf, isStar, parseKey, parseOutputPath, type PathElement, SpecError, starMatches } from './keys.js';
+import { compareUtf16 } from '../../runtime/jolt/java.js';
+import { type CaptureKind, evaluateExpr, readExpr, Scope, writeSteps, arrayIndexExpr } from './walk.js';
+
+interface Child {
+  readonly pe: PathElement;
+  readonly rhs: unknown;
+  readonly path: JsonPath;
+  readonly composite: boolean;
+  /** Output paths of a leaf (empty for a null right-hand side). */
+  readonly outputs: readonly (readonly PathElement[])[];
+}
+
+/** Each child object is compiled once even though the map, list and scalar branches all call it. */
+const compiledChildren = new WeakMap<Child, string>();
+
+const COMPUTED_ORDER: Record<string, number> = { amp: 1, array: 1, 'star-regex': 2, 'star-double': 3, 'star-single': 4, 'star-all': 5 };
+
+/** Compiles a shift spec; returns the name of the generated step function `(input) => output`. */
+export function compileShift(prog: Program, spec: unknown, path: JsonPath): string {
+  const fn = prog.name('shift');
+  if (!isPlainObject(spec)) {
+    prog.error('PIPE5006', path, 'value', 'the spec of a `shift` must be an object of input keys');
+    return fn;
+  }
+  const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map());
+  const rootFn = compileComposite(prog, spec, path, root, 1, { owner: 1, capture: 'none', groups: 0 }, 0);
+  prog.declare(
+    [
+      `/** shift: walks the input along the spec and moves matched values into a new output. */`,
+      `function ${fn}(input) {`,
+      `  const S = J.shiftState(input);`,
+      `  ${rootFn}(S, "root", undefined, input);`,
+      `  return J.shiftResult(S);`,
+      `}`,
+    ].join('\n'),
+  );
+  return fn;
+}
+
+function parseChildren(prog: Program, spec: Record<string, unknown>, path: JsonPath): Child[] {
+  const children: Child[] = [];
+  const seen = new Set<string>();
+  for (const rawKey of Object.keys(spec)) {
+    const rhs = spec[rawKey];
+    const childPath = [...path, rawKey];
+    for (const keyText of splitOr(rawKey)) {
+      let pe: PathElement;
+      try {
+        pe = parseKey(keyText);
+      } catch (e) {
+        if (e instanceof SpecError) {
+          prog.error(e.code, childPath, 'key', e.message);
+          continue;
+        }
+        throw e;
+      }
+      const canonical = canonicalOf(pe);
+      if (seen.has(canonical)) {
+        prog.error('PIPE5011', childPath, 'key', `the key \`${keyText}\` is the same as another key of this object (\`${canonical}\`)`);
+        continue;
+      }
+      seen.add(canonical);
+      const child = makeChild(prog, pe, rhs, childPath, keyText);
+      if (child) children.push(child);
+    }
+  }
+  return children;
+}
+
+function makeChild(prog: Program, pe: PathElement, rhs: unknown, path: JsonPath, keyText: string): Child | undefined {
+  if (isPlainObject(rhs)) {
+    if (pe.kind === 'at' || pe.kind === 'dollar') {
+      prog.error('PIPE5007', path, 'key', `the key \`${keyText}\` cannot have children: \`@\` and \`$\` keys are leaves`);
+      return undefined;
+    }
+    if (Object.keys(rhs).length === 0) {
+      prog.error('PIPE5012', path, 'value', `the key \`${keyText}\` has an empty object as its value`);
+      return undefined;
+    }
+    return { pe, rhs, path, composite: true, outputs: [] };
+  }
+  const texts = rhs === null ? [] : typeof rhs === 'string' ? [rhs] : Array.isArray(rhs) ? rhs : undefined;
+  if (texts === undefined) {
+    prog.error('PIPE5010', path, 'value', `the value of \`${keyText}\` must be an output path, a list of paths, null or an object`);
+    return undefined;
+  }
+  const outputs: PathElement[][] = [];
+  texts.forEach((text, i) => {
+    const where = Array.isArray(rhs) ? [...path, i] : path;
+    if (typeof text !== 'string') {
+      prog.error('PIPE5010', where, 'value', `the output paths of \`${keyText}\` must be strings`);
+      return;
+    }
+    try {
+      outputs.push(parseOutputPath(text));
+    } catch (e) {
+      if (e instanceof SpecError) prog.error(e.code, where, 'value', e.message);
+      else throw e;
+    }
+  });
+  return { pe, rhs, path, composite: false, outputs };
+}
+
+function computedCompare(a: Child, b: Child): number {
+  const oa = COMPUTED_ORDER[a.pe.kind] ?? 9;
+  const ob = COMPUTED_ORDER[b.pe.kind] ?? 9;
+  if (oa !== ob) return oa - ob;
+  const ca = canonicalOf(a.pe);
+  const cb = canonicalOf(b.pe);
+  if (ca.length !== cb.length) return cb.length - ca.length;
+  return compareUtf16(ca, cb);
+}
+
+type Strategy = 'literals' | 'computed' | 'conflict' | 'both';
+
+function strategyOf(literals: readonly Child[], computed: readonly Child[]): Strategy {
+  if (computed.length === 0) return 'literals';
+  if (literals.length === 0) return 'computed';
+  for (const c of computed) {
+    if (!isStar(c.pe)) return 'conflict';
+    const star = c.pe;
+    if (literals.some((l) => l.pe.kind === 'literal' && starMatches(star, l.pe.key))) return 'conflict';
+  }
+  return 'both';
+}
+
+function captureOf(pe: PathElement): { capture: CaptureKind; groups: number } {
+  switch (pe.kind) {
+    case 'star-single':
+      return { capture: 'single', groups: 1 };
+    case 'star-double':
+      return { capture: 'double', groups: 2 };
+    case 'star-regex':
+      return { capture: 'regex', groups: pe.groups };
+    default:
+      return { capture: 'none', groups: 0 };
+  }
+}
+
+/**
+ * One spec object at `level`: a function `(S, k, c, d)` setting its walked-path slot and applying
+ * its children to `d`. `scope` describes the levels above; `self` this level.
+ */
+function compileComposite(
+  prog: Program,
+  spec: Record<string, unknown>,
+  path: JsonPath,
+  outer: Scope,
+  level: number,
+  self: { owner: number; capture: CaptureKind; groups: number },
+  depth: number,
+): string {
+  const fn = prog.name('node');
+  if (depth > MAX_SPEC_DEPTH) {
+    prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    prog.declare(`function ${fn}() {}`);
+    return fn;
+  }
+  const isOwner = self.owner === level;
+  const scope = outer.enter(level, self, isOwner ? { key: 'k', cap: 'c', data: 'd', hash: `S.H[${level}]` } : { data: 'd' });
+  const children = parseChildren(prog, spec, path);
+  const literals = children.filter((c) => c.pe.kind === 'literal');
+  const specials = children.filter((c) => c.pe.kind === 'at' || c.pe.kind === 'hash' || c.pe.kind === 'dollar' || c.pe.kind === 'transpose');
+  const computed = children.filter((c) => isStar(c.pe) || c.pe.kind === 'amp' || c.pe.kind === 'array').sort(computedCompare);
+  const strategy = strategyOf(literals, computed);
+
+  const body = new Lines();
+  body.add(1, `S.T[${level}] = d;`);
+  if (isOwner) body.add(1, `S.K[${level}] = k; S.C[${level}] = c; S.H[${level}] = 0;`);
+  for (const child of specials) emitSpecial(prog, body, 1, child, scope, level, depth);
+
+  if (literals.length > 0 || computed.length > 0) {
+    body.add(1, `if (d !== null && typeof d === "object") {`);
+    body.add(2, `if (Array.isArray(d)) {`);
+    emitList(prog, body, 3, strategy, literals, computed, scope, level, depth);
+    body.add(2, `} else {`);
+    emitMap(prog, body, 3, strategy, literals, computed, scope, level, depth);
+    body.add(2, `}`);
+    body.add(1, `} else if (d !== null && d !== undefined) {`);
+    body.add(2, `const s = J.jstr(d);`);
+    emitScalar(prog, body, 2, strategy, literals, computed, scope, level, depth);
+    body.add(1, `}`);
+  }
+  prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(S, k, c, d) {\n${body.toString()}\n}`);
+  return fn;
+}
+
+function describe(path: JsonPath): string {
+  const keys = path.slice(2).map(String);
+  return keys.length === 0 ? 'root' : keys.join(' › ').replace(/\*\//g, '*\\/');
+}
+
+function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+  if (strategy === 'literals' || strategy === 'both') {
+    for (const child of literals) {
+      const key = lit(literalKey(child));
+      out.add(ind, `if (J.has(d, ${key})) {`);
+      out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
+      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined);
+      out.add(ind, `}`);
+    }
+  }
+  if (strategy === 'computed' || strategy === 'both') {
+    out.add(ind, `for (const kk of Object.keys(d)) {`);
+    out.add(ind + 1, `const vv = d[kk];`);
+    emitComputedChain(prog, out, ind + 1, computed, scope, level, depth);
+    out.add(ind, `}`);
+  }
+  if (strategy === 'conflict') {
+    out.add(ind, `for (const kk of Object.keys(d)) {`);
+    out.add(ind + 1, `const vv = d[kk];`);
+    emitConflict(prog, out, ind + 1, literals, computed, scope, level, depth);
+    out.add(ind, `}`);
+  }
+}
+
+function emitList(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+  if (strategy === 'literals' || strategy === 'both') {
+    for (const child of literals) {
+      const key = literalKey(child);
+      const index = /^[+-]?\d+$/.test(key) ? Number(key) : NaN;
+      if (!(index >= 0 && index <= 2147483647)) continue;
+      out.add(ind, `if (${index} < d.length) {`);
+      out.add(ind + 1, `const kk = ${lit(key)}, vv = d[${index}];`);
+      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined);
+      out.add(ind, `}`);
+    }
+  }
+  if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
+    out.add(ind, `for (let i = 0; i < d.length; i++) {`);
+    out.add(ind + 1, `const kk = String(i), vv = d[i];`);
+    if (strategy === 'conflict') emitConflict(prog, out, ind + 1, literals, computed, scope, level, depth);
+    else emitComputedChain(prog, out, ind + 1, computed, scope, level, depth);
+    out.add(ind, `}`);
+  }
+}
+
+function emitScalar(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+  out.add(ind, `const kk = s, vv = null;`);
+  if (strategy === 'conflict') {
+    emitConflict(prog, out, ind, literals, computed, scope, level, depth);
+    return;
+  }
+  if (strategy === 'literals' || strategy === 'both') {
+    for (const child of literals) {
+      out.add(ind, `if (s === ${lit(literalKey(child))}) {`);
+      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined);
+      out.add(ind, `}`);
+    }
+  }
+  if (strategy === 'computed' || strategy === 'both') emitComputedChain(prog, out, ind, computed, scope, level, depth);
+}
+
+function emitConflict(prog: Program, out: Lines, ind: number, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+  out.add(ind, `switch (kk) {`);
+  for (const child of literals) {
+    out.add(ind + 1, `case ${lit(literalKey(child))}: {`);
+    emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined);
+    out.add(ind + 2, `break;`);
+    out.add(ind + 1, `}`);
+  }
+  out.add(ind + 1, `default: {`);
+  emitComputedChain(prog, out, ind + 2, computed, scope, level, depth);
+  out.add(ind + 1, `}`);
+  out.add(ind, `}`);
+}
+
+function literalKey(child: Child): string {
+  return child.pe.kind === 'literal' ? child.pe.key : '';
+}
+
+/** `if (first computed key matches) … else if (second) …`: the first match handles the input key. */
+function emitComputedChain(prog: Program, out: Lines, ind: number, computed: readonly Child[], scope: Scope, level: number, depth: number): void {
+  const [child, ...rest] = computed;
+  if (child === undefined) return;
+  const pe = child.pe;
+  let capture: string | undefined;
+  let condition: string;
+  try {
+    switch (pe.kind) {
+      case 'star-all':
+        condition = 'true';
+        break;
+      case 'star-single': {
+        const min = pe.prefix.length + pe.suffix.length;
+        const parts = [`kk.length > ${min}`];
+        if (pe.prefix !== '') parts.push(`kk.startsWith(${lit(pe.prefix)})`);
+        if (pe.suffix !== '') parts.push(`kk.endsWith(${lit(pe.suffix)})`);
+        condition = parts.join(' && ');
+        capture = `kk.slice(${pe.prefix.length}, kk.length - ${pe.suffix.length})`;
+        break;
+      }
+      case 'star-double':
+        out.add(ind, `const m${depth} = J.star2(kk, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)});`);
+        condition = `m${depth} !== null`;
+        capture = `m${depth}`;
+        break;
+      case 'star-regex': {
+        const re = prog.name('RE');
+        prog.declare(`const ${re} = new RegExp(${lit(pe.source)});`);
+        out.add(ind, `const m${depth} = ${re}.exec(kk);`);
+        condition = `m${depth} !== null`;
+        capture = `m${depth}`;
+        break;
+      }
+      case 'amp':
+        condition = `kk === ${evaluateExpr(scope, level, pe)}`;
+        break;
+      case 'array':
+        condition = `kk === ${arrayIndexExpr(scope, level, pe)}`;
+        break;
+      default:
+        return;
+    }
+  } catch (e) {
+    if (!(e instanceof SpecError)) throw e;
+    prog.error(e.code, child.path, 'key', e.message);
+    emitComputedChain(prog, out, ind, rest, scope, level, depth);
+    return;
+  }
+  out.add(ind, `if (${condition}) {`);
+  emitMatched(prog, out, ind + 1, child, scope, level, depth, capture);
+  if (rest.length > 0) {
+    out.add(ind, `} else {`);
+    emitComputedChain(prog, out, ind + 1, rest, scope, level, depth);
+  }
+  out.add(ind, `}`);
+}
+
+/** A literal or computed child matched input key `kk` with value `vv`. */
+function emitMatched(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, depth: number, capture: string | undefined): void {
+  const { capture: kind, groups } = captureOf(child.pe);
+  const childLevel = level + 1;
+  if (capture !== undefined && kind === 'single') out.add(ind, `const cc = ${capture};`);
+  const capName = capture === undefined ? 'undefined' : kind === 'single' ? 'cc' : capture;
+  if (child.composite) {
+    let fn = compiledChildren.get(child);
+    if (fn === undefined) {
+      fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, { owner: childLevel, capture: kind, groups }, depth + 1);
+      compiledChildren.set(child, fn);
+    }
+    out.add(ind, `${fn}(S, kk, ${capName}, vv);`);
+  } else {
+    const leafScope = scope.with(childLevel, { owner: childLevel, capture: kind, groups }, { key: 'kk', cap: capName, data: 'vv', hash: '0' });
+    emitWrites(prog, out, ind, child, leafScope, childLevel, 'vv');
+  }
+  out.add(ind, scope.countMatch(level));
+}
+
+/** `@`, `@(…)`, `$…` and `#…` children: they see the composite's own key and data and never block. */
+function emitSpecial(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, depth: number): void {
+  const pe = child.pe;
+  const childLevel = level + 1;
+  const owner = scope.levels[level]?.owner ?? level;
+  const alias = { owner, capture: 'none' as CaptureKind, groups: 0 };
+  try {
+    if (pe.kind === 'transpose') {
+      const read = readExpr(scope, level, pe.transpose);
+      out.add(ind, `{`);
+      out.add(ind + 1, `const v = ${read};`);
+      out.add(ind + 1, `if (v !== J.N) {`);
+      if (child.composite) {
+        const fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, alias, depth + 1);
+        out.add(ind + 2, `${fn}(S, undefined, undefined, v);`);
+        out.add(ind + 2, scope.countMatch(level));
+      } else {
+        emitWrites(prog, out, ind + 2, child, scope.with(childLevel, alias, { data: 'd' }), childLevel, 'v');
+      }
+      out.add(ind + 1, `}`);
+      out.add(ind, `}`);
+    } else if (pe.kind === 'at') {
+      emitWrites(prog, out, ind, child, scope.with(childLevel, alias, { data: 'd' }), childLevel, 'd');
+    } else if (pe.kind === 'dollar') {
+      const value = evaluateExpr(scope, level, pe);
+      out.add(ind, `{`);
+      out.add(ind + 1, `const v = ${value};`);
+      const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
+      emitWrites(prog, out, ind + 1, child, scope.with(childLevel, own, { key: 'v', data: 'd', hash: '0' }), childLevel, 'v');
+      out.add(ind, `}`);
+    } else if (pe.kind === 'hash') {
+      const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
+      if (child.composite) {
+        const fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, own, depth + 1);
+        out.add(ind, `${fn}(S, ${lit(pe.value)}, undefined, d);`);
+        out.add(ind, scope.countMatch(level));
+      } else {
+        emitWrites(prog, out, ind, child, scope.with(childLevel, own, { key: lit(pe.value), data: 'd', hash: '0' }), childLevel, lit(pe.value));
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof SpecError)) throw e;
+    prog.error(e.code, child.path, 'key', e.message);
+  }
+}
+
+function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, data: string): void {
+  const rhsList = Array.isArray(child.rhs);
+  child.outputs.forEach((output, i) => {
+    try {
+      const { kinds, keys } = writeSteps(scope, level, output);
+      out.add(ind, `J.put(S, ${lit(kinds)}, [${keys.join(', ')}], ${data});`);
+    } catch (e) {
+      if (!(e instanceof SpecError)) throw e;
+      prog.error(e.code, rhsList ? [...child.path, i] : child.path, 'value', e.message);
+    }
+  });
+}

@@ -1,0 +1,180 @@
+/**
+ * Build-time model of Jolt's WalkedPath for code generation: which spec level owns each matched key
+ * (transposes and `@` reuse their parent's), what captures a level has, and the JS expressions that
+ * read a level's key, captures, data and match count in the current generated scope. References such
+ * as `&(2,1)`, `$1`, `[#2]` and `@(1,a.b)` become plain expressions here.
+ */
+import { type PathElement, type Ref, type Transpose, SpecError } from './keys.js';
+import { lit } from './emit.js';
+
+export type CaptureKind = 'none' | 'single' | 'double' | 'regex';
+
+export interface Level {
+  /** The level whose matched key this level shares (itself unless it is `@`/transpose). */
+  readonly owner: number;
+  readonly capture: CaptureKind;
+  /** Number of `*` groups for regex captures. */
+  readonly groups: number;
+}
+
+export interface LocalNames {
+  readonly key?: string;
+  readonly cap?: string;
+  readonly data?: string;
+  readonly hash?: string;
+}
+
+/** Levels from the root to the current one, plus JS names bound locally in the current scope. */
+export class Scope {
+  constructor(
+    readonly levels: readonly Level[],
+    readonly locals: ReadonlyMap<number, LocalNames>,
+  ) {}
+
+  /** The scope inside a new generated function for `level`: outer levels are read from `S` slots. */
+  enter(level: number, info: Level, names: LocalNames): Scope {
+    return new Scope([...this.levels.slice(0, level), info], new Map([[level, names]]));
+  }
+
+  with(level: number, info: Level, names: LocalNames): Scope {
+    const levels = [...this.levels.slice(0, level), info];
+    const locals = new Map(this.locals);
+    locals.set(level, names);
+    return new Scope(levels, locals);
+  }
+
+  private levelAt(at: number, up: number, what: string): number {
+    const index = at - up;
+    if (index < 0 || index >= this.levels.length) {
+      throw new SpecError('PIPE5008', `${what} goes ${up} levels up, above the top of the spec`);
+    }
+    return index;
+  }
+
+  private ownerOf(index: number): number {
+    return this.levels[index]?.owner ?? index;
+  }
+
+  keyOf(at: number, ref: Ref, what: string): string {
+    const owner = this.ownerOf(this.levelAt(at, ref.pathIndex, what));
+    const level = this.levels[owner];
+    const names = this.locals.get(owner);
+    if (ref.keyGroup === 0) return names?.key ?? `S.K[${owner}]`;
+    const cap = names?.cap ?? `S.C[${owner}]`;
+    const g = ref.keyGroup;
+    if (level?.capture === 'single' && g === 1) return cap;
+    if (level?.capture === 'double' && g <= 2) return `${cap}[${g - 1}]`;
+    if (level?.capture === 'regex' && g <= level.groups) return `${cap}[${g}]`;
+    throw new SpecError('PIPE5008', `${what} asks for \`*\` group ${g}, but the key it refers to has ${groupCount(level)}`);
+  }
+
+  hashOf(at: number, up: number, what: string): string {
+    const owner = this.ownerOf(this.levelAt(at, up, what));
+    return this.locals.get(owner)?.hash ?? `S.H[${owner}]`;
+  }
+
+  dataOf(at: number, up: number, what: string): string {
+    const index = this.levelAt(at, up, what);
+    return this.locals.get(index)?.data ?? `S.T[${index}]`;
+  }
+
+  /** `S.H[owner]++` for the level a finished child counts towards. */
+  countMatch(level: number): string {
+    const owner = this.ownerOf(level);
+    return `S.H[${owner}]++;`;
+  }
+}
+
+function groupCount(level: Level | undefined): string {
+  if (level === undefined || level.capture === 'none') return 'no `*` groups';
+  const n = level.capture === 'single' ? 1 : level.capture === 'double' ? 2 : level.groups;
+  return `${n} group${n === 1 ? '' : 's'}`;
+}
+
+function ampExpr(scope: Scope, at: number, tokens: readonly (string | Ref)[]): string {
+  const parts = tokens.map((t) => (typeof t === 'string' ? lit(t) : scope.keyOf(at, t, `\`&(${t.pathIndex},${t.keyGroup})\``)));
+  if (parts.length === 0) return '""';
+  return parts.length === 1 && typeof tokens[0] !== 'string' ? parts[0] ?? '""' : `(${parts.join(' + ')})`;
+}
+
+/** Expression reading `@(up, sub)`: the value, or J.N when the path does not exist. */
+export function readExpr(scope: Scope, at: number, t: Transpose): string {
+  return readPathExpr(scope, at, scope.dataOf(at, t.upLevel, `\`@(${t.upLevel},…)\``), t.sub ?? []);
+}
+
+/** Expression reading `path` below the value of `base` (J.N when absent). */
+export function readPathExpr(scope: Scope, at: number, base: string, path: readonly PathElement[]): string {
+  let expr = base;
+  for (const pe of path) {
+    switch (pe.kind) {
+      case 'literal':
+        expr = `J.gm(${expr}, ${lit(pe.key)})`;
+        break;
+      case 'amp':
+        expr = `J.gm(${expr}, ${ampExpr(scope, at, pe.tokens)})`;
+        break;
+      case 'transpose':
+        expr = `J.gm(${expr}, J.tkey(${readExpr(scope, at, pe.transpose)}))`;
+        break;
+      case 'array':
+        expr = pe.index.type === 'auto' ? 'J.N' : `J.ga(${expr}, ${arrayIndexExpr(scope, at, pe)})`;
+        break;
+      default:
+        throw new SpecError('PIPE5009', 'an `@(…)` lookup path may contain only names, `&` references, `[index]` and `@(…)`');
+    }
+  }
+  return expr;
+}
+
+/** The index text (or null) of `[n]`, `[&n]`, `[#n]`, `[@…]`. */
+export function arrayIndexExpr(scope: Scope, at: number, pe: Extract<PathElement, { kind: 'array' }>): string {
+  const index = pe.index;
+  switch (index.type) {
+    case 'auto':
+      return lit('[]');
+    case 'explicit':
+      return lit(String(index.index));
+    case 'ref':
+      return `J.idx(${scope.keyOf(at, index.ref, `\`[&(${index.ref.pathIndex},${index.ref.keyGroup})]\``)})`;
+    case 'hash':
+      return `String(${scope.hashOf(at, index.pathIndex, `\`[#${index.pathIndex}]\``)})`;
+    case 'transpose':
+      return `J.idx(J.tkey(${readExpr(scope, at, index.transpose)}))`;
+  }
+}
+
+/** What an evaluatable path element (`&…`, literal, `[…]`, `@(…)`) evaluates to, as a JS string expression. */
+export function evaluateExpr(scope: Scope, at: number, pe: PathElement): string {
+  switch (pe.kind) {
+    case 'literal':
+      return lit(pe.key);
+    case 'amp':
+      return ampExpr(scope, at, pe.tokens);
+    case 'array':
+      return arrayIndexExpr(scope, at, pe);
+    case 'transpose':
+      return `J.tkey(${readExpr(scope, at, pe.transpose)})`;
+    case 'dollar':
+      return scope.keyOf(at, pe.ref, `\`$(${pe.ref.pathIndex},${pe.ref.keyGroup})\``);
+    case 'hash':
+      return lit(pe.value);
+    default:
+      throw new SpecError('PIPE5009', 'this key cannot be evaluated');
+  }
+}
+
+/** Traversr step kinds of an output path: M (map key), A (list index), X (append with `[]`). */
+export function writeSteps(scope: Scope, at: number, path: readonly PathElement[]): { kinds: string; keys: string[] } {
+  let kinds = '';
+  const keys: string[] = [];
+  for (const pe of path) {
+    if (pe.kind === 'array') {
+      kinds += pe.index.type === 'auto' ? 'X' : 'A';
+      keys.push(arrayIndexExpr(scope, at, pe));
+    } else {
+      kinds += 'M';
+      keys.push(evaluateExpr(scope, at, pe));
+    }
+  }
+  return { kinds, keys };
+}

@@ -1,0 +1,103 @@
+/**
+ * The intermediate form between `check` and `emit`: one plan per pipeline, with every value already
+ * compiled to a JavaScript expression (Double Braces, JOLT, JSLT and schemas are compiled during
+ * check, where the message shapes are known). Codegen only arranges text; it makes no decisions.
+ */
+
+/** Where a step came from, for provenance comments: `orders.pipe:12`. */
+export interface SourceRef {
+  readonly file: string;
+  readonly line: number;
+}
+
+/** A JavaScript expression, and whether it depends on the execution (message, ctx, item). */
+export interface JsExpr {
+  readonly js: string;
+  readonly constant: boolean;
+}
+
+/** A module-level declaration of the pipeline module (constants, compiled transforms). */
+export interface Hoisted {
+  readonly name: string;
+  readonly js: string;
+  readonly comment?: string;
+}
+
+/** An import the pipeline module needs beyond the runtime (validators compiled by ajv standalone). */
+export interface ValidatorModule {
+  /** Module file name under validators/, without extension. */
+  readonly name: string;
+  /** ESM source from ajv standalone. */
+  readonly code: string;
+}
+
+export type PlanStep =
+  | ConnectorPlan
+  | { readonly kind: 'respond'; readonly source: SourceRef; readonly status: number; readonly body: JsExpr; readonly headers?: JsExpr }
+  | { readonly kind: 'fail'; readonly source: SourceRef; readonly status: number; readonly message: JsExpr }
+  | ChoicePlan
+  | { readonly kind: 'try'; readonly source: SourceRef; readonly body: readonly PlanStep[]; readonly catchBody: readonly PlanStep[] }
+  | ForEachPlan;
+
+export interface ConnectorPlan {
+  readonly kind: 'connector';
+  readonly source: SourceRef;
+  readonly connector: string;
+  /** Runtime module path relative to runtime/ without extension, e.g. 'connectors/rest/rest'. */
+  readonly module: string;
+  readonly label?: string;
+  /** The step's parameters as one JS object expression. */
+  readonly params: JsExpr;
+  readonly failOnError: boolean;
+  /** Steps run when the connector's output says `success: false` (validate's on-fail). */
+  readonly onFail?: readonly PlanStep[];
+}
+
+export interface ChoicePlan {
+  readonly kind: 'choice';
+  readonly source: SourceRef;
+  readonly label?: string;
+  readonly whens: readonly { readonly condition: JsExpr; readonly source: SourceRef; readonly describe: string; readonly body: readonly PlanStep[] }[];
+  readonly otherwise?: readonly PlanStep[];
+}
+
+export interface ForEachPlan {
+  readonly kind: 'for-each';
+  readonly source: SourceRef;
+  readonly label?: string;
+  /** Evaluates to the array of elements. */
+  readonly over: JsExpr;
+  /** 1 = sequential. */
+  readonly parallel: number;
+  readonly failOnError: boolean;
+  readonly body: readonly PlanStep[];
+}
+
+export interface TriggerPlan {
+  readonly kind: string;
+  /** The TriggerSpec object literal as JS (validators referenced by name). */
+  readonly spec: string;
+}
+
+export interface PipelinePlan {
+  readonly name: string;
+  readonly source: SourceRef;
+  readonly trigger: TriggerPlan;
+  readonly concurrency: number;
+  readonly timeout: number;
+  readonly steps: readonly PlanStep[];
+  readonly onError?: readonly PlanStep[];
+  readonly hoisted: readonly Hoisted[];
+  readonly validators: readonly ValidatorModule[];
+  /** Runtime namespaces the module uses: 'B' braces, 'J' jolt, 'L' jslt. */
+  readonly namespaces: ReadonlySet<'B' | 'J' | 'L'>;
+}
+
+export interface ServicePlan {
+  readonly name: string;
+  readonly pipelines: readonly PipelinePlan[];
+  /** Accounts: name → JS object expression (env() resolved at start). */
+  readonly accounts: readonly { readonly name: string; readonly type: string; readonly js: string }[];
+  readonly globals: readonly { readonly name: string; readonly js: string }[];
+  readonly stores: readonly { readonly name: string; readonly expireAfterSeconds?: number }[];
+}

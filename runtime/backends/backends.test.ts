@@ -1,0 +1,679 @@
+/**
+ * The behavioural suite of the platform backends, written once and run against both configurations:
+ * embedded (SQLite store + SQLite queue) and distributed (PostgreSQL store + NATS JetStream broker,
+ * on 127.0.0.1:5432 db `test` and 127.0.0.1:4222). A missing server skips the distributed run with a
+ * console message, except under CI=true where the run fails and names the missing server.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { connect } from 'nats';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Delivery, Json, JsonObject } from '../types.js';
+import { PipeError } from '../errors.js';
+import { createBackends, type Backends } from './index.js';
+import { parseFilter } from './query/filter.js';
+import { matchesFilter } from './query/match.js';
+import { createRegexTester } from './query/regex.js';
+
+const PG_URL = process.env['PIPEC_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const NATS_URL = process.env['PIPEC_TEST_NATS'] ?? 'nats://127.0.0.1:4222';
+const IN_CI = process.env['CI'] === 'true';
+const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+const WORKER = join(import.meta.dirname, 'test-support', 'event-worker.ts');
+
+function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: u.hostname, port: Number(u.port || defaultPort) });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+const postgresUp = await reachable(PG_URL, 5432);
+const natsUp = await reachable(NATS_URL, 4222);
+const missing = [postgresUp ? null : `PostgreSQL (${PG_URL})`, natsUp ? null : `NATS (${NATS_URL})`].filter((m) => m !== null);
+if (missing.length > 0 && !IN_CI) console.warn(`[backends.test] skipping the postgres+nats run: unreachable ${missing.join(', ')}`);
+
+interface Variant {
+  readonly name: 'sqlite' | 'postgres+nats';
+  readonly run: boolean;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+const variants: Variant[] = [
+  { name: 'sqlite', run: true, env: { PIPEC_STORE_MAX_DOC: '4096' } },
+  {
+    name: 'postgres+nats',
+    run: missing.length === 0 || IN_CI,
+    env: {
+      PIPEC_STORE: PG_URL,
+      PIPEC_BROKER: NATS_URL,
+      PIPEC_NATS_STREAM: `PIPEC_TEST_${RUN_ID}`,
+      PIPEC_NATS_SUBJECT_PREFIX: `pipectest.${RUN_ID}`,
+      PIPEC_STORE_MAX_DOC: '4096',
+    },
+  },
+];
+
+const silent = pino({ level: 'silent' });
+
+function deferredCounter(): { count: () => number; until: (n: number, ms?: number) => Promise<void>; bump: () => void } {
+  let n = 0;
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  return {
+    count: () => n,
+    bump: () => {
+      n += 1;
+      for (const w of [...waiters]) if (n >= w.n) w.resolve();
+    },
+    until: (target, ms = 10_000) =>
+      new Promise<void>((resolve, reject) => {
+        if (n >= target) return resolve();
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${target}, got ${n}`)), ms);
+        waiters.push({ n: target, resolve: () => (clearTimeout(timer), resolve()) });
+      }),
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function expectPipeError(promise: Promise<unknown>, code: number, kind: string, text?: string): Promise<void> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PipeError);
+  expect((err as PipeError).code).toBe(code);
+  expect((err as PipeError).kind).toBe(kind);
+  if (text !== undefined) expect((err as PipeError).message).toContain(text);
+}
+
+for (const variant of variants) {
+  describe.runIf(variant.run)(`backends: ${variant.name}`, () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pipec-backends-'));
+    let time = Date.UTC(2025, 0, 1);
+    const clock = { now: () => time };
+    let backends: Backends;
+    let storeCounter = 0;
+    const usedStores: string[] = [];
+    const newStore = (): string => {
+      const name = `t${RUN_ID}_${variant.name === 'sqlite' ? 'l' : 'p'}${storeCounter++}`;
+      usedStores.push(name);
+      return name;
+    };
+    const open = (): Promise<Backends> => createBackends({ dataDir, env: variant.env, clock, logger: silent });
+
+    beforeAll(async () => {
+      if (!variant.run || (variant.name === 'postgres+nats' && missing.length > 0)) {
+        throw new Error(`CI=true requires the distributed backends; unreachable: ${missing.join(', ')}`);
+      }
+      backends = await open();
+    });
+
+    afterAll(async () => {
+      await backends?.close();
+      if (variant.name === 'postgres+nats' && missing.length === 0) {
+        const client = new pg.Client({ connectionString: PG_URL });
+        await client.connect();
+        await client.query('DELETE FROM pipec_documents WHERE store = ANY($1::text[])', [usedStores]);
+        await client.query('DELETE FROM pipec_stores WHERE store = ANY($1::text[])', [usedStores]);
+        await client.query('DELETE FROM pipec_lock_ledger WHERE key LIKE $1', [`${RUN_ID}%`]);
+        const indexes = await client.query<{ indexname: string }>(
+          "SELECT indexname FROM pg_indexes WHERE tablename = 'pipec_documents' AND indexdef LIKE $1",
+          [`%t${RUN_ID}_%`],
+        );
+        for (const { indexname } of indexes.rows) await client.query(`DROP INDEX IF EXISTS "${indexname.replace(/"/g, '')}"`);
+        await client.end();
+        const nc = await connect({ servers: new URL(NATS_URL).host });
+        const jsm = await nc.jetstreamManager();
+        await jsm.streams.delete(String(variant.env['PIPEC_NATS_STREAM'])).catch(() => false);
+        await nc.close();
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    // ─────────────────────────────── Object Store ───────────────────────────────
+
+    describe('object store', () => {
+      const fixture: JsonObject[] = [
+        { _oId: 'a', name: 'apple', price: 10, tags: ['red', 'fruit'], product: { price: 3000, kind: 'phone' }, ok: true },
+        { _oId: 'b', name: 'Banana', price: 20.5, tags: 'yellow', ok: false, note: null },
+        { _oId: 'c', name: "x' OR 1=1 --", price: '30', qty: 3 },
+        { _oId: 'd', name: 'line1\nline2', product: { price: 100 }, dims: { w: 1, h: 2 }, list: [[1, 2], 3] },
+        { _oId: 'e', name: 'empty', price: -1, tags: [], qty: 0 },
+      ];
+      let store: string;
+      beforeAll(async () => {
+        store = newStore();
+        const { ids } = await backends.store.insert(store, fixture);
+        expect(ids).toEqual(['a', 'b', 'c', 'd', 'e']);
+      });
+
+      const ids = async (query: JsonObject, opts?: Parameters<Backends['store']['find']>[2]): Promise<string[]> =>
+        (await backends.store.find(store, query, opts)).map((d) => String(d['_oId']));
+
+      const cases: Array<[string, JsonObject, string[]]> = [
+        ['empty query', {}, ['a', 'b', 'c', 'd', 'e']],
+        ['implicit equality', { name: 'apple' }, ['a']],
+        ['$eq number', { price: { $eq: 10 } }, ['a']],
+        ['number never equals string', { price: 30 }, []],
+        ['string equality', { price: '30' }, ['c']],
+        ['$ne includes missing', { price: { $ne: 10 } }, ['b', 'c', 'd', 'e']],
+        ['$gt numbers only', { price: { $gt: 5 } }, ['a', 'b']],
+        ['$gte', { price: { $gte: 20.5 } }, ['b']],
+        ['$lt', { price: { $lt: 10 } }, ['e']],
+        ['$lte', { price: { $lte: 10 } }, ['a', 'e']],
+        ['$gt string compares strings', { name: { $gt: 'a' } }, ['a', 'c', 'd', 'e']],
+        ['range conjunction', { price: { $gt: 0, $lt: 15 } }, ['a']],
+        ['$in mixed types', { price: { $in: [10, '30'] } }, ['a', 'c']],
+        ['$in with null matches missing', { note: { $in: [null] } }, ['a', 'b', 'c', 'd', 'e']],
+        ['$nin', { price: { $nin: [10, '30'] } }, ['b', 'd', 'e']],
+        ['$exists true', { qty: { $exists: true } }, ['c', 'e']],
+        ['$exists false', { qty: { $exists: false } }, ['a', 'b', 'd']],
+        ['$exists true on explicit null', { note: { $exists: true } }, ['b']],
+        ['null matches null and missing', { note: null }, ['a', 'b', 'c', 'd', 'e']],
+        ['boolean equality', { ok: false }, ['b']],
+        ['array element equality', { tags: 'red' }, ['a']],
+        ['scalar field equality', { tags: 'yellow' }, ['b']],
+        ['whole array equality', { tags: ['red', 'fruit'] }, ['a']],
+        ['empty array equality', { tags: [] }, ['e']],
+        ['nested array element', { list: [1, 2] }, ['d']],
+        ['object equality', { dims: { w: 1, h: 2 } }, ['d']],
+        ['dotted path', { 'product.price': { $gt: 2000 } }, ['a']],
+        ['dotted path equality', { 'product.kind': 'phone' }, ['a']],
+        ['$and', { $and: [{ price: { $gt: 0 } }, { ok: true }] }, ['a']],
+        ['$or', { $or: [{ ok: false }, { qty: 3 }] }, ['b', 'c']],
+        ['$nor', { $nor: [{ ok: false }, { qty: { $exists: true } }] }, ['a', 'd']],
+        ['$not', { price: { $not: { $gt: 5 } } }, ['c', 'd', 'e']],
+        ['$regex', { name: { $regex: '^ban' } }, []],
+        ['$regex i', { name: { $regex: '^ban', $options: 'i' } }, ['b']],
+        ['$regex without m anchors the string', { name: { $regex: '^line2$' } }, []],
+        ['$regex m', { name: { $regex: '^line2$', $options: 'm' } }, ['d']],
+        ['$regex dot without s', { name: { $regex: 'line1.line2' } }, []],
+        ['$regex s', { name: { $regex: 'line1.line2', $options: 's' } }, ['d']],
+        ['$regex on array elements', { tags: { $regex: 'ui' } }, ['a']],
+        ['injection text is just data', { name: "x' OR 1=1 --" }, ['c']],
+        ['injection text in a path value', { 'product.kind': "' OR '1'='1" }, []],
+      ];
+
+      it.each(cases)('query: %s', async (_label, query, expected) => {
+        expect(await ids(query)).toEqual(expected);
+        // The SQL translation agrees with the in-memory reference matcher.
+        const regex = createRegexTester();
+        const filter = parseFilter(query);
+        expect(fixture.filter((d) => matchesFilter(d, filter, regex)).map((d) => String(d['_oId']))).toEqual(expected);
+      });
+
+      it('rejects unknown operators and unsafe paths before running anything', async () => {
+        await expectPipeError(backends.store.find(store, { $where: 'sleep(1000)' }), 400, 'BAD_QUERY', '$where');
+        await expectPipeError(backends.store.find(store, { name: { $function: 'x' } }), 400, 'BAD_QUERY', '$function');
+        await expectPipeError(backends.store.find(store, { price: { $gtt: 1 } }), 400, 'BAD_QUERY', '$gtt');
+        await expectPipeError(backends.store.find(store, { "na'me": 1 }), 400, 'BAD_QUERY', 'invalid field path');
+        await expectPipeError(backends.store.find(store, { 'a"b': 1 }), 400, 'BAD_QUERY');
+        await expectPipeError(backends.store.find(store, { 'a..b': 1 }), 400, 'BAD_QUERY');
+        await expectPipeError(backends.store.find(store, { name: { $regex: '(a' } }), 400, 'BAD_QUERY');
+        await expectPipeError(backends.store.find(store, { name: { $regex: 'a', $options: 'x' } }), 400, 'BAD_QUERY');
+        await expectPipeError(backends.store.update(store, { name: 'apple' }, { $rename: { a: 'b' } }), 400, 'BAD_QUERY', '$rename');
+        await expectPipeError(backends.store.aggregate(store, [{ $lookup: {} }]), 400, 'BAD_QUERY', '$lookup');
+        await expectPipeError(backends.store.find("x'; DROP TABLE pipec_documents; --", {}), 400, 'BAD_STORE_NAME');
+        expect(await ids({})).toHaveLength(5);
+      });
+
+      it('evaluates hostile regexes in linear time', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [{ v: `${'a'.repeat(3000)}!` }]);
+        const started = Date.now();
+        expect(await backends.store.find(s, { v: { $regex: '^(a+)+$' } })).toEqual([]);
+        expect(Date.now() - started).toBeLessThan(3000);
+      });
+
+      it('finds by id and inserts documents with given or generated ids', async () => {
+        expect((await backends.store.findById(store, 'c'))?.['qty']).toBe(3);
+        expect(await backends.store.findById(store, 'zzz')).toBeNull();
+        const s = newStore();
+        const { ids: generated } = await backends.store.insert(s, [{ x: 1 }, { _oId: 7, x: 2 }]);
+        expect(generated[0]).toMatch(/^[0-9a-f-]{36}$/);
+        expect(generated[1]).toBe('7');
+        expect(await backends.store.findById(s, generated[0] as string)).toEqual({ x: 1, _oId: generated[0] });
+        await expectPipeError(backends.store.insert(s, [{ _oId: 7 }]), 409, 'DUPLICATE_KEY');
+      });
+
+      it('sorts and paginates', async () => {
+        const s = newStore();
+        await backends.store.insert(s, Array.from({ length: 25 }, (_, i) => ({ n: (i * 7) % 25, group: i % 3 })));
+        const page = async (skip: number): Promise<number[]> =>
+          (await backends.store.find(s, {}, { sort: { n: -1 }, limit: 10, skip })).map((d) => d['n'] as number);
+        expect(await page(0)).toEqual([24, 23, 22, 21, 20, 19, 18, 17, 16, 15]);
+        expect(await page(10)).toEqual([14, 13, 12, 11, 10, 9, 8, 7, 6, 5]);
+        expect(await page(20)).toEqual([4, 3, 2, 1, 0]);
+        const byGroup = await backends.store.find(s, { n: { $lt: 6 } }, { sort: { group: 1, n: -1 } });
+        expect(byGroup.map((d) => [d['group'], d['n']])).toEqual([
+          [0, 5], [0, 1], [0, 0], [1, 4], [1, 3], [2, 2],
+        ]);
+        // Mixed types follow Mongo's order: missing < numbers < strings < booleans.
+        const m = newStore();
+        await backends.store.insert(m, [{ v: 'b' }, { v: true }, { v: 2 }, {}, { v: 'a' }, { v: 1.5 }]);
+        expect((await backends.store.find(m, {}, { sort: { v: 1 } })).map((d) => d['v'] ?? 'missing')).toEqual(['missing', 1.5, 2, 'a', 'b', true]);
+      });
+
+      it('applies $set, $unset, $inc, replacement, multi and upsert', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [
+          { _oId: '1', name: 'a', n: 1, status: 'new' },
+          { _oId: '2', name: 'b', n: 2, status: 'new' },
+          { _oId: '3', name: 'c', n: 3, status: 'old' },
+        ]);
+        expect(await backends.store.update(s, { status: 'new' }, { $set: { 'meta.seen': true, status: 'done' }, $inc: { n: 10 }, $unset: { name: '' } })).toBe(2);
+        expect(await backends.store.findById(s, '1')).toEqual({ _oId: '1', n: 11, status: 'done', meta: { seen: true } });
+        expect(await backends.store.update(s, { status: 'new' }, { $set: { status: 'x' } })).toBe(0);
+        expect(await backends.store.update(s, { n: { $gt: 0 } }, { $inc: { n: 1 } }, { multi: false })).toBe(1);
+        expect((await backends.store.findById(s, '1'))?.['n']).toBe(12);
+        expect(await backends.store.update(s, { _oId: '3' }, { name: 'replaced' })).toBe(1);
+        expect(await backends.store.findById(s, '3')).toEqual({ _oId: '3', name: 'replaced' });
+        expect(await backends.store.update(s, { name: 'zed', kind: { $eq: 'k' } }, { $set: { n: 5 } }, { upsert: true })).toBe(1);
+        const [upserted] = await backends.store.find(s, { name: 'zed' });
+        expect(upserted).toMatchObject({ name: 'zed', kind: 'k', n: 5 });
+        expect(typeof upserted?.['_oId']).toBe('string');
+        await expectPipeError(backends.store.update(s, {}, { $set: { _oId: 'x' } }), 400, 'BAD_QUERY');
+        await expectPipeError(backends.store.update(s, { _oId: '1' }, { $inc: { status: 1 } }), 400, 'BAD_QUERY');
+        expect(await backends.store.delete(s, { n: { $gte: 5 } }, { multi: false })).toBe(1);
+        expect(await backends.store.delete(s, { n: { $gte: 5 } })).toBe(2);
+        expect(await backends.store.delete(s, {})).toBe(1);
+        expect(await backends.store.find(s, {})).toEqual([]);
+      });
+
+      it('counts two identical concurrent updates once', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [{ _oId: 'x', status: 'new' }]);
+        const counts = await Promise.all([
+          backends.store.update(s, { status: 'new' }, { $set: { status: 'done' } }),
+          backends.store.update(s, { status: 'new' }, { $set: { status: 'done' } }),
+        ]);
+        expect(counts.sort()).toEqual([0, 1]);
+      });
+
+      it('enforces unique indexes with 409 and writes nothing', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [{ email: 'a@x', n: 1 }, { email: 'b@x', n: 1 }]);
+        await backends.store.createIndex(s, { email: 1 }, { unique: true });
+        await backends.store.createIndex(s, { email: 1 }, { unique: true });
+        await expectPipeError(backends.store.insert(s, [{ email: 'c@x' }, { email: 'a@x' }]), 409, 'DUPLICATE_KEY');
+        expect(await backends.store.find(s, { email: 'c@x' })).toEqual([]);
+        await expectPipeError(backends.store.update(s, { email: 'b@x' }, { $set: { email: 'a@x' } }), 409, 'DUPLICATE_KEY');
+        expect(await backends.store.find(s, { email: 'b@x' })).toHaveLength(1);
+        // Typed uniqueness: the number 1 and the string "1" differ.
+        await backends.store.insert(s, [{ email: 1 }, { email: '1' }]);
+        await expectPipeError(backends.store.createIndex(s, { n: 1 }, { unique: true }), 409, 'DUPLICATE_KEY');
+        await backends.store.createIndex(s, { n: 1 });
+        // The index is scoped to its store.
+        const other = newStore();
+        await backends.store.insert(other, [{ email: 'a@x' }]);
+      });
+
+      it('hides and purges documents after expireAfterSeconds (injected clock)', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [{ k: 'old' }], { expireAfterSeconds: 60 });
+        time += 30_000;
+        await backends.store.insert(s, [{ k: 'new' }], { expireAfterSeconds: 60 });
+        expect((await backends.store.find(s, {})).map((d) => d['k'])).toEqual(['old', 'new']);
+        time += 31_000;
+        expect((await backends.store.find(s, {})).map((d) => d['k'])).toEqual(['new']);
+        expect(await backends.store.aggregate(s, [{ $count: 'n' }])).toEqual([{ n: 1 }]);
+        expect(await backends.store.update(s, {}, { $set: { seen: true } })).toBe(1);
+        time += 60_000;
+        expect(await backends.store.find(s, {})).toEqual([]);
+        expect(await backends.store.delete(s, {})).toBe(0);
+      });
+
+      it('aggregates with $match, $group, $sort, $skip, $limit, $project and $count', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [
+          { cat: 'a', price: 10, item: 'x' },
+          { cat: 'b', price: 5, item: 'y' },
+          { cat: 'a', price: 30, item: 'z' },
+          { cat: 'c', price: 'n/a', item: 'w' },
+          { cat: 'b', price: 7, item: 'v' },
+        ]);
+        const grouped = await backends.store.aggregate(s, [
+          { $match: { price: { $gt: 0 } } },
+          {
+            $group: {
+              _id: '$cat',
+              total: { $sum: '$price' },
+              avg: { $avg: '$price' },
+              min: { $min: '$price' },
+              max: { $max: '$price' },
+              count: { $count: {} },
+              items: { $push: '$item' },
+              ones: { $sum: 1 },
+            },
+          },
+          { $sort: { total: -1 } },
+        ]);
+        expect(grouped).toEqual([
+          { _id: 'a', total: 40, avg: 20, min: 10, max: 30, count: 2, items: ['x', 'z'], ones: 2 },
+          { _id: 'b', total: 12, avg: 6, min: 5, max: 7, count: 2, items: ['y', 'v'], ones: 2 },
+        ]);
+        expect(await backends.store.aggregate(s, [{ $group: { _id: null, n: { $sum: 1 } } }])).toEqual([{ _id: null, n: 5 }]);
+        expect(await backends.store.aggregate(s, [{ $sort: { item: 1 } }, { $skip: 1 }, { $limit: 2 }, { $project: { item: 1, _oId: 0, p: '$price' } }])).toEqual([
+          { item: 'w', p: 'n/a' },
+          { item: 'x', p: 10 },
+        ]);
+        expect(await backends.store.aggregate(s, [{ $match: { cat: 'b' } }, { $count: 'count' }])).toEqual([{ count: 2 }]);
+        expect(await backends.store.aggregate(s, [{ $match: { cat: 'zzz' } }, { $count: 'count' }])).toEqual([]);
+        const excluded = await backends.store.aggregate(s, [{ $match: { item: 'x' } }, { $project: { price: 0, _oId: 0 } }]);
+        expect(excluded).toEqual([{ cat: 'a', item: 'x' }]);
+      });
+
+      it('rejects documents over the size limit with 413 and writes nothing', async () => {
+        const s = newStore();
+        await expectPipeError(backends.store.insert(s, [{ ok: 1 }, { big: 'x'.repeat(5000) }]), 413, 'DOCUMENT_TOO_LARGE');
+        expect(await backends.store.find(s, {})).toEqual([]);
+        await backends.store.insert(s, [{ _oId: 'k', v: 1 }]);
+        await expectPipeError(backends.store.update(s, {}, { $set: { big: 'x'.repeat(5000) } }), 413, 'DOCUMENT_TOO_LARGE');
+        expect(await backends.store.findById(s, 'k')).toEqual({ _oId: 'k', v: 1 });
+      });
+
+      it('keeps prototype keys as plain data', async () => {
+        const s = newStore();
+        const doc = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"x": 1}}, "name": "p"}') as JsonObject;
+        await backends.store.insert(s, [doc]);
+        const [found] = await backends.store.find(s, { '__proto__.polluted': 1, 'constructor.prototype.x': 1 });
+        expect(found && Object.prototype.hasOwnProperty.call(found, '__proto__')).toBe(true);
+        expect(await backends.store.update(s, { name: 'p' }, { $set: { '__proto__.polluted2': true, 'prototype.y': 2 } })).toBe(1);
+        const [after] = await backends.store.find(s, { '__proto__.polluted2': true });
+        expect(after?.['prototype']).toEqual({ y: 2 });
+        const grouped = await backends.store.aggregate(s, [{ $group: { _id: '$__proto__', n: { $sum: 1 } } }]);
+        expect(grouped).toEqual([{ _id: { polluted: 1, polluted2: true }, n: 1 }]);
+        expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+        expect(({} as Record<string, unknown>)['polluted2']).toBeUndefined();
+        expect(({} as Record<string, unknown>)['y']).toBeUndefined();
+      });
+    });
+
+    // ─────────────────────────────── Event broker ───────────────────────────────
+
+    describe('event broker', () => {
+      const opts = { maxDeliveries: 5, ackTimeout: 1000, concurrency: 4 };
+      let eventCounter = 0;
+      const newEvent = (): string => `ev-${RUN_ID}-${eventCounter++}`;
+
+      it('fans out every event to every subscriber', async () => {
+        const event = newEvent();
+        const got: Record<string, number[]> = { s1: [], s2: [] };
+        const done = deferredCounter();
+        const subs = await Promise.all(
+          ['s1', 's2'].map((name) =>
+            backends.broker.subscribe(`${name}-${RUN_ID}`, event, async (d) => {
+              got[name]?.push((d.envelope.payload as { n: number }).n);
+              done.bump();
+            }, opts),
+          ),
+        );
+        for (let n = 0; n < 5; n++) await backends.broker.publish(event, { n }, { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` });
+        await done.until(10);
+        await Promise.all(subs.map((s) => s.stop()));
+        expect(got['s1']?.sort()).toEqual([0, 1, 2, 3, 4]);
+        expect(got['s2']?.sort()).toEqual([0, 1, 2, 3, 4]);
+      });
+
+      it('carries the envelope: id, name, headers, publishedAt', async () => {
+        const event = newEvent();
+        const seen: Delivery[] = [];
+        const done = deferredCounter();
+        const sub = await backends.broker.subscribe(`env-${RUN_ID}`, event, async (d) => {
+          seen.push(d);
+          done.bump();
+        }, opts);
+        await backends.broker.publish(event, { hello: 'world', list: [1, null] }, { traceparent: '00-abc-def-01' });
+        await done.until(1);
+        await sub.stop();
+        const [d] = seen;
+        expect(d?.envelope).toMatchObject({ name: event, payload: { hello: 'world', list: [1, null] }, headers: { traceparent: '00-abc-def-01' }, publishedAt: time });
+        expect(d?.envelope.id).toMatch(/^[0-9a-f-]{36}$/);
+        expect(d).toMatchObject({ attempt: 1, redelivery: false });
+      });
+
+      it('shares one subscriber between replicas: disjoint shares, all events', async () => {
+        const event = newEvent();
+        const shares: number[][] = [[], []];
+        const done = deferredCounter();
+        const subs = await Promise.all(
+          [0, 1].map((i) =>
+            backends.broker.subscribe(`replicated-${RUN_ID}`, event, async (d) => {
+              await sleep(5);
+              shares[i]?.push((d.envelope.payload as { n: number }).n);
+              done.bump();
+            }, { ...opts, concurrency: 1 }),
+          ),
+        );
+        for (let n = 0; n < 40; n++) await backends.broker.publish(event, { n });
+        await done.until(40, 15_000);
+        await sleep(200);
+        await Promise.all(subs.map((s) => s.stop()));
+        const [a = [], b = []] = shares;
+        expect(a.length).toBeGreaterThan(0);
+        expect(b.length).toBeGreaterThan(0);
+        expect(a.filter((n) => b.includes(n))).toEqual([]);
+        expect([...a, ...b].sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+      });
+
+      it('redelivers after a rejection with increasing attempts', async () => {
+        const event = newEvent();
+        const attempts: Array<[number, boolean]> = [];
+        const done = deferredCounter();
+        const sub = await backends.broker.subscribe(`retry-${RUN_ID}`, event, async (d) => {
+          attempts.push([d.attempt, d.redelivery]);
+          done.bump();
+          if (d.attempt < 3) throw new Error('not yet');
+        }, opts);
+        await backends.broker.publish(event, { n: 1 });
+        await done.until(3);
+        await sleep(1500);
+        await sub.stop();
+        expect(attempts).toEqual([[1, false], [2, true], [3, true]]);
+      });
+
+      it('stops after maxDeliveries rejections', async () => {
+        const event = newEvent();
+        const subscriber = `dead-${RUN_ID}`;
+        const attempts: number[] = [];
+        const done = deferredCounter();
+        const sub = await backends.broker.subscribe(subscriber, event, async (d) => {
+          attempts.push(d.attempt);
+          done.bump();
+          throw new Error('always fails');
+        }, { ...opts, maxDeliveries: 3 });
+        await backends.broker.publish(event, { n: 1 });
+        await done.until(3);
+        await sleep(1500);
+        await sub.stop();
+        expect(attempts).toEqual([1, 2, 3]);
+        if (variant.name === 'sqlite') {
+          const db = new Database(join(dataDir, 'pipec.db'), { readonly: true });
+          const rows = db.prepare('SELECT attempts, last_error FROM pipec_dead_letters WHERE subscriber = ?').all(subscriber);
+          db.close();
+          expect(rows).toEqual([{ attempts: 3, last_error: 'always fails' }]);
+        }
+      });
+
+      it('redelivers when the handler exceeds ackTimeout', async () => {
+        const event = newEvent();
+        const attempts: number[] = [];
+        const done = deferredCounter();
+        const sub = await backends.broker.subscribe(`slow-${RUN_ID}`, event, async (d) => {
+          attempts.push(d.attempt);
+          done.bump();
+          if (d.attempt === 1) await sleep(2500);
+        }, { ...opts, ackTimeout: 1000 });
+        await backends.broker.publish(event, { n: 1 });
+        await done.until(2, 5000);
+        expect(attempts).toEqual([1, 2]);
+        await sub.stop();
+      });
+
+      it('rejects payloads that are not JSON and publishes nothing', async () => {
+        const event = newEvent();
+        const got = deferredCounter();
+        const sub = await backends.broker.subscribe(`json-${RUN_ID}`, event, async () => got.bump(), opts);
+        const bad: unknown[] = [{ a: undefined }, { n: Number.NaN }, { f: () => 1 }, { d: new Date(0) }, { b: BigInt(1) }];
+        for (const payload of bad) await expectPipeError(backends.broker.publish(event, payload as Json), 400, 'BAD_PAYLOAD');
+        await expectPipeError(backends.broker.publish('bad name!', {}), 400, 'BAD_EVENT_NAME');
+        await sleep(1200);
+        await sub.stop();
+        expect(got.count()).toBe(0);
+      });
+
+      it('keeps pending events across a restart (durable subscriber)', async () => {
+        const event = newEvent();
+        const subscriber = `durable-${RUN_ID}`;
+        const first = await backends.broker.subscribe(subscriber, event, async () => undefined, opts);
+        await first.stop();
+        for (let n = 0; n < 10; n++) await backends.broker.publish(event, { n });
+        await backends.close();
+        backends = await open();
+        const got: number[] = [];
+        const done = deferredCounter();
+        const sub = await backends.broker.subscribe(subscriber, event, async (d) => {
+          got.push((d.envelope.payload as { n: number }).n);
+          done.bump();
+        }, opts);
+        await done.until(10);
+        await sub.stop();
+        expect(got.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      });
+
+      const spawnWorker = (out: string, subscriber: string, event: string): Promise<ChildProcess> =>
+        new Promise((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+            env: { ...process.env, ...variant.env, WORKER_DATA_DIR: dataDir, WORKER_OUT: out, WORKER_SUBSCRIBER: subscriber, WORKER_EVENT: event, WORKER_DELAY_MS: '3' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let stderr = '';
+          const timer = setTimeout(() => reject(new Error(`worker did not start: ${stderr}`)), 15_000);
+          child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
+          child.stdout?.on('data', (b: Buffer) => {
+            if (b.toString().includes('ready')) {
+              clearTimeout(timer);
+              resolve(child);
+            }
+          });
+          child.once('exit', (code) => reject(new Error(`worker exited ${String(code)}: ${stderr}`)));
+        });
+
+      const readLines = (file: string): Array<{ n: number; attempt: number; pid: number }> =>
+        existsSync(file)
+          ? readFileSync(file, 'utf8')
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => {
+                const [n, attempt, pid] = l.split(' ').map(Number);
+                return { n: n ?? -1, attempt: attempt ?? 0, pid: pid ?? 0 };
+              })
+          : [];
+
+      const waitFor = async (cond: () => boolean, ms: number, what: string): Promise<void> => {
+        const deadline = Date.now() + ms;
+        while (!cond()) {
+          if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+          await sleep(50);
+        }
+      };
+
+      const stopWorker = (child: ChildProcess): Promise<void> =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.removeAllListeners('exit');
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+          setTimeout(() => (child.kill('SIGKILL'), resolve()), 5000);
+        });
+
+      it('processes every event at least once across a SIGKILL of the subscriber', { timeout: 45_000 }, async () => {
+        const event = newEvent();
+        const subscriber = `crash-${RUN_ID}`;
+        const out = join(dataDir, `crash-${event}.log`);
+        let worker = await spawnWorker(out, subscriber, event);
+        for (let n = 0; n < 1000; n++) await backends.broker.publish(event, { n });
+        await waitFor(() => readLines(out).length >= 200, 20_000, 'the first worker to process 200 events');
+        worker.removeAllListeners('exit');
+        worker.kill('SIGKILL');
+        await new Promise((r) => worker.once('exit', r));
+        const beforeRestart = new Set(readLines(out).map((l) => l.n)).size;
+        expect(beforeRestart).toBeLessThan(1000);
+        worker = await spawnWorker(out, subscriber, event);
+        try {
+          await waitFor(() => new Set(readLines(out).map((l) => l.n)).size === 1000, 30_000, 'all 1000 events after restart');
+        } finally {
+          await stopWorker(worker);
+        }
+        const processed = new Set(readLines(out).map((l) => l.n));
+        expect(processed.size).toBe(1000);
+      });
+
+      it('splits 1,000 events between two replica processes, duplicates only on redelivery', { timeout: 45_000 }, async () => {
+        const event = newEvent();
+        const subscriber = `pair-${RUN_ID}`;
+        const out = join(dataDir, `pair-${event}.log`);
+        const workers = await Promise.all([spawnWorker(out, subscriber, event), spawnWorker(out, subscriber, event)]);
+        try {
+          for (let n = 0; n < 1000; n++) await backends.broker.publish(event, { n });
+          await waitFor(() => new Set(readLines(out).map((l) => l.n)).size === 1000, 30_000, 'all 1000 events');
+          await sleep(300);
+        } finally {
+          await Promise.all(workers.map(stopWorker));
+        }
+        const lines = readLines(out);
+        const pids = new Set(lines.map((l) => l.pid));
+        expect(pids.size).toBe(2);
+        const byEvent = new Map<number, number[]>();
+        for (const l of lines) byEvent.set(l.n, [...(byEvent.get(l.n) ?? []), l.attempt]);
+        const duplicates = [...byEvent.values()].filter((attempts) => attempts.length > 1);
+        for (const attempts of duplicates) expect(Math.max(...attempts)).toBeGreaterThan(1);
+        expect(byEvent.size).toBe(1000);
+      });
+    });
+
+    // ─────────────────────────────── Scheduler lock ───────────────────────────────
+
+    describe('scheduler lock', () => {
+      it('fires a key once, even for a replica arriving after the first finished', async () => {
+        const key = `${RUN_ID}:schedule:p:${time}`;
+        let runs = 0;
+        const second = await open();
+        try {
+          const results = await Promise.all([
+            backends.lock.tryLock(key, async () => {
+              runs += 1;
+              await sleep(100);
+            }),
+            second.lock.tryLock(key, async () => {
+              runs += 1;
+              await sleep(100);
+            }),
+          ]);
+          expect(results.filter(Boolean)).toHaveLength(1);
+          expect(await second.lock.tryLock(key, async () => void (runs += 1))).toBe(false);
+          expect(await backends.lock.tryLock(key, async () => void (runs += 1))).toBe(false);
+          expect(runs).toBe(1);
+          expect(await second.lock.tryLock(`${key}:next`, async () => void (runs += 1))).toBe(true);
+          expect(runs).toBe(2);
+        } finally {
+          await second.close();
+        }
+      });
+    });
+  });
+}

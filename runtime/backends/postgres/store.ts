@@ -1,0 +1,206 @@
+/**
+ * Object Store on PostgreSQL JSONB: the same table layout and semantics as the SQLite store, one
+ * table `pipec_documents` with a `store` column. Queries become WHERE clauses with bound parameters
+ * only (`#>` with a text[] path parameter, typed casts under CASE); updates run in a transaction with
+ * SELECT … FOR UPDATE, so two identical concurrent updates count 1 and 0.
+ */
+import { createHash } from 'node:crypto';
+import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../types.js';
+import { PipeError } from '../../errors.js';
+import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
+import { runStages } from '../query/aggregate.js';
+import { filterToSql, postgresParams, sortToSql } from '../query/filter-sql.js';
+import type { Filter } from '../query/filter.js';
+import type { RegexTester } from '../query/regex.js';
+import { applyUpdate, parseUpdate, upsertSeed } from '../query/update.js';
+import {
+  aggregateTooLarge,
+  prepareAggregate,
+  prepareDocuments,
+  prepareFilter,
+  prepareFind,
+  ttlMillis,
+  type PreparedDocument,
+} from '../store-input.js';
+import { validateIndexFields } from '../store-input.js';
+import { pgErrorCode, withDdlLock, withTransaction, type PgClient, type PgPool } from './pool.js';
+
+export interface PgStoreOptions {
+  readonly pool: PgPool;
+  readonly clock: Clock;
+  readonly regex: RegexTester;
+  readonly maxDocumentBytes: number;
+  readonly maxAggregateDocs: number;
+}
+
+type Row = { seq: string; doc: JsonObject };
+type Queryable = Pick<PgClient, 'query'>;
+
+export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
+  const { pool, clock, regex } = opts;
+
+  const select = async (
+    db: Queryable,
+    store: string,
+    filter: Filter,
+    page: { readonly limit: number | null; readonly skip: number },
+    sort: ReadonlyArray<readonly [string[], 1 | -1]>,
+    forUpdate = false,
+  ): Promise<Row[]> => {
+    const params = postgresParams();
+    const storeP = params.bind(store);
+    const nowP = params.bind(clock.now());
+    const where = filterToSql(filter, 'postgres', params);
+    const order = sortToSql(sort, 'postgres', params);
+    const limit = params.bind(page.limit);
+    const skip = params.bind(page.skip);
+    const sql =
+      `SELECT d.seq, d.doc FROM pipec_documents AS d WHERE d.store = ${storeP} AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint)` +
+      ` AND ${where} ORDER BY ${order} LIMIT ${limit}::bigint OFFSET ${skip}::bigint${forUpdate ? ' FOR UPDATE' : ''}`;
+    const result = await db.query<Row>(sql, params.values);
+    return result.rows;
+  };
+
+  const purgeExpired = (db: Queryable, store: string, now: number): Promise<unknown> =>
+    db.query('DELETE FROM pipec_documents WHERE store = $1 AND expires_at IS NOT NULL AND expires_at <= $2', [store, now]);
+
+  const insertRows = async (db: Queryable, store: string, docs: readonly PreparedDocument[], now: number): Promise<void> => {
+    if (docs.length === 0) return;
+    const ttlRow = await db.query<{ ttl: string }>('SELECT expire_after_ms AS ttl FROM pipec_stores WHERE store = $1', [store]);
+    const ttl = Number(ttlRow.rows[0]?.ttl ?? 0);
+    await db.query(
+      `INSERT INTO pipec_documents (store, id, doc, created_at, expires_at)
+       SELECT $1, x.id, x.doc::jsonb, $2, $3 FROM unnest($4::text[], $5::text[]) AS x(id, doc)`,
+      [store, now, ttl > 0 ? now + ttl : null, docs.map((d) => d.id), docs.map((d) => d.text)],
+    );
+  };
+
+  return {
+    async insert(store: string, docs: readonly JsonObject[], storeOpts?: StoreOptions) {
+      validateStoreName(store);
+      const ttl = storeOpts?.expireAfterSeconds === undefined ? undefined : ttlMillis(storeOpts.expireAfterSeconds);
+      const prepared = prepareDocuments(docs, opts.maxDocumentBytes);
+      const now = clock.now();
+      await writeTransaction(pool, async (client) => {
+        if (ttl !== undefined) {
+          await client.query(
+            `INSERT INTO pipec_stores (store, expire_after_ms) VALUES ($1, $2) ON CONFLICT (store) DO UPDATE
+             SET expire_after_ms = EXCLUDED.expire_after_ms WHERE pipec_stores.expire_after_ms <> EXCLUDED.expire_after_ms`,
+            [store, ttl],
+          );
+        }
+        await purgeExpired(client, store, now);
+        await insertRows(client, store, prepared, now);
+      });
+      return { ids: prepared.map((d) => d.id) };
+    },
+
+    async find(store, query, findOpts) {
+      const prepared = prepareFind(store, query, findOpts, regex);
+      try {
+        return (await select(pool, store, prepared.filter, prepared, prepared.sort)).map((r) => r.doc);
+      } catch (err) {
+        throw translatePgError(err);
+      }
+    },
+
+    async findById(store, id) {
+      validateStoreName(store);
+      if (typeof id !== 'string' && typeof id !== 'number') throw new PipeError('id must be a string', { code: 400, kind: 'BAD_QUERY' });
+      const result = await pool.query<{ doc: JsonObject }>(
+        'SELECT doc FROM pipec_documents WHERE store = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > $3)',
+        [store, String(id), clock.now()],
+      );
+      return result.rows[0]?.doc ?? null;
+    },
+
+    async update(store, query, update, updateOpts) {
+      const filter = prepareFilter(store, query, regex);
+      const spec = parseUpdate(update);
+      const multi = updateOpts?.multi ?? true;
+      const now = clock.now();
+      return writeTransaction(pool, async (client) => {
+        await purgeExpired(client, store, now);
+        const rows = await select(client, store, filter, { limit: multi ? null : 1, skip: 0 }, [], true);
+        for (const row of rows) {
+          const text = serializeDocument(applyUpdate(row.doc, spec), opts.maxDocumentBytes);
+          await client.query('UPDATE pipec_documents SET doc = $1::jsonb WHERE seq = $2', [text, row.seq]);
+        }
+        if (rows.length === 0 && updateOpts?.upsert) {
+          const seed = spec.kind === 'replace' ? {} : upsertSeed(filter);
+          await insertRows(client, store, prepareDocuments([applyUpdate(seed, spec)], opts.maxDocumentBytes), now);
+          return 1;
+        }
+        return rows.length;
+      });
+    },
+
+    async delete(store, query, deleteOpts) {
+      const filter = prepareFilter(store, query, regex);
+      const multi = deleteOpts?.multi ?? true;
+      const params = postgresParams();
+      const storeP = params.bind(store);
+      const nowP = params.bind(clock.now());
+      const where = filterToSql(filter, 'postgres', params);
+      const sql =
+        `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM pipec_documents AS d WHERE d.store = ${storeP}` +
+        ` AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint) AND ${where} ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
+      return writeTransaction(pool, async (client) => {
+        await purgeExpired(client, store, clock.now());
+        return (await client.query(sql, params.values)).rowCount ?? 0;
+      });
+    },
+
+    async aggregate(store, pipeline) {
+      const { leading, rest } = prepareAggregate(store, pipeline, regex);
+      const rows = await select(pool, store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []).catch((err: unknown) => {
+        throw translatePgError(err);
+      });
+      if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
+      return runStages(rows.map((r) => r.doc), rest, regex);
+    },
+
+    async createIndex(store, fields, indexOpts) {
+      validateStoreName(store);
+      const keys = validateIndexFields(fields);
+      const unique = indexOpts?.unique === true;
+      const name = pgIndexName(store, keys, unique);
+      // DDL cannot take parameters: the store name and path segments are validated to [A-Za-z0-9_$-].
+      const columns = keys.map(([field, dir]) => `(doc #> '{${field.split('.').join(',')}}') ${dir === 1 ? 'ASC' : 'DESC'}`).join(', ');
+      const sql = `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON pipec_documents (${columns}) WHERE store = '${store}'`;
+      try {
+        await withDdlLock(pool, (client) => client.query(sql).then(() => undefined));
+      } catch (err) {
+        throw translatePgError(err);
+      }
+    },
+
+    async close() {
+      // The pool is shared with the lock and closed by createBackends.
+    },
+  };
+}
+
+async function writeTransaction<T>(pool: PgPool, fn: (client: PgClient) => Promise<T>): Promise<T> {
+  try {
+    return await withTransaction(pool, fn);
+  } catch (err) {
+    throw translatePgError(err);
+  }
+}
+
+function translatePgError(err: unknown): unknown {
+  const code = pgErrorCode(err);
+  if (code === '23505') return duplicateKey((err as Error).message, err);
+  if (code === '22P05' || code === '22021') {
+    return new PipeError('document contains text PostgreSQL cannot store (\\u0000)', { code: 400, kind: 'BAD_DOCUMENT', cause: err });
+  }
+  if (code === '57014') return new PipeError('store query exceeded the statement timeout', { code: 504, kind: 'QUERY_TIMEOUT', cause: err });
+  if (code === '2201B') return new PipeError(`invalid $regex: ${(err as Error).message}`, { code: 400, kind: 'BAD_QUERY', cause: err });
+  return err;
+}
+
+export function pgIndexName(store: string, keys: ReadonlyArray<readonly [string, 1 | -1]>, unique: boolean): string {
+  const digest = createHash('sha256').update(JSON.stringify([store, keys, unique])).digest('hex').slice(0, 16);
+  return `pipec_${unique ? 'uix' : 'ix'}_${digest}`;
+}

@@ -1,0 +1,92 @@
+/**
+ * Opens the embedded SQLite file (`<dataDir>/pipec.db`, WAL) shared by the Object Store, the event
+ * queue and the scheduler ledger, creates the schema and registers the RE2-backed `pipec_regexp`.
+ * Several processes may open the same file; SQLite's locking (busy_timeout) serializes writers.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RegexTester } from '../query/regex.js';
+
+export type SqliteDatabase = Database.Database;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS pipec_documents (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  store TEXT NOT NULL,
+  id TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  UNIQUE (store, id)
+);
+CREATE INDEX IF NOT EXISTS pipec_documents_store_seq ON pipec_documents (store, seq);
+CREATE INDEX IF NOT EXISTS pipec_documents_expiry ON pipec_documents (store, expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS pipec_stores (
+  store TEXT PRIMARY KEY,
+  expire_after_ms INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS pipec_events (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  headers TEXT NOT NULL,
+  published_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pipec_subscribers (
+  subscriber TEXT NOT NULL,
+  event TEXT NOT NULL,
+  registered_at INTEGER NOT NULL,
+  PRIMARY KEY (subscriber, event)
+);
+CREATE TABLE IF NOT EXISTS pipec_deliveries (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL,
+  subscriber TEXT NOT NULL,
+  event TEXT NOT NULL,
+  attempt INTEGER NOT NULL DEFAULT 0,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT
+);
+CREATE INDEX IF NOT EXISTS pipec_deliveries_claim ON pipec_deliveries (subscriber, event, lease_until, seq);
+CREATE INDEX IF NOT EXISTS pipec_deliveries_event ON pipec_deliveries (event_id);
+CREATE TABLE IF NOT EXISTS pipec_dead_letters (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL,
+  subscriber TEXT NOT NULL,
+  event TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  headers TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  last_error TEXT,
+  dead_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pipec_lock_ledger (
+  key TEXT PRIMARY KEY,
+  fired_at INTEGER NOT NULL
+);
+`;
+
+export function openSqlite(file: string, regex: RegexTester): SqliteDatabase {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 10000');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.function('pipec_regexp', { deterministic: true }, (pattern: unknown, flags: unknown, text: unknown) =>
+    typeof pattern === 'string' && typeof flags === 'string' && typeof text === 'string' && regex.test(pattern, flags, text) ? 1 : 0,
+  );
+  db.exec(SCHEMA);
+  return db;
+}
+
+export function sqliteFile(dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  return join(dataDir, 'pipec.db');
+}
+
+/** True for better-sqlite3's unique-constraint failures. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,185 @@
+/**
+ * Object Store on SQLite JSON1: one table `pipec_documents` with a `store` column (see README.md).
+ * Queries become WHERE clauses with bound parameters only (query/filter-sql.ts); updates are applied
+ * in memory inside an IMMEDIATE transaction; TTL hides documents whose `expires_at` passed (by the
+ * injected clock) and purges them on the next write to that store.
+ */
+import { createHash } from 'node:crypto';
+import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../types.js';
+import { PipeError } from '../../errors.js';
+import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
+import { runStages } from '../query/aggregate.js';
+import { filterToSql, sortToSql, sqliteJsonPath, sqliteParams } from '../query/filter-sql.js';
+import type { Filter } from '../query/filter.js';
+import type { RegexTester } from '../query/regex.js';
+import { applyUpdate, parseUpdate, upsertSeed } from '../query/update.js';
+import {
+  aggregateTooLarge,
+  prepareDocuments,
+  prepareFilter,
+  prepareAggregate,
+  prepareFind,
+  ttlMillis,
+  validateIndexFields,
+} from '../store-input.js';
+import { isUniqueViolation, type SqliteDatabase } from './database.js';
+
+export interface SqliteStoreOptions {
+  readonly db: SqliteDatabase;
+  readonly clock: Clock;
+  readonly regex: RegexTester;
+  readonly maxDocumentBytes: number;
+  readonly maxAggregateDocs: number;
+}
+
+type Row = { seq: number; id: string; doc: string };
+
+export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend {
+  const { db, clock, regex } = opts;
+  const visible = 'd.store = @store AND (d.expires_at IS NULL OR d.expires_at > @now)';
+
+  const purgeExpired = (store: string, now: number): void => {
+    db.prepare('DELETE FROM pipec_documents WHERE store = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(store, now);
+  };
+
+  const selectRows = (store: string, filter: Filter, tail: { readonly limit: number | null; readonly skip: number }, sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>): Row[] => {
+    const params = sqliteParams();
+    const where = filterToSql(filter, 'sqlite', params);
+    const order = sortToSql(sortKeys, 'sqlite', params);
+    const limit = params.bind(tail.limit ?? -1);
+    const skip = params.bind(tail.skip);
+    const sql = `SELECT d.seq, d.id, d.doc FROM pipec_documents AS d WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
+    return db.prepare(sql).all({ ...params.values, store, now: clock.now() }) as Row[];
+  };
+
+  const translateWriteError = (err: unknown): never => {
+    if (isUniqueViolation(err)) throw duplicateKey((err as Error).message, err);
+    throw err;
+  };
+
+  const insertPrepared = db.prepare(
+    'INSERT INTO pipec_documents (store, id, doc, created_at, expires_at) VALUES (@store, @id, @doc, @now, @expires)',
+  );
+
+  const storeTtl = (store: string): number =>
+    (db.prepare('SELECT expire_after_ms AS ttl FROM pipec_stores WHERE store = ?').get(store) as { ttl: number } | undefined)?.ttl ?? 0;
+
+  const insertRows = (store: string, docs: ReadonlyArray<{ id: string; text: string }>, now: number): void => {
+    const ttl = storeTtl(store);
+    for (const d of docs) insertPrepared.run({ store, id: d.id, doc: d.text, now, expires: ttl > 0 ? now + ttl : null });
+  };
+
+  return {
+    async insert(store: string, docs: readonly JsonObject[], storeOpts?: StoreOptions) {
+      validateStoreName(store);
+      const ttl = storeOpts?.expireAfterSeconds === undefined ? undefined : ttlMillis(storeOpts.expireAfterSeconds);
+      const prepared = prepareDocuments(docs, opts.maxDocumentBytes);
+      const now = clock.now();
+      try {
+        db.transaction(() => {
+          if (ttl !== undefined) {
+            db.prepare(
+              'INSERT INTO pipec_stores (store, expire_after_ms) VALUES (?, ?) ON CONFLICT (store) DO UPDATE SET expire_after_ms = excluded.expire_after_ms',
+            ).run(store, ttl);
+          }
+          purgeExpired(store, now);
+          insertRows(store, prepared, now);
+        }).immediate();
+      } catch (err) {
+        translateWriteError(err);
+      }
+      return { ids: prepared.map((d) => d.id) };
+    },
+
+    async find(store, query, findOpts) {
+      const prepared = prepareFind(store, query, findOpts, regex);
+      return selectRows(store, prepared.filter, prepared, prepared.sort).map((r) => JSON.parse(r.doc) as JsonObject);
+    },
+
+    async findById(store, id) {
+      validateStoreName(store);
+      if (typeof id !== 'string' && typeof id !== 'number') throw new PipeError('id must be a string', { code: 400, kind: 'BAD_QUERY' });
+      const row = db
+        .prepare(`SELECT d.doc FROM pipec_documents AS d WHERE ${visible} AND d.id = @id`)
+        .get({ store, now: clock.now(), id: String(id) }) as { doc: string } | undefined;
+      return row ? (JSON.parse(row.doc) as JsonObject) : null;
+    },
+
+    async update(store, query, update, updateOpts) {
+      const filter = prepareFilter(store, query, regex);
+      const spec = parseUpdate(update);
+      const multi = updateOpts?.multi ?? true;
+      const now = clock.now();
+      try {
+        return db.transaction(() => {
+          purgeExpired(store, now);
+          const rows = selectRows(store, filter, { limit: multi ? null : 1, skip: 0 }, []);
+          const write = db.prepare('UPDATE pipec_documents SET doc = ? WHERE seq = ?');
+          for (const row of rows) {
+            const next = applyUpdate(JSON.parse(row.doc) as JsonObject, spec);
+            write.run(serializeDocument(next, opts.maxDocumentBytes), row.seq);
+          }
+          if (rows.length === 0 && updateOpts?.upsert) {
+            const seed = spec.kind === 'replace' ? {} : upsertSeed(filter);
+            const doc = applyUpdate(seed, spec);
+            insertRows(store, prepareDocuments([doc], opts.maxDocumentBytes), now);
+            return 1;
+          }
+          return rows.length;
+        }).immediate();
+      } catch (err) {
+        return translateWriteError(err);
+      }
+    },
+
+    async delete(store, query, deleteOpts) {
+      const filter = prepareFilter(store, query, regex);
+      const multi = deleteOpts?.multi ?? true;
+      const params = sqliteParams();
+      const where = filterToSql(filter, 'sqlite', params);
+      const sql = `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM pipec_documents AS d WHERE ${visible} AND ${where} ORDER BY d.seq ${multi ? '' : 'LIMIT 1'})`;
+      const now = clock.now();
+      return db.transaction(() => {
+        purgeExpired(store, now);
+        return db.prepare(sql).run({ ...params.values, store, now }).changes;
+      }).immediate();
+    },
+
+    async aggregate(store, pipeline) {
+      const { leading, rest } = prepareAggregate(store, pipeline, regex);
+      const rows = selectRows(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []);
+      if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
+      const docs = rows.map((r) => JSON.parse(r.doc) as JsonObject);
+      return runStages(docs, rest, regex);
+    },
+
+    async createIndex(store, fields, indexOpts) {
+      validateStoreName(store);
+      const keys = validateIndexFields(fields);
+      const unique = indexOpts?.unique === true;
+      const name = indexName(store, keys, unique);
+      // DDL cannot take parameters: the store name and paths are validated to [A-Za-z0-9_$-] above.
+      const columns = keys
+        .map(([field, dir]) => {
+          const path = sqliteJsonPath(field.split('.'));
+          return `json_type(doc, '${path}'), json_extract(doc, '${path}') ${dir === 1 ? 'ASC' : 'DESC'}`;
+        })
+        .join(', ');
+      const sql = `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON pipec_documents (${columns}) WHERE store = '${store}'`;
+      try {
+        db.exec(sql);
+      } catch (err) {
+        translateWriteError(err);
+      }
+    },
+
+    async close() {
+      // The shared database handle is closed by createBackends.
+    },
+  };
+}
+
+export function indexName(store: string, keys: ReadonlyArray<readonly [string, 1 | -1]>, unique: boolean): string {
+  const digest = createHash('sha256').update(JSON.stringify([store, keys, unique])).digest('hex').slice(0, 16);
+  return `pipec_${unique ? 'uix' : 'ix'}_${digest}`;
+}

@@ -1,0 +1,19 @@
+/**
+ * Transformer (JOLT): applies the chain compiled at build time (`params.transform`). Shift does not
+ * copy the values it moves, so the input message is never mutated by the generated code's callers.
+ */
+import { PipeError } from '../../errors.js';
+import type { ConnectorRun, Json } from '../../types.js';
+
+export interface JoltParams {
+  readonly transform: (input: unknown, context: unknown) => unknown;
+}
+
+export const run: ConnectorRun<JoltParams> = async (params, message) => {
+  try {
+    return (params.transform(message, null) ?? null) as Json;
+  } catch (err) {
+    if (err instanceof PipeError) throw err;
+    throw new PipeError(`JOLT transform failed: ${err instanceof Error ? err.message : String(err)}`, { code: 500, kind: 'JOLT' });
+  }
+};

@@ -1,0 +1,45 @@
+/**
+ * Connector `publish` (Event Publisher): hands `payload` to the broker under `event` and returns
+ * the input message unchanged (fire-and-forget; delivery is the broker's at-least-once job).
+ * The publishing execution and pipeline travel as headers for tracing.
+ */
+import { PipeError } from '../../errors.js';
+import type { ConnectorRun, Json, JsonObject } from '../../types.js';
+
+export interface PublishParams {
+  event: string;
+  payload?: Json;
+  headers?: JsonObject;
+}
+
+const MAX_HEADERS = 50;
+
+function stringHeaders(headers: JsonObject | undefined): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (!headers || typeof headers !== 'object' || Array.isArray(headers)) return out;
+  for (const [name, value] of Object.entries(headers).slice(0, MAX_HEADERS)) {
+    if (typeof value === 'string') out[name] = value;
+    else if (typeof value === 'number' || typeof value === 'boolean') out[name] = String(value);
+  }
+  return out;
+}
+
+export const run: ConnectorRun<PublishParams> = async (params, message, ctx) => {
+  const event = params.event;
+  if (typeof event !== 'string' || event.length === 0) {
+    throw new PipeError('publish: the event name is empty', { code: 500, kind: 'PUBLISH_ERROR', step: 'publish' });
+  }
+  const payload = params.payload === undefined ? message : params.payload;
+  const headers = {
+    ...stringHeaders(params.headers),
+    'x-pipec-source-pipeline': ctx.pipeline,
+    'x-pipec-source-execution': ctx.executionId,
+  };
+  try {
+    await ctx.services.broker.publish(event, payload, headers);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new PipeError(`could not publish event "${event}": ${reason}`, { code: 500, kind: 'PUBLISH_ERROR', step: 'publish', cause: err });
+  }
+  return message;
+};

@@ -1,0 +1,37 @@
+/**
+ * The public surface of the pipec runtime: what generated services import (as `R`).
+ * Stable within a major version; everything else under runtime/ is internal.
+ *
+ * @example
+ *   import { startService } from './runtime/index.js';
+ *   import { service } from './service.js';
+ *   await startService(service);
+ */
+export type {
+  Json,
+  JsonObject,
+  PipelineModule,
+  PipelineOptions,
+  TriggerSpec,
+  HttpTriggerSpec,
+  HttpFileTriggerSpec,
+  EventTriggerSpec,
+  SchedulerTriggerSpec,
+  McpToolTriggerSpec,
+  CompiledValidator,
+  ExecutionContext,
+  ExecutionMetadata,
+  ServiceServices,
+  Clock,
+  ConnectorRun,
+  ObjectStoreBackend,
+  EventBroker,
+} from './types.js';
+export { Reply } from './types.js';
+export { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
+export { step, reply, fail, caught, isFailure, asArray, forEach, env } from './steps.js';
+export type { StepInfo, ForEachInfo, StepHooks } from './steps.js';
+export { compileJsonPath, jsonPathMatches, jsonPathQuery } from './jsonpath.js';
+export { createService } from './service/create-service.js';
+export type { ServiceDefinition, ServiceOptions, Service, ExecutionOutcome } from './service/create-service.js';
+export { startService, serve } from './service/node-server.js';

@@ -1,0 +1,43 @@
+/**
+ * Account fields and globals may come from the environment (`env("NAME")` in .pipe). Generated
+ * code writes them as `{ "$env": "NAME" }` (optionally with `"default"`); they are resolved once,
+ * at start. A missing variable becomes null with a warning that names the variable, never a value.
+ */
+import type { Logger } from 'pino';
+import type { Json } from '../types.js';
+
+function envReference(value: Json): { name: string; fallback: Json } | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const keys = Object.keys(value);
+  const name = value['$env'];
+  if (typeof name !== 'string' || !keys.every((k) => k === '$env' || k === 'default')) return null;
+  return { name, fallback: Object.hasOwn(value, 'default') ? (value['default'] ?? null) : null };
+}
+
+export function resolveEnvValue(value: Json, env: NodeJS.ProcessEnv, onMissing: (name: string) => void): Json {
+  const ref = envReference(value);
+  if (ref) {
+    const found = Object.hasOwn(env, ref.name) ? env[ref.name] : undefined;
+    if (found !== undefined) return found;
+    if (ref.fallback === null) onMissing(ref.name);
+    return ref.fallback;
+  }
+  return value;
+}
+
+/** Resolves `{ $env }` references among the values of one record (no deep walk: fields are flat). */
+export function resolveEnvRecord(record: Readonly<Record<string, Json>>, env: NodeJS.ProcessEnv, where: string, logger: Logger): Record<string, Json> {
+  const out: Record<string, Json> = Object.create(null) as Record<string, Json>;
+  for (const [key, value] of Object.entries(record)) {
+    out[key] = resolveEnvValue(value, env, (name) => logger.warn({ variable: name, where: `${where}.${key}` }, 'environment variable is not set'));
+  }
+  return Object.freeze(out);
+}
+
+export function resolveAccounts(
+  accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>, env: NodeJS.ProcessEnv, logger: Logger,
+): Readonly<Record<string, Readonly<Record<string, Json>>>> {
+  const out: Record<string, Readonly<Record<string, Json>>> = Object.create(null) as Record<string, Readonly<Record<string, Json>>>;
+  for (const [name, fields] of Object.entries(accounts)) out[name] = resolveEnvRecord(fields, env, `account ${name}`, logger);
+  return Object.freeze(out);
+}

@@ -1,0 +1,184 @@
+/**
+ * The HTTP trigger's message (the Digibee envelope) and request body handling:
+ * `{ body, headers, queryAndPath, method, path, contentType }`. Bodies are read with a byte limit
+ * (Content-Length and the streamed length), JSON is parsed with a nesting limit, forms become
+ * objects of fields and text stays text. Keys from the request are kept as plain data.
+ */
+import { TextDecoder } from 'node:util';
+import { PipeError } from '../errors.js';
+import type { Json, JsonObject } from '../types.js';
+
+export const DEFAULT_MAX_BODY_SIZE = 5 * 1024 * 1024;
+export const MAX_JSON_DEPTH = 512;
+
+export function tooLargeError(limit: number): PipeError {
+  return new PipeError('Request size limit exceeded', { code: 413, kind: 'PAYLOAD_TOO_LARGE', details: { limit } });
+}
+
+function badRequest(message: string): PipeError {
+  return new PipeError(message, { code: 400, kind: 'BAD_REQUEST' });
+}
+
+/** A record safe for untrusted keys (`__proto__` is an ordinary key here). */
+export function dataRecord(): Record<string, Json> {
+  return Object.create(null) as Record<string, Json>;
+}
+
+/** Adds `value` under `key`; a repeated key turns the entry into an array of values. */
+function addValue(record: Record<string, Json>, key: string, value: string): void {
+  const existing = Object.hasOwn(record, key) ? record[key] : undefined;
+  if (existing === undefined) record[key] = value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else record[key] = [existing, value];
+}
+
+/** Rejects before reading when the declared Content-Length is over the limit. */
+export function checkDeclaredLength(headers: Headers, limit: number): void {
+  const declared = headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > limit) throw tooLargeError(limit);
+}
+
+/** Reads the whole body, failing with 413 as soon as more than `limit` bytes arrived. */
+export async function readBodyLimited(request: Request, limit: number): Promise<Uint8Array> {
+  checkDeclaredLength(request.headers, limit);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Finds where `text` nests deeper than `maxDepth` (outside strings); -1 when it does not.
+ * Checked before JSON.parse so deeply nested input cannot exhaust the stack later on.
+ */
+export function excessiveDepthAt(text: string, maxDepth: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      depth++;
+      if (depth > maxDepth) return i;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return -1;
+}
+
+/** Parses JSON text; a syntax error becomes a 400 naming what is wrong and where. */
+export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): Json {
+  if (text.trim() === '') return null;
+  const deepAt = excessiveDepthAt(text, maxDepth);
+  if (deepAt >= 0) throw badRequest(`Malformed JSON body: nesting deeper than ${maxDepth} levels at position ${deepAt}`);
+  try {
+    return JSON.parse(text) as Json;
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    throw badRequest(`Malformed JSON body: ${detail}`);
+  }
+}
+
+interface MediaType {
+  readonly type: string;
+  readonly charset: string | undefined;
+}
+
+export function parseMediaType(contentType: string | null): MediaType {
+  if (!contentType) return { type: '', charset: undefined };
+  const [type = '', ...params] = contentType.split(';');
+  let charset: string | undefined;
+  for (const p of params) {
+    const [k, v] = p.split('=');
+    if (k?.trim().toLowerCase() === 'charset' && v) charset = v.trim().replace(/^"|"$/g, '').toLowerCase();
+  }
+  return { type: type.trim().toLowerCase(), charset };
+}
+
+export function isJsonType(type: string): boolean {
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+function decodeText(bytes: Uint8Array, charset: string | undefined, fatal: boolean): string {
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset ?? 'utf-8', { fatal });
+  } catch {
+    decoder = new TextDecoder('utf-8', { fatal });
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw badRequest(`Request body is not valid ${charset ?? 'utf-8'} text`);
+  }
+}
+
+/** Form fields as an object; repeated fields become arrays. */
+export function parseFormFields(text: string): JsonObject {
+  const fields = dataRecord();
+  for (const [k, v] of new URLSearchParams(text)) addValue(fields, k, v);
+  return fields;
+}
+
+/** The envelope's `body`: JSON parsed, forms as objects, anything else as text; empty → null. */
+export function parseRequestBody(bytes: Uint8Array, contentType: string | null): Json {
+  if (bytes.byteLength === 0) return null;
+  const { type, charset } = parseMediaType(contentType);
+  if (isJsonType(type)) return parseJsonText(decodeText(bytes, charset, true));
+  if (type === 'application/x-www-form-urlencoded') return parseFormFields(decodeText(bytes, charset, true));
+  return decodeText(bytes, charset, false);
+}
+
+/** Header names are lower-case (Headers already folds them); repeated headers arrive joined. */
+export function headersRecord(headers: Headers): JsonObject {
+  const out = dataRecord();
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
+/** Query parameters and path parameters in one object; path parameters win on a clash. */
+export function queryAndPathRecord(url: URL, pathParams: Readonly<Record<string, string>>): JsonObject {
+  const out = dataRecord();
+  for (const [k, v] of url.searchParams) addValue(out, k, v);
+  for (const [k, v] of Object.entries(pathParams)) out[k] = v;
+  return out;
+}
+
+export interface EnvelopeInput {
+  readonly request: Request;
+  readonly pathParams: Readonly<Record<string, string>>;
+  readonly body: Json;
+}
+
+export function buildEnvelope({ request, pathParams, body }: EnvelopeInput): JsonObject {
+  const url = new URL(request.url);
+  return {
+    body,
+    headers: headersRecord(request.headers),
+    queryAndPath: queryAndPathRecord(url, pathParams),
+    method: request.method.toUpperCase(),
+    path: url.pathname,
+    contentType: request.headers.get('content-type'),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The event trigger: one durable subscription per event-triggered pipeline. The event payload is
+ * the message. An invalid payload is logged, counted and acknowledged (bad data does not get
+ * better by retrying); a failed execution rejects the delivery so the broker redelivers it (up to
+ * `maxDeliveries`). An event older than the trigger's `expiration` is acknowledged without running
+ * (it waited in the queue longer than its consumers care for).
+ */
+import type { Logger } from 'pino';
+import type { Clock, Delivery, EventBroker, EventTriggerSpec, PipelineModule, Subscription } from '../types.js';
+import type { ExecutionEngine } from './execution.js';
+import type { ServiceMetrics } from './metrics.js';
+import { validateTriggerMessage } from './validation.js';
+
+export interface EventTriggerDeps {
+  readonly engine: ExecutionEngine;
+  readonly broker: EventBroker;
+  readonly metrics: ServiceMetrics;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+/** Thrown to the broker so it redelivers; carries no payload data. */
+export class DeliveryFailed extends Error {
+  constructor(readonly executionId: string, message: string) {
+    super(message);
+    this.name = 'DeliveryFailed';
+  }
+}
+
+export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerSpec, deps: EventTriggerDeps): (delivery: Delivery) => Promise<void> {
+  const labels = { pipeline: pipeline.name, event: spec.event };
+  return async (delivery) => {
+    if (delivery.redelivery) deps.metrics.eventsRedelivered.inc(labels);
+    const ageMs = deps.clock.now() - delivery.envelope.publishedAt;
+    if (spec.expiration > 0 && ageMs > spec.expiration) {
+      deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'expired' });
+      deps.logger.warn({ pipeline: pipeline.name, event: spec.event, eventId: delivery.envelope.id, ageMs }, 'expired event acknowledged without running');
+      return;
+    }
+    const outcome = await deps.engine.execute({
+      pipeline: pipeline.name,
+      message: delivery.envelope.payload,
+      validate: (m) => validateTriggerMessage(spec, m),
+      redelivery: delivery.redelivery,
+      trigger: 'event',
+    });
+    if (outcome.ok) {
+      deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'success' });
+      return;
+    }
+    if (outcome.outcome === 'invalid') {
+      deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'invalid' });
+      deps.logger.warn(
+        { executionId: outcome.executionId, pipeline: pipeline.name, event: spec.event, eventId: delivery.envelope.id, violations: outcome.errorObject['violations'] ?? null },
+        'invalid event payload acknowledged without redelivery',
+      );
+      return;
+    }
+    deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'failure' });
+    throw new DeliveryFailed(outcome.executionId, `execution ${outcome.executionId} failed: ${outcome.error.message}`);
+  };
+}
+
+export function subscribeEventTrigger(pipeline: PipelineModule, spec: EventTriggerSpec, deps: EventTriggerDeps): Promise<Subscription> {
+  return deps.broker.subscribe(pipeline.name, spec.event, createEventHandler(pipeline, spec, deps), {
+    maxDeliveries: Math.max(1, spec.maxDeliveries),
+    ackTimeout: spec.maxTimeout,
+    concurrency: pipeline.options.concurrency,
+  });
+}

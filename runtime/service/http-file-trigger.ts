@@ -1,0 +1,216 @@
+/**
+ * The HTTP File trigger: uploads streamed to the execution's work folder, never buffered whole.
+ * `multipart/form-data` parts become files (form fields become `body`); any other content type is
+ * a raw upload stored as one file with param "body". One request carries at most `maxFileSize`
+ * bytes (checked on Content-Length and on the streamed bytes) → 413 otherwise. Stored names are
+ * generated; the client's file name is only data. Files go away with the work folder.
+ */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline as pipeStreams } from 'node:stream/promises';
+import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
+import busboy from 'busboy';
+import type { Context, Hono } from 'hono';
+import { PipeError } from '../errors.js';
+import type { HttpFileTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
+import { buildEnvelope, checkDeclaredLength, dataRecord, parseMediaType, tooLargeError } from './envelope.js';
+import type { ExecutionScope } from './execution.js';
+import type { HttpTriggerDeps } from './http-trigger.js';
+import { outcomeResponse } from './http-response.js';
+import { createTriggerGuard } from './trigger-guard.js';
+
+export const DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024;
+const MAX_FILES = 20;
+const MAX_FIELDS = 100;
+const MAX_FIELD_SIZE = 64 * 1024;
+/** Room for part headers and form fields on top of the file bytes. */
+const MULTIPART_OVERHEAD = MAX_FIELDS * 1024 + MAX_FILES * 1024;
+const MAX_NAME_LENGTH = 255;
+
+export interface UploadedFile {
+  readonly fileName: string;
+  readonly originalFileName: string | null;
+  readonly param: string;
+  readonly contentType: string;
+  readonly size: number;
+  readonly path: string;
+}
+
+interface Upload {
+  readonly files: UploadedFile[];
+  readonly fields: JsonObject | null;
+}
+
+function badRequest(message: string): PipeError {
+  return new PipeError(message, { code: 400, kind: 'BAD_REQUEST' });
+}
+
+const EXTENSION_BY_TYPE: Readonly<Record<string, string>> = {
+  'application/pdf': '.pdf', 'application/json': '.json', 'application/xml': '.xml', 'text/xml': '.xml',
+  'text/csv': '.csv', 'text/plain': '.txt', 'image/png': '.png', 'image/jpeg': '.jpg', 'application/zip': '.zip',
+};
+
+/** A generated, path-safe name that keeps a plain extension of the client's name (or the type's). */
+export function safeFileName(originalName: string | null, contentType: string): string {
+  const ext = /(\.[A-Za-z0-9]{1,16})$/.exec(originalName ?? '')?.[1]
+    ?? EXTENSION_BY_TYPE[parseMediaType(contentType).type] ?? '';
+  return `${randomUUID()}${ext}`;
+}
+
+function cleanOriginalName(name: string | undefined | null): string | null {
+  if (!name) return null;
+  return name.replace(/[\0\r\n]/g, '').slice(0, MAX_NAME_LENGTH);
+}
+
+/** The file name from a `Content-Disposition` header of a raw upload, if any. */
+export function dispositionFileName(header: string | null): string | null {
+  if (!header) return null;
+  const star = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
+  if (star?.[1]) {
+    try {
+      return cleanOriginalName(decodeURIComponent(star[1].trim()));
+    } catch {
+      return null;
+    }
+  }
+  const plain = /filename\s*=\s*(?:"([^"]*)"|([^;]+))/.exec(header);
+  return cleanOriginalName(plain?.[1] ?? plain?.[2]?.trim());
+}
+
+/** Passes bytes through and fails once more than `limit` went by. */
+class ByteLimit extends Transform {
+  private seen = 0;
+  constructor(private readonly limit: number) {
+    super();
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.limit) done(tooLargeError(this.limit));
+    else done(null, chunk);
+  }
+}
+
+function requestStream(request: Request): Readable {
+  if (!request.body) return Readable.from([]);
+  return Readable.fromWeb(request.body as unknown as NodeWebReadableStream<Uint8Array>);
+}
+
+/** Maps stream failures to request errors (size limits keep their 413). */
+function asUploadError(err: unknown): PipeError {
+  if (err instanceof PipeError) return err;
+  return badRequest(`Upload failed: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+async function receiveRaw(request: Request, dir: () => string, limit: number): Promise<Upload> {
+  const contentType = request.headers.get('content-type') ?? 'application/octet-stream';
+  const originalFileName = dispositionFileName(request.headers.get('content-disposition'));
+  const fileName = safeFileName(originalFileName, contentType);
+  const path = join(dir(), fileName);
+  const counter = new ByteLimit(limit);
+  let size = 0;
+  counter.on('data', (chunk: Buffer) => { size += chunk.length; });
+  try {
+    await pipeStreams(requestStream(request), counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+  } catch (err) {
+    throw asUploadError(err);
+  }
+  return { files: [{ fileName, originalFileName, param: 'body', contentType, size, path }], fields: null };
+}
+
+function receiveMultipart(request: Request, dir: () => string, limit: number): Promise<Upload> {
+  return new Promise<Upload>((resolve, reject) => {
+    const files: UploadedFile[] = [];
+    const fields = dataRecord();
+    let fieldCount = 0;
+    const writes: Array<Promise<void>> = [];
+    let failure: PipeError | null = null;
+    const fail = (err: PipeError): void => {
+      if (failure) return;
+      failure = err;
+      source.destroy();
+    };
+
+    const parser = busboy({
+      headers: { 'content-type': request.headers.get('content-type') ?? '' },
+      limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_SIZE, parts: MAX_FILES + MAX_FIELDS },
+      defParamCharset: 'utf8',
+    });
+    parser.on('file', (param, stream, info) => {
+      if (failure) {
+        stream.resume();
+        return;
+      }
+      const contentType = info.mimeType || 'application/octet-stream';
+      const originalFileName = cleanOriginalName(info.filename);
+      const fileName = safeFileName(originalFileName, contentType);
+      const path = join(dir(), fileName);
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => { size += chunk.length; });
+      stream.on('limit', () => fail(tooLargeError(limit)));
+      const index = files.length;
+      files.push({ fileName, originalFileName, param, contentType, size: 0, path });
+      writes.push(
+        pipeStreams(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 })).then(
+          () => { files[index] = { fileName, originalFileName, param, contentType, size, path }; },
+          (err: unknown) => fail(asUploadError(err)),
+        ),
+      );
+    });
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated || info.nameTruncated) return fail(tooLargeError(limit));
+      fieldCount++;
+      const existing = Object.hasOwn(fields, name) ? fields[name] : undefined;
+      if (existing === undefined) fields[name] = value;
+      else if (Array.isArray(existing)) existing.push(value);
+      else fields[name] = [existing, value];
+    });
+    const tooMany = (): void => fail(new PipeError('Too many parts in the upload', { code: 413, kind: 'PAYLOAD_TOO_LARGE' }));
+    parser.on('filesLimit', tooMany);
+    parser.on('fieldsLimit', tooMany);
+    parser.on('partsLimit', tooMany);
+
+    const source = requestStream(request);
+    pipeStreams(source, new ByteLimit(limit + MULTIPART_OVERHEAD), parser)
+      .catch((err: unknown) => fail(err instanceof PipeError ? err : badRequest(`Malformed multipart body: ${err instanceof Error ? err.message : String(err)}`)))
+      .then(() => Promise.all(writes))
+      .then(() => {
+        if (failure) reject(failure);
+        else resolve({ files, fields: fieldCount > 0 ? fields : null });
+      }, reject);
+  });
+}
+
+/** Receives the upload into the execution's work folder and builds the message. */
+export async function receiveUpload(request: Request, pathParams: Readonly<Record<string, string>>, scope: ExecutionScope, limit: number): Promise<Json> {
+  const { type } = parseMediaType(request.headers.get('content-type'));
+  const dir = (): string => scope.workDir;
+  const multipart = type === 'multipart/form-data';
+  checkDeclaredLength(request.headers, multipart ? limit + MULTIPART_OVERHEAD : limit);
+  const upload = multipart ? await receiveMultipart(request, dir, limit) : await receiveRaw(request, dir, limit);
+  const envelope = buildEnvelope({ request, pathParams, body: upload.fields });
+  return { ...envelope, files: upload.files.map((f): JsonObject => ({ ...f })) };
+}
+
+export function registerHttpFileTrigger(app: Hono, pipeline: PipelineModule, spec: HttpFileTriggerSpec, deps: HttpTriggerDeps): void {
+  const limit = spec.maxFileSize > 0 ? spec.maxFileSize : DEFAULT_MAX_FILE_SIZE;
+  const guard = createTriggerGuard(spec, deps.accounts, deps.clock);
+  app.on([...spec.methods], spec.path, async (c: Context) => {
+    if (guard) {
+      const checked = await guard(c);
+      if (!checked.ok) {
+        deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(checked.response.status) });
+        return checked.response;
+      }
+    }
+    const request = c.req.raw;
+    const pathParams = c.req.param() as Record<string, string>;
+    const outcome = await deps.engine.execute({
+      pipeline: pipeline.name,
+      prepare: (scope) => receiveUpload(request, pathParams, scope, limit),
+      trigger: 'http-file',
+    });
+    return outcomeResponse(outcome);
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * Declared store options (`store reprocess { expire-after: 1d }`) applied at the backend port:
+ * inserts into a declared store get its `expireAfterSeconds` unless the caller set one, so
+ * connectors need not know the declarations.
+ */
+import type { ObjectStoreBackend, StoreOptions } from '../types.js';
+
+export function withDeclaredStoreOptions(
+  store: ObjectStoreBackend, declared: Readonly<Record<string, { expireAfterSeconds?: number }>>,
+): ObjectStoreBackend {
+  const optionsFor = (name: string, given: StoreOptions | undefined): StoreOptions | undefined => {
+    const ttl = Object.hasOwn(declared, name) ? declared[name]?.expireAfterSeconds : undefined;
+    if (given?.expireAfterSeconds !== undefined || ttl === undefined) return given;
+    return { ...given, expireAfterSeconds: ttl };
+  };
+  return {
+    insert: (name, docs, opts) => store.insert(name, docs, optionsFor(name, opts)),
+    find: (name, query, opts) => store.find(name, query, opts),
+    findById: (name, id) => store.findById(name, id),
+    update: (name, query, update, opts) => store.update(name, query, update, opts),
+    delete: (name, query, opts) => store.delete(name, query, opts),
+    aggregate: (name, pipeline) => store.aggregate(name, pipeline),
+    createIndex: (name, fields, opts) => store.createIndex(name, fields, opts),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Trigger-level validation of incoming messages against the compiled body schema. Violations are
+ * plain data `{ path, message }` (JSON Pointer paths) and become a 422 error object.
+ */
+import { PipeError } from '../errors.js';
+import type { CompiledValidator, Json, JsonObject, TriggerSpec, ValidationErrorLike } from '../types.js';
+
+export interface Violation {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Enough to explain a bad request without echoing a huge error list. */
+const MAX_VIOLATIONS = 50;
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Where the problem is: ajv points `required`/`additionalProperties` errors at the parent. */
+function violationPath(e: ValidationErrorLike): string {
+  const base = e.instancePath;
+  const missing = e.params['missingProperty'];
+  const extra = e.params['additionalProperty'];
+  if (e.keyword === 'required' && typeof missing === 'string') return `${base}/${escapePointer(missing)}`;
+  if (e.keyword === 'additionalProperties' && typeof extra === 'string') return `${base}/${escapePointer(extra)}`;
+  return base === '' ? '/' : base;
+}
+
+function violationMessage(e: ValidationErrorLike): string {
+  const extra = e.params['additionalProperty'];
+  if (e.keyword === 'additionalProperties' && typeof extra === 'string') return `must not have property '${extra}'`;
+  return e.message ?? `fails the '${e.keyword}' rule`;
+}
+
+/** Runs `validate`; returns null when `data` is valid, otherwise the violations. */
+export function collectViolations(validate: CompiledValidator, data: unknown): Violation[] | null {
+  if (validate(data)) return null;
+  const errors = validate.errors ?? [];
+  if (errors.length === 0) return [{ path: '/', message: 'does not match the schema' }];
+  return errors.slice(0, MAX_VIOLATIONS).map((e) => ({ path: violationPath(e), message: violationMessage(e) }));
+}
+
+function bodyOf(message: Json): Json {
+  if (message !== null && typeof message === 'object' && !Array.isArray(message) && Object.hasOwn(message, 'body')) {
+    return message['body'] ?? null;
+  }
+  return null;
+}
+
+/**
+ * Validates a trigger's message: HTTP triggers validate the request body (`message.body`); event
+ * and MCP tool triggers validate the message itself. Returns null when there is nothing to check.
+ */
+export function validateTriggerMessage(trigger: TriggerSpec, message: Json): Violation[] | null {
+  switch (trigger.kind) {
+    case 'http':
+      return trigger.validateBody ? collectViolations(trigger.validateBody, bodyOf(message)) : null;
+    case 'event':
+    case 'mcp-tool':
+      return trigger.validateBody ? collectViolations(trigger.validateBody, message) : null;
+    default:
+      return null;
+  }
+}
+
+/** The error an invalid message fails with (422, violations in the error object). */
+export function invalidMessageError(violations: readonly Violation[], what = 'Request body'): PipeError {
+  const list: Json[] = violations.map((v): JsonObject => ({ path: v.path, message: v.message }));
+  return new PipeError(`${what} does not match the schema`, {
+    code: 422, kind: 'VALIDATION', details: { violations: list },
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * The helpers generated pipeline code calls between its own lines: run a connector step (with
+ * fail-on-error, labelled outputs and per-step hooks), reply, fail, catch, for-each. Kept small and
+ * allocation-light: they sit on every request's path.
+ */
+import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
+import { Reply, type ConnectorRun, type ExecutionContext, type Json, type JsonObject } from './types.js';
+
+/** Facts about one step, emitted once per step as a module constant. */
+export interface StepInfo {
+  readonly label?: string;
+  readonly connector: string;
+  /** `file.pipe:line`. */
+  readonly source: string;
+  readonly failOnError: boolean;
+}
+
+/** Parameters of a step: a frozen constant, or a module-level function of the message. */
+export type StepParams<P> = P | ((message: Json, ctx: ExecutionContext) => P);
+
+/**
+ * Observers of step execution (tracing, metrics, `pipec test` coverage and mocks). The service
+ * installs them on the context; absent means no cost beyond one property read.
+ */
+export interface StepHooks {
+  /** Replaces the connector (mocks in pipeline tests); undefined = run it. */
+  readonly mock?: (step: StepInfo, params: unknown, message: Json) => Promise<Json> | undefined;
+  readonly before?: (step: StepInfo) => unknown;
+  readonly after?: (step: StepInfo, token: unknown, outcome: 'ok' | 'error', output: Json | undefined, error?: PipeError) => void;
+}
+
+type ContextWithHooks = ExecutionContext & { readonly hooks?: StepHooks };
+
+/** Runs one connector step. */
+export async function step<P>(ctx: ExecutionContext, info: StepInfo, run: ConnectorRun<P>, params: StepParams<P>, message: Json): Promise<Json> {
+  const hooks = (ctx as ContextWithHooks).hooks;
+  const token = hooks?.before?.(info);
+  let output: Json;
+  try {
+    const resolved = typeof params === 'function' ? (params as (m: Json, c: ExecutionContext) => P)(message, ctx) : params;
+    const mocked = hooks?.mock?.(info, resolved, message);
+    output = mocked !== undefined ? await mocked : await run(resolved, message, ctx);
+  } catch (err) {
+    const error = withStep(asPipeError(err, info.label ?? info.connector), info);
+    hooks?.after?.(info, token, 'error', undefined, error);
+    if (info.failOnError || error.kind === 'TIMEOUT' || ctx.signal.aborted) throw error;
+    ctx.log.warn({ step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code }, 'step failed; continuing (fail-on-error is off)');
+    output = toFailureOutput(error);
+    if (info.label !== undefined) ctx.steps[info.label] = output;
+    return output;
+  }
+  if (info.label !== undefined) ctx.steps[info.label] = output;
+  hooks?.after?.(info, token, 'ok', output);
+  return output;
+}
+
+function withStep(error: PipeError, info: StepInfo): PipeError {
+  if (error.step !== undefined) return error;
+  return new PipeError(error.message, { code: error.code, kind: error.kind, step: info.label ?? info.connector, ...(error.details ? { details: error.details } : {}), cause: error });
+}
+
+/** `respond STATUS body [headers]`. */
+export function reply(status: number, body: Json, headers?: Readonly<Record<string, Json>>): Reply {
+  const stringHeaders: Record<string, string> = {};
+  if (headers) for (const [k, v] of Object.entries(headers)) stringHeaders[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  return new Reply(status, body, stringHeaders);
+}
+
+/** `fail [status] message`: the error to throw. */
+export function fail(status: number, message: Json, source: string): PipeError {
+  const text = typeof message === 'string' ? message : JSON.stringify(message);
+  const details: JsonObject | undefined = message !== null && typeof message === 'object' && !Array.isArray(message) ? message : undefined;
+  return new PipeError(text, { code: status, kind: 'FAIL', step: `fail (${source})`, ...(details ? { details } : {}) });
+}
+
+/** The message inside `catch` / `on-error`: the standard error object. */
+export function caught(ctx: ExecutionContext, err: unknown): JsonObject {
+  if (err instanceof Reply) throw err;
+  const error = asPipeError(err);
+  return toErrorObject(error, ctx.executionId, ctx.services.clock.now());
+}
+
+/** True for the `{ success: false, … }` output of a step whose fail-on-error is off. */
+export function isFailure(message: Json): boolean {
+  return message !== null && typeof message === 'object' && !Array.isArray(message) && message['success'] === false;
+}
+
+/** A for-each's elements: arrays as they are, null as none, anything else as one element. */
+export function asArray(value: unknown): Json[] {
+  if (Array.isArray(value)) return value as Json[];
+  if (value === null || value === undefined) return [];
+  return [value as Json];
+}
+
+export interface ForEachInfo {
+  readonly label?: string;
+  readonly source: string;
+  readonly parallel: number;
+  readonly failOnError: boolean;
+}
+
+/**
+ * Runs `body` once per element (at most `parallel` at a time). Output: `{ total, success, failed }`.
+ * A failing element counts as failed; with fail-on-error the first failure stops the loop.
+ */
+export async function forEach(
+  ctx: ExecutionContext,
+  info: ForEachInfo,
+  elements: readonly Json[],
+  body: (element: Json, ctx: ExecutionContext) => Promise<Json>,
+): Promise<JsonObject> {
+  let success = 0;
+  let failed = 0;
+  let next = 0;
+  let firstError: unknown;
+  const worker = async (): Promise<void> => {
+    while (next < elements.length && firstError === undefined) {
+      const element = elements[next++] as Json;
+      try {
+        await body(element, ctx);
+        success++;
+      } catch (err) {
+        failed++;
+        if (info.failOnError) firstError ??= err;
+        else ctx.log.warn({ step: info.label ?? 'for-each', source: info.source, err: asPipeError(err).message }, 'for-each element failed');
+      }
+    }
+  };
+  const workers = Array.from({ length: Math.max(1, Math.min(info.parallel, elements.length)) }, worker);
+  await Promise.all(workers);
+  if (firstError !== undefined) throw asPipeError(firstError, info.label ?? 'for-each');
+  const output: JsonObject = { total: elements.length, success, failed };
+  if (info.label !== undefined) ctx.steps[info.label] = output;
+  return output;
+}
+
+/** `env("NAME", fallback)`: read when the service starts (accounts, globals) or at the step. */
+export function env(name: string, fallback?: string): string | null {
+  const value = process.env[name];
+  return value !== undefined && value !== '' ? value : (fallback ?? null);
+}
