@@ -189,6 +189,7 @@ export function strayDiagnostics(
   alreadyReported: ReadonlySet<number>,
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
+  if (strays.length === 0) return out;
   const sorted = [...strays].sort((a, b) => a.startOffset - b.startOffset);
   const position = new Map(context.tokens.map((token, at) => [token, at]));
   const adjacent = (a: IToken, b: IToken): boolean => {

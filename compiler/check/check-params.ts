@@ -74,7 +74,7 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       const childPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       const keySpan = instance.spans.get(`#key:${childPointer}`) ?? spanAt(instance, pointer, fallback);
       const accepted = Object.keys(propertiesAt(schema.params, pointer)).sort();
-      const close = suggest(key, accepted);
+      const close = suggestParameter(key, accepted);
       const owner = pointer === '' ? `${subject.what} \`${subject.name}\`` : `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\``;
       return diagnostic('PIPE3001', {
         message: `unknown parameter \`${key}\` for ${owner}`,
@@ -98,7 +98,18 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
     }
     default: {
       const span = spanAt(instance, pointer, fallback);
-      const allowed = Array.isArray(error.params['allowedValues']) ? (error.params['allowedValues'] as unknown[]) : undefined;
+      const alternatives = error.keyword === 'anyOf' || error.keyword === 'oneOf' ? enumAlternatives(schemaAt(schema.params, pointer)) : undefined;
+      const allowed = alternatives ?? (Array.isArray(error.params['allowedValues']) ? (error.params['allowedValues'] as unknown[]) : undefined);
+      if (alternatives) {
+        const value = valueAt(instance.json, pointer);
+        const close = typeof value === 'string' ? suggest(value, alternatives.map(String)) : undefined;
+        return diagnostic('PIPE3003', {
+          message: `invalid value for${where} of ${subject.what} \`${subject.name}\`: expected one of ${alternatives.map((v) => `\`${String(v)}\``).join(', ')}`,
+          span,
+          label: close ? `did you mean \`${close}\`?` : 'not an allowed value',
+          ...(close ? { hint: `write \`${close}\`` } : {}),
+        });
+      }
       const value = valueAt(instance.json, pointer);
       const close = allowed && typeof value === 'string' ? suggest(value, allowed.map(String)) : undefined;
       return diagnostic('PIPE3003', {
@@ -130,6 +141,36 @@ function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstanc
     );
   }
   return out;
+}
+
+/** The enum values offered by a schema's anyOf/oneOf alternatives (including arrays of them). */
+function enumAlternatives(schema: JsonSchema | undefined): unknown[] | undefined {
+  if (!schema) return undefined;
+  const options = (schema['anyOf'] ?? schema['oneOf']) as JsonSchema[] | undefined;
+  if (!Array.isArray(options)) return undefined;
+  const values = new Set<unknown>();
+  for (const option of options) {
+    const direct = option['enum'];
+    const items = option['items'] as JsonSchema | undefined;
+    for (const v of Array.isArray(direct) ? direct : Array.isArray(items?.['enum']) ? (items?.['enum'] as unknown[]) : []) values.add(v);
+  }
+  return values.size > 0 ? [...values] : undefined;
+}
+
+/**
+ * Did-you-mean for parameter names: close spelling first, else the one name that contains every
+ * word of the given one (`max-tokens` → `max-output-tokens`).
+ */
+export function suggestParameter(name: string, accepted: readonly string[]): string | undefined {
+  const close = suggest(name, accepted);
+  if (close) return close;
+  const words = name.toLowerCase().split(/[-_]/).filter(Boolean);
+  if (words.length < 2) return undefined;
+  const containing = accepted.filter((candidate) => {
+    const candidateWords = candidate.toLowerCase().split(/[-_]/);
+    return words.every((w) => candidateWords.includes(w));
+  });
+  return containing.length === 1 ? containing[0] : undefined;
 }
 
 function allowsDynamic(schema: JsonSchema): boolean {

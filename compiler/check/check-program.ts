@@ -89,9 +89,7 @@ function emptyEnv(file: string) {
 function checkPipeline(decl: PipelineDecl, facts: ServiceFacts): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[] } {
   const ctx = new PipelineContext(facts, decl.name, decl.nameSpan.file, new Map(decl.branches.map((b) => [b.name, b])));
   const options = checkOptions(decl, ctx.diagnostics);
-  if (!decl.trigger) {
-    ctx.diagnostics.push(diagnostic('PIPE6007', { message: `pipeline \`${decl.name}\` has no trigger`, span: decl.nameSpan, label: 'no trigger', hint: 'start the pipeline with `trigger http { method: POST, path: "/…" }` (or event, scheduler, http-file, mcp-tool)' }));
-  }
+  // A missing trigger is a syntax error (PIPE1016): check never runs on such a file.
   const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx) : undefined;
   const steps = checkBlock(decl.steps, trigger?.message ?? UNKNOWN, ctx, { insideForEach: false });
   const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, { insideForEach: false }) : undefined;

@@ -13,7 +13,7 @@ import { checkParams } from './check-params.js';
 import { checkExists } from './connector-hooks.js';
 import type { PipelineContext } from './context.js';
 import { entryOf, staticJson } from './literal.js';
-import { resolveSchemaValue } from './schema-refs.js';
+import { resolveSchemaValue, schemaLocator } from './schema-refs.js';
 import { SCHEDULER_MESSAGE, httpEnvelope, httpFileEnvelope, schemaToType } from './shapes.js';
 
 const MB = 1024 * 1024;
@@ -54,7 +54,7 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext): { plan
     if (!value) return { type: UNKNOWN };
     const resolved = resolveSchemaValue(value, ctx.facts.decls, ctx.diagnostics);
     if (resolved === undefined) return { type: UNKNOWN };
-    const validator = ctx.compileSchema(resolved, value.span, undefined, `${ctx.pipeline}-${key}`);
+    const validator = ctx.compileSchema(resolved, value.span, undefined, `${ctx.pipeline}-${key}`, schemaLocator(value, ctx.facts.decls));
     return { ...(validator ? { validator } : {}), type: schemaToType(resolved) };
   };
 
@@ -95,7 +95,7 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext): { plan
     case 'mcp-tool': {
       const input = entryOf(config, 'input');
       const resolved = input ? resolveSchemaValue(input, ctx.facts.decls, ctx.diagnostics) : undefined;
-      const validator = input && resolved !== undefined ? ctx.compileSchema(resolved, input.span, undefined, `${ctx.pipeline}-input`) : undefined;
+      const validator = input && resolved !== undefined ? ctx.compileSchema(resolved, input.span, undefined, `${ctx.pipeline}-input`, schemaLocator(input, ctx.facts.decls)) : undefined;
       const auth = authSpec(entryOf(config, 'auth'), ctx);
       const spec = `{ kind: "mcp-tool", tool: ${JSON.stringify(str('name', ctx.pipeline))}, description: ${JSON.stringify(str('description', ''))}, inputSchema: ${JSON.stringify(resolved ?? { type: 'object' })}${validator ? `, validateBody: ${validator}` : ''}${auth ? `, auth: ${auth}` : ''} }`;
       return { plan: { kind: 'mcp-tool', spec }, message: resolved !== undefined ? schemaToType(resolved) : UNKNOWN };

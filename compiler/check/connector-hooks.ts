@@ -15,7 +15,7 @@ import type { JsExpr } from '../plan/plan.js';
 import type { Span } from '../source/span.js';
 import { INTEGER, UNKNOWN, objectOf, type PipeType } from '../types/pipe-type.js';
 import type { PipelineContext } from './context.js';
-import { resolveSchemaValue } from './schema-refs.js';
+import { resolveSchemaValue, schemaLocator } from './schema-refs.js';
 import { entryOf, stepsEntryOf, toLiteral, spanAt } from './literal.js';
 import { schemaToType } from './shapes.js';
 import { compileValue, propertyKey } from './values.js';
@@ -175,7 +175,7 @@ function validateHook({ step, ctx, label }: HookInput, result: HookResult): void
   if (resolved === undefined) return;
   const draftValue = entryOf(step.params, 'draft');
   const draft = draftValue?.kind === 'string' || draftValue?.kind === 'ident' ? (draftValue.kind === 'string' ? draftValue.value : draftValue.name) : undefined;
-  const compiled = ctx.compileSchema(resolved, schemaValue.span, draft, label ?? 'step');
+  const compiled = ctx.compileSchema(resolved, schemaValue.span, draft, label ?? 'step', schemaLocator(schemaValue, ctx.facts.decls));
   result.replaced.add('schema');
   result.replaced.add('draft');
   if (compiled) {
@@ -264,7 +264,7 @@ function jsonTransformerHook({ step, ctx, message, label }: HookInput, result: H
 function agentHook({ step, ctx, message }: HookInput, result: HookResult): void {
   const schemaValue = entryOf(step.params, 'output-schema');
   const resolved = schemaValue ? resolveSchemaValue(schemaValue, ctx.facts.decls, ctx.diagnostics) : undefined;
-  if (schemaValue && resolved !== undefined) ctx.compileSchema(resolved, schemaValue.span, undefined, 'agent-output');
+  if (schemaValue && resolved !== undefined) ctx.compileSchema(resolved, schemaValue.span, undefined, 'agent-output', schemaLocator(schemaValue, ctx.facts.decls));
   const tokenUsage = objectOf({ inputTokenCount: INTEGER, outputTokenCount: INTEGER, totalTokenCount: INTEGER });
   const body = resolved !== undefined ? schemaToType(resolved) : objectOf({ text: { kind: 'string' } });
   result.output = objectOf({ body, tokenUsage });

@@ -83,18 +83,20 @@ export class PipelineContext {
    * Checks a JSON Schema (PIPE3006 at `span` when invalid) and compiles it to a validator module;
    * returns the validator's import name. The draft: explicit, else `$schema`, else draft-07.
    */
-  compileSchema(schema: unknown, span: Span, explicitDraft: string | undefined, hint: string): string | undefined {
+  compileSchema(schema: unknown, span: Span, explicitDraft: string | undefined, hint: string, locate?: (pointer: string) => Span): string | undefined {
     const draft: Draft = (DRAFTS as readonly string[]).includes(explicitDraft ?? '') ? (explicitDraft as Draft) : (detectDraft(schema) ?? 'draft-07');
     const key = `${draft}:${JSON.stringify(schema)}`;
     const cached = this.compiledSchemas.get(key);
     if (cached) return cached;
     const problems = checkSchema(schema, draft);
     if (problems.length > 0) {
-      for (const problem of problems.slice(0, 3)) {
+      // ajv reports one problem several ways (enum, type, anyOf): the most specific is enough.
+      const specific = problems.find((p) => p.keyword === 'enum') ?? problems.find((p) => p.keyword !== 'anyOf') ?? problems[0];
+      for (const problem of specific ? [specific] : []) {
         this.diagnostics.push(
           diagnostic('PIPE3006', {
             message: `invalid JSON Schema (${draft}): ${problem.message}`,
-            span,
+            span: locate ? locate(problem.pointer) : span,
             label: 'invalid schema',
             hint: 'fix the schema keyword named above',
           }),

@@ -63,6 +63,8 @@ function createAjv(draft: Draft, forCode: boolean): Ajv {
 
 export interface SchemaProblem {
   readonly message: string;
+  /** The meta-schema keyword that failed (enum, type, anyOf, …). */
+  readonly keyword?: string;
   /** JSON pointer inside the schema, when ajv names one. */
   readonly pointer: string;
 }
@@ -76,7 +78,11 @@ export function checkSchema(schema: unknown, draft: Draft): SchemaProblem[] {
   const strippedSchema = withoutSchemaId(schema, draft);
   const valid = ajv.validateSchema(strippedSchema as object);
   if (!valid) {
-    return (ajv.errors ?? []).map((e) => ({ message: `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`, pointer: e.instancePath }));
+    return (ajv.errors ?? []).map((e) => ({
+      message: `\`${e.instancePath.split('/').filter(Boolean).join('.') || 'schema'}\` ${e.message ?? 'is invalid'}${Array.isArray(e.params['allowedValues']) ? ` (${(e.params['allowedValues'] as unknown[]).map(String).join(', ')})` : ''}`,
+      pointer: e.instancePath,
+      keyword: e.keyword,
+    }));
   }
   try {
     ajv.compile(strippedSchema as object);

@@ -7,7 +7,8 @@ import { diagnostic } from '../diagnostics/codes.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { suggest } from '../diagnostics/suggest.js';
 import type { Declarations } from '../resolve/declarations.js';
-import { toLiteral } from './literal.js';
+import type { Span } from '../source/span.js';
+import { spanAt, toLiteral } from './literal.js';
 
 export function resolveSchemaValue(value: Value, decls: Declarations, diagnostics: Diagnostic[]): unknown {
   if (value.kind === 'ident') {
@@ -39,4 +40,16 @@ export function resolveSchemaValue(value: Value, decls: Declarations, diagnostic
     return undefined;
   }
   return literal.json;
+}
+
+/**
+ * Where a JSON pointer inside a schema value is in the source: inside the inline value, inside the
+ * declared `schema NAME { … }`, or (imported JSON) at the name.
+ */
+export function schemaLocator(value: Value, decls: Declarations): (pointer: string) => Span {
+  let target: Value | undefined = value;
+  if (value.kind === 'ident') target = decls.schemas.get(value.name)?.decl?.value;
+  if (!target) return () => value.span;
+  const literal = toLiteral(target);
+  return (pointer: string) => spanAt(literal, pointer, value.span);
 }

@@ -407,10 +407,83 @@ function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope:
   child.outputs.forEach((output, i) => {
     try {
       const { kinds, keys } = writeSteps(scope, level, output);
-      out.add(ind, `J.put(S, ${lit(kinds)}, [${keys.join(', ')}], ${data});`);
+      emitPut(out, ind, kinds, keys, data);
     } catch (e) {
       if (!(e instanceof SpecError)) throw e;
       prog.error(e.code, rhsList ? [...child.path, i] : child.path, 'value', e.message);
     }
   });
+}
+
+/** A key that can be read and assigned with plain `o[k]`: not inherited from Object.prototype. */
+function plainKey(expr: string): boolean {
+  if (!expr.startsWith('"')) return false;
+  const key = JSON.parse(expr) as string;
+  return !(key in Object.prototype) && key !== '__proto__';
+}
+
+/**
+ * Inline Shiftr write (the specialised form of J.put): evaluate every key first (a null key skips the
+ * write), walk/create containers below the root, then J.fm / J.fa / push for the final step.
+ */
+function emitPut(out: Lines, ind: number, kinds: string, keys: readonly string[], data: string): void {
+  out.add(ind, `w: {`);
+  const names: string[] = [];
+  keys.forEach((key, i) => {
+    const kind = kinds.charAt(i);
+    const isConst = key.startsWith('"');
+    if (kind === 'X') names.push('');
+    else if (kind === 'A') {
+      if (isConst) names.push(String(Number(JSON.parse(key) as string)));
+      else {
+        out.add(ind + 1, `const a${i} = ${key};`);
+        out.add(ind + 1, `if (a${i} === null) break w;`);
+        names.push(`+a${i}`);
+      }
+    } else if (isConst) names.push(key);
+    else {
+      out.add(ind + 1, `const k${i} = ${key};`);
+      if (key.startsWith('J.tkey(') || key.startsWith('J.idx(')) out.add(ind + 1, `if (k${i} === null) break w;`);
+      names.push(`k${i}`);
+    }
+  });
+  if (kinds.length === 0) {
+    out.add(ind + 1, `J.fm(S, S.o, "root", ${data});`);
+    out.add(ind, `}`);
+    return;
+  }
+  // the container under the root key
+  const first = kinds.charAt(0);
+  out.add(ind + 1, `let t = S.o.root;`);
+  out.add(ind + 1, `if (t === undefined || t === null) { t = ${first === 'M' ? '{}' : 'J.own(S, [])'}; S.o.root = t; }`);
+  out.add(ind + 1, `else if (${first === 'M' ? '!J.isMap(t)' : '!Array.isArray(t)'}) break w;`);
+  for (let i = 0; i < kinds.length - 1; i++) {
+    const kind = kinds.charAt(i);
+    const next = kinds.charAt(i + 1);
+    const name = names[i] ?? '';
+    const fresh = next === 'M' ? '{}' : 'J.own(S, [])';
+    const wrongType = next === 'M' ? '!J.isMap(u)' : '!Array.isArray(u)';
+    out.add(ind + 1, `{`);
+    if (kind === 'X') {
+      out.add(ind + 2, `const u = ${fresh}; t.push(u); t = u;`);
+    } else if (kind === 'A') {
+      out.add(ind + 2, `let u = ${name} < t.length ? t[${name}] : undefined;`);
+      out.add(ind + 2, `if (u === undefined || u === null) { u = ${fresh}; while (t.length < ${name}) t.push(null); t[${name}] = u; }`);
+      out.add(ind + 2, `else if (${wrongType}) break w;`);
+      out.add(ind + 2, `t = u;`);
+    } else {
+      const plain = plainKey(name);
+      out.add(ind + 2, `let u = ${plain ? `t[${name}]` : `J.has(t, ${name}) ? t[${name}] : undefined`};`);
+      out.add(ind + 2, `if (u === undefined || u === null) { u = ${fresh}; ${plain ? `t[${name}] = u;` : `J.set(t, ${name}, u);`} }`);
+      out.add(ind + 2, `else if (${wrongType}) break w;`);
+      out.add(ind + 2, `t = u;`);
+    }
+    out.add(ind + 1, `}`);
+  }
+  const last = kinds.charAt(kinds.length - 1);
+  const lastName = names[kinds.length - 1] ?? '';
+  if (last === 'X') out.add(ind + 1, `t.push(${data});`);
+  else if (last === 'A') out.add(ind + 1, `J.fa(S, t, ${lastName}, ${data});`);
+  else out.add(ind + 1, `J.fm(S, t, ${lastName}, ${data});`);
+  out.add(ind, `}`);
 }

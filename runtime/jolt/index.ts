@@ -136,6 +136,34 @@ export function put(s: ShiftState, kinds: string, keys: readonly (string | null)
   } else overwrite(s, tree, kind, key, ownList(s, [existing, data]));
 }
 
+/** Final Shiftr set into a map: set, add to the list there, or make a list of old and new. */
+export function fm(s: ShiftState, t: JsonMap, k: string, data: unknown): void {
+  const existing = hasOwn.call(t, k) ? t[k] : undefined;
+  if (existing === undefined || existing === null) set(t, k, data);
+  else if (Array.isArray(existing)) {
+    if (s.own.has(existing)) existing.push(data);
+    else set(t, k, ownList(s, [...existing, data]));
+  } else set(t, k, ownList(s, [existing, data]));
+}
+
+/** Final Shiftr set into a list at index `i`. */
+export function fa(s: ShiftState, t: unknown[], i: number, data: unknown): void {
+  const existing = i < t.length ? t[i] : undefined;
+  if (existing === undefined || existing === null) {
+    while (t.length < i) t.push(null);
+    t[i] = data;
+  } else if (Array.isArray(existing)) {
+    if (s.own.has(existing)) existing.push(data);
+    else t[i] = ownList(s, [...existing, data]);
+  } else t[i] = ownList(s, [existing, data]);
+}
+
+/** Registers a list created by this Shiftr run (appending to it later needs no copy). */
+export function own(s: ShiftState, list: unknown[]): unknown[] {
+  s.own.add(list);
+  return list;
+}
+
 function ownList(s: ShiftState, list: unknown[]): unknown[] {
   s.own.add(list);
   return list;
@@ -246,9 +274,10 @@ export function args(values: readonly unknown[]): unknown[] {
 
 // ───────────────────────────── Cardinality ─────────────────────────────
 
-function putInParent(parent: unknown, key: string, value: unknown, moveToEnd: boolean): void {
+// Jolt's MANY re-inserts the key (moving it last); key order is not significant for maps here, and
+// deleting would push V8 objects into slow dictionary mode, so the value is replaced in place.
+function putInParent(parent: unknown, key: string, value: unknown): void {
   if (isMap(parent)) {
-    if (moveToEnd) delete parent[key];
     set(parent, key, value);
   } else if (Array.isArray(parent)) {
     const i = parseJavaInt(key);
@@ -260,7 +289,7 @@ function putInParent(parent: unknown, key: string, value: unknown, moveToEnd: bo
 export function many(parent: unknown, key: string, value: unknown): unknown {
   if (Array.isArray(value)) return value;
   const list = value === null || value === undefined ? [] : [value];
-  putInParent(parent, key, list, value !== null && value !== undefined);
+  putInParent(parent, key, list);
   return list;
 }
 
@@ -268,7 +297,7 @@ export function many(parent: unknown, key: string, value: unknown): unknown {
 export function one(parent: unknown, key: string, value: unknown): unknown {
   if (!Array.isArray(value)) return value;
   const first = value.length > 0 ? value[0] : null;
-  putInParent(parent, key, first, false);
+  putInParent(parent, key, first);
   return first;
 }
 

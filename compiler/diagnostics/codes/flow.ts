@@ -37,10 +37,4 @@ export const flowCodes: CodeTable = {
     phase: 'check',
     explain: 'A `branch NAME { … }` of the pipeline is not the target of any `when … -> NAME` or `otherwise -> NAME`. Remove it or route to it.',
   },
-  PIPE6007: {
-    title: 'Missing trigger',
-    severity: 'error',
-    phase: 'check',
-    explain: 'Every pipeline starts with exactly one `trigger KIND { … }`: http, http-file, event, scheduler or mcp-tool.',
-  },
 };

@@ -64,14 +64,15 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
   const purgeExpired = (db: Queryable, store: string, now: number): Promise<unknown> =>
     db.query('DELETE FROM pipec_documents WHERE store = $1 AND expires_at IS NOT NULL AND expires_at <= $2', [store, now]);
 
+  /** One atomic statement: the store's TTL is read in the same INSERT. */
   const insertRows = async (db: Queryable, store: string, docs: readonly PreparedDocument[], now: number): Promise<void> => {
     if (docs.length === 0) return;
-    const ttlRow = await db.query<{ ttl: string }>('SELECT expire_after_ms AS ttl FROM pipec_stores WHERE store = $1', [store]);
-    const ttl = Number(ttlRow.rows[0]?.ttl ?? 0);
     await db.query(
       `INSERT INTO pipec_documents (store, id, doc, created_at, expires_at)
-       SELECT $1, x.id, x.doc::jsonb, $2, $3 FROM unnest($4::text[], $5::text[]) AS x(id, doc)`,
-      [store, now, ttl > 0 ? now + ttl : null, docs.map((d) => d.id), docs.map((d) => d.text)],
+       SELECT $1, x.id, x.doc::jsonb, $2, CASE WHEN t.ms > 0 THEN $2 + t.ms END
+       FROM unnest($3::text[], $4::text[]) AS x(id, doc),
+            (SELECT COALESCE((SELECT expire_after_ms FROM pipec_stores WHERE store = $1), 0) AS ms) AS t`,
+      [store, now, docs.map((d) => d.id), docs.map((d) => d.text)],
     );
   };
 
@@ -81,17 +82,20 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       const ttl = storeOpts?.expireAfterSeconds === undefined ? undefined : ttlMillis(storeOpts.expireAfterSeconds);
       const prepared = prepareDocuments(docs, opts.maxDocumentBytes);
       const now = clock.now();
-      await writeTransaction(pool, async (client) => {
+      // Without a transaction: each statement is atomic and the insert alone decides success.
+      try {
         if (ttl !== undefined) {
-          await client.query(
+          await pool.query(
             `INSERT INTO pipec_stores (store, expire_after_ms) VALUES ($1, $2) ON CONFLICT (store) DO UPDATE
              SET expire_after_ms = EXCLUDED.expire_after_ms WHERE pipec_stores.expire_after_ms <> EXCLUDED.expire_after_ms`,
             [store, ttl],
           );
         }
-        await purgeExpired(client, store, now);
-        await insertRows(client, store, prepared, now);
-      });
+        await purgeExpired(pool, store, now);
+        await insertRows(pool, store, prepared, now);
+      } catch (err) {
+        throw translatePgError(err);
+      }
       return { ids: prepared.map((d) => d.id) };
     },
 

@@ -15,7 +15,7 @@ CREATE TABLE IF NOT EXISTS pipec_documents (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   store TEXT NOT NULL,
   id TEXT NOT NULL,
-  doc TEXT NOT NULL,
+  doc BLOB NOT NULL,
   created_at INTEGER NOT NULL,
   expires_at INTEGER,
   UNIQUE (store, id)

@@ -1,5 +1,6 @@
 /**
- * Object Store on SQLite JSON1: one table `pipec_documents` with a `store` column (see README.md).
+ * Object Store on SQLite JSON1: one table `pipec_documents` with a `store` column (see README.md);
+ * documents are stored as SQLite JSONB blobs (about twice as fast to query as JSON text).
  * Queries become WHERE clauses with bound parameters only (query/filter-sql.ts); updates are applied
  * in memory inside an IMMEDIATE transaction; TTL hides documents whose `expires_at` passed (by the
  * injected clock) and purges them on the next write to that store.
@@ -48,7 +49,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     const order = sortToSql(sortKeys, 'sqlite', params);
     const limit = params.bind(tail.limit ?? -1);
     const skip = params.bind(tail.skip);
-    const sql = `SELECT d.seq, d.id, d.doc FROM pipec_documents AS d WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
+    const sql = `SELECT d.seq, d.id, json(d.doc) AS doc FROM pipec_documents AS d WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
     return db.prepare(sql).all({ ...params.values, store, now: clock.now() }) as Row[];
   };
 
@@ -58,7 +59,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   };
 
   const insertPrepared = db.prepare(
-    'INSERT INTO pipec_documents (store, id, doc, created_at, expires_at) VALUES (@store, @id, @doc, @now, @expires)',
+    'INSERT INTO pipec_documents (store, id, doc, created_at, expires_at) VALUES (@store, @id, jsonb(@doc), @now, @expires)',
   );
 
   const storeTtl = (store: string): number =>
@@ -100,7 +101,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       validateStoreName(store);
       if (typeof id !== 'string' && typeof id !== 'number') throw new PipeError('id must be a string', { code: 400, kind: 'BAD_QUERY' });
       const row = db
-        .prepare(`SELECT d.doc FROM pipec_documents AS d WHERE ${visible} AND d.id = @id`)
+        .prepare(`SELECT json(d.doc) AS doc FROM pipec_documents AS d WHERE ${visible} AND d.id = @id`)
         .get({ store, now: clock.now(), id: String(id) }) as { doc: string } | undefined;
       return row ? (JSON.parse(row.doc) as JsonObject) : null;
     },
@@ -114,7 +115,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         return db.transaction(() => {
           purgeExpired(store, now);
           const rows = selectRows(store, filter, { limit: multi ? null : 1, skip: 0 }, []);
-          const write = db.prepare('UPDATE pipec_documents SET doc = ? WHERE seq = ?');
+          const write = db.prepare('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
           for (const row of rows) {
             const next = applyUpdate(JSON.parse(row.doc) as JsonObject, spec);
             write.run(serializeDocument(next, opts.maxDocumentBytes), row.seq);

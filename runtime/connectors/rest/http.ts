@@ -71,6 +71,13 @@ async function withAgent<T>(connectTimeout: number, use: (agent: Agent) => Promi
   }
 }
 
+/** Closes the pooled keep-alive connections (service shutdown); later calls open new pools. */
+export async function closeConnectionPools(): Promise<void> {
+  const agents = [...pools.values()];
+  pools.clear();
+  await Promise.all(agents.map((agent) => agent.close()));
+}
+
 /** Where a request went, safe for messages and logs: no query string, no credentials. */
 export function describeTarget(method: string, url: URL): string {
   return `${method} ${url.origin}${url.pathname}`;

@@ -12,6 +12,7 @@
  * stop-on-*-error check. Logs carry method, origin and path only: never headers, query or bodies.
  */
 import { PipeError } from '../../errors.js';
+export { closeConnectionPools } from './http.js';
 import type { ConnectorRun, ExecutionContext, JsonObject } from '../../types.js';
 import { credentialsFor, type Credentials } from './auth.js';
 import { describeTarget, exchange, RestTransportError, type HttpRequest, type HttpResponse } from './http.js';
