@@ -43,7 +43,8 @@ export async function step<P>(ctx: ExecutionContext, info: StepInfo, run: Connec
   } catch (err) {
     const error = withStep(asPipeError(err, info.label ?? info.connector), info);
     hooks?.after?.(info, token, 'error', undefined, error);
-    if (info.failOnError || error.kind === 'TIMEOUT' || ctx.signal.aborted) throw error;
+    // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
+    if (info.failOnError || ctx.signal.aborted) throw error;
     ctx.log.warn({ step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code }, 'step failed; continuing (fail-on-error is off)');
     output = toFailureOutput(error);
     if (info.label !== undefined) ctx.steps[info.label] = output;

@@ -9,7 +9,7 @@ import { suggest } from '../diagnostics/suggest.js';
 import type { ChoicePlan, JsExpr, PlanStep } from '../plan/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import { checkParams } from './check-params.js';
-import { applyConnectorHook } from './connector-hooks.js';
+import { applyConnectorHook, splitStoreTarget } from './connector-hooks.js';
 import type { PipelineContext } from './context.js';
 import { compileCondition, compileCollection } from './conditions.js';
 import { entryOf } from './literal.js';
@@ -153,6 +153,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
     }
   }
 
+  splitStoreTarget(schema.name, extra);
   const checked = checkParams(schema, step.params, extra, { what: 'connector', name: step.connector, nameSpan: step.connectorSpan }, ctx.facts.validators);
   ctx.diagnostics.push(...checked.diagnostics);
 

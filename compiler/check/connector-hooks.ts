@@ -126,13 +126,22 @@ export function checkExists(ctx: PipelineContext, code: string, what: string, na
   return false;
 }
 
-function storeHook({ step, ctx, extra }: HookInput, result: HookResult): void {
-  const target = typeof extra['target'] === 'string' ? extra['target'] : undefined;
-  const arg = step.args[0];
-  if (!target || !arg) return;
+/** `store NAME.OPERATION`: the header word names both the store and the operation. */
+export function splitStoreTarget(connector: string, extra: Record<string, unknown>): void {
+  const target = extra['target'];
+  if (connector !== 'store' || typeof target !== 'string') return;
   const dot = target.lastIndexOf('.');
-  const store = dot > 0 ? target.slice(0, dot) : target;
-  const operation = dot > 0 ? target.slice(dot + 1) : '';
+  extra['store'] = dot > 0 ? target.slice(0, dot) : target;
+  extra['operation'] = dot > 0 ? target.slice(dot + 1) : '';
+  delete extra['target'];
+}
+
+function storeHook({ step, ctx, extra }: HookInput, result: HookResult): void {
+  const arg = step.args[0];
+  if (typeof extra['store'] !== 'string' || typeof extra['operation'] !== 'string' || !arg) return;
+  const store = extra['store'];
+  const operation = extra['operation'];
+  const dot = store.length;
   const storeSpan = { file: arg.span.file, start: arg.span.start, end: arg.span.start + store.length };
   const opSpan = { file: arg.span.file, start: arg.span.start + dot + 1, end: arg.span.end };
   const known = checkExists(ctx, 'PIPE2006', 'store', store, [...ctx.facts.decls.stores.keys()], storeSpan);
@@ -153,7 +162,6 @@ function storeHook({ step, ctx, extra }: HookInput, result: HookResult): void {
   const expire = entryOf(decl?.options, 'expire-after');
   const seconds = expire?.kind === 'duration' ? Math.round(expire.ms / 1000) : expire?.kind === 'number' ? expire.value : 0;
   result.params['storeOptions'] = { js: JSON.stringify({ expireAfterSeconds: seconds }), constant: true };
-  delete result.params['target'];
   const docs = objectOf({}, true);
   result.output =
     operation === 'find' || operation === 'aggregate' || operation === 'find-by-id'

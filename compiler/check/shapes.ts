@@ -16,7 +16,7 @@ function closed(fields: Record<string, PipeType>, optional: readonly string[] = 
 
 /** The Digibee envelope of an HTTP request: `{ body, headers, queryAndPath, method, path, contentType }`. */
 export function httpEnvelope(body: PipeType): PipeType {
-  return closed({ body, headers: OPEN_OBJECT, queryAndPath: OPEN_OBJECT, method: STRING, path: STRING, contentType: STRING });
+  return closed({ body, headers: OPEN_OBJECT, queryAndPath: OPEN_OBJECT, method: STRING, path: STRING, contentType: STRING, principal: OPEN_OBJECT }, ['principal']);
 }
 
 export const UPLOADED_FILE: PipeType = closed({
@@ -37,7 +37,8 @@ export function httpFileEnvelope(): PipeType {
     path: STRING,
     contentType: STRING,
     files: arrayOf(UPLOADED_FILE),
-  });
+    principal: OPEN_OBJECT,
+  }, ['principal']);
 }
 
 export const SCHEDULER_MESSAGE: PipeType = closed({ scheduledAt: INTEGER });

@@ -17,6 +17,8 @@ import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './he
 import { registerHttpFileTrigger } from './http-file-trigger.js';
 import { refusalResponse } from './http-response.js';
 import { registerHttpTrigger } from './http-trigger.js';
+import { registerJwksRoute } from './jwks-route.js';
+import { registerMcpRoute } from './mcp-route.js';
 import { createLogger } from './logging.js';
 import { createServiceMetrics } from './metrics.js';
 import { ScheduleRunner } from './scheduler-trigger.js';
@@ -119,6 +121,8 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
       schedulers.set(p.name, new ScheduleRunner(p, trigger, { engine, lock: backends.lock, clock, metrics, logger }));
     }
   }
+  registerMcpRoute(app, def.pipelines, { engine, clock, accounts });
+  registerJwksRoute(app, accounts);
   app.notFound((c) => refusalResponse(
     new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), clock.now()));
   app.onError((err, c) => {

@@ -169,9 +169,11 @@ export interface EnvelopeInput {
   readonly request: Request;
   readonly pathParams: Readonly<Record<string, string>>;
   readonly body: Json;
+  /** Who the trigger's `auth` authenticated (claims of a bearer token, api-key account, …). */
+  readonly principal?: JsonObject | null;
 }
 
-export function buildEnvelope({ request, pathParams, body }: EnvelopeInput): JsonObject {
+export function buildEnvelope({ request, pathParams, body, principal }: EnvelopeInput): JsonObject {
   const url = new URL(request.url);
   return {
     body,
@@ -180,5 +182,6 @@ export function buildEnvelope({ request, pathParams, body }: EnvelopeInput): Jso
     method: request.method.toUpperCase(),
     path: url.pathname,
     contentType: request.headers.get('content-type'),
+    ...(principal ? { principal } : {}),
   };
 }

@@ -7,7 +7,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { PipeError } from '../errors.js';
-import type { Clock, HttpTriggerSpec, Json, PipelineModule } from '../types.js';
+import type { Clock, HttpTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
 import { buildEnvelope, DEFAULT_MAX_BODY_SIZE, parseRequestBody, readBodyLimited } from './envelope.js';
 import type { ExecutionEngine } from './execution.js';
 import { outcomeResponse, refusalResponse } from './http-response.js';
@@ -27,8 +27,10 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
   const limit = spec.maxBodySize > 0 ? spec.maxBodySize : DEFAULT_MAX_BODY_SIZE;
   const guard = createTriggerGuard(spec, deps.accounts, deps.clock);
   app.on([...spec.methods], spec.path, async (c: Context) => {
+    let principal: JsonObject | null = null;
     if (guard) {
       const checked = await guard(c);
+      if (checked.ok) principal = checked.principal;
       if (!checked.ok) {
         deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(checked.response.status) });
         return checked.response;
@@ -44,7 +46,7 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
       deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
       return refusalResponse(err, deps.clock.now());
     }
-    const message = buildEnvelope({ request, pathParams: c.req.param() as Record<string, string>, body });
+    const message = buildEnvelope({ request, pathParams: c.req.param() as Record<string, string>, body, principal });
     const outcome = await deps.engine.execute({
       pipeline: pipeline.name,
       message,

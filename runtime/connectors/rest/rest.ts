@@ -12,7 +12,6 @@
  * stop-on-*-error check. Logs carry method, origin and path only: never headers, query or bodies.
  */
 import { PipeError } from '../../errors.js';
-export { closeConnectionPools } from './http.js';
 import type { ConnectorRun, ExecutionContext, JsonObject } from '../../types.js';
 import { credentialsFor, type Credentials } from './auth.js';
 import { describeTarget, exchange, RestTransportError, type HttpRequest, type HttpResponse } from './http.js';
@@ -21,6 +20,9 @@ import { invalidParameter, parseRestParams, type RestParams } from './params.js'
 import { MAX_REDIRECTS, nextRequest, type SensitiveParts } from './redirects.js';
 import { toOutput } from './response.js';
 import { withRetries } from './retry.js';
+
+/** For the service's shutdown: closes the keep-alive connection pools of every rest step. */
+export { closeConnectionPools } from './http.js';
 
 /**
  * Tokens of oauth2 accounts, shared by every rest step of the process (a token is per account, not

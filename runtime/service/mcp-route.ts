@@ -1,0 +1,52 @@
+/**
+ * The service's MCP server: every pipeline with an `mcp-tool` trigger becomes a tool of one MCP
+ * endpoint at /mcp (Streamable HTTP, runtime/agent/mcp-server.ts). A call runs the pipeline with the
+ * tool arguments as its message (checked against the tool's input schema first). The endpoint is
+ * one door for all tools, so it is guarded by the `auth` of the mcp-tool triggers, which must agree.
+ */
+import type { Hono } from 'hono';
+import { createMcpHandler } from '../agent/mcp-server.js';
+import { PipeError } from '../errors.js';
+import type { Clock, Json, JsonObject, McpToolTriggerSpec, PipelineModule } from '../types.js';
+import { Reply } from '../types.js';
+import type { ExecutionEngine } from './execution.js';
+import { createTriggerGuard } from './trigger-guard.js';
+import { validateTriggerMessage } from './validation.js';
+
+export interface McpRouteDeps {
+  readonly engine: ExecutionEngine;
+  readonly clock: Clock;
+  readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+}
+
+export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[], deps: McpRouteDeps): void {
+  const tools = pipelines.filter((p): p is PipelineModule & { trigger: McpToolTriggerSpec } => p.trigger.kind === 'mcp-tool');
+  if (tools.length === 0) return;
+  const auths = new Set(tools.map((t) => JSON.stringify(t.trigger.auth ?? null)));
+  if (auths.size > 1) throw new Error('mcp-tool triggers of one service share the /mcp endpoint and must declare the same auth');
+  const guard = createTriggerGuard({ ...(tools[0]?.trigger.auth ? { auth: tools[0].trigger.auth } : {}) }, deps.accounts, deps.clock);
+
+  const handler = createMcpHandler(
+    tools.map((p) => ({
+      name: p.trigger.tool,
+      description: p.trigger.description,
+      inputSchema: p.trigger.inputSchema,
+      run: async (args: Json): Promise<Json> => {
+        const outcome = await deps.engine.execute({ pipeline: p.name, message: args, validate: (m) => validateTriggerMessage(p.trigger, m), trigger: 'mcp-tool' });
+        if (!outcome.ok) throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), { code: outcome.error.code, kind: outcome.error.kind });
+        return outcome.result instanceof Reply ? outcome.result.body : (outcome.result as Json);
+      },
+    })),
+    { serverName: 'pipec' },
+  );
+
+  app.all('/mcp', async (c) => {
+    if (guard) {
+      const checked = await guard(c);
+      if (!checked.ok) return checked.response;
+    }
+    return handler(c.req.raw);
+  });
+}
+
+export type { JsonObject };
