@@ -4,7 +4,7 @@
  * allocation-light: they sit on every request's path.
  */
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
-import { Reply, type ConnectorRun, type ExecutionContext, type Json, type JsonObject } from './types.js';
+import { Reply, type CompiledValidator, type ConnectorRun, type ExecutionContext, type Json, type JsonObject } from './types.js';
 
 /** Facts about one step, emitted once per step as a module constant. */
 export interface StepInfo {
@@ -139,4 +139,26 @@ export async function forEach(
 export function env(name: string, fallback?: string): string | null {
   const value = process.env[name];
   return value !== undefined && value !== '' ? value : (fallback ?? null);
+}
+
+/** The context of a capsule's steps: the caller's, plus the call's parameters (`capsule.<param>`). */
+export function withCapsule(ctx: ExecutionContext, params: JsonObject): ExecutionContext {
+  return { ...ctx, capsule: params } as ExecutionContext;
+}
+
+/** The parameters of the capsule whose steps are running (empty outside capsules). */
+export function capsuleParams(ctx: ExecutionContext): JsonObject {
+  return (ctx as ExecutionContext & { readonly capsule?: JsonObject }).capsule ?? {};
+}
+
+/** A capsule's output must satisfy its declared contract: a broken contract is the capsule's failure. */
+export function checkContract(validate: CompiledValidator, message: Json, capsule: string): Json {
+  if (validate(message)) return message;
+  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
+  throw new PipeError(`capsule \`${capsule}\` broke its output contract: ${problems.join('; ')}`, {
+    code: 500,
+    kind: 'CAPSULE_CONTRACT',
+    step: capsule,
+    details: { violations: problems },
+  });
 }

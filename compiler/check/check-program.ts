@@ -15,6 +15,7 @@ import type { Span } from '../source/span.js';
 import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { ParamValidators } from './check-params.js';
 import { checkBlock } from './check-steps.js';
+import { checkCapsules } from './check-capsules.js';
 import { checkTrigger } from './check-trigger.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts } from './context.js';
 import { entryOf } from './literal.js';
@@ -64,7 +65,9 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     edges.push(...checked.executes);
     if (checked.plan) pipelines.push(checked.plan);
   }
-  diagnostics.push(...checkRoutes(input.decls), ...checkExecuteCycles(input.decls, edges));
+  const capsules = checkCapsules(facts);
+  diagnostics.push(...capsules.diagnostics);
+  diagnostics.push(...checkRoutes(input.decls), ...checkExecuteCycles(input.decls, edges), ...checkNameClashes(input.decls, input.registry));
 
   const accounts = [...input.decls.accounts.values()].map((a) => ({
     name: a.name,
@@ -77,7 +80,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     return { name: s.name, ...(seconds !== undefined ? { expireAfterSeconds: seconds } : {}) };
   });
   return {
-    value: { name: input.serviceName, pipelines, accounts, globals: globals.map(({ name, js }) => ({ name, js })), stores },
+    value: { name: input.serviceName, pipelines, capsules: capsules.plans, accounts, globals: globals.map(({ name, js }) => ({ name, js })), stores },
     diagnostics,
   };
 }
@@ -91,8 +94,8 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts): { plan?: Pipeli
   const options = checkOptions(decl, ctx.diagnostics);
   // A missing trigger is a syntax error (PIPE1016): check never runs on such a file.
   const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx) : undefined;
-  const steps = checkBlock(decl.steps, trigger?.message ?? UNKNOWN, ctx, { insideForEach: false });
-  const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, { insideForEach: false }) : undefined;
+  const steps = checkBlock(decl.steps, trigger?.message ?? UNKNOWN, ctx, {});
+  const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
   for (const branch of decl.branches) {
     if (!ctx.usedBranches.has(branch.name)) {
       ctx.diagnostics.push(diagnostic('PIPE6006', { message: `branch \`${branch.name}\` is never used`, span: branch.nameSpan, label: 'unused branch', hint: `route to it with \`when … -> ${branch.name}\` or remove it` }));
@@ -178,6 +181,17 @@ function checkRoutes(decls: Declarations): Diagnostic[] {
       if (previous) {
         out.push(diagnostic('PIPE3008', { message: `\`${m} ${path.value}\` is already served by pipeline \`${previous.pipeline}\``, span: path.span, label: 'duplicate route', secondary: [{ span: previous.span, message: 'first route here' }], hint: 'change the path or the method of one of the two triggers' }));
       } else seen.set(key, { pipeline: p.name, span: path.span });
+    }
+  }
+  return out;
+}
+
+/** A capsule named like a connector would silently shadow it (or be shadowed). */
+function checkNameClashes(decls: Declarations, registry: ConnectorRegistry): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const capsule of decls.capsules.values()) {
+    if (registry.connectors.has(capsule.name)) {
+      out.push(diagnostic('PIPE2003', { message: `the capsule \`${capsule.name}\` has the name of a connector`, span: capsule.nameSpan, label: 'clashes with a connector', hint: 'give the capsule another name' }));
     }
   }
   return out;

@@ -10,6 +10,7 @@ import type { ChoicePlan, JsExpr, PlanStep } from '../plan/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import { checkParams } from './check-params.js';
 import { applyConnectorHook, splitStoreTarget } from './connector-hooks.js';
+import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
 import { compileCondition, compileCollection } from './conditions.js';
 import { entryOf } from './literal.js';
@@ -25,7 +26,8 @@ export interface BlockResult {
 }
 
 export interface BlockOptions {
-  readonly insideForEach: boolean;
+  /** Where `respond` cannot stand (it ends the whole execution): inside a for-each body or a capsule. */
+  readonly respondForbiddenIn?: 'for-each' | 'capsule';
 }
 
 export function checkBlock(steps: readonly Step[], message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
@@ -58,13 +60,14 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
     case 'connector':
       return checkConnectorStep(step, message, ctx, opts);
     case 'respond': {
-      if (opts.insideForEach) {
+      if (opts.respondForbiddenIn) {
+        const where = opts.respondForbiddenIn;
         ctx.diagnostics.push(
           diagnostic('PIPE6004', {
-            message: '`respond` cannot be used inside `for-each`',
+            message: `\`respond\` cannot be used inside ${where === 'for-each' ? '`for-each`' : 'a capsule'}`,
             span: { file: step.span.file, start: step.span.start, end: step.span.start + 'respond'.length },
-            label: 'not allowed in a loop body',
-            hint: 'collect the results and respond after the loop',
+            label: where === 'for-each' ? 'not allowed in a loop body' : 'not allowed in a capsule',
+            hint: where === 'for-each' ? 'collect the results and respond after the loop' : 'let the capsule end with its output; the pipeline that uses it responds',
           }),
         );
       }
@@ -99,9 +102,10 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
 }
 
 function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
-  const schema = ctx.facts.registry.connectors.get(step.connector);
+  const capsule = ctx.facts.decls.capsules.get(step.connector);
+  const schema = ctx.facts.registry.connectors.get(step.connector) ?? (capsule ? capsuleSchema(capsule) : undefined);
   if (!schema) {
-    const names = [...ctx.facts.registry.connectors.keys()];
+    const names = [...ctx.facts.registry.connectors.keys(), ...ctx.facts.decls.capsules.keys()];
     const close = suggest(step.connector, names);
     ctx.diagnostics.push(
       diagnostic('PIPE2001', {
@@ -168,7 +172,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
   // With fail-on-error off the output may also be `{ success: false, … }`; shapes stay optimistic
   // (the success shape) so that paths into it are still checked — documented in docs/language.md.
   const paramTypes = compiled.type.kind === 'object' ? Object.fromEntries(Object.entries(compiled.type.fields).map(([k, f]) => [k, f.type])) : {};
-  const resultType = hook.output ?? outputShape(schema, message, paramTypes);
+  const resultType = capsule ? capsuleOutputType(capsule, ctx.facts) : (hook.output ?? outputShape(schema, message, paramTypes));
   if (label !== undefined) ctx.stepTypes[label] = resultType;
 
   return {
@@ -303,7 +307,7 @@ function checkForEach(step: ForEachStep, message: PipeType, ctx: PipelineContext
       );
     }
   }
-  const body = checkBlock(step.body, collection.element, ctx, { insideForEach: true });
+  const body = checkBlock(step.body, collection.element, ctx, { respondForbiddenIn: 'for-each' });
   return {
     plan: [
       {

@@ -49,6 +49,8 @@ export class PipelineContext {
     readonly pipeline: string,
     readonly file: string,
     readonly branches: ReadonlyMap<string, BranchDecl>,
+    /** Inside a capsule: the types of its parameters (`capsule.x`). */
+    readonly capsuleScope?: Readonly<Record<string, PipeType>>,
   ) {}
 
   source(span: Span): SourceRef {
@@ -117,6 +119,7 @@ export class PipelineContext {
       globals: this.facts.globalTypes,
       accounts: this.facts.accountTypes,
       steps: { ...this.stepTypes },
+      ...(this.capsuleScope ? { capsule: this.capsuleScope } : {}),
       ...extra,
     };
   }

@@ -49,7 +49,7 @@ export function build(opts: BuildOptions, output: Output): BuildResult {
 /** Replaces the generated parts of outDir (never anything else the user put there). */
 export function writeService(outDir: string, files: readonly { path: string; text: string }[]): void {
   fs.mkdirSync(outDir, { recursive: true });
-  for (const generated of ['pipelines', 'validators', 'runtime']) fs.rmSync(path.join(outDir, generated), { recursive: true, force: true });
+  for (const generated of ['pipelines', 'capsules', 'validators', 'runtime']) fs.rmSync(path.join(outDir, generated), { recursive: true, force: true });
   for (const file of files) {
     const target = path.join(outDir, file.path);
     fs.mkdirSync(path.dirname(target), { recursive: true });

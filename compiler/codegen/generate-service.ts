@@ -12,7 +12,7 @@ import { Project, ts } from 'ts-morph';
 import type { ServicePlan } from '../plan/plan.js';
 import { propertyKey } from '../check/values.js';
 import { CodeWriter } from './code-writer.js';
-import { GENERATED_HEADER, emitPipeline } from './emit-pipeline.js';
+import { GENERATED_HEADER, capsuleFileName, emitCapsule, emitPipeline } from './emit-pipeline.js';
 
 export interface OutputFile {
   readonly path: string;
@@ -34,6 +34,7 @@ export function generateService(plan: ServicePlan, opts: GenerateOptions): Outpu
     moduleNames.set(pipeline.name, fileName);
     sources.push({ path: `pipelines/${fileName}.ts`, text: emitPipeline(pipeline) });
   }
+  for (const capsule of plan.capsules) sources.push({ path: `capsules/${capsuleFileName(capsule.name)}.ts`, text: emitCapsule(capsule) });
   sources.push({ path: 'service.ts', text: emitServiceDefinition(plan, moduleNames) });
   sources.push({ path: 'server.ts', text: emitServer(plan) });
 
@@ -43,7 +44,7 @@ export function generateService(plan: ServicePlan, opts: GenerateOptions): Outpu
     files.push(source);
     files.push({ path: source.path.replace(/\.ts$/, '.js'), text: transpile(source) });
   }
-  for (const pipeline of plan.pipelines) {
+  for (const pipeline of [...plan.pipelines, ...plan.capsules]) {
     for (const validator of pipeline.validators) {
       // ajv's standalone ESM output still `require`s its small runtime helpers (ucs2length, formats).
       const preamble = "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n";
@@ -58,7 +59,7 @@ export function generateService(plan: ServicePlan, opts: GenerateOptions): Outpu
 
 const OUTPUT_TSCONFIG = {
   compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true },
-  include: ['*.ts', 'pipelines/*.ts'],
+  include: ['*.ts', 'pipelines/*.ts', 'capsules/*.ts'],
 };
 
 function emitServiceDefinition(plan: ServicePlan, moduleNames: ReadonlyMap<string, string>): string {

@@ -340,12 +340,40 @@ class Printer {
     this.block(open, step.span.end - 1, items);
   }
 
+  /** A branch of one short simple step stays on one line: `when "$" { respond 200 { ok: true } }`. */
   private branchBody(body: BranchBody): void {
     if (body.kind === 'ref') {
       this.write(`-> ${body.name}`);
       return;
     }
+    const [only] = body.steps;
+    const flat = body.steps.length === 1 && only && !this.hasCommentIn(body.span) ? this.flatStep(only) : undefined;
+    if (flat !== undefined && this.column() + flat.length + 4 <= MAX_WIDTH) {
+      this.write(`{ ${flat} }`);
+      return;
+    }
     this.stepsBlock(body.span.start, body.span.end - 1, body.steps);
+  }
+
+  /** The one-line form of a connector, respond or fail step; undefined for anything else. */
+  private flatStep(step: Step): string | undefined {
+    const parts: (string | undefined)[] = [];
+    switch (step.kind) {
+      case 'connector':
+        parts.push(step.connector, ...step.args.map((a) => this.raw(a.span)), this.flat(step.params));
+        break;
+      case 'respond':
+        parts.push('respond', this.raw(step.statusSpan));
+        if (step.body) parts.push(this.flat(step.body));
+        if (step.headers) parts.push('headers', this.flat(step.headers));
+        break;
+      case 'fail':
+        parts.push('fail', ...(step.statusSpan ? [this.raw(step.statusSpan)] : []), this.flat(step.message));
+        break;
+      default:
+        return undefined;
+    }
+    return parts.every((p) => p !== undefined) ? parts.join(' ') : undefined;
   }
 
   private tryStep(step: TryStep): void {

@@ -90,8 +90,18 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
   return fn;
 }
 
+/** Each child object is compiled once although it is reachable by key and by pattern. */
+const compiledChildren = new WeakMap<Child, string>();
+
 function applyChild(prog: Program, child: Child, depth: number): string {
-  if (isPlainObject(child.rhs)) return `${emitComposite(prog, child.rhs, child.path, depth + 1)}(p, kk, vv);`;
+  if (isPlainObject(child.rhs)) {
+    let fn = compiledChildren.get(child);
+    if (fn === undefined) {
+      fn = emitComposite(prog, child.rhs, child.path, depth + 1);
+      compiledChildren.set(child, fn);
+    }
+    return `${fn}(p, kk, vv);`;
+  }
   const call = leafCall(prog, child, 'vv');
   return call ? `${call};` : '';
 }

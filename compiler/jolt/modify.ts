@@ -146,7 +146,7 @@ function compileComposite(
   body.add(1, `const o = Array.isArray(v) ? ${dataType === 'list' ? `J.expand(v, ${maxIndex})` : 'v.length'} : -1;`);
   body.add(1, `S.K[${level}] = k; S.T[${level}] = v; S.O[${level}] = o;`);
 
-  const ctx: Ctx = { prog, scope, level, options, depth };
+  const ctx: Ctx = { prog, scope, level, options, depth, mapOnly: dataType === 'map' };
   if (dataType !== 'map') {
     body.add(1, `if (Array.isArray(v)) {`);
     emitStrategy(ctx, body, 2, strategy, literals, computed, 'list');
@@ -167,6 +167,8 @@ interface Ctx {
   readonly level: number;
   readonly options: ModifyOptions;
   readonly depth: number;
+  /** The composite's input is known to be a map (its keys are names). */
+  readonly mapOnly: boolean;
 }
 
 const STAR_ORDER: Record<string, number> = { 'star-regex': 2, 'star-double': 3, 'star-single': 4, 'star-all': 5 };
@@ -180,6 +182,14 @@ function computedCompare(a: Child, b: Child): number {
   return ca.length !== cb.length ? cb.length - ca.length : compareUtf16(ca, cb);
 }
 
+/** A key readable with plain `o[k]` (not inherited from Object.prototype). */
+function plainKey(key: string): boolean {
+  return !(key in Object.prototype) && key !== '__proto__';
+}
+
+/** Each child object is compiled once although the map and list branches both call it. */
+const compiledChildren = new WeakMap<Child, string>();
+
 function literalKeyOf(child: Child): string {
   if (child.pe.kind === 'literal') return child.pe.key;
   if (child.pe.kind === 'array' && child.pe.index.type === 'explicit') return String(child.pe.index.index);
@@ -191,7 +201,10 @@ function emitStrategy(ctx: Ctx, out: Lines, ind: number, strategy: string, liter
     for (const child of literals) {
       const key = literalKeyOf(child);
       out.add(ind, `{`);
-      if (shape === 'map') out.add(ind + 1, `const kk = ${lit(key)}, p = J.has(v, kk), vv = p ? v[kk] : null;`);
+      if (shape === 'map' && plainKey(key)) {
+        // JSON values are never undefined, so a defined read of a non-prototype key is an own key
+        out.add(ind + 1, `const kk = ${lit(key)}, u = v[kk], p = u !== undefined, vv = p ? u : null;`);
+      } else if (shape === 'map') out.add(ind + 1, `const kk = ${lit(key)}, p = J.has(v, kk), vv = p ? v[kk] : null;`);
       else {
         const index = parseJavaInt(key);
         const i = index === undefined ? 2147483647 : index;
@@ -250,7 +263,11 @@ function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
   const inner = child.checkValue ? ind + 1 : ind;
   if (child.checkValue) out.add(ind, `if (p) {`);
   if (child.composite) {
-    const fn = compileComposite(ctx.prog, child.rhs as Record<string, unknown>, child.path, ctx.scope, ctx.level + 1, child.mode, ctx.options, ctx.depth + 1);
+    let fn = compiledChildren.get(child);
+    if (fn === undefined) {
+      fn = compileComposite(ctx.prog, child.rhs as Record<string, unknown>, child.path, ctx.scope, ctx.level + 1, child.mode, ctx.options, ctx.depth + 1);
+      compiledChildren.set(child, fn);
+    }
     out.add(inner, `${fn}(S, kk, vv);`);
   } else {
     emitLeaf(ctx, out, inner, child);
@@ -277,7 +294,9 @@ function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
   out.add(ind + 1, `S.K[${leafLevel}] = kk; S.T[${leafLevel}] = vl;`);
   out.add(ind + 1, `let r = J.N;`);
   evaluators.forEach((line, i) => out.add(ind + 1, i === 0 ? line : `if (r === J.N) ${line}`));
-  out.add(ind + 1, `if (r !== J.N) J.mset(v, o, kk, r, ${child.mode});`);
+  if (ctx.mapOnly && child.mode === 0 && child.pe.kind === 'literal' && plainKey(child.pe.key)) {
+    out.add(ind + 1, `if (r !== J.N) v[kk] = r;`);
+  } else out.add(ind + 1, `if (r !== J.N) J.mset(v, o, kk, r, ${child.mode});`);
   out.add(ind, `}`);
 }
 

@@ -203,10 +203,20 @@ function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, lit
   if (strategy === 'literals' || strategy === 'both') {
     for (const child of literals) {
       const key = lit(literalKey(child));
-      out.add(ind, `if (J.has(d, ${key})) {`);
-      out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
-      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined);
-      out.add(ind, `}`);
+      if (plainKey(key)) {
+        // JSON values are never undefined, so a defined read of a non-prototype key is an own key
+        out.add(ind, `{`);
+        out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
+        out.add(ind + 1, `if (vv !== undefined) {`);
+        emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined);
+        out.add(ind + 1, `}`);
+        out.add(ind, `}`);
+      } else {
+        out.add(ind, `if (J.has(d, ${key})) {`);
+        out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
+        emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined);
+        out.add(ind, `}`);
+      }
     }
   }
   if (strategy === 'computed' || strategy === 'both') {
@@ -484,6 +494,10 @@ function emitPut(out: Lines, ind: number, kinds: string, keys: readonly string[]
   const lastName = names[kinds.length - 1] ?? '';
   if (last === 'X') out.add(ind + 1, `t.push(${data});`);
   else if (last === 'A') out.add(ind + 1, `J.fa(S, t, ${lastName}, ${data});`);
-  else out.add(ind + 1, `J.fm(S, t, ${lastName}, ${data});`);
+  else if (plainKey(lastName)) {
+    // the common case inline (a monomorphic store); merging into a list goes through J.fm
+    out.add(ind + 1, `const e = t[${lastName}];`);
+    out.add(ind + 1, `if (e === undefined || e === null) t[${lastName}] = ${data}; else J.fm(S, t, ${lastName}, ${data});`);
+  } else out.add(ind + 1, `J.fm(S, t, ${lastName}, ${data});`);
   out.add(ind, `}`);
 }

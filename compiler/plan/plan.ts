@@ -43,7 +43,7 @@ export interface ConnectorPlan {
   readonly kind: 'connector';
   readonly source: SourceRef;
   readonly connector: string;
-  /** Runtime module path relative to runtime/ without extension, e.g. 'connectors/rest/rest'. */
+  /** Runtime module path relative to runtime/ without extension, e.g. 'connectors/rest/rest'; `capsule:NAME` for capsules. */
   readonly module: string;
   readonly label?: string;
   /** The step's parameters as one JS object expression. */
@@ -93,9 +93,22 @@ export interface PipelinePlan {
   readonly namespaces: ReadonlySet<'B' | 'J' | 'L'>;
 }
 
+/** A capsule: a reusable block of steps with typed parameters and an output contract. */
+export interface CapsulePlan {
+  readonly name: string;
+  readonly source: SourceRef;
+  readonly steps: readonly PlanStep[];
+  /** Validator checking the capsule's output against its declared contract. */
+  readonly contract?: string;
+  readonly hoisted: readonly Hoisted[];
+  readonly validators: readonly ValidatorModule[];
+  readonly namespaces: ReadonlySet<'B' | 'J' | 'L'>;
+}
+
 export interface ServicePlan {
   readonly name: string;
   readonly pipelines: readonly PipelinePlan[];
+  readonly capsules: readonly CapsulePlan[];
   /** Accounts: name → JS object expression (env() resolved at start). */
   readonly accounts: readonly { readonly name: string; readonly type: string; readonly js: string }[];
   readonly globals: readonly { readonly name: string; readonly js: string }[];

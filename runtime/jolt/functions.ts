@@ -278,7 +278,11 @@ export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze
   toLower: single(onString((s) => s.toLowerCase())),
   toUpper: single(onString((s) => s.toUpperCase())),
   trim: single(onString((s) => s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, ''))),
-  concat: listOnly((list) => list.filter((e) => e !== null && e !== undefined).map((e) => javaToString(e)).join('')),
+  concat: listOnly((list) => {
+    let out = '';
+    for (const e of list) if (e !== null && e !== undefined) out += typeof e === 'string' ? e : javaToString(e);
+    return out;
+  }),
   join: argDriven(isString, join, () => NONE),
   split: argDriven(isString, (sep, list) => list.map((e) => {
     const r = javaSplit(sep, e);

@@ -22,8 +22,23 @@ const INT_RE = /^[+-]?\d+$/;
 
 /** Java Integer.parseInt: the number, or undefined when the text is not a 32-bit integer. */
 export function parseJavaInt(text: string): number | undefined {
-  if (!INT_RE.test(text)) return undefined;
-  const n = Number(text);
+  const length = text.length;
+  if (length === 0 || length > 11) return undefined;
+  let i = 0;
+  let negative = false;
+  const first = text.charCodeAt(0);
+  if (first === 45 || first === 43) {
+    negative = first === 45;
+    i = 1;
+    if (length === 1) return undefined;
+  }
+  let n = 0;
+  for (; i < length; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return undefined;
+    n = n * 10 + d;
+  }
+  if (negative) n = -n;
   return n >= -2147483648 && n <= 2147483647 ? n : undefined;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Event broker on NATS JetStream (PIPEC_BROKER=nats://…). One stream (default `PIPEC_EVENTS` on
  * `pipec.events.>`, interest retention: an event is kept until every subscriber acked it) and one
- * durable pull consumer per (subscriber, event), shared by all replicas of that subscriber.
+ * durable pull consumer per (subscriber, event), shared by all replicas of that subscriber; each
+ * concurrency slot pulls one message at a time.
  * ack_wait = ackTimeout and max_deliver = maxDeliveries; the handler's success acks, failure naks
  * (or terms and logs on the last attempt); the server's MAX_DELIVERIES advisory is logged too.
  * Envelope headers travel as NATS headers (traceparent…), the payload as JSON.
@@ -83,43 +84,44 @@ export async function createNatsBroker(opts: NatsBrokerOptions): Promise<EventBr
           logger.error({ event, subscriber, streamSeq: info?.stream_seq, attempts: info?.deliveries }, 'event dropped after max deliveries (ack timeouts)');
         },
       });
-      const inflight = new Set<Promise<void>>();
       let stopped = false;
-      let batch: ConsumerMessages | null = null;
+      const batches = new Set<ConsumerMessages>();
 
-      const dispatch = (msg: JsMsg): void => {
+      const handle = async (msg: JsMsg): Promise<void> => {
         const attempt = msg.info.redeliveryCount;
         const delivery: Delivery = { envelope: toEnvelope(msg, event), attempt, redelivery: attempt > 1 };
-        const running: Promise<void> = Promise.resolve()
-          .then(() => handler(delivery))
-          .then(
-            () => msg.ack(),
-            (err: unknown) => {
-              if (attempt >= subOpts.maxDeliveries) {
-                msg.term(failureText(err));
-                logger.error({ event, subscriber, eventId: delivery.envelope.id, attempts: attempt, error: failureText(err) }, 'event dropped after max deliveries');
-              } else {
-                msg.nak();
-              }
-            },
-          )
-          .finally(() => inflight.delete(running));
-        inflight.add(running);
+        try {
+          await handler(delivery);
+        } catch (err) {
+          if (attempt >= subOpts.maxDeliveries) {
+            msg.term(failureText(err));
+            logger.error({ event, subscriber, eventId: delivery.envelope.id, attempts: attempt, error: failureText(err) }, 'event dropped after max deliveries');
+          } else {
+            msg.nak();
+          }
+          return;
+        }
+        msg.ack();
       };
 
-      const loop = async (): Promise<void> => {
+      /**
+       * One worker per concurrency slot, each with a single outstanding pull of one message: a fetch
+       * of 1 returns as soon as a message exists, and nothing waits in a local buffer while its
+       * ack_wait runs.
+       */
+      const worker = async (): Promise<void> => {
         while (!stopped) {
-          const free = subOpts.concurrency - inflight.size;
-          if (free <= 0) {
-            await Promise.race(inflight);
-            continue;
-          }
           try {
-            batch = await consumer.fetch({ max_messages: free, expires: FETCH_EXPIRES_MS });
-            for await (const msg of batch) {
-              // Stopping mid-batch: hand the message straight back for another replica.
-              if (stopped) msg.nak();
-              else dispatch(msg);
+            const batch = await consumer.fetch({ max_messages: 1, expires: FETCH_EXPIRES_MS });
+            batches.add(batch);
+            try {
+              for await (const msg of batch) {
+                // Stopping mid-fetch: hand the message straight back for another replica.
+                if (stopped) msg.nak();
+                else await handle(msg);
+              }
+            } finally {
+              batches.delete(batch);
             }
           } catch (err) {
             if (stopped) break;
@@ -128,15 +130,14 @@ export async function createNatsBroker(opts: NatsBrokerOptions): Promise<EventBr
           }
         }
       };
-      const running = loop();
+      const workers = Array.from({ length: subOpts.concurrency }, () => worker());
 
       const subscription: Subscription = {
         async stop() {
           if (stopped) return;
           stopped = true;
-          batch?.stop();
-          await running;
-          await Promise.allSettled([...inflight]);
+          for (const batch of batches) batch.stop();
+          await Promise.allSettled(workers);
           advisory.unsubscribe();
           subscriptions.delete(subscription);
         },
