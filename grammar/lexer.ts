@@ -38,6 +38,7 @@ export function tokenize(file: string, text: string): LexResult {
   for (const token of result.tokens) token.endOffset = tokenEnd(token) - 1;
   const diagnostics: Diagnostic[] = [];
   for (const error of result.errors) diagnostics.push(unknownCharacter(file, text, error.offset, error.length));
+  for (const hash of result.groups['mistakes'] ?? []) diagnostics.push(unknownCharacter(file, text, hash.startOffset, 1));
   for (const comment of result.groups['comments'] ?? []) {
     if (!comment.image.endsWith('*/') || comment.image.length < 4) {
       diagnostics.push(

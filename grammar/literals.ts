@@ -244,10 +244,10 @@ function splitTemplate(
           hint: 'close it with `}}`; inside a "…" string write inner double quotes as \\" or use \'…\'',
         }),
       );
-      break;
+      if (scan.end === chars.chars.length) break;
     }
     flushText(k);
-    parts.push(bracesFromChars(file, chars, text, k, scan.end));
+    parts.push(bracesFromChars(file, chars, text, k, scan.end, scan.textEnd));
     k = scan.end;
     textFrom = k;
   }
@@ -258,10 +258,17 @@ function splitTemplate(
   return { value: { kind: 'template', parts, span: whole, multiline }, diagnostics };
 }
 
-/** The BracesValue for decoded characters [open, close) where open is `{{` and close-2 is `}}`. */
-function bracesFromChars(file: string, chars: DecodedChars, text: string, open: number, close: number): BracesValue {
+/** The BracesValue for decoded characters [open, close): `{{`, expression up to textEnd, closer. */
+function bracesFromChars(
+  file: string,
+  chars: DecodedChars,
+  text: string,
+  open: number,
+  close: number,
+  textEnd: number,
+): BracesValue {
   const from = open + 2;
-  const to = close - 2;
+  const to = textEnd;
   const textStart = chars.starts[from] ?? 0;
   const offsets: number[] = [];
   let contiguous = true;
@@ -284,10 +291,10 @@ function bracesFromChars(file: string, chars: DecodedChars, text: string, open: 
 
 /** A bare `{{ … }}` token (possibly unterminated; lexer.ts reported that). */
 export function bracesFromToken(file: string, image: string, start: number): BracesValue {
-  const closed = scanBracesEnd(image, 2).closed;
+  const scan = scanBracesEnd(image, 2);
   return {
     kind: 'braces',
-    text: image.slice(2, closed ? image.length - 2 : image.length),
+    text: image.slice(2, scan.textEnd),
     textStart: start + 2,
     span: span(file, start, start + image.length),
   };

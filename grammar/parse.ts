@@ -72,11 +72,30 @@ export function parsePipe(file: string, text: string): ParseOutput {
   const context = { file, text, tokens: lexed.tokens };
   const strays = (cst.children['stray'] ?? []) as IToken[];
   const recognition = recognitionDiagnostics(context, errors);
-  const reportedAt = new Set(recognition.map((d) => d.primary.span.start));
+  const reportedAt = cascadeStarts(cst, recognition.map((d) => d.primary.span.start), strays);
   return {
     cst,
     diagnostics: [...lexed.diagnostics, ...recognition, ...strayDiagnostics(context, strays, reportedAt)],
   };
+}
+
+/**
+ * Offsets of stray-token runs that are fallout of an earlier parse error: a run is fallout when a
+ * recognition error lies between the start of the declaration before it and the run itself
+ * (e.g. `["a"}` closes the pipeline early and its remaining steps land at the top level).
+ */
+function cascadeStarts(cst: CstNode, errorStarts: readonly number[], strays: readonly IToken[]): Set<number> {
+  const declStarts = Object.entries(cst.children)
+    .filter(([name]) => name !== 'stray')
+    .flatMap(([, nodes]) => nodes.map((n) => ('location' in n ? (n.location?.startOffset ?? 0) : 0)))
+    .sort((a, b) => a - b);
+  const fallout = new Set<number>(errorStarts);
+  for (const stray of strays) {
+    let regionStart = 0;
+    for (const start of declStarts) if (start < stray.startOffset) regionStart = start;
+    if (errorStarts.some((e) => e >= regionStart && e < stray.startOffset)) fallout.add(stray.startOffset);
+  }
+  return fallout;
 }
 
 /**

@@ -38,17 +38,19 @@ export function scanBlockCommentEnd(text: string, offset: number): number {
 }
 
 export interface BracesScan {
-  /** Offset just after the closing `}}` when closed; otherwise where the scan gave up. */
+  /** Offset just after the closing `}}` (or the lone `}` standing in for it); else the limit. */
   readonly end: number;
+  /** Where the expression text ends (before its closer). */
+  readonly textEnd: number;
   readonly closed: boolean;
 }
 
 /**
  * Finds the `}}` closing a Double Braces expression whose text starts at `from` (just after `{{`).
  * Nested `{`/`}` are counted so object literals inside the expression work, and `'…'`/`"…"` string
- * literals are skipped. A lone `}` at depth 0 cannot belong to the expression: the scan stops
- * before it (unterminated), so the host construct it probably closes still parses. Scanning never
- * goes past where the resulting token ends, so lexing stays linear.
+ * literals are skipped. A lone `}` at depth 0 is the typo `{{ x }`: it ends the expression (which
+ * is reported as unterminated) so the rest of the line still parses as the author meant. Scanning
+ * never goes past where the resulting token ends, so lexing stays linear.
  */
 export function scanBracesEnd(text: string, from: number, limit: number = text.length): BracesScan {
   let depth = 0;
@@ -65,12 +67,12 @@ export function scanBracesEnd(text: string, from: number, limit: number = text.l
       if (depth > 0) {
         depth--;
       } else if (i + 1 < limit && text.charCodeAt(i + 1) === 125) {
-        return { end: i + 2, closed: true };
+        return { end: i + 2, textEnd: i, closed: true };
       } else {
-        return { end: i, closed: false };
+        return { end: i + 1, textEnd: i, closed: false };
       }
     }
     i++;
   }
-  return { end: limit, closed: false };
+  return { end: limit, textEnd: limit, closed: false };
 }

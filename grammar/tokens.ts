@@ -31,6 +31,9 @@ export const WhiteSpace = createToken({
   line_breaks: true,
 });
 export const LineComment = createToken({ name: 'LineComment', pattern: /\/\/[^\n]*/, group: Lexer.SKIPPED });
+/** `# …` is a common slip for `//`: lexed as one token in the `mistakes` group, reported by lexer.ts,
+ *  so the words after it do not cascade into parse errors. */
+export const HashComment = createToken({ name: 'HashComment', pattern: /#[^\n]*/, group: 'mistakes' });
 /** Kept in the `comments` group so lexer.ts can report an unterminated one. */
 export const BlockComment = createToken({
   name: 'BlockComment',
@@ -195,6 +198,7 @@ const keywords: readonly TokenType[] = [
 export const allTokens: readonly TokenType[] = [
   WhiteSpace,
   LineComment,
+  HashComment,
   BlockComment,
   TripleString,
   StringLiteral,

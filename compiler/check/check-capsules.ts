@@ -67,6 +67,7 @@ export function checkCapsules(facts: ServiceFacts): { plans: CapsulePlan[]; diag
             body: [`Parameter types: ${Object.keys(CAPSULE_PARAM_TYPES).map((t) => `\`${t}\``).join(', ')}.`],
           }),
         );
+        scope[param.name] = UNKNOWN; // reported once here, not again at every use
         continue;
       }
       scope[param.name] = schemaToType(schema);

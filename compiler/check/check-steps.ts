@@ -158,7 +158,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
   }
 
   splitStoreTarget(schema.name, extra);
-  const checked = checkParams(schema, step.params, extra, { what: 'connector', name: step.connector, nameSpan: step.connectorSpan }, ctx.facts.validators);
+  const checked = checkParams(schema, step.params, extra, { what: capsule ? 'capsule' : 'connector', name: step.connector, nameSpan: step.connectorSpan }, ctx.facts.validators);
   ctx.diagnostics.push(...checked.diagnostics);
 
   const hook = applyConnectorHook({ step, schema, extra, message, ctx, label });

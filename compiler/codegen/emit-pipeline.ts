@@ -59,12 +59,12 @@ export function emitCapsule(plan: CapsulePlan): string {
   state.w.block('export const run: ConnectorRun<JsonObject> = async (params, input, parentCtx) =>', () => {
     state.w.line('const ctx = R.withCapsule(parentCtx, params);');
     state.w.line('const capsule = params;');
+    state.w.line('void capsule; // read by conditions written with `capsule.<param>`');
     state.w.line('let message: Json = input;');
     for (const step of plan.steps) emitStep(step, state);
     if (!endsExecution(plan.steps)) {
       state.w.line(`return ${plan.contract ? `R.checkContract(${plan.contract}, message, ${JSON.stringify(plan.name)})` : 'message'};`);
     }
-    state.w.line('void capsule;');
   }, ';');
   const head = moduleHead(GENERATED_HEADER(`${plan.source.file}:${plan.source.line} (capsule \`${plan.name}\`)`), plan.namespaces, plan.hoisted, plan.validators, state, ['ConnectorRun', 'JsonObject']);
   head.append(state.w);
@@ -81,8 +81,9 @@ export function emitPipeline(plan: PipelinePlan): string {
       state.w.block('catch (err)', () => {
         state.w.line(`// ${plan.source.file}:${plan.source.line} on-error`);
         state.w.line('message = R.caught(ctx, err);');
-        emitSteps(plan.onError ?? [], state, 'return');
-        state.w.line('throw err;');
+        emitSteps(plan.onError ?? [], state, 'none');
+        // on-error handles the failure (logging, events, compensation); unless it responded, the execution still fails.
+        if (!endsExecution(plan.onError ?? [])) state.w.line('throw err;');
       });
     } else {
       emitSteps(plan.steps, state, 'return');
@@ -190,9 +191,8 @@ function emitStep(step: PlanStep, state: EmitState): void {
       (state as { w: CodeWriter }).w = bodyWriter;
       bodyWriter.line(`/** ${where} — body of for-each${step.label ? ` ${step.label}` : ''}: runs once per element. */`);
       bodyWriter.block(`async function ${body}(message: Json, ctx: ExecutionContext): Promise<Json>`, () => {
-        if (state.capsuleMode) bodyWriter.line('const capsule = R.capsuleParams(ctx);');
+        if (state.capsuleMode) bodyWriter.line('const capsule = R.capsuleParams(ctx);').line('void capsule;');
         emitSteps(step.body, state, 'return');
-        if (state.capsuleMode) bodyWriter.line('void capsule;');
       });
       (state as { w: CodeWriter }).w = saved;
       state.decls.append(bodyWriter);

@@ -224,7 +224,8 @@ class Printer {
         end: branch.span.end,
         print: () => {
           this.write(`branch ${branch.name} `);
-          this.stepsBlock(this.trivia.nextToken(branch.nameSpan.end, '{'), branch.span.end - 1, branch.steps);
+          const open = this.trivia.nextToken(branch.nameSpan.end, '{');
+          this.branchBody({ kind: 'inline', steps: branch.steps, span: { file: branch.span.file, start: open, end: branch.span.end } });
         },
       });
     }

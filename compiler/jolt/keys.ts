@@ -126,6 +126,11 @@ function parseAmp(key: string): PathElement {
         literal = '';
       }
       let end = i + 1;
+      // Jolt would read `&x` as the matched key followed by "x"; that is almost always a typo for a
+      // reference, so it is rejected with the unambiguous spellings in the message.
+      if (/[A-Za-z_]/.test(key.charAt(end))) {
+        throw new SpecError(BAD_REF, `\`${key.slice(i, i + 2)}\` is not a reference: after \`&\` comes a level number or \`(level,group)\`; write \`&(0)${key.charAt(end)}\` for the matched key followed by text, or \`\\&\` for a literal ampersand`);
+      }
       while (end < key.length && /[0-9(),]/.test(key.charAt(end))) end++;
       const ref = parsePathAndGroupRef(key.slice(i, end), '&');
       tokens.push(ref);

@@ -89,6 +89,15 @@ function deferredCounter(): { count: () => number; until: (n: number, ms?: numbe
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Publishes `{ n }` for n in [0, count) with up to 32 publishes in flight. */
+async function publishMany(backends: Backends, event: string, count: number): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) await backends.broker.publish(event, { n: next++ });
+  };
+  await Promise.all(Array.from({ length: 32 }, lane));
+}
+
 async function expectPipeError(promise: Promise<unknown>, code: number, kind: string, text?: string): Promise<void> {
   const err = await promise.then(
     () => null,
@@ -481,7 +490,7 @@ for (const variant of variants) {
         }, opts);
         await backends.broker.publish(event, { n: 1 });
         await done.until(3);
-        await sleep(1500);
+        await sleep(800);
         await sub.stop();
         expect(attempts).toEqual([[1, false], [2, true], [3, true]]);
       });
@@ -498,7 +507,7 @@ for (const variant of variants) {
         }, { ...opts, maxDeliveries: 3 });
         await backends.broker.publish(event, { n: 1 });
         await done.until(3);
-        await sleep(1500);
+        await sleep(1100);
         await sub.stop();
         expect(attempts).toEqual([1, 2, 3]);
         if (variant.name === 'sqlite') {
@@ -531,7 +540,7 @@ for (const variant of variants) {
         const bad: unknown[] = [{ a: undefined }, { n: Number.NaN }, { f: () => 1 }, { d: new Date(0) }, { b: BigInt(1) }];
         for (const payload of bad) await expectPipeError(backends.broker.publish(event, payload as Json), 400, 'BAD_PAYLOAD');
         await expectPipeError(backends.broker.publish('bad name!', {}), 400, 'BAD_EVENT_NAME');
-        await sleep(1200);
+        await sleep(500);
         await sub.stop();
         expect(got.count()).toBe(0);
       });
@@ -606,7 +615,7 @@ for (const variant of variants) {
         const subscriber = `crash-${RUN_ID}`;
         const out = join(dataDir, `crash-${event}.log`);
         let worker = await spawnWorker(out, subscriber, event);
-        for (let n = 0; n < 1000; n++) await backends.broker.publish(event, { n });
+        await publishMany(backends, event, 1000);
         await waitFor(() => readLines(out).length >= 200, 20_000, 'the first worker to process 200 events');
         worker.removeAllListeners('exit');
         worker.kill('SIGKILL');
@@ -629,7 +638,7 @@ for (const variant of variants) {
         const out = join(dataDir, `pair-${event}.log`);
         const workers = await Promise.all([spawnWorker(out, subscriber, event), spawnWorker(out, subscriber, event)]);
         try {
-          for (let n = 0; n < 1000; n++) await backends.broker.publish(event, { n });
+          await publishMany(backends, event, 1000);
           await waitFor(() => new Set(readLines(out).map((l) => l.n)).size === 1000, 30_000, 'all 1000 events');
           await sleep(300);
         } finally {

@@ -32,15 +32,30 @@ function addValue(record: Record<string, Json>, key: string, value: string): voi
   else record[key] = [existing, value];
 }
 
+/** The declared Content-Length when it is a plain decimal number, else null. */
+function declaredLength(headers: Headers): number | null {
+  const declared = headers.get('content-length');
+  return declared !== null && /^\d+$/.test(declared.trim()) ? Number(declared) : null;
+}
+
 /** Rejects before reading when the declared Content-Length is over the limit. */
 export function checkDeclaredLength(headers: Headers, limit: number): void {
-  const declared = headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > limit) throw tooLargeError(limit);
+  const declared = declaredLength(headers);
+  if (declared !== null && declared > limit) throw tooLargeError(limit);
 }
 
 /** Reads the whole body, failing with 413 as soon as more than `limit` bytes arrived. */
 export async function readBodyLimited(request: Request, limit: number): Promise<Uint8Array> {
-  checkDeclaredLength(request.headers, limit);
+  const declared = declaredLength(request.headers);
+  if (declared !== null && declared > limit) throw tooLargeError(limit);
+  // With a Content-Length within the limit the HTTP parser delivers exactly that many bytes, so
+  // the body can be read whole. arrayBuffer() lets @hono/node-server read the socket directly
+  // instead of building a web ReadableStream per request (the hot path of every HTTP trigger).
+  if (declared !== null) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > limit) throw tooLargeError(limit);
+    return bytes;
+  }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
