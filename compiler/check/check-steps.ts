@@ -8,6 +8,7 @@ import { diagnostic } from '../diagnostics/codes.js';
 import { suggest } from '../diagnostics/suggest.js';
 import type { ChoicePlan, JsExpr, PlanStep } from '../plan/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
+import type { Span } from '../source/span.js';
 import { checkParams } from './check-params.js';
 import { applyConnectorHook, splitStoreTarget } from './connector-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
@@ -202,6 +203,24 @@ function mergeParams(compiled: { js: string; constant: boolean }, extra: Readonl
   return constant ? { js: ctx.hoist(`${hint}-params`, `Object.freeze(${js})`), constant: true } : { js, constant: false };
 }
 
+/** A labelled step's output becomes `step.<label>` for later steps; labels are unique per pipeline. */
+function registerLabel(label: string, span: Span, output: PipeType, ctx: PipelineContext): void {
+  const previous = ctx.labels.get(label);
+  if (previous) {
+    ctx.diagnostics.push(
+      diagnostic('PIPE2009', {
+        message: `the step label \`${label}\` is used twice in pipeline \`${ctx.pipeline}\``,
+        span,
+        label: 'used again here',
+        secondary: [{ span: previous, message: 'first used here' }],
+      }),
+    );
+    return;
+  }
+  ctx.labels.set(label, span);
+  ctx.stepTypes[label] = output;
+}
+
 function defaultFailOnError(params: Readonly<Record<string, unknown>>): boolean {
   const props = params['properties'] as Record<string, { default?: unknown }> | undefined;
   return props?.['fail-on-error']?.default === true;
@@ -308,6 +327,7 @@ function checkForEach(step: ForEachStep, message: PipeType, ctx: PipelineContext
     }
   }
   const body = checkBlock(step.body, collection.element, ctx, { respondForbiddenIn: 'for-each' });
+  if (step.label !== undefined) registerLabel(step.label, step.labelSpan ?? step.span, FOR_EACH_OUTPUT, ctx);
   return {
     plan: [
       {

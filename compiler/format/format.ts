@@ -125,7 +125,16 @@ class Printer {
   }
 
   private hasCommentIn(span: Span): boolean {
-    return this.trivia.comments.some((c) => c.start >= span.start && c.start < span.end);
+    const comments = this.trivia.comments;
+    let lo = 0;
+    let hi = comments.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((comments[mid] as Comment).start < span.start) lo = mid + 1;
+      else hi = mid;
+    }
+    const first = comments[lo];
+    return first !== undefined && first.start < span.end;
   }
 
   /** One line-level item: its leading comments, a kept blank line, the item, its trailing comment. */

@@ -74,6 +74,21 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
       if (call) out.add(1, `if (p !== undefined) { const kk = k; v = ${call}; }`);
     }
   }
+  if (computed.length === 0) {
+    // only literal keys: visit them directly instead of scanning every input key (same result)
+    out.add(1, `if (J.isMap(v)) {`);
+    for (const child of rest) {
+      out.add(2, `if (J.has(v, ${lit(child.raw)})) { const p = v, kk = ${lit(child.raw)}, vv = v[kk]; ${applyChild(prog, child, depth)} }`);
+    }
+    out.add(1, `} else if (Array.isArray(v)) {`);
+    for (const child of rest) {
+      const index = /^\d+$/.test(child.raw) ? Number(child.raw) : -1;
+      if (index >= 0) out.add(2, `if (${index} < v.length) { const p = v, kk = ${lit(child.raw)}, vv = v[${index}]; ${applyChild(prog, child, depth)} }`);
+    }
+    out.add(1, `}`);
+    prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(p, k, v) {\n${out.toString()}\n}`);
+    return fn;
+  }
   out.add(1, `const visit = (p, kk, vv) => {`);
   out.add(2, `switch (kk) {`);
   for (const child of rest) {

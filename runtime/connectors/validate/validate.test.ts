@@ -1,0 +1,77 @@
+/**
+ * Validator v2 output shapes, from the reference's examples: valid → the payload itself; invalid →
+ * `{ success: false, validation: [{ type, code, path, schemaPath, arguments, details, message }] }`,
+ * simplified → messages only, fail-on-error → a PipeError carrying the same list. Every draft.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileValidatorModule, type Draft } from '../../../compiler/check/json-schema.js';
+import { PipeError } from '../../errors.js';
+import { fakeContext } from '../../service/test-support/fake-context.js';
+import type { CompiledValidator, Json } from '../../types.js';
+import { run } from './validate.js';
+
+/** Loads an ajv standalone module (as the compiler generates it) from source. */
+async function validatorFor(schema: unknown, draft: Draft): Promise<CompiledValidator> {
+  const code = `import { createRequire } from 'node:module';\nconst require = createRequire(${JSON.stringify(import.meta.url)});\n${compileValidatorModule(schema, draft)}`;
+  const mod = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as { default: CompiledValidator };
+  return mod.default;
+}
+
+const schema = { type: 'object', required: ['field'], properties: { code: { type: 'integer' }, field: { type: 'string' } } };
+
+describe('validate connector', () => {
+  const { ctx } = fakeContext();
+
+  it('a valid payload passes unchanged', async () => {
+    const validator = await validatorFor(schema, 'draft-07');
+    const message: Json = { code: 1, field: 'x' };
+    expect(await run({ validator }, message, ctx)).toBe(message);
+  });
+
+  it('invalid → the reference shape, detailed', async () => {
+    const validator = await validatorFor(schema, 'draft-04');
+    const out = (await run({ validator }, { code: 'a' }, ctx)) as { success: boolean; validation: Array<Record<string, unknown>> };
+    expect(out.success).toBe(false);
+    expect(out.validation).toContainEqual({
+      type: 'type', code: '1029', path: '$.code', schemaPath: '#/properties/code/type', arguments: ['string', 'integer'], details: null, message: '$.code: string found, integer expected',
+    });
+    expect(out.validation).toContainEqual({
+      type: 'required', code: '1028', path: '$.field', schemaPath: '#/required', arguments: ['field'], details: null, message: '$.field: is missing but it is required',
+    });
+  });
+
+  it('simplified → messages only', async () => {
+    const validator = await validatorFor(schema, 'draft-07');
+    const out = await run({ validator, simplified: true }, { code: 'a', field: 'f' }, ctx);
+    expect(out).toEqual({ success: false, validation: ['$.code: string found, integer expected'] });
+  });
+
+  it('fail-on-error → a PipeError with the status and the validation list', async () => {
+    const validator = await validatorFor(schema, 'draft-07');
+    const error = await run({ validator, 'fail-on-error': true, status: 422 }, {}, ctx).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PipeError);
+    expect((error as PipeError).code).toBe(422);
+    expect((error as PipeError).details?.['validation']).toHaveLength(1);
+  });
+
+  it('validates a payload other than the message when given', async () => {
+    const validator = await validatorFor(schema, '2020-12');
+    const out = (await run({ validator, payload: { field: 3 } }, { field: 'ok' }, ctx)) as { success: boolean };
+    expect(out.success).toBe(false);
+  });
+
+  const draftSpecific: Array<[Draft, unknown, Json, boolean]> = [
+    ['draft-04', { type: 'object', properties: { n: { type: 'number', maximum: 5, exclusiveMaximum: true } } }, { n: 5 }, false],
+    ['draft-06', { type: 'object', properties: { n: { const: 3 } } }, { n: 3 }, true],
+    ['draft-07', { if: { properties: { a: { const: 1 } } }, then: { required: ['b'] } }, { a: 1 }, false],
+    ['2019-09', { type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: false }, { a: 'x', b: 1 }, false],
+    ['2020-12', { type: 'array', prefixItems: [{ type: 'string' }], items: false }, ['x', 'y'], false],
+  ];
+  for (const [draft, draftSchema, data, valid] of draftSpecific) {
+    it(`draft ${draft} keywords`, async () => {
+      const validator = await validatorFor(draftSchema, draft);
+      const out = await run({ validator }, data, ctx);
+      expect(out === data).toBe(valid);
+    });
+  }
+});
