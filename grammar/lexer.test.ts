@@ -59,13 +59,13 @@ describe('tokenize', () => {
   });
 
   it('reports an unknown character and keeps lexing', () => {
-    const result = tokenize('t.pipe', 'a # b ; c');
-    expect(result.tokens.map((t) => t.image)).toEqual(['a', 'b', 'c']);
+    const result = tokenize('t.pipe', 'a ; b # c d\ne');
+    expect(result.tokens.map((t) => t.image)).toEqual(['a', 'b', 'e']);
     expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
       ['PIPE1001', 2, 3],
       ['PIPE1001', 6, 7],
     ]);
-    expect(result.diagnostics[0]?.hint).toContain('//');
+    expect(result.diagnostics[1]?.hint).toContain('//');
   });
 
   it('keeps an unterminated string as one token cut at the line end and reports it', () => {
@@ -88,18 +88,19 @@ describe('tokenize', () => {
     expect(braces.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([['PIPE1004', 3, 5]]);
   });
 
-  it('stops an unterminated {{ before a lone `}` so the enclosing object still closes', () => {
-    const result = tokenize('t.pipe', '{ a: {{ x } }');
-    expect(result.tokens.map((t) => t.image)).toEqual(['{', 'a', ':', '{{ x ', '}', '}']);
+  it('ends a `{{ x }` typo at the lone `}` so the rest of the line still parses', () => {
+    const result = tokenize('t.pipe', '{ a: {{ x }, b: 1 }');
+    expect(result.tokens.map((t) => t.image)).toEqual(['{', 'a', ':', '{{ x }', ',', 'b', ':', '1', '}']);
     expect(result.diagnostics.map((d) => d.code)).toEqual(['PIPE1004']);
   });
 });
 
 describe('scanBracesEnd', () => {
   it('tracks depth and skips string literals', () => {
-    expect(scanBracesEnd('{{ {a: {b: 1}} }}', 2)).toEqual({ end: 17, closed: true });
-    expect(scanBracesEnd("{{ f('}}') }}", 2)).toEqual({ end: 13, closed: true });
-    expect(scanBracesEnd('{{ {a:1}}}', 2)).toEqual({ end: 10, closed: true });
-    expect(scanBracesEnd('{{ a', 2)).toEqual({ end: 4, closed: false });
+    expect(scanBracesEnd('{{ {a: {b: 1}} }}', 2)).toEqual({ end: 17, textEnd: 15, closed: true });
+    expect(scanBracesEnd("{{ f('}}') }}", 2)).toEqual({ end: 13, textEnd: 11, closed: true });
+    expect(scanBracesEnd('{{ {a:1}}}', 2)).toEqual({ end: 10, textEnd: 8, closed: true });
+    expect(scanBracesEnd('{{ a', 2)).toEqual({ end: 4, textEnd: 4, closed: false });
+    expect(scanBracesEnd('{{ a } b', 2)).toEqual({ end: 6, textEnd: 5, closed: false });
   });
 });

@@ -56,6 +56,12 @@ describe('decodeQuotedString', () => {
     expect(result.diagnostics).toEqual([]);
   });
 
+  it('reads `{{ x }` inside a string as an unterminated expression and keeps the text after it', () => {
+    const result = decodeQuotedString(F, '"a {{ b } c"', 0);
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['PIPE1004']);
+    expect(result.value).toMatchObject({ kind: 'template', parts: [{ value: 'a ' }, { kind: 'braces', text: ' b ' }, { value: ' c' }] });
+  });
+
   it('reports an unterminated {{ inside a string', () => {
     const result = decodeQuotedString(F, '"a {{ b"', 0);
     expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([['PIPE1004', 3, 5]]);

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseFile } from './parse-file.js';
 import type { Decl, PipelineDecl, Step, Value } from './ast.js';
@@ -299,6 +300,14 @@ describe('syntax diagnostics', () => {
     expect(codes('pipeline p { trigger http { } choice { when foo { } } }')).toEqual(['PIPE1015']);
   });
 
+  it('reports one diagnostic per mistake, not the fallout of swallowed text', () => {
+    expect(codes('pipeline p {\n  trigger http { path: "/x }\n  respond 200 { }\n}')).toEqual(['PIPE1002']);
+    expect(codes('pipeline p {\n  trigger http { }\n  respond 200 { t: "{{ F("a") }}" }\n}')).toEqual(['PIPE1004']);
+    expect(codes('pipeline p {\n  trigger http { t: ["a"} }\n  respond 200 { }\n}')).toEqual(['PIPE1012']);
+    expect(codes('pipeline p {\n  trigger http { }\n  # note here\n  respond 200 { }\n}')).toEqual(['PIPE1001']);
+    expect(codes('pipeline p {\n  trigger http { }\n  respond 200 { t: {{ x }, u: 1 }\n}')).toEqual(['PIPE1004']);
+  });
+
   it('reports three separate errors in one run', () => {
     const text = [
       'global a = 30sec',
@@ -333,9 +342,11 @@ describe('robustness', () => {
   });
 
   it('handles input truncated mid-token', () => {
-    expect(codes('pipeline p { trigger http { path: "abc')).toEqual(['PIPE1002', 'PIPE1011']);
-    expect(codes('pipeline p { trigger http { path: {{ a')).toEqual(['PIPE1004', 'PIPE1011']);
-    expect(codes('pipeline p { trigger http { path: """abc')).toEqual(['PIPE1002', 'PIPE1011']);
+    // The unclosed blocks at the end of the file are fallout of the swallowing token: not reported.
+    expect(codes('pipeline p { trigger http { path: "abc')).toEqual(['PIPE1002']);
+    expect(codes('pipeline p { trigger http { path: {{ a')).toEqual(['PIPE1004']);
+    expect(codes('pipeline p { trigger http { path: """abc')).toEqual(['PIPE1002']);
+    expect(codes('pipeline p { trigger http { path: "abc" ')).toEqual(['PIPE1011']);
     expect(codes('pipel')).toEqual(['PIPE1020']);
     expect(codes('pipeline')).toEqual(['PIPE1015']);
   });
@@ -350,5 +361,28 @@ describe('robustness', () => {
     expect(broken.diagnostics.length).toBeGreaterThan(0);
     expect(clean.diagnostics).toEqual([]);
     expect(clean.value.decls).toHaveLength(1);
+  });
+});
+
+describe('test/cases', () => {
+  const root = new URL('../../test/cases/', import.meta.url);
+
+  it('parses every valid case without diagnostics', () => {
+    const files = readdirSync(new URL('valid/', root)).filter((f) => f.endsWith('.pipe'));
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    for (const name of files) {
+      const result = parseFile(name, readFileSync(new URL(`valid/${name}`, root), 'utf8'));
+      expect({ name, diagnostics: result.diagnostics.map((d) => `${d.code} ${d.message}`) }).toEqual({ name, diagnostics: [] });
+      expect(result.value.decls.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('reports exactly one diagnostic for each single-mistake syntax case', () => {
+    const files = readdirSync(new URL('syntax/', root)).filter((f) => f.endsWith('.pipe') && f !== 'three-errors.pipe');
+    expect(files.length).toBeGreaterThanOrEqual(12);
+    for (const name of files) {
+      const result = parseFile(name, readFileSync(new URL(`syntax/${name}`, root), 'utf8'));
+      expect({ name, count: result.diagnostics.length }).toEqual({ name, count: 1 });
+    }
   });
 });

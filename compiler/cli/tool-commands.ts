@@ -8,8 +8,8 @@ import { evaluateExpression } from '../braces/index.js';
 import { CODES } from '../diagnostics/codes.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { renderDiagnostic } from '../diagnostics/render-text.js';
-import { joltToFunction } from '../jolt/index.js';
-import { jsltToFunction } from '../jslt/index.js';
+import { compileJoltChain, joltToFunction, locateInJson } from '../jolt/index.js';
+import { compileJslt, jsltToFunction } from '../jslt/index.js';
 import { SourceFile } from '../source/source-file.js';
 import type { Output } from './compile-files.js';
 import type { Command } from './pipec.js';
@@ -60,12 +60,15 @@ export function toolCommands(): Record<string, Command> {
         const spec = readJsonFile(specFile, output);
         const input = inputFile ? readJsonFile(inputFile, output) : readJsonStdin(output);
         if (spec === undefined || input === undefined) return 1;
-        const compiled = joltToFunction(spec);
-        if (!compiled.fn) {
-          printToolDiagnostics(compiled.diagnostics, specFile, fs.readFileSync(specFile, 'utf8'), output);
+        // Diagnostics point into the spec file itself (line and column of the offending key).
+        const specText = fs.readFileSync(specFile, 'utf8');
+        const compiled = compileJoltChain(spec, locateInJson(specFile, specText));
+        if (compiled.diagnostics.some((d) => d.severity === 'error')) {
+          printToolDiagnostics(compiled.diagnostics, specFile, specText, output);
           return 1;
         }
-        return runTransform(() => compiled.fn?.(input, null), output);
+        const compiledFn = joltToFunction(spec);
+        return runTransform(() => compiledFn.fn?.(input, null), output);
       },
     },
     jslt: {
@@ -87,19 +90,19 @@ export function toolCommands(): Record<string, Command> {
         if (input === undefined) return 1;
         // Imports resolve next to the query file (as the reference resolves from its classpath root).
         const base = path.dirname(path.resolve(queryFile));
-        const compiled = jsltToFunction(query, {
-          resolveImport: (p) => {
-            try {
-              return fs.readFileSync(path.resolve(base, p), 'utf8');
-            } catch {
-              return undefined;
-            }
-          },
-        });
-        if (!compiled.fn) {
-          printToolDiagnostics(compiled.diagnostics, queryFile, query, output);
+        const resolveImport = (p: string): string | undefined => {
+          try {
+            return fs.readFileSync(path.resolve(base, p), 'utf8');
+          } catch {
+            return undefined;
+          }
+        };
+        const checked = compileJslt(query, { file: queryFile, mapOffset: (offset) => offset, resolveImport });
+        if (checked.diagnostics.some((d) => d.severity === 'error')) {
+          printToolDiagnostics(checked.diagnostics, queryFile, query, output);
           return 1;
         }
+        const compiled = jsltToFunction(query, { resolveImport });
         return runTransform(() => compiled.fn?.(input), output);
       },
     },

@@ -8,8 +8,9 @@
  * re-attached by offset (trivia.ts): a comment on its own line stays before what follows it, a
  * comment after code on the same line stays at the end of that line, anything else is kept before
  * the next line-level item. Rules:
- *   - 2-space indentation, one step / entry per line, one blank line between top-level declarations,
- *     at most one blank line kept where the source had one;
+ *   - 2-space indentation, one step / entry per line, one blank line between top-level declarations
+ *     (one-line imports, globals, stores or accounts written together may stay grouped), at most one
+ *     blank line kept where the source had one;
  *   - an object or array that fits in 100 columns (and holds no comment, steps or multi-line text)
  *     stays on one line `{ a: 1, b: 2 }`; otherwise one entry per line, each with a trailing comma;
  *   - blocks of steps are always one step per line.
@@ -26,6 +27,8 @@ import { tokenize } from '../../grammar/lexer.js';
 import { collectTrivia, type Comment, type Trivia } from './trivia.js';
 
 export const MAX_WIDTH = 100;
+/** One-line declarations of these kinds may stay in a group without blank lines between them. */
+const GROUPABLE: ReadonlySet<Decl['kind']> = new Set(['import', 'global', 'store', 'account']);
 const INDENT = '  ';
 
 export interface FormatResult {
@@ -50,6 +53,10 @@ interface Item {
   readonly print: () => void;
   /** Appended after the item (`,` in broken objects and arrays). */
   readonly separator?: string;
+}
+
+function isCommentLine(line: string): boolean {
+  return /^\s*(\/\/|\/\*)/.test(line);
 }
 
 class Printer {
@@ -167,10 +174,14 @@ class Printer {
   // ───────────────────────────── file and declarations ─────────────────────────────
 
   file(ast: PipeFile): string {
-    ast.decls.forEach((decl, index) => {
-      if (index > 0) this.blankLine();
+    let previous: { kind: Decl['kind']; lines: number } | undefined;
+    for (const decl of ast.decls) {
+      const grouped = previous !== undefined && previous.kind === decl.kind && previous.lines === 1 && GROUPABLE.has(decl.kind);
+      if (previous && !grouped) this.blankLine();
+      const before = this.lines.length;
       this.item({ start: decl.span.start, end: decl.span.end, print: () => this.decl(decl) });
-    });
+      previous = { kind: decl.kind, lines: this.lines.slice(before).filter((l) => l !== '' && !isCommentLine(l)).join('\n').split('\n').length };
+    }
     this.leadingComments(Number.POSITIVE_INFINITY);
     this.newline();
     return this.lines.length === 0 ? '' : `${this.lines.join('\n')}\n`;

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatCompletion, startScriptedOpenAi, type ScriptedServer, type ScriptStep } from '../../runtime/agent/test-support/scripted-openai-server.js';
 import { buildService, type BuiltService } from '../../test/e2e/in-process.js';
-import { freePort, REPO_ROOT, tempDir } from '../../test/e2e/service-process.js';
+import { freePort, REPO_ROOT, startServer, tempDir } from '../../test/e2e/service-process.js';
 import { startCatalogueServer, type CatalogueServer } from './mcp-server/server.js';
 
 const EXAMPLE = path.join(REPO_ROOT, 'examples/agent-docs');
@@ -36,10 +36,10 @@ async function serveExample(built: BuiltService, env: Record<string, string>, po
   };
 }
 
-/** Serves the example with its catalogue tools at its own /mcp (the default wiring). */
+/** The default wiring: no AGENT_DOCS_MCP_URL, so the agent uses this service's /mcp on PORT. */
 async function serveWithOwnMcp(built: BuiltService, env: Record<string, string>): Promise<Served> {
   const port = await freePort();
-  return serveExample(built, { AGENT_DOCS_MCP_URL: `http://127.0.0.1:${port}/mcp`, ...env }, port);
+  return serveExample(built, { PORT: String(port), ...env }, port);
 }
 
 function requestSection(url: string, body: object): Promise<Response> {
@@ -232,14 +232,17 @@ describe('agent-docs example', () => {
   });
 
   describe('offline, as npm start runs it (mock model, no key)', () => {
-    it('with its own /mcp: the mock model calls the pipeline tool and returns a schema-valid section', async () => {
-      const served = await serveWithOwnMcp(built, {});
+    it('node server.js with defaults only: the mock model calls the pipeline tool at its own /mcp', async () => {
+      // A child process, as `npm start` runs it: PORT is set by the launcher, nothing else.
+      const served = await startServer(built.outDir);
       try {
         const res = await requestSection(served.url, { component: 'rest' });
         expect(res.status).toBe(200);
         const body = (await res.json()) as { section: Record<string, unknown>; tokenUsage: { totalTokenCount: number } };
         expectSeedSection(body.section);
         expect(body.tokenUsage.totalTokenCount).toBeGreaterThan(0);
+        // The tool pipeline ran inside this service, called through /mcp by the agent.
+        expect(served.logs()).toMatch(/"pipeline":"agent-docs-component","outcome":"success"/);
       } finally {
         await served.stop();
       }

@@ -201,11 +201,26 @@ export interface RegexMatch {
   readonly named: Readonly<Record<string, string>> | undefined;
 }
 
+/**
+ * re2-wasm copies the whole input into wasm memory on every search, so a global search costs
+ * input length × matches. This budget (in characters copied) turns a pathological case — many
+ * matches over a huge string — into a clear error instead of minutes of work.
+ */
+export const REGEX_WORK_LIMIT = 128 * 1024 * 1024;
+
+/** The pattern itself when it has no regex syntax (and no flags): such patterns run as plain text search. */
+export function literalPattern(pattern: string, javaFlags: readonly string[] = []): string | undefined {
+  return javaFlags.length === 0 && !/[\\^$.|?*+()[\]{}]/.test(pattern) ? pattern : undefined;
+}
+
 /** Every non-overlapping match, left to right (empty matches advance by one code point). */
-export function allMatches(re: RE2, input: string): RegexMatch[] {
+export function allMatches(fn: string, re: RE2, input: string): RegexMatch[] {
   const out: RegexMatch[] = [];
+  let work = 0;
   re.lastIndex = 0;
   while (re.lastIndex <= input.length) {
+    work += input.length + 1;
+    if (work > REGEX_WORK_LIMIT) fail(fn, `too much regular-expression work: ${out.length} matches over ${input.length} characters; split the input or use a literal pattern`);
     const m = re.exec(input);
     if (!m) break;
     const text = m[0] ?? '';

@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import type { Json } from '../types.js';
 import { escapeAs, escapeTypeOf, unescapeAs, type EscapeType } from './escape.js';
-import { allMatches, compileRegex, parseJavaFlags, RegexSyntaxError } from './regex.js';
+import { allMatches, compileRegex, literalPattern, parseJavaFlags, RegexSyntaxError } from './regex.js';
 import { checkLength, fail, isAbsent, toInt, toStr, toText } from './values.js';
 
 /** @example CAPITALIZE("hello") // "Hello" */
@@ -178,11 +178,20 @@ function expandReplacement(replacement: string, groups: readonly (string | undef
 export function REPLACE(value: Json, pattern: Json, replacement: Json): Json {
   if (isAbsent(value)) return null;
   const s = toStr('REPLACE', 1, value);
-  const re = compileRegex('REPLACE', toStr('REPLACE', 2, pattern));
+  const patternText = toStr('REPLACE', 2, pattern);
   const with_ = isAbsent(replacement) ? '' : toStr('REPLACE', 3, replacement);
+  const literal = literalPattern(patternText);
+  if (literal !== undefined && literal !== '') {
+    // Plain text: linear-time replacement without the regex engine.
+    const expanded = expandReplacement(with_, [literal], undefined);
+    const pieces = s.split(literal);
+    checkLength('REPLACE', s.length + (pieces.length - 1) * (expanded.length - literal.length));
+    return pieces.join(expanded);
+  }
+  const re = compileRegex('REPLACE', patternText);
   let out = '';
   let last = 0;
-  for (const m of allMatches(re, s)) {
+  for (const m of allMatches('REPLACE', re, s)) {
     out += s.slice(last, m.index) + expandReplacement(with_, m.groups, m.named);
     last = m.end;
     checkLength('REPLACE', out.length);
@@ -198,10 +207,19 @@ export function REPLACE(value: Json, pattern: Json, replacement: Json): Json {
 export function SPLIT(value: Json, pattern: Json): Json {
   if (isAbsent(value)) return null;
   const s = toStr('SPLIT', 1, value);
-  const re = compileRegex('SPLIT', toStr('SPLIT', 2, pattern));
+  const patternText = toStr('SPLIT', 2, pattern);
+  const literal = literalPattern(patternText);
+  if (literal === '') return s === '' ? [''] : Array.from(s);
   const pieces: string[] = [];
+  if (literal !== undefined) {
+    pieces.push(...s.split(literal));
+    while (pieces.length > 1 && pieces[pieces.length - 1] === '') pieces.pop();
+    if (pieces.length === 1 && pieces[0] === '' && s !== '') return [];
+    return pieces;
+  }
+  const re = compileRegex('SPLIT', patternText);
   let last = 0;
-  for (const m of allMatches(re, s)) {
+  for (const m of allMatches('SPLIT', re, s)) {
     if (m.end === 0) continue;
     if (m.index === m.end && m.index >= s.length) break;
     pieces.push(s.slice(last, m.index));
@@ -230,7 +248,7 @@ export function STRINGMATCHES(value: Json, pattern: Json, flags?: Json): Json {
   }
   const s = toStr('STRINGMATCHES', 1, value);
   const re = compileRegex('STRINGMATCHES', toStr('STRINGMATCHES', 2, pattern), javaFlags);
-  return allMatches(re, s).map((m) => s.slice(m.index, m.end));
+  return allMatches('STRINGMATCHES', re, s).map((m) => s.slice(m.index, m.end));
 }
 
 /**
