@@ -1,7 +1,6 @@
 import { compileForTest, renderForGolden } from './test/harness/compile-case.js';
-import fs from 'node:fs';
 const base = 'test/cases';
-for (const f of fs.readdirSync('test/cases/braces').filter((f) => f.endsWith('.pipe'))) {
+for (const f of ['unterminated-string.pipe', 'number-plus-string.pipe']) {
   const r = compileForTest([`${base}/braces/${f}`], { base });
   console.log('=====', f); console.log(renderForGolden(r, base));
 }

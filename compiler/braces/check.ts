@@ -66,6 +66,10 @@ export function nameOf(expr: Expr): string {
   const path = pathText(expr);
   if (path !== undefined) return `\`${path}\``;
   if (expr.kind === 'call') return `\`${expr.name.toUpperCase()}(…)\``;
+  if (expr.kind === 'literal') {
+    const text = JSON.stringify(expr.value);
+    return text.length <= 24 ? `\`${text}\`` : 'this literal';
+  }
   return 'this value';
 }
 
