@@ -1,11 +1,11 @@
 /**
- * JOLT throughput against the Java reference (see /work/shared/bench/jolt/README.md): for each
+ * JOLT throughput against the Java reference (see ../shared/bench/jolt/README.md): for each
  * workload, build the chain once, check one output against expected.json, warm up, then count
  * transforms in a timed loop. Operations that change their input get fresh copies made outside the
  * timed region. Also measures a JSONata expression equivalent to the first workload, for comparison.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import jsonata from 'jsonata';
 import { joltToFunction } from '../compiler/jolt/index.js';
 
@@ -16,7 +16,7 @@ export interface BenchResult {
   ratio: number;
 }
 
-const BENCH_DIR = '/work/shared/bench/jolt';
+const BENCH_DIR = resolve(import.meta.dirname, '../../shared/bench/jolt');
 
 /** Java reference transforms/s from the README (median of 3, same machine). */
 const JAVA_OPS: Readonly<Record<string, number>> = {

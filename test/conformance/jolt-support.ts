@@ -4,7 +4,7 @@
  * custom functions/operations the upstream tests define, and runs one fixture to a pass/fail result.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import stripJsonComments from 'strip-json-comments';
 import { joltToFunction, type JoltExtensions } from '../../compiler/jolt/index.js';
 import { hasErrors } from '../../compiler/diagnostics/diagnostic.js';
@@ -36,7 +36,7 @@ export interface FixtureResult {
 
 /** Folder holding `jolt/` (and `jslt/`): env PIPEC_CONFORMANCE_DIR, else the shared copy. */
 export function conformanceRoot(): string {
-  return process.env.PIPEC_CONFORMANCE_DIR ?? '/work/shared/conformance';
+  return process.env.PIPEC_CONFORMANCE_DIR ?? resolve(import.meta.dirname, '../../../shared/conformance');
 }
 
 export function joltDir(): string | undefined {

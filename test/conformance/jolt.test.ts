@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { joltToFunction } from '../../compiler/jolt/index.js';
 import { diffy, extensions, joltDir, readJson, runFixture, type FixtureResult, type Manifest } from './jolt-support.js';
 
@@ -61,7 +61,7 @@ describe('Diffy comparison rules', () => {
   });
 });
 
-const benchDir = '/work/shared/bench/jolt';
+const benchDir = resolve(import.meta.dirname, '../../../shared/bench/jolt');
 
 describe('JOLT benchmark workloads give the reference output', () => {
   const workloads = existsSync(benchDir) ? readdirSync(benchDir).filter((d) => existsSync(join(benchDir, d, 'spec.json'))) : [];

@@ -6,7 +6,7 @@
  * by value (`strict` additionally tells integers from decimals, as Jackson does).
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import YAML from 'yaml';
 import { jsltToFunction } from '../../compiler/jslt/index.js';
 import { JsltDecimal, type JsltValue, parseJsonText } from '../../runtime/jslt/index.js';
@@ -34,7 +34,7 @@ export interface CaseResult {
 
 /** The fixture folder, or undefined when it is not present on this machine. */
 export function fixtureDir(): string | undefined {
-  const base = process.env.PIPEC_CONFORMANCE_DIR ?? '/work/shared/conformance';
+  const base = process.env.PIPEC_CONFORMANCE_DIR ?? resolve(import.meta.dirname, '../../../shared/conformance');
   const dir = join(base, 'jslt');
   return existsSync(dir) ? dir : undefined;
 }
