@@ -19,14 +19,21 @@ export interface StepInfo {
 export type StepParams<P> = P | ((message: Json, ctx: ExecutionContext) => P);
 
 /**
- * Observers of step execution (tracing, metrics, `pipec test` coverage and mocks). The service
- * installs them on the context; absent means no cost beyond one property read.
+ * Observers of step execution (metrics, tracing, `pipec test` coverage and mocks). The service
+ * installs one shared object on every context; absent means no cost beyond one property read.
+ * `ctx` and `params` come last so observers that do not need them can ignore them.
  */
 export interface StepHooks {
   /** Replaces the connector (mocks in pipeline tests); undefined = run it. */
   readonly mock?: (step: StepInfo, params: unknown, message: Json) => Promise<Json> | undefined;
-  readonly before?: (step: StepInfo) => unknown;
-  readonly after?: (step: StepInfo, token: unknown, outcome: 'ok' | 'error', output: Json | undefined, error?: PipeError) => void;
+  /** Called as the step starts; what it returns comes back to `after` (and `around`) as `token`. */
+  readonly before?: (step: StepInfo, ctx: ExecutionContext) => unknown;
+  /** Runs the connector inside `around` (e.g. with the step's trace context active). */
+  readonly around?: <T>(step: StepInfo, token: unknown, run: () => Promise<T>) => Promise<T>;
+  readonly after?: (
+    step: StepInfo, token: unknown, outcome: 'ok' | 'error', output: Json | undefined, error: PipeError | undefined,
+    ctx: ExecutionContext, params: unknown,
+  ) => void;
 }
 
 type ContextWithHooks = ExecutionContext & { readonly hooks?: StepHooks };
@@ -34,15 +41,20 @@ type ContextWithHooks = ExecutionContext & { readonly hooks?: StepHooks };
 /** Runs one connector step. */
 export async function step<P>(ctx: ExecutionContext, info: StepInfo, run: ConnectorRun<P>, params: StepParams<P>, message: Json): Promise<Json> {
   const hooks = (ctx as ContextWithHooks).hooks;
-  const token = hooks?.before?.(info);
+  const token = hooks?.before?.(info, ctx);
+  let resolved: P | undefined;
   let output: Json;
   try {
-    const resolved = typeof params === 'function' ? (params as (m: Json, c: ExecutionContext) => P)(message, ctx) : params;
+    resolved = typeof params === 'function' ? (params as (m: Json, c: ExecutionContext) => P)(message, ctx) : params;
     const mocked = hooks?.mock?.(info, resolved, message);
-    output = mocked !== undefined ? await mocked : await run(resolved, message, ctx);
+    if (mocked !== undefined) output = await mocked;
+    else if (hooks?.around) {
+      const ready = resolved;
+      output = await hooks.around(info, token, () => run(ready, message, ctx));
+    } else output = await run(resolved, message, ctx);
   } catch (err) {
     const error = withStep(asPipeError(err, info.label ?? info.connector), info);
-    hooks?.after?.(info, token, 'error', undefined, error);
+    hooks?.after?.(info, token, 'error', undefined, error, ctx, resolved);
     // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
     if (info.failOnError || ctx.signal.aborted) throw error;
     ctx.log.warn({ step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code }, 'step failed; continuing (fail-on-error is off)');
@@ -51,7 +63,7 @@ export async function step<P>(ctx: ExecutionContext, info: StepInfo, run: Connec
     return output;
   }
   if (info.label !== undefined) ctx.steps[info.label] = output;
-  hooks?.after?.(info, token, 'ok', output);
+  hooks?.after?.(info, token, 'ok', output, undefined, ctx, resolved);
   return output;
 }
 

@@ -135,6 +135,11 @@ describe('double braces: function list', () => {
     expect([...FUNCTION_NAMES].sort()).toEqual([...all].sort());
   });
 
+  it('documents every function in docs/double-braces.md', () => {
+    const docs = readFileSync(join(TABLES, '..', '..', 'docs', 'double-braces.md'), 'utf8');
+    expect(all.filter((name) => !docs.includes(`\`${name}(`))).toEqual([]);
+  });
+
   it('tests every function at least three times', () => {
     const exprs = tableNames.flatMap((t) => readTable(t).map((r) => r.expr.toUpperCase()));
     const thin = all.filter((name) => exprs.filter((e) => new RegExp(`\\b${name}\\(`).test(e)).length < 3);

@@ -67,6 +67,9 @@ function dedupeAjvErrors(errors: readonly ErrorObject[]): ErrorObject[] {
 function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject, fallback: Span): Diagnostic | undefined {
   const pointer = error.instancePath;
   if (isDynamicPointer(instance, pointer)) return undefined;
+  // A bare name where the schema takes a reference (a schema name for an inline-schema field) is
+  // resolved by the reference checks, not judged by the field's literal type.
+  if (instance.idents.has(pointer) && typeof schemaAt(schema.params, pointer)?.['x-pipe-ref'] === 'string') return undefined;
   const where = pointer === '' ? '' : ` \`${pointerToPath(pointer)}\``;
   switch (error.keyword) {
     case 'additionalProperties': {

@@ -3,7 +3,7 @@
  * then the checks that span pipelines (duplicate routes, execute cycles vs concurrency), accounts
  * and globals. Produces the ServicePlan that codegen turns into files.
  */
-import type { AccountDecl, PipelineDecl } from '../ast/ast.js';
+import type { AccountDecl, PipelineDecl, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { diagnostic } from '../diagnostics/codes.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -18,7 +18,7 @@ import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
 import { checkTrigger } from './check-trigger.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts } from './context.js';
-import { entryOf } from './literal.js';
+import { entryOf, toLiteral } from './literal.js';
 import { ERROR_OBJECT } from './shapes.js';
 import { compileValue } from './values.js';
 
@@ -44,6 +44,14 @@ export interface CheckInput {
 export function checkProgram(input: CheckInput): { value: ServicePlan; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const accountTypes = checkAccounts(input.decls, diagnostics);
+  for (const g of input.decls.globals.values()) {
+    const literal = toLiteral(g.value);
+    for (const pointer of literal.dynamic) {
+      const span = literal.spans.get(pointer) ?? g.value.span;
+      if (isEnvAt(g.value, span)) continue;
+      diagnostics.push(diagnostic('PIPE3004', { message: `the global \`${g.name}\` is fixed when the service starts and cannot contain \`{{ }}\``, span, label: 'expression in a global', hint: 'write a literal value (env("NAME") is allowed)' }));
+    }
+  }
   const globals = [...input.decls.globals.values()].map((g) => {
     const compiled = compileValue(g.value, emptyEnv(g.nameSpan.file), diagnostics, { envStyle: 'reference' });
     return { name: g.name, js: compiled.js, type: compiled.type };
@@ -83,6 +91,17 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     value: { name: input.serviceName, pipelines, capsules: capsules.plans, accounts, globals: globals.map(({ name, js }) => ({ name, js })), stores },
     diagnostics,
   };
+}
+
+/** True when the value at `span` is an env() call (the one dynamic form globals and accounts allow). */
+function isEnvAt(value: Value, span: Span): boolean {
+  if (value.kind === 'env') return value.span.start === span.start && value.span.end === span.end;
+  if (value.kind === 'array') return value.items.some((i) => isEnvAt(i, span));
+  if (value.kind === 'object' || value.kind === 'tagged') {
+    const obj = value.kind === 'tagged' ? value.value : value;
+    return obj.entries.some((e) => e.kind === 'entry' && isEnvAt(e.value, span));
+  }
+  return false;
 }
 
 function emptyEnv(file: string) {

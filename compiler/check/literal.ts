@@ -16,13 +16,17 @@ export interface LiteralInstance {
   readonly spans: ReadonlyMap<string, Span>;
   /** Pointers of dynamic values. */
   readonly dynamic: ReadonlySet<string>;
+  /** Pointers of bare words (which may name a schema, account, … where the schema says `x-pipe-ref`). */
+  readonly idents: ReadonlySet<string>;
 }
 
 export function toLiteral(value: Value): LiteralInstance {
   const spans = new Map<string, Span>();
   const dynamic = new Set<string>();
   const json = convert(value, '', spans, dynamic);
-  return { json, spans, dynamic };
+  const idents = new Set<string>();
+  collectIdents(value, '', idents);
+  return { json, spans, dynamic, idents };
 }
 
 function convert(value: Value, pointer: string, spans: Map<string, Span>, dynamic: Set<string>): unknown {
@@ -58,6 +62,15 @@ function convert(value: Value, pointer: string, spans: Map<string, Span>, dynami
       spans.set(`#key:${pointer}/type`, value.tagSpan);
       return inner;
     }
+  }
+}
+
+function collectIdents(value: Value, pointer: string, out: Set<string>): void {
+  if (value.kind === 'ident') out.add(pointer);
+  else if (value.kind === 'array') value.items.forEach((item, i) => collectIdents(item, `${pointer}/${i}`, out));
+  else if (value.kind === 'object' || value.kind === 'tagged') {
+    const obj = value.kind === 'tagged' ? value.value : value;
+    for (const entry of obj.entries) if (entry.kind === 'entry') collectIdents(entry.value, `${pointer}/${escapePointer(entry.key)}`, out);
   }
 }
 

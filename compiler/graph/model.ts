@@ -258,7 +258,7 @@ interface FlowContext {
   readonly pipelineCluster: GraphCluster;
 }
 
-/** `http POST /orders`, `event orders.created`, `scheduler */5 * * * *`, … */
+/** `http POST /orders`, `event orders.created`, `scheduler 0 * * * *`, … */
 function triggerLabel(decl: PipelineDecl): string {
   const trigger = decl.trigger;
   if (!trigger) return 'no trigger';

@@ -10,6 +10,7 @@
 import type { Graph, GraphCluster, GraphEdge, GraphNode, NodeShape } from './model.js';
 
 const CHAR_WIDTH = 7;
+const LABEL_CHAR_WIDTH = 6;
 const NODE_HEIGHT = 34;
 const LAYER_GAP = 58;
 const NODE_GAP = 28;
@@ -118,15 +119,22 @@ function layoutPipeline(nodes: readonly GraphNode[], edges: readonly GraphEdge[]
     }
     row.forEach((n, i) => position.set(n.id, i));
   });
-  const rowWidths = layers.map((row) => (row ?? []).reduce((sum, n) => sum + nodeWidth(n), 0) + NODE_GAP * Math.max(0, (row ?? []).length - 1));
+  // A node's slot is wide enough for the labels of the edges arriving at it, so labels do not collide.
+  const incomingLabel = new Map<string, number>();
+  for (const edge of edges) {
+    if (edge.label) incomingLabel.set(edge.to, Math.max(incomingLabel.get(edge.to) ?? 0, edge.label.length * LABEL_CHAR_WIDTH + 8));
+  }
+  const slot = (n: GraphNode): number => Math.max(nodeWidth(n), incomingLabel.get(n.id) ?? 0);
+  const rowWidths = layers.map((row) => (row ?? []).reduce((sum, n) => sum + slot(n), 0) + NODE_GAP * Math.max(0, (row ?? []).length - 1));
   const width = Math.max(160, ...rowWidths);
   const placed: Placed[] = [];
   layers.forEach((row, l) => {
     let x = left + Math.floor((width - (rowWidths[l] ?? 0)) / 2);
     for (const node of row ?? []) {
       const w = nodeWidth(node);
-      placed.push({ node, layer: l, x, y: top + l * (NODE_HEIGHT + LAYER_GAP), w, h: NODE_HEIGHT });
-      x += w + NODE_GAP;
+      const s = slot(node);
+      placed.push({ node, layer: l, x: x + Math.floor((s - w) / 2), y: top + l * (NODE_HEIGHT + LAYER_GAP), w, h: NODE_HEIGHT });
+      x += s + NODE_GAP;
     }
   });
   return { placed, width, height: layers.length * (NODE_HEIGHT + LAYER_GAP) - LAYER_GAP + 10 };
@@ -214,8 +222,8 @@ function writeEdge(edge: GraphEdge, placed: ReadonlyMap<string, Placed>, out: st
     const x2 = Math.round(to.x + to.w / 2);
     const y2 = to.y;
     d = `M${x1},${y1} L${x2},${y2}`;
-    labelX = Math.round((x1 + x2) / 2);
-    labelY = Math.round(y1 + (y2 - y1) * 0.45);
+    labelY = Math.round(y1 + (y2 - y1) * 0.7);
+    labelX = Math.round(x1 + (x2 - x1) * 0.7);
   } else if (sameColumn) {
     // Back up the column (loops): out of the right side, around, into the right side.
     const x1 = from.x + from.w;

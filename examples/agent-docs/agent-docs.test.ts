@@ -58,9 +58,14 @@ interface ToolMessage { role: string; content: unknown; tool_call_id?: string }
 describe('agent-docs example', () => {
   let built: BuiltService;
   let catalogue: CatalogueServer;
+  /** Tool calls the external catalogue server received, in order. */
+  const catalogueCalls: Array<{ tool: string; args: Readonly<Record<string, unknown>> }> = [];
 
   beforeAll(async () => {
-    [built, catalogue] = await Promise.all([buildService([EXAMPLE], 'agent-docs'), startCatalogueServer()]);
+    [built, catalogue] = await Promise.all([
+      buildService([EXAMPLE], 'agent-docs'),
+      startCatalogueServer({ onCall: (tool, args) => catalogueCalls.push({ tool, args }) }),
+    ]);
   });
 
   afterAll(async () => {
@@ -99,7 +104,7 @@ describe('agent-docs example', () => {
           chatCompletion({ content: JSON.stringify(SECTION), usage: { prompt: 500, completion: 120 } }),
         );
         const first = model.requests.length;
-        const callsBefore = catalogue.toolCalls.length;
+        const callsBefore = catalogueCalls.length;
         const res = await requestSection(served.url, {
           component: 'rest', audience: 'partner developers', notes: 'Questions go to joao.pereira@example.com or +55 11 91234-5678.',
         });
@@ -119,7 +124,7 @@ describe('agent-docs example', () => {
         });
 
         // The call went through the MCP server, and its result came back to the model.
-        expect(catalogue.toolCalls.slice(callsBefore)).toEqual([{ tool: 'get_component', args: { name: 'rest' } }]);
+        expect(catalogueCalls.slice(callsBefore)).toEqual([{ tool: 'get_component', args: { name: 'rest' } }]);
         const toolResult = (answer.messages as ToolMessage[]).find((m) => m.role === 'tool' && m.tool_call_id === 'call_rest');
         expect(String(toolResult?.content)).toContain('Calls an HTTP API');
 
@@ -251,11 +256,11 @@ describe('agent-docs example', () => {
     it('with the external catalogue server: every tool is called through it', async () => {
       const served = await serveExample(built, { AGENT_DOCS_MCP_URL: catalogue.url });
       try {
-        const before = catalogue.toolCalls.length;
+        const before = catalogueCalls.length;
         const res = await requestSection(served.url, { component: 'rest' });
         expect(res.status).toBe(200);
         expectSeedSection(((await res.json()) as { section: Record<string, unknown> }).section);
-        expect(catalogue.toolCalls.slice(before).map((c) => c.tool).sort()).toEqual(['get_component', 'list_components']);
+        expect(catalogueCalls.slice(before).map((c) => c.tool).sort()).toEqual(['get_component', 'list_components']);
       } finally {
         await served.stop();
       }

@@ -5,6 +5,19 @@
 
 export type Release = () => void;
 
+/** What can abort a wait: a web AbortSignal or an execution's lazy abort (execution-abort.ts). */
+export type AbortSource =
+  | AbortSignal
+  | { readonly aborted: boolean; readonly reason: unknown; onAbort(listener: (reason: unknown) => void): () => void };
+
+/** Subscribes to `source`; returns the unsubscribe function. */
+function listen(source: AbortSource, listener: (reason: unknown) => void): () => void {
+  if ('onAbort' in source) return source.onAbort(listener);
+  const onAbort = (): void => listener(source.reason);
+  source.addEventListener('abort', onAbort, { once: true });
+  return () => source.removeEventListener('abort', onAbort);
+}
+
 interface Waiter {
   readonly grant: (release: Release) => void;
 }
@@ -25,27 +38,29 @@ export class ConcurrencyLimiter {
     return this.waiters.length;
   }
 
-  /** Resolves with a release function once a slot is free; rejects with `signal.reason` on abort. */
-  acquire(signal?: AbortSignal): Promise<Release> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
+  /** Resolves with a release function once a slot is free; rejects with the abort reason on abort. */
+  acquire(abort?: AbortSource): Promise<Release> {
+    if (abort?.aborted) return Promise.reject(abort.reason);
     if (this.activeCount < this.max) {
       this.activeCount += 1;
       return Promise.resolve(this.releaseOnce());
     }
     return new Promise<Release>((resolve, reject) => {
+      let unsubscribe: (() => void) | undefined;
       const waiter: Waiter = {
         grant: (release) => {
-          signal?.removeEventListener('abort', onAbort);
+          unsubscribe?.();
           resolve(release);
         },
       };
-      const onAbort = (): void => {
-        const index = this.waiters.indexOf(waiter);
-        if (index >= 0) this.waiters.splice(index, 1);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
+      if (abort) {
+        unsubscribe = listen(abort, (reason) => {
+          const index = this.waiters.indexOf(waiter);
+          if (index >= 0) this.waiters.splice(index, 1);
+          reject(reason);
+        });
+      }
     });
   }
 

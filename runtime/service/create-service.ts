@@ -4,9 +4,12 @@
  * event subscriptions and schedulers to one execution engine, and owns the start/stop lifecycle
  * (graceful drain on stop). IO stays in the trigger modules and backends; this file only wires.
  */
+import type { Tracer } from '@opentelemetry/api';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { PipeError } from '../errors.js';
+import { startTracingFromEnv, type Tracing } from '../observability/tracing.js';
+import type { StepHooks } from '../steps.js';
 import type { Clock, Json, JsonObject, PipelineModule, Reply, Subscription } from '../types.js';
 import { loadDefaultBackends, type Backends } from './backends-port.js';
 import { resolveAccounts, resolveEnvRecord } from './env-values.js';
@@ -44,6 +47,13 @@ export interface ServiceOptions {
   readonly startTriggers?: boolean;
   /** Where `{ $env }` values and defaults are read from; default process.env. */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Traces executions and steps with this tracer (tests pass one with an in-memory exporter).
+   * Absent: tracing follows the OTEL_* variables of `env` (off when none is set).
+   */
+  readonly tracer?: Tracer;
+  /** Extra step observers (mocks, coverage), run alongside the service's metrics and spans. */
+  readonly stepHooks?: StepHooks;
 }
 
 export interface Service {
@@ -92,12 +102,19 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
   const accounts = resolveAccounts(def.accounts, env, logger);
+  const tracing: Tracing | undefined = opts.tracer
+    ? undefined
+    : await startTracingFromEnv(env, { serviceName: def.name, warn: (message) => logger.warn(message) });
+  const tracer = opts.tracer ?? tracing?.tracer;
+  if (tracing) logger.info('tracing on (OpenTelemetry)');
   const engine = new ExecutionEngine({
     pipelines: def.pipelines, logger, metrics, clock, dataDir, accounts,
     globals: resolveEnvRecord(def.globals, env, 'globals', logger),
     store: withDeclaredStoreOptions(backends.store, def.stores),
     broker: backends.broker,
     createExecutor: createPipelineExecutor,
+    ...(tracer ? { tracer } : {}),
+    ...(opts.stepHooks ? { stepHooks: opts.stepHooks } : {}),
   });
 
   let phase: ServicePhase = 'created';
@@ -154,6 +171,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     }
     await settleWithin(unsubscribed, WIND_DOWN_MS);
     await backends.close().catch((err: unknown) => logger.error({ err }, 'closing backends failed'));
+    await tracing?.shutdown().catch((err: unknown) => logger.error({ err }, 'flushing traces failed'));
     phase = 'stopped';
     logger.info('service stopped');
   };

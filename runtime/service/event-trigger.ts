@@ -43,6 +43,7 @@ export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerS
       validate: (m) => validateTriggerMessage(spec, m),
       redelivery: delivery.redelivery,
       trigger: 'event',
+      traceHeaders: delivery.envelope.headers,
     });
     if (outcome.ok) {
       deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'success' });

@@ -1,20 +1,32 @@
 /**
  * The execution engine: runs one pipeline over one message. It creates the execution id, the
  * child logger and the ExecutionContext, waits for a concurrency slot, applies the timeout
- * (abort signal + 500), validates the trigger message, and turns every ending into an
- * `EngineOutcome`. Triggers (HTTP, events, scheduler, Pipeline Executor) all run through here.
+ * (abort signal + 500), validates the trigger message, records metrics and (when tracing is on)
+ * the execution span, and turns every ending into an `EngineOutcome`. Triggers (HTTP, events,
+ * scheduler, Pipeline Executor) all run through here.
+ *
+ * This is every request's path, so it allocates little: the logger child, the abort signal and
+ * the work folder are created only when something uses them, metric series are resolved once
+ * per pipeline, and nothing tracing-related runs unless a tracer was configured.
  */
 import { randomUUID } from 'node:crypto';
+import { resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { PipeError, toErrorObject } from '../errors.js';
+import { contextFromHeaders } from '../observability/propagation.js';
+import { activeContext, endExecutionSpan, startExecutionSpan, withContext } from '../observability/spans.js';
+import type { StepHooks } from '../steps.js';
 import type {
   Clock, EventBroker, ExecutionContext, Json, JsonObject, ObjectStoreBackend, PipelineModule, Reply,
   ServiceServices,
 } from '../types.js';
 import { ConcurrencyLimiter, type Release } from './concurrency.js';
-import type { ExecutionOutcomeLabel, ServiceMetrics } from './metrics.js';
+import { ExecutionAbort } from './execution-abort.js';
+import { PipelineSeries, type ExecutionOutcomeLabel, type ServiceMetrics } from './metrics.js';
 import { InFlightTracker, settleWithin } from './shutdown.js';
+import { createStepHooks } from './step-observer.js';
 import { invalidMessageError, type Violation } from './validation.js';
 import { createWorkDir } from './work-dir.js';
 
@@ -30,6 +42,9 @@ export interface ExecutionScope {
   readonly log: Logger;
 }
 
+/** Headers carrying a W3C trace context: web `Headers` or an event envelope's header record. */
+export type TraceHeaders = { get(name: string): string | null } | Readonly<Record<string, string>>;
+
 export interface ExecutionRequest {
   readonly pipeline: string;
   /** The message (ignored when `prepare` is given). */
@@ -43,8 +58,13 @@ export interface ExecutionRequest {
   readonly timeoutMs?: number;
   /** The calling execution (Pipeline Executor): links logs and abort signals. */
   readonly parent?: ExecutionContext;
-  /** Trigger name, for logs. */
+  /** Trigger name, for logs and spans. */
   readonly trigger: string;
+  /**
+   * The caller's trace context (HTTP request headers, event envelope headers). Absent: the
+   * execution's span is a child of the active context (the calling step, for Pipeline Executor).
+   */
+  readonly traceHeaders?: TraceHeaders;
 }
 
 export type EngineOutcome =
@@ -69,7 +89,13 @@ export interface EngineDeps {
   readonly broker: EventBroker;
   /** Builds the Pipeline Executor function from the engine's `execute` (see executor.ts). */
   readonly createExecutor: (run: (request: ExecutionRequest) => Promise<EngineOutcome>) => ServiceServices['execute'];
+  /** Set when tracing is on: every execution and step gets a span. */
+  readonly tracer?: Tracer;
+  /** The caller's step hooks (mocks, coverage), run alongside the service's own. */
+  readonly stepHooks?: StepHooks;
 }
+
+type Ending = { result: Json | Reply } | { error: unknown; label: Exclude<ExecutionOutcomeLabel, 'success'> };
 
 function timeoutError(ms: number): PipeError {
   return new PipeError('execution timed out', { code: 500, kind: 'TIMEOUT', details: { timeoutMs: ms } });
@@ -79,33 +105,54 @@ function shutdownError(): PipeError {
   return new PipeError('service is shutting down', { code: 503, kind: 'SHUTDOWN' });
 }
 
-/** Settles like `work`, or rejects with the signal's reason as soon as it aborts. */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
-    );
-  });
+/** A pipeline with what its executions share: the concurrency limit and metric series. */
+interface PipelineEntry {
+  readonly module: PipelineModule;
+  readonly limiter: ConcurrencyLimiter;
+  readonly series: PipelineSeries;
 }
+
+/** The execution's child logger, created on first use (most executions log nothing at info). */
+class ExecutionLog {
+  private child: Logger | undefined;
+
+  constructor(private readonly parent: Logger, private readonly bindings: Readonly<Record<string, string>>) {}
+
+  get logger(): Logger {
+    this.child ??= this.parent.child(this.bindings);
+    return this.child;
+  }
+
+  enabled(level: 'debug' | 'info'): boolean {
+    return this.parent.isLevelEnabled(level);
+  }
+}
+
+/** The execution's context with `hooks` for steps (runtime/steps.ts reads them). */
+type ContextWithHooks = ExecutionContext & { readonly hooks: StepHooks };
 
 export class ExecutionEngine {
   readonly services: ServiceServices;
-  private readonly pipelines = new Map<string, PipelineModule>();
-  private readonly limiters = new Map<string, ConcurrencyLimiter>();
+  private readonly entries = new Map<string, PipelineEntry>();
   private readonly tracker = new InFlightTracker();
-  private readonly shutdown = new AbortController();
+  /** Aborts of running executions, so a shutdown can abort them all. */
+  private readonly running = new Set<ExecutionAbort>();
+  private readonly dataDir: string;
+  private readonly hooks: StepHooks;
+  private shutdownReason: PipeError | undefined;
   private accepting = true;
 
   constructor(private readonly deps: EngineDeps) {
     for (const p of deps.pipelines) {
-      if (this.pipelines.has(p.name)) throw new Error(`duplicate pipeline name "${p.name}"`);
-      this.pipelines.set(p.name, p);
-      this.limiters.set(p.name, new ConcurrencyLimiter(p.options.concurrency));
+      if (this.entries.has(p.name)) throw new Error(`duplicate pipeline name "${p.name}"`);
+      this.entries.set(p.name, {
+        module: p, limiter: new ConcurrencyLimiter(p.options.concurrency), series: new PipelineSeries(deps.metrics, p.name),
+      });
     }
+    this.dataDir = resolvePath(deps.dataDir);
+    this.hooks = createStepHooks({
+      metrics: deps.metrics, ...(deps.tracer ? { tracer: deps.tracer } : {}), ...(deps.stepHooks ? { extra: deps.stepHooks } : {}),
+    });
     this.services = {
       clock: deps.clock,
       store: deps.store,
@@ -115,7 +162,7 @@ export class ExecutionEngine {
   }
 
   pipeline(name: string): PipelineModule | undefined {
-    return this.pipelines.get(name);
+    return this.entries.get(name)?.module;
   }
 
   get isAccepting(): boolean {
@@ -137,59 +184,64 @@ export class ExecutionEngine {
     return this.tracker.drain(graceMs);
   }
 
-  /** Aborts every running execution (after the grace period ran out). */
+  /** Aborts every running execution (after the grace period ran out), and any started later. */
   abortAll(): void {
-    this.shutdown.abort(shutdownError());
+    this.shutdownReason ??= shutdownError();
+    for (const abort of this.running) abort.abort(this.shutdownReason);
   }
 
   /** Runs one execution; never rejects except for an unknown pipeline name (a caller bug). */
   execute(request: ExecutionRequest): Promise<EngineOutcome> {
-    const pipeline = this.pipelines.get(request.pipeline);
-    if (!pipeline) {
+    const entry = this.entries.get(request.pipeline);
+    if (!entry) {
       return Promise.reject(new PipeError(`unknown pipeline "${request.pipeline}"`, { code: 500, kind: 'UNKNOWN_PIPELINE' }));
     }
     const executionId = randomUUID();
-    const log = this.deps.logger.child({
-      executionId, pipeline: pipeline.name,
-      ...(request.parent ? { parentExecutionId: request.parent.executionId } : {}),
-    });
+    const bindings: Record<string, string> = request.parent
+      ? { executionId, pipeline: entry.module.name, parentExecutionId: request.parent.executionId }
+      : { executionId, pipeline: entry.module.name };
+    const log = new ExecutionLog(this.deps.logger, bindings);
     if (!this.accepting && !request.parent) {
-      return Promise.resolve(this.finish(pipeline, executionId, log, 0, { error: shutdownError(), label: 'rejected' }));
+      return Promise.resolve(this.finish(entry, executionId, log, 0, { error: shutdownError(), label: 'rejected' }, undefined));
     }
-    return this.tracker.track(this.run(pipeline, executionId, log, request));
+    return this.tracker.track(this.run(entry, executionId, log, request));
   }
 
-  private async run(pipeline: PipelineModule, executionId: string, log: Logger, request: ExecutionRequest): Promise<EngineOutcome> {
+  private async run(entry: PipelineEntry, executionId: string, log: ExecutionLog, request: ExecutionRequest): Promise<EngineOutcome> {
+    const pipeline = entry.module;
     const startedAt = performance.now();
     const timeoutMs = request.timeoutMs ?? pipeline.options.timeout;
-    const timeoutController = new AbortController();
-    const signal = AbortSignal.any([
-      timeoutController.signal, this.shutdown.signal, ...(request.parent ? [request.parent.signal] : []),
-    ]);
-    const timer = setTimeout(() => timeoutController.abort(timeoutError(timeoutMs)), timeoutMs);
-    const workDir = createWorkDir(this.deps.dataDir, executionId);
-    const limiter = this.limiters.get(pipeline.name) as ConcurrencyLimiter;
+    const { abort, unlink } = this.startAbort(request.parent);
+    const timer = setTimeout(() => abort.abort(timeoutError(timeoutMs)), timeoutMs);
+    const workDir = createWorkDir(this.dataDir, executionId);
+    const traced = this.deps.tracer ? this.startSpan(this.deps.tracer, pipeline.name, executionId, request) : undefined;
     let release: Release | undefined;
     let invalid = false;
-    log.debug({ trigger: request.trigger, redelivery: request.redelivery ?? false }, 'execution started');
+    if (log.enabled('debug')) log.logger.debug({ trigger: request.trigger, redelivery: request.redelivery ?? false }, 'execution started');
 
-    const work = (async (): Promise<Json | Reply> => {
-      release = await limiter.acquire(signal);
-      this.deps.metrics.inFlight.inc({ pipeline: pipeline.name });
-      const scope: ExecutionScope = { executionId, get workDir() { return workDir.path; }, signal, log };
+    const steps = async (): Promise<Json | Reply> => {
+      release = await entry.limiter.acquire(abort);
+      entry.series.inFlight.value += 1;
+      const scope: ExecutionScope = {
+        executionId,
+        get workDir() { return workDir.path; },
+        get signal() { return abort.signal; },
+        get log() { return log.logger; },
+      };
       const message = request.prepare ? await request.prepare(scope) : (request.message ?? null);
       const violations = request.validate?.(message) ?? null;
       if (violations) {
         invalid = true;
         throw invalidMessageError(violations);
       }
-      const ctx = this.createContext(pipeline, executionId, log, signal, workDir, timeoutMs, request.redelivery ?? false);
+      const ctx = this.createContext(pipeline, executionId, log, abort, workDir, timeoutMs, request.redelivery ?? false);
       return pipeline.run(message, ctx);
-    })();
+    };
+    const work = traced ? withContext(traced.context, steps) : steps();
 
-    let ending: { result: Json | Reply } | { error: unknown; label: Exclude<ExecutionOutcomeLabel, 'success'> };
+    let ending: Ending;
     try {
-      ending = { result: await raceAbort(work, signal) };
+      ending = { result: await abort.race(work) };
     } catch (err) {
       ending = { error: err, label: invalid ? 'invalid' : 'error' };
     } finally {
@@ -197,32 +249,65 @@ export class ExecutionEngine {
     }
 
     const cleanup = async (): Promise<void> => {
-      if (signal.aborted && !(await settleWithin(work, ABANDON_AFTER_MS))) {
-        log.error('execution did not stop after its abort signal; releasing its slot anyway');
+      if (abort.aborted && !(await settleWithin(work, ABANDON_AFTER_MS))) {
+        log.logger.error('execution did not stop after its abort signal; releasing its slot anyway');
       }
+      unlink();
       if (release) {
-        this.deps.metrics.inFlight.dec({ pipeline: pipeline.name });
+        entry.series.inFlight.value -= 1;
         release();
       }
-      await workDir.remove().catch((err: unknown) => log.warn({ err }, 'could not remove the work folder'));
+      await workDir.remove().catch((err: unknown) => log.logger.warn({ err }, 'could not remove the work folder'));
     };
     // A run that was aborted may take a while to notice; answer now and clean up in the background.
-    if (signal.aborted) void this.tracker.track(cleanup());
+    if (abort.aborted) void this.tracker.track(cleanup());
     else await cleanup();
 
     const durationMs = performance.now() - startedAt;
-    return this.finish(pipeline, executionId, log, durationMs, ending);
+    return this.finish(entry, executionId, log, durationMs, ending, traced?.span);
+  }
+
+  /**
+   * The execution's abort, registered for shutdown and linked to the parent execution's signal;
+   * `unlink` undoes both once the execution is over.
+   */
+  private startAbort(parent: ExecutionContext | undefined): { readonly abort: ExecutionAbort; readonly unlink: () => void } {
+    const abort = new ExecutionAbort();
+    this.running.add(abort);
+    if (this.shutdownReason) abort.abort(this.shutdownReason);
+    let unlinkParent: (() => void) | undefined;
+    if (parent) {
+      const parentSignal = parent.signal;
+      const onParentAbort = (): void => abort.abort(parentSignal.reason);
+      if (parentSignal.aborted) onParentAbort();
+      else {
+        parentSignal.addEventListener('abort', onParentAbort, { once: true });
+        unlinkParent = () => parentSignal.removeEventListener('abort', onParentAbort);
+      }
+    }
+    return {
+      abort,
+      unlink: () => {
+        this.running.delete(abort);
+        unlinkParent?.();
+      },
+    };
+  }
+
+  private startSpan(tracer: Tracer, pipeline: string, executionId: string, request: ExecutionRequest): { span: Span; context: Context } {
+    const parent = request.traceHeaders ? contextFromHeaders(request.traceHeaders) : activeContext();
+    return startExecutionSpan(tracer, { pipeline, executionId, trigger: request.trigger, parent });
   }
 
   private createContext(
-    pipeline: PipelineModule, executionId: string, log: Logger, signal: AbortSignal,
+    pipeline: PipelineModule, executionId: string, log: ExecutionLog, abort: ExecutionAbort,
     workDir: { readonly path: string }, timeoutMs: number, redelivery: boolean,
-  ): ExecutionContext {
+  ): ContextWithHooks {
     const { globals, accounts, clock } = this.deps;
     return {
       executionId,
       pipeline: pipeline.name,
-      log,
+      get log() { return log.logger; },
       metadata: {
         pipeline: { name: pipeline.name },
         execution: { key: executionId, startTimestamp: clock.now(), timeout: timeoutMs, redelivery },
@@ -231,40 +316,35 @@ export class ExecutionEngine {
       globals,
       accounts,
       services: this.services,
-      signal,
+      get signal() { return abort.signal; },
       get workDir() { return workDir.path; },
+      hooks: this.hooks,
     };
   }
 
-  /** Records metrics and the final log line, and builds the outcome. */
-  private finish(
-    pipeline: PipelineModule, executionId: string, log: Logger, durationMs: number,
-    ending: { result: Json | Reply } | { error: unknown; label: Exclude<ExecutionOutcomeLabel, 'success'> },
-  ): EngineOutcome {
-    const { metrics, clock } = this.deps;
+  /** Records metrics, the span's end and the final log line, and builds the outcome. */
+  private finish(entry: PipelineEntry, executionId: string, log: ExecutionLog, durationMs: number, ending: Ending, span: Span | undefined): EngineOutcome {
+    const { clock } = this.deps;
     if ('result' in ending) {
-      this.observe(metrics, pipeline.name, 'success', durationMs);
-      log.info({ outcome: 'success', durationMs: Math.round(durationMs) }, 'execution finished');
+      entry.series.finished('success', durationMs / 1000);
+      if (span) endExecutionSpan(span, 'success');
+      if (log.enabled('info')) log.logger.info({ outcome: 'success', durationMs: Math.round(durationMs) }, 'execution finished');
       return { ok: true, executionId, result: ending.result };
     }
     const error = this.publicError(ending.error, log);
     const label = error.kind === 'TIMEOUT' ? 'timeout' : ending.label;
-    this.observe(metrics, pipeline.name, label, durationMs);
+    entry.series.finished(label, durationMs / 1000);
+    if (span) endExecutionSpan(span, label, { code: error.code, message: error.message });
     const fields = { outcome: label, code: error.code, kind: error.kind, error: error.message, durationMs: Math.round(durationMs) };
-    if (error.code >= 500) log.error(fields, 'execution failed');
-    else log.warn(fields, 'execution failed');
+    if (error.code >= 500) log.logger.error(fields, 'execution failed');
+    else log.logger.warn(fields, 'execution failed');
     return { ok: false, executionId, error, errorObject: toErrorObject(error, executionId, clock.now()), outcome: label };
   }
 
-  private observe(metrics: ServiceMetrics, pipeline: string, outcome: ExecutionOutcomeLabel, durationMs: number): void {
-    metrics.executions.inc({ pipeline, outcome });
-    metrics.duration.observe({ pipeline, outcome }, durationMs / 1000);
-  }
-
   /** PipeErrors pass through; anything else is logged with its stack and hidden behind a 500. */
-  private publicError(err: unknown, log: Logger): PipeError {
+  private publicError(err: unknown, log: ExecutionLog): PipeError {
     if (err instanceof PipeError) return err;
-    log.error({ err }, 'unexpected exception in execution');
+    log.logger.error({ err }, 'unexpected exception in execution');
     return new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err });
   }
 }

@@ -210,6 +210,7 @@ export function registerHttpFileTrigger(app: Hono, pipeline: PipelineModule, spe
       pipeline: pipeline.name,
       prepare: (scope) => receiveUpload(request, pathParams, scope, limit),
       trigger: 'http-file',
+      traceHeaders: request.headers,
     });
     return outcomeResponse(outcome);
   });

@@ -52,6 +52,7 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
       message,
       validate: (m) => validateTriggerMessage(spec, m),
       trigger: 'http',
+      traceHeaders: request.headers,
     });
     return outcomeResponse(outcome);
   });

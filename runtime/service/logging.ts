@@ -8,15 +8,66 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 export const REDACTED = '[REDACTED]';
 
-/** Paths pino removes from every line, whatever the caller logs. */
-export const REDACT_PATHS: readonly string[] = [
-  'authorization', 'cookie', 'password', 'secret', 'apiKey', 'accounts',
-  'headers.authorization', 'headers.cookie', 'headers["set-cookie"]', 'headers["x-api-key"]',
-  'headers["proxy-authorization"]',
-  '*.authorization', '*.cookie', '*.password', '*.secret', '*.accounts',
-  '*.headers.authorization', '*.headers.cookie', '*.headers["set-cookie"]', '*.headers["x-api-key"]',
-  '*.headers["proxy-authorization"]',
-];
+/**
+ * What is removed from every line, whatever the caller logs: these keys at the top level and one
+ * level down (`password`, `x.password`), and these headers inside a `headers` object at the top
+ * level and one level down (`headers.authorization`, `x.headers.cookie`). Names compare
+ * case-insensitively.
+ */
+const SECRET_KEYS = new Set(['authorization', 'cookie', 'password', 'secret', 'accounts', 'apikey']);
+const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization']);
+
+type LogRecord = Record<string, unknown>;
+
+function isPlainRecord(value: unknown): value is LogRecord {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** `headers` with secret header values replaced; the same object when there is none. */
+function redactHeaders(headers: LogRecord): LogRecord {
+  let out: LogRecord | undefined;
+  for (const name of Object.keys(headers)) {
+    if (!SECRET_HEADERS.has(name.toLowerCase())) continue;
+    out ??= copyRecord(headers);
+    out[name] = REDACTED;
+  }
+  return out ?? headers;
+}
+
+/** Copies own enumerable keys onto a null-prototype object (`__proto__` stays a plain key). */
+function copyRecord(source: LogRecord): LogRecord {
+  const out: LogRecord = Object.create(null) as LogRecord;
+  for (const key of Object.keys(source)) out[key] = source[key];
+  return out;
+}
+
+/** One level of redaction: secret keys, and secret headers inside `headers`. */
+function redactLevel(record: LogRecord, deeper: boolean): LogRecord {
+  let out: LogRecord | undefined;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    let replacement: unknown = value;
+    if (SECRET_KEYS.has(key.toLowerCase())) replacement = REDACTED;
+    else if (key === 'headers' && isPlainRecord(value)) replacement = redactHeaders(value);
+    else if (deeper && isPlainRecord(value)) replacement = redactLevel(value, false);
+    if (replacement !== value) {
+      out ??= copyRecord(record);
+      out[key] = replacement;
+    }
+  }
+  return out ?? record;
+}
+
+/**
+ * Removes secrets (SECRET_KEYS, SECRET_HEADERS) from a log record. Copy-on-write: a record without secrets is returned as
+ * it is, so the common line costs one pass over its keys (pino's generic path redaction costs
+ * tens of µs per line and per child logger).
+ */
+export function redactRecord(record: LogRecord): LogRecord {
+  return redactLevel(record, true);
+}
 
 export interface LoggerOptions {
   readonly level?: string;
@@ -29,7 +80,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const options = {
     level: opts.level ?? 'info',
     base: opts.service ? { service: opts.service } : {},
-    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    formatters: { log: redactRecord, bindings: redactRecord },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   return opts.destination ? pino(options, opts.destination) : pino(options);

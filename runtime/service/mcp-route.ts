@@ -7,6 +7,8 @@
 import type { Hono } from 'hono';
 import { createMcpHandler } from '../agent/mcp-server.js';
 import { PipeError } from '../errors.js';
+import { contextFromHeaders } from '../observability/propagation.js';
+import { withContext } from '../observability/spans.js';
 import type { Clock, Json, JsonObject, McpToolTriggerSpec, PipelineModule } from '../types.js';
 import { Reply } from '../types.js';
 import type { ExecutionEngine } from './execution.js';
@@ -45,7 +47,8 @@ export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[]
       const checked = await guard(c);
       if (!checked.ok) return checked.response;
     }
-    return handler(c.req.raw);
+    // Tool runs start inside the handler: the caller's trace context reaches them as the active context.
+    return withContext(contextFromHeaders(c.req.raw.headers), () => handler(c.req.raw));
   });
 }
 

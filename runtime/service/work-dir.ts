@@ -15,23 +15,24 @@ export interface WorkDir {
 
 const SAFE_ID = /^[A-Za-z0-9-]{1,100}$/;
 
+/** Nothing touches the disk until `path` is read. */
 export function createWorkDir(dataDir: string, executionId: string): WorkDir {
-  // Execution ids are generated UUIDs, but the check keeps the path inside dataDir regardless.
   if (!SAFE_ID.test(executionId)) throw new Error(`unsafe execution id for a work folder: ${executionId}`);
-  const folder = join(resolve(dataDir), 'tmp', executionId);
-  let created = false;
+  let folder: string | undefined;
   return {
     get path(): string {
-      if (!created) {
-        mkdirSync(folder, { recursive: true, mode: 0o700 });
-        created = true;
+      if (folder === undefined) {
+        const created = join(resolve(dataDir), 'tmp', executionId);
+        mkdirSync(created, { recursive: true, mode: 0o700 });
+        folder = created;
       }
       return folder;
     },
     async remove(): Promise<void> {
-      if (!created) return;
-      await rm(folder, { recursive: true, force: true });
-      created = false;
+      if (folder === undefined) return;
+      const created = folder;
+      folder = undefined;
+      await rm(created, { recursive: true, force: true });
     },
   };
 }

@@ -8,7 +8,7 @@
  *
  * Run it:   npx tsx examples/agent-docs/mcp-server/server.ts   (PORT, default 3100; HOST, default
  * 127.0.0.1) and point the example at it with AGENT_DOCS_MCP_URL=http://127.0.0.1:3100/mcp.
- * Tests import `startCatalogueServer` and run it on a free port.
+ * Tests import `startCatalogueServer` and run it on a free port, recording calls with `onCall`.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -31,10 +31,11 @@ export interface CatalogueComponent {
 export interface CatalogueServer {
   /** The MCP endpoint, e.g. http://127.0.0.1:3100/mcp */
   readonly url: string;
-  /** Every tool call received, in order (for tests and the console log). */
-  readonly toolCalls: Array<{ readonly tool: string; readonly args: Readonly<Record<string, unknown>> }>;
   close(): Promise<void>;
 }
+
+/** Told about every tool call (tests record them; the command line prints them). */
+export type ToolCallListener = (tool: string, args: Readonly<Record<string, unknown>>) => void;
 
 /** JSON-RPC requests are small; anything larger is refused before parsing. */
 const MAX_REQUEST_BYTES = 256 * 1024;
@@ -48,7 +49,7 @@ export function loadCatalogue(file = path.join(import.meta.dirname, 'catalogue.j
 /** One MCP server instance answering from the catalogue; `onCall` sees every tool call. */
 export function createCatalogueMcpServer(
   catalogue: readonly CatalogueComponent[],
-  onCall: (tool: string, args: Readonly<Record<string, unknown>>) => void = () => {},
+  onCall: ToolCallListener = () => {},
 ): McpServer {
   // A Map keyed by name: component names come from callers and must not reach object prototypes.
   const byName = new Map(catalogue.map((c) => [c.name, c]));
@@ -88,13 +89,13 @@ function jsonResult(value: object): { content: Array<{ type: 'text'; text: strin
 
 /** Serves the catalogue at http://HOST:PORT/mcp (port 0 picks a free one). */
 export async function startCatalogueServer(
-  options: { port?: number; host?: string; catalogue?: readonly CatalogueComponent[] } = {},
+  options: { port?: number; host?: string; catalogue?: readonly CatalogueComponent[]; onCall?: ToolCallListener } = {},
 ): Promise<CatalogueServer> {
   const catalogue = options.catalogue ?? loadCatalogue();
   const host = options.host ?? '127.0.0.1';
-  const toolCalls: Array<{ tool: string; args: Readonly<Record<string, unknown>> }> = [];
+  const onCall = options.onCall ?? (() => {});
   const server: Server = createServer((req, res) => {
-    answer(req, res, catalogue, (tool, args) => toolCalls.push({ tool, args })).catch(() => {
+    answer(req, res, catalogue, onCall).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}');
     });
   });
@@ -105,7 +106,6 @@ export async function startCatalogueServer(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
-    toolCalls,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -116,7 +116,7 @@ export async function startCatalogueServer(
 /** Stateless: a fresh SDK server and transport per POST, so no session outlives its request. */
 async function answer(
   req: IncomingMessage, res: ServerResponse, catalogue: readonly CatalogueComponent[],
-  onCall: (tool: string, args: Readonly<Record<string, unknown>>) => void,
+  onCall: ToolCallListener,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname !== MCP_PATH) {
@@ -145,11 +145,14 @@ async function answer(
 type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; error: string };
 
 async function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
+  const tooLarge: BodyResult = { ok: false, status: 413, error: 'request body too large' };
+  // Refuse a declared oversize before reading; a chunked body is counted as it streams.
+  if (Number(req.headers['content-length'] ?? 0) > MAX_REQUEST_BYTES) return tooLarge;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) return { ok: false, status: 413, error: 'request body too large' };
+    if (size > MAX_REQUEST_BYTES) return tooLarge;
     chunks.push(chunk as Buffer);
   }
   try {
@@ -167,7 +170,11 @@ function portFromEnv(): number {
 
 // Started directly (`npx tsx …/server.ts`), not imported by a test.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const running = await startCatalogueServer({ port: portFromEnv(), host: process.env['HOST'] ?? '127.0.0.1' });
+  const running = await startCatalogueServer({
+    port: portFromEnv(),
+    host: process.env['HOST'] ?? '127.0.0.1',
+    onCall: (tool, args) => console.log(`tool call: ${tool} ${JSON.stringify(args)}`),
+  });
   console.log(`component catalogue MCP server listening at ${running.url}`);
   const stop = (): void => {
     void running.close().then(() => process.exit(0));

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import type { BracesValue, TemplateValue } from '../ast/ast.js';
+import { arrayOf, BOOLEAN, INTEGER, NUMBER, objectOf, STRING, UNKNOWN, type PipeType } from '../types/pipe-type.js';
+import { compileBraces, compileTemplate, type BracesEnv } from './index.js';
+
+const body = objectOf({ total: NUMBER, title: STRING, lines: arrayOf(objectOf({ sku: STRING, qty: INTEGER })) });
+const env: BracesEnv = {
+  file: 'f.pipe',
+  message: objectOf({ body, tokenUsage: objectOf({ totalTokenCount: INTEGER }) }),
+  globals: { 'read-timeout': STRING, retries: INTEGER },
+  accounts: { crm: objectOf({ token: STRING }) },
+  steps: { lookup: objectOf({ status: INTEGER, body: UNKNOWN }) },
+};
+
+function node(text: string, textStart = 10): BracesValue {
+  return { kind: 'braces', text, textStart, span: { file: 'f.pipe', start: textStart - 3, end: textStart + text.length + 3 } };
+}
+
+function compile(text: string, extra: Partial<BracesEnv> = {}) {
+  return compileBraces(node(text), { ...env, ...extra });
+}
+
+const codes = (text: string, extra: Partial<BracesEnv> = {}) => compile(text, extra).diagnostics.map((d) => d.code);
+
+describe('braces checker', () => {
+  it('infers types through paths, functions and operators', () => {
+    expect(compile('message.body.total').type).toEqual(NUMBER);
+    expect(compile('message.body.lines[0].qty').type.kind).toBe('union');
+    expect(compile('CONCAT(message.body.title, "!")').type).toEqual(STRING);
+    expect(compile('message.tokenUsage.totalTokenCount * 2').type).toEqual(INTEGER);
+    expect(compile('message.body.total > 500').type).toEqual(BOOLEAN);
+    expect(compile('FORMATDATE(NOW(), "timestamp", "timestamp")').type).toEqual(INTEGER);
+    expect(compile('IF(true, 1, "a")').type.kind).toBe('union');
+    expect(compile('step.lookup.status').type).toEqual(INTEGER);
+    expect(compile('account.crm.token').type).toEqual(STRING);
+  });
+
+  it('emits readable, own-property-safe JavaScript', () => {
+    expect(compile('message.body.total').js).toBe('B.get(message, "body", "total")');
+    expect(compile('CONCAT(global.read-timeout, "000")').js).toBe('B.CONCAT(B.get(ctx.globals, "read-timeout"), "000")');
+    expect(compile('NOW() + 1').js).toBe('B.add(B.NOW(ctx), 1)');
+    expect(compile('IF(message.body.total > 1, "a", "b")').js).toBe('(B.isTrue(B.gt(B.get(message, "body", "total"), 1)) ? "a" : "b")');
+    expect(compile('message.x ?? -1', { message: UNKNOWN }).js).toBe('(B.get(message, "x") ?? -1)');
+    expect(compile('item.id', { item: UNKNOWN }).js).toBe('B.get(item, "id")');
+    expect(compile('{ "__proto__": 1 }').js).toBe('B.obj(["__proto__", 1])');
+  });
+
+  it('reports unknown fields of closed shapes with a suggestion, but not of open ones', () => {
+    const r = compile('message.body.totl');
+    expect(r.diagnostics[0]?.code).toBe('PIPE4006');
+    expect(r.diagnostics[0]?.primary.message).toBe('Did you mean `total`?');
+    expect(r.diagnostics[0]?.primary.span).toEqual({ file: 'f.pipe', start: 23, end: 27 });
+    expect(r.js).toBe('null');
+    expect(codes('message.anything.deep', { message: UNKNOWN })).toEqual([]);
+    expect(codes('message.extra', { message: { kind: 'object', fields: {}, open: true } })).toEqual([]);
+  });
+
+  it('reports names that do not resolve', () => {
+    expect(codes('global.read-timout')).toEqual(['PIPE4009']);
+    expect(codes('account.crn.token')).toEqual(['PIPE4010']);
+    expect(codes('account.crm.tokn')).toEqual(['PIPE4010']);
+    expect(codes('step.lookp')).toEqual(['PIPE4011']);
+    expect(codes('capsule.region')).toEqual(['PIPE4012']);
+    expect(codes('capsule.regon', { capsule: { region: STRING } })).toEqual(['PIPE4012']);
+    expect(codes('item.x')).toEqual(['PIPE4013']);
+    expect(codes('retries')).toEqual(['PIPE4008']);
+    expect(compile('retries').diagnostics[0]?.hint).toContain('global.retries');
+  });
+
+  it('reports arity, argument and operand problems once', () => {
+    expect(codes('SUBSTRING("a")')).toEqual(['PIPE4003']);
+    expect(codes('UPPERCASE(message.body.lines)')).toEqual(['PIPE4004']);
+    expect(codes('SUM(message.body)')).toEqual(['PIPE4004']);
+    expect(codes('message.body.title - 1')).toEqual(['PIPE4005']);
+    expect(codes('message.body.total + message.body.title')).toEqual(['PIPE4005']);
+    expect(codes('NOT(message.body.total)')).toEqual(['PIPE4004']);
+    expect(codes('CONCATT(message.body.totl)')).toEqual(['PIPE4006', 'PIPE4002']);
+    expect(codes('SUM(message.unknownthing.x, 1)', { message: UNKNOWN })).toEqual([]);
+  });
+
+  it('maps syntax problems and non-object paths to their codes', () => {
+    expect(codes('CONCAT(1,, 2)')).toEqual(['PIPE4101']);
+    expect(codes('"abc')).toEqual(['PIPE4102']);
+    expect(codes('('.repeat(300) + '1' + ')'.repeat(300))).toEqual(['PIPE4103']);
+    expect(codes('  ')).toEqual(['PIPE4104']);
+    expect(codes('message.body.total.cents')).toEqual(['PIPE4007']);
+    expect(codes('message.body.title[0]')).toEqual(['PIPE4007']);
+  });
+
+  it('checks literal patterns, units and zones at build time', () => {
+    expect(codes('REPLACE("a", "(", "b")')).toEqual(['PIPE4014']);
+    expect(codes('FORMATDATE(1, "timestamp", "yyyy-MM-ddTHH")')).toEqual(['PIPE4015']);
+    expect(codes('FORMATNUMBER(1, "0.0.0")')).toEqual(['PIPE4016']);
+    expect(codes('SUMDATE(1, "DAYZ", 1)')).toEqual(['PIPE4017']);
+    expect(codes('FORMATDATE(1, "timestamp", "yyyy", null, "Nowhere/City")')).toEqual(['PIPE4017']);
+    expect(codes('DIVIDE(1, 0)')).toEqual(['PIPE4018']);
+    expect(codes('FORMATDATE(1, "timestamp", message.body.title)')).toEqual([]);
+  });
+
+  it('explains a mismatch with the expected type: why, what each path is, and a conversion hint', () => {
+    const expected = { type: INTEGER, why: 'the field `readTimeout` of connector `rest-v2`' };
+    const r = compile('CONCAT(global.read-timeout, "000")', { expected });
+    expect(r.diagnostics).toHaveLength(1);
+    const d = r.diagnostics[0];
+    expect(d?.code).toBe('PIPE4001');
+    expect(d?.primary.message).toBe('This expression is a string');
+    expect(d?.body).toEqual([
+      'The field `readTimeout` of connector `rest-v2` expects:',
+      '    integer',
+      'But this expression produces:',
+      '    string',
+      'where `global.read-timeout` is a string\n  and `CONCAT(…)` always returns a string',
+    ]);
+    expect(d?.hint).toBe('To turn text into a number, wrap it: `{{ TOLONG(CONCAT(global.read-timeout, "000")) }}`.');
+    expect(codes('message.body.total', { expected })).toEqual([]);
+    expect(codes('message.body.title', { expected: { type: NUMBER, why: 'x' } })).toEqual(['PIPE4001']);
+    expect(codes('message.whatever', { message: UNKNOWN, expected })).toEqual([]);
+  });
+
+  it('compiles templates to text and refuses them where a number is required', () => {
+    const template: TemplateValue = {
+      kind: 'template',
+      multiline: false,
+      span: { file: 'f.pipe', start: 0, end: 30 },
+      parts: [
+        { kind: 'text', value: 'total: ', span: { file: 'f.pipe', start: 1, end: 8 } },
+        { kind: 'braces', text: ' message.body.total ', textStart: 10, span: { file: 'f.pipe', start: 8, end: 32 } },
+      ],
+    };
+    const r = compileTemplate(template, env);
+    expect(r.type).toEqual(STRING);
+    expect(r.js).toBe('B.template("total: ", B.get(message, "body", "total"))');
+    const bad = compileTemplate(template, { ...env, expected: { type: NUMBER as PipeType, why: 'the field `x`' } });
+    expect(bad.diagnostics.map((d) => d.code)).toEqual(['PIPE4001']);
+  });
+});

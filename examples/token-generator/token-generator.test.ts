@@ -1,0 +1,161 @@
+/**
+ * The token generator example end to end over real HTTP: the token service runs as one process
+ * (the credential provider), the generator as another that calls it through TOKEN_GENERATOR_PROVIDER_URL.
+ * Covers each role's claim set, every 401 path, and a provider that does not answer 200.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { jwtVerify, importSPKI } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, tempDir, type RunningService } from '../../test/e2e/service-process.js';
+import {
+  AUDIENCE,
+  ISSUER,
+  TokenServiceClient,
+  buildExamples,
+  secretsFoundInLogs,
+  tokenServiceSecrets,
+  type TokenServiceSecrets,
+} from '../oauth2-token-service/oauth2-test-support.js';
+
+const GENERATE = '/token-generator/token';
+
+const PROFILE = { name: 'Ana Souza', email: 'ana.souza@example.com', phone: '+55 11 5555-0100' };
+const ADDRESS = { street: 'Avenida Paulista, 1000', city: 'São Paulo', postalCode: '01310-100', country: 'BR' };
+const BANKING = { bankName: 'Banco Exemplo', iban: 'BR1500000000000010932840814P2', accountNumber: '10932840-8' };
+
+interface Answer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+function generate(server: RunningService, body: unknown, apiKey: string | null): Promise<Answer> {
+  return fetch(`${server.url}${GENERATE}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(apiKey === null ? {} : { 'x-api-key': apiKey }) },
+    body: JSON.stringify(body),
+  }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
+}
+
+describe('token-generator example over real HTTP', () => {
+  let secrets: TokenServiceSecrets;
+  let provider: RunningService;
+  let generator: RunningService;
+  let client: TokenServiceClient;
+  const apiKey = crypto.randomBytes(24).toString('base64url');
+  const handedOut: string[] = [apiKey];
+  let generatorOut: string;
+
+  beforeAll(async () => {
+    secrets = await tokenServiceSecrets();
+    const [providerOut, builtGenerator] = [
+      await buildExamples(['oauth2-token-service'], 'token-generator-provider'),
+      await buildExamples(['token-generator'], 'token-generator'),
+    ];
+    generatorOut = builtGenerator;
+    provider = await startServer(providerOut, secrets.env);
+    generator = await startServer(generatorOut, {
+      TOKEN_GENERATOR_PROVIDER_URL: `${provider.url}/oauth2/token`,
+      TOKEN_GENERATOR_API_KEY: apiKey,
+      TOKEN_VERIFY_KEY: secrets.keys.publicPem,
+    });
+    client = new TokenServiceClient(provider.url, secrets.adminApikey);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all([generator?.stop(), provider?.stop()]);
+  });
+
+  async function credentialsFor(role: 'salesperson' | 'manager' | 'admin'): Promise<{ client_id: string; client_secret: string }> {
+    const credentials = await client.create(`partner-${role}`, role);
+    handedOut.push(credentials.clientSecret);
+    return { client_id: credentials.clientId, client_secret: credentials.clientSecret };
+  }
+
+  const roles = [
+    { role: 'salesperson', scope: 'profile', claims: { profile_claims: PROFILE } },
+    { role: 'manager', scope: 'profile address', claims: { profile_claims: PROFILE, address_claims: ADDRESS } },
+    { role: 'admin', scope: 'profile address banking', claims: { profile_claims: PROFILE, address_claims: ADDRESS, banking_claims: BANKING } },
+  ] as const;
+
+  for (const { role, scope, claims } of roles) {
+    it(`${role}: the provider's token with exactly the ${scope} claims`, async () => {
+      const credentials = await credentialsFor(role);
+      const res = await generate(generator, credentials, apiKey);
+      expect(res.status).toBe(200);
+      expect(res.body['scope']).toBe(scope);
+      expect(res.body['claims']).toEqual(claims);
+      expect(res.body['metadata']).toMatchObject({ token_type: 'Bearer', expires_in: 3600, client_id: credentials.client_id, role, issuer: ISSUER });
+      const accessToken = String(res.body['access_token']);
+      handedOut.push(accessToken);
+      // It is the token service's token, signed with its key.
+      const { payload } = await jwtVerify(accessToken, await importSPKI(secrets.keys.publicPem, 'ES256'), { issuer: ISSUER, audience: AUDIENCE });
+      expect(payload).toMatchObject({ sub: credentials.client_id, role });
+    });
+  }
+
+  it('a missing or wrong API key → 401 before any step runs', async () => {
+    const credentials = await credentialsFor('salesperson');
+    for (const key of [null, 'wrong-key']) {
+      const res = await generate(generator, credentials, key);
+      expect(res.status).toBe(401);
+    }
+  });
+
+  it('missing or empty client_id / client_secret → 401 Unauthorized (Assert)', async () => {
+    const credentials = await credentialsFor('salesperson');
+    for (const body of [{ client_id: credentials.client_id }, { client_secret: credentials.client_secret }, { client_id: '', client_secret: 'x' }, {}, 'text']) {
+      const res = await generate(generator, body, apiKey);
+      expect(res.status, JSON.stringify(body)).toBe(401);
+      expect(res.body['error']).toBe('Unauthorized');
+    }
+  });
+
+  it('invalid credentials: the provider answers 401, so does the generator', async () => {
+    const credentials = await credentialsFor('manager');
+    const wrongSecret = await generate(generator, { ...credentials, client_secret: 'not-the-secret' }, apiKey);
+    expect(wrongSecret.status).toBe(401);
+    expect(wrongSecret.body['error']).toBe('Unauthorized');
+    const unknownClient = await generate(generator, { client_id: crypto.randomUUID(), client_secret: 'whatever' }, apiKey);
+    expect(unknownClient.status).toBe(401);
+    expect((await client.delete(credentials.client_id)).status).toBe(200);
+    expect((await generate(generator, credentials, apiKey)).status).toBe(401);
+  });
+
+  it('never logs the API key, client secrets or tokens (generator and provider)', () => {
+    expect(secretsFoundInLogs(generator.logs() + provider.logs(), handedOut)).toEqual([]);
+  });
+
+  describe('when the credential provider does not answer 200', () => {
+    let failingProvider: http.Server;
+    let failingGenerator: RunningService;
+
+    beforeAll(async () => {
+      failingProvider = http.createServer((_req, res) => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'temporarily_unavailable' }));
+      });
+      await new Promise<void>((resolve) => failingProvider.listen(0, '127.0.0.1', resolve));
+      const { port } = failingProvider.address() as AddressInfo;
+      failingGenerator = await startServer(generatorOut, {
+        TOKEN_GENERATOR_PROVIDER_URL: `http://127.0.0.1:${port}/oauth2/token`,
+        TOKEN_GENERATOR_API_KEY: apiKey,
+        TOKEN_VERIFY_KEY: secrets.keys.publicPem,
+        PIPEC_DATA_DIR: path.join(tempDir('token-generator-failing'), '.data'),
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      await failingGenerator?.stop();
+      await new Promise((resolve) => failingProvider?.close(resolve));
+    });
+
+    it('raises an error: 502 naming the provider status', async () => {
+      const res = await generate(failingGenerator, { client_id: 'a-client', client_secret: 'a-secret' }, apiKey);
+      expect(res.status).toBe(502);
+      expect(res.body['error']).toBe('credential provider answered 503');
+    });
+  });
+});

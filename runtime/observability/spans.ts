@@ -1,0 +1,95 @@
+/**
+ * The spans of an execution: one per execution (child of the caller's context: HTTP
+ * `traceparent`, event envelope headers, or the calling step for Pipeline Executor runs) and one
+ * per connector step (child of the execution, or of the step running it). Attributes name the
+ * pipeline, execution id, trigger, step label, connector and outcome. Only called when tracing is
+ * on; the engine never reaches this file otherwise.
+ */
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+
+export interface ExecutionSpanInfo {
+  readonly pipeline: string;
+  readonly executionId: string;
+  /** `http`, `event`, `scheduler`, `execute`, … */
+  readonly trigger: string;
+  readonly parent: Context;
+}
+
+export interface ExecutionSpan {
+  readonly span: Span;
+  /** The parent context with this span set: what the execution's steps run in. */
+  readonly context: Context;
+}
+
+/** The caller's context for work that starts inside another span (Pipeline Executor). */
+export function activeContext(): Context {
+  return context.active();
+}
+
+function executionKind(trigger: string): SpanKind {
+  if (trigger === 'http' || trigger === 'http-file' || trigger === 'mcp-tool') return SpanKind.SERVER;
+  if (trigger === 'event') return SpanKind.CONSUMER;
+  return SpanKind.INTERNAL;
+}
+
+export function startExecutionSpan(tracer: Tracer, info: ExecutionSpanInfo): ExecutionSpan {
+  const span = tracer.startSpan(`pipeline ${info.pipeline}`, {
+    kind: executionKind(info.trigger),
+    attributes: { 'pipec.pipeline': info.pipeline, 'pipec.execution.id': info.executionId, 'pipec.trigger': info.trigger },
+  }, info.parent);
+  return { span, context: trace.setSpan(info.parent, span) };
+}
+
+/** Ends an execution span with its outcome (`success`, `error`, `invalid`, `timeout`, `rejected`). */
+export function endExecutionSpan(span: Span, outcome: string, failure?: { readonly code: number; readonly message: string }): void {
+  span.setAttribute('pipec.outcome', outcome);
+  if (failure) {
+    span.setAttribute('pipec.error.code', failure.code);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+  }
+  span.end();
+}
+
+/** Runs `fn` with `ctx` as the active context (so steps and outgoing calls see its span). */
+export function withContext<T>(ctx: Context, fn: () => T): T {
+  return context.with(ctx, fn);
+}
+
+export interface StepSpanInfo {
+  readonly label?: string;
+  readonly connector: string;
+  readonly source: string;
+}
+
+function stepKind(connector: string): SpanKind {
+  if (connector === 'rest') return SpanKind.CLIENT;
+  if (connector === 'publish') return SpanKind.PRODUCER;
+  return SpanKind.INTERNAL;
+}
+
+/** Starts a step span as a child of the active context (the execution, or an enclosing step). */
+export function startStepSpan(tracer: Tracer, pipeline: string, step: StepSpanInfo): Span {
+  return tracer.startSpan(`step ${step.label ?? step.connector}`, {
+    kind: stepKind(step.connector),
+    attributes: {
+      'pipec.pipeline': pipeline,
+      'pipec.step': step.label ?? step.connector,
+      'pipec.connector': step.connector,
+      'pipec.source': step.source,
+    },
+  }, context.active());
+}
+
+/** Runs the connector with its step span active (outgoing `traceparent` names this span). */
+export function withSpan<T>(span: Span, fn: () => Promise<T>): Promise<T> {
+  return context.with(trace.setSpan(context.active(), span), fn);
+}
+
+export function endStepSpan(span: Span, outcome: 'ok' | 'error', failure?: { readonly code: number; readonly message: string }): void {
+  span.setAttribute('pipec.outcome', outcome);
+  if (failure) {
+    span.setAttribute('pipec.error.code', failure.code);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+  }
+  span.end();
+}

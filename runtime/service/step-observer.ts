@@ -1,0 +1,120 @@
+/**
+ * The step hooks the service installs on every execution context: step duration metrics always,
+ * agent token and published-event counts, step spans when tracing is on, and optionally hooks of
+ * the caller (mocks and coverage in pipeline tests). One shared object per service, so a step
+ * pays a few property reads and one clock read, never an allocation, when tracing is off.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Span, Tracer } from '@opentelemetry/api';
+import type { PipeError } from '../errors.js';
+import { endStepSpan, startStepSpan, withSpan } from '../observability/spans.js';
+import type { StepHooks, StepInfo } from '../steps.js';
+import type { ExecutionContext, Json } from '../types.js';
+import type { HistogramSeries } from './metric-series.js';
+import type { ServiceMetrics } from './metrics.js';
+
+interface StepSeries {
+  readonly pipeline: string;
+  readonly ok: HistogramSeries;
+  readonly error: HistogramSeries;
+}
+
+/** Resolves each step's histogram series once (steps are module constants of their pipeline). */
+class StepSeriesCache {
+  private readonly byStep = new WeakMap<StepInfo, StepSeries>();
+
+  constructor(private readonly metrics: ServiceMetrics) {}
+
+  get(step: StepInfo, pipeline: string): StepSeries {
+    const cached = this.byStep.get(step);
+    if (cached && cached.pipeline === pipeline) return cached;
+    const name = step.label ?? step.connector;
+    const series: StepSeries = {
+      pipeline,
+      ok: this.metrics.stepDuration.series([pipeline, name, step.connector, 'ok']),
+      error: this.metrics.stepDuration.series([pipeline, name, step.connector, 'error']),
+    };
+    // A step shared by pipelines (the rare case) keeps the first; the others resolve each time.
+    if (!cached) this.byStep.set(step, series);
+    return series;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function nonNegative(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/** Counts what some connectors report: agent tokens by model, published events by name. */
+function countConnectorFacts(metrics: ServiceMetrics, step: StepInfo, pipeline: string, output: Json | undefined, params: unknown): void {
+  if (step.connector === 'agent' && isObject(output) && isObject(output['tokenUsage'])) {
+    const usage = output['tokenUsage'];
+    const model = isObject(params) && typeof params['model'] === 'string' ? params['model'] : 'unknown';
+    const input = nonNegative(usage['inputTokenCount']);
+    const produced = nonNegative(usage['outputTokenCount']);
+    if (input > 0) metrics.agentTokens.inc({ pipeline, model, type: 'input' }, input);
+    if (produced > 0) metrics.agentTokens.inc({ pipeline, model, type: 'output' }, produced);
+  } else if (step.connector === 'publish' && isObject(params) && typeof params['event'] === 'string') {
+    metrics.eventsPublished.inc({ pipeline, event: params['event'] });
+  }
+}
+
+function failureOf(error: PipeError | undefined): { code: number; message: string } | undefined {
+  return error ? { code: error.code, message: error.message } : undefined;
+}
+
+export interface StepObserverOptions {
+  readonly metrics: ServiceMetrics;
+  readonly tracer?: Tracer;
+  /** The caller's own hooks (e.g. mocks), run alongside. */
+  readonly extra?: StepHooks;
+}
+
+/** Token passed from `before` to `after` when tracing is on. */
+interface TracedToken {
+  readonly startedAt: number;
+  readonly span: Span;
+  readonly extra: unknown;
+}
+
+export function createStepHooks(opts: StepObserverOptions): StepHooks {
+  const { metrics, tracer, extra } = opts;
+  const cache = new StepSeriesCache(metrics);
+  const record = (step: StepInfo, startedAt: number, outcome: 'ok' | 'error', output: Json | undefined, ctx: ExecutionContext, params: unknown): void => {
+    const series = cache.get(step, ctx.pipeline);
+    (outcome === 'ok' ? series.ok : series.error).observe((performance.now() - startedAt) / 1000);
+    if (outcome === 'ok' && (step.connector === 'agent' || step.connector === 'publish')) {
+      countConnectorFacts(metrics, step, ctx.pipeline, output, params);
+    }
+  };
+
+  if (!tracer && !extra) {
+    return {
+      before: () => performance.now(),
+      after: (step, token, outcome, output, _error, ctx, params) => record(step, token as number, outcome, output, ctx, params),
+    };
+  }
+
+  return {
+    ...(extra?.mock ? { mock: extra.mock } : {}),
+    before: (step, ctx): TracedToken | { readonly startedAt: number; readonly extra: unknown } => {
+      const extraToken = extra?.before?.(step, ctx);
+      const startedAt = performance.now();
+      return tracer ? { startedAt, span: startStepSpan(tracer, ctx.pipeline, step), extra: extraToken } : { startedAt, extra: extraToken };
+    },
+    around: <T>(step: StepInfo, token: unknown, run: () => Promise<T>): Promise<T> => {
+      const traced = token as Partial<TracedToken>;
+      const inner = extra?.around ? () => (extra.around as NonNullable<StepHooks['around']>)(step, traced.extra, run) : run;
+      return traced.span ? withSpan(traced.span, inner) : inner();
+    },
+    after: (step, token, outcome, output, error, ctx, params) => {
+      const traced = token as Partial<TracedToken> & { readonly startedAt: number };
+      record(step, traced.startedAt, outcome, output, ctx, params);
+      if (traced.span) endStepSpan(traced.span, outcome, failureOf(error));
+      extra?.after?.(step, traced.extra, outcome, output, error, ctx, params);
+    },
+  };
+}
