@@ -2,7 +2,10 @@
  * JOLT throughput against the Java reference (see ../shared/bench/jolt/README.md): for each
  * workload, build the chain once, check one output against expected.json, warm up, then count
  * transforms in a timed loop. Operations that change their input get fresh copies made outside the
- * timed region. Also measures a JSONata expression equivalent to the first workload, for comparison.
+ * timed region. Right after each workload, a hand-written JavaScript transform producing the same
+ * output runs through the same loop in the same process: on a shared, loaded machine the ratio
+ * compiled/hand-written is the comparable figure. Also measures a JSONata expression equivalent to
+ * the first workload, for comparison.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,7 +16,21 @@ export interface BenchResult {
   workload: string;
   opsPerSec: number;
   javaOpsPerSec: number;
+  /** opsPerSec / javaOpsPerSec. */
   ratio: number;
+  /** The hand-written JavaScript transform of the same workload, measured right after. */
+  handOpsPerSec?: number;
+  /** opsPerSec / handOpsPerSec. */
+  ofHand?: number;
+}
+
+export interface BenchOptions {
+  /** Timed CPU seconds per measurement (the warm-up is half of it, at most 5 s). */
+  seconds: number;
+  /** Only these workloads (default: all). */
+  workloads?: readonly string[];
+  /** Skip the JSONata comparison. */
+  skipJsonata?: boolean;
 }
 
 const BENCH_DIR = resolve(import.meta.dirname, '../../shared/bench/jolt');
@@ -46,6 +63,63 @@ const SHIFT_ORDER_JSONATA = `{
   "currency": currency,
   "status": "NEW"
 }`;
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- hand-written baselines read known workload shapes
+
+/**
+ * Hand-written JavaScript for each workload: what a person would write for exactly that input shape.
+ * It is the ceiling the generated code is compared with (same loop, same process, right after).
+ */
+const HAND_WRITTEN: Readonly<Record<string, (input: Json) => unknown>> = {
+  'shift-order': (input) => {
+    const customer = input.customer;
+    const address = customer.address;
+    const lines = [];
+    for (const item of input.items) {
+      lines.push({ code: item.sku, description: item.name, quantity: item.qty, price: item.unitPrice, uom: 'EA' });
+    }
+    return {
+      orderNumber: input.orderId,
+      client: { fullName: customer.name, contact: { email: customer.email }, tier: 'STANDARD' },
+      shipTo: { line1: address.street, city: address.city, postalCode: address.zip, countryCode: address.country },
+      lines,
+      currency: input.currency,
+      status: 'NEW',
+    };
+  },
+  'wildcards-heavy': (input) => {
+    const other: Json = {};
+    const ratings: Json = {};
+    const ratingIds: string[] = [];
+    const raw: Json = {};
+    const countsByLabel: Json = {};
+    for (const key of Object.keys(input)) {
+      const value = input[key];
+      if (key === 'productId') continue;
+      if (key.length > 7 && key.startsWith('rating-')) {
+        const id = key.slice(7);
+        ratings[id] = { key, score: value.value, range: value.max, label: value.label };
+        ratingIds.push(id);
+        raw[key] = value;
+        countsByLabel[value.label] = value.count;
+      } else other[key] = value;
+    }
+    return { product: { id: input.productId }, other, ratings, ratingIds, raw, countsByLabel };
+  },
+  'cardinality-modify': (input) => {
+    if (!Array.isArray(input.tags)) input.tags = input.tags === null || input.tags === undefined ? [] : [input.tags];
+    for (const item of input.items) {
+      if (Array.isArray(item.category)) item.category = item.category.length > 0 ? item.category[0] : null;
+      if (!Array.isArray(item.notes)) item.notes = [item.notes];
+      item.sku = item.sku.toUpperCase();
+      item.label = `${item.name} / ${item.color}`;
+      item.unitPriceFromCents = item.priceCents / 100;
+      item.landedPrice = item.unitPrice + item.shipping;
+    }
+    input.itemCount = input.items.length;
+    return input;
+  },
+};
 
 function readJson(workload: string, file: string): unknown {
   return JSON.parse(readFileSync(join(BENCH_DIR, workload, file), 'utf8')) as unknown;
@@ -91,9 +165,9 @@ async function measure(seconds: number, input: unknown, copies: boolean, transfo
   return (ops / ms) * 1000;
 }
 
-export async function benchJolt(opts: { seconds: number }): Promise<Array<{ workload: string; opsPerSec: number; javaOpsPerSec: number; ratio: number }>> {
+export async function benchJolt(opts: BenchOptions): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  for (const workload of Object.keys(JAVA_OPS)) {
+  for (const workload of Object.keys(JAVA_OPS).filter((w) => opts.workloads?.includes(w) ?? true)) {
     const compiled = joltToFunction(readJson(workload, 'spec.json'));
     const fn = compiled.fn;
     if (!fn) throw new Error(`${workload}: spec rejected: ${compiled.diagnostics.map((d) => d.message).join('; ')}`);
@@ -103,8 +177,18 @@ export async function benchJolt(opts: { seconds: number }): Promise<Array<{ work
     }
     const opsPerSec = await measure(opts.seconds, input, IN_PLACE.has(workload), (x) => fn(x, {}));
     const javaOpsPerSec = JAVA_OPS[workload] ?? 1;
-    results.push({ workload, opsPerSec, javaOpsPerSec, ratio: opsPerSec / javaOpsPerSec });
+    const result: BenchResult = { workload, opsPerSec, javaOpsPerSec, ratio: opsPerSec / javaOpsPerSec };
+    const hand = HAND_WRITTEN[workload];
+    if (hand) {
+      if (!sameJson(hand(structuredClone(input) as Json), readJson(workload, 'expected.json'))) {
+        throw new Error(`${workload} (hand-written): output differs from expected.json`);
+      }
+      result.handOpsPerSec = await measure(opts.seconds, input, IN_PLACE.has(workload), (x) => hand(x as Json));
+      result.ofHand = opsPerSec / result.handOpsPerSec;
+    }
+    results.push(result);
   }
+  if (opts.skipJsonata === true) return results;
   const expression = jsonata(SHIFT_ORDER_JSONATA);
   const input = readJson('shift-order', 'input.json');
   if (!sameJson(await expression.evaluate(input), readJson('shift-order', 'expected.json'))) {

@@ -4,9 +4,10 @@
  * wrong-issuer, foreign-key, `alg: none`, HS256-with-the-public-key and revoked tokens do not.
  */
 import crypto from 'node:crypto';
+import path from 'node:path';
 import { SignJWT, base64url, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningService } from '../../test/e2e/service-process.js';
+import { startServer, tempDir, type RunningService } from '../../test/e2e/service-process.js';
 import {
   AUDIENCE,
   ISSUER,
@@ -19,6 +20,10 @@ import {
 } from '../oauth2-token-service/oauth2-test-support.js';
 
 const ORDERS = '/protected-api/orders';
+
+/** One build for both servers below (they differ only in their environment). */
+let built: Promise<string> | undefined;
+const builtService = (): Promise<string> => (built ??= buildExamples(['protected-api'], 'protected-api'));
 
 function callApi(server: RunningService, token: string | null): Promise<{ status: number; wwwAuthenticate: string | null; body: Record<string, unknown> }> {
   return fetch(`${server.url}${ORDERS}`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } }).then(async (res) => ({
@@ -50,8 +55,7 @@ describe('protected-api example over real HTTP', () => {
 
   beforeAll(async () => {
     secrets = await tokenServiceSecrets();
-    const outDir = await buildExamples(['protected-api'], 'protected-api');
-    server = await startServer(outDir, secrets.env);
+    server = await startServer(await builtService(), secrets.env);
     client = new TokenServiceClient(server.url, secrets.adminApikey);
   }, 120_000);
 
@@ -165,8 +169,7 @@ describe('protected-api with a 3-second access token lifetime (OAUTH2_ACCESS_TOK
 
   beforeAll(async () => {
     const secrets = await tokenServiceSecrets({ OAUTH2_ACCESS_TOKEN_TTL: '3' });
-    const outDir = await buildExamples(['protected-api'], 'protected-api-short-ttl');
-    server = await startServer(outDir, secrets.env);
+    server = await startServer(await builtService(), { ...secrets.env, PIPEC_DATA_DIR: path.join(tempDir('protected-api-short-ttl'), '.data') });
     client = new TokenServiceClient(server.url, secrets.adminApikey);
   }, 120_000);
 

@@ -159,3 +159,34 @@ describe('token-generator example over real HTTP', () => {
     });
   });
 });
+
+// `npm start` serves every example from one service with no environment: the development keys and
+// apikeys apply, and the generator calls the token service of its own service (PORT).
+describe('all examples in one service with the embedded development defaults', () => {
+  let server: RunningService;
+  const DEV_ADMIN_APIKEY = 'dev-only-oauth2-admin-apikey';
+  const DEV_GENERATOR_API_KEY = 'dev-only-token-generator-apikey';
+
+  beforeAll(async () => {
+    const outDir = await buildExamples(['.'], 'all-examples-oauth2');
+    for (const name of ['TOKEN_SIGNING_KEY', 'TOKEN_VERIFY_KEY', 'TOKEN_GENERATOR_PROVIDER_URL', 'OAUTH2_ADMIN_APIKEY_HASH']) {
+      expect(process.env[name], `${name} is set in the environment; this test needs the defaults`).toBeUndefined();
+    }
+    server = await startServer(outDir);
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('token service → token generator → protected API, end to end', async () => {
+    const client = new TokenServiceClient(server.url, DEV_ADMIN_APIKEY);
+    const credentials = await client.create('npm-start', 'manager');
+    const generated = await generate(server, { client_id: credentials.clientId, client_secret: credentials.clientSecret }, DEV_GENERATOR_API_KEY);
+    expect(generated.status).toBe(200);
+    expect(generated.body).toMatchObject({ scope: 'profile address', claims: { profile_claims: PROFILE, address_claims: ADDRESS } });
+    const orders = await fetch(`${server.url}/protected-api/orders`, { headers: { authorization: `Bearer ${String(generated.body['access_token'])}` } });
+    expect(orders.status).toBe(200);
+    expect(await orders.json()).toMatchObject({ clientId: credentials.clientId, role: 'manager' });
+  });
+});

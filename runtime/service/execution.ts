@@ -19,7 +19,7 @@ import { contextFromHeaders } from '../observability/propagation.js';
 import { activeContext, endExecutionSpan, startExecutionSpan, withContext } from '../observability/spans.js';
 import type { StepHooks } from '../steps.js';
 import type {
-  Clock, EventBroker, ExecutionContext, Json, JsonObject, ObjectStoreBackend, PipelineModule, Reply,
+  Clock, EventBroker, ExecutionContext, ExecutionMetadata, Json, JsonObject, ObjectStoreBackend, PipelineModule, Reply,
   ServiceServices,
 } from '../types.js';
 import { ConcurrencyLimiter, type Release } from './concurrency.js';
@@ -28,7 +28,7 @@ import { PipelineSeries, type ExecutionOutcomeLabel, type ServiceMetrics } from 
 import { InFlightTracker, settleWithin } from './shutdown.js';
 import { createStepHooks } from './step-observer.js';
 import { invalidMessageError, type Violation } from './validation.js';
-import { createWorkDir } from './work-dir.js';
+import { createWorkDir, type WorkDir } from './work-dir.js';
 
 /** After an abort, how long a run that ignores its signal may keep its slot and work folder. */
 const ABANDON_AFTER_MS = 5_000;
@@ -131,6 +131,61 @@ class ExecutionLog {
 /** The execution's context with `hooks` for steps (runtime/steps.ts reads them). */
 type ContextWithHooks = ExecutionContext & { readonly hooks: StepHooks };
 
+/**
+ * The ExecutionContext the engine hands to a pipeline: a class, so the lazily created parts
+ * (logger, signal, work folder) are prototype getters rather than per-execution closures.
+ */
+class EngineContext implements ContextWithHooks {
+  readonly steps: Record<string, Json> = Object.create(null) as Record<string, Json>;
+
+  constructor(
+    readonly executionId: string,
+    readonly pipeline: string,
+    readonly metadata: ExecutionMetadata,
+    readonly globals: Readonly<Record<string, Json>>,
+    readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
+    readonly services: ServiceServices,
+    readonly hooks: StepHooks,
+    private readonly executionLog: ExecutionLog,
+    private readonly abort: ExecutionAbort,
+    private readonly folder: WorkDir,
+  ) {}
+
+  get log(): Logger {
+    return this.executionLog.logger;
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get workDir(): string {
+    return this.folder.path;
+  }
+}
+
+/** What a trigger's `prepare` sees; created only for triggers that prepare their message. */
+class EngineScope implements ExecutionScope {
+  constructor(
+    readonly executionId: string,
+    private readonly executionLog: ExecutionLog,
+    private readonly abort: ExecutionAbort,
+    private readonly folder: WorkDir,
+  ) {}
+
+  get log(): Logger {
+    return this.executionLog.logger;
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get workDir(): string {
+    return this.folder.path;
+  }
+}
+
 export class ExecutionEngine {
   readonly services: ServiceServices;
   private readonly entries = new Map<string, PipelineEntry>();
@@ -222,13 +277,9 @@ export class ExecutionEngine {
     const steps = async (): Promise<Json | Reply> => {
       release = await entry.limiter.acquire(abort);
       entry.series.inFlight.value += 1;
-      const scope: ExecutionScope = {
-        executionId,
-        get workDir() { return workDir.path; },
-        get signal() { return abort.signal; },
-        get log() { return log.logger; },
-      };
-      const message = request.prepare ? await request.prepare(scope) : (request.message ?? null);
+      const message = request.prepare
+        ? await request.prepare(new EngineScope(executionId, log, abort, workDir))
+        : (request.message ?? null);
       const violations = request.validate?.(message) ?? null;
       if (violations) {
         invalid = true;
@@ -301,25 +352,13 @@ export class ExecutionEngine {
 
   private createContext(
     pipeline: PipelineModule, executionId: string, log: ExecutionLog, abort: ExecutionAbort,
-    workDir: { readonly path: string }, timeoutMs: number, redelivery: boolean,
+    workDir: WorkDir, timeoutMs: number, redelivery: boolean,
   ): ContextWithHooks {
-    const { globals, accounts, clock } = this.deps;
-    return {
-      executionId,
-      pipeline: pipeline.name,
-      get log() { return log.logger; },
-      metadata: {
-        pipeline: { name: pipeline.name },
-        execution: { key: executionId, startTimestamp: clock.now(), timeout: timeoutMs, redelivery },
-      },
-      steps: Object.create(null) as Record<string, Json>,
-      globals,
-      accounts,
-      services: this.services,
-      get signal() { return abort.signal; },
-      get workDir() { return workDir.path; },
-      hooks: this.hooks,
+    const metadata = {
+      pipeline: { name: pipeline.name },
+      execution: { key: executionId, startTimestamp: this.deps.clock.now(), timeout: timeoutMs, redelivery },
     };
+    return new EngineContext(executionId, pipeline.name, metadata, this.deps.globals, this.deps.accounts, this.services, this.hooks, log, abort, workDir);
   }
 
   /** Records metrics, the span's end and the final log line, and builds the outcome. */

@@ -15,24 +15,30 @@ export interface WorkDir {
 
 const SAFE_ID = /^[A-Za-z0-9-]{1,100}$/;
 
-/** Nothing touches the disk until `path` is read. */
+/** A folder nothing creates until `path` is read (a class: one is made per execution). */
+class LazyWorkDir implements WorkDir {
+  private folder: string | undefined;
+
+  constructor(private readonly dataDir: string, private readonly executionId: string) {}
+
+  get path(): string {
+    if (this.folder === undefined) {
+      const folder = join(resolve(this.dataDir), 'tmp', this.executionId);
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      this.folder = folder;
+    }
+    return this.folder;
+  }
+
+  async remove(): Promise<void> {
+    if (this.folder === undefined) return;
+    const folder = this.folder;
+    this.folder = undefined;
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
 export function createWorkDir(dataDir: string, executionId: string): WorkDir {
   if (!SAFE_ID.test(executionId)) throw new Error(`unsafe execution id for a work folder: ${executionId}`);
-  let folder: string | undefined;
-  return {
-    get path(): string {
-      if (folder === undefined) {
-        const created = join(resolve(dataDir), 'tmp', executionId);
-        mkdirSync(created, { recursive: true, mode: 0o700 });
-        folder = created;
-      }
-      return folder;
-    },
-    async remove(): Promise<void> {
-      if (folder === undefined) return;
-      const created = folder;
-      folder = undefined;
-      await rm(created, { recursive: true, force: true });
-    },
-  };
+  return new LazyWorkDir(dataDir, executionId);
 }

@@ -50,9 +50,15 @@ export async function createNatsBroker(opts: NatsBrokerOptions): Promise<EventBr
   const prefix = opts.subjectPrefix ?? 'pipec.events';
   const { logger, clock } = opts;
   const nc: NatsConnection = await connect(connectionOptions(opts.url));
-  const jsm: JetStreamManager = await nc.jetstreamManager();
+  let jsm: JetStreamManager;
+  try {
+    jsm = await nc.jetstreamManager();
+    await ensureStream(jsm, stream, `${prefix}.>`, opts.maxAgeMs ?? 7 * 24 * 3600 * 1000);
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
   const js: JetStreamClient = nc.jetstream();
-  await ensureStream(jsm, stream, `${prefix}.>`, opts.maxAgeMs ?? 7 * 24 * 3600 * 1000);
   const subscriptions = new Set<Subscription>();
 
   return {

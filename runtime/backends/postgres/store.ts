@@ -20,9 +20,9 @@ import {
   prepareFilter,
   prepareFind,
   ttlMillis,
+  validateIndexFields,
   type PreparedDocument,
 } from '../store-input.js';
-import { validateIndexFields } from '../store-input.js';
 import { pgErrorCode, withDdlLock, withTransaction, type PgClient, type PgPool } from './pool.js';
 
 export interface PgStoreOptions {

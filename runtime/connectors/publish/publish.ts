@@ -1,9 +1,11 @@
 /**
  * Connector `publish` (Event Publisher): hands `payload` to the broker under `event` and returns
  * the input message unchanged (fire-and-forget; delivery is the broker's at-least-once job).
- * The publishing execution and pipeline travel as headers for tracing.
+ * The publishing execution and pipeline travel as headers for tracing, with the W3C trace context
+ * of the publish step when tracing is on (the consuming execution's span becomes its child).
  */
 import { PipeError } from '../../errors.js';
+import { activeTraceHeaders } from '../../observability/propagation.js';
 import type { ConnectorRun, Json, JsonObject } from '../../types.js';
 
 export interface PublishParams {
@@ -32,6 +34,7 @@ export const run: ConnectorRun<PublishParams> = async (params, message, ctx) => 
   const payload = params.payload === undefined ? message : params.payload;
   const headers = {
     ...stringHeaders(params.headers),
+    ...activeTraceHeaders(),
     'x-pipec-source-pipeline': ctx.pipeline,
     'x-pipec-source-execution': ctx.executionId,
   };

@@ -14,6 +14,7 @@
  */
 import { Agent, fetch, type Headers } from 'undici';
 import { PipeError, type PipeErrorOptions } from '../../errors.js';
+import { activeTraceHeaders } from '../../observability/propagation.js';
 
 export interface HttpRequest {
   readonly url: URL;
@@ -93,7 +94,7 @@ export async function exchange(request: HttpRequest, limits: HttpLimits, executi
     return await withAgent(limits.connectTimeout, async (dispatcher) => {
       const response = await fetch(request.url, {
         method: request.method,
-        headers: request.headers.map(([name, value]) => [name, value]),
+        headers: withTraceContext(request.headers),
         ...(request.body === undefined ? {} : { body: request.body }),
         redirect: 'manual',
         signal,
@@ -119,6 +120,19 @@ export async function exchange(request: HttpRequest, limits: HttpLimits, executi
       code: 502, kind: 'REST_UNREACHABLE', cause: err,
     }, true);
   }
+}
+
+/**
+ * The request headers plus the W3C trace context of the running step (tracing on), unless the
+ * step sets `traceparent` itself.
+ */
+function withTraceContext(headers: ReadonlyArray<readonly [string, string]>): Array<[string, string]> {
+  const out = headers.map(([name, value]): [string, string] => [name, value]);
+  const trace = activeTraceHeaders();
+  for (const name of Object.keys(trace)) {
+    if (!headers.some(([existing]) => existing.toLowerCase() === name)) out.push([name, trace[name] as string]);
+  }
+  return out;
 }
 
 function executionAborted(target: string, cause: unknown): PipeError {
