@@ -39,12 +39,20 @@ const PLACEHOLDER_EXPRESSIONS: Readonly<Record<string, string>> = {
   DEEP_MEMBER: `message${'.a'.repeat(DEEP)}`,
 };
 
+/** Placeholder values: a 1 MB string, an array one element over the array functions' cap, 0…299. */
+const PLACEHOLDER_VALUES: Readonly<Record<string, () => Json>> = {
+  BIG_STRING: () => BIG,
+  BIG_ARRAY: () => new Array<Json>(1_000_001).fill(0),
+  RANGE_300: () => Array.from({ length: 300 }, (_, i) => i),
+};
+
 function expand(value: Json | undefined): Json | undefined {
-  if (value === 'BIG_STRING') return BIG;
+  if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(PLACEHOLDER_VALUES, value)) return (PLACEHOLDER_VALUES[value] as () => Json)();
   if (Array.isArray(value)) return value.map((v) => expand(v) as Json);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, Json> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = expand(v) as Json;
+    // defineProperty: a `__proto__` key in a table row is data, as JSON.parse made it.
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: expand(v) as Json, enumerable: true, writable: true, configurable: true });
     return out;
   }
   return value;

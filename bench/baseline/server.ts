@@ -1,7 +1,8 @@
 /**
  * The order-flow benchmark's baseline: the same work as examples/order-flow written by hand on
  * Hono + @hono/node-server + ajv (validate with all errors → 400, restructure, total, route,
- * respond 200). Run as its own process: `node --import tsx bench/baseline/server.ts` with PORT set.
+ * respond 200). Run as its own process: `node --import tsx bench/baseline/server.ts` with PORT set
+ * (the bench transpiles it to JavaScript first, and points ORDER_SCHEMA at the schema file).
  * Prints `listening <port>` on stdout once it accepts connections.
  */
 import { readFileSync } from 'node:fs';
@@ -12,8 +13,8 @@ import { Hono } from 'hono';
 interface OrderItem { sku: string; qty: number; unitPrice: number }
 interface Order { orderId: string; customer: { name: string; email: string }; items: OrderItem[] }
 
-const schemaUrl = new URL('../../examples/order-flow/order.schema.json', import.meta.url);
-const validateOrder = new Ajv({ allErrors: true }).compile<Order>(JSON.parse(readFileSync(schemaUrl, 'utf8')) as object);
+const schemaPath = process.env['ORDER_SCHEMA'] ?? new URL('../../examples/order-flow/order.schema.json', import.meta.url);
+const validateOrder = new Ajv({ allErrors: true }).compile<Order>(JSON.parse(readFileSync(schemaPath, 'utf8')) as object);
 
 function route(total: number): string {
   if (total < 500) return 'auto-approve';

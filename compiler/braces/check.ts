@@ -6,18 +6,20 @@
  * `unknown` is accepted, and after an error the node's type becomes `unknown` so one mistake is
  * reported once. In: an Expr (grammar/braces) + env. Out: the type, diagnostics, the resolved
  * function of each call (for the emitter) and the referenced paths (for "where" lines).
+ * Lambdas (`x => …`, beyond Digibee) are checked only as the lambda arguments of array functions,
+ * with their parameters typed from the array's element type.
  */
-import type { BinaryExpr, CallExpr, Expr, IndexExpr, MemberExpr, UnaryExpr } from '../../grammar/braces/expr-ast.js';
+import type { BinaryExpr, CallExpr, Expr, IndexExpr, LambdaExpr, LambdaParam, MemberExpr, UnaryExpr } from '../../grammar/braces/expr-ast.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { suggest } from '../diagnostics/suggest.js';
-import type { Span } from '../source/span.js';
+import { joinSpans, type Span } from '../source/span.js';
 import { arrayOf, BOOLEAN, INTEGER, NULL, NUMBER, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull } from '../types/type-ops.js';
 import { checkConstant } from './constant-args.js';
 import type { BracesEnv } from './env.js';
 import * as errors from './errors.js';
 import { describeFound, withArticle } from './errors.js';
-import { arity, FUNCTION_NAMES, findSignature, paramAt, resultType, type FunctionSignature, type ParamSpec } from './signatures.js';
+import { arity, FUNCTION_NAMES, findSignature, itemsOf, paramAt, resultType, type FunctionSignature, type LambdaSpec, type ParamSpec } from './signatures.js';
 
 export const SCOPE_NAMES = ['message', 'global', 'account', 'metadata', 'step', 'item', 'capsule'] as const;
 
@@ -77,6 +79,10 @@ class Checker {
   readonly diagnostics: Diagnostic[] = [];
   readonly calls = new Map<CallExpr, FunctionSignature>();
   readonly refs = new Map<string, PipeType>();
+  /** Parameters of the lambdas being checked, innermost last. */
+  private readonly lambdaScopes: Map<string, PipeType>[] = [];
+  /** Call and position of lambdas written as arguments (for the "not here" diagnostic). */
+  private readonly argumentPosition = new Map<LambdaExpr, { readonly signature: FunctionSignature; readonly index: number }>();
 
   constructor(private readonly env: BracesEnv) {}
 
@@ -103,6 +109,8 @@ class Checker {
         for (const entry of expr.entries) fields[entry.key] = widen(this.type(entry.value));
         return closedObject(fields);
       }
+      case 'lambda':
+        return this.misplacedLambda(expr);
     }
   }
 
@@ -113,6 +121,10 @@ class Checker {
   }
 
   private scope(name: string, span: Span): PipeType {
+    // Parameters first: valid ones never share a scope's name, and an invalid one (already
+    // reported) then types its own uses instead of cascading into the scope's shape.
+    const param = this.lambdaParam(name);
+    if (param !== undefined) return param;
     const env = this.env;
     switch (name) {
       case 'message':
@@ -140,7 +152,8 @@ class Checker {
       default: {
         const isFunction = findSignature(name) !== undefined;
         const isGlobal = Object.prototype.hasOwnProperty.call(env.globals, name);
-        this.diagnostics.push(errors.unknownName({ span, name, isFunction, isGlobal, suggestion: suggest(name, SCOPE_NAMES) }));
+        const visible = [...SCOPE_NAMES, ...this.lambdaScopes.flatMap((scope) => [...scope.keys()])];
+        this.diagnostics.push(errors.unknownName({ span, name, isFunction, isGlobal, suggestion: suggest(name, visible) }));
         return UNKNOWN;
       }
     }
@@ -216,12 +229,22 @@ class Checker {
 
   private call(expr: CallExpr): PipeType {
     const signature = findSignature(expr.name);
-    const argTypes = expr.args.map((a) => this.type(a));
     if (!signature) {
+      // Lambda bodies are still checked (parameters untyped); the unknown name is the one error.
+      expr.args.forEach((a) => (a.kind === 'lambda' ? this.lambda(a, []) : this.type(a)));
       this.diagnostics.push(errors.unknownFunction({ span: expr.nameSpan, name: expr.name, suggestion: suggest(expr.name.toUpperCase(), FUNCTION_NAMES) }));
       return UNKNOWN;
     }
     this.calls.set(expr, signature);
+    // Values first, lambdas after: a lambda's parameter types come from the array (and REDUCE's initial value).
+    expr.args.forEach((a, i) => {
+      if (a.kind === 'lambda') this.argumentPosition.set(a, { signature, index: i });
+    });
+    const argTypes: PipeType[] = expr.args.map((a, i) => (a.kind === 'lambda' && paramAt(signature, i)?.lambda ? UNKNOWN : this.type(a)));
+    expr.args.forEach((a, i) => {
+      const param = paramAt(signature, i);
+      if (a.kind === 'lambda' && param?.lambda) argTypes[i] = this.lambdaArgument(signature, param, a, argTypes);
+    });
     const { min, max } = arity(signature);
     const count = expr.args.length;
     const badSwitch = signature.name === 'SWITCHCASE' && count >= min && count % 2 === 0;
@@ -229,11 +252,111 @@ class Checker {
       this.diagnostics.push(errors.wrongArity({ span: expr.span, signature, count, missingResult: badSwitch }));
       return resultType(signature, argTypes);
     }
+    const only = expr.args[0];
+    if (signature.aggregate && count === 1 && only !== undefined && isArrayType(argTypes[0] ?? UNKNOWN)) {
+      this.aggregateArray(signature, only, argTypes[0] ?? UNKNOWN);
+      return resultType(signature, argTypes);
+    }
     expr.args.forEach((arg, i) => {
       const param = paramAt(signature, i);
-      if (param) this.argument(signature, param, i, arg, argTypes[i] ?? UNKNOWN);
+      if (!param) return;
+      if (param.lambda) {
+        if (arg.kind !== 'lambda') this.diagnostics.push(errors.lambdaExpected({ span: arg.span, signature, param, index: i, what: nameOf(arg) }));
+        return;
+      }
+      this.argument(signature, param, i, arg, argTypes[i] ?? UNKNOWN);
     });
     return resultType(signature, argTypes);
+  }
+
+  /** `SUM(array)` & co.: the elements must be able to be numbers (COUNT takes anything). */
+  private aggregateArray(signature: FunctionSignature, arg: Expr, type: PipeType): void {
+    if (signature.name === 'COUNT') return;
+    const items = itemsOf(withoutNull(type));
+    if (items.kind !== 'null' && fits(items, union(NUMBER, STRING, NULL)) === 'no') {
+      this.diagnostics.push(errors.badElements({ span: arg.span, signature, found: items, what: nameOf(arg) }));
+    }
+  }
+
+  /**
+   * Checks a lambda argument with its parameters typed from the array's elements; returns the
+   * type of its body. REDUCE's accumulator starts as the initial value's type and is widened once
+   * by what the body gives (a silent first pass), so `(acc, x) => acc + x.price` over `0` is a number.
+   */
+  private lambdaArgument(signature: FunctionSignature, param: ParamSpec, lambda: LambdaExpr, argTypes: readonly PipeType[]): PipeType {
+    const spec = param.lambda as LambdaSpec;
+    if (lambda.params.length !== spec.params.length) {
+      const span = lambda.params.length === 0 ? lambda.arrowSpan : joinSpans((lambda.params[0] as LambdaParam).span, (lambda.params[lambda.params.length - 1] as LambdaParam).span);
+      this.diagnostics.push(errors.lambdaArity({ span, signature, param, count: lambda.params.length }));
+      // Which parameter is which is unclear: check the body untyped rather than cascade.
+      this.lambda(lambda, []);
+      return UNKNOWN;
+    }
+    const element = itemsOf(withoutNull(argTypes[0] ?? UNKNOWN));
+    const initial = widen(argTypes[2] ?? UNKNOWN);
+    const bind = (acc: PipeType): PipeType[] => spec.params.map((p) => (p === 'x' ? element : acc));
+    let body: PipeType;
+    if (spec.params.includes('acc')) {
+      const first = this.silently(() => this.lambda(lambda, bind(initial)));
+      body = this.lambda(lambda, bind(initial.kind === 'null' ? UNKNOWN : union(initial, widen(first))));
+    } else {
+      body = this.lambda(lambda, bind(UNKNOWN));
+    }
+    if (body.kind !== 'null' && fits(body, spec.returns) === 'no') {
+      this.diagnostics.push(errors.badLambdaResult({ span: lambda.body.span, signature, param, found: body }));
+    }
+    return body;
+  }
+
+  /** Runs a check whose diagnostics and new references are dropped. */
+  private silently<T>(run: () => T): T {
+    const diagnosticCount = this.diagnostics.length;
+    const knownRefs = new Set(this.refs.keys());
+    const result = run();
+    this.diagnostics.length = diagnosticCount;
+    for (const key of [...this.refs.keys()]) if (!knownRefs.has(key)) this.refs.delete(key);
+    return result;
+  }
+
+  /** Checks a lambda's parameter names, then its body with the parameters in scope. */
+  private lambda(lambda: LambdaExpr, paramTypes: readonly PipeType[]): PipeType {
+    const bindings = new Map<string, PipeType>();
+    lambda.params.forEach((p, i) => {
+      const problem = this.paramProblem(p.name, bindings);
+      if (problem) this.diagnostics.push(errors.badLambdaParam({ span: p.span, name: p.name, problem }));
+      if (!bindings.has(p.name)) bindings.set(p.name, paramTypes[i] ?? UNKNOWN);
+    });
+    this.lambdaScopes.push(bindings);
+    try {
+      return this.type(lambda.body);
+    } finally {
+      this.lambdaScopes.pop();
+    }
+  }
+
+  private paramProblem(name: string, sameLambda: ReadonlyMap<string, PipeType>): errors.LambdaParamProblem | undefined {
+    if ((SCOPE_NAMES as readonly string[]).includes(name)) return 'scope';
+    if (name === 'true' || name === 'false' || name === 'null') return 'literal';
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return 'reserved';
+    if (sameLambda.has(name)) return 'duplicate';
+    if (this.lambdaParam(name) !== undefined) return 'outer';
+    return undefined;
+  }
+
+  /** The type of an enclosing lambda's parameter, innermost first. */
+  private lambdaParam(name: string): PipeType | undefined {
+    for (let i = this.lambdaScopes.length - 1; i >= 0; i--) {
+      const type = this.lambdaScopes[i]?.get(name);
+      if (type !== undefined) return type;
+    }
+    return undefined;
+  }
+
+  /** A lambda anywhere but as the lambda argument of an array function (its body is still checked). */
+  private misplacedLambda(lambda: LambdaExpr): PipeType {
+    this.diagnostics.push(errors.misplacedLambda({ span: lambda.span, where: this.argumentPosition.get(lambda) }));
+    this.lambda(lambda, []);
+    return UNKNOWN;
   }
 
   private argument(signature: FunctionSignature, param: ParamSpec, index: number, arg: Expr, type: PipeType): void {
@@ -346,6 +469,12 @@ class Checker {
     if (expr.op !== '/' && l.kind === 'number' && r.kind === 'number' && l.integer && r.integer) return INTEGER;
     return NUMBER;
   }
+}
+
+/** Known to be an array (possibly null): `SUM(x)` then folds the elements. */
+function isArrayType(t: PipeType): boolean {
+  const present = withoutNull(t);
+  return present.kind === 'array' || (present.kind === 'union' && present.members.every((m) => m.kind === 'array'));
 }
 
 function isZeroLiteral(expr: Expr): boolean {

@@ -4,6 +4,9 @@
  * functions become `B.NAME(…)` (`B.NOW(ctx)` when the context is needed), and the conditional
  * forms are lazy JavaScript: IF / SWITCHCASE → `?:`, `&&` / `||` → short-circuits, `??` → `??`.
  * Identifiers assumed in scope: `B`, `message`, `ctx`, and `item` / `capsule` where they exist.
+ * Lambda arguments become JavaScript arrow functions, the only closures in generated code; their
+ * parameters are written `$name` so they can never collide with those identifiers or with
+ * JavaScript keywords: `MAP(message.lines, l => l.qty)` → `B.MAP(B.get(message, "lines"), ($l) => B.get($l, "qty"))`.
  */
 import type { CallExpr, Expr } from '../../grammar/braces/expr-ast.js';
 import type { FunctionSignature } from './signatures.js';
@@ -21,7 +24,15 @@ const SCOPE_JS: Readonly<Record<string, string>> = {
 const ARITHMETIC = new Set(['-', '*', '/', '%']);
 const ORDERING: Readonly<Record<string, string>> = { '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge' };
 
+/** The JavaScript name of a lambda parameter (user names are `[A-Za-z_][A-Za-z0-9_]*`). */
+function paramJs(name: string): string {
+  return `$${name}`;
+}
+
 export class Emitter {
+  /** Parameters of the enclosing lambdas (the checker has rejected any other bare name). */
+  private readonly params = new Set<string>();
+
   constructor(private readonly calls: ReadonlyMap<CallExpr, FunctionSignature>) {}
 
   emit(expr: Expr): string {
@@ -29,7 +40,8 @@ export class Emitter {
       case 'literal':
         return literal(expr.value);
       case 'name':
-        return SCOPE_JS[expr.name] ?? 'null';
+        if (Object.prototype.hasOwnProperty.call(SCOPE_JS, expr.name)) return SCOPE_JS[expr.name] as string;
+        return this.params.has(expr.name) ? paramJs(expr.name) : 'null';
       case 'member':
       case 'index':
         return this.path(expr);
@@ -48,6 +60,13 @@ export class Emitter {
         // A literal `__proto__` key would set the prototype: build such objects with B.obj.
         if (expr.entries.some((e) => e.key === '__proto__')) return `B.obj(${entries.map(([k, v]) => `[${k}, ${v}]`).join(', ')})`;
         return entries.length === 0 ? '({})' : `({ ${entries.map(([k, v]) => `${k}: ${v}`).join(', ')} })`;
+      }
+      case 'lambda': {
+        const added = expr.params.map((p) => p.name).filter((name) => !this.params.has(name));
+        added.forEach((name) => this.params.add(name));
+        const body = this.emit(expr.body);
+        added.forEach((name) => this.params.delete(name));
+        return `(${expr.params.map((p) => paramJs(p.name)).join(', ')}) => ${body}`;
       }
     }
   }

@@ -11,6 +11,7 @@ import type { PipeType } from '../types/pipe-type.js';
 import { describeType, widen } from '../types/type-ops.js';
 import type { ConstantProblem } from './constant-args.js';
 import type { FunctionSignature, ParamSpec } from './signatures.js';
+import { SIGNATURES } from './signatures.js';
 
 const MAX_CANDIDATES = 12;
 
@@ -274,4 +275,89 @@ function capitalizeFirst(text: string): string {
 export function withArticle(description: string): string {
   if (description === 'null' || description === 'any JSON value' || description.startsWith('"')) return description;
   return /^[aeiou]/i.test(description) ? `an ${description}` : `a ${description}`;
+}
+
+/** Names of the functions that take a lambda, for messages ("MAP, FILTER, …"). */
+function lambdaFunctions(): string {
+  return SIGNATURES.filter((s) => s.params.some((p) => p.lambda)).map((s) => s.name).join(', ');
+}
+
+/** A lambda that is not the lambda argument of an array function (`where` names the call it sits in, if any). */
+export function misplacedLambda(facts: { readonly span: Span; readonly where: { readonly signature: FunctionSignature; readonly index: number } | undefined }): Diagnostic {
+  const where = facts.where;
+  return diagnostic('PIPE4019', {
+    message:
+      where === undefined
+        ? 'a lambda is only allowed as an argument of an array function'
+        : `argument ${where.index + 1} of ${where.signature.name} cannot be a lambda`,
+    span: facts.span,
+    label: 'lambda not allowed here',
+    body: where === undefined ? [`Functions that take a lambda: ${lambdaFunctions()}.`] : ['The signature is:', `    ${signatureText(where.signature)}`],
+    hint: 'Pass the lambda to an array function, e.g. `SUM(MAP(message.lines, x => x.price))`.',
+  });
+}
+
+export function lambdaExpected(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly param: ParamSpec; readonly index: number; readonly what: string }): Diagnostic {
+  return diagnostic('PIPE4020', {
+    message: `argument ${facts.index + 1} of ${facts.signature.name} must be a lambda \`${facts.param.name}\`, but ${facts.what} is not one`,
+    span: facts.span,
+    label: 'a lambda is needed here',
+    body: ['The signature is:', `    ${signatureText(facts.signature)}`],
+    hint: `Compute the value from each element, e.g. \`${facts.signature.example}\`.`,
+  });
+}
+
+export function lambdaArity(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly param: ParamSpec; readonly count: number }): Diagnostic {
+  const wanted = facts.param.lambda?.params.length ?? 1;
+  const plural = (n: number): string => `${n} parameter${n === 1 ? '' : 's'}`;
+  return diagnostic('PIPE4021', {
+    message: `the lambda of ${facts.signature.name} takes ${plural(wanted)}, but this one declares ${facts.count}`,
+    span: facts.span,
+    label: `${plural(facts.count)}`,
+    body: ['The signature is:', `    ${signatureText(facts.signature)}`],
+    hint: `Write it as \`${facts.param.name}\`.`,
+  });
+}
+
+export type LambdaParamProblem = 'scope' | 'literal' | 'duplicate' | 'outer' | 'reserved';
+
+export function badLambdaParam(facts: { readonly span: Span; readonly name: string; readonly problem: LambdaParamProblem }): Diagnostic {
+  const why: Record<LambdaParamProblem, string> = {
+    scope: `would hide the scope \`${facts.name}\``,
+    literal: `is a literal`,
+    duplicate: 'is declared twice in this lambda',
+    outer: 'is already a parameter of an enclosing lambda',
+    reserved: 'is not a plain name',
+  };
+  return diagnostic('PIPE4022', {
+    message: `the lambda parameter \`${facts.name}\` ${why[facts.problem]}`,
+    span: facts.span,
+    label: 'choose another name',
+    hint: 'Use a plain name that is not a scope, e.g. `line` or `x`.',
+  });
+}
+
+/** The body of a lambda gives a value its function cannot use (FILTER needs a boolean…). */
+export function badLambdaResult(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly param: ParamSpec; readonly found: PipeType }): Diagnostic {
+  const wanted = describeType(facts.param.lambda?.returns ?? facts.param.type);
+  const found = describeFound(facts.found);
+  const hint = facts.signature.name === 'SORTBY' || facts.signature.name === 'GROUPBY' ? 'Return a field of the element, e.g. `x => x.name`.' : 'Return a comparison, e.g. `x => x.price > 10`.';
+  return diagnostic('PIPE4004', {
+    message: `the lambda of ${facts.signature.name} must give ${withArticle(wanted)}, but its body is ${withArticle(found)}`,
+    span: facts.span,
+    label: `this is ${withArticle(found)}`,
+    body: ['The signature is:', `    ${signatureText(facts.signature)}`],
+    hint,
+  });
+}
+
+/** `SUM(array)` over elements that can never be numbers. */
+export function badElements(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly found: PipeType; readonly what: string }): Diagnostic {
+  const found = describeFound(facts.found);
+  return diagnostic('PIPE4004', {
+    message: `${facts.signature.name} of one array needs numbers, but the elements of ${facts.what} are ${found === 'null' ? 'null' : withArticle(found)}`,
+    span: facts.span,
+    label: `elements are ${withArticle(found)}`,
+    hint: 'Pick the number of each element first: `' + facts.signature.name + '(MAP(…, x => x.amount))`.',
+  });
 }

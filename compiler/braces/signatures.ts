@@ -5,7 +5,7 @@
  * This table is the single source for arity/type checks, emission and docs/double-braces.md.
  */
 import { arrayOf, BOOLEAN, INTEGER, NULL, NUMBER, objectOf, STRING, UNKNOWN, type PipeType } from '../types/pipe-type.js';
-import { union, withoutNull } from '../types/type-ops.js';
+import { union, widen, withoutNull } from '../types/type-ops.js';
 
 /** Build-time checks for literal arguments (see constant-args.ts). */
 export type ConstantKind =
@@ -22,16 +22,28 @@ export type ConstantKind =
   | 'random-charset'
   | 'jsonpath';
 
+/**
+ * A lambda parameter (beyond Digibee): the argument must be `x => body` with these parameter
+ * names' count, and the body must give a value of `returns` (checked like an argument).
+ */
+export interface LambdaSpec {
+  /** Names as documented; the parameters bind, in order, to the accumulator and/or the element. */
+  readonly params: readonly ('acc' | 'x')[];
+  readonly returns: PipeType;
+}
+
 export interface ParamSpec {
+  /** For lambdas the documented form, e.g. `x => condition`. */
   readonly name: string;
   readonly type: PipeType;
   readonly optional?: boolean;
   /** Variadic: this parameter repeats (always last). */
   readonly rest?: boolean;
   readonly constant?: ConstantKind;
+  readonly lambda?: LambdaSpec;
 }
 
-export type Group = 'comparison' | 'numerical' | 'conditional' | 'date' | 'file' | 'json' | 'math' | 'string' | 'utilities';
+export type Group = 'comparison' | 'numerical' | 'conditional' | 'date' | 'file' | 'json' | 'array' | 'math' | 'string' | 'utilities';
 
 export interface FunctionSignature {
   readonly name: string;
@@ -44,6 +56,8 @@ export interface FunctionSignature {
   readonly lazy?: boolean;
   /** Not in Digibee's documented list (our extra or a listed-only name we defined). */
   readonly extra?: boolean;
+  /** With exactly one argument that is an array, folds its elements (SUM, AVG, MIN, MAX, COUNT). */
+  readonly aggregate?: boolean;
   readonly summary: string;
   readonly example: string;
 }
@@ -62,10 +76,17 @@ const num = (name: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({ name
 const arr = (name: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({ name, type: ANY_ARRAY, ...extra });
 const cond = (name: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({ name, type: CONDITION, ...extra });
 const opt = { optional: true } as const;
+/** A lambda parameter: `x => …` over the elements, or `(acc, x) => …` for REDUCE. */
+const fn = (form: string, params: LambdaSpec['params'], returns: PipeType): ParamSpec => ({ name: form, type: UNKNOWN, lambda: { params, returns } });
+/** What a FILTER / SOME / EVERY / FIND lambda returns (only true selects). */
+const PREDICATE: PipeType = CONDITION;
+const SORT_KEY: PipeType = union(NUMBER, STRING, NULL);
+const GROUP_KEY: PipeType = union(STRING, NUMBER, BOOLEAN, NULL);
 const rest = { rest: true } as const;
 
 const arg = (args: readonly PipeType[], i: number): PipeType => args[i] ?? UNKNOWN;
-const itemsOf = (t: PipeType): PipeType => {
+/** The element type of an array type (unknown for anything else). */
+export const itemsOf = (t: PipeType): PipeType => {
   if (t.kind === 'array') return t.items;
   if (t.kind === 'union') return union(...t.members.filter((m) => m.kind !== 'null').map(itemsOf));
   return UNKNOWN;
@@ -77,6 +98,10 @@ function sig(name: string, group: Group, params: readonly ParamSpec[], result: F
 
 const MATH_NUMBER = (name: string, params: readonly ParamSpec[], summary: string, example: string, result: PipeType = NUMBER): FunctionSignature =>
   sig(name, 'math', params, result, summary, example);
+
+/** A math function that also folds ONE array argument (`SUM(MAP(…))`). */
+const AGGREGATE = (name: string, params: readonly ParamSpec[], summary: string, example: string, result: PipeType = NUMBER, extra = false): FunctionSignature =>
+  sig(name, 'math', params, result, summary, example, { aggregate: true, ...(extra ? { extra: true } : {}) });
 
 export const SIGNATURES: readonly FunctionSignature[] = [
   // ── comparison (logical)
@@ -130,21 +155,32 @@ export const SIGNATURES: readonly FunctionSignature[] = [
   sig('CARDINALITYMANY', 'json', [any('data')], (a) => (arg(a, 0).kind === 'array' ? arg(a, 0) : arg(a, 0).kind === 'unknown' ? UNKNOWN : arrayOf(arg(a, 0))), 'an array stays; anything else becomes [x]', 'CARDINALITYMANY(message.item)'),
   sig('ARRAYTOOBJECT', 'json', [arr('array')], OPEN_OBJECT, '[{key, value}] or [[key, value]] → object (our definition)', 'ARRAYTOOBJECT([{ key: "a", value: 1 }])', { extra: true }),
   sig('OBJECTTOARRAY', 'json', [{ name: 'object', type: OPEN_OBJECT }], arrayOf(objectOf({ key: STRING, value: UNKNOWN })), 'object → [{key, value}] (our definition)', 'OBJECTTOARRAY(message.headers)', { extra: true }),
+  // ── arrays with lambdas (beyond Digibee)
+  sig('MAP', 'array', [arr('array'), fn('x => value', ['x'], UNKNOWN)], (a) => arrayOf(widen(arg(a, 1))), 'the value of the lambda for every element', 'MAP(message.items, x => x.price * x.quantity)', { extra: true }),
+  sig('FILTER', 'array', [arr('array'), fn('x => condition', ['x'], PREDICATE)], (a) => arrayOf(itemsOf(arg(a, 0))), 'the elements for which the lambda is true', 'FILTER(message.items, x => x.price > 10)', { extra: true }),
+  sig('REDUCE', 'array', [arr('array'), fn('(acc, x) => value', ['acc', 'x'], UNKNOWN), any('initial')], (a) => union(widen(arg(a, 2)), widen(arg(a, 1))), 'folds the elements left to right, starting from initial', 'REDUCE(message.items, (acc, x) => acc + x.quantity, 0)', { extra: true }),
+  sig('SOME', 'array', [arr('array'), fn('x => condition', ['x'], PREDICATE)], BOOLEAN, 'true when the lambda is true for at least one element', 'SOME(message.items, x => x.stock == 0)', { extra: true }),
+  sig('EVERY', 'array', [arr('array'), fn('x => condition', ['x'], PREDICATE)], BOOLEAN, 'true when the lambda is true for every element (an empty array: true)', 'EVERY(message.items, x => x.price > 0)', { extra: true }),
+  sig('FIND', 'array', [arr('array'), fn('x => condition', ['x'], PREDICATE)], (a) => union(itemsOf(arg(a, 0)), NULL), 'the first element for which the lambda is true, else null', 'FIND(message.items, x => x.sku == "A-1")', { extra: true }),
+  sig('SORTBY', 'array', [arr('array'), fn('x => key', ['x'], SORT_KEY), cond('descending', opt)], (a) => arrayOf(itemsOf(arg(a, 0))), 'the elements ordered by a number or string key (stable; null first)', 'SORTBY(message.items, x => x.price)', { extra: true }),
+  sig('GROUPBY', 'array', [arr('array'), fn('x => key', ['x'], GROUP_KEY)], OPEN_OBJECT, 'an object whose fields are the keys and whose values are arrays of elements', 'GROUPBY(message.items, x => x.category)', { extra: true }),
   // ── math
   MATH_NUMBER('ABS', [num('n')], 'absolute value', 'ABS(-34)'),
   MATH_NUMBER('CEIL', [num('n')], 'smallest integer ≥ n', 'CEIL(12.885)', INTEGER),
   MATH_NUMBER('FLOOR', [num('n')], 'largest integer ≤ n', 'FLOOR(12.885)', INTEGER),
   MATH_NUMBER('DIVIDE', [num('numerator'), num('denominator')], 'numerator / denominator (division by zero is an error)', 'DIVIDE(10, 4)'),
   MATH_NUMBER('LOG', [num('value'), num('base')], 'logarithm of value in base', 'LOG(8, 2)'),
-  MATH_NUMBER('MAX', [num('n'), num('more', rest)], 'largest argument', 'MAX(8, 2)'),
-  MATH_NUMBER('MIN', [num('n'), num('more', rest)], 'smallest argument', 'MIN(8, 2)'),
+  AGGREGATE('MAX', [num('n'), num('more', rest)], 'largest argument, or largest element of one array (null when empty)', 'MAX(8, 2)'),
+  AGGREGATE('MIN', [num('n'), num('more', rest)], 'smallest argument, or smallest element of one array (null when empty)', 'MIN(8, 2)'),
   MATH_NUMBER('MOD', [num('numerator'), num('denominator')], 'remainder (modulo by zero is an error)', 'MOD(8, 3)'),
   MATH_NUMBER('MULTIPLY', [num('n', rest)], 'product of the arguments', 'MULTIPLY(8, 2)'),
   MATH_NUMBER('POW', [num('base'), num('exponent')], 'base raised to exponent', 'POW(2, 10)'),
   MATH_NUMBER('ROUND', [num('n')], 'nearest integer, ties toward +∞', 'ROUND(12.5)', INTEGER),
   MATH_NUMBER('SQRT', [num('n')], 'square root', 'SQRT(16)'),
   MATH_NUMBER('SUBTRACT', [num('a'), num('b')], 'a − b', 'SUBTRACT(NOW(), 300000)'),
-  MATH_NUMBER('SUM', [num('n', rest)], 'sum of the arguments', 'SUM(8, 2)'),
+  AGGREGATE('SUM', [num('n', rest)], 'sum of the arguments, or of the elements of one array', 'SUM(8, 2)'),
+  AGGREGATE('AVG', [num('n'), num('more', rest)], 'average of the arguments, or of the elements of one array (null when empty)', 'AVG(MAP(message.items, x => x.price))', NUMBER, true),
+  AGGREGATE('COUNT', [any('value'), any('more', rest)], 'number of arguments, or number of elements of one array', 'COUNT(FILTER(message.items, x => x.price > 10))', INTEGER, true),
   // ── string
   sig('CAPITALIZE', 'string', [text('value')], STRING, 'first character upper-cased', 'CAPITALIZE(message.name)'),
   sig('CONCAT', 'string', [any('value', rest)], STRING, 'joins the values as text (null is "", objects are JSON text)', 'CONCAT(message.first, " ", message.last)'),

@@ -144,7 +144,8 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
   if (label !== undefined) {
     const labelArg = step.args[positional.length];
     const previous = ctx.labels.get(label);
-    if (previous && labelArg) {
+    // A branch reached from several `-> name` is checked once per route: the same step is no duplicate.
+    if (previous && labelArg && !sameSpan(previous, labelArg.span)) {
       ctx.diagnostics.push(
         diagnostic('PIPE2009', {
           message: `the step label \`${label}\` is used twice in pipeline \`${ctx.pipeline}\``,
@@ -203,10 +204,14 @@ function mergeParams(compiled: { js: string; constant: boolean }, extra: Readonl
   return constant ? { js: ctx.hoist(`${hint}-params`, `Object.freeze(${js})`), constant: true } : { js, constant: false };
 }
 
+function sameSpan(a: Span, b: Span): boolean {
+  return a.file === b.file && a.start === b.start && a.end === b.end;
+}
+
 /** A labelled step's output becomes `step.<label>` for later steps; labels are unique per pipeline. */
 function registerLabel(label: string, span: Span, output: PipeType, ctx: PipelineContext): void {
   const previous = ctx.labels.get(label);
-  if (previous) {
+  if (previous && !sameSpan(previous, span)) {
     ctx.diagnostics.push(
       diagnostic('PIPE2009', {
         message: `the step label \`${label}\` is used twice in pipeline \`${ctx.pipeline}\``,

@@ -74,7 +74,8 @@ export class PipelineContext {
   }
 
   addValidator(hint: string, code: string): string {
-    const name = this.uniqueName(`validate-${hint}`);
+    // Validator modules share one folder for the whole service: the pipeline name keeps them apart.
+    const name = this.uniqueName(`validate-${this.pipeline}-${hint}`);
     this.validators.push({ name, code });
     return name;
   }

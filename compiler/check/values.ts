@@ -54,6 +54,14 @@ export function compileValue(value: Value, env: BracesEnv, diagnostics: Diagnost
       return { js: compiled.js, constant: false, type: compiled.type };
     }
     case 'template': {
+      // A string that is exactly one `{{ expr }}` keeps the expression's type (HCL's rule):
+      // `files: "{{ message.files }}"` passes the array, not its text.
+      const only = value.parts.length === 1 ? value.parts[0] : undefined;
+      if (only?.kind === 'braces') {
+        const typed = compileBraces(only, env);
+        diagnostics.push(...typed.diagnostics);
+        return { js: typed.js, constant: false, type: typed.type };
+      }
       const compiled = compileTemplate(value, env);
       diagnostics.push(...compiled.diagnostics);
       return { js: compiled.js, constant: false, type: STRING };

@@ -8,6 +8,7 @@ import { build } from './build-command.js';
 import { compileFiles, printDiagnostics, processOutput, type Output } from './compile-files.js';
 import { runServe } from './run-command.js';
 import { toolCommands } from './tool-commands.js';
+import { dxCommands } from './dx-commands.js';
 
 interface Command {
   readonly summary: string;
@@ -90,6 +91,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   ...toolCommands(),
+  ...dxCommands(),
 };
 
 /** Entry point (bin/pipec.js): returns the exit code. */

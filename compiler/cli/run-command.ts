@@ -54,6 +54,7 @@ export async function runServe(opts: RunOptions, output: Output): Promise<number
   output.err('Watching for changes (Ctrl+C to stop)…');
   let timer: NodeJS.Timeout | undefined;
   const watched = new Set<string>();
+  const watchers: fs.FSWatcher[] = [];
   const rebuild = async (): Promise<void> => {
     if (buildOnce()) {
       await stop();
@@ -68,25 +69,32 @@ export async function runServe(opts: RunOptions, output: Output): Promise<number
     for (const file of findPipeFiles(opts.inputs).files) {
       if (watched.has(file)) continue;
       watched.add(file);
-      fs.watch(file, () => {
+      watchers.push(fs.watch(file, () => {
         clearTimeout(timer);
         timer = setTimeout(() => void rebuild(), 150);
-      });
+      }));
     }
   };
   watchInputs();
   for (const input of opts.inputs) {
     if (fs.existsSync(input) && fs.statSync(input).isDirectory()) {
-      fs.watch(input, { recursive: true }, (_event, file) => {
-        if (file && String(file).endsWith('.pipe')) {
-          clearTimeout(timer);
-          timer = setTimeout(() => void rebuild(), 150);
-        }
-      });
+      watchers.push(
+        fs.watch(input, { recursive: true }, (_event, file) => {
+          if (file && String(file).endsWith('.pipe')) {
+            clearTimeout(timer);
+            timer = setTimeout(() => void rebuild(), 150);
+          }
+        }),
+      );
     }
   }
   return new Promise<number>((resolve) => {
-    const finish = () => void stop().then(() => resolve(0));
+    // Watchers keep the event loop alive: close them so the command really ends.
+    const finish = () => {
+      clearTimeout(timer);
+      for (const watcher of watchers) watcher.close();
+      void stop().then(() => resolve(0));
+    };
     process.once('SIGINT', finish);
     process.once('SIGTERM', finish);
   });

@@ -3,7 +3,7 @@
  * first element, `"MANY"` wraps a single value in a list; objects descend, `*` patterns match keys
  * (literal keys first), and an `@` key re-shapes the value of the enclosing key itself. In place.
  */
-import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject } from './emit.js';
+import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey } from './emit.js';
 import { canonicalOf, type PathElement } from './keys.js';
 import { parseMatcher } from './remove.js';
 
@@ -78,7 +78,12 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
     // only literal keys: visit them directly instead of scanning every input key (same result)
     out.add(1, `if (J.isMap(v)) {`);
     for (const child of rest) {
-      out.add(2, `if (J.has(v, ${lit(child.raw)})) { const p = v, kk = ${lit(child.raw)}, vv = v[kk]; ${applyChild(prog, child, depth)} }`);
+      const key = lit(child.raw);
+      const inline = plainKey(child.raw) ? inlineLeaf(child.rhs, `v[${key}]`) : undefined;
+      // JSON values are never undefined, so a defined read of a plain key is an own key
+      if (inline !== undefined) out.add(2, `{ const vv = v[${key}]; if (vv !== undefined) ${inline} }`);
+      else if (plainKey(child.raw)) out.add(2, `{ const p = v, kk = ${key}, vv = v[kk]; if (vv !== undefined) { ${applyChild(prog, child, depth)} } }`);
+      else out.add(2, `if (J.has(v, ${key})) { const p = v, kk = ${key}, vv = v[kk]; ${applyChild(prog, child, depth)} }`);
     }
     out.add(1, `} else if (Array.isArray(v)) {`);
     for (const child of rest) {
@@ -89,20 +94,31 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
     prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(p, k, v) {\n${out.toString()}\n}`);
     return fn;
   }
-  out.add(1, `const visit = (p, kk, vv) => {`);
-  out.add(2, `switch (kk) {`);
+  const visit = prog.name('visit');
+  const match = new Lines();
+  match.add(1, `switch (kk) {`);
   for (const child of rest) {
-    out.add(3, `case ${lit(child.raw)}: ${applyChild(prog, child, depth)} return;`);
+    match.add(2, `case ${lit(child.raw)}: ${applyChild(prog, child, depth)} return;`);
   }
-  out.add(2, `}`);
+  match.add(1, `}`);
   for (const child of computed) {
-    out.add(2, `if (${matchExpr(prog, child.pe)}) { ${applyChild(prog, child, depth)} return; }`);
+    match.add(1, `if (${matchExpr(prog, child.pe)}) { ${applyChild(prog, child, depth)} return; }`);
   }
-  out.add(1, `};`);
-  out.add(1, `if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) visit(v, String(i), v[i]); }`);
-  out.add(1, `else if (J.isMap(v)) { for (const kk of Object.keys(v)) visit(v, kk, v[kk]); }`);
+  prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'}: one key \`kk\` of \`p\` holding \`vv\` */\nfunction ${visit}(p, kk, vv) {\n${match.toString()}\n}`);
+  out.add(1, `if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) ${visit}(v, String(i), v[i]); }`);
+  out.add(1, `else if (J.isMap(v)) { for (const kk of Object.keys(v)) ${visit}(v, kk, v[kk]); }`);
   prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(p, k, v) {\n${out.toString()}\n}`);
   return fn;
+}
+
+/**
+ * ONE/MANY of a present value `vv` written back with `target` (an assignable expression), as
+ * statements: the inline form of J.one/J.many when the parent is known to be a map.
+ */
+function inlineLeaf(rhs: unknown, target: string): string | undefined {
+  if (rhs === 'ONE') return `if (Array.isArray(vv)) ${target} = vv.length > 0 ? vv[0] : null;`;
+  if (rhs === 'MANY') return `if (!Array.isArray(vv)) ${target} = vv === null ? [] : [vv];`;
+  return undefined;
 }
 
 /** Each child object is compiled once although it is reachable by key and by pattern. */

@@ -1,6 +1,8 @@
 /**
  * Shared plumbing of the JOLT code generators: an indented line writer, JS literal quoting, hoisted
- * constants/functions of one compiled chain, and spec diagnostics located through `Locate`.
+ * constants/functions of one compiled chain (including per-key map readers, so that each read site
+ * has its own monomorphic property access instead of sharing one megamorphic helper), and spec
+ * diagnostics located through `Locate`.
  */
 import { diagnostic } from '../diagnostics/codes.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -21,12 +23,28 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * A key that generated code may read and assign with plain `o[key]` on an ordinary object: not a
+ * name inherited from Object.prototype (a read would find the inherited member) and not `__proto__`
+ * (an assignment would set the prototype).
+ */
+export function plainKey(key: string): boolean {
+  return !(key in Object.prototype) && key !== '__proto__';
+}
+
+/** Names generated code uses to read a map key (see Program.readMap). */
+export interface ReadNames {
+  /** Source of an expression reading literal `key` of the map `tree` evaluates to (J.N when absent). */
+  readMap(tree: string, key: string): string;
+}
+
 /** Collects the top-level declarations and diagnostics of one chain compilation. */
-export class Program {
+export class Program implements ReadNames {
   readonly declarations: string[] = [];
   readonly diagnostics: Diagnostic[] = [];
   private counter = 0;
   private readonly reported = new Set<string>();
+  private readonly readers = new Map<string, string>();
 
   constructor(readonly locate: Locate) {}
 
@@ -44,6 +62,40 @@ export class Program {
   constant(value: unknown): string {
     const id = this.name('K');
     this.declare(`const ${id} = J.constant(${JSON.stringify(JSON.stringify(value))});`);
+    return id;
+  }
+
+  /**
+   * A hoisted reader of one literal map key (`@(1,name)` steps): a small function per key keeps the
+   * property load monomorphic where a shared `J.gm(t, k)` sees every key and shape of the chain.
+   * Keys that are not plain (inherited names, `__proto__`) go through J.gm's own-property check.
+   */
+  readMap(tree: string, key: string): string {
+    if (!plainKey(key)) return `J.gm(${tree}, ${lit(key)})`;
+    let name = this.readers.get(key);
+    if (name === undefined) {
+      name = this.name('get');
+      this.readers.set(key, name);
+      this.declare(
+        `/** reads ${lit(key).replace(/\*\//g, '*\\/')} of a map (J.N when absent or not a map) */\n` +
+          `function ${name}(t) {\n` +
+          `  if (t === null || typeof t !== "object" || Array.isArray(t)) return J.N;\n` +
+          `  const x = t[${lit(key)}];\n` +
+          `  return x === undefined ? J.N : x;\n` +
+          `}`,
+      );
+    }
+    return `${name}(${tree})`;
+  }
+
+  /**
+   * A hoisted argument list reused by one modify call site (`slots` are its initial values: the
+   * literal arguments). Only for stock functions, which neither keep nor change their argument list
+   * (see KEEPS_ARGUMENTS), and run synchronously without calling back into generated code.
+   */
+  argumentList(slots: readonly string[]): string {
+    const id = this.name('A');
+    this.declare(`const ${id} = [${slots.join(', ')}];`);
     return id;
   }
 

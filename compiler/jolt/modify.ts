@@ -5,10 +5,10 @@
  * over null/absent, define only when absent. Keys may carry their own mode prefix (`+`, `~`, `_`) and
  * a trailing `?` (only when the key exists). Objects are created on the way; `[n]` keys grow lists.
  */
-import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, splitOr } from './emit.js';
+import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
 import { canonicalOf, isStar, parseDotPath, parseKey, type PathElement, SpecError } from './keys.js';
 import { compareUtf16, parseJavaDouble, parseJavaInt, parseJavaLong } from '../../runtime/jolt/java.js';
-import { FUNCTIONS } from '../../runtime/jolt/functions.js';
+import { FUNCTIONS, KEEPS_ARGUMENTS } from '../../runtime/jolt/functions.js';
 import { readExpr, readPathExpr, Scope } from './walk.js';
 
 export type ModifyMode = 0 | 1 | 2;
@@ -35,7 +35,7 @@ export function compileModify(prog: Program, spec: unknown, path: JsonPath, mode
     prog.error('PIPE5006', path, 'value', 'the spec of a modify operation must be an object');
     return fn;
   }
-  const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map());
+  const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog);
   const rootFn = compileComposite(prog, spec, path, root, 1, mode, options, 0);
   prog.declare(
     [
@@ -182,11 +182,6 @@ function computedCompare(a: Child, b: Child): number {
   return ca.length !== cb.length ? cb.length - ca.length : compareUtf16(ca, cb);
 }
 
-/** A key readable with plain `o[k]` (not inherited from Object.prototype). */
-function plainKey(key: string): boolean {
-  return !(key in Object.prototype) && key !== '__proto__';
-}
-
 /** Each child object is compiled once although the map and list branches both call it. */
 const compiledChildren = new WeakMap<Child, string>();
 
@@ -289,11 +284,12 @@ function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
       ctx.prog.error(e.code, where, 'value', e.message);
     }
   });
+  // A leaf has no generated children, so its own key and value are read from the locals `kk`/`vl`
+  // (see the scope above) and never from the S slots: no slot stores here.
   out.add(ind, `{`);
   out.add(ind + 1, `const vl = p ? vv : null;`);
-  out.add(ind + 1, `S.K[${leafLevel}] = kk; S.T[${leafLevel}] = vl;`);
   out.add(ind + 1, `let r = J.N;`);
-  evaluators.forEach((line, i) => out.add(ind + 1, i === 0 ? line : `if (r === J.N) ${line}`));
+  evaluators.forEach((line, i) => out.add(ind + 1, i === 0 ? line : `if (r === J.N) { ${line} }`));
   if (ctx.mapOnly && child.mode === 0 && child.pe.kind === 'literal' && plainKey(child.pe.key)) {
     out.add(ind + 1, `if (r !== J.N) v[kk] = r;`);
   } else out.add(ind + 1, `if (r !== J.N) J.mset(v, o, kk, r, ${child.mode});`);
@@ -303,30 +299,58 @@ function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
 /** One statement assigning `r` for one right-hand side (string expression or literal). */
 function evaluatorLines(ctx: Ctx, scope: Scope, level: number, rhs: unknown, fallbacks: boolean, where: JsonPath): string[] {
   if (typeof rhs !== 'string') return [`r = ${ctx.prog.freshValue(rhs)};`];
-  if (!rhs.startsWith('=')) return [`r = ${argExpr(ctx, scope, level, rhs, false)};`];
+  if (!rhs.startsWith('=')) return [`r = ${argExpr(ctx, scope, level, rhs, false).source};`];
   const text = rhs.slice(1);
   if (!text.includes('(') && !text.endsWith(')')) {
-    const fn = functionRef(ctx, text, fallbacks, where);
-    return [`r = p ? ${fn}([vv]) : ${fn}([]);`];
+    return [callOne(ctx, functionRef(ctx, text, fallbacks, where), 'vv', 'p')];
   }
   const open = text.indexOf('(');
   if (open < 0 || !text.endsWith(')')) throw new SpecError('PIPE5018', `cannot parse the function call \`${rhs}\``);
   const fn = functionRef(ctx, text.slice(0, open), fallbacks, where);
   const args = splitFunctionArgs(text.slice(open + 1, -1)).map((a) => argExpr(ctx, scope, level, a, true));
-  if (args.length === 1) return [`{ const a = ${args[0]}; r = a !== J.N ? ${fn}([a]) : ${fn}([]); }`];
-  return [`r = ${fn}(J.args([${args.join(', ')}]));`];
+  if (args.length === 1) return [`{ const a = ${args[0]?.source}; ${callOne(ctx, fn, 'a', 'a !== J.N')} }`];
+  return [callMany(ctx, fn, args)];
 }
 
-function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath): string {
-  if (ctx.options.customFunctions.has(name)) return `X.fn[${lit(name)}]`;
-  if (Object.prototype.hasOwnProperty.call(FUNCTIONS, name)) return `J.F.${name}`;
+/** A function reference: its source and whether a call site may reuse one argument list for it. */
+interface FunctionRef {
+  readonly source: string;
+  readonly reusesArguments: boolean;
+}
+
+/** `r = fn([value])` when `present`, else `r = fn([])`, without allocating for stock functions. */
+function callOne(ctx: Ctx, fn: FunctionRef, value: string, present: string): string {
+  if (!fn.reusesArguments) return `r = ${present} ? ${fn.source}([${value}]) : ${fn.source}([]);`;
+  const list = ctx.prog.argumentList(['null']);
+  // the list is cleared after the call so that it does not keep the input alive
+  return `if (${present}) { ${list}[0] = ${value}; r = ${fn.source}(${list}); ${list}[0] = null; } else r = ${fn.source}(J.E);`;
+}
+
+/** `r = fn([a, b, …])` (absent values become null), reusing a hoisted list for stock functions. */
+function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
+  if (!fn.reusesArguments) return `r = ${fn.source}(J.args([${args.map((a) => a.source).join(', ')}]));`;
+  // literal arguments are filled in once; the others are set before and cleared after each call
+  const list = ctx.prog.argumentList(args.map((a) => (a.constant ? a.source : 'null')));
+  const fill: string[] = [];
+  const clear: string[] = [];
+  args.forEach((a, i) => {
+    if (a.constant) return;
+    fill.push(`x = ${a.source}; ${list}[${i}] = x === J.N ? null : x;`);
+    clear.push(`${list}[${i}] = null;`);
+  });
+  return `{ let x; ${fill.join(' ')} r = ${fn.source}(${list}); ${clear.join(' ')} }`;
+}
+
+function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath): FunctionRef {
+  if (ctx.options.customFunctions.has(name)) return { source: `X.fn[${lit(name)}]`, reusesArguments: false };
+  if (Object.prototype.hasOwnProperty.call(FUNCTIONS, name)) return { source: `J.F.${name}`, reusesArguments: !KEEPS_ARGUMENTS.has(name) };
   const known = Object.keys(FUNCTIONS);
   const near = known.filter((k) => k.toLowerCase() === name.toLowerCase() || k.toLowerCase().startsWith(name.toLowerCase().slice(0, 3)));
   const message = `unknown modify function \`${name}\`${near.length > 0 ? ` (did you mean ${near.slice(0, 3).map((n) => `\`${n}\``).join(', ')}?)` : ''}`;
   if (!fallbacks) throw new SpecError('PIPE5016', message);
   // In a fallback list Jolt skips an unknown function; keep that behaviour but say so.
   ctx.prog.warning('PIPE5016', where, 'value', `${message}; it never yields a value, so the next alternative is used`);
-  return 'J.F.noop';
+  return { source: 'J.F.noop', reusesArguments: true };
 }
 
 /** SpecStringParser.parseFunctionArgs: commas split arguments outside `(…)` and `'…'`. */
@@ -351,17 +375,27 @@ function splitFunctionArgs(text: string): string[] {
 }
 
 /** An argument: `^ctx.path`, `@(…)` from the input, or a literal ('quoted', number, boolean, text). */
-function argExpr(ctx: Ctx, scope: Scope, level: number, arg: string, parse: boolean): string {
+/** An argument's JS source; `constant` when it is a literal (the same on every call). */
+interface Arg {
+  readonly source: string;
+  readonly constant: boolean;
+}
+
+function argExpr(ctx: Ctx, scope: Scope, level: number, arg: string, parse: boolean): Arg {
   if (arg.startsWith('^')) {
     const path = parseDotPath(`root.${arg.slice(1)}`);
-    return readPathExpr(scope, level, 'S.cw', path);
+    return { source: readPathExpr(scope, level, 'S.cw', path), constant: false };
   }
   if (arg.startsWith('@')) {
     const path = parseDotPath(`root.${arg}`);
     const last = path[path.length - 1];
     if (!last || last.kind !== 'transpose') throw new SpecError('PIPE5008', `\`${arg}\` must be a single \`@(…)\` reference`);
-    return readExpr(scope, level, last.transpose);
+    return { source: readExpr(scope, level, last.transpose), constant: false };
   }
+  return { source: literalArg(arg, parse), constant: true };
+}
+
+function literalArg(arg: string, parse: boolean): string {
   if (!parse) return lit(arg);
   if (arg.length === 0) return 'null';
   if (arg.length >= 2 && arg.startsWith("'") && arg.endsWith("'")) return lit(arg.slice(1, -1));

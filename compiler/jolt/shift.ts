@@ -5,10 +5,10 @@
  * slots. Precedence follows Jolt: literal keys beat computed ones (`&` keys, then the most specific
  * `*` patterns), `@`/`$`/`#` keys always run. Values are moved into the output, never copied.
  */
-import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, splitOr } from './emit.js';
+import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
 import { canonicalOf, isStar, parseKey, parseOutputPath, type PathElement, SpecError, starMatches } from './keys.js';
 import { compareUtf16 } from '../../runtime/jolt/java.js';
-import { type CaptureKind, evaluateExpr, readExpr, Scope, writeSteps, arrayIndexExpr } from './walk.js';
+import { type CaptureKind, evaluateExpr, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
 
 interface Child {
   readonly pe: PathElement;
@@ -31,7 +31,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
     prog.error('PIPE5006', path, 'value', 'the spec of a `shift` must be an object of input keys');
     return fn;
   }
-  const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map());
+  const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog);
   const rootFn = compileComposite(prog, spec, path, root, 1, { owner: 1, capture: 'none', groups: 0 }, 0);
   prog.declare(
     [
@@ -203,7 +203,7 @@ function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, lit
   if (strategy === 'literals' || strategy === 'both') {
     for (const child of literals) {
       const key = lit(literalKey(child));
-      if (plainKey(key)) {
+      if (plainKeyExpr(key)) {
         // JSON values are never undefined, so a defined read of a non-prototype key is an own key
         out.add(ind, `{`);
         out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
@@ -416,8 +416,7 @@ function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope:
   const rhsList = Array.isArray(child.rhs);
   child.outputs.forEach((output, i) => {
     try {
-      const { kinds, keys } = writeSteps(scope, level, output);
-      emitPut(out, ind, kinds, keys, data);
+      emitPut(out, ind, writeSteps(scope, level, output), data);
     } catch (e) {
       if (!(e instanceof SpecError)) throw e;
       prog.error(e.code, rhsList ? [...child.path, i] : child.path, 'value', e.message);
@@ -425,79 +424,85 @@ function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope:
   });
 }
 
-/** A key that can be read and assigned with plain `o[k]`: not inherited from Object.prototype. */
-function plainKey(expr: string): boolean {
-  if (!expr.startsWith('"')) return false;
-  const key = JSON.parse(expr) as string;
-  return !(key in Object.prototype) && key !== '__proto__';
+/** A constant key expression (a JSON string literal) that is a plain key (see emit.ts). */
+function plainKeyExpr(expr: string): boolean {
+  return expr.startsWith('"') && plainKey(JSON.parse(expr) as string);
 }
 
 /**
- * Inline Shiftr write (the specialised form of J.put): evaluate every key first (a null key skips the
- * write), walk/create containers below the root, then J.fm / J.fa / push for the final step.
+ * Statements reading map key `name` of `t` into a new `let` variable `into`; the result is undefined
+ * when the key is absent. A computed key is read with a plain `t[k]` (a monomorphic access at this
+ * site) and an inherited member found that way counts as absent (see J.proto).
  */
-function emitPut(out: Lines, ind: number, kinds: string, keys: readonly string[], data: string): void {
+function readKey(name: string, into: string): string {
+  if (plainKeyExpr(name)) return `let ${into} = t[${name}];`;
+  if (name.startsWith('"')) return `let ${into} = J.has(t, ${name}) ? t[${name}] : undefined;`;
+  return `let ${into} = t[${name}]; if (typeof ${into} === "function" || ${into} === J.proto) ${into} = undefined;`;
+}
+
+/** A statement setting map key `name` of `t` (`__proto__` becomes an own key, never the prototype). */
+function writeKey(name: string, value: string): string {
+  if (plainKeyExpr(name)) return `t[${name}] = ${value};`;
+  if (name.startsWith('"')) return `J.set(t, ${name}, ${value});`;
+  return `if (${name} === "__proto__") J.set(t, ${name}, ${value}); else t[${name}] = ${value};`;
+}
+
+/**
+ * Inline Shiftr write (the specialised form of J.put): evaluate every key first (a null key or a
+ * negative index skips the write), walk/create containers below the root, then set the last step,
+ * merging into what is there through J.fm / J.fa.
+ */
+function emitPut(out: Lines, ind: number, steps: readonly WriteStep[], data: string): void {
   out.add(ind, `w: {`);
-  const names: string[] = [];
-  keys.forEach((key, i) => {
-    const kind = kinds.charAt(i);
-    const isConst = key.startsWith('"');
-    if (kind === 'X') names.push('');
-    else if (kind === 'A') {
-      if (isConst) names.push(String(Number(JSON.parse(key) as string)));
-      else {
-        out.add(ind + 1, `const a${i} = ${key};`);
-        out.add(ind + 1, `if (a${i} === null) break w;`);
-        names.push(`+a${i}`);
-      }
-    } else if (isConst) names.push(key);
-    else {
-      out.add(ind + 1, `const k${i} = ${key};`);
-      if (key.startsWith('J.tkey(') || key.startsWith('J.idx(')) out.add(ind + 1, `if (k${i} === null) break w;`);
-      names.push(`k${i}`);
-    }
+  const names = steps.map((step, i) => {
+    if (step.kind === 'X' || step.constant) return step.key;
+    const name = `${step.kind === 'A' ? 'a' : 'k'}${i}`;
+    out.add(ind + 1, `const ${name} = ${step.key};`);
+    if (step.kind === 'A' && step.key.startsWith('J.index(')) out.add(ind + 1, `if (${name} < 0) break w;`);
+    if (step.nullable) out.add(ind + 1, `if (${name} === null) break w;`);
+    return name;
   });
-  if (kinds.length === 0) {
+  const [first, ...rest] = steps;
+  if (first === undefined) {
     out.add(ind + 1, `J.fm(S, S.o, "root", ${data});`);
     out.add(ind, `}`);
     return;
   }
   // the container under the root key
-  const first = kinds.charAt(0);
   out.add(ind + 1, `let t = S.o.root;`);
-  out.add(ind + 1, `if (t === undefined || t === null) { t = ${first === 'M' ? '{}' : 'J.own(S, [])'}; S.o.root = t; }`);
-  out.add(ind + 1, `else if (${first === 'M' ? '!J.isMap(t)' : '!Array.isArray(t)'}) break w;`);
-  for (let i = 0; i < kinds.length - 1; i++) {
-    const kind = kinds.charAt(i);
-    const next = kinds.charAt(i + 1);
+  out.add(ind + 1, `if (t === undefined || t === null) { t = ${first.kind === 'M' ? '{}' : 'J.own(S, [])'}; S.o.root = t; }`);
+  out.add(ind + 1, `else if (${first.kind === 'M' ? '!J.isMap(t)' : '!Array.isArray(t)'}) break w;`);
+  steps.forEach((step, i) => {
+    const next = rest[i];
     const name = names[i] ?? '';
-    const fresh = next === 'M' ? '{}' : 'J.own(S, [])';
-    const wrongType = next === 'M' ? '!J.isMap(u)' : '!Array.isArray(u)';
+    if (next === undefined) return;
+    const fresh = next.kind === 'M' ? '{}' : 'J.own(S, [])';
+    const wrongType = next.kind === 'M' ? '!J.isMap(u)' : '!Array.isArray(u)';
     out.add(ind + 1, `{`);
-    if (kind === 'X') {
+    if (step.kind === 'X') {
       out.add(ind + 2, `const u = ${fresh}; t.push(u); t = u;`);
-    } else if (kind === 'A') {
+    } else if (step.kind === 'A') {
       out.add(ind + 2, `let u = ${name} < t.length ? t[${name}] : undefined;`);
       out.add(ind + 2, `if (u === undefined || u === null) { u = ${fresh}; while (t.length < ${name}) t.push(null); t[${name}] = u; }`);
       out.add(ind + 2, `else if (${wrongType}) break w;`);
       out.add(ind + 2, `t = u;`);
     } else {
-      const plain = plainKey(name);
-      out.add(ind + 2, `let u = ${plain ? `t[${name}]` : `J.has(t, ${name}) ? t[${name}] : undefined`};`);
-      out.add(ind + 2, `if (u === undefined || u === null) { u = ${fresh}; ${plain ? `t[${name}] = u;` : `J.set(t, ${name}, u);`} }`);
+      out.add(ind + 2, readKey(name, 'u'));
+      out.add(ind + 2, `if (u === undefined || u === null) { u = ${fresh}; ${writeKey(name, 'u')} }`);
       out.add(ind + 2, `else if (${wrongType}) break w;`);
       out.add(ind + 2, `t = u;`);
     }
     out.add(ind + 1, `}`);
+  });
+  const last = steps[steps.length - 1] ?? first;
+  const lastName = names[steps.length - 1] ?? '';
+  if (last.kind === 'X') out.add(ind + 1, `t.push(${data});`);
+  else if (last.kind === 'A') out.add(ind + 1, `J.fa(S, t, ${lastName}, ${data});`);
+  else if (lastName.startsWith('"') && !plainKeyExpr(lastName)) out.add(ind + 1, `J.fm(S, t, ${lastName}, ${data});`);
+  else {
+    // the common case inline (a store specific to this site); merging into a list goes through J.fm
+    out.add(ind + 1, readKey(lastName, 'e'));
+    out.add(ind + 1, `if (e === undefined || e === null) { ${writeKey(lastName, data)} } else J.fm(S, t, ${lastName}, ${data});`);
   }
-  const last = kinds.charAt(kinds.length - 1);
-  const lastName = names[kinds.length - 1] ?? '';
-  if (last === 'X') out.add(ind + 1, `t.push(${data});`);
-  else if (last === 'A') out.add(ind + 1, `J.fa(S, t, ${lastName}, ${data});`);
-  else if (plainKey(lastName)) {
-    // the common case inline (a monomorphic store); merging into a list goes through J.fm
-    out.add(ind + 1, `const e = t[${lastName}];`);
-    out.add(ind + 1, `if (e === undefined || e === null) t[${lastName}] = ${data}; else J.fm(S, t, ${lastName}, ${data});`);
-  } else out.add(ind + 1, `J.fm(S, t, ${lastName}, ${data});`);
   out.add(ind, `}`);
 }

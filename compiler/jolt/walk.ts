@@ -5,7 +5,7 @@
  * as `&(2,1)`, `$1`, `[#2]` and `@(1,a.b)` become plain expressions here.
  */
 import { type PathElement, type Ref, type Transpose, SpecError } from './keys.js';
-import { lit } from './emit.js';
+import { lit, type ReadNames } from './emit.js';
 
 export type CaptureKind = 'none' | 'single' | 'double' | 'regex';
 
@@ -29,18 +29,20 @@ export class Scope {
   constructor(
     readonly levels: readonly Level[],
     readonly locals: ReadonlyMap<number, LocalNames>,
+    /** How generated code reads literal map keys (hoisted per-key readers of the Program). */
+    readonly reads: ReadNames,
   ) {}
 
   /** The scope inside a new generated function for `level`: outer levels are read from `S` slots. */
   enter(level: number, info: Level, names: LocalNames): Scope {
-    return new Scope([...this.levels.slice(0, level), info], new Map([[level, names]]));
+    return new Scope([...this.levels.slice(0, level), info], new Map([[level, names]]), this.reads);
   }
 
   with(level: number, info: Level, names: LocalNames): Scope {
     const levels = [...this.levels.slice(0, level), info];
     const locals = new Map(this.locals);
     locals.set(level, names);
-    return new Scope(levels, locals);
+    return new Scope(levels, locals, this.reads);
   }
 
   private levelAt(at: number, up: number, what: string): number {
@@ -108,7 +110,7 @@ export function readPathExpr(scope: Scope, at: number, base: string, path: reado
   for (const pe of path) {
     switch (pe.kind) {
       case 'literal':
-        expr = `J.gm(${expr}, ${lit(pe.key)})`;
+        expr = scope.reads.readMap(expr, pe.key);
         break;
       case 'amp':
         expr = `J.gm(${expr}, ${ampExpr(scope, at, pe.tokens)})`;
@@ -163,18 +165,43 @@ export function evaluateExpr(scope: Scope, at: number, pe: PathElement): string 
   }
 }
 
-/** Traversr step kinds of an output path: M (map key), A (list index), X (append with `[]`). */
-export function writeSteps(scope: Scope, at: number, path: readonly PathElement[]): { kinds: string; keys: string[] } {
-  let kinds = '';
-  const keys: string[] = [];
-  for (const pe of path) {
-    if (pe.kind === 'array') {
-      kinds += pe.index.type === 'auto' ? 'X' : 'A';
-      keys.push(arrayIndexExpr(scope, at, pe));
-    } else {
-      kinds += 'M';
-      keys.push(evaluateExpr(scope, at, pe));
-    }
+/**
+ * One step of an output path (Traversr): `M` a map key (`key` a string expression, or null when
+ * `nullable`), `A` a list index (`key` a number expression, -1 when the index is unusable), `X` an
+ * append (`[]`, no key). `constant` keys are literals.
+ */
+export interface WriteStep {
+  readonly kind: 'M' | 'A' | 'X';
+  readonly key: string;
+  readonly constant: boolean;
+  readonly nullable: boolean;
+}
+
+/** The list index of `[n]`, `[&n]`, `[#n]`, `[@…]` as a number expression (-1: skip the write). */
+function arrayIndexNumber(scope: Scope, at: number, pe: Extract<PathElement, { kind: 'array' }>): { key: string; constant: boolean } {
+  const index = pe.index;
+  switch (index.type) {
+    case 'auto':
+      return { key: '-1', constant: true };
+    case 'explicit':
+      return { key: String(index.index), constant: true };
+    case 'ref':
+      return { key: `J.index(${scope.keyOf(at, index.ref, `\`[&(${index.ref.pathIndex},${index.ref.keyGroup})]\``)})`, constant: false };
+    case 'hash':
+      return { key: scope.hashOf(at, index.pathIndex, `\`[#${index.pathIndex}]\``), constant: false };
+    case 'transpose':
+      return { key: `J.index(J.tkey(${readExpr(scope, at, index.transpose)}))`, constant: false };
   }
-  return { kinds, keys };
+}
+
+/** The Traversr steps of an output path, with their keys evaluated in `scope`. */
+export function writeSteps(scope: Scope, at: number, path: readonly PathElement[]): WriteStep[] {
+  return path.map((pe): WriteStep => {
+    if (pe.kind === 'array') {
+      if (pe.index.type === 'auto') return { kind: 'X', key: '', constant: true, nullable: false };
+      return { kind: 'A', ...arrayIndexNumber(scope, at, pe), nullable: false };
+    }
+    const key = evaluateExpr(scope, at, pe);
+    return { kind: 'M', key, constant: pe.kind === 'literal' || pe.kind === 'hash', nullable: pe.kind === 'transpose' };
+  });
 }

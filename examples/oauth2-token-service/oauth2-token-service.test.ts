@@ -28,6 +28,9 @@ import {
   type TokenServiceSecrets,
 } from './oauth2-test-support.js';
 
+// scrypt checks and two-process round trips are slow on a loaded 2-core machine.
+vi.setConfig({ testTimeout: 60_000 });
+
 const EXAMPLE_DIR = path.join(REPO_ROOT, 'examples/oauth2-token-service');
 
 /** The part of simple-oauth2's API these tests use (the package ships no type declarations). */

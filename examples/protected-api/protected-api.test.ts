@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { SignJWT, base64url, decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, tempDir, type RunningService } from '../../test/e2e/service-process.js';
 import {
   AUDIENCE,
@@ -18,6 +18,9 @@ import {
   tokenServiceSecrets,
   type TokenServiceSecrets,
 } from '../oauth2-token-service/oauth2-test-support.js';
+
+// scrypt checks and two-process round trips are slow on a loaded 2-core machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const ORDERS = '/protected-api/orders';
 

@@ -5,11 +5,13 @@
  * receive, and the engine logs every re-send; the tests read both.
  */
 import path from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json, JsonObject } from '../../runtime/types.js';
 import type { Service } from '../../runtime/service/create-service.js';
 import { buildService, ManualClock, postJson, type BuiltService } from '../../test/e2e/in-process.js';
 import { REPO_ROOT } from '../../test/e2e/service-process.js';
+import { createBackends } from '../../runtime/backends/index.js';
 import { backendVariants, capturingLogger, eventually, isolatedBackend, settled, type IsolatedBackend, type LogRecord } from './test-support.js';
 
 const MINUTE = 60_000;
@@ -212,6 +214,32 @@ for (const variant of variants) {
       expect((await h.status()).pending).toBe(0);
     }, 30_000);
 
+    it('re-publishes a claim that was never processed once its lease runs out', async () => {
+      const h = await open('lost-claim');
+      const t0 = h.clock.now();
+      await postJson(h.service, '/reprocessing/orders', order('lost-1', 1, 3, 1));
+      await eventually('the failure is stored', async () => (await h.status()).pending === 1);
+      // A timer that died right after claiming: the document is claimed, but no event was published.
+      const backends = await createBackends({ dataDir: h.backend.dataDir, env: h.backend.env, clock: h.clock, logger: pino({ level: 'silent' }) });
+      try {
+        const claimed = await backends.store.update('reprocess', {}, { $set: { claim: 'claim-of-a-dead-timer', retryAt: t0 + MINUTE + LEASE } }, { upsert: false, multi: true });
+        expect(claimed).toBe(1);
+      } finally {
+        await backends.close();
+      }
+      h.clock.set(t0 + MINUTE);
+      await h.tick();
+      h.clock.set(t0 + MINUTE + LEASE - 1000);
+      await h.tick();
+      expect(await settled(async () => (await h.attempts('lost-1')).length)).toBe(1);
+      h.clock.set(t0 + MINUTE + LEASE);
+      await h.tick();
+      await eventually('re-sent after the lease', async () => (await h.attempts('lost-1')).length === 2);
+      expect((await settled(() => h.attempts('lost-1'))).map((x) => [x.current, x.outcome, x.at])).toEqual([[0, 'failed', t0], [1, 'succeeded', t0 + MINUTE + LEASE]]);
+      expect((await h.status()).pending).toBe(0);
+      expect(h.resends()).toHaveLength(1);
+    }, 30_000);
+
     it('handles 500 failing messages page by page, once per attempt, across a restart without draining', async () => {
       const backendTag = '500';
       const a = await open(backendTag);
@@ -248,6 +276,8 @@ for (const variant of variants) {
       expect(status.notifications).toEqual([]);
       expect(status.outcomes).toEqual([{ _id: 'failed', n: 500 }, { _id: 'succeeded', n: 500 }]);
 
+      // The restart had work left: the stopped service had not re-sent everything.
+      expect(a.resends().length).toBeLessThan(500);
       // Re-sends across both service lives: each stored message exactly once.
       const resent = [...a.resends(), ...b.resends()].map((r) => String(r.msg).split(' ')[1]);
       expect(resent).toHaveLength(500);

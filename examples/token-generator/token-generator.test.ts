@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify, importSPKI } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, tempDir, type RunningService } from '../../test/e2e/service-process.js';
 import {
   AUDIENCE,
@@ -19,6 +19,9 @@ import {
   tokenServiceSecrets,
   type TokenServiceSecrets,
 } from '../oauth2-token-service/oauth2-test-support.js';
+
+// scrypt checks and two-process round trips are slow on a loaded 2-core machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const GENERATE = '/token-generator/token';
 

@@ -9,7 +9,7 @@
  */
 import type { Span } from '../../compiler/source/span.js';
 
-export type Expr = LiteralExpr | NameExpr | MemberExpr | IndexExpr | CallExpr | UnaryExpr | BinaryExpr | ArrayExpr | ObjectExpr;
+export type Expr = LiteralExpr | NameExpr | MemberExpr | IndexExpr | CallExpr | UnaryExpr | BinaryExpr | ArrayExpr | ObjectExpr | LambdaExpr;
 
 export interface LiteralExpr {
   readonly kind: 'literal';
@@ -17,7 +17,7 @@ export interface LiteralExpr {
   readonly span: Span;
 }
 
-/** A bare word: a scope root (`message`, `global`, `account`, `metadata`, `item`, `step`, `capsule`) or an unknown name. */
+/** A bare word: a scope root (`message`, `global`, `account`, `metadata`, `item`, `step`, `capsule`), a lambda parameter or an unknown name. */
 export interface NameExpr {
   readonly kind: 'name';
   readonly name: string;
@@ -85,5 +85,22 @@ export interface ObjectEntryExpr {
 export interface ObjectExpr {
   readonly kind: 'object';
   readonly entries: readonly ObjectEntryExpr[];
+  readonly span: Span;
+}
+
+export interface LambdaParam {
+  readonly name: string;
+  readonly span: Span;
+}
+
+/**
+ * `x => body` or `(acc, x) => body` (beyond Digibee). The parser accepts it wherever an expression
+ * may start; the checker allows it only as the lambda argument of an array function (MAP, FILTER…).
+ */
+export interface LambdaExpr {
+  readonly kind: 'lambda';
+  readonly params: readonly LambdaParam[];
+  readonly body: Expr;
+  readonly arrowSpan: Span;
   readonly span: Span;
 }

@@ -39,7 +39,7 @@ export function hostSpan(map: OffsetMap, start: number, end: number): Span {
   return span(map.file, hostOffset(map, start), hostOffset(map, end));
 }
 
-const PUNCTUATION = ['==', '!=', '<=', '>=', '&&', '||', '??', '(', ')', '[', ']', '{', '}', ',', '.', ':', '+', '-', '*', '/', '%', '!', '<', '>'];
+const PUNCTUATION = ['==', '=>', '!=', '<=', '>=', '&&', '||', '??', '(', ')', '[', ']', '{', '}', ',', '.', ':', '+', '-', '*', '/', '%', '!', '<', '>'];
 
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "'": "'", '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 

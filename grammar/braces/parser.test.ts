@@ -83,4 +83,45 @@ describe('braces parser', () => {
     const e = parse(`"${'a'.repeat(1024 * 1024)}"`);
     expect(e.kind === 'literal' && typeof e.value === 'string' && e.value.length).toBe(1024 * 1024);
   });
+
+  it('parses lambdas with one or several parameters, the body extending to the right', () => {
+    const call = parse('MAP(message.items, x => x.price * 2)');
+    expect(call.kind).toBe('call');
+    if (call.kind !== 'call') return;
+    const lambda = call.args[1];
+    expect(lambda?.kind).toBe('lambda');
+    if (lambda?.kind !== 'lambda') return;
+    expect(lambda.params).toEqual([{ name: 'x', span: { file: 'f.pipe', start: 119, end: 120 } }]);
+    expect(lambda.arrowSpan).toEqual({ file: 'f.pipe', start: 121, end: 123 });
+    expect(lambda.span).toEqual({ file: 'f.pipe', start: 119, end: 135 });
+    expect(lambda.body.kind === 'binary' && lambda.body.op).toBe('*');
+    const reduce = parse('REDUCE(xs, (acc, x) => acc + x, 0)');
+    expect(reduce.kind === 'call' && reduce.args.length).toBe(3);
+    const two = reduce.kind === 'call' ? reduce.args[1] : undefined;
+    expect(two?.kind === 'lambda' && two.params.map((p) => p.name)).toEqual(['acc', 'x']);
+    const none = parse('() => 1');
+    expect(none.kind === 'lambda' && none.params).toEqual([]);
+    const parenthesised = parse('(x) => x ?? 1');
+    expect(parenthesised.kind === 'lambda' && parenthesised.body.kind).toBe('binary');
+    const nested = parse('x => y => x');
+    expect(nested.kind === 'lambda' && nested.body.kind).toBe('lambda');
+  });
+
+  it('keeps parenthesised expressions that only look like parameter lists', () => {
+    expect(parse('(x)').kind).toBe('name');
+    expect(parse('(a) + 1').kind).toBe('binary');
+    expect(parse('(x >= 1)').kind).toBe('binary');
+    expect(parse('a == b').kind).toBe('binary');
+  });
+
+  it('explains a stray or incomplete arrow', () => {
+    expect(problem('1 => 2').hint).toContain('lambda');
+    expect(problem('MAP(xs, x.a => 1)').hint).toContain('lambda');
+    expect(problem('MAP(xs, x =>)').message).toBe('expected a value, found `)`');
+    expect(problem('MAP(xs, (a, 1) => a)').reason).toBe('unexpected-token');
+  });
+
+  it('counts lambdas towards the nesting limit', () => {
+    expect(problem('x => '.repeat(10000) + '1').reason).toBe('too-deep');
+  });
 });

@@ -1,14 +1,16 @@
 /**
  * Parser of Double Braces expressions: a hand-written precedence-climbing parser over the
  * tokens of lexer.ts. Precedence follows JavaScript, lowest first:
- *   ??  ·  ||  ·  &&  ·  == !=  ·  < <= > >=  ·  + -  ·  * / %  ·  unary ! -  ·  .x [i] f(…)
+ *   x => …  ·  ??  ·  ||  ·  &&  ·  == !=  ·  < <= > >=  ·  + -  ·  * / %  ·  unary ! -  ·  .x [i] f(…)
+ * A lambda (`x => body`, `(acc, x) => body`) is recognised by looking ahead for `=>` wherever a
+ * whole expression starts; its body extends as far right as possible, as in JavaScript.
  * Nesting is limited (MAX_DEPTH) so hostile input cannot overflow the stack here or in the
  * later tree walks. The parser stops at the first problem (one expression is small; a precise
  * first error is worth more than a cascade).
  * In: expression text + host offset map. Out: an `Expr`, or a `SyntaxProblem` with its span.
  */
 import { joinSpans, type Span } from '../../compiler/source/span.js';
-import type { BinaryOperator, Expr, ObjectEntryExpr } from './expr-ast.js';
+import type { BinaryOperator, Expr, LambdaParam, ObjectEntryExpr } from './expr-ast.js';
 import { hostSpan, tokenize, type OffsetMap, type Token } from './lexer.js';
 
 /** Deepest nesting of the tree (parentheses, calls, operators, literals) accepted. */
@@ -99,6 +101,8 @@ class ExprParser {
   }
 
   private unexpected(token: Token, expected: string, hint?: string): never {
+    const arrowHint = this.isPunct('=>', token) ? 'a lambda starts with its parameters: `x => x.price` or `(acc, x) => acc + x`, as an argument of MAP, FILTER, REDUCE…' : undefined;
+    hint ??= arrowHint;
     throw new Stop({
       reason: 'unexpected-token',
       message: `expected ${expected}, found ${describeToken(token)}`,
@@ -130,6 +134,7 @@ class ExprParser {
   }
 
   private expression(level: number): Expr {
+    if (level === 0 && this.lambdaAhead()) return this.lambda();
     if (level >= BINARY_LEVELS.length) return this.unary();
     const ops = BINARY_LEVELS[level] as readonly BinaryOperator[];
     let left = this.expression(level + 1);
@@ -140,6 +145,45 @@ class ExprParser {
       const right = this.expression(level + 1);
       left = this.built({ kind: 'binary', op: token.text as BinaryOperator, left, right, opSpan: token.span, span: joinSpans(left.span, right.span) }, [left, right], token);
     }
+  }
+
+  /** `x =>`, `() =>`, `(a) =>` or `(a, b, …) =>` starts here (tokens are only looked at). */
+  private lambdaAhead(): boolean {
+    if (this.peek().kind === 'ident' && this.isPunct('=>', this.peek(1))) return true;
+    if (!this.isPunct('(')) return false;
+    let offset = 1;
+    if (!this.isPunct(')', this.peek(offset))) {
+      for (;;) {
+        if (this.peek(offset).kind !== 'ident') return false;
+        offset++;
+        if (!this.isPunct(',', this.peek(offset))) break;
+        offset++;
+      }
+      if (!this.isPunct(')', this.peek(offset))) return false;
+    }
+    return this.isPunct('=>', this.peek(offset + 1));
+  }
+
+  private lambda(): Expr {
+    const first = this.peek();
+    const params: LambdaParam[] = [];
+    if (first.kind === 'ident') {
+      this.next();
+      params.push({ name: first.text, span: first.span });
+    } else {
+      this.next();
+      while (!this.isPunct(')')) {
+        const name = this.next();
+        params.push({ name: name.text, span: name.span });
+        if (this.isPunct(',')) this.next();
+      }
+      this.next();
+    }
+    const arrow = this.next();
+    this.enter(arrow);
+    const body = this.expression(0);
+    this.leave();
+    return this.built({ kind: 'lambda', params, body, arrowSpan: arrow.span, span: joinSpans(first.span, body.span) }, [body], arrow);
   }
 
   private unary(): Expr {

@@ -40,7 +40,8 @@ export {
   TOJSON,
   UNESCAPEJSON,
 } from './json.js';
-export { ABS, CEIL, DIVIDE, FLOOR, LOG, MAX, MIN, MOD, MULTIPLY, POW, ROUND, SQRT, SUBTRACT, SUM } from './math.js';
+export { ABS, AVG, CEIL, COUNT, DIVIDE, FLOOR, LOG, MAX, MIN, MOD, MULTIPLY, POW, ROUND, SQRT, SUBTRACT, SUM } from './math.js';
+export { EVERY, FILTER, FIND, GROUPBY, MAP, REDUCE, SOME, SORTBY } from './arrays.js';
 export { FORMATNUMBER, RANDOMNUMBERS, TODOUBLE, TOINT, TOLONG, TONUMBER } from './numerical.js';
 export {
   CAPITALIZE,

@@ -2,9 +2,32 @@
  * Double Braces MATH functions (reference §1.4.7). Results are binary floating-point numbers
  * (JSON has no int/double distinction: Digibee's `10.0` is our `10`). A null argument gives null;
  * numeric text is converted; division and modulo by zero are errors naming the function.
+ * SUM, AVG, MIN, MAX and COUNT also take ONE array and fold its elements (beyond Digibee), with the
+ * same null rule: a null element makes the result null.
  */
 import type { Json } from '../types.js';
-import { fail, toNum } from './values.js';
+import { onlyArray } from './arrays.js';
+import { describeValue, fail, numericValue, toNum } from './values.js';
+
+/** The numbers to fold: the elements of a single array argument, else the arguments. */
+function foldable(fn: string, values: readonly Json[]): number[] | null {
+  const elements = onlyArray(fn, values);
+  if (elements === undefined) return nums(fn, values);
+  if (elements.some((v) => v === null || v === undefined)) return null;
+  return elements.map((v, i) => numericValue(v) ?? fail(fn, `the element at index ${i} must be a number, got ${describeValue(v)}`));
+}
+
+function largest(values: readonly number[]): number {
+  let out = -Infinity;
+  for (const v of values) if (v > out || Number.isNaN(v)) out = v;
+  return out;
+}
+
+function smallest(values: readonly number[]): number {
+  let out = Infinity;
+  for (const v of values) if (v < out || Number.isNaN(v)) out = v;
+  return out;
+}
 
 function nums(fn: string, values: readonly Json[]): number[] | null {
   if (values.some((v) => v === null || v === undefined)) return null;
@@ -49,15 +72,15 @@ export function LOG(value: Json, base: Json): Json {
   const rounded = Math.round(r);
   return Math.abs(r - rounded) < 1e-12 && b ** rounded === v ? rounded : r;
 }
-/** @example MAX(8, 2) // 8 */
+/** @example MAX(8, 2) // 8; MAX([8, 2]) // 8; MAX([]) // null */
 export function MAX(...values: readonly Json[]): Json {
-  const a = nums('MAX', values);
-  return a ? Math.max(...a) : null;
+  const a = foldable('MAX', values);
+  return a && a.length > 0 ? largest(a) : null;
 }
-/** @example MIN(8, 2) // 2 */
+/** @example MIN(8, 2) // 2; MIN([8, 2]) // 2; MIN([]) // null */
 export function MIN(...values: readonly Json[]): Json {
-  const a = nums('MIN', values);
-  return a ? Math.min(...a) : null;
+  const a = foldable('MIN', values);
+  return a && a.length > 0 ? smallest(a) : null;
 }
 /** @example MOD(8, 3) // 2 */
 export function MOD(numerator: Json, denominator: Json): Json {
@@ -93,8 +116,18 @@ export function SUBTRACT(a: Json, b: Json): Json {
   const v = nums('SUBTRACT', [a, b]);
   return v ? (v[0] as number) - (v[1] as number) : null;
 }
-/** @example SUM(8, 2) // 10 */
+/** @example SUM(8, 2) // 10; SUM([8, 2]) // 10; SUM([]) // 0 */
 export function SUM(...values: readonly Json[]): Json {
-  const a = nums('SUM', values);
+  const a = foldable('SUM', values);
   return a ? a.reduce((x, y) => x + y, 0) : null;
+}
+/** @example AVG(8, 2) // 5; AVG([8, 2]) // 5; AVG([]) // null (extra) */
+export function AVG(...values: readonly Json[]): Json {
+  const a = foldable('AVG', values);
+  return a && a.length > 0 ? a.reduce((x, y) => x + y, 0) / a.length : null;
+}
+/** Number of arguments, or of elements of one array (nulls included). @example COUNT([1, null]) // 2; COUNT(null) // null (extra) */
+export function COUNT(...values: readonly Json[]): Json {
+  if (values.length === 1 && (values[0] === null || values[0] === undefined)) return null;
+  return (onlyArray('COUNT', values) ?? values).length;
 }

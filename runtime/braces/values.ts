@@ -113,9 +113,14 @@ const NUMERIC_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
  * often text), anything else fails naming the function and argument.
  */
 export function toNum(fn: string, argument: number, value: Json | undefined): number {
+  return numericValue(value) ?? fail(fn, `argument ${argument} must be a number, got ${describeValue(value)}`);
+}
+
+/** A number, or numeric text converted; undefined for anything else. */
+export function numericValue(value: Json | undefined): number | undefined {
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && NUMERIC_TEXT.test(value)) return Number(value);
-  return fail(fn, `argument ${argument} must be a number, got ${describeValue(value)}`);
+  return undefined;
 }
 
 /** An integer argument (indexes, lengths): truncated toward zero. */

@@ -13,6 +13,7 @@ import {
   jsonEquals,
   kindOf,
   MAX_DEPTH,
+  numberValue,
   roundHalfUpExact,
   tooDeep,
   toNumber,
@@ -166,28 +167,28 @@ function abs(arg: unknown): unknown {
 
 function sum(list: readonly unknown[], convert: (n: number) => number): number {
   let total = 0;
-  for (const arg of list) {
-    const n = toNumber(arg);
-    if (n !== undefined) total += convert(n.value);
+  for (let i = 0; i < list.length; i++) {
+    const n = numberValue(list[i]);
+    if (n !== undefined) total += convert(n);
   }
   return total;
 }
 
 function divide(list: readonly unknown[]): unknown {
   if (list.length !== 2) return NONE;
-  const numerator = toNumber(list[0]);
-  const denominator = toNumber(list[1]);
-  if (numerator === undefined || denominator === undefined || denominator.value === 0) return NONE;
-  return numerator.value / denominator.value;
+  const numerator = numberValue(list[0]);
+  const denominator = numberValue(list[1]);
+  if (numerator === undefined || denominator === undefined || denominator === 0) return NONE;
+  return numerator / denominator;
 }
 
 function multiply(list: readonly unknown[]): unknown {
   if (list.length !== 2) return NONE;
-  const a = toNumber(list[0]);
-  const b = toNumber(list[1]);
+  const a = numberValue(list[0]);
+  const b = numberValue(list[1]);
   if (a === undefined || b === undefined) return NONE;
-  const x = javaLongValue(a.value);
-  const y = javaLongValue(b.value);
+  const x = javaLongValue(a);
+  const y = javaLongValue(b);
   if (y === 0) return NONE;
   return javaIntValue(x * y);
 }
@@ -200,8 +201,8 @@ function subtract(list: readonly unknown[], accepts: (v: unknown) => v is number
 
 function toNumberWith(convert: (n: number) => number): Single {
   return (arg) => {
-    const n = toNumber(arg);
-    return n === undefined ? NONE : convert(n.value);
+    const n = numberValue(arg);
+    return n === undefined ? NONE : convert(n);
   };
 }
 
@@ -273,6 +274,17 @@ function typeTest(test: (v: unknown) => boolean): ModifyFunction {
   return (args) => (args.length === 0 ? NONE : test(args[0]));
 }
 
+/**
+ * Stock functions that return (part of) their argument list itself, so a caller must give them a
+ * list of their own: `toList(a, b)` returns its arguments, the squash functions change the list in
+ * place and return it. Every other stock function only reads the list during the call, which lets
+ * generated code reuse one list per call site instead of allocating one per call.
+ */
+export const KEEPS_ARGUMENTS: ReadonlySet<string> = new Set(['toList', 'squashNulls', 'recursivelySquashNulls', 'squashDuplicates']);
+
+/** An empty argument list to share (frozen: no stock function changes a list it is given). */
+export const NO_ARGUMENTS: readonly unknown[] = Object.freeze([]);
+
 /** The stock function table, by the names specs use after `=`. */
 export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze({
   toLower: single(onString((s) => s.toLowerCase())),
@@ -280,7 +292,10 @@ export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze
   trim: single(onString((s) => s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, ''))),
   concat: listOnly((list) => {
     let out = '';
-    for (const e of list) if (e !== null && e !== undefined) out += typeof e === 'string' ? e : javaToString(e);
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i];
+      if (e !== null && e !== undefined) out += typeof e === 'string' ? e : javaToString(e);
+    }
     return out;
   }),
   join: argDriven(isString, join, () => NONE),
@@ -296,8 +311,15 @@ export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze
   max: base((list) => extreme(list, true), (arg) => (typeof arg === 'number' ? arg : NONE)),
   abs: single(abs),
   avg: listOnly((list) => {
-    const numbers = list.map((e) => toNumber(e)).filter((n) => n !== undefined);
-    return numbers.length === 0 ? NONE : numbers.reduce((a, n) => a + n.value, 0) / numbers.length;
+    let total = 0;
+    let count = 0;
+    for (let i = 0; i < list.length; i++) {
+      const n = numberValue(list[i]);
+      if (n === undefined) continue;
+      total += n;
+      count++;
+    }
+    return count === 0 ? NONE : total / count;
   }),
   intSum: listOnly((list) => javaIntValue(sum(list, javaIntValue))),
   doubleSum: listOnly((list) => sum(list, (n) => n)),

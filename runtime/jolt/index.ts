@@ -8,7 +8,7 @@
 import { PipeError } from '../errors.js';
 import { compareUtf16, isMap, MAX_DEPTH, parseJavaInt, scalarString, tooDeep, type JsonMap } from './java.js';
 
-export { FUNCTIONS as F, NONE as N } from './functions.js';
+export { FUNCTIONS as F, NONE as N, NO_ARGUMENTS as E } from './functions.js';
 export type { ModifyFunction } from './functions.js';
 export { isMap, scalarString as jstr } from './java.js';
 import { NONE } from './functions.js';
@@ -37,6 +37,20 @@ export function idx(text: string | null): string | null {
   const n = parseJavaInt(text);
   return n !== undefined && n >= 0 ? text : null;
 }
+
+/** ArrayPathElement index for a write: the non-negative Java int `text` stands for, else -1 (skip). */
+export function index(text: string | null): number {
+  if (text === null) return -1;
+  const n = parseJavaInt(text);
+  return n !== undefined && n >= 0 ? n : -1;
+}
+
+/**
+ * Object.prototype, for generated code that reads a computed key with a plain `o[k]`: such a read
+ * finds an inherited member only when it returns a function (JSON values never are) or, for
+ * `__proto__`, this object. Either result means "the key is absent".
+ */
+export const proto: unknown = Object.prototype;
 
 /** A value found by `@(…)` used as a key: numbers become their int value, strings stay, others abort. */
 export function tkey(v: unknown): string | null {

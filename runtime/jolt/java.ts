@@ -85,6 +85,13 @@ export function toNumber(arg: unknown): TypedNumber | undefined {
   return undefined;
 }
 
+/** The value of Objects.toNumber without its type (no allocation): numbers as-is, strings parsed. */
+export function numberValue(arg: unknown): number | undefined {
+  if (typeof arg === 'number') return arg;
+  if (typeof arg !== 'string') return undefined;
+  return parseJavaInt(arg) ?? parseJavaLong(arg) ?? parseJavaDouble(arg);
+}
+
 /** Java (int) of a double: truncation toward zero, saturating. */
 export function javaIntValue(n: number): number {
   if (Number.isNaN(n)) return 0;

@@ -101,9 +101,20 @@ export function excessiveDepthAt(text: string, maxDepth: number): number {
 }
 
 /** Parses JSON text; a syntax error becomes a 400 naming what is wrong and where. */
+/** How many `{` and `[` the text holds, counting no further than `limit` (native scans). */
+function openingBracketsUpTo(text: string, limit: number): number {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i >= 0 && count <= limit; i = text.indexOf(bracket, i + 1)) count++;
+  }
+  return count;
+}
+
 export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): Json {
   if (text.trim() === '') return null;
-  const deepAt = excessiveDepthAt(text, maxDepth);
+  // Nesting deeper than maxDepth needs more than maxDepth opening brackets: most bodies are
+  // ruled out by a cheap count, and only the rest get the exact (character by character) scan.
+  const deepAt = openingBracketsUpTo(text, maxDepth) > maxDepth ? excessiveDepthAt(text, maxDepth) : -1;
   if (deepAt >= 0) throw badRequest(`Malformed JSON body: nesting deeper than ${maxDepth} levels at position ${deepAt}`);
   try {
     return JSON.parse(text) as Json;
@@ -118,8 +129,11 @@ interface MediaType {
   readonly charset: string | undefined;
 }
 
+const PLAIN_JSON: MediaType = { type: 'application/json', charset: undefined };
+
 export function parseMediaType(contentType: string | null): MediaType {
   if (!contentType) return { type: '', charset: undefined };
+  if (contentType === 'application/json') return PLAIN_JSON;
   const [type = '', ...params] = contentType.split(';');
   let charset: string | undefined;
   for (const p of params) {

@@ -46,8 +46,11 @@ describe('pipec run --watch', () => {
       await until(async () => (output.includes('previous version keeps running') ? true : undefined), 60_000);
       expect(await greeting()).toBe('two');
     } finally {
+      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
     }
   }, 240_000);
 });

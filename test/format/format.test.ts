@@ -90,3 +90,31 @@ describe('fmt refuses files with syntax errors', () => {
 function stripStrings(text: string): string {
   return text.replace(/"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\{\{[\s\S]*?\}\}/g, '""');
 }
+
+describe('pipec fmt (command)', () => {
+  it('--check lists files that would change and exits 1; without it rewrites them', async () => {
+    const { runFmt } = await import('../../compiler/cli/dx-commands.js');
+    const os = await import('node:os');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipec-fmt-'));
+    try {
+      const messy = path.join(dir, 'messy.pipe');
+      const clean = path.join(dir, 'clean.pipe');
+      fs.writeFileSync(messy, 'global  x=1\n');
+      fs.writeFileSync(clean, 'global x = 1\n');
+      const out: string[] = [];
+      const io = { out: (t: string) => out.push(t), err: () => undefined };
+      expect(runFmt([dir], true, io)).toBe(1);
+      expect(out.map((l) => path.basename(l))).toEqual(['messy.pipe']);
+      expect(fs.readFileSync(messy, 'utf8')).toBe('global  x=1\n');
+      expect(runFmt([dir], false, io)).toBe(0);
+      expect(fs.readFileSync(messy, 'utf8')).toBe('global x = 1\n');
+      expect(runFmt([dir], true, io)).toBe(0);
+      fs.writeFileSync(path.join(dir, 'broken.pipe'), 'pipeline p {\n');
+      const err: string[] = [];
+      expect(runFmt([dir], false, { out: () => undefined, err: (t) => err.push(t) })).toBe(1);
+      expect(err.join('')).toContain('error');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

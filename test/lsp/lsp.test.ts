@@ -51,6 +51,11 @@ async function initialize(client: ProtocolConnection): Promise<{ capabilities: R
   return result;
 }
 
+/** A diagnostic's message text (LSP 3.18 allows markup). */
+function messageOf(d: { message: string | { value: string } }): string {
+  return typeof d.message === 'string' ? d.message : d.message.value;
+}
+
 /** Cursor position of the first `at` in `text` (plus `delta` characters). */
 function positionOf(text: string, at: string, delta = 0): { line: number; character: number } {
   const offset = text.indexOf(at);
@@ -87,7 +92,7 @@ describe('pipec lsp (in process)', () => {
     const published = inbox.next(ordersUri);
     await client.sendNotification('textDocument/didOpen', { textDocument: { uri: ordersUri, languageId: 'pipe', version, text: broken } });
     const { diagnostics } = await published;
-    const unknown = diagnostics.find((d) => d.message.includes('mesage'));
+    const unknown = diagnostics.find((d) => messageOf(d).includes('mesage'));
     expect(unknown, JSON.stringify(diagnostics)).toBeDefined();
     const start = positionOf(broken, 'mesage');
     expect(unknown?.range).toEqual({ start, end: { line: start.line, character: start.character + 'mesage'.length } });
@@ -114,7 +119,7 @@ describe('pipec lsp (in process)', () => {
     const other = await published;
     expect(other.diagnostics).toEqual([]); // notify.pipe itself is clean
     const { diagnostics } = await change(ordersText.replace('execute audit', 'execute audits'));
-    expect(diagnostics.some((d) => d.message.includes('audits'))).toBe(true);
+    expect(diagnostics.some((d) => messageOf(d).includes('audits'))).toBe(true);
     await change(ordersText);
   });
 

@@ -132,6 +132,34 @@ export const bracesCodes: CodeTable = {
     explain:
       'The expression divides by a literal zero (`/ 0`, `% 0`, `DIVIDE(x, 0)`, `MOD(x, 0)`), which always fails at run time. Fix: divide by the intended value, or guard it with IF.',
   },
+  PIPE4019: {
+    title: 'Lambda outside an array function',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A lambda (`x => …`) appears where no function takes one. Lambdas are only arguments of the array functions MAP, FILTER, REDUCE, SOME, EVERY, FIND, SORTBY and GROUPBY, in the position their signature shows. For example `{{ x => x.price }}` or `{{ SUM(x => x.price) }}`. Fix: pass the lambda to an array function, e.g. `{{ SUM(MAP(message.lines, x => x.price)) }}`.',
+  },
+  PIPE4020: {
+    title: 'Lambda argument expected',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'An array function needs a lambda in this position but got another value. For example `{{ MAP(message.lines, "price") }}`. Fix: write a lambda whose body computes the value for each element: `{{ MAP(message.lines, x => x.price) }}`.',
+  },
+  PIPE4021: {
+    title: 'Wrong number of lambda parameters',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A lambda has a different number of parameters than the function passes to it: MAP, FILTER, SOME, EVERY, FIND, SORTBY and GROUPBY pass one element (`x => …`); REDUCE passes the accumulator and the element (`(acc, x) => …`). For example `{{ REDUCE(message.lines, x => x.qty, 0) }}`. Fix: declare the parameters the signature shows: `{{ REDUCE(message.lines, (acc, x) => acc + x.qty, 0) }}`.',
+  },
+  PIPE4022: {
+    title: 'Invalid lambda parameter name',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A lambda parameter would hide a name that already means something: a scope (`message`, `global`, `account`, `metadata`, `step`, `item`, `capsule`), a literal (`true`, `false`, `null`), another parameter of the same lambda, or a parameter of an enclosing lambda. For example `{{ MAP(message.lines, message => message.qty) }}`. Fix: choose another name, e.g. `line => line.qty`.',
+  },
   PIPE4101: {
     title: 'Syntax error in {{ }} expression',
     severity: 'error',

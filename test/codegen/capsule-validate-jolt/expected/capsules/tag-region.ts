@@ -3,10 +3,10 @@ import * as R from '../runtime/index.js';
 import type { ExecutionContext, Json, ConnectorRun, JsonObject } from '../runtime/index.js';
 import * as B from '../runtime/braces/index.js';
 import { run as runJsonGenerator } from '../runtime/connectors/json-generator/json-generator.js';
-import validateCapsuleTagRegionContract from '../validators/validateCapsuleTagRegionContract.js';
+import validateCapsuleTagRegionCapsuleTagRegionContract from '../validators/validateCapsuleTagRegionCapsuleTagRegionContract.js';
 
 const stepJsonGenerator: R.StepInfo = { connector: "json-generator", source: "input.pipe:5", failOnError: false };
-const paramsJsonGenerator = (message: Json, ctx: ExecutionContext) => { const capsule = R.capsuleParams(ctx); return ({ json: { id: B.template(B.get(message, "id")), region: B.template(B.get(capsule, "region")) } }); };
+const paramsJsonGenerator = (message: Json, ctx: ExecutionContext) => { const capsule = R.capsuleParams(ctx); return ({ json: { id: B.get(message, "id"), region: B.get(capsule, "region") } }); };
 
 /** capsule `tag-region` (input.pipe:4): runs its steps with `capsule.<param>` bound to the call's parameters. */
 export const run: ConnectorRun<JsonObject> = async (params, input, parentCtx) => {
@@ -16,5 +16,5 @@ export const run: ConnectorRun<JsonObject> = async (params, input, parentCtx) =>
   let message: Json = input;
   // input.pipe:5 — json-generator
   message = await R.step(ctx, stepJsonGenerator, runJsonGenerator, paramsJsonGenerator, message);
-  return R.checkContract(validateCapsuleTagRegionContract, message, "tag-region");
+  return R.checkContract(validateCapsuleTagRegionCapsuleTagRegionContract, message, "tag-region");
 };

@@ -6,9 +6,9 @@ import * as J from '../runtime/jolt/index.js';
 import { run as runTagRegion } from '../capsules/tag-region.js';
 import { run as runJolt } from '../runtime/connectors/jolt/jolt.js';
 import { run as runValidate } from '../runtime/connectors/validate/validate.js';
-import validateInput from '../validators/validateInput.js';
+import validateEnrichInput from '../validators/validateEnrichInput.js';
 
-const inputParams = Object.freeze({ validator: validateInput });
+const inputParams = Object.freeze({ validator: validateEnrichInput });
 /** compiled JOLT chain */
 const joltShape = (() => {
   "use strict";

@@ -3,7 +3,7 @@ import * as R from '../runtime/index.js';
 import type { ExecutionContext, Json, PipelineModule } from '../runtime/index.js';
 import * as B from '../runtime/braces/index.js';
 import { run as runLog } from '../runtime/connectors/log/log.js';
-import validateQuoteBody from '../validators/validateQuoteBody.js';
+import validateQuoteQuoteBody from '../validators/validateQuoteQuoteBody.js';
 
 /** $.body[?(@.amount < 100)] */
 const jsonpath = R.compileJsonPath("$.body[?(@.amount < 100)]");
@@ -35,7 +35,7 @@ async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply
 export const pipeline: PipelineModule = {
   name: "quote",
   source: "input.pipe:4",
-  trigger: { kind: "http", methods: ["POST"], path: "/quote", maxBodySize: 5242880, validateBody: validateQuoteBody },
+  trigger: { kind: "http", methods: ["POST"], path: "/quote", maxBodySize: 5242880, validateBody: validateQuoteQuoteBody },
   options: { concurrency: 10, timeout: 30000 },
   run,
 };

@@ -1,0 +1,168 @@
+/**
+ * Order flow: examples/order-flow (generated service) against the same work hand-written on
+ * Hono + ajv (bench/baseline/server.ts), both as separate processes on the same machine, loaded in
+ * turn (A B A B …) with autocannon at fixed connections and duration. Per run: req/s, p50/p99
+ * latency, server CPU per request; per server: peak RSS; per round: generated/baseline ratios.
+ * Both servers are checked first: order.json → 200 with expected.json, bad-order.json → 400.
+ */
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { ts } from 'ts-morph';
+import { median, round, sameJson } from './support/measure.js';
+import { freePort, peakRssMb, processCpuMicros, REPO_ROOT, startServer, type ServerProcess } from './support/processes.js';
+
+export const ORDER_DATA_DIR = path.join(REPO_ROOT, '..', 'shared', 'bench', 'order-flow');
+export const ORDER_PATH = '/order-flow/orders';
+
+export interface LoadRun {
+  readonly reqPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Server CPU time per request (µs); null where /proc is unavailable. */
+  readonly cpuMicrosPerRequest: number | null;
+  readonly requests: number;
+}
+
+export interface OrderFlowRound {
+  readonly round: number;
+  readonly generated: LoadRun;
+  readonly baseline: LoadRun;
+  /** generated / baseline req/s (≥ 0.9 is the target). */
+  readonly throughputRatio: number;
+  /** baseline p99 / generated p99, so that ≥ 0.9 is the target here too. */
+  readonly p99Ratio: number;
+}
+
+export interface OrderFlowResult {
+  readonly connections: number;
+  readonly durationSeconds: number;
+  readonly logLevel: string;
+  readonly rounds: readonly OrderFlowRound[];
+  readonly peakRssMb: { readonly generated: number | null; readonly baseline: number | null };
+  readonly median: { readonly throughputRatio: number; readonly p99Ratio: number; readonly generatedReqPerSec: number; readonly baselineReqPerSec: number };
+}
+
+export interface OrderFlowOptions {
+  /** A built service containing the order-flow pipeline (its folder holds server.js). */
+  readonly serviceDir: string;
+  /** Scratch folder for the compiled baseline and the data folder. */
+  readonly workDir: string;
+  readonly rounds: number;
+  readonly durationSeconds: number;
+  readonly connections: number;
+  readonly warmupSeconds: number;
+}
+
+/** The generated service's log level during the load: the default, one line per execution. */
+const LOG_LEVEL = 'info';
+
+export async function benchOrderFlow(opts: OrderFlowOptions): Promise<OrderFlowResult> {
+  const order = readFileSync(path.join(ORDER_DATA_DIR, 'order.json'), 'utf8');
+  const badOrder = readFileSync(path.join(ORDER_DATA_DIR, 'bad-order.json'), 'utf8');
+  const expected = JSON.parse(readFileSync(path.join(ORDER_DATA_DIR, 'expected.json'), 'utf8')) as unknown;
+  const baselineScript = compileBaseline(opts.workDir);
+  const probe = (url: string): Promise<boolean> => postOrder(url, order).then((r) => r.status === 200);
+
+  const generated = await startServer({
+    command: [process.execPath, path.join(opts.serviceDir, 'server.js')],
+    env: { PIPEC_DATA_DIR: path.join(opts.workDir, 'data'), LOG_LEVEL },
+    port: await freePort(),
+    probe,
+  });
+  let baseline: ServerProcess | undefined;
+  try {
+    baseline = await startServer({
+      command: [process.execPath, baselineScript],
+      env: { ORDER_SCHEMA: path.join(REPO_ROOT, 'examples', 'order-flow', 'order.schema.json') },
+      port: await freePort(),
+      probe,
+    });
+    for (const server of [generated, baseline]) await checkAnswers(server, order, badOrder, expected);
+    const load = (server: ServerProcess, seconds: number): Promise<LoadRun> => loadServer(server, order, opts.connections, seconds);
+    await load(generated, opts.warmupSeconds);
+    await load(baseline, opts.warmupSeconds);
+    const rounds: OrderFlowRound[] = [];
+    for (let round = 1; round <= opts.rounds; round++) {
+      const generatedRun = await load(generated, opts.durationSeconds);
+      const baselineRun = await load(baseline, opts.durationSeconds);
+      rounds.push({
+        round,
+        generated: generatedRun,
+        baseline: baselineRun,
+        throughputRatio: generatedRun.reqPerSec / baselineRun.reqPerSec,
+        p99Ratio: baselineRun.p99Ms / Math.max(generatedRun.p99Ms, 0.001),
+      });
+    }
+    return {
+      connections: opts.connections,
+      durationSeconds: opts.durationSeconds,
+      logLevel: LOG_LEVEL,
+      rounds,
+      peakRssMb: { generated: peakRssMb(generated.pid), baseline: peakRssMb(baseline.pid) },
+      median: {
+        throughputRatio: median(rounds.map((r) => r.throughputRatio)),
+        p99Ratio: median(rounds.map((r) => r.p99Ratio)),
+        generatedReqPerSec: median(rounds.map((r) => r.generated.reqPerSec)),
+        baselineReqPerSec: median(rounds.map((r) => r.baseline.reqPerSec)),
+      },
+    };
+  } finally {
+    await generated.stop();
+    await baseline?.stop();
+  }
+}
+
+/** Transpiles the baseline to plain JavaScript, so it runs without a TypeScript loader in its process. */
+function compileBaseline(workDir: string): string {
+  const source = readFileSync(path.join(REPO_ROOT, 'bench', 'baseline', 'server.ts'), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  const dir = path.join(workDir, 'baseline');
+  mkdirSync(dir, { recursive: true });
+  // Resolve hono and ajv from the repository's node_modules.
+  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  const script = path.join(dir, 'server.mjs');
+  writeFileSync(script, outputText);
+  return script;
+}
+
+async function postOrder(url: string, body: string): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${url}${ORDER_PATH}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : null };
+}
+
+async function checkAnswers(server: ServerProcess, order: string, badOrder: string, expected: unknown): Promise<void> {
+  const good = await postOrder(server.url, order);
+  if (good.status !== 200 || !sameJson(good.json, expected)) {
+    throw new Error(`${server.url}: order.json answered ${good.status} ${JSON.stringify(good.json)}, not expected.json`);
+  }
+  const bad = await postOrder(server.url, badOrder);
+  if (bad.status !== 400) throw new Error(`${server.url}: bad-order.json answered ${bad.status}, not 400`);
+}
+
+async function loadServer(server: ServerProcess, body: string, connections: number, seconds: number): Promise<LoadRun> {
+  const cpuBefore = processCpuMicros(server.pid);
+  const result = await autocannon({
+    url: `${server.url}${ORDER_PATH}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    connections,
+    duration: seconds,
+  });
+  const cpuAfter = processCpuMicros(server.pid);
+  if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
+    throw new Error(`${server.url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers under load\n${server.stderr()}`);
+  }
+  const requests = result.requests.total;
+  return {
+    reqPerSec: round(requests / result.duration, 1),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    cpuMicrosPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? round((cpuAfter - cpuBefore) / requests, 1) : null,
+    requests,
+  };
+}

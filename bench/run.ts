@@ -1,0 +1,180 @@
+/**
+ * `npm run bench`: every benchmark in one run, printed as one table and written to
+ * bench/results.json (with the machine it ran on). `--smoke` runs each section for a moment only
+ * (bench.smoke.test.ts uses it so the benchmarks cannot rot); `--out FILE` writes elsewhere.
+ * Sections: order flow (generated vs hand-written, under load), cold start, compiler speed,
+ * Double Braces vs JSONata, JOLT (bench/jolt.ts) and the event/Object Store backends
+ * (bench/backends.ts). See BENCHMARKS.md for what each measures.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { benchBackends } from './backends.js';
+import { benchBraces, type BracesResult } from './braces.js';
+import { benchColdStart, type ColdStartResult } from './cold-start.js';
+import { benchCompiler, type CompilerResult } from './compiler-speed.js';
+import { benchJolt } from './jolt.js';
+import { benchOrderFlow, type OrderFlowResult } from './order-flow.js';
+import { formatTable, type TableRow } from './support/table.js';
+import { REPO_ROOT, runPipec } from './support/processes.js';
+
+export interface BenchSettings {
+  readonly smoke: boolean;
+  readonly orderFlow: { readonly rounds: number; readonly durationSeconds: number; readonly connections: number; readonly warmupSeconds: number };
+  readonly coldStartRuns: number;
+  readonly checkRuns: number;
+  readonly checkLines: number;
+  readonly bracesSeconds: number;
+  readonly joltSeconds: number;
+  readonly backendsSeconds: number;
+}
+
+export const FULL: BenchSettings = {
+  smoke: false,
+  orderFlow: { rounds: 3, durationSeconds: 10, connections: 10, warmupSeconds: 3 },
+  coldStartRuns: 5,
+  checkRuns: 3,
+  checkLines: 10_000,
+  bracesSeconds: 1,
+  joltSeconds: 2,
+  backendsSeconds: 2,
+};
+
+export const SMOKE: BenchSettings = {
+  smoke: true,
+  orderFlow: { rounds: 1, durationSeconds: 1, connections: 4, warmupSeconds: 1 },
+  coldStartRuns: 1,
+  checkRuns: 1,
+  checkLines: 500,
+  bracesSeconds: 0.02,
+  joltSeconds: 0.02,
+  backendsSeconds: 0.2,
+};
+
+export interface Machine {
+  readonly nproc: number;
+  readonly cpu: string;
+  readonly node: string;
+  readonly platform: string;
+  readonly memoryGb: number;
+  readonly date: string;
+}
+
+export interface BenchResults {
+  readonly machine: Machine;
+  readonly settings: BenchSettings;
+  readonly orderFlow: OrderFlowResult;
+  readonly coldStart: ColdStartResult;
+  readonly compiler: CompilerResult;
+  readonly braces: BracesResult;
+  readonly jolt: Awaited<ReturnType<typeof benchJolt>>;
+  readonly backends: Awaited<ReturnType<typeof benchBackends>>;
+}
+
+export function describeMachine(): Machine {
+  return {
+    nproc: os.availableParallelism(),
+    cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    date: new Date().toISOString(),
+  };
+}
+
+/** Builds the examples (or one of them) into `outDir` with the real CLI; returns the time it took. */
+async function buildService(inputs: readonly string[], outDir: string, name: string): Promise<number> {
+  const run = await runPipec(['build', ...inputs, '--out', outDir, '--name', name, '--color', 'never']);
+  if (run.code !== 0) throw new Error(`pipec build ${inputs.join(' ')} failed:\n${run.output.slice(0, 4000)}`);
+  return run.ms;
+}
+
+/** Runs every section; `log` receives progress lines. */
+export async function runBench(settings: BenchSettings, log: (line: string) => void = () => undefined): Promise<BenchResults> {
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'pipec-bench-'));
+  try {
+    const examples = path.join(REPO_ROOT, 'examples');
+    const allService = path.join(workDir, 'examples-service');
+    log('building all examples …');
+    const buildMs = await buildService([examples], allService, 'examples');
+    let orderService = allService;
+    if (!settings.smoke) {
+      orderService = path.join(workDir, 'order-flow-service');
+      await buildService([path.join(examples, 'order-flow')], orderService, 'order-flow');
+    }
+    log('order flow under load …');
+    const orderFlow = await benchOrderFlow({ serviceDir: orderService, workDir, ...settings.orderFlow });
+    log('cold start …');
+    const coldStart = await benchColdStart({ serviceDir: allService, workDir, runs: settings.coldStartRuns });
+    log('compiler …');
+    const compiler = await benchCompiler({ workDir, checkRuns: settings.checkRuns, checkLines: settings.checkLines, buildMs });
+    log('Double Braces vs JSONata …');
+    const braces = await benchBraces({ seconds: settings.bracesSeconds });
+    log('JOLT …');
+    const jolt = await benchJolt({ seconds: settings.joltSeconds });
+    log('backends …');
+    const backends = await benchBackends({ seconds: settings.backendsSeconds });
+    return { machine: describeMachine(), settings, orderFlow, coldStart, compiler, braces, jolt, backends };
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+const number = (value: number, digits = 0): string => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const orDash = (value: number | null, digits = 0): string => (value === null ? '–' : number(value, digits));
+
+/** The rows of the printed table. */
+export function tableRows(r: BenchResults): TableRow[] {
+  const rows: TableRow[] = [];
+  const of = r.orderFlow;
+  for (const round of of.rounds) {
+    rows.push([
+      'order flow', `round ${round.round}: req/s generated / baseline`,
+      `${number(round.generated.reqPerSec)} / ${number(round.baseline.reqPerSec)} (×${number(round.throughputRatio, 2)})`, '≥ 0.9',
+    ]);
+    rows.push([
+      'order flow', `round ${round.round}: p50 / p99 ms generated | baseline`,
+      `${round.generated.p50Ms} / ${round.generated.p99Ms} | ${round.baseline.p50Ms} / ${round.baseline.p99Ms} (×${number(round.p99Ratio, 2)})`, '≥ 0.9',
+    ]);
+    rows.push([
+      'order flow', `round ${round.round}: server CPU µs/request generated / baseline`,
+      `${orDash(round.generated.cpuMicrosPerRequest)} / ${orDash(round.baseline.cpuMicrosPerRequest)}`, '',
+    ]);
+  }
+  rows.push(['order flow', 'median throughput ratio (generated / baseline)', `×${number(of.median.throughputRatio, 2)}`, '≥ 0.9']);
+  rows.push(['order flow', 'median p99 ratio (baseline / generated)', `×${number(of.median.p99Ratio, 2)}`, '≥ 0.9']);
+  rows.push(['order flow', 'peak RSS generated / baseline (MB)', `${orDash(of.peakRssMb.generated)} / ${orDash(of.peakRssMb.baseline)}`, '']);
+  rows.push(['cold start', `all examples, median of ${r.coldStart.runsMs.length}`, `${number(r.coldStart.medianMs)} ms`, '≤ 300 ms']);
+  rows.push(['compiler', `check ${number(r.compiler.check.lines)} lines (${r.compiler.check.pipelines} pipelines)`, `${number(r.compiler.check.ms)} ms (${number(r.compiler.check.linesPerSecond)} lines/s)`, '≤ 1 s']);
+  rows.push(['compiler', `build examples (${r.compiler.build.files} files, ${number(r.compiler.build.lines)} lines)`, `${number(r.compiler.build.ms)} ms (${number(r.compiler.build.linesPerSecond)} lines/s)`, '']);
+  for (const c of r.braces.cases) {
+    rows.push(['double braces', `${c.name}: evals/s braces / JSONata`, `${number(c.bracesPerSecond)} / ${number(c.jsonataPerSecond)} (×${number(c.ratio, 1)})`, '']);
+  }
+  rows.push(['double braces', 'geometric mean ratio to JSONata', `×${number(r.braces.ratio, 1)}`, '≥ ×10']);
+  for (const j of r.jolt) {
+    rows.push(['jolt', `${j.workload}: transforms/s (Java reference)`, `${number(j.opsPerSec)} (${number(j.javaOpsPerSec)}, ×${number(j.ratio, 2)})`, '']);
+  }
+  for (const b of r.backends) rows.push(['backends', b.case, `${number(b.perSec)} /s`, '']);
+  return rows;
+}
+
+function parseArgs(argv: readonly string[]): { smoke: boolean; out: string } {
+  let out = path.join(REPO_ROOT, 'bench', 'results.json');
+  const at = argv.indexOf('--out');
+  if (at >= 0) {
+    const value = argv[at + 1];
+    if (!value) throw new Error('--out needs a file name');
+    out = path.resolve(value);
+  }
+  return { smoke: argv.includes('--smoke'), out };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = parseArgs(process.argv.slice(2));
+  const results = await runBench(args.smoke ? SMOKE : FULL, (line) => process.stderr.write(`${line}\n`));
+  const m = results.machine;
+  console.log(`pipec benchmarks${args.smoke ? ' (smoke: numbers are not meaningful)' : ''} — ${m.nproc} × ${m.cpu}, Node ${m.node}, ${m.platform}\n`);
+  console.log(formatTable(['section', 'case', 'result', 'target'], tableRows(results)));
+  writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nwritten to ${path.relative(process.cwd(), args.out) || args.out}`);
+}
