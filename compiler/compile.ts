@@ -10,6 +10,7 @@ import type { PipeFile, SchemaDecl } from './ast/ast.js';
 import { parseFile } from './ast/parse-file.js';
 import { toLiteral } from './check/literal.js';
 import { checkProgram } from './check/check-program.js';
+import type { StepShape } from './check/context.js';
 import { generateService, type OutputFile } from './codegen/generate-service.js';
 import type { ConnectorRegistry } from './connectors/connector-registry.js';
 import { diagnostic } from './diagnostics/codes.js';
@@ -45,6 +46,8 @@ export interface CompileResult {
   readonly asts: readonly PipeFile[];
   readonly declarations?: Declarations;
   readonly plan?: ServicePlan;
+  /** The message shape each step receives (for editors). */
+  readonly shapes?: readonly StepShape[];
   readonly files?: readonly OutputFile[];
 }
 
@@ -88,12 +91,12 @@ export function compile(input: CompileInput): CompileResult {
   );
   if (!checked) return finish({ asts: parsed.asts, declarations: resolved.value });
   diagnostics.push(...checked.diagnostics);
-  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value });
+  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes });
 
   const files = guard('emit', firstFile, () =>
     generateService(checked.value, { dependencies: input.dependencies ?? {}, ...(input.skipFormat ? { skipFormat: true } : {}) }),
   );
-  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, ...(files ? { files } : {}) });
+  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...(files ? { files } : {}) });
 }
 
 /** Parses the given files and every file they import (once each). */

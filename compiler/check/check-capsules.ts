@@ -13,7 +13,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { CapsulePlan } from '../plan/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import { checkBlock } from './check-steps.js';
-import { PipelineContext, type ServiceFacts } from './context.js';
+import { PipelineContext, type ServiceFacts, type StepShape } from './context.js';
 import { resolveSchemaValue, schemaLocator } from './schema-refs.js';
 import { schemaToType } from './shapes.js';
 
@@ -51,8 +51,9 @@ export function capsuleOutputType(decl: CapsuleDecl, facts: ServiceFacts): PipeT
   return schema === undefined ? UNKNOWN : schemaToType(schema);
 }
 
-export function checkCapsules(facts: ServiceFacts): { plans: CapsulePlan[]; diagnostics: Diagnostic[] } {
+export function checkCapsules(facts: ServiceFacts): { plans: CapsulePlan[]; diagnostics: Diagnostic[]; shapes: StepShape[] } {
   const plans: CapsulePlan[] = [];
+  const shapes: StepShape[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const decl of facts.decls.capsules.values()) {
     const scope: Record<string, PipeType> = {};
@@ -76,6 +77,7 @@ export function checkCapsules(facts: ServiceFacts): { plans: CapsulePlan[]; diag
     const body = checkBlock(decl.steps, UNKNOWN, ctx, { respondForbiddenIn: 'capsule' });
     const contract = decl.output ? compileContract(decl.output, ctx) : undefined;
     diagnostics.push(...ctx.diagnostics);
+    shapes.push(...ctx.shapes);
     plans.push({
       name: decl.name,
       source: ctx.source(decl.nameSpan),
@@ -86,7 +88,7 @@ export function checkCapsules(facts: ServiceFacts): { plans: CapsulePlan[]; diag
       namespaces: ctx.namespaces,
     });
   }
-  return { plans, diagnostics };
+  return { plans, diagnostics, shapes };
 }
 
 function compileContract(output: Value, ctx: PipelineContext): string | undefined {

@@ -17,7 +17,7 @@ import { ParamValidators } from './check-params.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
 import { checkTrigger } from './check-trigger.js';
-import { PipelineContext, type ExecuteEdge, type ServiceFacts } from './context.js';
+import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
 import { entryOf, toLiteral } from './literal.js';
 import { ERROR_OBJECT } from './shapes.js';
 import { compileValue } from './values.js';
@@ -41,8 +41,9 @@ export interface CheckInput {
   readonly displayPath: (file: string) => string;
 }
 
-export function checkProgram(input: CheckInput): { value: ServicePlan; diagnostics: Diagnostic[] } {
+export function checkProgram(input: CheckInput): { value: ServicePlan; diagnostics: Diagnostic[]; shapes: StepShape[] } {
   const diagnostics: Diagnostic[] = [];
+  const shapes: StepShape[] = [];
   const accountTypes = checkAccounts(input.decls, diagnostics);
   for (const g of input.decls.globals.values()) {
     const literal = toLiteral(g.value);
@@ -70,6 +71,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   for (const decl of input.decls.pipelines.values()) {
     const checked = checkPipeline(decl, facts);
     diagnostics.push(...checked.diagnostics);
+    shapes.push(...checked.shapes);
     edges.push(...checked.executes);
     if (checked.plan) pipelines.push(checked.plan);
   }
@@ -90,6 +92,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   return {
     value: { name: input.serviceName, pipelines, capsules: capsules.plans, accounts, globals: globals.map(({ name, js }) => ({ name, js })), stores },
     diagnostics,
+    shapes: [...shapes, ...capsules.shapes],
   };
 }
 
@@ -108,7 +111,7 @@ function emptyEnv(file: string) {
   return { file, message: UNKNOWN, globals: {}, accounts: {}, steps: {} };
 }
 
-function checkPipeline(decl: PipelineDecl, facts: ServiceFacts): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[] } {
+function checkPipeline(decl: PipelineDecl, facts: ServiceFacts): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[]; shapes: StepShape[] } {
   const ctx = new PipelineContext(facts, decl.name, decl.nameSpan.file, new Map(decl.branches.map((b) => [b.name, b])));
   const options = checkOptions(decl, ctx.diagnostics);
   // A missing trigger is a syntax error (PIPE1016): check never runs on such a file.
@@ -120,7 +123,7 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts): { plan?: Pipeli
       ctx.diagnostics.push(diagnostic('PIPE6006', { message: `branch \`${branch.name}\` is never used`, span: branch.nameSpan, label: 'unused branch', hint: `route to it with \`when … -> ${branch.name}\` or remove it` }));
     }
   }
-  if (!trigger) return { diagnostics: ctx.diagnostics, executes: ctx.executes };
+  if (!trigger) return { diagnostics: ctx.diagnostics, executes: ctx.executes, shapes: ctx.shapes };
   return {
     plan: {
       name: decl.name,
@@ -136,6 +139,7 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts): { plan?: Pipeli
     },
     diagnostics: ctx.diagnostics,
     executes: ctx.executes,
+    shapes: ctx.shapes,
   };
 }
 

@@ -57,6 +57,7 @@ export function checkBlock(steps: readonly Step[], message: PipeType, ctx: Pipel
 }
 
 function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+  ctx.shapes.push({ span: step.span, message });
   switch (step.kind) {
     case 'connector':
       return checkConnectorStep(step, message, ctx, opts);

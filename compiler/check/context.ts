@@ -33,8 +33,15 @@ export interface ExecuteEdge {
   readonly span: Span;
 }
 
+/** The message shape a step receives, for editors (hover, `message.` completion). */
+export interface StepShape {
+  readonly span: Span;
+  readonly message: PipeType;
+}
+
 export class PipelineContext {
   readonly diagnostics: Diagnostic[] = [];
+  readonly shapes: StepShape[] = [];
   readonly hoisted: Hoisted[] = [];
   readonly validators: ValidatorModule[] = [];
   readonly namespaces = new Set<'B' | 'J' | 'L'>();

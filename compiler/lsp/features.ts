@@ -8,6 +8,8 @@ import { findSignature, SIGNATURES, type FunctionSignature } from '../braces/sig
 import { paramProperties, type ConnectorRegistry, type ConnectorSchema, type JsonSchema } from '../connectors/connector-registry.js';
 import type { Span } from '../source/span.js';
 import { describeType } from '../types/type-ops.js';
+import type { PipeType } from '../types/pipe-type.js';
+import type { StepShape } from '../check/context.js';
 import { locate, type Owner } from './locate.js';
 
 export interface ProjectFile {
@@ -19,6 +21,8 @@ export interface ProjectFile {
 export interface ProjectView {
   readonly files: readonly ProjectFile[];
   readonly registry: ConnectorRegistry;
+  /** The message shape each step receives, from the last compile of the unit (may be absent or stale). */
+  readonly shapes?: readonly StepShape[];
 }
 
 export interface HoverResult {
@@ -57,7 +61,7 @@ export function hover(project: ProjectView, path: string, offset: number): Hover
   switch (hit.kind) {
     case 'connector-name': {
       const schema = project.registry.connectors.get(hit.step.connector);
-      return schema ? { markdown: schemaDoc(schema), span: hit.span } : undefined;
+      return schema ? { markdown: `${schemaDoc(schema)}${shapeSection(shapeOf(project, hit.step.span))}`, span: hit.span } : undefined;
     }
     case 'trigger-kind': {
       const schema = project.registry.triggers.get(hit.trigger.kind);
@@ -84,7 +88,7 @@ export function hover(project: ProjectView, path: string, offset: number): Hover
       return decl ? { markdown: codeBlock(firstLines(sliceOf(project, decl.path, decl.decl.span), 12)), span: hit.span } : undefined;
     }
     case 'step':
-      return { markdown: stepDoc(project.registry, hit.step), span: { ...hit.span, end: Math.min(hit.span.end, hit.span.start + hit.step.kind.length) } };
+      return { markdown: stepDoc(project.registry, hit.step, shapeOf(project, hit.step.span)), span: { ...hit.span, end: Math.min(hit.span.end, hit.span.start + hit.step.kind.length) } };
     default:
       return undefined;
   }
@@ -119,10 +123,29 @@ export function signatureText(signature: FunctionSignature): string {
   return `${signature.name}(${params}) → ${result}`;
 }
 
-function stepDoc(registry: ConnectorRegistry, step: Step): string {
+/** The shape a step receives, when the last compile recorded one for exactly this step. */
+function shapeOf(project: ProjectView, span: Span): PipeType | undefined {
+  return project.shapes?.find((s) => s.span.file === span.file && s.span.start === span.start && s.span.end === span.end)?.message;
+}
+
+/** The shape at an offset: the innermost step around it. */
+function shapeAt(project: ProjectView, file: string, offset: number): PipeType | undefined {
+  let best: StepShape | undefined;
+  for (const shape of project.shapes ?? []) {
+    if (shape.span.file !== file || shape.span.start > offset || shape.span.end < offset) continue;
+    if (!best || shape.span.end - shape.span.start < best.span.end - best.span.start) best = shape;
+  }
+  return best?.message;
+}
+
+function shapeSection(shape: PipeType | undefined): string {
+  return shape ? `\n\n**message** at this step:\n${codeBlock(describeType(shape))}` : '\n\n_The message shape at this step is known after the file compiles._';
+}
+
+function stepDoc(registry: ConnectorRegistry, step: Step, shape?: PipeType): string {
   if (step.kind === 'connector') {
     const schema = registry.connectors.get(step.connector);
-    return schema ? schemaDoc(schema) : `connector \`${step.connector}\``;
+    return `${schema ? schemaDoc(schema) : `connector \`${step.connector}\``}${shapeSection(shape)}`;
   }
   const texts: Record<Exclude<Step['kind'], 'connector'>, string> = {
     respond: '**respond** — ends the execution and answers the caller with a status, body and headers.',
@@ -131,7 +154,7 @@ function stepDoc(registry: ConnectorRegistry, step: Step): string {
     try: '**try / catch** — runs the body; if a step fails, runs `catch` with the error object as the message.',
     'for-each': '**for-each** — runs the body once per element (each element is the message in the body).',
   };
-  return `${texts[step.kind]}\n\n_The message shape at this step is not shown: the compiler does not expose per-step shapes yet._`;
+  return `${texts[step.kind]}${shapeSection(shape)}`;
 }
 
 function typeOfSchema(property: JsonSchema): string {
@@ -312,6 +335,17 @@ export function connectorSteps(file: PipeFile): ConnectorStep[] {
 
 // ───────────────────────────── completion ─────────────────────────────
 
+/** The fields of the object at a path inside a shape (unknown or open shapes offer what they know). */
+function fieldsAt(shape: PipeType | undefined, path: readonly string[]): Array<[string, PipeType]> {
+  let current = shape;
+  for (const segment of path) {
+    if (!current || current.kind !== 'object') return [];
+    current = Object.hasOwn(current.fields, segment) ? current.fields[segment]?.type : undefined;
+  }
+  if (!current || current.kind !== 'object') return [];
+  return Object.entries(current.fields).map(([name, field]) => [name, field.type]);
+}
+
 export function complete(project: ProjectView, path: string, offset: number): CompletionResult {
   const file = project.files.find((f) => f.path === path);
   if (!file) return { replaceFrom: offset, items: [] };
@@ -328,7 +362,12 @@ export function complete(project: ProjectView, path: string, offset: number): Co
         items: globals.map((g) => ({ label: (g as { name: string }).name, kind: 'variable' as const, detail: 'global' })),
       };
     }
-    if (/\.[A-Za-z0-9_$]*$/.test(before)) return { replaceFrom, items: [] }; // message fields: shapes are not exposed
+    const messagePath = /\bmessage((?:\.[A-Za-z0-9_$-]+)*)\.([A-Za-z0-9_$-]*)$/.exec(before);
+    if (messagePath) {
+      const fields = fieldsAt(shapeAt(project, path, offset), (messagePath[1] ?? '').split('.').filter(Boolean));
+      return { replaceFrom: offset - (messagePath[2]?.length ?? 0), items: fields.map(([name, type]) => ({ label: name, kind: 'field' as const, detail: describeType(type) })) };
+    }
+    if (/\.[A-Za-z0-9_$]*$/.test(before)) return { replaceFrom, items: [] };
     return { replaceFrom, items: [...SIGNATURES.map(functionItem), ...['message', 'global', 'step'].map((v) => ({ label: v, kind: 'variable' as const }))] };
   }
   if (/\btrigger\s+[A-Za-z0-9_-]*$/.test(before)) {

@@ -23,6 +23,7 @@ import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Span } from '../source/span.js';
 import { complete, definition, hover, type CompletionKind, type ProjectFile, type ProjectView } from './features.js';
+import type { StepShape } from '../check/context.js';
 import { LineIndex } from './positions.js';
 
 export interface ServerHost {
@@ -93,6 +94,8 @@ export function createPipeLanguageServer(connection: Connection, options: Server
   /** URIs we published non-empty diagnostics for, per folder, so fixed files get cleared. */
   const published = new Map<string, Set<string>>();
   const parseCache = new Map<string, { text: string; ast: PipeFile }>();
+  /** Per folder: the step shapes of its last compile, for hover and `message.` completion. */
+  const shapesByFolder = new Map<string, readonly StepShape[]>();
 
   const pathOf = (uri: string): string => (uri.startsWith('file:') ? fileURLToPath(uri) : uri);
   const uriOf = (file: string): string => (path.isAbsolute(file) ? pathToFileURL(file).href : file);
@@ -125,7 +128,7 @@ export function createPipeLanguageServer(connection: Connection, options: Server
       parseCache.set(f.path, { text: f.text, ast });
       return { path: f.path, text: f.text, ast };
     });
-    return { files, registry: getRegistry() };
+    return { files, registry: getRegistry(), shapes: shapesByFolder.get(unit.folder) ?? [] };
   };
 
   const validate = (file: string): void => {
@@ -137,6 +140,7 @@ export function createPipeLanguageServer(connection: Connection, options: Server
       serviceName: path.basename(unit.folder) || 'service',
       emit: false,
     });
+    if (result.shapes) shapesByFolder.set(unit.folder, result.shapes);
     const byFile = new Map<string, LspDiagnostic[]>();
     for (const d of result.diagnostics) {
       const source = result.sources.get(d.primary.span.file);
