@@ -73,6 +73,7 @@ export class PipeParser extends CstParser {
         { ALT: () => this.SUBRULE(this.storeDecl) },
         { ALT: () => this.SUBRULE(this.pipelineDecl) },
         { ALT: () => this.SUBRULE(this.capsuleDecl) },
+        { ALT: () => this.SUBRULE(this.testDecl) },
         // Anything else is consumed one token at a time and reported once per run of junk.
         { ALT: () => this.CONSUME(T.Stray, { LABEL: 'stray' }) },
       ]);
@@ -193,6 +194,59 @@ export class PipeParser extends CstParser {
       { ALT: () => this.SUBRULE(this.object) },
     ]);
   });
+
+  // ───────────────────────────── tests (README: Tests) ─────────────────────────────
+
+  private testDecl = this.RULE('testDecl', () => {
+    this.CONSUME(T.Test);
+    this.CONSUME(T.StringLiteral, { LABEL: 'name' });
+    this.CONSUME(T.LBrace);
+    this.MANY(() => this.SUBRULE(this.testItem));
+    this.CONSUME(T.RBrace);
+  });
+
+  /** `mock …`, `expect …` or a `key: value` setting (`pipeline:`, `input:`). */
+  private testItem = this.RULE('testItem', () => {
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        { ALT: () => this.SUBRULE(this.mockDecl) },
+        { ALT: () => this.SUBRULE(this.expectDecl) },
+        { ALT: () => this.SUBRULE(this.entry) },
+      ],
+    });
+  });
+
+  /** `mock CONNECTOR LABEL [fails] { output }`; the block is optional so a missing one is reported precisely. */
+  private mockDecl = this.RULE('mockDecl', () => {
+    this.CONSUME(T.Mock);
+    this.CONSUME(T.Word, { LABEL: 'connector' });
+    this.MANY({ GATE: () => !this.testItemFollows(), DEF: () => this.CONSUME(T.ArgWord, { LABEL: 'arg' }) });
+    this.OPTION(() => this.SUBRULE(this.object));
+  });
+
+  /** `expect WHAT part*`: the parts (words, numbers, values) are interpreted by cst-to-ast. */
+  private expectDecl = this.RULE('expectDecl', () => {
+    this.CONSUME(T.Expect);
+    this.CONSUME(T.Word, { LABEL: 'what' });
+    this.MANY({ GATE: () => !this.testItemFollows(), DEF: () => this.SUBRULE(this.expectPart) });
+  });
+
+  private expectPart = this.RULE('expectPart', () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.Word, { LABEL: 'word' }) },
+      { ALT: () => this.CONSUME(T.DottedIdentifier, { LABEL: 'word' }) },
+      { ALT: () => this.CONSUME(T.NumberLiteral, { LABEL: 'number' }) },
+      { ALT: () => this.SUBRULE(this.value, { LABEL: 'literal' }) },
+    ]);
+  });
+
+  /** The next token starts another test item (or ends the block): `mock`, `expect`, `key:`, `}`. */
+  private testItemFollows(): boolean {
+    const next = this.LA(1).tokenType;
+    if (next === T.Mock || next === T.Expect || next === T.RBrace) return true;
+    return (isWordLike(next) || next === T.StringLiteral) && this.LA(2).tokenType === T.Colon;
+  }
 
   // ───────────────────────────── steps (README: Steps) ─────────────────────────────
 

@@ -169,6 +169,8 @@ export const Global = declKeyword('Global', 'global');
 export const Store = declKeyword('Store', 'store');
 export const Pipeline = declKeyword('Pipeline', 'pipeline', false);
 export const Capsule = declKeyword('Capsule', 'capsule', false);
+/** `test "name" { … }`: a pipeline test (read by `pipec test`, ignored by check/build/run). */
+export const Test = declKeyword('Test', 'test');
 
 export const Trigger = stepKeyword('Trigger', 'trigger');
 export const OnError = stepKeyword('OnError', 'on-error');
@@ -187,11 +189,14 @@ export const Headers = plainKeyword('Headers', 'headers');
 export const True = plainKeyword('True', 'true');
 export const False = plainKeyword('False', 'false');
 export const Null = plainKeyword('Null', 'null');
+/** Inside a `test` block only; plain names everywhere else. */
+export const Mock = plainKeyword('Mock', 'mock');
+export const Expect = plainKeyword('Expect', 'expect');
 
 const keywords: readonly TokenType[] = [
-  Import, Schema, Account, Global, Store, Pipeline, Capsule,
+  Import, Schema, Account, Global, Store, Pipeline, Capsule, Test,
   Trigger, OnError, Branch, Respond, Fail, Choice, When, Otherwise, Try, Catch, ForEach,
-  As, Headers, True, False, Null,
+  As, Headers, True, False, Null, Mock, Expect,
 ];
 
 /** Lexer priority order: the first pattern that matches wins (keywords defer to longer words). */

@@ -5,7 +5,7 @@
  * precedence order (literals, then `|` keys by size and name, then `*`); defaults are deep-copied.
  */
 import { compareUtf16 } from '../../runtime/jolt/java.js';
-import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject } from './emit.js';
+import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey } from './emit.js';
 
 type Op = 'literal' | 'or' | 'star';
 
@@ -138,8 +138,10 @@ function applyAt(prog: Program, out: Lines, ind: number, child: Key, read: strin
 function emitMapChild(prog: Program, out: Lines, child: Key): void {
   out.add(1, `if (J.isMap(c)) {`);
   if (child.op === 'literal') {
-    const k = lit(child.names[0] ?? '');
-    applyAt(prog, out, 2, child, `J.has(c, ${k}) ? c[${k}] : undefined`, (v) => `J.set(c, ${k}, ${v});`);
+    const name = child.names[0] ?? '';
+    const k = lit(name);
+    if (plainKey(name)) applyAt(prog, out, 2, child, `c[${k}]`, (v) => `c[${k}] = ${v};`);
+    else applyAt(prog, out, 2, child, `J.has(c, ${k}) ? c[${k}] : undefined`, (v) => `J.set(c, ${k}, ${v});`);
   } else {
     const source = child.op === 'star' ? 'Object.keys(c)' : `${prog.constant(child.names)}.filter((n) => J.has(c, n))`;
     out.add(2, `for (const k of ${source}) {`);
@@ -155,10 +157,8 @@ function emitArrayChild(prog: Program, out: Lines, child: Key): void {
     const i = Number(child.names[0]);
     if (i >= 0) applyAt(prog, out, 2, child, `c[${i}]`, (v) => `c[${i}] = ${v};`);
   } else {
-    const source = child.op === 'star'
-      ? 'c.keys()'
-      : `${prog.constant(child.names.map(Number))}.filter((i) => i >= 0 && i < c.length)`;
-    out.add(2, `for (const i of ${source}) {`);
+    if (child.op === 'star') out.add(2, `for (let i = 0; i < c.length; i++) {`);
+    else out.add(2, `for (const i of ${prog.constant(child.names.map(Number))}.filter((i) => i >= 0 && i < c.length)) {`);
     applyAt(prog, out, 3, child, 'c[i]', (v) => `c[i] = ${v};`);
     out.add(2, `}`);
   }

@@ -139,7 +139,28 @@ function shapeAt(project: ProjectView, file: string, offset: number): PipeType |
 }
 
 function shapeSection(shape: PipeType | undefined): string {
-  return shape ? `\n\n**message** at this step:\n${codeBlock(describeType(shape))}` : '\n\n_The message shape at this step is known after the file compiles._';
+  return shape ? `\n\n**message** at this step:\n${codeBlock(renderShape(shape, 0))}` : '\n\n_The message shape at this step is known after the file compiles._';
+}
+
+/** A TypeScript-like rendering of a shape, a few levels deep (`?` marks optional fields, `…` open objects). */
+export function renderShape(type: PipeType, depth: number): string {
+  const pad = '  '.repeat(depth + 1);
+  switch (type.kind) {
+    case 'object': {
+      const entries = Object.entries(type.fields);
+      if (entries.length === 0) return type.open ? '{ … }' : '{}';
+      if (depth >= 3) return '{ … }';
+      const lines = entries.map(([name, field]) => `${pad}${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}${field.required ? '' : '?'}: ${renderShape(field.type, depth + 1)}`);
+      if (type.open) lines.push(`${pad}…`);
+      return `{\n${lines.join('\n')}\n${'  '.repeat(depth)}}`;
+    }
+    case 'array':
+      return `${renderShape(type.items, depth)}[]`;
+    case 'union':
+      return type.members.map((m) => renderShape(m, depth)).join(' | ');
+    default:
+      return describeType(type);
+  }
 }
 
 function stepDoc(registry: ConnectorRegistry, step: Step, shape?: PipeType): string {
