@@ -225,7 +225,7 @@ export class PipeParser extends CstParser {
     this.OPTION(() => this.SUBRULE(this.object));
   });
 
-  /** `expect WHAT part*`: the parts (words, numbers, values) are interpreted by cst-to-ast. */
+  /** `expect WHAT part*`: the parts (words, numbers, strings, objects, arrays) are read by cst-to-ast. */
   private expectDecl = this.RULE('expectDecl', () => {
     this.CONSUME(T.Expect);
     this.CONSUME(T.Word, { LABEL: 'what' });
@@ -237,7 +237,11 @@ export class PipeParser extends CstParser {
       { ALT: () => this.CONSUME(T.Word, { LABEL: 'word' }) },
       { ALT: () => this.CONSUME(T.DottedIdentifier, { LABEL: 'word' }) },
       { ALT: () => this.CONSUME(T.NumberLiteral, { LABEL: 'number' }) },
-      { ALT: () => this.SUBRULE(this.value, { LABEL: 'literal' }) },
+      { ALT: () => this.CONSUME(T.StringLiteral, { LABEL: 'text' }) },
+      { ALT: () => this.CONSUME(T.TripleString, { LABEL: 'text' }) },
+      { ALT: () => this.CONSUME(T.Braces, { LABEL: 'braces' }) },
+      { ALT: () => this.SUBRULE(this.object) },
+      { ALT: () => this.SUBRULE(this.array) },
     ]);
   });
 

@@ -86,33 +86,43 @@ function listIndexOf(m: Matcher): number | undefined {
 /** `function (x)`: applies `nodes` to `x` (a map or list; anything else is left alone). */
 function emitProcess(prog: Program, nodes: readonly Node[], path: JsonPath): string {
   const fn = prog.name('prune');
+  // each child object becomes one function, called from both the list and the map branch
+  const subs = new Map<Node, string>();
+  for (const node of nodes) if (node.children) subs.set(node, emitProcess(prog, node.children, node.path));
   const out = new Lines();
-  out.add(1, `if (Array.isArray(x)) {`);
-  out.add(2, `const drop = [];`);
-  for (const node of nodes) {
-    const index = listIndexOf(node.matcher);
-    const sub = node.children ? emitProcess(prog, node.children, node.path) : undefined;
-    if (index !== undefined) {
-      out.add(2, `if (${index} < x.length) ${sub ? `${sub}(x[${index}]);` : `drop.push(${index});`}`);
-    } else if (node.matcher.kind === 'star-all') {
-      out.add(2, sub ? `for (const e of x) ${sub}(e);` : `for (let i = 0; i < x.length; i++) drop.push(i);`);
+  const listNodes = nodes.filter((n) => listIndexOf(n.matcher) !== undefined || n.matcher.kind === 'star-all');
+  if (listNodes.length > 0) {
+    out.add(1, `if (Array.isArray(x)) {`);
+    const drops = listNodes.some((n) => !n.children);
+    if (drops) out.add(2, `const drop = [];`);
+    for (const node of listNodes) {
+      const index = listIndexOf(node.matcher);
+      const sub = subs.get(node);
+      if (index !== undefined) {
+        out.add(2, `if (${index} < x.length) ${sub ? `${sub}(x[${index}]);` : `drop.push(${index});`}`);
+      } else {
+        out.add(2, sub ? `for (const e of x) ${sub}(e);` : `for (let i = 0; i < x.length; i++) drop.push(i);`);
+      }
     }
-  }
-  out.add(2, `J.removeIndices(x, drop);`);
-  out.add(1, `} else if (J.isMap(x)) {`);
-  out.add(2, `const drop = [];`);
+    if (drops) out.add(2, `J.removeIndices(x, drop);`);
+    out.add(1, `} else if (J.isMap(x)) {`);
+  } else out.add(1, `if (J.isMap(x)) {`);
+  // Removals wait until every pattern has seen the keys; with literal keys only, nothing else looks
+  // at them afterwards, so each key is deleted as soon as it is found.
+  const deferred = nodes.some((n) => n.matcher.kind !== 'literal');
+  if (deferred) out.add(2, `const drop = [];`);
   for (const node of nodes) {
-    const sub = node.children ? emitProcess(prog, node.children, node.path) : undefined;
+    const sub = subs.get(node);
     if (node.matcher.kind === 'literal') {
       const k = lit(node.matcher.key);
-      out.add(2, `if (J.has(x, ${k})) ${sub ? `${sub}(x[${k}]);` : `drop.push(${k});`}`);
+      const action = sub ? `${sub}(x[${k}]);` : deferred ? `drop.push(${k});` : `delete x[${k}];`;
+      out.add(2, `if (J.has(x, ${k})) ${action}`);
     } else {
       out.add(2, `for (const k of Object.keys(x)) if (${matchExpr(prog, node.matcher, 'k')}) ${sub ? `${sub}(x[k]);` : 'drop.push(k);'}`);
     }
   }
-  out.add(2, `J.removeKeys(x, drop);`);
+  if (deferred) out.add(2, `J.removeKeys(x, drop);`);
   out.add(1, `}`);
   prog.declare(`/** remove ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(x) {\n${out.toString()}\n}`);
   return fn;
 }
-
