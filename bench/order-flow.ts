@@ -54,8 +54,8 @@ export interface OrderFlowOptions {
   readonly warmupSeconds: number;
 }
 
-/** The generated service's log level during the load: the default, one line per execution. */
-const LOG_LEVEL = 'info';
+/** The generated service's log level during the load: the default (one line per execution) unless BENCH_LOG_LEVEL says otherwise. */
+const LOG_LEVEL = process.env['BENCH_LOG_LEVEL'] ?? 'info';
 
 export async function benchOrderFlow(opts: OrderFlowOptions): Promise<OrderFlowResult> {
   const order = readFileSync(path.join(ORDER_DATA_DIR, 'order.json'), 'utf8');

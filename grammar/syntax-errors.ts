@@ -48,6 +48,11 @@ const RULE_PHRASES: Readonly<Record<string, string>> = {
   parenEntries: 'the options',
   call: 'the function call',
   entry: 'the entry',
+  testDecl: 'the test',
+  testItem: 'the test',
+  mockDecl: 'the mock',
+  expectDecl: 'the expectation',
+  expectPart: 'the expectation',
 };
 
 export interface SyntaxErrorContext {

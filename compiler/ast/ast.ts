@@ -353,7 +353,53 @@ export interface CapsuleDecl {
   readonly span: Span;
 }
 
+// ───────────────────────────── tests (`pipec test`) ─────────────────────────────
+
+/** How a value expectation compares: deep equality, or `contains` (every given field, recursively). */
+export type MatchMode = 'equal' | 'contains';
+
+/** `input: { … }` (the trigger's message) or `input: file("fixtures/order.json")` (relative to the file). */
+export type TestInput =
+  | { readonly kind: 'value'; readonly value: Value; readonly span: Span }
+  | { readonly kind: 'file'; readonly path: string; readonly pathSpan: Span; readonly span: Span };
+
+/** `mock CONNECTOR LABEL { output }` or `mock CONNECTOR LABEL fails { code, message }`. */
+export interface MockDecl {
+  readonly connector: string;
+  readonly connectorSpan: Span;
+  readonly label: string;
+  readonly labelSpan: Span;
+  /** `fails`: the step throws the error described by `body` instead of returning it. */
+  readonly fails: boolean;
+  readonly body: ObjectValue;
+  readonly span: Span;
+}
+
+/** One `expect …` line. Every kind has the span of the whole line; names have their own spans. */
+export type Expectation =
+  | { readonly kind: 'output'; readonly match: MatchMode; readonly value: Value; readonly span: Span }
+  | { readonly kind: 'error'; readonly match: MatchMode; readonly value: Value; readonly span: Span }
+  | { readonly kind: 'status'; readonly status: number; readonly statusSpan: Span; readonly span: Span }
+  | { readonly kind: 'step'; readonly label: string; readonly labelSpan: Span; readonly match: MatchMode; readonly value: Value; readonly span: Span }
+  | { readonly kind: 'branch'; readonly branch: string; readonly branchSpan: Span; readonly span: Span }
+  | { readonly kind: 'published'; readonly event: string; readonly eventSpan: Span; readonly times?: number; readonly with?: Value; readonly span: Span }
+  | { readonly kind: 'called'; readonly label: string; readonly labelSpan: Span; readonly times?: number; readonly with?: Value; readonly span: Span };
+
+/** `test "name" { pipeline: p  input: …  mock …  expect … }`: run by `pipec test`, ignored by build. */
+export interface TestDecl {
+  readonly kind: 'test';
+  readonly name: string;
+  readonly nameSpan: Span;
+  readonly pipeline?: { readonly name: string; readonly span: Span };
+  readonly input?: TestInput;
+  readonly mocks: readonly MockDecl[];
+  readonly expects: readonly Expectation[];
+  readonly span: Span;
+}
+
 export interface PipeFile {
   readonly path: string;
   readonly decls: readonly Decl[];
+  /** `test` blocks, kept apart from declarations: only `pipec test` reads them. */
+  readonly tests?: readonly TestDecl[];
 }

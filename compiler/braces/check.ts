@@ -81,6 +81,8 @@ class Checker {
   readonly refs = new Map<string, PipeType>();
   /** Parameters of the lambdas being checked, innermost last. */
   private readonly lambdaScopes: Map<string, PipeType>[] = [];
+  /** How many silent passes (see `silently`) enclose the current check. */
+  private silentDepth = 0;
   /** Call and position of lambdas written as arguments (for the "not here" diagnostic). */
   private readonly argumentPosition = new Map<LambdaExpr, { readonly signature: FunctionSignature; readonly index: number }>();
 
@@ -296,11 +298,13 @@ class Checker {
     const initial = widen(argTypes[2] ?? UNKNOWN);
     const bind = (acc: PipeType): PipeType[] => spec.params.map((p) => (p === 'x' ? element : acc));
     let body: PipeType;
-    if (spec.params.includes('acc')) {
+    // Inside a silent pass one pass is enough (its result is only a hint): nested REDUCEs then
+    // cost quadratic, not exponential, time.
+    if (spec.params.includes('acc') && this.silentDepth === 0) {
       const first = this.silently(() => this.lambda(lambda, bind(initial)));
       body = this.lambda(lambda, bind(initial.kind === 'null' ? UNKNOWN : union(initial, widen(first))));
     } else {
-      body = this.lambda(lambda, bind(UNKNOWN));
+      body = this.lambda(lambda, bind(initial));
     }
     if (body.kind !== 'null' && fits(body, spec.returns) === 'no') {
       this.diagnostics.push(errors.badLambdaResult({ span: lambda.body.span, signature, param, found: body }));
@@ -312,7 +316,13 @@ class Checker {
   private silently<T>(run: () => T): T {
     const diagnosticCount = this.diagnostics.length;
     const knownRefs = new Set(this.refs.keys());
-    const result = run();
+    this.silentDepth++;
+    let result: T;
+    try {
+      result = run();
+    } finally {
+      this.silentDepth--;
+    }
     this.diagnostics.length = diagnosticCount;
     for (const key of [...this.refs.keys()]) if (!knownRefs.has(key)) this.refs.delete(key);
     return result;

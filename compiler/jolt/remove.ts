@@ -107,9 +107,10 @@ function emitProcess(prog: Program, nodes: readonly Node[], path: JsonPath): str
     if (drops) out.add(2, `J.removeIndices(x, drop);`);
     out.add(1, `} else if (J.isMap(x)) {`);
   } else out.add(1, `if (J.isMap(x)) {`);
-  // Removals wait until every pattern has seen the keys; with literal keys only, nothing else looks
-  // at them afterwards, so each key is deleted as soon as it is found.
-  const deferred = nodes.some((n) => n.matcher.kind !== 'literal');
+  // Removals wait until every pattern has seen the keys; with distinct literal keys only, nothing
+  // else looks at a key afterwards, so each key is deleted as soon as it is found.
+  const literals = new Set(nodes.map((n) => (n.matcher.kind === 'literal' ? n.matcher.key : '*')));
+  const deferred = nodes.some((n) => n.matcher.kind !== 'literal') || literals.size < nodes.length;
   if (deferred) out.add(2, `const drop = [];`);
   for (const node of nodes) {
     const sub = subs.get(node);

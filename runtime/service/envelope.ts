@@ -129,7 +129,7 @@ interface MediaType {
   readonly charset: string | undefined;
 }
 
-const PLAIN_JSON: MediaType = { type: 'application/json', charset: undefined };
+const PLAIN_JSON: MediaType = Object.freeze({ type: 'application/json', charset: undefined });
 
 export function parseMediaType(contentType: string | null): MediaType {
   if (!contentType) return { type: '', charset: undefined };
@@ -147,13 +147,21 @@ export function isJsonType(type: string): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-function decodeText(bytes: Uint8Array, charset: string | undefined, fatal: boolean): string {
-  let decoder: TextDecoder;
+/** Decoders are stateless between whole-buffer decode() calls: the common two are shared. */
+const UTF8_STRICT = new TextDecoder('utf-8', { fatal: true });
+const UTF8_LENIENT = new TextDecoder('utf-8', { fatal: false });
+
+function decoderFor(charset: string | undefined, fatal: boolean): TextDecoder {
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return fatal ? UTF8_STRICT : UTF8_LENIENT;
   try {
-    decoder = new TextDecoder(charset ?? 'utf-8', { fatal });
+    return new TextDecoder(charset, { fatal });
   } catch {
-    decoder = new TextDecoder('utf-8', { fatal });
+    return fatal ? UTF8_STRICT : UTF8_LENIENT;
   }
+}
+
+function decodeText(bytes: Uint8Array, charset: string | undefined, fatal: boolean): string {
+  const decoder = decoderFor(charset, fatal);
   try {
     return decoder.decode(bytes);
   } catch {

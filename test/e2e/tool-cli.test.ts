@@ -94,3 +94,24 @@ describe('pipec eval', () => {
     expect(text).toContain('CONCAT');
   });
 });
+
+describe('pipec schema and pipec explain', () => {
+  it('prints every connector and trigger parameter schema as JSON', async () => {
+    const { code, output } = await runCli(['schema']);
+    expect(code).toBe(0);
+    const all = JSON.parse(output.out.join('')) as { connectors: Record<string, { params: { properties: object } }>; triggers: Record<string, unknown> };
+    expect(Object.keys(all.connectors)).toEqual(expect.arrayContaining(['rest', 'agent', 'validate', 'store', 'jolt', 'jslt', 'publish', 'execute', 'jwt', 'hash']));
+    expect(Object.keys(all.triggers).sort()).toEqual(['event', 'http', 'http-file', 'mcp-tool', 'scheduler']);
+    expect(all.connectors['rest']?.params.properties).toHaveProperty('url');
+    const one = await runCli(['schema', 'agent']);
+    expect((JSON.parse(one.output.out.join('')) as { name: string }).name).toBe('agent');
+    expect((await runCli(['schema', 'nope'])).code).toBe(2);
+  });
+
+  it('explains a diagnostic code', async () => {
+    const { code, output } = await runCli(['explain', 'PIPE3001']);
+    expect(code).toBe(0);
+    expect(output.out.join('')).toContain('Unknown parameter');
+    expect((await runCli(['explain', 'PIPE0000'])).code).toBe(2);
+  });
+});
