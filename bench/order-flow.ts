@@ -54,8 +54,12 @@ export interface OrderFlowOptions {
   readonly warmupSeconds: number;
 }
 
-/** The generated service's log level during the load: the default (one line per execution) unless BENCH_LOG_LEVEL says otherwise. */
-const LOG_LEVEL = process.env['BENCH_LOG_LEVEL'] ?? 'info';
+/**
+ * The generated service's log level during the load: `warn`, so that neither server writes a line
+ * per request (the baseline logs nothing); BENCH_LOG_LEVEL=info measures with the default
+ * "execution finished" line per execution.
+ */
+const LOG_LEVEL = process.env['BENCH_LOG_LEVEL'] ?? 'warn';
 
 export async function benchOrderFlow(opts: OrderFlowOptions): Promise<OrderFlowResult> {
   const order = readFileSync(path.join(ORDER_DATA_DIR, 'order.json'), 'utf8');

@@ -29,8 +29,8 @@ export type {
 } from './types.js';
 export { Reply } from './types.js';
 export { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
-export { step, reply, fail, caught, isFailure, asArray, forEach, env, withCapsule, capsuleParams, checkContract } from './steps.js';
-export type { StepInfo, ForEachInfo, StepHooks } from './steps.js';
+export { step, reply, fail, caught, isFailure, asArray, forEach, env, withCapsule, capsuleParams, checkContract, branch } from './steps.js';
+export type { StepInfo, ForEachInfo, StepHooks, ChoiceInfo } from './steps.js';
 export { compileJsonPath, jsonPathMatches, jsonPathQuery } from './jsonpath.js';
 export { createService } from './service/create-service.js';
 export type { ServiceDefinition, ServiceOptions, Service, ExecutionOutcome } from './service/create-service.js';

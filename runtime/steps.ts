@@ -25,7 +25,7 @@ export type StepParams<P> = P | ((message: Json, ctx: ExecutionContext) => P);
  */
 export interface StepHooks {
   /** Replaces the connector (mocks in pipeline tests); undefined = run it. */
-  readonly mock?: (step: StepInfo, params: unknown, message: Json) => Promise<Json> | undefined;
+  readonly mock?: (step: StepInfo, params: unknown, message: Json, ctx: ExecutionContext) => Promise<Json> | undefined;
   /** Called as the step starts; what it returns comes back to `after` (and `around`) as `token`. */
   readonly before?: (step: StepInfo, ctx: ExecutionContext) => unknown;
   /** Runs the connector inside `around` (e.g. with the step's trace context active). */
@@ -34,6 +34,17 @@ export interface StepHooks {
     step: StepInfo, token: unknown, outcome: 'ok' | 'error', output: Json | undefined, error: PipeError | undefined,
     ctx: ExecutionContext, params: unknown,
   ) => void;
+  /** A choice took its branch `index` (whens in order, then otherwise); coverage in pipeline tests. */
+  readonly branch?: (choice: ChoiceInfo, index: number, ctx: ExecutionContext) => void;
+}
+
+/** Facts about one choice, emitted once per choice as a module constant. */
+export interface ChoiceInfo {
+  readonly label?: string;
+  /** `file.pipe:line` of the choice. */
+  readonly source: string;
+  /** Each branch as written: the `when` conditions in order, then `otherwise` when there is one. */
+  readonly branches: readonly string[];
 }
 
 type ContextWithHooks = ExecutionContext & { readonly hooks?: StepHooks };
@@ -46,7 +57,7 @@ export async function step<P>(ctx: ExecutionContext, info: StepInfo, run: Connec
   let output: Json;
   try {
     resolved = typeof params === 'function' ? (params as (m: Json, c: ExecutionContext) => P)(message, ctx) : params;
-    const mocked = hooks?.mock?.(info, resolved, message);
+    const mocked = hooks?.mock?.(info, resolved, message, ctx);
     if (mocked !== undefined) output = await mocked;
     else if (hooks?.around) {
       const ready = resolved;
@@ -65,6 +76,11 @@ export async function step<P>(ctx: ExecutionContext, info: StepInfo, run: Connec
   if (info.label !== undefined) ctx.steps[info.label] = output;
   hooks?.after?.(info, token, 'ok', output, undefined, ctx, resolved);
   return output;
+}
+
+/** Reports the branch a choice took; one property read when no observer wants it. */
+export function branch(ctx: ExecutionContext, info: ChoiceInfo, index: number): void {
+  (ctx as ContextWithHooks).hooks?.branch?.(info, index, ctx);
 }
 
 function withStep(error: PipeError, info: StepInfo): PipeError {

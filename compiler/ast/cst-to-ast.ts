@@ -8,11 +8,12 @@
 import type { CstElement, CstNode, IToken } from 'chevrotain';
 import type {
   ArrayValue, BranchBody, BranchDecl, CapsuleDecl, CapsuleParam, ChoiceStep, ConnectorStep, Decl, EnvValue,
-  FailStep, ForEachStep, HeaderArg, ObjectEntry, ObjectValue, PipeFile, PipelineDecl, RespondStep, Step,
-  StepsEntry, TaggedValue, TriggerDecl, TryStep, Value, WhenClause,
+  Expectation, FailStep, ForEachStep, HeaderArg, MatchMode, MockDecl, ObjectEntry, ObjectValue, PipeFile, PipelineDecl,
+  RespondStep, Step, StepsEntry, TaggedValue, TestDecl, TestInput, TriggerDecl, TryStep, Value, WhenClause,
 } from './ast.js';
 import type { Diagnostic, Result } from '../diagnostics/diagnostic.js';
 import { diagnostic } from '../diagnostics/codes.js';
+import { suggest } from '../diagnostics/suggest.js';
 import { joinSpans, span, type Span } from '../source/span.js';
 import { locationSpan, tokenSpan } from '../../grammar/lexer.js';
 import { bracesFromToken, decodeNumber, decodeQuotedString, decodeTripleString } from '../../grammar/literals.js';
@@ -21,7 +22,8 @@ import * as T from '../../grammar/tokens.js';
 export function cstToAst(file: string, cst: CstNode): Result<PipeFile> {
   const builder = new AstBuilder(file);
   const decls = builder.file(cst);
-  return { value: { path: file, decls }, diagnostics: builder.diagnostics };
+  const tests = builder.tests(cst);
+  return { value: { path: file, decls, ...(tests.length > 0 ? { tests } : {}) }, diagnostics: builder.diagnostics };
 }
 
 // ───────────────────────────── CST access ─────────────────────────────
@@ -660,5 +662,305 @@ class AstBuilder {
       });
     }
     return undefined;
+  }
+
+  // ───────────────────────────── tests (`pipec test`) ─────────────────────────────
+
+  tests(cst: CstNode): TestDecl[] {
+    const tests: TestDecl[] = [];
+    for (const node of nodesOf(cst, 'testDecl')) {
+      const test = this.test(node);
+      if (test) tests.push(test);
+    }
+    return tests;
+  }
+
+  private test(node: CstNode): TestDecl | undefined {
+    const nameToken = tokenOf(node, 'name');
+    const whole = this.nodeSpan(node);
+    if (!nameToken || !whole) return undefined;
+    let pipeline: TestDecl['pipeline'];
+    let input: TestInput | undefined;
+    const mocks: MockDecl[] = [];
+    const expects: Expectation[] = [];
+    const settingSpans = new Map<string, Span>();
+    for (const item of nodesOf(node, 'testItem')) {
+      const mockNode = nodeOf(item, 'mockDecl');
+      if (mockNode) {
+        const mock = this.mock(mockNode);
+        if (mock) mocks.push(mock);
+        continue;
+      }
+      const expectNode = nodeOf(item, 'expectDecl');
+      if (expectNode) {
+        const expectation = this.expectation(expectNode);
+        if (expectation) expects.push(expectation);
+        continue;
+      }
+      const entryNode = nodeOf(item, 'entry');
+      const keyToken = tokenOf(entryNode, 'key');
+      if (!entryNode || !keyToken) continue;
+      const key = keyToken.image;
+      const keySpan = this.tokenSpan(keyToken);
+      if (key !== 'pipeline' && key !== 'input') {
+        const close = suggest(key, ['pipeline', 'input']);
+        this.report('PIPE7001', {
+          message: `\`${key}\` is not a test setting`,
+          span: keySpan,
+          label: close ? `did you mean \`${close}\`?` : 'unknown setting',
+          body: ['A test takes `pipeline: NAME` and `input: VALUE`, then `mock …` and `expect …` lines.'],
+        });
+        continue;
+      }
+      const earlier = settingSpans.get(key);
+      if (earlier) {
+        this.report('PIPE7005', {
+          message: `this test sets \`${key}\` twice`,
+          span: keySpan,
+          label: 'second time',
+          secondary: [{ span: earlier, message: 'first set here' }],
+        });
+        continue;
+      }
+      settingSpans.set(key, keySpan);
+      if (key === 'input') input = this.testInput(entryNode) ?? input;
+      else pipeline = this.testPipeline(entryNode) ?? pipeline;
+    }
+    return {
+      kind: 'test',
+      name: this.stringText(nameToken),
+      nameSpan: this.tokenSpan(nameToken),
+      ...(pipeline ? { pipeline } : {}),
+      ...(input ? { input } : {}),
+      mocks,
+      expects,
+      span: whole,
+    };
+  }
+
+  private testPipeline(entryNode: CstNode): TestDecl['pipeline'] | undefined {
+    const entry = this.entry(entryNode);
+    if (!entry || entry.kind !== 'entry') return undefined;
+    if (entry.value.kind !== 'ident' && entry.value.kind !== 'string') {
+      this.report('PIPE7001', {
+        message: '`pipeline` names the pipeline the test runs',
+        span: entry.value.span,
+        label: 'expected a pipeline name',
+        hint: 'write `pipeline: order-flow`',
+      });
+      return undefined;
+    }
+    return { name: entry.value.kind === 'ident' ? entry.value.name : entry.value.value, span: entry.value.span };
+  }
+
+  /** `input: VALUE` or `input: file("path.json")` (the only place `file(…)` is allowed). */
+  private testInput(entryNode: CstNode): TestInput | undefined {
+    const call = nodeOf(nodeOf(entryNode, 'value'), 'call');
+    const callee = tokenOf(call, 'callee');
+    if (call && callee?.image === 'file') {
+      const callSpan = this.nodeSpan(call);
+      const args = nodesOf(call, 'arg').map((arg) => this.valueNode(arg));
+      const [pathValue] = args;
+      if (!callSpan) return undefined;
+      if (args.length !== 1 || pathValue?.kind !== 'string') {
+        this.report('PIPE7004', {
+          message: '`file` takes one path, as a plain string',
+          span: callSpan,
+          label: 'expected file("path.json")',
+        });
+        return undefined;
+      }
+      return { kind: 'file', path: pathValue.value, pathSpan: pathValue.span, span: callSpan };
+    }
+    const entry = this.entry(entryNode);
+    if (!entry || entry.kind !== 'entry') return undefined;
+    return { kind: 'value', value: entry.value, span: entry.value.span };
+  }
+
+  private mock(node: CstNode): MockDecl | undefined {
+    const connectorToken = tokenOf(node, 'connector');
+    const whole = this.nodeSpan(node);
+    if (!connectorToken || !whole) return undefined;
+    const args = tokensOf(node, 'arg');
+    const [labelToken, modeToken, ...extra] = args;
+    const body = this.object(nodeOf(node, 'object'));
+    const connectorSpan = this.tokenSpan(connectorToken);
+    const bad = (message: string, at: Span, label: string): undefined => {
+      this.report('PIPE7003', {
+        message,
+        span: at,
+        label,
+        hint: `write \`mock ${connectorToken.image} ${labelToken?.image ?? 'LABEL'} { …output… }\` or \`… fails { code: 503, message: "…" }\``,
+      });
+      return undefined;
+    };
+    if (!labelToken || labelToken.tokenType !== T.Identifier) {
+      return bad(`a mock names the label of the step it replaces`, labelToken ? this.tokenSpan(labelToken) : connectorSpan, 'expected a step label');
+    }
+    if (modeToken && modeToken.image !== 'fails') return bad(`unexpected \`${modeToken.image}\` in a mock`, this.tokenSpan(modeToken), 'expected `fails` or `{`');
+    const first = extra[0];
+    if (first) return bad(`unexpected \`${first.image}\` in a mock`, this.tokenSpan(first), 'expected `{`');
+    if (!body) return bad(`the mock of \`${labelToken.image}\` needs a block \`{ … }\``, joinSpans(connectorSpan, this.tokenSpan(modeToken ?? labelToken)), 'no `{ … }` after this');
+    return {
+      connector: connectorToken.image,
+      connectorSpan,
+      label: labelToken.image,
+      labelSpan: this.tokenSpan(labelToken),
+      fails: modeToken !== undefined,
+      body,
+      span: whole,
+    };
+  }
+
+  private expectation(node: CstNode): Expectation | undefined {
+    const whatToken = tokenOf(node, 'what');
+    const whole = this.nodeSpan(node);
+    if (!whatToken || !whole) return undefined;
+    const parts = nodesOf(node, 'expectPart').map((p) => this.expectPart(p)).filter((p): p is ExpectPart => p !== undefined);
+    const what = whatToken.image;
+    const built = readExpectation(what, parts, whole);
+    if (built.ok) return built.value;
+    const known = Object.keys(EXPECTATION_FORMS);
+    const form = EXPECTATION_FORMS[what];
+    const close = form ? undefined : suggest(what, known);
+    this.report('PIPE7002', {
+      message: form ? `malformed \`expect ${what}\`` : `\`expect ${what}\` is not an expectation`,
+      span: form ? (built.at ?? whole) : this.tokenSpan(whatToken),
+      label: form ? built.problem : close ? `did you mean \`${close}\`?` : 'unknown expectation',
+      body: [form ? `The form is \`${form}\`.` : `Expectations: ${known.map((k) => `\`${k}\``).join(', ')}.`],
+    });
+    return undefined;
+  }
+
+  private expectPart(node: CstNode): ExpectPart | undefined {
+    const whole = this.nodeSpan(node);
+    if (!whole) return undefined;
+    const word = tokenOf(node, 'word');
+    if (word) {
+      if (word.tokenType === T.True || word.tokenType === T.False) return { kind: 'value', value: { kind: 'boolean', value: word.tokenType === T.True, span: whole }, span: whole };
+      if (word.tokenType === T.Null) return { kind: 'value', value: { kind: 'null', span: whole }, span: whole };
+      return { kind: 'word', text: word.image, span: whole };
+    }
+    const number = tokenOf(node, 'number');
+    if (number) {
+      const decoded = decodeNumber(this.path, number.image, number.startOffset);
+      this.diagnostics.push(...decoded.diagnostics);
+      return { kind: 'value', value: decoded.value, span: whole };
+    }
+    const text = tokenOf(node, 'text');
+    if (text) return { kind: 'value', value: this.stringToken(text), span: whole };
+    const braces = tokenOf(node, 'braces');
+    if (braces) return { kind: 'value', value: bracesFromToken(this.path, braces.image, braces.startOffset), span: whole };
+    const value = this.object(nodeOf(node, 'object')) ?? (nodeOf(node, 'array') ? this.array(nodeOf(node, 'array') as CstNode) : undefined);
+    return value ? { kind: 'value', value, span: whole } : undefined;
+  }
+}
+
+// ───────────────────────────── expectations ─────────────────────────────
+
+/** One word or value after `expect WHAT`, before it is given a meaning. */
+type ExpectPart =
+  | { readonly kind: 'word'; readonly text: string; readonly span: Span }
+  | { readonly kind: 'value'; readonly value: Value; readonly span: Span };
+
+/** The form of each expectation, shown when one is malformed. */
+const EXPECTATION_FORMS: Readonly<Record<string, string>> = {
+  output: 'expect output [contains] VALUE',
+  error: 'expect error [contains] VALUE',
+  status: 'expect status CODE',
+  step: 'expect step LABEL [contains] VALUE',
+  branch: 'expect branch "CONDITION" | NAME | otherwise',
+  published: 'expect published EVENT [N times] [with VALUE]',
+  called: 'expect called LABEL [N times] [with VALUE]',
+};
+
+type ReadResult = { readonly ok: true; readonly value: Expectation } | { readonly ok: false; readonly problem: string; readonly at?: Span };
+
+function fail(problem: string, at?: Span): ReadResult {
+  return { ok: false, problem, ...(at ? { at } : {}) };
+}
+
+/** `[contains] VALUE` at the end of an expectation. */
+function readMatch(parts: readonly ExpectPart[]): { match: MatchMode; value: Value } | { problem: string; at?: Span } {
+  const [first, second, third] = parts;
+  const contains = first?.kind === 'word' && first.text === 'contains';
+  const valuePart = contains ? second : first;
+  const extra = contains ? third : second;
+  if (!valuePart) return { problem: 'expected a value' };
+  if (valuePart.kind !== 'value') return { problem: 'expected a value', at: valuePart.span };
+  if (extra) return { problem: 'unexpected after the value', at: extra.span };
+  return { match: contains ? 'contains' : 'equal', value: valuePart.value };
+}
+
+/** `[N times | never] [with VALUE]` after `published EVENT` / `called LABEL`. */
+function readCount(parts: readonly ExpectPart[]): { times?: number; with?: Value } | { problem: string; at?: Span } {
+  let i = 0;
+  let times: number | undefined;
+  const at = parts[i];
+  if (at?.kind === 'word' && at.text === 'never') {
+    times = 0;
+    i += 1;
+  } else if (at?.kind === 'value' && at.value.kind === 'number') {
+    const next = parts[i + 1];
+    if (!Number.isInteger(at.value.value) || at.value.value < 0) return { problem: 'a count is a whole number', at: at.span };
+    if (next?.kind !== 'word' || (next.text !== 'times' && next.text !== 'time')) return { problem: 'expected `times` after the count', at: next?.span ?? at.span };
+    times = at.value.value;
+    i += 2;
+  }
+  let withValue: Value | undefined;
+  const w = parts[i];
+  if (w?.kind === 'word' && w.text === 'with') {
+    const value = parts[i + 1];
+    if (value?.kind !== 'value') return { problem: 'expected a value after `with`', at: value?.span ?? w.span };
+    withValue = value.value;
+    i += 2;
+  }
+  const extra = parts[i];
+  if (extra) return { problem: 'unexpected here', at: extra.span };
+  return { ...(times !== undefined ? { times } : {}), ...(withValue ? { with: withValue } : {}) };
+}
+
+function readExpectation(what: string, parts: readonly ExpectPart[], span: Span): ReadResult {
+  const [head, ...rest] = parts;
+  switch (what) {
+    case 'output':
+    case 'error': {
+      const read = readMatch(parts);
+      if ('problem' in read) return fail(read.problem, read.at);
+      return { ok: true, value: { kind: what, match: read.match, value: read.value, span } };
+    }
+    case 'status': {
+      const value = head?.kind === 'value' ? head.value : undefined;
+      if (!head || value?.kind !== 'number' || !Number.isInteger(value.value) || value.value < 100 || value.value > 599) {
+        return fail('expected an HTTP status from 100 to 599', head?.span);
+      }
+      if (rest[0]) return fail('unexpected after the status', rest[0].span);
+      return { ok: true, value: { kind: 'status', status: value.value, statusSpan: head.span, span } };
+    }
+    case 'step': {
+      if (head?.kind !== 'word') return fail('expected a step label', head?.span);
+      const read = readMatch(rest);
+      if ('problem' in read) return fail(read.problem, read.at ?? head.span);
+      return { ok: true, value: { kind: 'step', label: head.text, labelSpan: head.span, match: read.match, value: read.value, span } };
+    }
+    case 'branch': {
+      const name = head?.kind === 'word' ? head.text : head?.kind === 'value' && head.value.kind === 'string' ? head.value.value : undefined;
+      if (!head || name === undefined) return fail('expected a condition as written, a branch name or `otherwise`', head?.span);
+      if (rest[0]) return fail('unexpected after the branch', rest[0].span);
+      return { ok: true, value: { kind: 'branch', branch: name, branchSpan: head.span, span } };
+    }
+    case 'published':
+    case 'called': {
+      const name = head?.kind === 'word' ? head.text : head?.kind === 'value' && head.value.kind === 'string' ? head.value.value : undefined;
+      if (!head || name === undefined) return fail(what === 'published' ? 'expected an event name' : 'expected a step label', head?.span);
+      const read = readCount(rest);
+      if ('problem' in read) return fail(read.problem, read.at);
+      const count = { ...(read.times !== undefined ? { times: read.times } : {}), ...(read.with ? { with: read.with } : {}) };
+      return what === 'published'
+        ? { ok: true, value: { kind: 'published', event: name, eventSpan: head.span, ...count, span } }
+        : { ok: true, value: { kind: 'called', label: name, labelSpan: head.span, ...count, span } };
+    }
+    default:
+      return fail('unknown expectation');
   }
 }

@@ -3,7 +3,7 @@
  * then the checks that span pipelines (duplicate routes, execute cycles vs concurrency), accounts
  * and globals. Produces the ServicePlan that codegen turns into files.
  */
-import type { AccountDecl, PipelineDecl, Value } from '../ast/ast.js';
+import type { AccountDecl, PipelineDecl, Step, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { diagnostic } from '../diagnostics/codes.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -68,8 +68,9 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   };
   const pipelines: PipelinePlan[] = [];
   const edges: ExecuteEdge[] = [];
+  const executed = executeTargets(input.decls);
   for (const decl of input.decls.pipelines.values()) {
-    const checked = checkPipeline(decl, facts);
+    const checked = checkPipeline(decl, facts, executed.has(decl.name));
     diagnostics.push(...checked.diagnostics);
     shapes.push(...checked.shapes);
     edges.push(...checked.executes);
@@ -111,12 +112,49 @@ function emptyEnv(file: string) {
   return { file, message: UNKNOWN, globals: {}, accounts: {}, steps: {} };
 }
 
-function checkPipeline(decl: PipelineDecl, facts: ServiceFacts): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[]; shapes: StepShape[] } {
+/** Pipelines some `execute` step calls: their message may be the caller's payload, not the trigger's. */
+function executeTargets(decls: Declarations): Set<string> {
+  const targets = new Set<string>();
+  const visit = (steps: readonly Step[]): void => {
+    for (const step of steps) {
+      switch (step.kind) {
+        case 'connector':
+          if (step.connector === 'execute' && step.args[0]) targets.add(step.args[0].text);
+          for (const entry of step.params.entries) if (entry.kind === 'steps-entry') visit(entry.steps);
+          break;
+        case 'choice':
+          for (const when of step.whens) if (when.body.kind === 'inline') visit(when.body.steps);
+          if (step.otherwise?.kind === 'inline') visit(step.otherwise.steps);
+          break;
+        case 'try':
+          visit(step.body);
+          visit(step.catchBody);
+          break;
+        case 'for-each':
+          visit(step.body);
+          break;
+        default:
+          break;
+      }
+    }
+  };
+  for (const p of decls.pipelines.values()) {
+    visit(p.steps);
+    if (p.onError) visit(p.onError);
+    for (const b of p.branches) visit(b.steps);
+  }
+  for (const c of decls.capsules.values()) visit(c.steps);
+  return targets;
+}
+
+function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipelines = false): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[]; shapes: StepShape[] } {
   const ctx = new PipelineContext(facts, decl.name, decl.nameSpan.file, new Map(decl.branches.map((b) => [b.name, b])));
   const options = checkOptions(decl, ctx.diagnostics);
   // A missing trigger is a syntax error (PIPE1016): check never runs on such a file.
   const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx) : undefined;
-  const steps = checkBlock(decl.steps, trigger?.message ?? UNKNOWN, ctx, {});
+  // Called through `execute`, the pipeline receives the caller's payload instead of its trigger's envelope.
+  const firstMessage = executedByPipelines ? UNKNOWN : (trigger?.message ?? UNKNOWN);
+  const steps = checkBlock(decl.steps, firstMessage, ctx, {});
   const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
   for (const branch of decl.branches) {
     if (!ctx.usedBranches.has(branch.name)) {

@@ -159,17 +159,27 @@ function emitStep(step: PlanStep, state: EmitState): void {
       w.line(`throw R.fail(${step.status}, ${step.message.js}, ${JSON.stringify(where)});`);
       return;
     case 'choice': {
+      // Each branch reports itself (R.branch) so `pipec test --coverage` can count branches taken.
+      const info = uniqueName(`choice-${step.label ?? 'at'}-${step.source.line}`, state);
+      const branches = [...step.whens.map((when) => when.describe), ...(step.otherwise ? ['otherwise'] : [])];
+      state.decls.line(`const ${info}: R.ChoiceInfo = { ${step.label !== undefined ? `label: ${JSON.stringify(step.label)}, ` : ''}source: ${JSON.stringify(where)}, branches: ${JSON.stringify(branches)} };`);
       w.line(`// ${where} — choice${step.label ? ` ${step.label}` : ''}`);
       step.whens.forEach((when, i) => {
         const head = `${i === 0 ? 'if' : 'else if'} (${when.condition.js})`;
         w.block(head, () => {
           w.line(`// ${when.source.file}:${when.source.line} — when ${when.describe.replace(/\n/g, ' ')}`);
+          w.line(`R.branch(ctx, ${info}, ${i});`);
           emitSteps(when.body, state, 'none');
         });
       });
       if (step.otherwise) {
-        if (step.whens.length === 0) emitSteps(step.otherwise, state, 'none');
-        else w.block('else', () => emitSteps(step.otherwise ?? [], state, 'none'));
+        const otherwise = step.otherwise;
+        const emitOtherwise = (): void => {
+          w.line(`R.branch(ctx, ${info}, ${step.whens.length});`);
+          emitSteps(otherwise, state, 'none');
+        };
+        if (step.whens.length === 0) emitOtherwise();
+        else w.block('else', emitOtherwise);
       }
       return;
     }

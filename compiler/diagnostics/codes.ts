@@ -7,6 +7,7 @@
  *   PIPE4xxx {{ }} types, functions and message shapes
  *   PIPE5xxx JOLT (5001–5299) / JSLT (5300–5499) / JSONPath, regex, cron (5500–5599)
  *   PIPE6xxx control flow (reachability, choice, capsules, concurrency)
+ *   PIPE7xxx pipeline tests (`test` blocks run by `pipec test`)
  *   PIPE9xxx internal errors (pipec bugs) and limits
  * docs/diagnostics.md is generated from this catalogue (`npm run docs:codes`) and a test keeps it fresh.
  */
@@ -20,6 +21,7 @@ import { transformCodes } from './codes/transform.js';
 import { flowCodes } from './codes/flow.js';
 import { internalCodes } from './codes/internal.js';
 import { patternCodes } from './codes/patterns.js';
+import { testingCodes } from './codes/testing.js';
 
 export interface CodeInfo {
   readonly title: string;
@@ -50,6 +52,7 @@ export const CODES: CodeTable = mergeTables([
   transformCodes,
   flowCodes,
   patternCodes,
+  testingCodes,
   internalCodes,
 ]);
 

@@ -128,7 +128,9 @@ export class Program implements ReadNames {
 export class Lines {
   private readonly lines: string[] = [];
 
+  /** Adds a line (an empty text adds nothing: optional statements may come out empty). */
   add(indent: number, text: string): void {
+    if (text === '') return;
     this.lines.push(`${'  '.repeat(indent)}${text}`);
   }
 

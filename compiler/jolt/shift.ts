@@ -8,7 +8,7 @@
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
 import { canonicalOf, isStar, parseKey, parseOutputPath, type PathElement, SpecError, starMatches } from './keys.js';
 import { compareUtf16 } from '../../runtime/jolt/java.js';
-import { type CaptureKind, evaluateExpr, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
+import { type CaptureKind, evaluateExpr, isInvariant, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
 
 interface Child {
   readonly pe: PathElement;
@@ -31,7 +31,9 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
     prog.error('PIPE5006', path, 'value', 'the spec of a `shift` must be an object of input keys');
     return fn;
   }
-  const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog);
+  // match counts cost a store per matched key; they are kept only when some `[#n]` may read them
+  const counts = /\[\s*#/.test(JSON.stringify(spec));
+  const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog, counts);
   const rootFn = compileComposite(prog, spec, path, root, 1, { owner: 1, capture: 'none', groups: 0 }, 0);
   prog.declare(
     [
@@ -173,9 +175,10 @@ function compileComposite(
   const computed = children.filter((c) => isStar(c.pe) || c.pe.kind === 'amp' || c.pe.kind === 'array').sort(computedCompare);
   const strategy = strategyOf(literals, computed);
 
+  const head = new Lines();
+  head.add(1, `S.T[${level}] = d;`);
+  if (isOwner) head.add(1, `S.K[${level}] = k; S.C[${level}] = c;${scope.counts ? ` S.H[${level}] = 0;` : ''}`);
   const body = new Lines();
-  body.add(1, `S.T[${level}] = d;`);
-  if (isOwner) body.add(1, `S.K[${level}] = k; S.C[${level}] = c; S.H[${level}] = 0;`);
   for (const child of specials) emitSpecial(prog, body, 1, child, scope, level, depth);
 
   if (literals.length > 0 || computed.length > 0) {
@@ -190,7 +193,9 @@ function compileComposite(
     emitScalar(prog, body, 2, strategy, literals, computed, scope, level, depth);
     body.add(1, `}`);
   }
-  prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(S, k, c, d) {\n${body.toString()}\n}`);
+  for (const declaration of scope.hoisted.declarations) head.add(1, declaration);
+  head.addAll(body);
+  prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(S, k, c, d) {\n${head.toString()}\n}`);
   return fn;
 }
 
@@ -416,7 +421,7 @@ function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope:
   const rhsList = Array.isArray(child.rhs);
   child.outputs.forEach((output, i) => {
     try {
-      emitPut(out, ind, writeSteps(scope, level, output), data);
+      emitPut(out, ind, scope, writeSteps(scope, level, output), data);
     } catch (e) {
       if (!(e instanceof SpecError)) throw e;
       prog.error(e.code, rhsList ? [...child.path, i] : child.path, 'value', e.message);
@@ -452,12 +457,16 @@ function writeKey(name: string, value: string): string {
  * negative index skips the write), walk/create containers below the root, then set the last step,
  * merging into what is there through J.fm / J.fa.
  */
-function emitPut(out: Lines, ind: number, steps: readonly WriteStep[], data: string): void {
+function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteStep[], data: string): void {
   out.add(ind, `w: {`);
   const names = steps.map((step, i) => {
     if (step.kind === 'X' || step.constant) return step.key;
-    const name = `${step.kind === 'A' ? 'a' : 'k'}${i}`;
-    out.add(ind + 1, `const ${name} = ${step.key};`);
+    let name: string;
+    if (isInvariant(step.key)) name = scope.hoisted.name(step.key);
+    else {
+      name = `${step.kind === 'A' ? 'a' : 'k'}${i}`;
+      out.add(ind + 1, `const ${name} = ${step.key};`);
+    }
     if (step.kind === 'A' && step.key.startsWith('J.index(')) out.add(ind + 1, `if (${name} < 0) break w;`);
     if (step.nullable) out.add(ind + 1, `if (${name} === null) break w;`);
     return name;

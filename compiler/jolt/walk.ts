@@ -24,6 +24,44 @@ export interface LocalNames {
   readonly hash?: string;
 }
 
+/**
+ * Expressions computed once at the top of one generated function instead of at each use: the keys
+ * of output paths that depend only on the function's own key, captures and data (and on outer
+ * levels), such as the `J.index(k)` of `lines[&1].code`. Such expressions are pure and cannot throw.
+ */
+export class Hoisted {
+  private readonly names = new Map<string, string>();
+  readonly declarations: string[] = [];
+
+  /** The name of a `const` holding `expr` (one per distinct expression). */
+  name(expr: string): string {
+    let name = this.names.get(expr);
+    if (name === undefined) {
+      name = `h${this.names.size + 1}`;
+      this.names.set(expr, name);
+      this.declarations.push(`const ${name} = ${expr};`);
+    }
+    return name;
+  }
+}
+
+/** Identifiers an invariant expression may use: the function's parameters and the runtime. */
+const INVARIANT_NAMES = new Set(['k', 'c', 'd', 'S', 'J', 'String']);
+
+/**
+ * Whether a generated key expression has the same value everywhere in its function: it reads only
+ * the function's parameters `k`, `c`, `d`, the walked-path slots of outer levels (not the match
+ * counts `S.H`, which change as children match) and hoisted map readers.
+ */
+export function isInvariant(expr: string): boolean {
+  const code = expr.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+  if (code.includes('S.H')) return false;
+  for (const m of code.matchAll(/(?<![.\w$])[A-Za-z_$][\w$]*/g)) {
+    if (!INVARIANT_NAMES.has(m[0]) && !/^get\d+$/.test(m[0])) return false;
+  }
+  return true;
+}
+
 /** Levels from the root to the current one, plus JS names bound locally in the current scope. */
 export class Scope {
   constructor(
@@ -31,18 +69,22 @@ export class Scope {
     readonly locals: ReadonlyMap<number, LocalNames>,
     /** How generated code reads literal map keys (hoisted per-key readers of the Program). */
     readonly reads: ReadNames,
+    /** Whether match counts (`[#n]`) are kept: only when the spec refers to them. */
+    readonly counts = true,
+    /** Expressions hoisted to the top of the current generated function. */
+    readonly hoisted = new Hoisted(),
   ) {}
 
   /** The scope inside a new generated function for `level`: outer levels are read from `S` slots. */
   enter(level: number, info: Level, names: LocalNames): Scope {
-    return new Scope([...this.levels.slice(0, level), info], new Map([[level, names]]), this.reads);
+    return new Scope([...this.levels.slice(0, level), info], new Map([[level, names]]), this.reads, this.counts);
   }
 
   with(level: number, info: Level, names: LocalNames): Scope {
     const levels = [...this.levels.slice(0, level), info];
     const locals = new Map(this.locals);
     locals.set(level, names);
-    return new Scope(levels, locals, this.reads);
+    return new Scope(levels, locals, this.reads, this.counts, this.hoisted);
   }
 
   private levelAt(at: number, up: number, what: string): number {
@@ -80,8 +122,9 @@ export class Scope {
     return this.locals.get(index)?.data ?? `S.T[${index}]`;
   }
 
-  /** `S.H[owner]++` for the level a finished child counts towards. */
+  /** `S.H[owner]++` for the level a finished child counts towards (nothing when counts are unused). */
   countMatch(level: number): string {
+    if (!this.counts) return '';
     const owner = this.ownerOf(level);
     return `S.H[${owner}]++;`;
   }

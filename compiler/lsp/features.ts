@@ -118,7 +118,9 @@ function signatureDoc(signature: FunctionSignature): string {
 }
 
 export function signatureText(signature: FunctionSignature): string {
-  const params = signature.params.map((p) => `${p.rest ? '...' : ''}${p.name}${p.optional ? '?' : ''}: ${describeType(p.type)}`).join(', ');
+  const params = signature.params
+    .map((p) => ((p as { lambda?: unknown }).lambda ? p.name : `${p.rest ? '...' : ''}${p.name}${p.optional ? '?' : ''}: ${describeType(p.type)}`))
+    .join(', ');
   const result = typeof signature.result === 'function' ? 'depends on the arguments' : describeType(signature.result);
   return `${signature.name}(${params}) → ${result}`;
 }

@@ -195,9 +195,10 @@ export function headersRecord(headers: Headers): JsonObject {
 }
 
 /** Query parameters and path parameters in one object; path parameters win on a clash. */
-export function queryAndPathRecord(url: URL, pathParams: Readonly<Record<string, string>>): JsonObject {
+export function queryAndPathRecord(url: URL | URLSearchParams | null, pathParams: Readonly<Record<string, string>>): JsonObject {
   const out = dataRecord();
-  for (const [k, v] of url.searchParams) addValue(out, k, v);
+  const query = url instanceof URL ? url.searchParams : url;
+  if (query) for (const [k, v] of query) addValue(out, k, v);
   for (const [k, v] of Object.entries(pathParams)) out[k] = v;
   return out;
 }
@@ -210,14 +211,30 @@ export interface EnvelopeInput {
   readonly principal?: JsonObject | null;
 }
 
+/**
+ * The path and query of an absolute request URL as the server built it (already normalised, so
+ * no full URL parse is needed on every request); anything unusual goes through `new URL`.
+ */
+export function pathAndQuery(url: string): { readonly path: string; readonly query: URLSearchParams | null } {
+  const authority = url.indexOf('://');
+  const pathStart = authority > 0 ? url.indexOf('/', authority + 3) : -1;
+  if (pathStart < 0 || url.includes('#')) {
+    const parsed = new URL(url);
+    return { path: parsed.pathname, query: parsed.search === '' ? null : parsed.searchParams };
+  }
+  const queryStart = url.indexOf('?', pathStart);
+  if (queryStart < 0) return { path: url.slice(pathStart), query: null };
+  return { path: url.slice(pathStart, queryStart), query: new URLSearchParams(url.slice(queryStart + 1)) };
+}
+
 export function buildEnvelope({ request, pathParams, body, principal }: EnvelopeInput): JsonObject {
-  const url = new URL(request.url);
+  const { path, query } = pathAndQuery(request.url);
   return {
     body,
     headers: headersRecord(request.headers),
-    queryAndPath: queryAndPathRecord(url, pathParams),
+    queryAndPath: queryAndPathRecord(query, pathParams),
     method: request.method.toUpperCase(),
-    path: url.pathname,
+    path,
     contentType: request.headers.get('content-type'),
     ...(principal ? { principal } : {}),
   };

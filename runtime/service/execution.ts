@@ -275,7 +275,9 @@ export class ExecutionEngine {
     if (log.enabled('debug')) log.logger.debug({ trigger: request.trigger, redelivery: request.redelivery ?? false }, 'execution started');
 
     const steps = async (): Promise<Json | Reply> => {
-      release = await entry.limiter.acquire(abort);
+      // A pipeline that executes itself runs the nested execution inside the caller's slot: waiting
+      // for a slot of its own could deadlock once every slot holds a caller (N callers, N slots).
+      if (!request.parent || request.parent.pipeline !== pipeline.name) release = await entry.limiter.acquire(abort);
       entry.series.inFlight.value += 1;
       const message = request.prepare
         ? await request.prepare(new EngineScope(executionId, log, abort, workDir))

@@ -64,11 +64,4 @@ export const configCodes: CodeTable = {
     explain:
       'An account declaration has an unknown type or fields that its type does not take. Account types: secret-key, api-key, basic, bearer, private-key, public-key, oauth2, mock.\n\nExample: `account crm: basic { user: "x" }` — a basic account takes `username` and `password`.',
   },
-  PIPE3010: {
-    title: 'Account of the wrong type',
-    severity: 'error',
-    phase: 'check',
-    explain:
-      'The parameter names an account whose type the connector cannot use.\n\nExample: an `auth: { type: basic, account: openai }` where `openai` is a `secret-key` account. Point it at an account of a suitable type.',
-  },
 };

@@ -16,7 +16,6 @@ export const nameCodes: CodeTable = {
   PIPE2005: { title: 'Unknown account', severity: 'error', phase: 'resolve', explain: unknown('account', '`agent { account: opnai }`') },
   PIPE2006: { title: 'Unknown store', severity: 'error', phase: 'resolve', explain: unknown('store (declared with `store NAME`)', '`store reprocesss.find { … }`') },
   PIPE2007: { title: 'Unknown pipeline', severity: 'error', phase: 'resolve', explain: unknown('pipeline', '`execute token-servce { … }`') },
-  PIPE2008: { title: 'Unknown global', severity: 'error', phase: 'resolve', explain: unknown('global (declared with `global NAME = value`)', '`{{ global.read-timout }}`') },
   PIPE2009: {
     title: 'Duplicate step label',
     severity: 'error',

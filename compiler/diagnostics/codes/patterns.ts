@@ -19,10 +19,4 @@ export const patternCodes: CodeTable = {
     phase: 'check',
     explain: 'A scheduler trigger takes a cron expression with 5 fields (minute hour day-of-month month day-of-week) or 6 (with seconds first), and an IANA time zone.\n\nExample: `cron: "*/5 * * *"` has only four fields.',
   },
-  PIPE5504: {
-    title: 'Invalid regular expression',
-    severity: 'error',
-    phase: 'check',
-    explain: 'A regular expression given at build time does not compile.',
-  },
 };
