@@ -16,6 +16,7 @@ export function renderDiagnosticsDoc(): string {
     '| PIPE4xxx | Double Braces types, functions and message shapes |',
     '| PIPE5xxx | JOLT (5001–5299), JSLT (5300–5499), JSONPath / cron / regex (5500–5599) |',
     '| PIPE6xxx | control flow: reachability, choice, loops, self-execution |',
+    '| PIPE7xxx | tests written in the language (`test`, `mock`, `expect`) |',
     '| PIPE9xxx | internal errors and unreadable inputs |',
     '',
   ];
