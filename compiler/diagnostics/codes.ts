@@ -7,7 +7,6 @@
  *   PIPE4xxx {{ }} types, functions and message shapes
  *   PIPE5xxx JOLT (5001–5299) / JSLT (5300–5499) / JSONPath, regex, cron (5500–5599)
  *   PIPE6xxx control flow (reachability, choice, capsules, concurrency)
- *   PIPE7xxx tests written in the language (test, mock, expect)
  *   PIPE7xxx pipeline tests (`test` blocks run by `pipec test`)
  *   PIPE9xxx internal errors (pipec bugs) and limits
  * docs/diagnostics.md is generated from this catalogue (`npm run docs:codes`) and a test keeps it fresh.
