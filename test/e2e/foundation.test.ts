@@ -81,6 +81,9 @@ describe('hello example, built and served', () => {
     const body = (await res.json()) as { error: string; executionId: string; code: number };
     expect(body.code).toBe(500);
     expect(body.executionId).toMatch(/[0-9a-f-]{36}/);
+    // The failure is logged with its execution id (log lines arrive asynchronously from the child).
+    const deadline = Date.now() + 5000;
+    while (!service.logs().includes(body.executionId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(service.logs()).toContain(body.executionId);
     const again = await post('/divide', JSON.stringify({ a: 6, b: 3 }));
     expect(again.status).toBe(200);
