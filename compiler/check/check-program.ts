@@ -14,6 +14,7 @@ import type { SourceFile } from '../source/source-file.js';
 import type { Span } from '../source/span.js';
 import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { ParamValidators } from './check-params.js';
+import { walkDeclSteps } from '../ast/walk.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
 import { checkTrigger } from './check-trigger.js';
@@ -115,35 +116,11 @@ function emptyEnv(file: string) {
 /** Pipelines some `execute` step calls: their message may be the caller's payload, not the trigger's. */
 function executeTargets(decls: Declarations): Set<string> {
   const targets = new Set<string>();
-  const visit = (steps: readonly Step[]): void => {
-    for (const step of steps) {
-      switch (step.kind) {
-        case 'connector':
-          if (step.connector === 'execute' && step.args[0]) targets.add(step.args[0].text);
-          for (const entry of step.params.entries) if (entry.kind === 'steps-entry') visit(entry.steps);
-          break;
-        case 'choice':
-          for (const when of step.whens) if (when.body.kind === 'inline') visit(when.body.steps);
-          if (step.otherwise?.kind === 'inline') visit(step.otherwise.steps);
-          break;
-        case 'try':
-          visit(step.body);
-          visit(step.catchBody);
-          break;
-        case 'for-each':
-          visit(step.body);
-          break;
-        default:
-          break;
-      }
-    }
+  const collect = (step: Step): void => {
+    if (step.kind === 'connector' && step.connector === 'execute' && step.args[0]) targets.add(step.args[0].text);
   };
-  for (const p of decls.pipelines.values()) {
-    visit(p.steps);
-    if (p.onError) visit(p.onError);
-    for (const b of p.branches) visit(b.steps);
-  }
-  for (const c of decls.capsules.values()) visit(c.steps);
+  for (const p of decls.pipelines.values()) walkDeclSteps(p, collect);
+  for (const c of decls.capsules.values()) walkDeclSteps(c, collect);
   return targets;
 }
 

@@ -11,6 +11,7 @@ import { describeType } from '../types/type-ops.js';
 import type { PipeType } from '../types/pipe-type.js';
 import type { StepShape } from '../check/context.js';
 import { locate, type Owner } from './locate.js';
+import { connectorStepsOf } from '../ast/walk.js';
 
 export interface ProjectFile {
   readonly path: string;
@@ -322,38 +323,7 @@ function entryValue(object: ObjectValue, key: string): Value | undefined {
 
 /** Every connector step of a file, at any depth. */
 export function connectorSteps(file: PipeFile): ConnectorStep[] {
-  const out: ConnectorStep[] = [];
-  const visit = (steps: readonly Step[]): void => {
-    for (const step of steps) {
-      switch (step.kind) {
-        case 'connector':
-          out.push(step);
-          for (const entry of step.params.entries) if (entry.kind === 'steps-entry') visit(entry.steps);
-          break;
-        case 'choice':
-          for (const when of step.whens) if (when.body.kind === 'inline') visit(when.body.steps);
-          if (step.otherwise?.kind === 'inline') visit(step.otherwise.steps);
-          break;
-        case 'try':
-          visit(step.body);
-          visit(step.catchBody);
-          break;
-        case 'for-each':
-          visit(step.body);
-          break;
-        default:
-          break;
-      }
-    }
-  };
-  for (const decl of file.decls) {
-    if (decl.kind === 'pipeline') {
-      visit(decl.steps);
-      if (decl.onError) visit(decl.onError);
-      for (const branch of decl.branches) visit(branch.steps);
-    } else if (decl.kind === 'capsule') visit(decl.steps);
-  }
-  return out;
+  return connectorStepsOf(file);
 }
 
 // ───────────────────────────── completion ─────────────────────────────
