@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../../runtime/service/create-service.js';
+import type { Json } from '../../runtime/types.js';
 import { createFakeBackends, type FakeBackends } from '../../runtime/service/test-support/fake-backends.js';
 import { buildService, postJson } from './in-process.js';
 
@@ -20,7 +21,7 @@ describe('control flow', () => {
   afterAll(async () => service?.stop(100));
 
   it('choice: first match wins, JSONPath and {{ }} conditions, otherwise', async () => {
-    const route = async (total: unknown) => ((await postJson(service, '/route', { total })).body as { path: string }).path;
+    const route = async (total: Json) => ((await postJson(service, '/route', { total })).body as { path: string }).path;
     expect(await route(100)).toBe('auto-approve');
     expect(await route(500)).toBe('manager-approval');
     expect(await route(2500)).toBe('director-approval');
