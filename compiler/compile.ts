@@ -19,6 +19,8 @@ import { dedupeDiagnostics, sortDiagnostics } from './diagnostics/sort.js';
 import type { ServicePlan } from './plan/plan.js';
 import { collectDeclarations, type Declarations, type SchemaSymbol } from './resolve/declarations.js';
 import { SourceFile } from './source/source-file.js';
+import { checkTests } from './testing/check-tests.js';
+import type { TestSuite } from '../runtime/testing/test-plan.js';
 
 export interface CompileHost {
   /** Reads a file; undefined when it does not exist or cannot be read. */
@@ -49,6 +51,8 @@ export interface CompileResult {
   /** The message shape each step receives (for editors). */
   readonly shapes?: readonly StepShape[];
   readonly files?: readonly OutputFile[];
+  /** The checked `test` blocks, when the files have any (for `pipec test`). */
+  readonly tests?: TestSuite;
 }
 
 export function compile(input: CompileInput): CompileResult {
@@ -91,12 +95,19 @@ export function compile(input: CompileInput): CompileResult {
   );
   if (!checked) return finish({ asts: parsed.asts, declarations: resolved.value });
   diagnostics.push(...checked.diagnostics);
-  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes });
+
+  // `test` blocks (run by `pipec test`) are checked with everything else; build ignores them.
+  const tests = parsed.asts.some((a) => (a.tests ?? []).length > 0)
+    ? guard('test', firstFile, () => checkTests({ files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), displayPath, readFile: (f) => input.host.readFile(f) }))
+    : undefined;
+  if (tests) diagnostics.push(...tests.diagnostics);
+  const testSuite = tests ? { tests: tests.value } : {};
+  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite });
 
   const files = guard('emit', firstFile, () =>
     generateService(checked.value, { dependencies: input.dependencies ?? {}, ...(input.skipFormat ? { skipFormat: true } : {}) }),
   );
-  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...(files ? { files } : {}) });
+  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...(files ? { files } : {}) });
 }
 
 /** Parses the given files and every file they import (once each). */

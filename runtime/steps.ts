@@ -146,7 +146,10 @@ export async function forEach(
     while (next < elements.length && firstError === undefined) {
       const element = elements[next++] as Json;
       try {
-        await body(element, ctx);
+        // Each element sees the labelled outputs from before the loop plus its own, never another
+        // element's (they may run in parallel).
+        const steps: Record<string, Json> = Object.assign(Object.create(null) as Record<string, Json>, ctx.steps);
+        await body(element, derivedContext(ctx, { steps }));
         success++;
       } catch (err) {
         failed++;
@@ -171,7 +174,17 @@ export function env(name: string, fallback?: string): string | null {
 
 /** The context of a capsule's steps: the caller's, plus the call's parameters (`capsule.<param>`). */
 export function withCapsule(ctx: ExecutionContext, params: JsonObject): ExecutionContext {
-  return { ...ctx, capsule: params } as ExecutionContext;
+  return derivedContext(ctx, { capsule: params });
+}
+
+/**
+ * A context that is the given one with a few fields replaced. Built on the prototype chain, so the
+ * engine's lazily computed fields (work folder, logger) keep working and stay shared.
+ */
+function derivedContext(ctx: ExecutionContext, fields: Readonly<Record<string, unknown>>): ExecutionContext {
+  const derived = Object.create(ctx) as ExecutionContext;
+  for (const [key, value] of Object.entries(fields)) Object.defineProperty(derived, key, { value, enumerable: true });
+  return derived;
 }
 
 /** The parameters of the capsule whose steps are running (empty outside capsules). */

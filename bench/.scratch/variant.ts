@@ -12,7 +12,12 @@ const mk = (src: string, j: unknown) => (new Function('J', 'X', `return ${src};`
 variants.base = mk(js, J);
 variants.plainJ = mk(js, { ...J });
 const extra = process.argv[3];
-if (extra) { const [from, to] = extra.split('=>'); variants.edit = mk(js.split(from!).join(to!), J); }
+if (extra) {
+  let src = js;
+  for (const e of extra.split('||')) { const [from, to] = e.split('=>'); if (!src.includes(from!)) throw new Error('no ' + from); src = src.split(from!).join(to!); }
+  variants.edit = mk(src, J);
+  if (process.env.SHOW) console.log(src);
+}
 const totals: Record<string, [number, number]> = {};
 for (let round = 0; round < 6; round++) for (const [name, fn] of Object.entries(variants)) {
   let ops = 0, ms = 0;

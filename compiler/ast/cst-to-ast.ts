@@ -920,6 +920,14 @@ function readCount(parts: readonly ExpectPart[]): { times?: number; with?: Value
   return { ...(times !== undefined ? { times } : {}), ...(withValue ? { with: withValue } : {}) };
 }
 
+/** A condition as written (`"$.a"`, `"{{ x > 1 }}"`, `{{ x > 1 }}`), or undefined for other values. */
+function conditionText(value: Value): string | undefined {
+  if (value.kind === 'string') return value.value;
+  if (value.kind === 'braces') return `{{${value.text}}}`;
+  if (value.kind === 'template') return value.parts.map((part) => (part.kind === 'text' ? part.value : `{{${part.text}}}`)).join('');
+  return undefined;
+}
+
 function readExpectation(what: string, parts: readonly ExpectPart[], span: Span): ReadResult {
   const [head, ...rest] = parts;
   switch (what) {
@@ -944,7 +952,7 @@ function readExpectation(what: string, parts: readonly ExpectPart[], span: Span)
       return { ok: true, value: { kind: 'step', label: head.text, labelSpan: head.span, match: read.match, value: read.value, span } };
     }
     case 'branch': {
-      const name = head?.kind === 'word' ? head.text : head?.kind === 'value' && head.value.kind === 'string' ? head.value.value : undefined;
+      const name = head?.kind === 'word' ? head.text : head?.kind === 'value' ? conditionText(head.value) : undefined;
       if (!head || name === undefined) return fail('expected a condition as written, a branch name or `otherwise`', head?.span);
       if (rest[0]) return fail('unexpected after the branch', rest[0].span);
       return { ok: true, value: { kind: 'branch', branch: name, branchSpan: head.span, span } };

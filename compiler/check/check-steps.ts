@@ -253,10 +253,7 @@ function checkChoice(step: ChoiceStep, message: PipeType, ctx: PipelineContext, 
     const body = checkBranchBody(when.body, message, ctx, opts);
     if (!body.terminates) outputs.push(body.message);
     allTerminate &&= body.terminates;
-    whens.push({
-      condition: condition.expr, source: ctx.source(when.span), describe: condition.describe, body: body.plan,
-      ...(when.body.kind === 'ref' ? { target: when.body.name } : {}),
-    });
+    whens.push({ condition: condition.expr, source: ctx.source(when.span), describe: condition.describe, body: body.plan });
   }
   let otherwise: BlockResult | undefined;
   if (step.otherwise) {
@@ -281,7 +278,6 @@ function checkChoice(step: ChoiceStep, message: PipeType, ctx: PipelineContext, 
     ...(step.label ? { label: step.label } : {}),
     whens,
     ...(otherwise ? { otherwise: otherwise.plan } : {}),
-    ...(step.otherwise?.kind === 'ref' ? { otherwiseTarget: step.otherwise.name } : {}),
   };
   return { plan: [plan], message: outputs.length > 0 ? unionOf(outputs) : message, terminates: allTerminate };
 }

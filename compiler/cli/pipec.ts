@@ -9,6 +9,7 @@ import { compileFiles, printDiagnostics, processOutput, type Output } from './co
 import { runServe } from './run-command.js';
 import { toolCommands } from './tool-commands.js';
 import { dxCommands } from './dx-commands.js';
+import { testCommand } from './test-command.js';
 
 interface Command {
   readonly summary: string;
@@ -92,6 +93,7 @@ const COMMANDS: Record<string, Command> = {
   },
   ...toolCommands(),
   ...dxCommands(),
+  ...testCommand(),
 };
 
 /** Entry point (bin/pipec.js): returns the exit code. */

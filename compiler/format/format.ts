@@ -18,7 +18,7 @@
 import type { IToken } from 'chevrotain';
 import type {
   ArrayValue, BranchBody, CapsuleDecl, ChoiceStep, Decl, ForEachStep, ObjectEntry, ObjectValue, PipeFile,
-  PipelineDecl, Step, StepsEntry, TryStep, Value,
+  PipelineDecl, Step, StepsEntry, TestDecl, TryStep, Value,
 } from '../ast/ast.js';
 import { parseFile } from '../ast/parse-file.js';
 import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
@@ -174,17 +174,24 @@ class Printer {
   // ───────────────────────────── file and declarations ─────────────────────────────
 
   file(ast: PipeFile): string {
-    let previous: { kind: Decl['kind']; lines: number } | undefined;
-    for (const decl of ast.decls) {
-      const grouped = previous !== undefined && previous.kind === decl.kind && previous.lines === 1 && GROUPABLE.has(decl.kind);
+    let previous: { kind: Decl['kind'] | 'test'; lines: number } | undefined;
+    const tops: (Decl | TestDecl)[] = [...ast.decls, ...(ast.tests ?? [])].sort((a, b) => a.span.start - b.span.start);
+    for (const decl of tops) {
+      const grouped = previous !== undefined && previous.kind === decl.kind && previous.lines === 1 && decl.kind !== 'test' && GROUPABLE.has(decl.kind);
       if (previous && !grouped) this.blankLine();
       const before = this.lines.length;
-      this.item({ start: decl.span.start, end: decl.span.end, print: () => this.decl(decl) });
+      this.item({ start: decl.span.start, end: decl.span.end, print: () => (decl.kind === 'test' ? this.verbatim(decl.span) : this.decl(decl)) });
       previous = { kind: decl.kind, lines: this.lines.slice(before).filter((l) => l !== '' && !isCommentLine(l)).join('\n').split('\n').length };
     }
     this.leadingComments(Number.POSITIVE_INFINITY);
     this.newline();
     return this.lines.length === 0 ? '' : `${this.lines.join('\n')}\n`;
+  }
+
+  /** `test` blocks (pipec test) are kept exactly as written, comments included. */
+  private verbatim(span: Span): void {
+    this.write(this.raw(span));
+    for (let c = this.peekComment(); c && c.start < span.end; c = this.peekComment()) this.nextComment++;
   }
 
   private decl(decl: Decl): void {

@@ -57,13 +57,8 @@ export interface ChoicePlan {
   readonly kind: 'choice';
   readonly source: SourceRef;
   readonly label?: string;
-  readonly whens: readonly {
-    readonly condition: JsExpr; readonly source: SourceRef; readonly describe: string; readonly body: readonly PlanStep[];
-    /** `-> NAME`: the pipeline branch this when routes to (its steps are inlined in `body`). */
-    readonly target?: string;
-  }[];
+  readonly whens: readonly { readonly condition: JsExpr; readonly source: SourceRef; readonly describe: string; readonly body: readonly PlanStep[] }[];
   readonly otherwise?: readonly PlanStep[];
-  readonly otherwiseTarget?: string;
 }
 
 export interface ForEachPlan {

@@ -214,6 +214,20 @@ for (const variant of variants) {
       expect((await h.status()).pending).toBe(0);
     }, 30_000);
 
+    it('notifies instead of dropping a message for a pipeline it has no route to', async () => {
+      const h = await open('no-route');
+      const t0 = h.clock.now();
+      const request = { payload: { orderId: 'nr-1' }, pipeOrEventName: 'some-unknown-pipeline', pipeType: 'http', maxRetry: 2, intervalRetry: 1 };
+      expect((await h.service.run('add-reprocess-event', request)).ok).toBe(true);
+      h.clock.set(t0 + MINUTE);
+      await h.tick();
+      await eventually('the notification', async () => (await h.status()).notifications.length === 1);
+      const status = await settled(() => h.status());
+      expect(status.notifications[0]).toMatchObject({ reason: 'no-route', pipeOrEventName: 'some-unknown-pipeline', pipeType: 'http', current: 0, payload: { orderId: 'nr-1' } });
+      expect(status.pending).toBe(0);
+      expect(h.resends()).toEqual([]);
+    }, 30_000);
+
     it('re-publishes a claim that was never processed once its lease runs out', async () => {
       const h = await open('lost-claim');
       const t0 = h.clock.now();

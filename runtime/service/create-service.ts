@@ -126,7 +126,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     }
     return next();
   });
-  registerHealthRoutes(app, { phase: () => phase, registry: metrics.registry });
+  registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry() });
 
   const httpDeps = { engine, metrics, clock, accounts };
   const schedulers = new Map<string, ScheduleRunner>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { excessiveDepthAt, parseJsonText, parseMediaType, parseRequestBody, queryAndPathRecord } from './envelope.js';
+import { excessiveDepthAt, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord } from './envelope.js';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -32,5 +32,21 @@ describe('envelope helpers', () => {
   it('merges query and path parameters, path winning', () => {
     const merged = queryAndPathRecord(new URL('http://x/a?id=q&k=1&k=2&constructor=c'), { id: 'p' });
     expect({ ...merged }).toEqual({ id: 'p', k: ['1', '2'], constructor: 'c' });
+  });
+});
+
+describe('pathAndQuery', () => {
+  it('agrees with URL on path and query', () => {
+    for (const url of ['http://h/a/b?x=1&y=%20z&x=2', 'http://h:8080/', 'http://h/p%C3%A9?', 'http://h', 'http://h/a#f', 'http://h/a?b=1?c=2']) {
+      const ours = pathAndQuery(url);
+      const ref = new URL(url);
+      expect(ours.path).toBe(ref.pathname);
+      expect([...(ours.query ?? [])]).toEqual([...ref.searchParams]);
+    }
+  });
+
+  it('rejects nesting deeper than the limit even when brackets are few elsewhere', () => {
+    expect(() => parseJsonText(`${'['.repeat(600)}${']'.repeat(600)}`)).toThrow(/nesting deeper than 512/);
+    expect(parseJsonText(`${'['.repeat(500)}${']'.repeat(500)}`)).toBeInstanceOf(Array);
   });
 });

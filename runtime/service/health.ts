@@ -10,14 +10,15 @@ export type ServicePhase = 'created' | 'ready' | 'draining' | 'stopped';
 
 export const OPERATIONAL_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics']);
 
-export function registerHealthRoutes(app: Hono, deps: { readonly phase: () => ServicePhase; readonly registry: Registry }): void {
+export function registerHealthRoutes(app: Hono, deps: { readonly phase: () => ServicePhase; readonly registry: () => Promise<Registry> }): void {
   app.get('/health', (c) => c.json({ status: 'ok' }, 200));
   app.get('/ready', (c) => {
     const phase = deps.phase();
     return phase === 'ready' ? c.json({ status: 'ready' }, 200) : c.json({ status: phase === 'created' ? 'starting' : phase }, 503);
   });
   app.get('/metrics', async (c) => {
-    const text = await deps.registry.metrics();
-    return c.body(text, 200, { 'content-type': deps.registry.contentType });
+    const registry = await deps.registry();
+    const text = await registry.metrics();
+    return c.body(text, 200, { 'content-type': registry.contentType });
   });
 }

@@ -76,11 +76,24 @@ export interface LoggerOptions {
   readonly destination?: DestinationStream;
 }
 
+const redactedValue = (): string => REDACTED;
+
+/**
+ * pino runs serializers on child-logger bindings too (its `formatters.bindings` only sees the
+ * base bindings): top-level secret keys and `headers` of a child are redacted through them.
+ */
+const BINDING_SERIALIZERS: Record<string, (value: unknown) => unknown> = {
+  authorization: redactedValue, cookie: redactedValue, password: redactedValue, secret: redactedValue,
+  accounts: redactedValue, apiKey: redactedValue,
+  headers: (value) => (isPlainRecord(value) ? redactHeaders(value) : value),
+};
+
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const options = {
     level: opts.level ?? 'info',
     base: opts.service ? { service: opts.service } : {},
-    formatters: { log: redactRecord, bindings: redactRecord },
+    formatters: { log: redactRecord },
+    serializers: BINDING_SERIALIZERS,
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   // stdout is written asynchronously: lines logged while a write is under way go out together

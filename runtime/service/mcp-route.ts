@@ -5,7 +5,7 @@
  * one door for all tools, so it is guarded by the `auth` of the mcp-tool triggers, which must agree.
  */
 import type { Hono } from 'hono';
-import { createMcpHandler } from '../agent/mcp-server.js';
+import type { McpToolDefinition } from '../agent/mcp-server.js';
 import { PipeError } from '../errors.js';
 import { contextFromHeaders } from '../observability/propagation.js';
 import { withContext } from '../observability/spans.js';
@@ -28,19 +28,22 @@ export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[]
   if (auths.size > 1) throw new Error('mcp-tool triggers of one service share the /mcp endpoint and must declare the same auth');
   const guard = createTriggerGuard({ ...(tools[0]?.trigger.auth ? { auth: tools[0].trigger.auth } : {}) }, deps.accounts, deps.clock);
 
-  const handler = createMcpHandler(
-    tools.map((p) => ({
-      name: p.trigger.tool,
-      description: p.trigger.description,
-      inputSchema: p.trigger.inputSchema,
-      run: async (args: Json): Promise<Json> => {
-        const outcome = await deps.engine.execute({ pipeline: p.name, message: args, validate: (m) => validateTriggerMessage(p.trigger, m), trigger: 'mcp-tool' });
-        if (!outcome.ok) throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), { code: outcome.error.code, kind: outcome.error.kind });
-        return outcome.result instanceof Reply ? outcome.result.body : (outcome.result as Json);
-      },
-    })),
-    { serverName: 'pipec' },
-  );
+  const definitions: McpToolDefinition[] = tools.map((p) => ({
+    name: p.trigger.tool,
+    description: p.trigger.description,
+    inputSchema: p.trigger.inputSchema,
+    run: async (args: Json): Promise<Json> => {
+      const outcome = await deps.engine.execute({ pipeline: p.name, message: args, validate: (m) => validateTriggerMessage(p.trigger, m), trigger: 'mcp-tool' });
+      if (!outcome.ok) throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), { code: outcome.error.code, kind: outcome.error.kind });
+      return outcome.result instanceof Reply ? outcome.result.body : (outcome.result as Json);
+    },
+  }));
+  // The MCP SDK is a large module graph: it is loaded on the first /mcp request, not at start-up.
+  let handler: Promise<(req: Request) => Promise<Response>> | undefined;
+  const loadHandler = (): Promise<(req: Request) => Promise<Response>> => {
+    handler ??= import('../agent/mcp-server.js').then((m) => m.createMcpHandler(definitions, { serverName: 'pipec' }));
+    return handler;
+  };
 
   app.all('/mcp', async (c) => {
     if (guard) {
@@ -48,7 +51,8 @@ export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[]
       if (!checked.ok) return checked.response;
     }
     // Tool runs start inside the handler: the caller's trace context reaches them as the active context.
-    return withContext(contextFromHeaders(c.req.raw.headers), () => handler(c.req.raw));
+    const handle = await loadHandler();
+    return withContext(contextFromHeaders(c.req.raw.headers), () => handle(c.req.raw));
   });
 }
 

@@ -3,7 +3,8 @@
  * and then updated with plain arithmetic. prom-client's own metrics hash and validate the label
  * object on every call (a few µs each); the execution engine records several values per request
  * and per step, so those go through here. The metrics are exposed through the service's
- * prom-client Registry like any other (same text format, same default labels).
+ * prom-client Registry like any other (same text format, same default labels); prom-client itself
+ * is only needed when /metrics is first scraped.
  *
  * @example
  *   const steps = new SeriesHistogram('pipec_step_duration_seconds', 'Step duration', ['pipeline', 'step'], [0.001, 0.01]);
@@ -30,7 +31,7 @@ interface ExportedMetric {
 }
 
 /** The part of a metric the prom-client Registry reads. */
-interface SeriesMetric {
+export interface SeriesMetric {
   readonly name: string;
   readonly help: string;
   readonly type: MetricType;
@@ -86,9 +87,15 @@ export interface CounterSeries {
   value: number;
 }
 
-/** A monotonic counter; `series(...).value += n`. */
+/** A monotonic counter; `series(...).value += n` on hot paths, `inc(labels)` elsewhere. */
 export class SeriesCounter extends SeriesMetricBase<CounterSeries> {
   readonly type = 'counter' as const;
+
+  /** Adds `value` (default 1) to the series of these labels (looked up by name, each call). */
+  inc(labels: Readonly<Record<string, string>>, value = 1): void {
+    this.series(this.labelNames.map((name) => labels[name] ?? '')).value += value;
+  }
+
   protected create(labels: Readonly<Record<string, string>>): CounterSeries {
     return { labels, value: 0 };
   }

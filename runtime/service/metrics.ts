@@ -3,12 +3,13 @@
  * default registry, so two services in one process, or tests, do not collide). Served on
  * `/metrics`.
  *
- * What is recorded on every request or step (executions, durations, in-flight, step durations)
- * uses the series metrics of metric-series.ts, resolved once per pipeline and step; rarer events
- * (events, rejections, scheduler ticks, agent tokens) use prom-client's own counters.
+ * Every metric is a series metric (metric-series.ts): hot ones (executions, durations, in-flight,
+ * step durations) are resolved once per pipeline and step and updated with plain arithmetic. The
+ * prom-client Registry that renders them is created on the first scrape, so services that are
+ * never scraped do not load prom-client at start-up.
  */
-import { Counter, Registry } from 'prom-client';
-import { registerSeriesMetric, SeriesCounter, SeriesGauge, SeriesHistogram, type CounterSeries, type HistogramSeries } from './metric-series.js';
+import type { Registry } from 'prom-client';
+import { registerSeriesMetric, SeriesCounter, SeriesGauge, SeriesHistogram, type CounterSeries, type HistogramSeries, type SeriesMetric } from './metric-series.js';
 
 /** How an execution ended, as a metric label. */
 export type ExecutionOutcomeLabel = 'success' | 'error' | 'invalid' | 'timeout' | 'rejected';
@@ -17,7 +18,8 @@ export type ExecutionOutcomeLabel = 'success' | 'error' | 'invalid' | 'timeout' 
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export interface ServiceMetrics {
-  readonly registry: Registry;
+  /** The service's registry (prom-client loaded on first use), holding every metric below. */
+  registry(): Promise<Registry>;
   /** pipec_executions_total{pipeline, outcome} */
   readonly executions: SeriesCounter;
   /** pipec_execution_duration_seconds{pipeline, outcome} */
@@ -26,56 +28,42 @@ export interface ServiceMetrics {
   readonly inFlight: SeriesGauge;
   /** pipec_step_duration_seconds{pipeline, step, connector, outcome} */
   readonly stepDuration: SeriesHistogram;
-  readonly eventsPublished: Counter<'pipeline' | 'event'>;
-  readonly eventsConsumed: Counter<'pipeline' | 'event' | 'outcome'>;
-  readonly eventsRedelivered: Counter<'pipeline' | 'event'>;
-  readonly requestsRejected: Counter<'pipeline' | 'reason'>;
-  readonly schedulerTicks: Counter<'pipeline' | 'outcome'>;
+  readonly eventsPublished: SeriesCounter;
+  readonly eventsConsumed: SeriesCounter;
+  readonly eventsRedelivered: SeriesCounter;
+  readonly requestsRejected: SeriesCounter;
+  readonly schedulerTicks: SeriesCounter;
   /** pipec_agent_tokens_total{pipeline, model, type = input | output} */
-  readonly agentTokens: Counter<'pipeline' | 'model' | 'type'>;
+  readonly agentTokens: SeriesCounter;
 }
 
 export function createServiceMetrics(service: string): ServiceMetrics {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service });
-  const registers = [registry];
-  const executions = new SeriesCounter('pipec_executions_total', 'Pipeline executions by outcome', ['pipeline', 'outcome']);
-  const duration = new SeriesHistogram('pipec_execution_duration_seconds', 'Pipeline execution duration', ['pipeline', 'outcome'], DURATION_BUCKETS);
-  const inFlight = new SeriesGauge('pipec_executions_in_flight', 'Executions currently running', ['pipeline']);
-  const stepDuration = new SeriesHistogram(
-    'pipec_step_duration_seconds', 'Duration of connector steps', ['pipeline', 'step', 'connector', 'outcome'], DURATION_BUCKETS,
-  );
-  for (const metric of [executions, duration, inFlight, stepDuration]) registerSeriesMetric(registry, metric);
+  const metrics = {
+    executions: new SeriesCounter('pipec_executions_total', 'Pipeline executions by outcome', ['pipeline', 'outcome']),
+    duration: new SeriesHistogram('pipec_execution_duration_seconds', 'Pipeline execution duration', ['pipeline', 'outcome'], DURATION_BUCKETS),
+    inFlight: new SeriesGauge('pipec_executions_in_flight', 'Executions currently running', ['pipeline']),
+    stepDuration: new SeriesHistogram(
+      'pipec_step_duration_seconds', 'Duration of connector steps', ['pipeline', 'step', 'connector', 'outcome'], DURATION_BUCKETS,
+    ),
+    eventsPublished: new SeriesCounter('pipec_events_published_total', 'Events published by publish steps', ['pipeline', 'event']),
+    eventsConsumed: new SeriesCounter('pipec_events_consumed_total', 'Events handled by event-triggered pipelines', ['pipeline', 'event', 'outcome']),
+    eventsRedelivered: new SeriesCounter('pipec_events_redelivered_total', 'Event deliveries that were redeliveries', ['pipeline', 'event']),
+    requestsRejected: new SeriesCounter('pipec_http_requests_rejected_total', 'HTTP requests refused before an execution started', ['pipeline', 'reason']),
+    schedulerTicks: new SeriesCounter('pipec_scheduler_ticks_total', 'Scheduler ticks by what happened', ['pipeline', 'outcome']),
+    agentTokens: new SeriesCounter('pipec_agent_tokens_total', 'Language model tokens used by agent steps', ['pipeline', 'model', 'type']),
+  };
+  let registry: Promise<Registry> | undefined;
   return {
-    registry,
-    executions,
-    duration,
-    inFlight,
-    stepDuration,
-    eventsPublished: new Counter({
-      name: 'pipec_events_published_total', help: 'Events published by publish steps',
-      labelNames: ['pipeline', 'event'], registers,
-    }),
-    eventsConsumed: new Counter({
-      name: 'pipec_events_consumed_total', help: 'Events handled by event-triggered pipelines',
-      labelNames: ['pipeline', 'event', 'outcome'], registers,
-    }),
-    eventsRedelivered: new Counter({
-      name: 'pipec_events_redelivered_total', help: 'Event deliveries that were redeliveries',
-      labelNames: ['pipeline', 'event'], registers,
-    }),
-    requestsRejected: new Counter({
-      name: 'pipec_http_requests_rejected_total', help: 'HTTP requests refused before an execution started',
-      labelNames: ['pipeline', 'reason'], registers,
-    }),
-    schedulerTicks: new Counter({
-      name: 'pipec_scheduler_ticks_total', help: 'Scheduler ticks by what happened',
-      labelNames: ['pipeline', 'outcome'], registers,
-    }),
-    agentTokens: new Counter({
-      name: 'pipec_agent_tokens_total', help: 'Language model tokens used by agent steps',
-      labelNames: ['pipeline', 'model', 'type'], registers,
-    }),
+    ...metrics,
+    registry() {
+      registry ??= import('prom-client').then(({ Registry: PromRegistry }) => {
+        const created = new PromRegistry();
+        created.setDefaultLabels({ service });
+        for (const metric of Object.values(metrics) as SeriesMetric[]) registerSeriesMetric(created, metric);
+        return created;
+      });
+      return registry;
+    },
   };
 }
 

@@ -101,6 +101,7 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
   return {
     ...(extra?.mock ? { mock: extra.mock } : {}),
     ...(extra?.branch ? { branch: extra.branch } : {}),
+    ...(extra?.branch ? { branch: extra.branch } : {}),
     before: (step, ctx): TracedToken | { readonly startedAt: number; readonly extra: unknown } => {
       const extraToken = extra?.before?.(step, ctx);
       const startedAt = performance.now();

@@ -45,6 +45,12 @@ describe('control flow', () => {
     expect(res).toEqual({ status: 200, body: { total: 5, success: 3, failed: 2 } });
   });
 
+  it('labelled steps inside a parallel for-each are private to each element', async () => {
+    await postJson(service, '/loop-labels', { items: [1, 2, 3, 4] });
+    const stored = await backends.store.find('visits', { kind: 'label' });
+    expect(stored.map((d) => d['own']).sort()).toEqual([1, 2, 3, 4]);
+  });
+
   it('try/catch: the caught message is the error object', async () => {
     const res = await postJson(service, '/catch', { zero: 0 });
     expect(res.status).toBe(200);

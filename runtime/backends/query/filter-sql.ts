@@ -101,7 +101,9 @@ function conditionToSql(field: FieldAccess, condition: FieldCondition, params: P
     case 'eq':
       return equalsSql(field, [condition.value], params);
     case 'in':
-      return condition.values.length === 0 ? '(1=0)' : equalsSql(field, condition.values, params);
+      // An empty list matches nothing; the field's path parameter is still referenced, since
+      // PostgreSQL rejects a bound parameter it cannot type ("could not determine data type").
+      return condition.values.length === 0 ? `(${field.present} AND 1=0)` : equalsSql(field, condition.values, params);
     case 'gt':
     case 'gte':
     case 'lt':

@@ -1,0 +1,354 @@
+/**
+ * Phase `check` for `test` blocks: resolves what each test names (its pipeline, the steps it mocks
+ * or expects, branches, events) against the pipelines' ASTs, checks mock outputs against the mocked
+ * connector's output shape, reads `input: file(…)` fixtures, and produces the TestSuite the runner
+ * executes (runtime/testing/test-plan.ts). Diagnostics PIPE7004–PIPE7017. Pure apart from the
+ * `readFile` it is given.
+ */
+import path from 'node:path';
+import type { Expectation, MockDecl, ObjectValue, PipeFile, PipelineDecl, TestDecl, Value } from '../ast/ast.js';
+import { spanAt, toLiteral } from '../check/literal.js';
+import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import { diagnostic } from '../diagnostics/codes.js';
+import type { Diagnostic, Result } from '../diagnostics/diagnostic.js';
+import { suggest } from '../diagnostics/suggest.js';
+import type { SourceFile } from '../source/source-file.js';
+import type { Span } from '../source/span.js';
+import { schemaToType } from '../types/schema-to-type.js';
+import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
+import type { ExpectSpec, MockSpec, PipelineInventory, TestCase, TestSuite } from '../../runtime/testing/test-plan.js';
+import type { Json, JsonObject } from '../../runtime/types.js';
+import { indexPipeline, normalizeCondition, type IndexedStep, type PipelineIndex } from './inventory.js';
+import { shapeProblems, withDefaults } from './mock-shape.js';
+
+export interface CheckTestsInput {
+  /** Every parsed file: the pipelines under test and the files holding `test` blocks. */
+  readonly files: readonly PipeFile[];
+  readonly registry: ConnectorRegistry;
+  readonly sourceOf: (file: string) => SourceFile | undefined;
+  readonly displayPath: (file: string) => string;
+  /** Reads an `input: file(…)` fixture; undefined when it cannot be read. */
+  readonly readFile: (filePath: string) => string | undefined;
+}
+
+/** Fixtures are test data, not bulk data. */
+const MAX_FIXTURE_CHARS = 5 * 1024 * 1024;
+/** One mock rarely has more than a few wrong fields; past this the rest are left out. */
+const MAX_SHAPE_PROBLEMS = 5;
+
+export function checkTests(input: CheckTestsInput): Result<TestSuite> {
+  const diagnostics: Diagnostic[] = [];
+  const pipelines = new Map<string, { decl: PipelineDecl; index: PipelineIndex }>();
+  for (const file of input.files) {
+    for (const decl of file.decls) {
+      if (decl.kind === 'pipeline' && !pipelines.has(decl.name)) pipelines.set(decl.name, { decl, index: indexPipeline(decl, input) });
+    }
+  }
+  const checker = new TestChecker(input, pipelines, diagnostics);
+  const tests: TestCase[] = [];
+  const names = new Map<string, Span>();
+  for (const file of input.files) {
+    for (const test of file.tests ?? []) {
+      const earlier = names.get(test.name);
+      if (earlier) {
+        diagnostics.push(diagnostic('PIPE7016', {
+          message: `two tests are named \`${test.name}\``,
+          span: test.nameSpan,
+          label: 'second test of this name',
+          secondary: [{ span: earlier, message: 'first test of this name' }],
+        }));
+        continue;
+      }
+      names.set(test.name, test.nameSpan);
+      const checked = checker.test(test);
+      if (checked) tests.push(checked);
+    }
+  }
+  const inventory: PipelineInventory[] = [...pipelines.values()].map(({ index }) => ({
+    name: index.name,
+    steps: index.steps.map((s) => ({ key: s.key, name: `${s.label ?? s.headerWord ?? s.connector} (${s.connector}, ${s.source})` })),
+    branches: index.branches.map((b) => ({ key: b.key, name: b.name })),
+  }));
+  return { value: { tests, pipelines: inventory }, diagnostics };
+}
+
+class TestChecker {
+  constructor(
+    private readonly input: CheckTestsInput,
+    private readonly pipelines: ReadonlyMap<string, { decl: PipelineDecl; index: PipelineIndex }>,
+    private readonly diagnostics: Diagnostic[],
+  ) {}
+
+  private where(span: Span): string {
+    return `${this.input.displayPath(span.file)}:${this.input.sourceOf(span.file)?.positionOf(span.start).line ?? 1}`;
+  }
+
+  /** The expectation as written, on one line, for reports. */
+  private textOf(span: Span): string {
+    const text = this.input.sourceOf(span.file)?.text.slice(span.start, span.end) ?? '';
+    const oneLine = text.replace(/\s+/g, ' ').trim();
+    return oneLine.length > 100 ? `${oneLine.slice(0, 97)}…` : oneLine;
+  }
+
+  test(test: TestDecl): TestCase | undefined {
+    const pipeline = this.pipelineOf(test);
+    if (!pipeline) return undefined;
+    const errorsBefore = this.diagnostics.filter((d) => d.severity === 'error').length;
+    const inputValue = this.inputOf(test);
+    const mocks = this.mocksOf(test, pipeline.index);
+    const expects = test.expects.map((e) => this.expectation(e, pipeline.index)).filter((e): e is ExpectSpec => e !== undefined);
+    if (this.diagnostics.filter((d) => d.severity === 'error').length > errorsBefore) return undefined;
+    return {
+      name: test.name,
+      source: this.where(test.nameSpan),
+      pipeline: pipeline.index.name,
+      ...(inputValue !== undefined ? { input: inputValue } : {}),
+      mocks,
+      expects,
+    };
+  }
+
+  private pipelineOf(test: TestDecl): { decl: PipelineDecl; index: PipelineIndex } | undefined {
+    const names = [...this.pipelines.keys()];
+    if (test.pipeline) {
+      const found = this.pipelines.get(test.pipeline.name);
+      if (found) return found;
+      const close = suggest(test.pipeline.name, names);
+      this.diagnostics.push(diagnostic('PIPE7010', {
+        message: `test \`${test.name}\` runs pipeline \`${test.pipeline.name}\`, which is not declared`,
+        span: test.pipeline.span,
+        label: close ? `did you mean \`${close}\`?` : 'unknown pipeline',
+        body: names.length > 0 ? [`Pipelines: ${names.map((n) => `\`${n}\``).join(', ')}.`] : ['No pipeline is declared in the files tested together.'],
+      }));
+      return undefined;
+    }
+    const [only] = [...this.pipelines.values()];
+    if (this.pipelines.size === 1 && only) return only;
+    this.diagnostics.push(diagnostic('PIPE7010', {
+      message: `test \`${test.name}\` does not say which pipeline it runs`,
+      span: test.nameSpan,
+      label: names.length === 0 ? 'no pipeline to run' : `${names.length} pipelines to choose from`,
+      hint: names.length > 0 ? `add \`pipeline: ${names[0]}\` to the test` : 'test the files together with the pipeline: `pipec test <folder>`',
+    }));
+    return undefined;
+  }
+
+  /** Plain JSON of a value; reports `{{ }}` / env() inside it. */
+  private literal(value: Value, what: string): Json | undefined {
+    const lit = toLiteral(value);
+    const [first] = [...lit.dynamic];
+    if (first !== undefined) {
+      this.diagnostics.push(diagnostic('PIPE7006', {
+        message: `${what} is plain data: it cannot hold an expression`,
+        span: spanAt(lit, first, value.span),
+        label: 'not allowed in a test',
+        hint: 'write the value itself',
+      }));
+      return undefined;
+    }
+    return lit.json as Json;
+  }
+
+  private inputOf(test: TestDecl): Json | undefined {
+    const given = test.input;
+    if (!given) return undefined;
+    if (given.kind === 'value') return this.literal(given.value, 'a test input');
+    const target = path.resolve(path.dirname(given.pathSpan.file), given.path);
+    const text = this.input.readFile(target);
+    const bad = (why: string): undefined => {
+      this.diagnostics.push(diagnostic('PIPE7004', { message: `cannot use \`${given.path}\` as the test input: ${why}`, span: given.pathSpan, label: why, hint: 'paths are relative to the test file' }));
+      return undefined;
+    };
+    if (text === undefined) return bad('file not found');
+    if (text.length > MAX_FIXTURE_CHARS) return bad('file larger than 5 MB');
+    try {
+      return JSON.parse(text) as Json;
+    } catch (err) {
+      return bad(`not JSON (${err instanceof Error ? err.message : String(err)})`);
+    }
+  }
+
+  // ───────────────────────────── step names ─────────────────────────────
+
+  /** Steps a test names: by label, else by first header word; in the tested pipeline first, then anywhere. */
+  private findSteps(name: string, tested: PipelineIndex): IndexedStep[] {
+    const match = (index: PipelineIndex): IndexedStep[] => {
+      const byLabel = index.steps.filter((s) => s.label === name);
+      return byLabel.length > 0 ? byLabel : index.steps.filter((s) => s.headerWord === name);
+    };
+    const local = match(tested);
+    if (local.length > 0) return local;
+    return [...this.pipelines.values()].filter((p) => p.index !== tested).flatMap((p) => match(p.index));
+  }
+
+  private stepNames(index: PipelineIndex): string[] {
+    return [...new Set(index.steps.flatMap((s) => [s.label, s.headerWord]).filter((n): n is string => n !== undefined))];
+  }
+
+  private unknownStep(code: 'PIPE7011' | 'PIPE7013', name: string, span: Span, tested: PipelineIndex, what: string): undefined {
+    const candidates = this.stepNames(tested);
+    const close = suggest(name, candidates);
+    this.diagnostics.push(diagnostic(code, {
+      message: `${what} \`${name}\`, but pipeline \`${tested.name}\` has no step of that name`,
+      span,
+      label: close ? `did you mean \`${close}\`?` : 'unknown step',
+      body: candidates.length > 0 ? [`Steps that can be named: ${candidates.map((n) => `\`${n}\``).join(', ')}.`] : [`Pipeline \`${tested.name}\` has no labelled steps; label one: \`rest fetch-customer { … }\`.`],
+    }));
+    return undefined;
+  }
+
+  // ───────────────────────────── mocks ─────────────────────────────
+
+  private mocksOf(test: TestDecl, tested: PipelineIndex): MockSpec[] {
+    const mocks: MockSpec[] = [];
+    const mockedBy = new Map<string, Span>();
+    for (const mock of test.mocks) {
+      const spec = this.mock(mock, tested);
+      if (!spec) continue;
+      const earlier = spec.keys.map((k) => mockedBy.get(k)).find((s) => s !== undefined);
+      if (earlier) {
+        this.diagnostics.push(diagnostic('PIPE7017', {
+          message: `step \`${mock.label}\` is mocked twice in test \`${test.name}\``,
+          span: mock.labelSpan,
+          label: 'mocked again',
+          secondary: [{ span: earlier, message: 'first mock' }],
+        }));
+        continue;
+      }
+      for (const key of spec.keys) mockedBy.set(key, mock.labelSpan);
+      mocks.push(spec);
+    }
+    return mocks;
+  }
+
+  private mock(mock: MockDecl, tested: PipelineIndex): MockSpec | undefined {
+    const steps = this.findSteps(mock.label, tested);
+    if (steps.length === 0) return this.unknownStep('PIPE7011', mock.label, mock.labelSpan, tested, 'this mock replaces');
+    const mine = steps.filter((s) => s.connector === mock.connector);
+    if (mine.length === 0) {
+      const actual = steps[0]?.connector ?? '';
+      this.diagnostics.push(diagnostic('PIPE7011', {
+        message: `step \`${mock.label}\` is a \`${actual}\` step, not \`${mock.connector}\``,
+        span: mock.connectorSpan,
+        label: `expected \`${actual}\``,
+        hint: `write \`mock ${actual} ${mock.label} { … }\``,
+      }));
+      return undefined;
+    }
+    const base = { keys: mine.map((s) => s.key), name: mock.label, connector: mock.connector };
+    const json = this.literal(mock.body, 'a mock');
+    if (json === undefined) return undefined;
+    if (mock.fails) return this.failingMock(mock, json as JsonObject, base);
+    const schema = this.input.registry.connectors.get(mock.connector);
+    const rule = schema?.output;
+    if (rule === 'input' && mock.body.entries.length === 0) return { ...base, result: { passThrough: true } };
+    const shape: PipeType = rule !== null && typeof rule === 'object' ? schemaToType(rule) : UNKNOWN;
+    const problems = shapeProblems(json, shape);
+    if (problems.length > 0) {
+      const lit = toLiteral(mock.body);
+      for (const problem of problems.slice(0, MAX_SHAPE_PROBLEMS)) {
+        const span = problem.unknownKey ? (lit.spans.get(`#key:${problem.pointer}`) ?? mock.body.span) : spanAt(lit, problem.pointer, mock.body.span);
+        this.diagnostics.push(diagnostic('PIPE7012', {
+          message: `the mock of \`${mock.label}\` does not fit the output of \`${mock.connector}\`: ${problem.message}`,
+          span,
+          label: problem.unknownKey ? 'not in the output shape' : 'does not fit',
+          body: [`Run \`pipec schema ${mock.connector}\` to see the output shape.`],
+        }));
+      }
+      return undefined;
+    }
+    return { ...base, result: { output: withDefaults(json, shape) as Json } };
+  }
+
+  /** `fails { code, message, …details }`: the error the step throws. */
+  private failingMock(mock: MockDecl, json: JsonObject, base: Omit<MockSpec, 'result'>): MockSpec | undefined {
+    const { code = 500, message = `mocked failure of \`${mock.label}\``, ...details } = json;
+    if (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 599 || typeof message !== 'string') {
+      const bad = typeof message !== 'string' ? 'message' : 'code';
+      this.diagnostics.push(diagnostic('PIPE7012', {
+        message: `the failure of \`${mock.label}\` needs \`code\` (an HTTP status) and \`message\` (a string)`,
+        span: entrySpan(mock.body, bad) ?? mock.body.span,
+        label: bad === 'code' ? 'expected an integer from 100 to 599' : 'expected a string',
+      }));
+      return undefined;
+    }
+    const hasDetails = Object.keys(details).length > 0;
+    return { ...base, result: { error: { code, message, ...(hasDetails ? { details } : {}) } } };
+  }
+
+  // ───────────────────────────── expectations ─────────────────────────────
+
+  private expectation(e: Expectation, tested: PipelineIndex): ExpectSpec | undefined {
+    const base = { source: this.where(e.span), text: this.textOf(e.span) };
+    switch (e.kind) {
+      case 'output':
+      case 'error': {
+        const value = this.literal(e.value, 'an expected value');
+        return value === undefined ? undefined : { ...base, kind: e.kind, match: e.match, value };
+      }
+      case 'status':
+        return { ...base, kind: 'status', status: e.status };
+      case 'step': {
+        const owner = this.labelOwner(e.label, tested);
+        if (!owner) return this.unknownStep('PIPE7013', e.label, e.labelSpan, tested, 'this expectation reads step');
+        const value = this.literal(e.value, 'an expected value');
+        return value === undefined ? undefined : { ...base, kind: 'step', pipeline: owner, label: e.label, match: e.match, value };
+      }
+      case 'called': {
+        const steps = this.findSteps(e.label, tested);
+        if (steps.length === 0) return this.unknownStep('PIPE7013', e.label, e.labelSpan, tested, 'this expectation counts calls of step');
+        const withValue = e.with ? this.literal(e.with, 'an expected value') : undefined;
+        if (e.with && withValue === undefined) return undefined;
+        return { ...base, kind: 'called', name: e.label, keys: steps.map((s) => s.key), ...(e.times !== undefined ? { times: e.times } : {}), ...(withValue !== undefined ? { with: withValue } : {}) };
+      }
+      case 'branch':
+        return this.branch(e, tested, base);
+      case 'published': {
+        const events = [...this.pipelines.values()].flatMap((p) => [...p.index.events]);
+        if (!events.includes(undefined) && !events.includes(e.event)) {
+          const known = events.filter((n): n is string => n !== undefined);
+          const close = suggest(e.event, known);
+          this.diagnostics.push(diagnostic('PIPE7015', {
+            message: `no step publishes event \`${e.event}\``,
+            span: e.eventSpan,
+            label: close ? `did you mean \`${close}\`?` : 'never published',
+            body: known.length > 0 ? [`Events published: ${[...new Set(known)].map((n) => `\`${n}\``).join(', ')}.`] : [],
+          }));
+        }
+        const withValue = e.with ? this.literal(e.with, 'an expected value') : undefined;
+        if (e.with && withValue === undefined) return undefined;
+        return { ...base, kind: 'published', event: e.event, ...(e.times !== undefined ? { times: e.times } : {}), ...(withValue !== undefined ? { with: withValue } : {}) };
+      }
+    }
+  }
+
+  /** The pipeline whose `step.<label>` a test reads: a labelled connector step or for-each. */
+  private labelOwner(label: string, tested: PipelineIndex): string | undefined {
+    const has = (index: PipelineIndex): boolean => index.steps.some((s) => s.label === label) || index.forEachLabels.has(label);
+    if (has(tested)) return tested.name;
+    return [...this.pipelines.values()].find((p) => has(p.index))?.index.name;
+  }
+
+  private branch(e: Extract<Expectation, { kind: 'branch' }>, tested: PipelineIndex, base: { source: string; text: string }): ExpectSpec | undefined {
+    const wanted = normalizeCondition(e.branch);
+    const matching = (index: PipelineIndex) =>
+      index.branches.filter((b) => b.target === e.branch || normalizeCondition(b.condition) === wanted);
+    let keys = matching(tested).map((b) => b.key);
+    if (keys.length === 0) keys = [...this.pipelines.values()].flatMap((p) => matching(p.index)).map((b) => b.key);
+    if (keys.length > 0) return { ...base, kind: 'branch', name: e.branch, keys };
+    const candidates = [...new Set(tested.branches.flatMap((b) => (b.target ? [b.target, b.condition] : [b.condition])))];
+    const close = suggest(e.branch, candidates);
+    this.diagnostics.push(diagnostic('PIPE7014', {
+      message: `pipeline \`${tested.name}\` has no branch \`${e.branch}\``,
+      span: e.branchSpan,
+      label: close ? `did you mean \`${close}\`?` : 'unknown branch',
+      body: candidates.length > 0 ? [`Branches: ${candidates.map((c) => `\`${c}\``).join(', ')}.`] : [`Pipeline \`${tested.name}\` has no choice.`],
+    }));
+    return undefined;
+  }
+}
+
+function entrySpan(obj: ObjectValue, key: string): Span | undefined {
+  for (const entry of obj.entries) if (entry.key === key) return entry.kind === 'entry' ? entry.value.span : entry.span;
+  return undefined;
+}

@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { run as publish } from '../connectors/publish/publish.js';
+import { step, type StepInfo } from '../steps.js';
+import type { Json } from '../types.js';
+import { createServiceMetrics } from './metrics.js';
+import { registerSeriesMetric, SeriesHistogram } from './metric-series.js';
+import { deferred, httpTrigger, makeTestService, pipelineOf, type TestService } from './test-support/test-service.js';
+
+let t: TestService | undefined;
+afterEach(async () => {
+  await t?.service.stop(200);
+  t = undefined;
+});
+
+const post = async (path: string): Promise<Response> =>
+  (t as TestService).service.app.request(path, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+
+async function metricsText(): Promise<string> {
+  const res = await (t as TestService).service.app.request('/metrics');
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+/** The value of the one sample of `name` whose labels include all of `labels`. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = Object.fromEntries([...(match[2] as string).matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
+  }
+  return undefined;
+}
+
+const agentStep: StepInfo = { label: 'summarise', connector: 'agent', source: 'm.pipe:3', failOnError: true };
+const publishStep: StepInfo = { connector: 'publish', source: 'm.pipe:4', failOnError: true };
+const failingStep: StepInfo = { label: 'boom', connector: 'json-generator', source: 'm.pipe:5', failOnError: true };
+
+describe('/metrics', () => {
+  it('counts executions, step durations, agent tokens and published and consumed events', async () => {
+    const worker = pipelineOf('worker', httpTrigger('/work'), async (message, ctx) => {
+      // A stand-in agent connector: what matters is its output's tokenUsage and the model param.
+      let m: Json = await step(ctx, agentStep, async () => ({ body: 'ok', tokenUsage: { inputTokenCount: 120, outputTokenCount: 30, totalTokenCount: 150 } }), { model: 'mock:docs' }, message);
+      m = await step(ctx, publishStep, publish, { event: 'work-done', payload: { n: 1 } }, m);
+      return m;
+    });
+    const failing = pipelineOf('failing', httpTrigger('/fail'), async (message, ctx) =>
+      step(ctx, failingStep, async () => { throw new Error('no'); }, {}, message));
+    const consumer = pipelineOf('consumer', { kind: 'event', event: 'work-done', expiration: 60_000, maxTimeout: 5_000, maxDeliveries: 2 }, async () => null);
+    t = await makeTestService([worker, failing, consumer]);
+    await t.service.start();
+
+    expect((await post('/work')).status).toBe(200);
+    expect((await post('/work')).status).toBe(200);
+    expect((await post('/fail')).status).toBe(500);
+    await t.backends.broker.idle();
+
+    const text = await metricsText();
+    expect(sample(text, 'pipec_executions_total', { pipeline: 'worker', outcome: 'success', service: 'test' })).toBe(2);
+    expect(sample(text, 'pipec_executions_total', { pipeline: 'failing', outcome: 'error' })).toBe(1);
+    expect(sample(text, 'pipec_executions_total', { pipeline: 'consumer', outcome: 'success' })).toBe(2);
+    expect(sample(text, 'pipec_execution_duration_seconds_count', { pipeline: 'worker', outcome: 'success' })).toBe(2);
+    expect(sample(text, 'pipec_execution_duration_seconds_bucket', { pipeline: 'worker', outcome: 'success', le: '+Inf' })).toBe(2);
+    expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'worker', step: 'summarise', connector: 'agent', outcome: 'ok' })).toBe(2);
+    expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'worker', step: 'publish', connector: 'publish', outcome: 'ok' })).toBe(2);
+    expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'failing', step: 'boom', outcome: 'error' })).toBe(1);
+    expect(sample(text, 'pipec_agent_tokens_total', { pipeline: 'worker', model: 'mock:docs', type: 'input' })).toBe(240);
+    expect(sample(text, 'pipec_agent_tokens_total', { pipeline: 'worker', model: 'mock:docs', type: 'output' })).toBe(60);
+    expect(sample(text, 'pipec_events_published_total', { pipeline: 'worker', event: 'work-done' })).toBe(2);
+    expect(sample(text, 'pipec_events_consumed_total', { pipeline: 'consumer', event: 'work-done', outcome: 'success' })).toBe(2);
+    expect(sample(text, 'pipec_executions_in_flight', { pipeline: 'worker' })).toBe(0);
+  });
+
+  it('shows executions in flight while they run', async () => {
+    const gate = deferred();
+    const slow = pipelineOf('slow', httpTrigger('/slow'), async () => {
+      await gate.promise;
+      return null;
+    });
+    t = await makeTestService([slow]);
+    const running = [post('/slow'), post('/slow')];
+    await new Promise((r) => setTimeout(r, 20));
+    expect(sample(await metricsText(), 'pipec_executions_in_flight', { pipeline: 'slow' })).toBe(2);
+    gate.resolve();
+    await Promise.all(running);
+    expect(sample(await metricsText(), 'pipec_executions_in_flight', { pipeline: 'slow' })).toBe(0);
+  });
+
+  it('counts redelivered events', async () => {
+    let attempts = 0;
+    const flaky = pipelineOf('flaky', { kind: 'event', event: 'retry-me', expiration: 60_000, maxTimeout: 5_000, maxDeliveries: 3 }, async () => {
+      attempts++;
+      if (attempts === 1) throw new Error('first delivery fails');
+      return null;
+    });
+    t = await makeTestService([flaky]);
+    await t.service.start();
+    await t.backends.broker.publish('retry-me', { n: 1 });
+    await t.backends.broker.idle();
+    const text = await metricsText();
+    expect(sample(text, 'pipec_events_redelivered_total', { pipeline: 'flaky', event: 'retry-me' })).toBe(1);
+    expect(sample(text, 'pipec_events_consumed_total', { pipeline: 'flaky', outcome: 'failure' })).toBe(1);
+    expect(sample(text, 'pipec_events_consumed_total', { pipeline: 'flaky', outcome: 'success' })).toBe(1);
+  });
+});
+
+describe('series metrics', () => {
+  it('export cumulative Prometheus buckets with the registry default labels', async () => {
+    const metrics = createServiceMetrics('svc');
+    const histogram = new SeriesHistogram('t_seconds', 'test', ['pipeline'], [0.1, 1]);
+    const registry = await metrics.registry();
+    registerSeriesMetric(registry, histogram);
+    const series = histogram.series(['p']);
+    for (const v of [0.05, 0.1, 0.5, 3]) series.observe(v);
+    const text = await registry.metrics();
+    expect(text).toContain('# TYPE t_seconds histogram');
+    expect(sample(text, 't_seconds_bucket', { le: '0.1', pipeline: 'p', service: 'svc' })).toBe(2);
+    expect(sample(text, 't_seconds_bucket', { le: '1', pipeline: 'p' })).toBe(3);
+    expect(sample(text, 't_seconds_bucket', { le: '+Inf', pipeline: 'p' })).toBe(4);
+    expect(sample(text, 't_seconds_sum', { pipeline: 'p' })).toBeCloseTo(3.65);
+    expect(sample(text, 't_seconds_count', { pipeline: 'p', service: 'svc' })).toBe(4);
+    expect(() => histogram.series(['p', 'extra'])).toThrow(/label values/);
+  });
+});
