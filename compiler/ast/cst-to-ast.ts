@@ -794,7 +794,8 @@ class AstBuilder {
       });
       return undefined;
     };
-    if (!labelToken || labelToken.tokenType !== T.Identifier) {
+    // The step: a label or a first header word (`reprocess.find`), never a string.
+    if (!labelToken || labelToken.tokenType === T.StringLiteral || labelToken.tokenType === T.TripleString) {
       return bad(`a mock names the label of the step it replaces`, labelToken ? this.tokenSpan(labelToken) : connectorSpan, 'expected a step label');
     }
     if (modeToken && modeToken.image !== 'fails') return bad(`unexpected \`${modeToken.image}\` in a mock`, this.tokenSpan(modeToken), 'expected `fails` or `{`');

@@ -14,6 +14,7 @@ import type { SourceFile } from '../source/source-file.js';
 import type { Span } from '../source/span.js';
 import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { ParamValidators } from './check-params.js';
+import { SchemaCompiler } from './json-schema.js';
 import { walkDeclSteps } from '../ast/walk.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
@@ -62,6 +63,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     registry: input.registry,
     decls: input.decls,
     validators: new ParamValidators(),
+    schemas: new SchemaCompiler(),
     sourceOf: input.sourceOf,
     displayPath: input.displayPath,
     globalTypes: Object.fromEntries(globals.map((g) => [g.name, g.type])),

@@ -14,7 +14,7 @@ import type { Span } from '../source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
 import type { ParamValidators } from './check-params.js';
 import { diagnostic } from '../diagnostics/codes.js';
-import { checkSchema, compileValidatorModule, detectDraft, DRAFTS, type Draft } from './json-schema.js';
+import { detectDraft, DRAFTS, type Draft, type SchemaCompiler } from './json-schema.js';
 
 export interface ServiceFacts {
   readonly registry: ConnectorRegistry;
@@ -25,6 +25,8 @@ export interface ServiceFacts {
   readonly displayPath: (file: string) => string;
   readonly globalTypes: Readonly<Record<string, PipeType>>;
   readonly accountTypes: Readonly<Record<string, PipeType>>;
+  /** Checks and compiles JSON Schemas once per distinct schema in this compile run. */
+  readonly schemas: SchemaCompiler;
 }
 
 export interface ExecuteEdge {
@@ -98,8 +100,9 @@ export class PipelineContext {
     const key = `${draft}:${JSON.stringify(schema)}`;
     const cached = this.compiledSchemas.get(key);
     if (cached) return cached;
-    const problems = checkSchema(schema, draft);
-    if (problems.length > 0) {
+    const outcome = this.facts.schemas.compile(schema, draft);
+    if (!outcome.ok) {
+      const problems = outcome.problems;
       // ajv reports one problem several ways (enum, type, anyOf): the most specific is enough.
       const specific = problems.find((p) => p.keyword === 'enum') ?? problems.find((p) => p.keyword !== 'anyOf') ?? problems[0];
       for (const problem of specific ? [specific] : []) {
@@ -114,7 +117,7 @@ export class PipelineContext {
       }
       return undefined;
     }
-    const name = this.addValidator(hint, compileValidatorModule(schema, draft));
+    const name = this.addValidator(hint, outcome.code);
     this.compiledSchemas.set(key, name);
     return name;
   }

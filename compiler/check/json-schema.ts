@@ -69,34 +69,70 @@ export interface SchemaProblem {
   readonly pointer: string;
 }
 
-/** Checks a schema against its draft's meta-schema and compiles it; returns the problems found. */
-export function checkSchema(schema: unknown, draft: Draft): SchemaProblem[] {
-  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'boolean')) {
-    return [{ message: 'a JSON Schema must be an object (or a boolean)', pointer: '' }];
-  }
-  const ajv = createAjv(draft, false);
-  const strippedSchema = withoutSchemaId(schema, draft);
-  const valid = ajv.validateSchema(strippedSchema as object);
-  if (!valid) {
-    return (ajv.errors ?? []).map((e) => ({
-      message: `\`${e.instancePath.split('/').filter(Boolean).join('.') || 'schema'}\` ${e.message ?? 'is invalid'}${Array.isArray(e.params['allowedValues']) ? ` (${(e.params['allowedValues'] as unknown[]).map(String).join(', ')})` : ''}`,
-      pointer: e.instancePath,
-      keyword: e.keyword,
-    }));
-  }
-  try {
-    ajv.compile(strippedSchema as object);
-    return [];
-  } catch (err) {
-    return [{ message: err instanceof Error ? err.message : String(err), pointer: '' }];
-  }
-}
-
 /** ESM source of a standalone validator for the schema (the module's default export validates). */
 export function compileValidatorModule(schema: unknown, draft: Draft): string {
   const ajv = createAjv(draft, true);
   const validate = ajv.compile(withoutSchemaId(schema, draft) as object);
   return standaloneCode(ajv, validate);
+}
+
+export type SchemaOutcome = { readonly ok: true; readonly code: string } | { readonly ok: false; readonly problems: readonly SchemaProblem[] };
+
+/**
+ * Checks and compiles schemas for one compile run: one Ajv per draft (its meta-schemas are loaded
+ * once, not per schema) and one result per distinct schema — services often share a schema
+ * between many pipelines. Created per run, so nothing outlives it.
+ */
+export class SchemaCompiler {
+  private readonly ajvs = new Map<Draft, Ajv>();
+  private readonly outcomes = new Map<string, SchemaOutcome>();
+
+  compile(schema: unknown, draft: Draft): SchemaOutcome {
+    const key = `${draft}\u0000${JSON.stringify(schema)}`;
+    let outcome = this.outcomes.get(key);
+    if (!outcome) {
+      outcome = this.compileFresh(schema, draft);
+      this.outcomes.set(key, outcome);
+    }
+    return outcome;
+  }
+
+  private compileFresh(schema: unknown, draft: Draft): SchemaOutcome {
+    if (schema === null || (typeof schema !== 'object' && typeof schema !== 'boolean')) {
+      return { ok: false, problems: [{ message: 'a JSON Schema must be an object (or a boolean)', pointer: '' }] };
+    }
+    let ajv = this.ajvs.get(draft);
+    if (!ajv) {
+      ajv = createAjv(draft, true);
+      this.ajvs.set(draft, ajv);
+    }
+    const prepared = withoutSchemaId(schema, draft) as object;
+    if (!ajv.validateSchema(prepared)) {
+      return { ok: false, problems: (ajv.errors ?? []).map(problemOf) };
+    }
+    try {
+      return { ok: true, code: standaloneCode(ajv, ajv.compile(prepared)) };
+    } catch (err) {
+      // A second schema with an `$id` this Ajv already holds: compile it alone.
+      if (err instanceof Error && /already exists/.test(err.message)) {
+        const alone = createAjv(draft, true);
+        try {
+          return { ok: true, code: standaloneCode(alone, alone.compile(prepared)) };
+        } catch (again) {
+          return { ok: false, problems: [{ message: again instanceof Error ? again.message : String(again), pointer: '' }] };
+        }
+      }
+      return { ok: false, problems: [{ message: err instanceof Error ? err.message : String(err), pointer: '' }] };
+    }
+  }
+}
+
+function problemOf(e: { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }): SchemaProblem {
+  return {
+    message: `\`${e.instancePath.split('/').filter(Boolean).join('.') || 'schema'}\` ${e.message ?? 'is invalid'}${Array.isArray(e.params['allowedValues']) ? ` (${(e.params['allowedValues'] as unknown[]).map(String).join(', ')})` : ''}`,
+    pointer: e.instancePath,
+    keyword: e.keyword,
+  };
 }
 
 /** Draft-06 schemas say `$schema: …draft-06…`, which Ajv (draft-07) does not know: drop it after detection. */

@@ -8,7 +8,8 @@
  * TypeScript is formatted with ts-morph and transpiled to JavaScript; the runtime itself is copied
  * next to it by the CLI (see cli/build-command.ts).
  */
-import { Project, ts } from 'ts-morph';
+import { createRequire } from 'node:module';
+import type * as TsMorph from 'ts-morph';
 import type { ServicePlan } from '../plan/plan.js';
 import { propertyKey } from '../check/values.js';
 import { CodeWriter } from './code-writer.js';
@@ -111,7 +112,18 @@ function packageJson(plan: ServicePlan, dependencies: Readonly<Record<string, st
   };
 }
 
+/**
+ * ts-morph (with the TypeScript compiler inside) takes most of a second to load: it is loaded on
+ * the first build, never by `pipec check` or the language server, which share this module graph.
+ */
+let tsMorph: typeof TsMorph | undefined;
+function loadTsMorph(): typeof TsMorph {
+  tsMorph ??= createRequire(import.meta.url)('ts-morph') as typeof TsMorph;
+  return tsMorph;
+}
+
 function formatSources(sources: readonly OutputFile[]): OutputFile[] {
+  const { Project, ts } = loadTsMorph();
   const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true, compilerOptions: { target: ts.ScriptTarget.ES2022 } });
   return sources.map((source) => {
     const file = project.createSourceFile(source.path, source.text, { overwrite: true });
@@ -121,6 +133,7 @@ function formatSources(sources: readonly OutputFile[]): OutputFile[] {
 }
 
 function transpile(source: OutputFile): string {
+  const { ts } = loadTsMorph();
   const out = ts.transpileModule(source.text, {
     fileName: source.path,
     compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, removeComments: false, verbatimModuleSyntax: false },

@@ -9,10 +9,8 @@
 import type { Logger } from 'pino';
 import type { Clock, EventBroker, ObjectStoreBackend } from '../types.js';
 import { maxDocumentBytes } from './json-safe.js';
-import { createPgLock, createSqliteLock, type SchedulerLock } from './locks.js';
-import { createNatsBroker } from './nats/broker.js';
-import { openPgPool, type PgPool } from './postgres/pool.js';
-import { createPgStore } from './postgres/store.js';
+import { createSqliteLock, type SchedulerLock } from './locks.js';
+import type { PgPool } from './postgres/pool.js';
 import { createRegexTester } from './query/regex.js';
 import { createSqliteBroker } from './sqlite/broker.js';
 import { openSqlite, sqliteFile, type SqliteDatabase } from './sqlite/database.js';
@@ -48,14 +46,16 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
   const closers: Array<() => Promise<void>> = [];
   try {
     if (!usePostgres || !useNats) sqlite = openSqlite(sqliteFile(opts.dataDir), regex);
-    if (usePostgres) pool = await openPgPool({ connectionString: storeUrl });
+    // The distributed drivers (pg, nats) load only when configured: an embedded service starts faster.
+    const postgres = usePostgres ? await loadPostgres() : undefined;
+    if (postgres && storeUrl) pool = await postgres.openPgPool({ connectionString: storeUrl });
 
-    const store = pool
-      ? createPgStore({ pool, clock, regex, ...limits })
+    const store = pool && postgres
+      ? postgres.createPgStore({ pool, clock, regex, ...limits })
       : createSqliteStore({ db: sqlite as SqliteDatabase, clock, regex, ...limits });
-    const lock: SchedulerLock = pool ? createPgLock(pool, clock, logger) : createSqliteLock(sqlite as SqliteDatabase, clock);
+    const lock: SchedulerLock = pool && postgres ? postgres.createPgLock(pool, clock, logger) : createSqliteLock(sqlite as SqliteDatabase, clock);
     const broker = useNats
-      ? await createNatsBroker({
+      ? await (await import('./nats/broker.js')).createNatsBroker({
           url: brokerUrl,
           clock,
           logger,
@@ -82,6 +82,11 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
     await releaseConnections(sqlite, pool);
     throw err;
   }
+}
+
+async function loadPostgres() {
+  const [pool, store, locks] = await Promise.all([import('./postgres/pool.js'), import('./postgres/store.js'), import('./locks.js')]);
+  return { openPgPool: pool.openPgPool, createPgStore: store.createPgStore, createPgLock: locks.createPgLock };
 }
 
 async function releaseConnections(sqlite: SqliteDatabase | null, pool: PgPool | null): Promise<void> {

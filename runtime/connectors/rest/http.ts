@@ -12,7 +12,7 @@
  * never travel to another origin.
  * Error messages carry the origin and path only: query strings may hold API keys.
  */
-import { Agent, fetch, type Headers } from 'undici';
+import type { Agent, Headers } from 'undici';
 import { PipeError, type PipeErrorOptions } from '../../errors.js';
 import { activeTraceHeaders } from '../../observability/propagation.js';
 
@@ -56,9 +56,18 @@ function agentOptions(connectTimeout: number): Agent.Options {
   return { connect: { timeout: connectTimeout }, headersTimeout: 0, bodyTimeout: 0 };
 }
 
+/** undici loads with the first REST call, not when a service that has a `rest` step starts. */
+type UndiciModule = { readonly Agent: typeof import('undici').Agent; readonly fetch: typeof import('undici').fetch };
+let undiciModule: Promise<UndiciModule> | undefined;
+function undici(): Promise<UndiciModule> {
+  undiciModule ??= import('undici').then((m) => ({ Agent: m.Agent, fetch: m.fetch }));
+  return undiciModule;
+}
+
 async function withAgent<T>(connectTimeout: number, use: (agent: Agent) => Promise<T>): Promise<T> {
   const pooled = pools.get(connectTimeout);
   if (pooled) return use(pooled);
+  const { Agent } = await undici();
   if (pools.size < MAX_POOLS) {
     const agent = new Agent(agentOptions(connectTimeout));
     pools.set(connectTimeout, agent);
@@ -91,6 +100,7 @@ export async function exchange(request: HttpRequest, limits: HttpLimits, executi
   const readTimer = AbortSignal.timeout(limits.readTimeout);
   const signal = AbortSignal.any([executionSignal, readTimer]);
   try {
+    const { fetch } = await undici();
     return await withAgent(limits.connectTimeout, async (dispatcher) => {
       const response = await fetch(request.url, {
         method: request.method,
