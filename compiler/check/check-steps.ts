@@ -127,6 +127,18 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
   let label: string | undefined;
   step.args.forEach((arg, i) => {
     const param = positional[i];
+    if (arg.kind === 'string' && arg.text.includes('{{')) {
+      ctx.diagnostics.push(
+        diagnostic('PIPE3004', {
+          message: `the words after \`${step.connector}\` are fixed at build time and cannot hold \`{{ }}\``,
+          span: arg.span,
+          label: 'expression in a header word',
+          hint: param ? `move it into the block: \`${step.connector} { ${param}: "${arg.text}" … }\`` : 'move it into the block',
+        }),
+      );
+      if (param !== undefined) extra[param] = arg.text; // reported once: not again as a missing parameter
+      return;
+    }
     if (param !== undefined) {
       extra[param] = arg.text;
     } else if (i === positional.length && arg.kind === 'word') {
@@ -198,7 +210,9 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
 
 /** The generic parameters plus the hook's, as one object expression (hoisted when constant). */
 function mergeParams(compiled: { js: string; constant: boolean }, extra: Readonly<Record<string, JsExpr>>, ctx: PipelineContext, hint: string): JsExpr {
-  const extraParts = Object.entries(extra).map(([k, v]) => `${propertyKey(k)}: ${v.js}`);
+  // In parameters built per call, large constant parts are built once, at module load.
+  const dynamic = !(compiled.constant && Object.values(extra).every((v) => v.constant));
+  const extraParts = Object.entries(extra).map(([k, v]) => `${propertyKey(k)}: ${dynamic && v.constant && v.js.length > 40 && /^[[{]/.test(v.js) ? ctx.hoist(`${hint}-${k}`, `Object.freeze(${v.js})`) : v.js}`);
   const inner = compiled.js === '{}' ? [] : [compiled.js.slice(2, -2)];
   const js = `{ ${[...inner, ...extraParts].join(', ')} }`.replace('{  }', '{}');
   const constant = compiled.constant && Object.values(extra).every((v) => v.constant);

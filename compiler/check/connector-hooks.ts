@@ -186,6 +186,8 @@ function validateHook({ step, ctx, label }: HookInput, result: HookResult): void
   const compiled = ctx.compileSchema(resolved, schemaValue.span, draft, label ?? 'step', schemaLocator(schemaValue, ctx.facts.decls));
   result.replaced.add('schema');
   result.replaced.add('draft');
+  // The compiled validator replaces the schema: it need not travel with every call.
+  delete result.params['schema'];
   if (compiled) {
     result.params['validator'] = { js: compiled, constant: true };
     result.output = schemaToType(resolved);

@@ -15,7 +15,7 @@ const joltShape = (() => {
   /** shift body */
   function node3(S, k, c, d) {
     S.T[2] = d;
-    S.K[2] = k; S.C[2] = c; S.H[2] = 0;
+    S.K[2] = k; S.C[2] = c;
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
       } else {
@@ -26,10 +26,9 @@ const joltShape = (() => {
               let t = S.o.root;
               if (t === undefined || t === null) { t = {}; S.o.root = t; }
               else if (!J.isMap(t)) break w;
-              const e = t["id"];
-              if (e === undefined || e === null) t["id"] = vv; else J.fm(S, t, "id", vv);
+              let e = t["id"];
+              if (e === undefined || e === null) { t["id"] = vv; } else J.fm(S, t, "id", vv);
             }
-            S.H[2]++;
           }
         }
       }
@@ -41,17 +40,16 @@ const joltShape = (() => {
           let t = S.o.root;
           if (t === undefined || t === null) { t = {}; S.o.root = t; }
           else if (!J.isMap(t)) break w;
-          const e = t["id"];
-          if (e === undefined || e === null) t["id"] = vv; else J.fm(S, t, "id", vv);
+          let e = t["id"];
+          if (e === undefined || e === null) { t["id"] = vv; } else J.fm(S, t, "id", vv);
         }
-        S.H[2]++;
       }
     }
   }
   /** shift root */
   function node2(S, k, c, d) {
     S.T[1] = d;
-    S.K[1] = k; S.C[1] = c; S.H[1] = 0;
+    S.K[1] = k; S.C[1] = c;
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
       } else {
@@ -59,7 +57,6 @@ const joltShape = (() => {
           const kk = "body", vv = d["body"];
           if (vv !== undefined) {
             node3(S, kk, undefined, vv);
-            S.H[1]++;
           }
         }
       }
@@ -68,7 +65,6 @@ const joltShape = (() => {
       const kk = s, vv = null;
       if (s === "body") {
         node3(S, kk, undefined, vv);
-        S.H[1]++;
       }
     }
   }
