@@ -4,8 +4,8 @@
  * and Object Store inserts/finds per second on SQLite and PostgreSQL. Distributed cases are left out
  * (with a console note) when their server is unreachable. Env: PIPEC_BENCH_POSTGRES, PIPEC_BENCH_NATS.
  */
+import { reachable } from '../test/support/servers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
@@ -128,19 +128,6 @@ async function benchStore(label: string, backends: Backends, seconds: number, st
   ];
 }
 
-function reachable(url: string, defaultPort: number): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: u.hostname, port: Number(u.port || defaultPort) });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const seconds = Number(process.argv[2] ?? '3');

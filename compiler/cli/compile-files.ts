@@ -26,6 +26,17 @@ export function displayPath(file: string): string {
   return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel.split(path.sep).join('/');
 }
 
+/** Reads imported files from disk for the compiler (undefined when a file cannot be read). */
+export const fileHost = {
+  readFile(p: string): string | undefined {
+    try {
+      return fs.readFileSync(p, 'utf8');
+    } catch {
+      return undefined;
+    }
+  },
+};
+
 export interface CompileFilesOptions {
   readonly inputs: readonly string[];
   readonly emit: boolean;
@@ -57,15 +68,7 @@ export function compileFiles(opts: CompileFilesOptions): CompileResult & { input
   const result = compile({
     files: inputs,
     registry: loadRegistry(),
-    host: {
-      readFile: (p) => {
-        try {
-          return fs.readFileSync(p, 'utf8');
-        } catch {
-          return undefined;
-        }
-      },
-    },
+    host: fileHost,
     serviceName: opts.serviceName ?? 'service',
     displayPath,
     emit: opts.emit,

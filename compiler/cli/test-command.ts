@@ -20,7 +20,7 @@ import type { ServiceDefinition } from '../../runtime/service/create-service.js'
 import type { RunSuiteOptions, SuiteResult } from '../../runtime/testing/run-tests.js';
 import type { TestSuite } from '../../runtime/testing/test-plan.js';
 import { writeService } from './build-command.js';
-import { displayPath, printDiagnostics, type Output } from './compile-files.js';
+import { displayPath, fileHost, printDiagnostics, type Output } from './compile-files.js';
 import type { Command } from './pipec.js';
 import { findPipeFiles, loadRegistry, readSource, runtimeDependencies } from './project-files.js';
 
@@ -132,15 +132,7 @@ function compileWithTests(inputs: readonly string[]) {
   const result = compile({
     files: sources,
     registry: loadRegistry(),
-    host: {
-      readFile: (p) => {
-        try {
-          return fs.readFileSync(p, 'utf8');
-        } catch {
-          return undefined;
-        }
-      },
-    },
+    host: fileHost,
     serviceName: 'pipec-test',
     displayPath,
     emit: readErrors.length === 0,

@@ -172,12 +172,7 @@ function readJsonFile(file: string, output: Output): unknown {
     output.err(`pipec: cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    output.err(`pipec: ${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
-    return undefined;
-  }
+  return parseJson(text, file, output);
 }
 
 function readJsonStdin(output: Output): unknown {
@@ -188,10 +183,15 @@ function readJsonStdin(output: Output): unknown {
     output.err('pipec: no input (give INPUT.json or pipe JSON into stdin)');
     return undefined;
   }
+  return parseJson(text, 'the input', output);
+}
+
+/** JSON text → value; `undefined` (with a message naming `what`) when it does not parse. */
+function parseJson(text: string, what: string, output: Output): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    output.err(`pipec: the input is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    output.err(`pipec: ${what} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
 }

@@ -7,31 +7,17 @@
  * when CI=true.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
 
-export const PG_URL = process.env['PIPEC_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const NATS_URL = process.env['PIPEC_TEST_NATS'] ?? 'nats://127.0.0.1:4222';
-export const IN_CI = process.env['CI'] === 'true';
+import { IN_CI, NATS_URL, PG_URL, reachable } from '../../test/support/servers.js';
+
+export { IN_CI, NATS_URL, PG_URL };
 const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
-function reachable(url: string, defaultPort: number): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: u.hostname, port: Number(u.port || defaultPort) });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
 
 export interface BackendVariant {
   readonly name: 'sqlite' | 'postgres+nats';

@@ -6,7 +6,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -21,25 +20,10 @@ import { parseFilter } from './query/filter.js';
 import { matchesFilter } from './query/match.js';
 import { createRegexTester } from './query/regex.js';
 
-const PG_URL = process.env['PIPEC_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-const NATS_URL = process.env['PIPEC_TEST_NATS'] ?? 'nats://127.0.0.1:4222';
-const IN_CI = process.env['CI'] === 'true';
+import { IN_CI, NATS_URL, PG_URL, reachable } from '../../test/support/servers.js';
 const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 const WORKER = join(import.meta.dirname, 'test-support', 'event-worker.ts');
 
-function reachable(url: string, defaultPort: number): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: u.hostname, port: Number(u.port || defaultPort) });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
 
 const postgresUp = await reachable(PG_URL, 5432);
 const natsUp = await reachable(NATS_URL, 4222);

@@ -7,31 +7,18 @@
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { connect } from 'nats';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildService, type BuiltService } from '../../test/e2e/in-process.js';
 import { freePort, tempDir } from '../../test/e2e/service-process.js';
 import { requestedExporters } from './tracing.js';
 
-const NATS_URL = 'nats://127.0.0.1:4222';
+import { NATS_URL, natsReachable } from '../../test/support/servers.js';
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN_ID = 'b7ad6b7169203331';
 
-function reachable(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.createConnection({ host, port });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
 
-const natsUp = await reachable('127.0.0.1', 4222);
+const natsUp = await natsReachable();
 if (!natsUp && process.env['CI'] === 'true') throw new Error(`NATS is required in CI but unreachable at ${NATS_URL}`);
 if (!natsUp) console.warn(`[tracing.test] NATS unreachable at ${NATS_URL}: the NATS broker case is skipped`);
 

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { compile, type CompileResult } from '../../compiler/compile.js';
 import { loadRegistry } from '../../compiler/cli/project-files.js';
+import { fileHost } from '../../compiler/cli/compile-files.js';
 import { renderDiagnostic, renderSummary } from '../../compiler/diagnostics/render-text.js';
 
 const registry = loadRegistry();
@@ -15,15 +16,7 @@ export function compileForTest(files: readonly string[], opts: { base: string; e
   return compile({
     files: files.map((f) => ({ path: f, text: fs.readFileSync(f, 'utf8') })),
     registry,
-    host: {
-      readFile: (p) => {
-        try {
-          return fs.readFileSync(p, 'utf8');
-        } catch {
-          return undefined;
-        }
-      },
-    },
+    host: fileHost,
     displayPath: relative,
     emit: opts.emit ?? false,
     serviceName: opts.serviceName ?? 'service',

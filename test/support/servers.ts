@@ -1,0 +1,28 @@
+/**
+ * The distributed backends' servers for tests and benchmarks: where they are (env overrides) and
+ * whether they answer. Suites that need them fail under CI=true when they do not, and otherwise
+ * skip with a message (the repository's rule).
+ */
+import { createConnection } from 'node:net';
+
+export const PG_URL = process.env['PIPEC_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const NATS_URL = process.env['PIPEC_TEST_NATS'] ?? 'nats://127.0.0.1:4222';
+export const IN_CI = process.env['CI'] === 'true';
+
+/** True when a TCP connection to the URL's host and port opens within a second. */
+export function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: u.hostname, port: Number(u.port || defaultPort) });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+export const postgresReachable = (): Promise<boolean> => reachable(PG_URL, 5432);
+export const natsReachable = (): Promise<boolean> => reachable(NATS_URL, 4222);
