@@ -4,6 +4,7 @@
  * (Content-Length and the streamed length), JSON is parsed with a nesting limit, forms become
  * objects of fields and text stays text. Keys from the request are kept as plain data.
  */
+import type { IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
 import { PipeError } from '../errors.js';
 import type { Json, JsonObject } from '../types.js';
@@ -194,6 +195,99 @@ export function headersRecord(headers: Headers): JsonObject {
   return out;
 }
 
+/** HTTP whitespace, which `Headers` strips from both ends of a value. */
+function isHttpWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+function trimHttpWhitespace(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isHttpWhitespace(value.charCodeAt(start))) start++;
+  while (end > start && isHttpWhitespace(value.charCodeAt(end - 1))) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+/**
+ * The same record as `headersRecord(new Headers(raw))`, built straight from Node's raw header
+ * list (name, value, name, value, …) without materialising a web `Headers` per request: names
+ * lower-cased and sorted, values trimmed, repeats joined with ", " ("; " for cookie), the last
+ * set-cookie kept (Headers lists those one by one), HTTP/2 pseudo-headers left out.
+ */
+export function headersRecordFromRaw(rawHeaders: readonly string[]): JsonObject {
+  const joined = new Map<string, string>();
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const rawName = rawHeaders[i] as string;
+    if (rawName.startsWith(':')) continue;
+    const name = rawName.toLowerCase();
+    const value = trimHttpWhitespace(rawHeaders[i + 1] as string);
+    const existing = joined.get(name);
+    if (existing === undefined || name === 'set-cookie') joined.set(name, value);
+    else joined.set(name, existing + (name === 'cookie' ? '; ' : ', ') + value);
+  }
+  const out = dataRecord();
+  for (const name of [...joined.keys()].sort()) out[name] = joined.get(name) as string;
+  return out;
+}
+
+/**
+ * The Node request behind a Hono context served by @hono/node-server (`c.env.incoming`), when it
+ * is one whose body nobody has started to read; undefined elsewhere (tests calling app.request()).
+ */
+export function unreadIncoming(env: unknown): IncomingMessage | undefined {
+  if (env === null || typeof env !== 'object' || !('incoming' in env)) return undefined;
+  const incoming = (env as { readonly incoming: unknown }).incoming;
+  if (incoming === null || typeof incoming !== 'object') return undefined;
+  const candidate = incoming as IncomingMessage;
+  if (!Array.isArray(candidate.rawHeaders) || typeof candidate.on !== 'function') return undefined;
+  if (candidate.readableDidRead || candidate.readableEnded || candidate.destroyed || candidate.httpVersionMajor !== 1) return undefined;
+  return candidate;
+}
+
+/**
+ * Reads a Node request's whole body, failing with 413 as soon as more than `limit` bytes arrived
+ * (or at once when Content-Length says so). One chunk — the common case — is returned as it is,
+ * without the copies the web Request path makes. What is left unread is drained by the server.
+ */
+export function readIncomingLimited(incoming: IncomingMessage, limit: number): Promise<Uint8Array> {
+  const declared = incoming.headers['content-length'];
+  if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > limit) return Promise.reject(tooLargeError(limit));
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = (): void => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onFailure);
+      incoming.off('close', onFailure);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      total += bytes.byteLength;
+      if (total > limit) {
+        stop();
+        incoming.pause();
+        reject(tooLargeError(limit));
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
+    };
+    // 'close' before 'end': the client went away mid-body.
+    const onFailure = (): void => {
+      stop();
+      reject(badRequest('Request body was not received completely'));
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onFailure);
+    incoming.on('close', onFailure);
+  });
+}
+
 /** Query parameters and path parameters in one object; path parameters win on a clash. */
 export function queryAndPathRecord(url: URL | URLSearchParams | null, pathParams: Readonly<Record<string, string>>): JsonObject {
   const out = dataRecord();
@@ -205,6 +299,8 @@ export function queryAndPathRecord(url: URL | URLSearchParams | null, pathParams
 
 export interface EnvelopeInput {
   readonly request: Request;
+  /** The request's headers as a record, when the caller built it already (headersRecordFromRaw). */
+  readonly headers?: JsonObject;
   readonly pathParams: Readonly<Record<string, string>>;
   readonly body: Json;
   /** Who the trigger's `auth` authenticated (claims of a bearer token, api-key account, …). */
@@ -227,15 +323,17 @@ export function pathAndQuery(url: string): { readonly path: string; readonly que
   return { path: url.slice(pathStart, queryStart), query: new URLSearchParams(url.slice(queryStart + 1)) };
 }
 
-export function buildEnvelope({ request, pathParams, body, principal }: EnvelopeInput): JsonObject {
+export function buildEnvelope({ request, headers, pathParams, body, principal }: EnvelopeInput): JsonObject {
   const { path, query } = pathAndQuery(request.url);
+  const headerRecord = headers ?? headersRecord(request.headers);
+  const contentType = headers ? headers['content-type'] : request.headers.get('content-type');
   return {
     body,
-    headers: headersRecord(request.headers),
+    headers: headerRecord,
     queryAndPath: queryAndPathRecord(query, pathParams),
     method: request.method.toUpperCase(),
     path,
-    contentType: request.headers.get('content-type'),
+    contentType: typeof contentType === 'string' ? contentType : null,
     ...(principal ? { principal } : {}),
   };
 }

@@ -8,7 +8,9 @@
 import type { Context, Hono } from 'hono';
 import { PipeError } from '../errors.js';
 import type { Clock, HttpTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
-import { buildEnvelope, DEFAULT_MAX_BODY_SIZE, parseRequestBody, readBodyLimited } from './envelope.js';
+import {
+  buildEnvelope, DEFAULT_MAX_BODY_SIZE, headersRecordFromRaw, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
+} from './envelope.js';
 import type { ExecutionEngine } from './execution.js';
 import { outcomeResponse, refusalResponse } from './http-response.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -26,6 +28,7 @@ export interface HttpTriggerDeps {
 export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: HttpTriggerSpec, deps: HttpTriggerDeps): void {
   const limit = spec.maxBodySize > 0 ? spec.maxBodySize : DEFAULT_MAX_BODY_SIZE;
   const guard = createTriggerGuard(spec, deps.accounts, deps.clock);
+  const validate = spec.validateBody ? (message: Json): ReturnType<typeof validateTriggerMessage> => validateTriggerMessage(spec, message) : undefined;
   app.on([...spec.methods], spec.path, async (c: Context) => {
     let principal: JsonObject | null = null;
     if (guard) {
@@ -37,22 +40,27 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
       }
     }
     const request = c.req.raw;
+    // On Node, the raw request gives the headers and body without building web Headers and
+    // body copies per request; elsewhere (app.request() in tests) the web Request does.
+    const incoming = unreadIncoming(c.env);
+    const headers = incoming ? headersRecordFromRaw(incoming.rawHeaders) : undefined;
     let body;
     try {
-      const bytes = await readBodyLimited(request, limit);
-      body = parseRequestBody(bytes, request.headers.get('content-type'));
+      const bytes = incoming ? await readIncomingLimited(incoming, limit) : await readBodyLimited(request, limit);
+      const contentType = headers ? headers['content-type'] : request.headers.get('content-type');
+      body = parseRequestBody(bytes, typeof contentType === 'string' ? contentType : null);
     } catch (err) {
       if (!(err instanceof PipeError)) throw err;
       deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
       return refusalResponse(err, deps.clock.now());
     }
-    const message = buildEnvelope({ request, pathParams: c.req.param() as Record<string, string>, body, principal });
+    const message = buildEnvelope({ request, ...(headers ? { headers } : {}), pathParams: c.req.param() as Record<string, string>, body, principal });
     const outcome = await deps.engine.execute({
       pipeline: pipeline.name,
       message,
-      validate: (m) => validateTriggerMessage(spec, m),
+      ...(validate ? { validate } : {}),
       trigger: 'http',
-      traceHeaders: request.headers,
+      traceHeaders: headers ? (headers as Readonly<Record<string, string>>) : request.headers,
     });
     return outcomeResponse(outcome);
   });
