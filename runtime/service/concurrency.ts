@@ -38,6 +38,13 @@ export class ConcurrencyLimiter {
     return this.waiters.length;
   }
 
+  /** A slot at once when one is free (no promise, no wait), else undefined: then use acquire(). */
+  tryAcquire(): Release | undefined {
+    if (this.activeCount >= this.max) return undefined;
+    this.activeCount += 1;
+    return this.releaseOnce();
+  }
+
   /** Resolves with a release function once a slot is free; rejects with the abort reason on abort. */
   acquire(abort?: AbortSource): Promise<Release> {
     if (abort?.aborted) return Promise.reject(abort.reason);

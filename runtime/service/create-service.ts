@@ -15,6 +15,7 @@ import { loadDefaultBackends, type Backends } from './backends-port.js';
 import { resolveAccounts, resolveEnvRecord } from './env-values.js';
 import { subscribeEventTrigger } from './event-trigger.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
+import { pathAndQuery } from './envelope.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
 import { registerHttpFileTrigger } from './http-file-trigger.js';
@@ -119,13 +120,16 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   let phase: ServicePhase = 'created';
   const app = new Hono();
-  // Not async: on the common path it hands back next()'s promise without another frame.
-  app.use('*', (c, next) => {
-    if ((phase === 'draining' || phase === 'stopped') && !OPERATIONAL_PATHS.has(c.req.path)) {
-      return Promise.resolve(refusalResponse(new PipeError('Service is shutting down', { code: 503, kind: 'SHUTDOWN' }), clock.now()));
+  // While draining, everything but the operational paths is refused. Checked in front of the
+  // app's fetch rather than as a '*' middleware: with one matching handler per request Hono
+  // calls it directly, without composing a middleware chain (every request's path).
+  const dispatch = app.fetch;
+  app.fetch = (request, ...rest) => {
+    if ((phase === 'draining' || phase === 'stopped') && !OPERATIONAL_PATHS.has(pathAndQuery(request.url).path)) {
+      return refusalResponse(new PipeError('Service is shutting down', { code: 503, kind: 'SHUTDOWN' }), clock.now());
     }
-    return next();
-  });
+    return dispatch(request, ...rest);
+  };
   registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry() });
 
   const httpDeps = { engine, metrics, clock, accounts };

@@ -1,5 +1,10 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { excessiveDepthAt, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord } from './envelope.js';
+import {
+  excessiveDepthAt, headersRecord, headersRecordFromRaw, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord,
+  readIncomingLimited,
+} from './envelope.js';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -48,5 +53,55 @@ describe('pathAndQuery', () => {
   it('rejects nesting deeper than the limit even when brackets are few elsewhere', () => {
     expect(() => parseJsonText(`${'['.repeat(600)}${']'.repeat(600)}`)).toThrow(/nesting deeper than 512/);
     expect(parseJsonText(`${'['.repeat(500)}${']'.repeat(500)}`)).toBeInstanceOf(Array);
+  });
+});
+
+describe('headersRecordFromRaw', () => {
+  const asHeaders = (raw: readonly string[]): Headers => {
+    const headers = new Headers();
+    for (let i = 0; i < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+    return headers;
+  };
+
+  it('gives the same record as web Headers: lower-case, sorted, trimmed, repeats joined', () => {
+    const raw = [
+      'X-Trace', ' a ', 'Content-Type', 'application/json', 'x-trace', 'b', 'Cookie', 'a=1', 'cookie', 'b=2',
+      'Accept', '*/*', '__proto__', 'plain', 'Set-Cookie', 's=1', 'set-cookie', 's=2', 'Host', 'example.com',
+    ];
+    const fast = headersRecordFromRaw(raw);
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(headersRecord(asHeaders(raw))));
+    expect(Object.keys(fast)).toEqual(['__proto__', 'accept', 'content-type', 'cookie', 'host', 'set-cookie', 'x-trace']);
+    expect(fast['x-trace']).toBe('a, b');
+    expect(fast['cookie']).toBe('a=1; b=2');
+    expect(Object.getPrototypeOf(fast)).toBeNull();
+  });
+
+  it('leaves HTTP/2 pseudo-headers out', () => {
+    expect(headersRecordFromRaw([':method', 'GET', 'accept', 'x'])).toEqual(Object.assign(Object.create(null), { accept: 'x' }));
+  });
+});
+
+describe('readIncomingLimited', () => {
+  const incoming = (chunks: readonly string[], headers: Record<string, string> = {}): IncomingMessage => {
+    const stream = Readable.from(chunks.map((c) => Buffer.from(c))) as unknown as IncomingMessage;
+    Object.assign(stream, { headers });
+    return stream;
+  };
+
+  it('reads the whole body, one chunk or several', async () => {
+    expect(Buffer.from(await readIncomingLimited(incoming(['{"a":1}']), 100)).toString()).toBe('{"a":1}');
+    expect(Buffer.from(await readIncomingLimited(incoming(['ab', 'cd', 'e']), 100)).toString()).toBe('abcde');
+    expect((await readIncomingLimited(incoming([]), 100)).byteLength).toBe(0);
+  });
+
+  it('refuses with 413 by Content-Length or as soon as the streamed bytes pass the limit', async () => {
+    await expect(readIncomingLimited(incoming(['x'], { 'content-length': '101' }), 100)).rejects.toMatchObject({ code: 413 });
+    await expect(readIncomingLimited(incoming(['x'.repeat(60), 'y'.repeat(60)]), 100)).rejects.toMatchObject({ code: 413 });
+  });
+
+  it('fails with 400 when the stream breaks before its end', async () => {
+    const broken = new Readable({ read() { this.destroy(new Error('reset')); } }) as unknown as IncomingMessage;
+    Object.assign(broken, { headers: {} });
+    await expect(readIncomingLimited(broken, 100)).rejects.toMatchObject({ code: 400 });
   });
 });

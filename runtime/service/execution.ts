@@ -277,7 +277,8 @@ export class ExecutionEngine {
     const steps = async (): Promise<Json | Reply> => {
       // A pipeline that executes itself runs the nested execution inside the caller's slot: waiting
       // for a slot of its own could deadlock once every slot holds a caller (N callers, N slots).
-      if (!request.parent || request.parent.pipeline !== pipeline.name) release = await entry.limiter.acquire(abort);
+      if (abort.aborted) throw abort.reason;
+      if (!request.parent || request.parent.pipeline !== pipeline.name) release = entry.limiter.tryAcquire() ?? (await entry.limiter.acquire(abort));
       entry.series.inFlight.value += 1;
       const message = request.prepare
         ? await request.prepare(new EngineScope(executionId, log, abort, workDir))

@@ -4,35 +4,47 @@
  */
 
 export class InFlightTracker {
-  private readonly pending = new Set<Promise<unknown>>();
+  /** A count, not a set of promises: entering and leaving sit on every request's path. */
+  private count = 0;
+  private readonly idleWaiters = new Set<() => void>();
 
   get size(): number {
-    return this.pending.size;
+    return this.count;
+  }
+
+  /** Counts one piece of work in; `leave()` must follow exactly once. */
+  enter(): void {
+    this.count += 1;
+  }
+
+  leave(): void {
+    this.count -= 1;
+    if (this.count === 0 && this.idleWaiters.size > 0) for (const wake of [...this.idleWaiters]) wake();
   }
 
   /** Registers `work` until it settles; returns it unchanged. */
   track<T>(work: Promise<T>): Promise<T> {
-    const settled = work.then(() => undefined, () => undefined);
-    this.pending.add(settled);
-    void settled.then(() => this.pending.delete(settled));
+    this.enter();
+    const leave = (): void => this.leave();
+    work.then(leave, leave);
     return work;
   }
 
   /** Resolves true when everything tracked settled, false when `graceMs` ran out first. */
-  async drain(graceMs: number): Promise<boolean> {
-    const deadline = Date.now() + Math.max(0, graceMs);
-    while (this.pending.size > 0) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return false;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), remaining);
-      });
-      const result = await Promise.race([Promise.all([...this.pending]), timedOut]);
-      clearTimeout(timer);
-      if (result === 'timeout') return this.pending.size === 0;
-    }
-    return true;
+  drain(graceMs: number): Promise<boolean> {
+    if (this.count === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const wake = (): void => {
+        this.idleWaiters.delete(wake);
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.idleWaiters.delete(wake);
+        resolve(this.count === 0);
+      }, Math.max(0, graceMs));
+      this.idleWaiters.add(wake);
+    });
   }
 }
 
