@@ -4,7 +4,8 @@
  * (422, kind AGENT_GUARDRAIL) naming the first failing field. Patterns run on RE2 (re2-wasm), which
  * is linear-time, because the checked text comes from a model and patterns from configuration.
  */
-import { RE2 } from 're2-wasm';
+import type { RE2 } from 're2-wasm';
+import { re2 } from '../re2.js';
 import { PipeError } from '../errors.js';
 import type { Json, JsonObject } from '../types.js';
 
@@ -50,7 +51,7 @@ export function checkRule(body: Json, rule: RegexRule): GuardrailViolation[] {
 
 function compilePattern(rule: RegexRule): RE2 {
   try {
-    return new RE2(rule.pattern, 'u');
+    return new (re2())(rule.pattern, 'u');
   } catch (err) {
     throw new PipeError(`Guardrail pattern for field "${rule.field}" is not a supported regular expression: ${(err as Error).message}`, {
       code: 500, kind: 'AGENT_GUARDRAIL_CONFIG', cause: err,

@@ -6,7 +6,8 @@
  * Compiled patterns are memoised by (pattern, flags), so a constant pattern compiles once.
  * In: pattern text + Java flag names. Out: a `CompiledRegex` or a thrown PipeError.
  */
-import { RE2 } from 're2-wasm';
+import type { RE2 } from 're2-wasm';
+import { re2 } from '../re2.js';
 import { fail } from './values.js';
 
 export interface CompiledRegex {
@@ -157,7 +158,7 @@ export function compileRegexOrThrow(pattern: string, javaFlags: readonly string[
   if (entry === undefined) {
     try {
       const t = translate(pattern, javaFlags);
-      entry = new RE2(t.source, t.flags + 'g');
+      entry = new (re2())(t.source, t.flags + 'g');
     } catch (err) {
       entry = err instanceof RegexSyntaxError ? err : new RegexSyntaxError(cleanRe2Message(err));
     }

@@ -2,7 +2,8 @@
  * `$regex` evaluation with RE2 (linear time, so hostile patterns such as `(a+)+$` cannot hang).
  * A small per-instance cache of compiled patterns; an invalid pattern is PipeError 400 BAD_QUERY.
  */
-import { RE2 } from 're2-wasm';
+import type { RE2 } from 're2-wasm';
+import { re2 } from '../../re2.js';
 import { badQuery } from '../json-safe.js';
 
 export interface RegexTester {
@@ -19,7 +20,7 @@ export function createRegexTester(capacity = 256): RegexTester {
     if (hit) return hit;
     let re: RE2;
     try {
-      re = new RE2(pattern, `${flags}u`);
+      re = new (re2())(pattern, `${flags}u`);
     } catch (err) {
       throw badQuery(`invalid $regex ${JSON.stringify(pattern.slice(0, 80))}: ${(err as Error).message}`);
     }
