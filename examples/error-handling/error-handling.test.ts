@@ -233,7 +233,10 @@ for (const variant of variants) {
         await s.tick();
         await eventually(`re-send ${k}`, async () => apis.ordersFor('srv-1').length === k + 1);
         if (k < 3) {
-          await eventually(`stored again after re-send ${k}`, async () => (await s.pending()) === 1);
+          // The re-sent message is stored again by an event; the engine deletes the old copy after
+          // the re-send. Wait for the new copy (its request says k re-sends so far) before the next tick.
+          await eventually(`stored again after re-send ${k}`, async () =>
+            s.logged('add-reprocess-event', 30, 'reprocessing request for').some((r) => String(r.msg).endsWith(`(re-sends so far: ${k})`)) && (await s.pending()) === 1);
           expect(apis.errorsFor('srv-1')).toEqual([]);
         }
       }
