@@ -2,8 +2,8 @@
  * JOLT throughput against the Java reference (see ../shared/bench/jolt/README.md): for each
  * workload, build the chain once, check one output against expected.json, warm up, then count
  * transforms in a timed loop. Operations that change their input get fresh copies made outside the
- * timed region. Right after each workload, a hand-written JavaScript transform producing the same
- * output runs through the same loop in the same process: on a shared, loaded machine the ratio
+ * timed region. A hand-written JavaScript transform producing the same output takes turns with the
+ * compiled one, batch by batch, in the same loop and process: on a shared, loaded machine the ratio
  * compiled/hand-written is the comparable figure. Also measures a JSONata expression equivalent to
  * the first workload, for comparison.
  */
@@ -18,7 +18,7 @@ export interface BenchResult {
   javaOpsPerSec: number;
   /** opsPerSec / javaOpsPerSec. */
   ratio: number;
-  /** The hand-written JavaScript transform of the same workload, measured right after. */
+  /** The hand-written JavaScript transform of the same workload, measured in turns with it. */
   handOpsPerSec?: number;
   /** opsPerSec / handOpsPerSec. */
   ofHand?: number;
@@ -138,31 +138,41 @@ function sortKeys(v: unknown): unknown {
 }
 
 /**
- * Runs `transform` over prepared inputs for `seconds` of this process's CPU time (preparing inputs is
- * not timed). CPU time rather than wall time, so that other load on the shared machine does not count.
+ * Runs each of `transforms` over prepared inputs for `seconds` of this process's CPU time (preparing
+ * inputs is not timed) and returns transforms per CPU second for each. CPU time rather than wall
+ * time, so that other load on the shared machine does not count; the transforms take turns batch by
+ * batch, so that what load does change (caches, CPU frequency) affects them alike and their ratio
+ * stays comparable.
  */
-async function measure(seconds: number, input: unknown, copies: boolean, transform: (x: unknown) => unknown): Promise<number> {
+async function measure(
+  seconds: number,
+  input: unknown,
+  copies: boolean,
+  transforms: readonly ((x: unknown) => unknown)[],
+): Promise<number[]> {
   const batch = 200;
   const prepare = (): unknown[] => Array.from({ length: batch }, () => (copies ? structuredClone(input) : input));
-  const run = async (budgetMs: number): Promise<{ ops: number; ms: number }> => {
-    let ops = 0;
-    let ms = 0;
-    while (ms < budgetMs) {
-      const inputs = prepare();
-      const start = process.cpuUsage();
-      for (const x of inputs) {
-        const out = transform(x);
-        if (out instanceof Promise) await out;
+  const run = async (budgetMs: number): Promise<{ ops: number; ms: number }[]> => {
+    const totals = transforms.map(() => ({ ops: 0, ms: 0 }));
+    while (totals.some((t) => t.ms < budgetMs)) {
+      for (const [i, transform] of transforms.entries()) {
+        const total = totals[i];
+        if (total === undefined || total.ms >= budgetMs) continue;
+        const inputs = prepare();
+        const start = process.cpuUsage();
+        for (const x of inputs) {
+          const out = transform(x);
+          if (out instanceof Promise) await out;
+        }
+        const used = process.cpuUsage(start);
+        total.ms += (used.user + used.system) / 1000;
+        total.ops += batch;
       }
-      const used = process.cpuUsage(start);
-      ms += (used.user + used.system) / 1000;
-      ops += batch;
     }
-    return { ops, ms };
+    return totals;
   };
   await run(Math.min(5000, seconds * 500)); // warm-up
-  const { ops, ms } = await run(seconds * 1000);
-  return (ops / ms) * 1000;
+  return (await run(seconds * 1000)).map(({ ops, ms }) => (ops / ms) * 1000);
 }
 
 export async function benchJolt(opts: BenchOptions): Promise<BenchResult[]> {
@@ -175,16 +185,18 @@ export async function benchJolt(opts: BenchOptions): Promise<BenchResult[]> {
     if (!sameJson(fn(structuredClone(input), {}), readJson(workload, 'expected.json'))) {
       throw new Error(`${workload}: output differs from expected.json`);
     }
-    const opsPerSec = await measure(opts.seconds, input, IN_PLACE.has(workload), (x) => fn(x, {}));
+    const hand = HAND_WRITTEN[workload];
+    if (hand && !sameJson(hand(structuredClone(input) as Json), readJson(workload, 'expected.json'))) {
+      throw new Error(`${workload} (hand-written): output differs from expected.json`);
+    }
+    const compiledTransform = (x: unknown): unknown => fn(x, {});
+    const transforms = hand ? [compiledTransform, (x: unknown): unknown => hand(x as Json)] : [compiledTransform];
+    const [opsPerSec = 0, handOpsPerSec] = await measure(opts.seconds, input, IN_PLACE.has(workload), transforms);
     const javaOpsPerSec = JAVA_OPS[workload] ?? 1;
     const result: BenchResult = { workload, opsPerSec, javaOpsPerSec, ratio: opsPerSec / javaOpsPerSec };
-    const hand = HAND_WRITTEN[workload];
-    if (hand) {
-      if (!sameJson(hand(structuredClone(input) as Json), readJson(workload, 'expected.json'))) {
-        throw new Error(`${workload} (hand-written): output differs from expected.json`);
-      }
-      result.handOpsPerSec = await measure(opts.seconds, input, IN_PLACE.has(workload), (x) => hand(x as Json));
-      result.ofHand = opsPerSec / result.handOpsPerSec;
+    if (handOpsPerSec !== undefined) {
+      result.handOpsPerSec = handOpsPerSec;
+      result.ofHand = opsPerSec / handOpsPerSec;
     }
     results.push(result);
   }
@@ -194,7 +206,7 @@ export async function benchJolt(opts: BenchOptions): Promise<BenchResult[]> {
   if (!sameJson(await expression.evaluate(input), readJson('shift-order', 'expected.json'))) {
     throw new Error('shift-order (jsonata): output differs from expected.json');
   }
-  const jsonataOps = await measure(opts.seconds, input, false, (x) => expression.evaluate(x));
+  const [jsonataOps = 0] = await measure(opts.seconds, input, false, [(x) => expression.evaluate(x)]);
   const java = JAVA_OPS['shift-order'] ?? 1;
   results.push({ workload: 'shift-order (jsonata)', opsPerSec: jsonataOps, javaOpsPerSec: java, ratio: jsonataOps / java });
   return results;

@@ -8,7 +8,7 @@
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
 import { canonicalOf, isStar, parseDotPath, parseKey, type PathElement, SpecError } from './keys.js';
 import { compareUtf16, parseJavaDouble, parseJavaInt, parseJavaLong } from '../../runtime/jolt/java.js';
-import { FUNCTIONS, KEEPS_ARGUMENTS } from '../../runtime/jolt/functions.js';
+import { FUNCTIONS, KEEPS_ARGUMENTS, LIST_FORMS, ONE_ARGUMENT_FORMS, TWO_ARGUMENT_FORMS } from '../../runtime/jolt/functions.js';
 import { readExpr, readPathExpr, Scope } from './walk.js';
 
 export type ModifyMode = 0 | 1 | 2;
@@ -139,24 +139,32 @@ function compileComposite(
   if (dataType === 'runtime') body.add(1, `if (v === null || v === undefined) return;`);
   else {
     body.add(1, `if (v === null || v === undefined) {`);
-    body.add(2, `v = J.mcreate(S.T[${level - 1}], S.O[${level - 1}], k, ${mode}, ${dataType === 'list'});`);
+    body.add(2, `v = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, k, ${mode}, ${dataType === 'list'});`);
     body.add(2, `if (v === null) return;`);
     body.add(1, `}`);
   }
   body.add(1, `const o = Array.isArray(v) ? ${dataType === 'list' ? `J.expand(v, ${maxIndex})` : 'v.length'} : -1;`);
-  body.add(1, `S.K[${level}] = k; S.T[${level}] = v; S.O[${level}] = o;`);
 
   const ctx: Ctx = { prog, scope, level, options, depth, mapOnly: dataType === 'map' };
+  const walk = new Lines();
   if (dataType !== 'map') {
-    body.add(1, `if (Array.isArray(v)) {`);
-    emitStrategy(ctx, body, 2, strategy, literals, computed, 'list');
-    body.add(1, dataType === 'runtime' ? `} else if (J.isMap(v)) {` : `}`);
+    walk.add(1, `if (Array.isArray(v)) {`);
+    emitStrategy(ctx, walk, 2, strategy, literals, computed, 'list');
+    walk.add(1, dataType === 'runtime' ? `} else if (J.isMap(v)) {` : `}`);
   }
   if (dataType !== 'list') {
-    if (dataType === 'map') body.add(1, `if (J.isMap(v)) {`);
-    emitStrategy(ctx, body, 2, strategy, literals, computed, 'map');
-    body.add(1, `}`);
+    if (dataType === 'map') walk.add(1, `if (J.isMap(v)) {`);
+    emitStrategy(ctx, walk, 2, strategy, literals, computed, 'map');
+    walk.add(1, `}`);
   }
+  // the slots of this level, now that every function that could read them has been generated
+  const stores = [
+    scope.slots.has('K', level) ? `S.K[${level}] = k;` : '',
+    scope.slots.has('T', level) ? `S.T[${level}] = v;` : '',
+    scope.slots.has('O', level) ? `S.O[${level}] = o;` : '',
+  ].filter((x) => x !== '');
+  body.add(1, stores.join(' '));
+  body.addAll(walk);
   prog.declare(`/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(S, k, v) {\n${body.toString()}\n}`);
   return fn;
 }
@@ -312,23 +320,37 @@ function evaluatorLines(ctx: Ctx, scope: Scope, level: number, rhs: unknown, fal
   return [callMany(ctx, fn, args)];
 }
 
-/** A function reference: its source and whether a call site may reuse one argument list for it. */
+/** A function reference: its source, its stock name, whether a call site may reuse one argument list. */
 interface FunctionRef {
   readonly source: string;
+  /** The stock function's name (undefined for custom functions). */
+  readonly stock?: string;
   readonly reusesArguments: boolean;
+}
+
+function has(table: object, name: string | undefined): boolean {
+  return name !== undefined && Object.prototype.hasOwnProperty.call(table, name);
 }
 
 /** `r = fn([value])` when `present`, else `r = fn([])`, without allocating for stock functions. */
 function callOne(ctx: Ctx, fn: FunctionRef, value: string, present: string): string {
+  if (fn.stock !== undefined && has(ONE_ARGUMENT_FORMS, fn.stock)) return `if (${present}) r = J.F1.${fn.stock}(${value}); else r = ${fn.source}(J.E);`;
   if (!fn.reusesArguments) return `r = ${present} ? ${fn.source}([${value}]) : ${fn.source}([]);`;
   const list = ctx.prog.argumentList(['null']);
   // the list is cleared after the call so that it does not keep the input alive
   return `if (${present}) { ${list}[0] = ${value}; r = ${fn.source}(${list}); ${list}[0] = null; } else r = ${fn.source}(J.E);`;
 }
 
-/** `r = fn([a, b, …])` (absent values become null), reusing a hoisted list for stock functions. */
+/** `r = fn([a, b, …])` (absent values become null), through a positional form or a reused list. */
 function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
   if (!fn.reusesArguments) return `r = ${fn.source}(J.args([${args.map((a) => a.source).join(', ')}]));`;
+  const [first, second] = args;
+  if (args.length === 2 && first && second && fn.stock !== undefined && has(TWO_ARGUMENT_FORMS, fn.stock)) {
+    const value = (a: Arg, name: string): string => (a.constant ? a.source : `${name} === J.N ? null : ${name}`);
+    const reads = [first, second].flatMap((a, i) => (a.constant ? [] : [`const x${i} = ${a.source};`]));
+    return `{ ${reads.join(' ')} r = J.F2.${fn.stock}(${value(first, 'x0')}, ${value(second, 'x1')}); }`;
+  }
+  const callee = has(LIST_FORMS, fn.stock) ? `J.FL.${fn.stock}` : fn.source;
   // literal arguments are filled in once; the others are set before and cleared after each call
   const list = ctx.prog.argumentList(args.map((a) => (a.constant ? a.source : 'null')));
   const fill: string[] = [];
@@ -338,19 +360,19 @@ function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
     fill.push(`x = ${a.source}; ${list}[${i}] = x === J.N ? null : x;`);
     clear.push(`${list}[${i}] = null;`);
   });
-  return `{ let x; ${fill.join(' ')} r = ${fn.source}(${list}); ${clear.join(' ')} }`;
+  return `{ let x; ${fill.join(' ')} r = ${callee}(${list}); ${clear.join(' ')} }`;
 }
 
 function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath): FunctionRef {
   if (ctx.options.customFunctions.has(name)) return { source: `X.fn[${lit(name)}]`, reusesArguments: false };
-  if (Object.prototype.hasOwnProperty.call(FUNCTIONS, name)) return { source: `J.F.${name}`, reusesArguments: !KEEPS_ARGUMENTS.has(name) };
+  if (has(FUNCTIONS, name)) return { source: `J.F.${name}`, stock: name, reusesArguments: !KEEPS_ARGUMENTS.has(name) };
   const known = Object.keys(FUNCTIONS);
   const near = known.filter((k) => k.toLowerCase() === name.toLowerCase() || k.toLowerCase().startsWith(name.toLowerCase().slice(0, 3)));
   const message = `unknown modify function \`${name}\`${near.length > 0 ? ` (did you mean ${near.slice(0, 3).map((n) => `\`${n}\``).join(', ')}?)` : ''}`;
   if (!fallbacks) throw new SpecError('PIPE5016', message);
   // In a fallback list Jolt skips an unknown function; keep that behaviour but say so.
   ctx.prog.warning('PIPE5016', where, 'value', `${message}; it never yields a value, so the next alternative is used`);
-  return { source: 'J.F.noop', reusesArguments: true };
+  return { source: 'J.F.noop', stock: 'noop', reusesArguments: true };
 }
 
 /** SpecStringParser.parseFunctionArgs: commas split arguments outside `(…)` and `'…'`. */

@@ -175,9 +175,6 @@ function compileComposite(
   const computed = children.filter((c) => isStar(c.pe) || c.pe.kind === 'amp' || c.pe.kind === 'array').sort(computedCompare);
   const strategy = strategyOf(literals, computed);
 
-  const head = new Lines();
-  head.add(1, `S.T[${level}] = d;`);
-  if (isOwner) head.add(1, `S.K[${level}] = k; S.C[${level}] = c;${scope.counts ? ` S.H[${level}] = 0;` : ''}`);
   const body = new Lines();
   for (const child of specials) emitSpecial(prog, body, 1, child, scope, level, depth);
 
@@ -193,6 +190,15 @@ function compileComposite(
     emitScalar(prog, body, 2, strategy, literals, computed, scope, level, depth);
     body.add(1, `}`);
   }
+  // the slots of this level, now that every function that could read them has been generated
+  const head = new Lines();
+  const stores = [
+    scope.slots.has('T', level) ? `S.T[${level}] = d;` : '',
+    isOwner && scope.slots.has('K', level) ? `S.K[${level}] = k;` : '',
+    isOwner && scope.slots.has('C', level) ? `S.C[${level}] = c;` : '',
+    isOwner && scope.counts ? `S.H[${level}] = 0;` : '',
+  ].filter((x) => x !== '');
+  head.add(1, stores.join(' '));
   for (const declaration of scope.hoisted.declarations) head.add(1, declaration);
   head.addAll(body);
   prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(S, k, c, d) {\n${head.toString()}\n}`);
@@ -436,7 +442,7 @@ function plainKeyExpr(expr: string): boolean {
 
 /**
  * Statements reading map key `name` of `t` into a new `let` variable `into`; the result is undefined
- * when the key is absent. A computed key is read with a plain `t[k]` (a monomorphic access at this
+ * when the key is absent. A computed key is read with a plain `t[k]` (an access specific to this
  * site) and an inherited member found that way counts as absent (see J.proto).
  */
 function readKey(name: string, into: string): string {

@@ -45,6 +45,26 @@ export class Hoisted {
   }
 }
 
+/**
+ * The walked-path slots (`S.K[n]` keys, `S.C[n]` captures, `S.T[n]` data, `S.O[n]` original list
+ * sizes) that generated code reads. A generated function finishes after all functions below it
+ * (which are the only readers of its slots), so it stores only the slots something reads.
+ */
+export class SlotReads {
+  private readonly read = new Set<string>();
+
+  /** Records a read and returns the slot's expression, e.g. `S.T[2]`. */
+  slot(kind: 'K' | 'C' | 'T' | 'O' | 'H', level: number): string {
+    const slot = `S.${kind}[${level}]`;
+    this.read.add(slot);
+    return slot;
+  }
+
+  has(kind: 'K' | 'C' | 'T' | 'O' | 'H', level: number): boolean {
+    return this.read.has(`S.${kind}[${level}]`);
+  }
+}
+
 /** Identifiers an invariant expression may use: the function's parameters and the runtime. */
 const INVARIANT_NAMES = new Set(['k', 'c', 'd', 'S', 'J', 'String']);
 
@@ -71,20 +91,22 @@ export class Scope {
     readonly reads: ReadNames,
     /** Whether match counts (`[#n]`) are kept: only when the spec refers to them. */
     readonly counts = true,
+    /** The slots read by the code of one operation (shared by all its scopes). */
+    readonly slots = new SlotReads(),
     /** Expressions hoisted to the top of the current generated function. */
     readonly hoisted = new Hoisted(),
   ) {}
 
   /** The scope inside a new generated function for `level`: outer levels are read from `S` slots. */
   enter(level: number, info: Level, names: LocalNames): Scope {
-    return new Scope([...this.levels.slice(0, level), info], new Map([[level, names]]), this.reads, this.counts);
+    return new Scope([...this.levels.slice(0, level), info], new Map([[level, names]]), this.reads, this.counts, this.slots);
   }
 
   with(level: number, info: Level, names: LocalNames): Scope {
     const levels = [...this.levels.slice(0, level), info];
     const locals = new Map(this.locals);
     locals.set(level, names);
-    return new Scope(levels, locals, this.reads, this.counts, this.hoisted);
+    return new Scope(levels, locals, this.reads, this.counts, this.slots, this.hoisted);
   }
 
   private levelAt(at: number, up: number, what: string): number {
@@ -103,8 +125,8 @@ export class Scope {
     const owner = this.ownerOf(this.levelAt(at, ref.pathIndex, what));
     const level = this.levels[owner];
     const names = this.locals.get(owner);
-    if (ref.keyGroup === 0) return names?.key ?? `S.K[${owner}]`;
-    const cap = names?.cap ?? `S.C[${owner}]`;
+    if (ref.keyGroup === 0) return names?.key ?? this.slots.slot('K', owner);
+    const cap = names?.cap ?? this.slots.slot('C', owner);
     const g = ref.keyGroup;
     if (level?.capture === 'single' && g === 1) return cap;
     if (level?.capture === 'double' && g <= 2) return `${cap}[${g - 1}]`;
@@ -114,12 +136,12 @@ export class Scope {
 
   hashOf(at: number, up: number, what: string): string {
     const owner = this.ownerOf(this.levelAt(at, up, what));
-    return this.locals.get(owner)?.hash ?? `S.H[${owner}]`;
+    return this.locals.get(owner)?.hash ?? this.slots.slot('H', owner);
   }
 
   dataOf(at: number, up: number, what: string): string {
     const index = this.levelAt(at, up, what);
-    return this.locals.get(index)?.data ?? `S.T[${index}]`;
+    return this.locals.get(index)?.data ?? this.slots.slot('T', index);
   }
 
   /** `S.H[owner]++` for the level a finished child counts towards (nothing when counts are unused). */

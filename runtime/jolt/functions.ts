@@ -83,6 +83,11 @@ function onString(f: (s: string) => unknown): Single {
   return (arg) => (typeof arg === 'string' ? f(arg) : NONE);
 }
 
+/** Java String.trim: strips characters up to U+0020 at both ends. */
+function javaTrim(s: string): string {
+  return s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+}
+
 function join(separator: string, list: readonly unknown[]): string {
   let out = '';
   for (let i = 0; i < list.length; i++) {
@@ -165,13 +170,55 @@ function abs(arg: unknown): unknown {
   return NONE;
 }
 
-function sum(list: readonly unknown[], convert: (n: number) => number): number {
+// The list functions below are separate top-level functions (not closures made by one factory), so
+// that each has type feedback of its own and a call site can use it directly (see LIST_FORMS).
+
+function concatList(list: readonly unknown[]): string {
+  let out = '';
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i];
+    if (e !== null && e !== undefined) out += typeof e === 'string' ? e : javaToString(e);
+  }
+  return out;
+}
+
+function doubleSumList(list: readonly unknown[]): number {
   let total = 0;
   for (let i = 0; i < list.length; i++) {
     const n = numberValue(list[i]);
-    if (n !== undefined) total += convert(n);
+    if (n !== undefined) total += n;
   }
   return total;
+}
+
+function intSumList(list: readonly unknown[]): number {
+  let total = 0;
+  for (let i = 0; i < list.length; i++) {
+    const n = numberValue(list[i]);
+    if (n !== undefined) total += javaIntValue(n);
+  }
+  return javaIntValue(total);
+}
+
+function longSumList(list: readonly unknown[]): number {
+  let total = 0;
+  for (let i = 0; i < list.length; i++) {
+    const n = numberValue(list[i]);
+    if (n !== undefined) total += javaLongValue(n);
+  }
+  return total;
+}
+
+function avgList(list: readonly unknown[]): unknown {
+  let total = 0;
+  let count = 0;
+  for (let i = 0; i < list.length; i++) {
+    const n = numberValue(list[i]);
+    if (n === undefined) continue;
+    total += n;
+    count++;
+  }
+  return count === 0 ? NONE : total / count;
 }
 
 function divide(list: readonly unknown[]): unknown {
@@ -289,15 +336,8 @@ export const NO_ARGUMENTS: readonly unknown[] = Object.freeze([]);
 export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze({
   toLower: single(onString((s) => s.toLowerCase())),
   toUpper: single(onString((s) => s.toUpperCase())),
-  trim: single(onString((s) => s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, ''))),
-  concat: listOnly((list) => {
-    let out = '';
-    for (let i = 0; i < list.length; i++) {
-      const e = list[i];
-      if (e !== null && e !== undefined) out += typeof e === 'string' ? e : javaToString(e);
-    }
-    return out;
-  }),
+  trim: single(onString(javaTrim)),
+  concat: listOnly(concatList),
   join: argDriven(isString, join, () => NONE),
   split: argDriven(isString, (sep, list) => list.map((e) => {
     const r = javaSplit(sep, e);
@@ -310,20 +350,10 @@ export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze
   min: base((list) => extreme(list, false), (arg) => (typeof arg === 'number' ? arg : NONE)),
   max: base((list) => extreme(list, true), (arg) => (typeof arg === 'number' ? arg : NONE)),
   abs: single(abs),
-  avg: listOnly((list) => {
-    let total = 0;
-    let count = 0;
-    for (let i = 0; i < list.length; i++) {
-      const n = numberValue(list[i]);
-      if (n === undefined) continue;
-      total += n;
-      count++;
-    }
-    return count === 0 ? NONE : total / count;
-  }),
-  intSum: listOnly((list) => javaIntValue(sum(list, javaIntValue))),
-  doubleSum: listOnly((list) => sum(list, (n) => n)),
-  longSum: listOnly((list) => sum(list, javaLongValue)),
+  avg: listOnly(avgList),
+  intSum: listOnly(intSumList),
+  doubleSum: listOnly(doubleSumList),
+  longSum: listOnly(longSumList),
   intSubtract: listOnly((list) => subtract(list, isInt)),
   doubleSubtract: listOnly((list) => subtract(list, (v): v is number => typeof v === 'number')),
   longSubtract: listOnly((list) => subtract(list, isIntegral)),
@@ -362,4 +392,65 @@ export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze
   elementAt: argDriven(isInt, (index, list) => (index >= 0 && list.length > index ? list[index] : NONE), () => NONE),
   toList: base((list) => list, (arg) => [arg]),
   sort: base(sortList, (arg) => arg),
+});
+
+// ───────────────── Positional forms for generated call sites ─────────────────
+// A spec's call has a fixed number of arguments, so generated code can skip the dispatch on the
+// argument count and the argument list. Each form below handles the common argument types itself
+// and hands every other case to the table function, so its result is always the same as calling
+// FUNCTIONS[name] with the arguments in a list (compiler/jolt tests check this over many values).
+
+type OneForm = (a: unknown) => unknown;
+type TwoForm = (a: unknown, b: unknown) => unknown;
+
+function stock(name: string): ModifyFunction {
+  const fn = FUNCTIONS[name];
+  if (fn === undefined) throw new Error(`no stock function ${name}`);
+  return fn;
+}
+
+const toUpperTable = stock('toUpper');
+const toLowerTable = stock('toLower');
+const trimTable = stock('trim');
+const sizeTable = stock('size');
+const absTable = stock('abs');
+const toIntegerTable = stock('toInteger');
+const toLongTable = stock('toLong');
+const toDoubleTable = stock('toDouble');
+const toStringTable = stock('toString');
+const doubleSumTable = stock('doubleSum');
+const divideTable = stock('divide');
+const concatTable = stock('concat');
+
+/** `=fn(a)` / `"key": "=fn"` with a present argument `a`: the same as FUNCTIONS[name]([a]). */
+export const ONE_ARGUMENT_FORMS: Readonly<Record<string, OneForm>> = Object.freeze({
+  toUpper: (a: unknown) => (typeof a === 'string' ? a.toUpperCase() : toUpperTable([a])),
+  toLower: (a: unknown) => (typeof a === 'string' ? a.toLowerCase() : toLowerTable([a])),
+  trim: (a: unknown) => (typeof a === 'string' ? javaTrim(a) : trimTable([a])),
+  size: (a: unknown) => (Array.isArray(a) || typeof a === 'string' ? a.length : sizeTable([a])),
+  abs: (a: unknown) => (typeof a === 'number' ? Math.abs(a) : absTable([a])),
+  toInteger: (a: unknown) => (typeof a === 'number' ? javaIntValue(a) : toIntegerTable([a])),
+  toLong: (a: unknown) => (typeof a === 'number' ? javaLongValue(a) : toLongTable([a])),
+  toDouble: (a: unknown) => (typeof a === 'number' ? a : toDoubleTable([a])),
+  toString: (a: unknown) => (typeof a === 'string' ? a : toStringTable([a])),
+});
+
+/** `=fn(a,b)` with absent arguments given as null: the same as FUNCTIONS[name]([a, b]). */
+export const TWO_ARGUMENT_FORMS: Readonly<Record<string, TwoForm>> = Object.freeze({
+  // 0 + a + b, not a + b: the list form starts its total at 0 (which turns -0 into 0)
+  doubleSum: (a: unknown, b: unknown) => (typeof a === 'number' && typeof b === 'number' ? 0 + a + b : doubleSumTable([a, b])),
+  divide: (a: unknown, b: unknown) => (typeof a === 'number' && typeof b === 'number' ? (b === 0 ? NONE : a / b) : divideTable([a, b])),
+  concat: (a: unknown, b: unknown) => (typeof a === 'string' && typeof b === 'string' ? a + b : concatTable([a, b])),
+});
+
+/** Functions whose result for two or more arguments is their list form applied to the arguments. */
+export const LIST_FORMS: Readonly<Record<string, (list: readonly unknown[]) => unknown>> = Object.freeze({
+  concat: concatList,
+  doubleSum: doubleSumList,
+  intSum: intSumList,
+  longSum: longSumList,
+  avg: avgList,
+  divide,
+  multiply,
+  substring,
 });

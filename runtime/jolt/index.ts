@@ -8,7 +8,14 @@
 import { PipeError } from '../errors.js';
 import { compareUtf16, isMap, MAX_DEPTH, parseJavaInt, scalarString, tooDeep, type JsonMap } from './java.js';
 
-export { FUNCTIONS as F, NONE as N, NO_ARGUMENTS as E } from './functions.js';
+export {
+  FUNCTIONS as F,
+  NONE as N,
+  NO_ARGUMENTS as E,
+  ONE_ARGUMENT_FORMS as F1,
+  TWO_ARGUMENT_FORMS as F2,
+  LIST_FORMS as FL,
+} from './functions.js';
 export type { ModifyFunction } from './functions.js';
 export { isMap, scalarString as jstr } from './java.js';
 import { NONE } from './functions.js';

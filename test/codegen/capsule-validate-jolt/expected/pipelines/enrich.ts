@@ -14,8 +14,6 @@ const joltShape = (() => {
   "use strict";
   /** shift body */
   function node3(S, k, c, d) {
-    S.T[2] = d;
-    S.K[2] = k; S.C[2] = c;
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
       } else {
@@ -48,8 +46,6 @@ const joltShape = (() => {
   }
   /** shift root */
   function node2(S, k, c, d) {
-    S.T[1] = d;
-    S.K[1] = k; S.C[1] = c;
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
       } else {

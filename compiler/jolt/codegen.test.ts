@@ -1,0 +1,156 @@
+/**
+ * Behaviour of the specialised code the JOLT compiler generates for speed: computed keys read and
+ * written with plain property access, reused argument lists of modify calls, hoisted output keys,
+ * match counts kept only when `[#n]` reads them, slot stores kept only when read, and the inline
+ * forms of remove, cardinality and default. Each test checks results, not the generated text.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileJoltChain, joltToFunction, type JoltExtensions } from './index.js';
+
+function run(chain: unknown, input: unknown, extensions?: JoltExtensions): unknown {
+  const compiled = joltToFunction(chain, extensions);
+  expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return compiled.fn?.(input, {});
+}
+
+const shift = (spec: unknown, input: unknown): unknown => run([{ operation: 'shift', spec }], input);
+const modify = (spec: unknown, input: unknown, extensions?: JoltExtensions): unknown =>
+  run([{ operation: 'modify-overwrite-beta', spec }], input, extensions);
+
+const hasOwn = (o: unknown, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** Input with own keys named like Object.prototype members (`__proto__` as a real own key). */
+function inheritedNames(): Record<string, unknown> {
+  return JSON.parse('{"constructor": 1, "toString": 2, "__proto__": 3, "valueOf": 4, "hasOwnProperty": 5}') as Record<string, unknown>;
+}
+
+describe('shift writes under computed keys', () => {
+  it('writes keys named like Object.prototype members as own keys, at the end of a path', () => {
+    const out = shift({ '*': 'out.&' }, inheritedNames()) as { out: Record<string, unknown> };
+    expect(Object.getPrototypeOf(out.out)).toBe(Object.prototype);
+    for (const [k, v] of Object.entries(inheritedNames())) {
+      expect(hasOwn(out.out, k)).toBe(true);
+      expect(out.out[k]).toBe(v);
+    }
+    expect(({} as Record<string, unknown>).constructor).toBe(Object);
+  });
+
+  it('creates maps under such keys in the middle of a path', () => {
+    const out = shift({ '*': 'out.&.value' }, inheritedNames()) as { out: Record<string, { value: unknown }> };
+    expect(Object.keys(out.out).sort()).toEqual(['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf']);
+    expect(out.out.constructor).toEqual({ value: 1 });
+    expect(hasOwn(out.out, '__proto__') && out.out['__proto__']).toEqual({ value: 3 });
+    expect(Object.getPrototypeOf(out.out)).toBe(Object.prototype);
+  });
+
+  it('merges a second write to the same computed key into a list', () => {
+    const out = shift({ '*': ['out.&', 'out.&'] }, inheritedNames()) as { out: Record<string, unknown> };
+    expect(out.out.toString).toEqual([2, 2]);
+    expect(hasOwn(out.out, '__proto__') && out.out['__proto__']).toEqual([3, 3]);
+  });
+
+  it('uses a looked-up value as a key (skipping values that cannot be keys)', () => {
+    const spec = { '*': { count: 'byLabel.@(1,label)' } };
+    const input = { a: { label: 'x', count: 1 }, b: { label: 'constructor', count: 2 }, c: { label: { no: 1 }, count: 3 }, d: { label: 4.7, count: 4 } };
+    expect(shift(spec, input)).toEqual({ byLabel: { x: 1, constructor: 2, 4: 4 } });
+  });
+});
+
+describe('shift output keys computed once per matched key', () => {
+  it('builds lists by index from the parent key, and skips keys that are not indexes', () => {
+    const spec = { items: { '*': { sku: 'lines[&1].code', qty: 'lines[&1].n' } } };
+    expect(shift(spec, { items: [{ sku: 'a', qty: 1 }, { sku: 'b' }] })).toEqual({ lines: [{ code: 'a', n: 1 }, { code: 'b' }] });
+    expect(shift(spec, { items: { x: { sku: 'a' }, 2: { sku: 'c' } } })).toEqual({ lines: [null, null, { code: 'c' }] });
+  });
+
+  it('uses each matched key\'s own captures, not the first one\'s', () => {
+    const spec = { 'r-*-*': { v: 'out.&(1,2).&(1,1)', w: 'idx[&(1,1)]' } };
+    const input = { 'r-0-a': { v: 1, w: 'x' }, 'r-1-b': { v: 2, w: 'y' } };
+    expect(shift(spec, input)).toEqual({ out: { a: { 0: 1 }, b: { 1: 2 } }, idx: ['x', 'y'] });
+  });
+
+  it('still counts matches for [#n] references', () => {
+    const spec = { photos: { '*': { url: 'pics[#2].link', '#seen': 'pics[#2].state' } } };
+    const input = { photos: [{ url: 'a' }, { url: 'b' }, { other: 1 }] };
+    expect(shift(spec, input)).toEqual({ pics: [{ link: 'a', state: 'seen' }, { link: 'b', state: 'seen' }, { state: 'seen' }] });
+  });
+
+  it('reads outer keys and data through the walked path from deep levels', () => {
+    // the inner `*` also matches `tag` itself, so its `@(1,tag)` writes twice
+    const spec = { '*': { '*': { v: 'out.&2.&1', '@(1,tag)': 'tags.&2' } } };
+    const input = { a: { tag: 't', x: { v: 1 } } };
+    expect(shift(spec, input)).toEqual({ out: { a: { x: 1 } }, tags: { a: ['t', 't'] } });
+  });
+});
+
+describe('modify calls', () => {
+  it('gives each item its own result when argument lists are reused', () => {
+    const spec = { items: { '*': { l: '=toList(@(1,a),@(1,b))', c: '=concat(@(1,a),\'-\',@(1,b))', s: '=doubleSum(@(1,a),@(1,b))', q: '=divide(@(1,a),@(1,b))' } } };
+    const out = modify(spec, { items: [{ a: 1, b: 2 }, { a: 'x', b: null }, { b: 4 }] }) as { items: Record<string, unknown>[] };
+    expect(out.items).toEqual([
+      { a: 1, b: 2, l: [1, 2], c: '1-2', s: 3, q: 0.5 },
+      { a: 'x', b: null, l: ['x', null], c: 'x-', s: 0 },
+      { b: 4, l: [null, 4], c: '-4', s: 4 },
+    ]);
+    expect(out.items[0]?.l).not.toBe(out.items[1]?.l);
+  });
+
+  it('calls one-argument functions with the value, or with no argument when it is absent', () => {
+    const spec = { name: '=toUpper', n: '=size(@(1,name))', gone: '=size(@(1,missing))', t: '=trim(@(1,pad))' };
+    expect(modify(spec, { name: 'ann', pad: '  p  ' })).toEqual({ name: 'ANN', n: 3, t: 'p', pad: '  p  ' });
+    expect(modify({ x: '=toUpper' }, { x: ['a', 1] })).toEqual({ x: ['A', 1] });
+  });
+
+  it('gives custom functions a list of their own on every call', () => {
+    const seen: unknown[][] = [];
+    const keep = (args: readonly unknown[]): unknown => {
+      seen.push(args as unknown[]);
+      return args;
+    };
+    const spec = { '*': { k: '=keep(@(1,a),@(1,b))', one: '=keep(@(1,a))' } };
+    const out = modify(spec, { x: { a: 1, b: 2 }, y: { a: 3, b: 4 } }, { functions: { keep } }) as Record<string, { k: unknown; one: unknown }>;
+    expect(out.x?.k).toEqual([1, 2]);
+    expect(out.y?.k).toEqual([3, 4]);
+    expect(out.x?.one).toEqual([1]);
+    expect(new Set(seen).size).toBe(4);
+  });
+
+  it('keeps the walked path for references to outer levels and for creating missing parents', () => {
+    // from a line: @(1) the line, @(2) the lines list, @(3) the order, @(4) the orders list, @(5) the root
+    const spec = { orders: { '*': { lines: { '*': { ref: '=concat(@(5,id),\'/\',@(3,id))' } } } }, made: { deep: { x: 1 } } };
+    const out = modify(spec, { id: 'R', orders: [{ id: 'o1', lines: [{}, {}] }] });
+    expect(out).toEqual({ id: 'R', orders: [{ id: 'o1', lines: [{ ref: 'R/o1' }, { ref: 'R/o1' }] }], made: { deep: { x: 1 } } });
+  });
+});
+
+describe('remove, cardinality and default', () => {
+  it('removes literal keys, repeated keys and keys named like prototype members', () => {
+    const spec = { 'a|a': '', constructor: '', b: { c: '' }, l: { '1': '' } };
+    const input = JSON.parse('{"a": 1, "constructor": 2, "b": {"c": 3, "d": 4}, "l": [0, 1, 2], "e": 5}') as unknown;
+    expect(run([{ operation: 'remove', spec }], input)).toEqual({ b: { d: 4 }, l: [0, 2], e: 5 });
+    expect(run([{ operation: 'remove', spec: { toString: '' } }], { a: 1 })).toEqual({ a: 1 });
+  });
+
+  it('applies ONE and MANY to present keys only', () => {
+    const spec = { one: 'ONE', many: 'MANY', none: 'MANY', nil: 'MANY', empty: 'ONE', toString: 'MANY' };
+    const out = run([{ operation: 'cardinality', spec }], { one: [1, 2], many: { k: 1 }, nil: null, empty: [] });
+    expect(out).toEqual({ one: 1, many: [{ k: 1 }], nil: [], empty: null });
+    expect(hasOwn(out, 'toString')).toBe(false);
+  });
+
+  it('defaults plain and prototype-named keys as own keys', () => {
+    const out = run([{ operation: 'default', spec: { a: 1, constructor: 'c', list: [] , 'l[]': { '*': { u: 'EA' } } } }], { a: null, l: [{}, null] });
+    expect(out).toEqual({ a: 1, constructor: 'c', list: [], l: [{ u: 'EA' }, { u: 'EA' }] });
+    expect(hasOwn(out, 'constructor')).toBe(true);
+  });
+});
+
+describe('generated code', () => {
+  it('stores only the walked-path slots that some reference reads', () => {
+    const plain = compileJoltChain([{ operation: 'shift', spec: { items: { '*': { sku: 'lines[&1].code' } } } }], () => ({ file: 'x', start: 0, end: 0 }));
+    expect(plain.js).not.toMatch(/S\.[KCTH]\[\d+\] =/);
+    const counted = compileJoltChain([{ operation: 'shift', spec: { items: { '*': { sku: 'lines[#2].code', '@(2,id)': 'id' } } } }], () => ({ file: 'x', start: 0, end: 0 }));
+    expect(counted.js).toMatch(/S\.H\[2\] = 0/);
+    expect(counted.js).toMatch(/S\.T\[1\] = d/);
+  });
+});
