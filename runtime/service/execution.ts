@@ -132,39 +132,9 @@ class ExecutionLog {
 type ContextWithHooks = ExecutionContext & { readonly hooks: StepHooks };
 
 /**
- * The ExecutionContext the engine hands to a pipeline: a class, so the lazily created parts
+ * What a trigger's `prepare` sees, and the base of the execution context: the lazily created parts
  * (logger, signal, work folder) are prototype getters rather than per-execution closures.
  */
-class EngineContext implements ContextWithHooks {
-  readonly steps: Record<string, Json> = Object.create(null) as Record<string, Json>;
-
-  constructor(
-    readonly executionId: string,
-    readonly pipeline: string,
-    readonly metadata: ExecutionMetadata,
-    readonly globals: Readonly<Record<string, Json>>,
-    readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
-    readonly services: ServiceServices,
-    readonly hooks: StepHooks,
-    private readonly executionLog: ExecutionLog,
-    private readonly abort: ExecutionAbort,
-    private readonly folder: WorkDir,
-  ) {}
-
-  get log(): Logger {
-    return this.executionLog.logger;
-  }
-
-  get signal(): AbortSignal {
-    return this.abort.signal;
-  }
-
-  get workDir(): string {
-    return this.folder.path;
-  }
-}
-
-/** What a trigger's `prepare` sees; created only for triggers that prepare their message. */
 class EngineScope implements ExecutionScope {
   constructor(
     readonly executionId: string,
@@ -183,6 +153,26 @@ class EngineScope implements ExecutionScope {
 
   get workDir(): string {
     return this.folder.path;
+  }
+}
+
+/** The ExecutionContext the engine hands to a pipeline: the scope plus what steps read. */
+class EngineContext extends EngineScope implements ContextWithHooks {
+  readonly steps: Record<string, Json> = Object.create(null) as Record<string, Json>;
+
+  constructor(
+    executionId: string,
+    readonly pipeline: string,
+    readonly metadata: ExecutionMetadata,
+    readonly globals: Readonly<Record<string, Json>>,
+    readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
+    readonly services: ServiceServices,
+    readonly hooks: StepHooks,
+    executionLog: ExecutionLog,
+    abort: ExecutionAbort,
+    folder: WorkDir,
+  ) {
+    super(executionId, executionLog, abort, folder);
   }
 }
 
