@@ -23,7 +23,8 @@ export interface ServerProcess {
 
 export interface StartOptions {
   readonly command: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
+  /** Added to this process's environment; an undefined value removes that variable. */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly port: number;
   /** A request that succeeds once the server is ready. */
   readonly probe: (url: string) => Promise<boolean>;

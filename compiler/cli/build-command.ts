@@ -1,11 +1,12 @@
 /**
  * `pipec build <files|dirs> [--out DIR]`: compile and write a standalone service: the generated
- * TypeScript and JavaScript, the runtime it runs on (copied from pipec's compiled runtime), and a
- * package.json naming its npm dependencies.
+ * TypeScript and JavaScript, the runtime it runs on (copied from pipec's compiled runtime), a
+ * package.json naming its npm dependencies, and the start-up bundle (bundle-service.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { hasErrors } from '../diagnostics/diagnostic.js';
+import { bundleService } from './bundle-service.js';
 import { compileFiles, displayPath, printDiagnostics, type Output } from './compile-files.js';
 import { packageRoot } from './project-files.js';
 
@@ -16,6 +17,8 @@ export interface BuildOptions {
   readonly format: 'text' | 'json';
   readonly color: boolean;
   readonly skipFormat?: boolean;
+  /** Also write bundle/ (one file + V8 code cache) for a fast start; default true. */
+  readonly bundle?: boolean;
 }
 
 export interface BuildResult {
@@ -30,7 +33,7 @@ export function defaultServiceName(inputs: readonly string[]): string {
   return base.replace(/[^A-Za-z0-9_-]/g, '-') || 'service';
 }
 
-export function build(opts: BuildOptions, output: Output): BuildResult {
+export async function build(opts: BuildOptions, output: Output): Promise<BuildResult> {
   const name = opts.name ?? defaultServiceName(opts.inputs);
   const outDir = path.resolve(opts.out ?? path.join('out', name));
   const result = compileFiles({ inputs: opts.inputs, emit: true, serviceName: name, ...(opts.skipFormat ? { skipFormat: true } : {}) });
@@ -40,6 +43,7 @@ export function build(opts: BuildOptions, output: Output): BuildResult {
     return { ok: false, outDir, fileCount: 0 };
   }
   writeService(outDir, result.files);
+  if (opts.bundle !== false) await bundleService(outDir);
   if (opts.format === 'text') {
     output.err(`Built ${result.plan?.pipelines.length ?? 0} pipeline(s) from ${result.inputFiles.length} file(s) into ${displayPath(outDir)} — start it with: node ${displayPath(path.join(outDir, 'server.js'))}`);
   }
@@ -49,7 +53,7 @@ export function build(opts: BuildOptions, output: Output): BuildResult {
 /** Replaces the generated parts of outDir (never anything else the user put there). */
 export function writeService(outDir: string, files: readonly { path: string; text: string }[]): void {
   fs.mkdirSync(outDir, { recursive: true });
-  for (const generated of ['pipelines', 'capsules', 'validators', 'runtime']) fs.rmSync(path.join(outDir, generated), { recursive: true, force: true });
+  for (const generated of ['pipelines', 'capsules', 'validators', 'runtime', 'bundle']) fs.rmSync(path.join(outDir, generated), { recursive: true, force: true });
   for (const file of files) {
     const target = path.join(outDir, file.path);
     fs.mkdirSync(path.dirname(target), { recursive: true });

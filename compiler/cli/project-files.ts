@@ -71,7 +71,7 @@ export function runtimeDependencies(root = packageRoot()): Record<string, string
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
   const deps = { ...(pkg.dependencies ?? {}) };
   // The compiler's own dependencies are not needed by a service.
-  for (const compilerOnly of ['chevrotain', 'ts-morph', 'vscode-languageserver', 'vscode-languageserver-textdocument']) delete deps[compilerOnly];
+  for (const compilerOnly of ['chevrotain', 'esbuild', 'ts-morph', 'vscode-languageserver', 'vscode-languageserver-textdocument']) delete deps[compilerOnly];
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a.localeCompare(b)));
 }
 

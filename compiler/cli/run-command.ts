@@ -21,8 +21,10 @@ export interface RunOptions {
 export async function runServe(opts: RunOptions, output: Output): Promise<number> {
   const name = opts.name ?? defaultServiceName(opts.inputs);
   const outDir = path.resolve(opts.out ?? path.join('out', name));
-  const buildOnce = (): boolean => build({ inputs: opts.inputs, out: outDir, name, format: 'text', color: opts.color }, output).ok;
-  if (!buildOnce() && !opts.watch) return 1;
+  // A watched service is rebuilt often and started once per change: the start-up bundle is not worth its second.
+  const buildOnce = async (): Promise<boolean> =>
+    (await build({ inputs: opts.inputs, out: outDir, name, format: 'text', color: opts.color, bundle: !opts.watch }, output)).ok;
+  if (!(await buildOnce()) && !opts.watch) return 1;
 
   let child: ChildProcess | undefined;
   const start = (): void => {
@@ -56,7 +58,7 @@ export async function runServe(opts: RunOptions, output: Output): Promise<number
   const watched = new Set<string>();
   const watchers: fs.FSWatcher[] = [];
   const rebuild = async (): Promise<void> => {
-    if (buildOnce()) {
+    if (await buildOnce()) {
       await stop();
       start();
       output.err('Rebuilt and restarted.');

@@ -3,7 +3,7 @@
  *   pipelines/<name>.ts   one module per pipeline (and its .js)
  *   validators/<name>.js  ajv standalone validators (with .d.ts)
  *   service.ts            the service definition (pipelines, accounts, globals, stores)
- *   server.ts             starts it: `node server.js` (PORT, default 8080)
+ *   server.ts             starts it: `node server.js` (PORT, default 8080); see runtime/launch.ts
  *   package.json          the npm dependencies the runtime needs
  * TypeScript is formatted with ts-morph and transpiled to JavaScript; the runtime itself is copied
  * next to it by the CLI (see cli/build-command.ts).
@@ -93,10 +93,11 @@ function emitServer(plan: ServicePlan): string {
   const w = new CodeWriter();
   w.line(GENERATED_HEADER(`the service \`${plan.name}\``));
   w.line('// Starts the service: HTTP on $PORT (default 8080), event subscriptions and schedules.');
-  w.line("import { startService } from './runtime/index.js';");
-  w.line("import { service } from './service.js';");
+  w.line('// From bundle/ (service.js and the runtime in one file with a V8 code cache) when `pipec build`');
+  w.line('// made one, for a fast start; from the modules when not, or with PIPEC_BUNDLE=0.');
+  w.line("import { launch } from './runtime/launch.js';");
   w.blank();
-  w.line('await startService(service);');
+  w.line("await launch(new URL('.', import.meta.url));");
   return w.toString();
 }
 

@@ -93,4 +93,12 @@ describe('scheduler trigger', () => {
     expect(job.nextRun(new Date('2024-01-01T00:00:00Z'))?.toISOString()).toBe('2024-01-01T12:00:00.000Z');
     job.stop();
   });
+
+  it('runs in UTC when no time zone is given, whatever the machine zone', () => {
+    for (const timezone of ['', 'UTC', 'Etc/UTC']) {
+      const job = createCron(schedule({ cron: '30 9 * * 1', timezone }));
+      expect(job.nextRuns(2, new Date('2024-03-30T23:00:00Z')).map((d) => d.toISOString())).toEqual(['2024-04-01T09:30:00.000Z', '2024-04-08T09:30:00.000Z']);
+      job.stop();
+    }
+  });
 });

@@ -25,9 +25,17 @@ export type TickResult =
 
 /** Parses a cron expression the way the trigger will (throws on an invalid one). */
 export function createCron(spec: SchedulerTriggerSpec, onTick?: (tickTime: number) => void): Cron {
-  const options = { timezone: spec.timezone || 'UTC', mode: '5-or-6-parts' as const, paused: onTick === undefined };
+  const options = { ...zoneOptions(spec.timezone), mode: '5-or-6-parts' as const, paused: onTick === undefined };
   if (!onTick) return new Cron(spec.cron, options);
   return new Cron(spec.cron, options, (self: Cron) => onTick(scheduledTime(self)));
+}
+
+/**
+ * UTC (the default) as a fixed offset: the same instants, without croner's time-zone arithmetic
+ * through Intl, whose first use costs ~35 ms of start-up.
+ */
+function zoneOptions(timezone: string): { readonly timezone: string } | { readonly utcOffset: number } {
+  return timezone === '' || timezone === 'UTC' || timezone === 'Etc/UTC' ? { utcOffset: 0 } : { timezone };
 }
 
 /** The tick's scheduled instant (croner reports when it actually fired, a few ms later). */

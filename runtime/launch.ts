@@ -1,0 +1,69 @@
+/**
+ * How a generated server.js starts its service. `pipec build` also writes the service and the
+ * runtime as one CommonJS file with a V8 code cache (bundle/); loading that skips resolving,
+ * reading and compiling ~250 modules, which is most of a cold start. Without a bundle (built with
+ * `--no-bundle`, or PIPEC_BUNDLE=0 to debug with the readable modules' stack traces) the modules
+ * are imported as they are. A code cache made by another Node.js version is rejected by V8 and
+ * the bundle is compiled as usual: slower, never wrong.
+ *
+ * This module imports only node: built-ins, so that choosing costs nothing.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
+import type { ServiceDefinition } from './service/create-service.js';
+
+/** What the bundle (and the module graph) exports for a start. */
+export interface Startable {
+  readonly startService: (def: ServiceDefinition) => Promise<void>;
+  readonly service: ServiceDefinition;
+}
+
+/** Where `pipec build` puts the bundle and its code cache, relative to the service folder. */
+export const BUNDLE_FILE = 'bundle/service.cjs';
+export const CODE_CACHE_FILE = 'bundle/service.cjs.cache';
+
+/**
+ * The bundle runs as the body of this function (what Node does to any CommonJS file), plus
+ * `__pipecBundleUrl`, which stands in for `import.meta.url` (the bundler replaces it).
+ */
+export function wrapBundle(source: string): string {
+  return `(function (exports, require, module, __filename, __dirname, __pipecBundleUrl) {${source}\n})`;
+}
+
+export interface LoadedBundle {
+  readonly exports: Startable;
+  /** False when there was no code cache or V8 rejected it (another Node.js version or flags). */
+  readonly codeCacheUsed: boolean;
+}
+
+/** Loads bundle/service.cjs with its code cache; undefined when the service has no bundle. */
+export function loadBundle(serviceDir: string): LoadedBundle | undefined {
+  const file = path.join(serviceDir, BUNDLE_FILE);
+  if (!existsSync(file)) return undefined;
+  const cacheFile = path.join(serviceDir, CODE_CACHE_FILE);
+  const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
+  const script = new Script(wrapBundle(readFileSync(file, 'utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const body = script.runInThisContext() as (...args: unknown[]) => void;
+  const module = { exports: {} as Startable };
+  body.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href);
+  return { exports: module.exports, codeCacheUsed: cachedData !== undefined && !script.cachedDataRejected };
+}
+
+/** Starts the service in `serviceDir` (a file URL of the folder, as server.js passes it). */
+export async function launch(serviceDirUrl: URL, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const serviceDir = fileURLToPath(serviceDirUrl);
+  const bundle = env['PIPEC_BUNDLE'] === '0' ? undefined : loadBundle(serviceDir);
+  const { startService, service } = bundle?.exports ?? (await importModules(serviceDirUrl));
+  await startService(service);
+}
+
+async function importModules(serviceDirUrl: URL): Promise<Startable> {
+  const [runtime, definition] = await Promise.all([
+    import('./index.js'),
+    import(new URL('service.js', serviceDirUrl).href) as Promise<{ service: ServiceDefinition }>,
+  ]);
+  return { startService: runtime.startService, service: definition.service };
+}
