@@ -5,7 +5,8 @@
  * `"""` string, block comment or `{{` is still one token (so the parser sees no cascade) and is
  * reported here. Chevrotain's inclusive `endOffset` is converted in exactly one place: `tokenEnd`.
  */
-import { Lexer, type IToken } from 'chevrotain';
+import type { IToken } from 'chevrotain';
+import { Lexer } from './chevrotain.js';
 import type { Diagnostic } from '../compiler/diagnostics/diagnostic.js';
 import { diagnostic } from '../compiler/diagnostics/codes.js';
 import { span, type Span } from '../compiler/source/span.js';
@@ -16,11 +17,21 @@ export interface LexResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** One shared lexer: it holds no per-call state. Positions are offsets only (line:col comes later). */
-const pipeLexer = new Lexer([...allTokens], {
-  positionTracking: 'onlyOffset',
-  ensureOptimizations: true,
-});
+/**
+ * The .pipe lexer. Positions are offsets only (line:col comes later). `validateTokens` runs
+ * Chevrotain's checks of the token definitions, a noticeable part of every `pipec` start that can
+ * only fail when grammar/tokens.ts changes: production skips them, grammar/lexer.test.ts keeps them.
+ */
+export function createPipeLexer(options: { readonly validateTokens?: boolean } = {}): Lexer {
+  return new Lexer([...allTokens], {
+    positionTracking: 'onlyOffset',
+    ensureOptimizations: true,
+    skipValidations: options.validateTokens !== true,
+  });
+}
+
+/** One shared lexer: it holds no per-call state. */
+const pipeLexer = createPipeLexer();
 
 /** End offset (exclusive) of a token: the single conversion from Chevrotain's inclusive form. */
 export function tokenEnd(token: IToken): number {

@@ -7,7 +7,8 @@
  * Each rule names its section in grammar/README.md. Error messages are produced as JSON facts
  * (see `errorFacts`) and turned into diagnostics by grammar/syntax-errors.ts.
  */
-import { CstParser, EOF, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
+import { CstParser, EOF } from './chevrotain.js';
 import * as T from './tokens.js';
 
 /** Structured facts smuggled through Chevrotain's string-only error messages. */
@@ -50,13 +51,24 @@ function isWordLike(type: TokenType): boolean {
   return type === T.Identifier || (type.CATEGORIES ?? []).includes(T.Word);
 }
 
+export interface PipeParserOptions {
+  /**
+   * Run Chevrotain's grammar validations (ambiguities, left recursion, …). They take about a fifth
+   * of the parser's construction, which every `pipec` start pays, and they can only fail when the
+   * grammar itself changes: so production skips them and grammar/parser.test.ts builds the parser
+   * with them on.
+   */
+  readonly validateGrammar?: boolean;
+}
+
 export class PipeParser extends CstParser {
-  constructor() {
+  constructor(options: PipeParserOptions = {}) {
     super([...T.allTokens], {
       recoveryEnabled: true,
       nodeLocationTracking: 'onlyOffset',
       errorMessageProvider: errorFacts,
       maxLookahead: 3,
+      skipValidations: options.validateGrammar !== true,
     });
     this.performSelfAnalysis();
   }

@@ -7,7 +7,8 @@
  * strings, block comments and bare `{{ … }}` use custom scanners (scan.ts) so an unterminated one
  * still becomes a single token; lexer.ts reports it. Every token has a LABEL used in diagnostics.
  */
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import type { TokenType } from 'chevrotain';
+import { createToken, Lexer } from './chevrotain.js';
 import { scanBlockCommentEnd, scanBracesEnd, scanQuotedEnd, scanTripleEnd } from './scan.js';
 
 // ───────────────────────────── categories ─────────────────────────────

@@ -91,12 +91,20 @@ function convertObject(value: ObjectValue, pointer: string, spans: Map<string, S
   return out;
 }
 
-/** Sets an own data property even for keys like `__proto__` (never a prototype write). */
+/**
+ * Sets an own data property even for keys like `__proto__` (never a prototype write). Targets are
+ * plain objects whose own properties are all writable data properties, and `__proto__` is the only
+ * accessor Object.prototype has, so plain assignment does the same for every other key — and is
+ * several times faster than `defineProperty`, which runs for every entry of every literal.
+ */
 export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
+/** A key as a JSON-pointer segment (`~` → `~0`, `/` → `~1`); most keys have neither. */
 export function escapePointer(key: string): string {
+  if (!key.includes('~') && !key.includes('/')) return key;
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

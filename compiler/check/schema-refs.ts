@@ -8,7 +8,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { suggest } from '../diagnostics/suggest.js';
 import type { Declarations } from '../resolve/declarations.js';
 import type { Span } from '../source/span.js';
-import { spanAt, toLiteral } from './literal.js';
+import { spanAt, toLiteral, type LiteralInstance } from './literal.js';
 
 export function resolveSchemaValue(value: Value, decls: Declarations, diagnostics: Diagnostic[]): unknown {
   if (value.kind === 'ident') {
@@ -50,6 +50,9 @@ export function schemaLocator(value: Value, decls: Declarations): (pointer: stri
   let target: Value | undefined = value;
   if (value.kind === 'ident') target = decls.schemas.get(value.name)?.decl?.value;
   if (!target) return () => value.span;
-  const literal = toLiteral(target);
-  return (pointer: string) => spanAt(literal, pointer, value.span);
+  // Converted on the first call only: a locator is made for every use of a schema, but asked
+  // only when the schema has a problem.
+  const found = target;
+  let literal: LiteralInstance | undefined;
+  return (pointer: string) => spanAt((literal ??= toLiteral(found)), pointer, value.span);
 }

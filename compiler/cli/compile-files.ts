@@ -72,7 +72,8 @@ export function compileFiles(opts: CompileFilesOptions): CompileResult & { input
     serviceName: opts.serviceName ?? 'service',
     displayPath,
     emit: opts.emit,
-    dependencies: runtimeDependencies(),
+    // Only the generated package.json needs them; `check` skips reading and sorting them.
+    ...(opts.emit ? { dependencies: runtimeDependencies() } : {}),
     ...(opts.skipFormat ? { skipFormat: true } : {}),
   });
   const sources = new Map([...result.sources, ...extraSources]);

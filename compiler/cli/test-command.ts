@@ -19,7 +19,6 @@ import { renderReport, renderTestLine } from '../testing/report.js';
 import type { ServiceDefinition } from '../../runtime/service/create-service.js';
 import type { RunSuiteOptions, SuiteResult } from '../../runtime/testing/run-tests.js';
 import type { TestSuite } from '../../runtime/testing/test-plan.js';
-import { writeService } from './build-command.js';
 import { displayPath, fileHost, printDiagnostics, type Output } from './compile-files.js';
 import type { Command } from './pipec.js';
 import { findPipeFiles, loadRegistry, readSource, runtimeDependencies } from './project-files.js';
@@ -98,6 +97,8 @@ export async function runPipeTests(opts: TestRunOptions, output: Output): Promis
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipec-test-'));
   try {
     const outDir = path.join(workDir, 'service');
+    // Imported here: build-command (and the bundler behind it) is not needed by the other commands.
+    const { writeService } = await import('./build-command.js');
     writeService(outDir, compiled.files);
     const definition = ((await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }).service;
     const runner = (await import(pathToFileURL(path.join(outDir, 'runtime', 'testing', 'index.js')).href)) as RunnerModule;

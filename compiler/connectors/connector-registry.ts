@@ -37,12 +37,21 @@ export interface ConnectorRegistry {
 export function createConnectorRegistry(schemas: readonly ConnectorSchema[]): ConnectorRegistry {
   const connectors = new Map<string, ConnectorSchema>();
   const triggers = new Map<string, ConnectorSchema>();
-  for (const schema of [...schemas].sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const schema of [...schemas].sort(byName)) {
     const target = schema.kind === 'trigger' ? triggers : connectors;
     if (target.has(schema.name)) throw new Error(`connector schema '${schema.name}' is registered twice`);
     target.set(schema.name, schema);
   }
   return { connectors, triggers };
+}
+
+/**
+ * Code-unit order, not `localeCompare`: the first `localeCompare` of a process sets up ICU
+ * collation, ≈ 15 ms (more on a busy machine) of every `pipec` start. Connector names are
+ * lower-case kebab-case, for which both orders agree.
+ */
+function byName(a: ConnectorSchema, b: ConnectorSchema): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /** Property schemas of a connector's params (empty when the schema declares none). */

@@ -1,0 +1,26 @@
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { PARAM_AJV_OPTIONS } from '../check/check-params.js';
+import { loadRegistry } from '../cli/project-files.js';
+
+// The checker compiles connector parameter schemas without checking them against the JSON Schema
+// meta-schema (start-up time); this is where they are checked.
+const registry = loadRegistry();
+const schemas = [...registry.connectors.values(), ...registry.triggers.values()];
+
+describe('connector and trigger parameter schemas', () => {
+  it('are all found', () => {
+    expect(registry.connectors.size).toBeGreaterThan(5);
+    expect(registry.triggers.size).toBeGreaterThan(1);
+  });
+
+  it('have lower-case kebab-case names (so the registry’s code-unit order is also alphabetical)', () => {
+    for (const schema of schemas) expect(schema.name).toMatch(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/);
+  });
+
+  it.each(schemas.map((s) => [`${s.kind} ${s.name}`, s] as const))('%s is a valid JSON Schema', (_label, schema) => {
+    const ajv = new Ajv({ ...PARAM_AJV_OPTIONS, validateSchema: true });
+    expect(ajv.validateSchema(schema.params as object), ajv.errorsText(ajv.errors)).toBe(true);
+    expect(() => ajv.compile(schema.params as object)).not.toThrow();
+  });
+});
