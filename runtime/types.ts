@@ -185,7 +185,17 @@ export interface ObjectStoreBackend {
   delete(store: string, query: JsonObject, opts?: { multi?: boolean }): Promise<number>;
   aggregate(store: string, pipeline: readonly JsonObject[]): Promise<JsonObject[]>;
   createIndex(store: string, fields: Readonly<Record<string, 1 | -1>>, opts?: { unique?: boolean }): Promise<void>;
+  /** The built-in unique `_oId_` index first, then the created ones in creation order (Digibee's List Indexes). */
+  listIndexes(store: string): Promise<StoreIndex[]>;
+  /** Drops an index by name or by its key (`{ email: 1 }`); returns how many were dropped (0 when none). */
+  dropIndex(store: string, index: string | Readonly<Record<string, 1 | -1>>): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface StoreIndex {
+  readonly name: string;
+  readonly key: Record<string, 1 | -1>;
+  readonly unique: boolean;
 }
 
 export interface EventEnvelope {

@@ -13,7 +13,7 @@ import { compileJoltChain } from '../jolt/index.js';
 import { compileJslt } from '../jslt/index.js';
 import type { JsExpr } from '../plan/plan.js';
 import type { Span } from '../source/span.js';
-import { INTEGER, UNKNOWN, objectOf, type PipeType } from '../types/pipe-type.js';
+import { BOOLEAN, INTEGER, STRING, UNKNOWN, objectOf, type PipeType } from '../types/pipe-type.js';
 import type { PipelineContext } from './context.js';
 import { resolveSchemaValue, schemaLocator } from './schema-refs.js';
 import { entryOf, stepsEntryOf, toLiteral, spanAt } from './literal.js';
@@ -41,7 +41,11 @@ export interface HookResult {
   onFailSteps?: readonly Step[];
 }
 
-const STORE_OPERATIONS = ['insert', 'find', 'find-by-id', 'update', 'update-by-id', 'delete', 'delete-by-id', 'aggregate', 'create-index'];
+const STORE_OPERATIONS = [
+  'insert', 'find', 'find-by-id', 'update', 'update-by-id', 'delete', 'delete-by-id', 'aggregate', 'create-index', 'list-indexes', 'drop-index',
+];
+/** Store operations answering `{ data: [...], rowCount }`; the others answer `{ data: [], updateCount }`. */
+const STORE_READS = ['find', 'find-by-id', 'aggregate', 'list-indexes'];
 
 export function applyConnectorHook(input: HookInput): HookResult {
   const result: HookResult = { replaced: new Set(), params: {} };
@@ -162,9 +166,13 @@ function storeHook({ step, ctx, extra }: HookInput, result: HookResult): void {
   const expire = entryOf(decl?.options, 'expire-after');
   const seconds = expire?.kind === 'duration' ? Math.round(expire.ms / 1000) : expire?.kind === 'number' ? expire.value : 0;
   result.params['storeOptions'] = { js: JSON.stringify({ expireAfterSeconds: seconds }), constant: true };
-  const docs = objectOf({}, true);
+  // list-indexes rows are closed: `{ name, key, unique }`.
+  const docs: PipeType =
+    operation === 'list-indexes'
+      ? { kind: 'object', open: false, fields: { name: { type: STRING, required: true }, key: { type: objectOf({}, true), required: true }, unique: { type: BOOLEAN, required: true } } }
+      : objectOf({}, true);
   result.output =
-    operation === 'find' || operation === 'aggregate' || operation === 'find-by-id'
+    STORE_READS.includes(operation)
       ? { kind: 'object', open: false, fields: { data: { type: { kind: 'array', items: docs }, required: true }, rowCount: { type: INTEGER, required: true } } }
       : { kind: 'object', open: true, fields: { data: { type: { kind: 'array', items: docs }, required: true }, updateCount: { type: INTEGER, required: true } } };
 }

@@ -122,6 +122,7 @@ for (const variant of variants) {
         await client.connect();
         await client.query('DELETE FROM pipec_documents WHERE store = ANY($1::text[])', [usedStores]);
         await client.query('DELETE FROM pipec_stores WHERE store = ANY($1::text[])', [usedStores]);
+        await client.query('DELETE FROM pipec_indexes WHERE store = ANY($1::text[])', [usedStores]);
         await client.query('DELETE FROM pipec_lock_ledger WHERE key LIKE $1', [`${RUN_ID}%`]);
         const indexes = await client.query<{ indexname: string }>(
           "SELECT indexname FROM pg_indexes WHERE tablename = 'pipec_documents' AND indexdef LIKE $1",
@@ -210,6 +211,86 @@ for (const variant of variants) {
         const regex = createRegexTester();
         const filter = parseFilter(query);
         expect(fixture.filter((d) => matchesFilter(d, filter, regex)).map((d) => String(d['_oId']))).toEqual(expected);
+      });
+
+      // Paths through arrays of objects (Mongo): a field segment applied to an array applies to each
+      // object element, a numeric segment indexes; an object element lacking the rest counts as null.
+      describe('paths through arrays', () => {
+        const docs: JsonObject[] = [
+          { _oId: 'A', items: [{ price: 5, tags: ['x'] }, { price: 20, tags: ['y', 'z'] }], n: { deep: [{ v: 1 }, { v: null }] } },
+          { _oId: 'B', items: [{ price: 5 }, { sku: 'k1' }] },
+          { _oId: 'C', items: { price: 30 } },
+          { _oId: 'D', items: [] },
+          { _oId: 'E', items: [1, 'price', [{ price: 50 }]] },
+          { _oId: 'F', other: 1 },
+          { _oId: 'G', items: [{ price: [7, 8] }, { price: null }] },
+          { _oId: 'H', items: [{ price: 9 }], o: { '0': { price: 11 } } },
+        ];
+        let arrays: string;
+        beforeAll(async () => {
+          arrays = newStore();
+          await backends.store.insert(arrays, docs);
+        });
+        const arrayCases: Array<[string, JsonObject, string[]]> = [
+          ['$gt through an array', { 'items.price': { $gt: 10 } }, ['A', 'C']],
+          ['equality through an array', { 'items.price': 5 }, ['A', 'B']],
+          ['element of a reached array', { 'items.price': 8 }, ['G']],
+          ['a reached array as a whole', { 'items.price': [7, 8] }, ['G']],
+          ['null: element lacking the field, nothing reached, or null', { 'items.price': null }, ['B', 'D', 'E', 'F', 'G']],
+          ['$ne is the negation of equality', { 'items.price': { $ne: 5 } }, ['C', 'D', 'E', 'F', 'G', 'H']],
+          ['$ne null', { 'items.price': { $ne: null } }, ['A', 'C', 'H']],
+          ['$exists true: some element has it', { 'items.price': { $exists: true } }, ['A', 'B', 'C', 'G', 'H']],
+          ['$exists false', { 'items.price': { $exists: false } }, ['D', 'E', 'F']],
+          ['$in with null', { 'items.price': { $in: [20, null] } }, ['A', 'B', 'D', 'E', 'F', 'G']],
+          ['$nin', { 'items.price': { $nin: [5, 30] } }, ['D', 'E', 'F', 'G', 'H']],
+          ['conditions may hold on different elements', { 'items.price': { $gt: 6, $lt: 10 } }, ['A', 'G', 'H']],
+          ['$not', { 'items.price': { $not: { $gt: 10 } } }, ['B', 'D', 'E', 'F', 'G', 'H']],
+          ['numeric segment indexes', { 'items.0.price': 5 }, ['A', 'B']],
+          ['second element', { 'items.1.price': { $gte: 20 } }, ['A']],
+          ['indexed element lacking the field is null', { 'items.1.price': null }, ['B', 'C', 'D', 'E', 'F', 'G', 'H']],
+          ['numeric key of an object', { 'o.0.price': 11 }, ['H']],
+          ['leaf array inside elements', { 'items.tags': 'y' }, ['A']],
+          ['$size of a reached array', { 'items.tags': { $size: 2 } }, ['A']],
+          ['$size of the field', { items: { $size: 0 } }, ['D']],
+          ['$size does not count elements of elements', { items: { $size: 3 } }, ['E']],
+          ['$regex through an array', { 'items.sku': { $regex: '^k' } }, ['B']],
+          ['deeper: arrays at two levels', { 'n.deep.v': 1 }, ['A']],
+          ['$or mixing direct and array paths', { $or: [{ 'items.price': 20 }, { other: 1 }] }, ['A', 'F']],
+        ];
+        it.each(arrayCases)('query: %s', async (_label, query, expected) => {
+          expect((await backends.store.find(arrays, query)).map((d) => String(d['_oId']))).toEqual(expected);
+          const filter = parseFilter(query);
+          expect(docs.filter((d) => matchesFilter(d, filter, createRegexTester())).map((d) => String(d['_oId']))).toEqual(expected);
+          // The same filter after a leading stage runs in memory: the aggregate agrees with find.
+          const viaMemory = await backends.store.aggregate(arrays, [{ $skip: 0 }, { $match: query }]);
+          expect(viaMemory.map((d) => String(d['_oId']))).toEqual(expected);
+        });
+
+        it('updates and deletes select through arrays too', async () => {
+          const s = newStore();
+          await backends.store.insert(s, docs);
+          expect(await backends.store.update(s, { 'items.price': { $gt: 10 } }, { $set: { hot: true } })).toBe(2);
+          expect((await backends.store.find(s, { hot: true })).map((d) => d['_oId'])).toEqual(['A', 'C']);
+          expect(await backends.store.delete(s, { 'items.sku': 'k1' })).toBe(1);
+          expect(await backends.store.findById(s, 'B')).toBeNull();
+        });
+
+        it('refuses, with 400, what MongoDB would do element-wise and this store does not', async () => {
+          await expectPipeError(backends.store.find(arrays, {}, { sort: { 'items.price': 1 } }), 400, 'BAD_QUERY', 'array');
+          await expectPipeError(backends.store.find(arrays, { _oId: 'G' }, { sort: { items: 1 } }), 400, 'BAD_QUERY', 'array');
+          await expectPipeError(backends.store.aggregate(arrays, [{ $sort: { 'items.price': 1 } }]), 400, 'BAD_QUERY', 'array');
+          await expectPipeError(backends.store.aggregate(arrays, [{ $project: { 'items.price': 1 } }]), 400, 'BAD_QUERY', 'array');
+          await expectPipeError(backends.store.update(arrays, { _oId: 'A' }, { $unset: { 'items.price': '' } }), 400, 'BAD_QUERY');
+          await expectPipeError(backends.store.update(arrays, { _oId: 'A' }, { $set: { 'items.price': 1 } }), 400, 'BAD_QUERY');
+          // Documents without arrays on the sort path still sort; nothing above changed a document.
+          expect((await backends.store.find(arrays, { _oId: { $in: ['C', 'F'] } }, { sort: { 'items.price': -1 } })).map((d) => d['_oId'])).toEqual(['C', 'F']);
+          expect(await backends.store.findById(arrays, 'A')).toEqual(docs[0]);
+        });
+
+        it('reads "$a.b" through arrays in aggregate expressions as MongoDB does', async () => {
+          const out = await backends.store.aggregate(arrays, [{ $match: { _oId: { $in: ['A', 'B', 'G'] } } }, { $project: { _oId: 1, prices: '$items.price' } }]);
+          expect(out).toEqual([{ _oId: 'A', prices: [5, 20] }, { _oId: 'B', prices: [5] }, { _oId: 'G', prices: [[7, 8], null] }]);
+        });
       });
 
       it('rejects unknown operators and unsafe paths before running anything', async () => {
@@ -316,6 +397,117 @@ for (const variant of variants) {
         // The index is scoped to its store.
         const other = newStore();
         await backends.store.insert(other, [{ email: 'a@x' }]);
+      });
+
+      it('lists and drops indexes by name or key; _oId_ stays', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [{ email: 'a@x', n: 1 }, { email: 'b@x', n: 1 }]);
+        expect(await backends.store.listIndexes(s)).toEqual([{ name: '_oId_', key: { _oId: 1 }, unique: true }]);
+        await backends.store.createIndex(s, { email: 1 }, { unique: true });
+        await backends.store.createIndex(s, { n: -1, 'a.b': 1 });
+        await expectPipeError(backends.store.createIndex(s, { n: 1 }, { unique: true }), 409, 'DUPLICATE_KEY');
+        const listed = await backends.store.listIndexes(s);
+        expect(listed.map((i) => [i.key, i.unique])).toEqual([
+          [{ _oId: 1 }, true],
+          [{ email: 1 }, true],
+          [{ n: -1, 'a.b': 1 }, false],
+        ]);
+        expect(await backends.store.listIndexes(newStore())).toHaveLength(1);
+        // By name: the unique constraint is gone with it.
+        expect(await backends.store.dropIndex(s, listed[1]?.name as string)).toBe(1);
+        await backends.store.insert(s, [{ email: 'a@x' }]);
+        // By key, then nothing left to drop.
+        expect(await backends.store.dropIndex(s, { n: -1, 'a.b': 1 })).toBe(1);
+        expect(await backends.store.dropIndex(s, { n: -1, 'a.b': 1 })).toBe(0);
+        expect(await backends.store.dropIndex(s, 'no-such-index')).toBe(0);
+        expect(await backends.store.listIndexes(s)).toEqual([{ name: '_oId_', key: { _oId: 1 }, unique: true }]);
+        await expectPipeError(backends.store.dropIndex(s, '_oId_'), 400, 'BAD_QUERY');
+        await expectPipeError(backends.store.dropIndex(s, { _oId: 1 }), 400, 'BAD_QUERY');
+        await expectPipeError(backends.store.dropIndex(s, { "a'b": 1 }), 400, 'BAD_QUERY');
+        await expectPipeError(backends.store.listIndexes('Bad Name'), 400, 'BAD_STORE_NAME');
+      });
+
+      it('finds the same documents with an index on the queried path', async () => {
+        const s = newStore();
+        await backends.store.insert(s, Array.from({ length: 50 }, (_, i) => ({ email: `u${i}@x`, n: i })));
+        await backends.store.createIndex(s, { email: 1 });
+        await backends.store.insert(s, [{ email: ['u7@x', 'other'], n: 50 }]);
+        expect((await backends.store.find(s, { email: 'u7@x' })).map((d) => d['n'])).toEqual([7, 50]);
+        expect((await backends.store.find(s, { email: { $gte: 'u48' } }, { sort: { n: 1 } })).map((d) => d['n'])).toEqual([4, 5, 6, 7, 8, 9, 48, 49, 50]); // byte order: 'u4@x' > 'u48'
+      });
+
+      it('$merge writes aggregate results into another store in one transaction', async () => {
+        const src = newStore();
+        const dst = newStore();
+        await backends.store.insert(src, [
+          { _oId: 'o1', cust: 'ana', total: 10 },
+          { _oId: 'o2', cust: 'bob', total: 5 },
+          { _oId: 'o3', cust: 'ana', total: 7 },
+        ]);
+        await backends.store.insert(dst, [{ _oId: 'keep', cust: 'zoe', sum: 1 }, { _oId: 'x', cust: 'ana', sum: 0, note: 'old' }]);
+        // on a field (merge by default): ana's document is updated in place, bob's inserted.
+        const out = await backends.store.aggregate(src, [
+          { $group: { _id: '$cust', sum: { $sum: '$total' } } },
+          { $project: { _oId: 0, cust: '$_id', sum: '$sum' } },
+          { $merge: { into: dst, on: 'cust' } },
+        ]);
+        expect(out).toEqual([]);
+        const byCust = async (): Promise<Array<[Json, Json, Json]>> =>
+          (await backends.store.find(dst, {}, { sort: { cust: 1 } })).map((d) => [d['cust'] ?? null, d['sum'] ?? null, d['note'] ?? null]);
+        expect(await byCust()).toEqual([['ana', 17, 'old'], ['bob', 5, null], ['zoe', 1, null]]);
+        expect(await backends.store.findById(dst, 'x')).toMatchObject({ _oId: 'x', cust: 'ana', sum: 17 });
+        // on _oId (default) with replace; whenNotMatched discard.
+        await backends.store.aggregate(src, [{ $project: { cust: 1 } }, { $merge: { into: dst, whenMatched: 'replace', whenNotMatched: 'discard' } }]);
+        expect(await backends.store.find(dst, { _oId: 'o1' })).toEqual([]);
+        await backends.store.aggregate(src, [{ $match: { _oId: 'o1' } }, { $merge: dst }]);
+        expect(await backends.store.findById(dst, 'o1')).toEqual({ _oId: 'o1', cust: 'ana', total: 10 });
+        await backends.store.aggregate(src, [{ $match: { _oId: 'o1' } }, { $project: { cust: 1 } }, { $merge: { into: dst, whenMatched: 'replace' } }]);
+        expect(await backends.store.findById(dst, 'o1')).toEqual({ _oId: 'o1', cust: 'ana' });
+        // keepExisting leaves the target; fail aborts everything (the first write is rolled back too).
+        await backends.store.aggregate(src, [{ $merge: { into: dst, whenMatched: 'keepExisting' } }]);
+        expect(await backends.store.findById(dst, 'o1')).toEqual({ _oId: 'o1', cust: 'ana' });
+        const before = await backends.store.find(dst, {});
+        await backends.store.insert(src, [{ _oId: 'o9', cust: 'cy', total: 6 }]);
+        // o9 is inserted first, then o3 matches and fails: o9 is rolled back.
+        await expectPipeError(
+          backends.store.aggregate(src, [{ $sort: { _oId: -1 } }, { $merge: { into: dst, whenMatched: 'fail' } }]),
+          409,
+          'DUPLICATE_KEY',
+        );
+        // total 5 matches o2 and is merged (touched), then 6 matches nothing and fails: o2 is rolled back.
+        await expectPipeError(
+          backends.store.aggregate(src, [
+            { $sort: { total: 1 } },
+            { $project: { _oId: 0, total: 1, touched: true } },
+            { $merge: { into: dst, on: 'total', whenNotMatched: 'fail' } },
+          ]),
+          409,
+          'MERGE_NO_MATCH',
+        );
+        await expectPipeError(backends.store.aggregate(src, [{ $project: { _oId: 0, cust: 1 } }, { $merge: { into: dst, on: 'cust' } }]), 400, 'BAD_QUERY', 'unique index');
+        expect(await backends.store.find(dst, {})).toEqual(before);
+        // A unique index on the target is enforced; nothing is written.
+        const uniq = newStore();
+        await backends.store.createIndex(uniq, { cust: 1 }, { unique: true });
+        await expectPipeError(backends.store.aggregate(src, [{ $project: { cust: 1 } }, { $merge: uniq }]), 409, 'DUPLICATE_KEY');
+        expect(await backends.store.find(uniq, {})).toEqual([]);
+      });
+
+      it('refuses unsupported $merge forms before writing', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [{ a: 1 }]);
+        const bad: JsonObject[] = [
+          { $merge: { into: s, whenMatched: [{ $set: { a: 2 } }] } },
+          { $merge: { into: s, let: {} } },
+          { $merge: { into: { db: 'x', coll: 'y' } } },
+          { $merge: { into: 'Bad Name' } },
+          { $merge: { into: s, whenNotMatched: 'upsert' } },
+          { $merge: { into: s, on: [] } },
+        ];
+        for (const stage of bad) await expect(backends.store.aggregate(s, [stage]), JSON.stringify(stage)).rejects.toMatchObject({ code: 400 });
+        await expectPipeError(backends.store.aggregate(s, [{ $merge: s }, { $count: 'n' }]), 400, 'BAD_QUERY', 'last stage');
+        await expectPipeError(backends.store.aggregate(s, [{ $project: { a: 1 } }, { $merge: { into: s, on: 'missing' } }]), 400, 'BAD_QUERY');
+        expect(await backends.store.find(s, {}, {})).toEqual([expect.objectContaining({ a: 1 })]);
       });
 
       it('hides and purges documents after expireAfterSeconds (injected clock)', async () => {

@@ -4,12 +4,15 @@
  * before the backend opens a transaction, so a bad call never writes anything.
  */
 import { randomUUID } from 'node:crypto';
-import type { FindOptions, JsonObject } from '../types.js';
+import type { FindOptions, JsonObject, StoreIndex } from '../types.js';
+
+export type { StoreIndex };
 import { PipeError } from '../errors.js';
 import { assertJson, badQuery, getOwn, isPlainObject, serializeDocument, setOwn, validateStoreName } from './json-safe.js';
 import { parseFilter, type FieldCondition, type Filter } from './query/filter.js';
 import { parsePipeline, parseSort, type Stage } from './query/aggregate.js';
 import type { RegexTester } from './query/regex.js';
+import type { MergeSpec } from './query/merge.js';
 
 export const ID_FIELD = '_oId';
 /** Aggregations load at most this many documents after the leading $match (env PIPEC_STORE_MAX_AGGREGATE). */
@@ -72,10 +75,40 @@ export function idOf(doc: JsonObject): string {
 
 export function validateIndexFields(fields: unknown): Array<[string, 1 | -1]> {
   if (!isPlainObject(fields) || Object.keys(fields).length === 0 || Object.keys(fields).length > 8) {
-    throw badQuery('createIndex takes 1 to 8 fields such as { "email": 1 }');
+    throw badQuery('an index takes 1 to 8 fields such as { "email": 1 }');
   }
   const sort = parseSort(fields);
   return sort.map(([path, dir]) => [path.join('.'), dir]);
+}
+
+/** One index of a store as list-indexes reports it (MongoDB's `listIndexes` names: `name`, `key`, `unique`). */
+
+/** The built-in index on `_oId` (the UNIQUE (store, id) constraint), listed like MongoDB's `_id_`. */
+export const ID_INDEX: StoreIndex = { name: '_oId_', key: { _oId: 1 }, unique: true };
+
+/** A stored index row → StoreIndex; `fields` is the JSON of validateIndexFields' pairs. */
+export function storeIndexOf(name: string, fields: string, unique: boolean): StoreIndex {
+  const key: Record<string, 1 | -1> = {};
+  for (const [field, dir] of JSON.parse(fields) as Array<[string, 1 | -1]>) setOwn(key as JsonObject, field, dir);
+  return { name, key, unique };
+}
+
+/**
+ * Which stored indexes `index` (a name or a key object) designates: their names, validated as
+ * pipec-generated before they reach DDL. `_oId_` cannot be dropped (400).
+ */
+export function indexesToDrop(index: unknown, stored: ReadonlyArray<{ name: string; fields: string }>): string[] {
+  let chosen: string[];
+  if (typeof index === 'string') {
+    if (index === ID_INDEX.name) throw badQuery('the _oId_ index cannot be dropped');
+    chosen = stored.filter((row) => row.name === index).map((row) => row.name);
+  } else {
+    const keys = JSON.stringify(validateIndexFields(index));
+    if (keys === JSON.stringify([['_oId', 1]])) throw badQuery('the _oId_ index cannot be dropped');
+    chosen = stored.filter((row) => row.fields === keys).map((row) => row.name);
+  }
+  for (const name of chosen) if (!/^pipec_u?ix_[0-9a-f]{16}$/.test(name)) throw badQuery(`not a pipec index name: ${JSON.stringify(name)}`);
+  return chosen;
 }
 
 export function maxAggregateDocs(env: NodeJS.ProcessEnv): number {
@@ -109,12 +142,25 @@ export function ttlMillis(expireAfterSeconds: number | undefined): number {
   return Math.round(expireAfterSeconds * 1000);
 }
 
-/** Splits a pipeline into the leading `$match` (run in SQL) and the stages run in memory. */
-export function prepareAggregate(store: string, pipeline: unknown, regex: RegexTester): { leading: Filter; rest: Stage[] } {
+export interface PreparedAggregate {
+  /** The leading `$match`, run in SQL (match-all when there is none). */
+  readonly leading: Filter;
+  /** The stages run in memory. */
+  readonly rest: Stage[];
+  /** A final `$merge`, run by the backend in the same transaction as the read. */
+  readonly merge: MergeSpec | null;
+}
+
+/** Splits a pipeline into the leading `$match` (run in SQL), the stages run in memory and a final `$merge`. */
+export function prepareAggregate(store: string, pipeline: unknown, regex: RegexTester): PreparedAggregate {
   validateStoreName(store);
   assertJson(pipeline, 'aggregate pipeline', 'BAD_QUERY');
   const stages = parsePipeline(pipeline);
   for (const stage of stages) if (stage.kind === 'match') checkRegexes(stage.filter, regex);
-  const first = stages[0];
-  return first?.kind === 'match' ? { leading: first.filter, rest: stages.slice(1) } : { leading: { kind: 'and', items: [] }, rest: stages };
+  const last = stages[stages.length - 1];
+  const merge = last?.kind === 'merge' ? last.spec : null;
+  const body = merge ? stages.slice(0, -1) : stages;
+  const first = body[0];
+  const leading: Filter = first?.kind === 'match' ? first.filter : { kind: 'and', items: [] };
+  return { leading, rest: first?.kind === 'match' ? body.slice(1) : body, merge };
 }

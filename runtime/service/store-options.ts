@@ -21,6 +21,8 @@ export function withDeclaredStoreOptions(
     delete: (name, query, opts) => store.delete(name, query, opts),
     aggregate: (name, pipeline) => store.aggregate(name, pipeline),
     createIndex: (name, fields, opts) => store.createIndex(name, fields, opts),
+    listIndexes: (name) => store.listIndexes(name),
+    dropIndex: (name, index) => store.dropIndex(name, index),
     close: () => store.close(),
   };
 }

@@ -33,7 +33,7 @@ export const nameCodes: CodeTable = {
     title: 'Unknown store operation',
     severity: 'error',
     phase: 'resolve',
-    explain: 'A store step is written `store NAME.OPERATION { … }` with one of: insert, find, find-by-id, update, update-by-id, delete, delete-by-id, aggregate, create-index.',
+    explain: 'A store step is written `store NAME.OPERATION { … }` with one of: insert, find, find-by-id, update, update-by-id, delete, delete-by-id, aggregate, create-index, list-indexes, drop-index.',
   },
   PIPE2013: {
     title: 'Invalid imported file',

@@ -31,6 +31,15 @@ CREATE TABLE IF NOT EXISTS pipec_lock_ledger (
   key TEXT PRIMARY KEY,
   fired_at BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pipec_indexes (
+  seq BIGSERIAL,
+  store TEXT NOT NULL,
+  name TEXT NOT NULL,
+  fields TEXT NOT NULL,
+  is_unique BOOLEAN NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (store, name)
+);
 `;
 
 export interface PgPoolOptions {

@@ -9,8 +9,10 @@ import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../
 import { PipeError } from '../../errors.js';
 import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
 import { runStages } from '../query/aggregate.js';
-import { filterToSql, postgresParams, sortToSql } from '../query/filter-sql.js';
-import type { Filter } from '../query/filter.js';
+import { filterToSql, postgresParams, sortArraysSql, sortToSql } from '../query/filter-sql.js';
+import { parseFilter, type Filter } from '../query/filter.js';
+import { mergeAmbiguous, mergedDocument, mergeTargetQuery, unmatchedDocument, type MergeSpec } from '../query/merge.js';
+import { sortThroughArray } from '../query/match.js';
 import type { RegexTester } from '../query/regex.js';
 import { applyUpdate, parseUpdate, upsertSeed } from '../query/update.js';
 import {
@@ -21,6 +23,9 @@ import {
   prepareFind,
   ttlMillis,
   validateIndexFields,
+  ID_INDEX,
+  indexesToDrop,
+  storeIndexOf,
   type PreparedDocument,
 } from '../store-input.js';
 import { pgErrorCode, withDdlLock, withTransaction, type PgClient, type PgPool } from './pool.js';
@@ -47,6 +52,7 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     sort: ReadonlyArray<readonly [string[], 1 | -1]>,
     forUpdate = false,
   ): Promise<Row[]> => {
+    await refuseArraySortKeys(db, store, filter, sort);
     const params = postgresParams();
     const storeP = params.bind(store);
     const nowP = params.bind(clock.now());
@@ -59,6 +65,18 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       ` AND ${where} ORDER BY ${order} LIMIT ${limit}::bigint OFFSET ${skip}::bigint${forUpdate ? ' FOR UPDATE' : ''}`;
     const result = await db.query<Row>(sql, params.values);
     return result.rows;
+  };
+
+  /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
+  const refuseArraySortKeys = async (db: Queryable, store: string, filter: Filter, sort: ReadonlyArray<readonly [string[], 1 | -1]>): Promise<void> => {
+    const params = postgresParams();
+    const arrays = sortArraysSql(sort, 'postgres', params);
+    if (arrays === null) return;
+    const storeP = params.bind(store);
+    const nowP = params.bind(clock.now());
+    const where = filterToSql(filter, 'postgres', params);
+    const sql = `SELECT 1 FROM pipec_documents AS d WHERE d.store = ${storeP} AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint) AND ${where} AND ${arrays} LIMIT 1`;
+    if ((await db.query(sql, params.values)).rows.length > 0) throw sortThroughArray();
   };
 
   const purgeExpired = (db: Queryable, store: string, now: number): Promise<unknown> =>
@@ -74,6 +92,25 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
             (SELECT COALESCE((SELECT expire_after_ms FROM pipec_stores WHERE store = $1), 0) AS ms) AS t`,
       [store, now, docs.map((d) => d.id), docs.map((d) => d.text)],
     );
+  };
+
+  /** Writes aggregate results into `spec.into` (inside the caller's transaction; targets locked FOR UPDATE). */
+  const mergeInto = async (client: PgClient, spec: MergeSpec, results: readonly JsonObject[]): Promise<void> => {
+    const now = clock.now();
+    await purgeExpired(client, spec.into, now);
+    for (const doc of results) {
+      const query = mergeTargetQuery(spec, doc);
+      const targets = query === null ? [] : await select(client, spec.into, parseFilter(query), { limit: 2, skip: 0 }, [], true);
+      if (targets.length > 1) throw mergeAmbiguous(spec);
+      const [target] = targets;
+      if (target !== undefined) {
+        const next = mergedDocument(spec, target.doc, doc);
+        if (next !== null) await client.query('UPDATE pipec_documents SET doc = $1::jsonb WHERE seq = $2', [serializeDocument(next, opts.maxDocumentBytes), target.seq]);
+      } else {
+        const inserted = unmatchedDocument(spec, doc);
+        if (inserted !== null) await insertRows(client, spec.into, prepareDocuments([inserted], opts.maxDocumentBytes), now);
+      }
+    }
   };
 
   return {
@@ -156,12 +193,20 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     },
 
     async aggregate(store, pipeline) {
-      const { leading, rest } = prepareAggregate(store, pipeline, regex);
-      const rows = await select(pool, store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []).catch((err: unknown) => {
-        throw translatePgError(err);
-      });
-      if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
-      return runStages(rows.map((r) => r.doc), rest, regex);
+      const { leading, rest, merge } = prepareAggregate(store, pipeline, regex);
+      const run = async (db: Queryable): Promise<JsonObject[]> => {
+        const rows = await select(db, store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []);
+        if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
+        return runStages(rows.map((r) => r.doc), rest, regex);
+      };
+      if (merge === null) {
+        return run(pool).catch((err: unknown) => {
+          throw translatePgError(err);
+        });
+      }
+      // The read and every write of $merge in one transaction: all or nothing.
+      await writeTransaction(pool, async (client) => mergeInto(client, merge, await run(client)));
+      return [];
     },
 
     async createIndex(store, fields, indexOpts) {
@@ -173,10 +218,41 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       const columns = keys.map(([field, dir]) => `(doc #> '{${field.split('.').join(',')}}') ${dir === 1 ? 'ASC' : 'DESC'}`).join(', ');
       const sql = `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON pipec_documents (${columns}) WHERE store = '${store}'`;
       try {
-        await withDdlLock(pool, (client) => client.query(sql).then(() => undefined));
+        await withDdlLock(pool, async (client) => {
+          await client.query(sql);
+          await client.query(
+            'INSERT INTO pipec_indexes (store, name, fields, is_unique, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING',
+            [store, name, JSON.stringify(keys), unique, clock.now()],
+          );
+        });
       } catch (err) {
         throw translatePgError(err);
       }
+    },
+
+    async listIndexes(store) {
+      validateStoreName(store);
+      const result = await pool.query<{ name: string; fields: string; is_unique: boolean }>(
+        'SELECT name, fields, is_unique FROM pipec_indexes WHERE store = $1 ORDER BY seq',
+        [store],
+      );
+      return [ID_INDEX, ...result.rows.map((r) => storeIndexOf(r.name, r.fields, r.is_unique))];
+    },
+
+    async dropIndex(store, index) {
+      validateStoreName(store);
+      let dropped = 0;
+      await withDdlLock(pool, async (client) => {
+        const stored = await client.query<{ name: string; fields: string }>('SELECT name, fields FROM pipec_indexes WHERE store = $1', [store]);
+        const names = indexesToDrop(index, stored.rows);
+        for (const name of names) {
+          // DDL cannot take parameters: `name` is a stored pipec name, checked against pipec_u?ix_<hex>.
+          await client.query(`DROP INDEX IF EXISTS "${name}"`);
+          await client.query('DELETE FROM pipec_indexes WHERE store = $1 AND name = $2', [store, name]);
+        }
+        dropped = names.length;
+      });
+      return dropped;
     },
 
     async close() {

@@ -6,9 +6,10 @@
 import type { Json, JsonObject } from '../../types.js';
 import { badQuery, getOwn, getPath, isPlainObject, parseFieldPath, setOwn } from '../json-safe.js';
 import { parseFilter, type Filter } from './filter.js';
-import { compareJson, matchesFilter } from './match.js';
+import { compareJson, matchesFilter, pathMeetsArray, sortThroughArray } from './match.js';
 import type { RegexTester } from './regex.js';
 import { setPath } from './update.js';
+import { parseMerge, type MergeSpec } from './merge.js';
 
 type Expression = (doc: Json) => Json | undefined;
 type Accumulator = { readonly op: string; readonly expr: Expression };
@@ -19,14 +20,15 @@ export type Stage =
   | { readonly kind: 'sort'; readonly keys: ReadonlyArray<readonly [string[], 1 | -1]> }
   | { readonly kind: 'limit' | 'skip'; readonly n: number }
   | { readonly kind: 'project'; readonly project: (doc: JsonObject) => JsonObject }
-  | { readonly kind: 'count'; readonly field: string };
+  | { readonly kind: 'count'; readonly field: string }
+  | { readonly kind: 'merge'; readonly spec: MergeSpec };
 
 const MAX_STAGES = 50;
 
 export function parsePipeline(pipeline: unknown): Stage[] {
   if (!Array.isArray(pipeline)) throw badQuery('an aggregate pipeline must be an array of stages');
   if (pipeline.length > MAX_STAGES) throw badQuery(`an aggregate pipeline has at most ${MAX_STAGES} stages`);
-  return pipeline.map((stage) => {
+  const stages = pipeline.map((stage): Stage => {
     if (!isPlainObject(stage) || Object.keys(stage).length !== 1) throw badQuery('each aggregate stage is an object with one $operator');
     const name = Object.keys(stage)[0] as string;
     const spec = getOwn(stage, name) as Json;
@@ -46,10 +48,14 @@ export function parsePipeline(pipeline: unknown): Stage[] {
       case '$count':
         if (typeof spec !== 'string' || !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(spec)) throw badQuery('$count takes a field name');
         return { kind: 'count', field: spec };
+      case '$merge':
+        return { kind: 'merge', spec: parseMerge(spec) };
       default:
         throw badQuery(`unknown aggregate stage ${name}`);
     }
   });
+  if (stages.slice(0, -1).some((s) => s.kind === 'merge')) throw badQuery('$merge must be the last stage');
+  return stages;
 }
 
 /** Runs stages over documents already loaded (and already filtered by any leading SQL `$match`). */
@@ -75,6 +81,9 @@ export function runStages(docs: readonly JsonObject[], stages: readonly Stage[],
       case 'project':
         current = current.map(stage.project);
         break;
+      case 'merge':
+        // The backend splits $merge off (store-input.ts prepareAggregate) and writes in its transaction.
+        throw new Error('$merge reached runStages');
       case 'count': {
         const out: JsonObject = {};
         setOwn(out, stage.field, current.length);
@@ -97,6 +106,7 @@ export function parseSort(spec: unknown): Array<[string[], 1 | -1]> {
 }
 
 export function sortDocuments(docs: readonly JsonObject[], keys: ReadonlyArray<readonly [string[], 1 | -1]>): JsonObject[] {
+  if (docs.some((doc) => keys.some(([path]) => pathMeetsArray(doc, path)))) throw sortThroughArray();
   return [...docs].sort((a, b) => {
     for (const [path, dir] of keys) {
       const c = compareJson(getPath(a, path), getPath(b, path));
@@ -110,7 +120,7 @@ export function sortDocuments(docs: readonly JsonObject[], keys: ReadonlyArray<r
 function parseExpression(spec: Json, where: string): Expression {
   if (typeof spec === 'string' && spec.startsWith('$')) {
     const path = parseFieldPath(spec.slice(1));
-    return (doc) => getPath(doc, path);
+    return (doc) => fieldPathValue(doc, path);
   }
   if (Array.isArray(spec)) {
     const items = spec.map((s) => parseExpression(s, where));
@@ -131,6 +141,21 @@ function parseExpression(spec: Json, where: string): Expression {
     };
   }
   return () => spec;
+}
+
+/**
+ * `"$a.b"` as Mongo's aggregation reads it: through an array of objects it yields the array of the
+ * values found (`"$items.price"` → `[5, 20]`, elements without the field skipped); numeric segments
+ * index arrays as in queries.
+ */
+function fieldPathValue(value: Json | undefined, path: readonly string[], from = 0): Json | undefined {
+  if (from === path.length || value === undefined) return value;
+  const segment = path[from] as string;
+  if (Array.isArray(value)) {
+    if (/^\d+$/.test(segment)) return fieldPathValue(value[Number(segment)], path, from + 1);
+    return value.map((element) => fieldPathValue(element, path, from)).filter((v): v is Json => v !== undefined);
+  }
+  return isPlainObject(value) ? fieldPathValue(getOwn(value, segment), path, from + 1) : undefined;
 }
 
 const ACCUMULATORS = new Set(['$sum', '$avg', '$min', '$max', '$count', '$push', '$first', '$last']);
@@ -212,7 +237,7 @@ function parseProject(spec: Json): (doc: JsonObject) => JsonObject {
   }
   const computed = inclusions.map((e) => ({
     path: e.path,
-    expr: e.value === 1 || e.value === true ? (doc: Json) => getPath(doc, e.path) : parseExpression(e.value, `$project ${e.field}`),
+    expr: e.value === 1 || e.value === true ? (doc: Json) => includedValue(doc, e.field, e.path) : parseExpression(e.value, `$project ${e.field}`),
   }));
   return (doc) => {
     const out: JsonObject = {};
@@ -226,7 +251,18 @@ function parseProject(spec: Json): (doc: JsonObject) => JsonObject {
   };
 }
 
+/** Mongo would project through an array element by element; refused rather than dropped silently. */
+function projectThroughArray(field: string): never {
+  throw badQuery(`$project of ${field} reaches through an array; use a computed field such as { "${field.replace(/\./g, '_')}": "$${field}" }`);
+}
+
+function includedValue(doc: Json, field: string, path: readonly string[]): Json | undefined {
+  if (pathMeetsArray(doc, path, false)) projectThroughArray(field);
+  return getPath(doc, path);
+}
+
 function removePath(doc: JsonObject, path: readonly string[]): void {
+  if (pathMeetsArray(doc, path, false)) projectThroughArray(path.join('.'));
   const parent = getPath(doc, path.slice(0, -1));
   const last = path[path.length - 1] as string;
   if (isPlainObject(parent) && Object.prototype.hasOwnProperty.call(parent, last)) delete parent[last];

@@ -3,9 +3,10 @@
  * Every value and every JSON path is a bound parameter created through `ParamSink.bind`; the only
  * text spliced into SQL is fixed syntax chosen here. Documents live in column `d.doc`.
  *
- * Semantics follow Mongo: a condition on a field holds when the value itself or (for arrays) any
- * element satisfies it; comparisons are type-bracketed; `{ f: null }` also matches a missing field.
- * Every generated predicate is NULL-free (wrapped in COALESCE) so NOT / $ne / $nin are exact.
+ * Semantics follow Mongo and match.ts (the reference): a path reaches values through arrays of
+ * objects; a condition holds when a value reached or (for arrays) one of its elements satisfies it;
+ * comparisons are type-bracketed; `{ f: null }` also matches what is missing. Every generated
+ * predicate is NULL-free (wrapped in COALESCE) so NOT / $ne / $nin are exact.
  */
 import type { Json } from '../../types.js';
 import type { FieldCondition, Filter, Scalar } from './filter.js';
@@ -61,39 +62,190 @@ export function filterToSql(filter: Filter, dialect: Dialect, params: ParamSink)
   }
 }
 
-/** How one field is read in a dialect; `anyValue` builds "the value or an element satisfies pred". */
+/**
+ * How one field path is read in a dialect. Every method returns a NULL-free predicate over the
+ * values the path reaches (match.ts `pathValues` defines them).
+ */
 interface FieldAccess {
   readonly dialect: Dialect;
-  readonly missing: string;
-  readonly present: string;
+  /** Some value reached, or an element of a reached array, satisfies `pred`. */
   anyValue(pred: (value: ValueRef) => string): string;
+  /** Some value reached (not its elements) satisfies `pred` ($size). */
+  anyWhole(pred: (value: ValueRef) => string): string;
+  /** The path reaches some value. */
+  present(): string;
+  /** `{ f: null }`: a null value or element, nothing reached, or an object element lacking the rest of the path. */
+  nullish(): string;
 }
 
 /** SQLite: a json_type text and an SQL value; PostgreSQL: a jsonb expression. */
 type ValueRef = { readonly type: string; readonly value: string };
 
+const INDEX = /^\d+$/;
+
+/**
+ * Documents without an array on the way (the common case) are read with one direct JSON path; a
+ * cheap guard (`json_type` of each proper prefix) sends the others to the general route walk, which
+ * fans out over array elements level by level (`routeSql`), so the SQL stays linear in the path length.
+ */
 function fieldAccess(path: readonly string[], dialect: Dialect, params: ParamSink): FieldAccess {
-  if (dialect === 'sqlite') {
-    const p = params.bind(sqliteJsonPath(path));
-    const type = `json_type(d.doc, ${p})`;
-    const whole: ValueRef = { type, value: `json_extract(d.doc, ${p})` };
-    const element: ValueRef = { type: 'e.type', value: 'e.value' };
-    return {
-      dialect,
-      missing: `(${type} IS NULL)`,
-      present: `(${type} IS NOT NULL)`,
-      anyValue: (pred) =>
-        `COALESCE((${pred(whole)}) OR (${type} = 'array' AND EXISTS (SELECT 1 FROM json_each(d.doc, ${p}) AS e WHERE ${pred(element)})), 0)`,
-    };
-  }
-  const x = `(d.doc #> ${params.bind(path)}::text[])`;
+  const d = dialect === 'sqlite' ? sqliteDialect(params) : postgresDialect(params);
+  const guard = arrayOnRouteGuard(path, d);
+  const choose = (leaf: (at: Located) => string, route: () => string): string => {
+    const direct = leaf(d.atPath(path));
+    return guard === null ? direct : `(CASE WHEN ${guard} THEN ${route()} ELSE ${direct} END)`;
+  };
+  const valueOrElement = (pred: (v: ValueRef) => string) => (at: Located): string =>
+    `COALESCE((${pred(at.ref)}) OR (${at.isArray} AND EXISTS (SELECT 1 FROM ${at.elements('e')} WHERE ${pred(d.elementRef('e'))})), ${d.no})`;
+  const whole = (pred: (v: ValueRef) => string) => (at: Located): string => `COALESCE((${pred(at.ref)}), ${d.no})`;
+  const present = (at: Located): string => `(NOT ${at.missing})`;
+  const nullish = (at: Located): string =>
+    `COALESCE(${at.missing} OR (${at.isNull}) OR (${at.isArray} AND EXISTS (SELECT 1 FROM ${at.elements('e')} WHERE ${d.elementIsNull('e')})), ${d.no})`;
   return {
     dialect,
-    missing: `(${x} IS NULL)`,
-    present: `(${x} IS NOT NULL)`,
-    anyValue: (pred) =>
-      `COALESCE((${pred({ type: '', value: x })}) OR (CASE WHEN jsonb_typeof(${x}) = 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${x}) AS e(v) WHERE ${pred({ type: '', value: 'e.v' })}) ELSE false END), false)`,
+    anyValue: (pred) => choose(valueOrElement(pred), () => routeSql(path, d, valueOrElement(pred))),
+    anyWhole: (pred) => choose(whole(pred), () => routeSql(path, d, whole(pred))),
+    present: () => choose(present, () => routeSql(path, d, present)),
+    nullish: () => choose(nullish, () => nullishRouteSql(path, d, nullish)),
   };
+}
+
+/** One JSON value as the SQL of a dialect reads it (missing = SQL NULL). */
+interface Located {
+  readonly ref: ValueRef;
+  readonly missing: string;
+  readonly isArray: string;
+  readonly isNull: string;
+  /** FROM item: the elements of the value when it is an array (no rows otherwise), as `alias`. */
+  elements(alias: string): string;
+}
+
+/** The dialect-specific pieces of a route walk; `x` arguments are JSON-valued SQL expressions (NULL = missing). */
+interface DialectOps {
+  readonly no: string;
+  /** Whether a numeric segment after an object needs the route walk (SQLite's `[n]` only indexes arrays). */
+  readonly indexNeedsArray: boolean;
+  /** The value at `path` read directly (right when no array is on the way). */
+  atPath(path: readonly string[]): Located;
+  /** A JSON-valued expression. */
+  at(x: string): Located;
+  /** Type test of the value at a proper prefix of the path (the guard). */
+  prefixIs(prefix: readonly string[], type: 'array' | 'object'): string;
+  /** FROM item: the elements of `x` when it is an array, else `x` itself, as `alias`. */
+  elementsOrSelf(x: string, alias: string): string;
+  elementRef(alias: string): ValueRef;
+  elementIsNull(alias: string): string;
+  elementIsObject(alias: string): string;
+  /** Member `segment` of the object element `alias` (NULL when absent). */
+  memberOfElement(alias: string, segment: string): string;
+  /** `x[n]` of an array, or member "n" of an object. */
+  indexed(x: string, segment: string): string;
+  /** Member `segment` of the document. */
+  rootMember(segment: string): string;
+}
+
+function sqliteDialect(params: ParamSink): DialectOps {
+  const path = (segments: readonly string[]): string => params.bind(sqliteJsonPath(segments));
+  return {
+    no: '0',
+    indexNeedsArray: true,
+    atPath: (segments) => {
+      const p = path(segments);
+      const type = `json_type(d.doc, ${p})`;
+      return {
+        ref: { type, value: `json_extract(d.doc, ${p})` },
+        missing: `(${type} IS NULL)`,
+        isArray: `${type} = 'array'`,
+        isNull: `${type} = 'null'`,
+        elements: (alias) => `json_each(d.doc, ${p}) AS ${alias}`,
+      };
+    },
+    at: (x) => ({
+      ref: { type: `json_type(${x})`, value: `json_extract(${x}, '$')` },
+      missing: `(${x} IS NULL)`,
+      isArray: `json_type(${x}) = 'array'`,
+      isNull: `json_type(${x}) = 'null'`,
+      elements: (alias) => `json_each(${x}) AS ${alias}`,
+    }),
+    prefixIs: (prefix, type) => `json_type(d.doc, ${path(prefix)}) = '${type}'`,
+    // json(x) carries the JSON subtype, so json_array embeds the value instead of quoting it as text.
+    elementsOrSelf: (x, alias) =>
+      `json_each(CASE WHEN ${x} IS NULL THEN '[]' WHEN json_type(${x}) = 'array' THEN ${x} ELSE json_array(json(${x})) END) AS ${alias}`,
+    elementRef: (alias) => ({ type: `${alias}.type`, value: `${alias}.value` }),
+    elementIsNull: (alias) => `${alias}.type = 'null'`,
+    elementIsObject: (alias) => `${alias}.type = 'object'`,
+    // CASE keeps `->` away from scalar elements (their value is plain text, not JSON); AND does not order evaluation.
+    memberOfElement: (alias, segment) => `(CASE WHEN ${alias}.type = 'object' THEN ${alias}.value -> ${path([segment])} END)`,
+    indexed: (x, segment) =>
+      `(CASE json_type(${x}) WHEN 'array' THEN ${x} -> ${params.bind(`$[${segment}]`)} WHEN 'object' THEN ${x} -> ${params.bind(`$."${segment}"`)} END)`,
+    rootMember: (segment) => `(d.doc -> ${path([segment])})`,
+  };
+}
+
+function postgresDialect(params: ParamSink): DialectOps {
+  const at = (x: string): Located => ({
+    ref: { type: '', value: x },
+    missing: `(${x} IS NULL)`,
+    isArray: `jsonb_typeof(${x}) = 'array'`,
+    isNull: `jsonb_typeof(${x}) = 'null'`,
+    // CASE: jsonb_array_elements raises on a non-array, and AND does not order evaluation.
+    elements: (alias) => `jsonb_array_elements(CASE WHEN jsonb_typeof(${x}) = 'array' THEN ${x} ELSE '[]'::jsonb END) AS ${alias}(v)`,
+  });
+  return {
+    no: 'false',
+    indexNeedsArray: false,
+    atPath: (segments) => at(`(d.doc #> ${params.bind(segments)}::text[])`),
+    at,
+    prefixIs: (prefix, type) => `jsonb_typeof(d.doc #> ${params.bind(prefix)}::text[]) = '${type}'`,
+    elementsOrSelf: (x, alias) =>
+      `jsonb_array_elements(CASE WHEN jsonb_typeof(${x}) = 'array' THEN ${x} ELSE jsonb_build_array(${x}) END) AS ${alias}(v)`,
+    elementRef: (alias) => ({ type: '', value: `${alias}.v` }),
+    elementIsNull: (alias) => `jsonb_typeof(${alias}.v) = 'null'`,
+    elementIsObject: (alias) => `jsonb_typeof(${alias}.v) = 'object'`,
+    memberOfElement: (alias, segment) => `(${alias}.v -> ${params.bind(segment)}::text)`,
+    indexed: (x, segment) =>
+      `(CASE jsonb_typeof(${x}) WHEN 'array' THEN ${x} -> ${params.bind(Number(segment))}::int ELSE ${x} -> ${params.bind(segment)}::text END)`,
+    rootMember: (segment) => `(d.doc -> ${params.bind(segment)}::text)`,
+  };
+}
+
+/**
+ * True when the direct path may miss values: an array before a non-numeric segment (SQLite also:
+ * an object before a numeric one). Null when the path cannot meet either (a top-level field).
+ */
+function arrayOnRouteGuard(path: readonly string[], d: DialectOps): string | null {
+  const tests: string[] = [];
+  for (let k = 1; k < path.length; k++) {
+    const prefix = path.slice(0, k);
+    if (!INDEX.test(path[k] as string)) tests.push(d.prefixIs(prefix, 'array'));
+    else if (d.indexNeedsArray) tests.push(d.prefixIs(prefix, 'object'));
+  }
+  return tests.length === 0 ? null : `(${tests.join(' OR ')})`;
+}
+
+/** Some value reached along `path` satisfies `leaf` (each level: index, or fan out over object elements). */
+function routeSql(path: readonly string[], d: DialectOps, leaf: (at: Located) => string): string {
+  const walk = (x: string, k: number): string => {
+    if (k === path.length) return leaf(d.at(x));
+    const segment = path[k] as string;
+    if (INDEX.test(segment)) return walk(d.indexed(x, segment), k + 1);
+    const u = `u${k}`;
+    return `COALESCE(EXISTS (SELECT 1 FROM ${d.elementsOrSelf(x, u)} WHERE ${d.elementIsObject(u)} AND ${walk(d.memberOfElement(u, segment), k + 1)}), ${d.no})`;
+  };
+  return walk(d.rootMember(path[0] as string), 1);
+}
+
+/** Like routeSql for `nullish`: a level with no object element to descend into counts as missing. */
+function nullishRouteSql(path: readonly string[], d: DialectOps, leaf: (at: Located) => string): string {
+  const walk = (x: string, k: number): string => {
+    if (k === path.length) return leaf(d.at(x));
+    const segment = path[k] as string;
+    if (INDEX.test(segment)) return walk(d.indexed(x, segment), k + 1);
+    const u = `u${k}`;
+    const objects = `SELECT 1 FROM ${d.elementsOrSelf(x, u)} WHERE ${d.elementIsObject(u)}`;
+    return `COALESCE((NOT EXISTS (${objects})) OR EXISTS (${objects} AND ${walk(d.memberOfElement(u, segment), k + 1)}), ${d.no})`;
+  };
+  return walk(d.rootMember(path[0] as string), 1);
 }
 
 function conditionToSql(field: FieldAccess, condition: FieldCondition, params: ParamSink): string {
@@ -101,16 +253,16 @@ function conditionToSql(field: FieldAccess, condition: FieldCondition, params: P
     case 'eq':
       return equalsSql(field, [condition.value], params);
     case 'in':
-      // An empty list matches nothing; the field's path parameter is still referenced, since
-      // PostgreSQL rejects a bound parameter it cannot type ("could not determine data type").
-      return condition.values.length === 0 ? `(${field.present} AND 1=0)` : equalsSql(field, condition.values, params);
+      return condition.values.length === 0 ? '(1=0)' : equalsSql(field, condition.values, params);
     case 'gt':
     case 'gte':
     case 'lt':
     case 'lte':
       return rangeSql(field, condition.op, condition.value, params);
     case 'exists':
-      return condition.value ? field.present : field.missing;
+      return condition.value ? field.present() : `(NOT ${field.present()})`;
+    case 'size':
+      return field.anyWhole((v) => sizeSql(field.dialect, v, condition.length, params));
     case 'regex':
       return field.anyValue((v) => regexSql(field.dialect, v, condition.pattern, condition.flags, params));
     case 'not':
@@ -120,10 +272,19 @@ function conditionToSql(field: FieldAccess, condition: FieldCondition, params: P
   }
 }
 
-/** Equality with any of `values`; null also matches a missing field. */
+function sizeSql(dialect: Dialect, v: ValueRef, length: number, params: ParamSink): string {
+  return dialect === 'sqlite'
+    ? `(${v.type} = 'array' AND json_array_length(${v.value}) = ${params.bind(length)})`
+    : `CASE WHEN jsonb_typeof(${v.value}) = 'array' THEN jsonb_array_length(${v.value}) = ${params.bind(length)}::int ELSE false END`;
+}
+
+/** Equality with any of `values`; null also matches what is missing (FieldAccess.nullish). */
 function equalsSql(field: FieldAccess, values: readonly Json[], params: ParamSink): string {
-  const matchesValue = field.anyValue((v) => values.map((q) => typedEquals(field.dialect, v, q, params)).join(' OR '));
-  return values.includes(null) ? `(${field.missing} OR ${matchesValue})` : matchesValue;
+  const present = values.filter((q) => q !== null);
+  const parts: string[] = [];
+  if (values.includes(null)) parts.push(field.nullish());
+  if (present.length > 0) parts.push(field.anyValue((v) => present.map((q) => typedEquals(field.dialect, v, q, params)).join(' OR ')));
+  return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' OR ')})`;
 }
 
 function typedEquals(dialect: Dialect, v: ValueRef, q: Json, params: ParamSink): string {
@@ -175,6 +336,21 @@ function regexSql(dialect: Dialect, v: ValueRef, pattern: string, flags: string,
   const option = m && s ? '(?w)' : m ? '(?n)' : s ? '' : '(?p)';
   const operator = flags.includes('i') ? '~*' : '~';
   return `CASE WHEN jsonb_typeof(${v.value}) = 'string' THEN (${v.value} #>> '{}') ${operator} ${params.bind(option + pattern)} ELSE false END`;
+}
+
+/**
+ * A predicate true for documents whose value for some sort key is, or is reached through, an array.
+ * Mongo sorts such documents by the smallest/largest element; the stores refuse them instead (400)
+ * rather than order them by something else.
+ */
+export function sortArraysSql(sort: ReadonlyArray<readonly [readonly string[], 1 | -1]>, dialect: Dialect, params: ParamSink): string | null {
+  if (sort.length === 0) return null;
+  const d = dialect === 'sqlite' ? sqliteDialect(params) : postgresDialect(params);
+  const tests = sort.flatMap(([path]) => {
+    const route = arrayOnRouteGuard(path, d);
+    return [d.prefixIs(path, 'array'), ...(route === null ? [] : [route])];
+  });
+  return `(${tests.join(' OR ')})`;
 }
 
 /**

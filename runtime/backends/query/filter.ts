@@ -13,6 +13,7 @@ export type FieldCondition =
   | { readonly op: 'gt' | 'gte' | 'lt' | 'lte'; readonly value: Scalar }
   | { readonly op: 'in'; readonly values: readonly Json[] }
   | { readonly op: 'exists'; readonly value: boolean }
+  | { readonly op: 'size'; readonly length: number }
   | { readonly op: 'regex'; readonly pattern: string; readonly flags: RegexFlags }
   | { readonly op: 'not'; readonly condition: FieldCondition }
   | { readonly op: 'all'; readonly conditions: readonly FieldCondition[] };
@@ -101,6 +102,10 @@ function parseOperatorObject(ops: JsonObject, depth: number): FieldCondition {
       case '$exists':
         if (typeof operand !== 'boolean' && operand !== 0 && operand !== 1) throw badQuery('$exists takes true or false');
         conditions.push({ op: 'exists', value: operand === true || operand === 1 });
+        break;
+      case '$size':
+        if (typeof operand !== 'number' || !Number.isInteger(operand) || operand < 0) throw badQuery('$size takes a non-negative integer');
+        conditions.push({ op: 'size', length: operand });
         break;
       case '$regex':
         conditions.push(regexCondition(operand, options));

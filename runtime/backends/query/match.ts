@@ -1,13 +1,21 @@
 /**
- * In-memory evaluation of a parsed filter (filter.ts) with Mongo semantics: implicit equality matches
- * array elements, comparisons are type-bracketed (numbers with numbers, strings with strings),
- * `{ f: null }` matches missing fields. Used by aggregate stages after the first `$match` and as the
- * reference the SQL translations are tested against.
+ * In-memory evaluation of a parsed filter (filter.ts) with Mongo semantics, the reference the SQL
+ * translations (filter-sql.ts) are tested against. A path reaches a set of values (`pathValues`):
+ * objects descend by key; an array met before the last segment applies the rest of the path to
+ * each of its object elements (a numeric segment indexes it instead); a value reached that is an
+ * array is also tested element by element. Comparisons are type-bracketed (numbers with numbers,
+ * strings with strings). `{ f: null }` matches a null, a path that reaches nothing, and an object
+ * element that lacks the rest of the path; `$exists` asks whether the path reaches any value.
+ * Used by aggregate stages after the first `$match`.
  */
 import type { Json } from '../../types.js';
-import { getOwn, getPath, isPlainObject } from '../json-safe.js';
+import type { PipeError } from '../../errors.js';
+import { badQuery, getOwn, isPlainObject } from '../json-safe.js';
 import type { FieldCondition, Filter, Scalar } from './filter.js';
 import type { RegexTester } from './regex.js';
+
+/** One value a path reaches; `undefined` = missing (on the way, or in one array element). */
+type Reached = Json | undefined;
 
 export function matchesFilter(doc: Json, filter: Filter, regex: RegexTester): boolean {
   switch (filter.kind) {
@@ -18,36 +26,58 @@ export function matchesFilter(doc: Json, filter: Filter, regex: RegexTester): bo
     case 'nor':
       return !filter.items.some((f) => matchesFilter(doc, f, regex));
     case 'field':
-      return matchesCondition(getPath(doc, filter.path), filter.condition, regex);
+      return matchesCondition(pathValues(doc, filter.path), filter.condition, regex);
   }
 }
 
-function matchesCondition(value: Json | undefined, condition: FieldCondition, regex: RegexTester): boolean {
+const INDEX = /^\d+$/;
+
+/** The values `path` reaches from `value` (Mongo's path traversal through arrays); never empty. */
+export function pathValues(value: Reached, path: readonly string[], from = 0): Reached[] {
+  if (from === path.length) return [value];
+  const segment = path[from] as string;
+  if (Array.isArray(value)) {
+    if (INDEX.test(segment)) return pathValues(value[Number(segment)], path, from + 1);
+    const objects = value.filter(isPlainObject);
+    return objects.length === 0 ? [undefined] : objects.flatMap((element) => pathValues(element, path, from));
+  }
+  if (isPlainObject(value)) return pathValues(getOwn(value, segment), path, from + 1);
+  return [undefined];
+}
+
+function matchesCondition(reached: readonly Reached[], condition: FieldCondition, regex: RegexTester): boolean {
   switch (condition.op) {
     case 'eq':
-      return anyCandidate(value, (v) => (condition.value === null ? v === null : jsonEquals(v, condition.value))) ||
-        (condition.value === null && value === undefined);
+      return equalsAny(reached, [condition.value]);
     case 'in':
-      return condition.values.some((q) => matchesCondition(value, { op: 'eq', value: q }, regex));
+      return equalsAny(reached, condition.values);
     case 'gt':
     case 'gte':
     case 'lt':
     case 'lte':
-      return matchesRange(value, condition.op, condition.value, regex);
+      return matchesRange(reached, condition.op, condition.value);
     case 'exists':
-      return (value !== undefined) === condition.value;
+      return reached.some((v) => v !== undefined) === condition.value;
+    case 'size':
+      return reached.some((v) => Array.isArray(v) && v.length === condition.length);
     case 'regex':
-      return anyCandidate(value, (v) => typeof v === 'string' && regex.test(condition.pattern, condition.flags, v));
+      return anyValue(reached, (v) => typeof v === 'string' && regex.test(condition.pattern, condition.flags, v));
     case 'not':
-      return !matchesCondition(value, condition.condition, regex);
+      return !matchesCondition(reached, condition.condition, regex);
     case 'all':
-      return condition.conditions.every((c) => matchesCondition(value, c, regex));
+      return condition.conditions.every((c) => matchesCondition(reached, c, regex));
   }
 }
 
-function matchesRange(value: Json | undefined, op: 'gt' | 'gte' | 'lt' | 'lte', bound: Scalar, regex: RegexTester): boolean {
-  if (bound === null) return op === 'gte' || op === 'lte' ? matchesCondition(value, { op: 'eq', value: null }, regex) : false;
-  return anyCandidate(value, (v) => {
+/** Equality with any of `values`; null also matches what is missing. */
+function equalsAny(reached: readonly Reached[], values: readonly Json[]): boolean {
+  if (values.includes(null) && reached.some((v) => v === undefined)) return true;
+  return anyValue(reached, (v) => values.some((q) => (q === null ? v === null : jsonEquals(v, q))));
+}
+
+function matchesRange(reached: readonly Reached[], op: 'gt' | 'gte' | 'lt' | 'lte', bound: Scalar): boolean {
+  if (bound === null) return op === 'gte' || op === 'lte' ? equalsAny(reached, [null]) : false;
+  return anyValue(reached, (v) => {
     if (typeof v !== typeof bound || v === null) return false;
     const a = v as number | string | boolean;
     switch (op) {
@@ -63,11 +93,30 @@ function matchesRange(value: Json | undefined, op: 'gt' | 'gte' | 'lt' | 'lte', 
   });
 }
 
-/** The value itself and, for arrays, each element (Mongo's implicit array traversal, one level). */
-function anyCandidate(value: Json | undefined, test: (v: Json) => boolean): boolean {
-  if (value === undefined) return false;
-  if (test(value)) return true;
-  return Array.isArray(value) && value.some(test);
+/** Some value reached, or an element of a reached array, passes `test`. */
+function anyValue(reached: readonly Reached[], test: (v: Json) => boolean): boolean {
+  return reached.some((value) => value !== undefined && (test(value) || (Array.isArray(value) && value.some(test))));
+}
+
+/**
+ * Whether `path` meets an array in `doc` before a non-numeric segment, or (with `orValue`) as its
+ * value. Sorting and `$project` field paths refuse those rather than guess (see README.md).
+ */
+export function pathMeetsArray(doc: Json, path: readonly string[], orValue = true): boolean {
+  let current: Json | undefined = doc;
+  for (const segment of path) {
+    if (Array.isArray(current)) {
+      if (!INDEX.test(segment)) return true;
+      current = current[Number(segment)];
+    } else if (isPlainObject(current)) current = getOwn(current, segment);
+    else return false;
+  }
+  return orValue && Array.isArray(current);
+}
+
+/** Mongo orders a document by the smallest (largest) element of an array sort key; the stores refuse instead. */
+export function sortThroughArray(): PipeError {
+  return badQuery('cannot sort by a field that is, or is reached through, an array (MongoDB would sort by its smallest or largest element)');
 }
 
 /** Structural equality; object key order is ignored (as PostgreSQL jsonb equality does). */

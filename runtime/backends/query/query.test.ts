@@ -9,6 +9,8 @@ import { parsePipeline, runStages } from './aggregate.js';
 import { parseFilter } from './filter.js';
 import { filterToSql, postgresParams, sortToSql, sqliteParams } from './filter-sql.js';
 import { createRegexTester } from './regex.js';
+import { matchesFilter, pathValues } from './match.js';
+import { mergedDocument, mergeTargetQuery, parseMerge, unmatchedDocument } from './merge.js';
 import { applyUpdate, parseUpdate, upsertSeed } from './update.js';
 
 function badQuery(fn: () => unknown): PipeError {
@@ -94,6 +96,65 @@ describe('filterToSql', () => {
   });
 });
 
+describe('in-memory matcher: paths through arrays', () => {
+  const regex = createRegexTester();
+  const matches = (doc: JsonObject, query: JsonObject): boolean => matchesFilter(doc, parseFilter(query), regex);
+
+  it('reaches values as MongoDB traverses paths', () => {
+    const doc: JsonObject = { items: [{ price: 5 }, { sku: 'k' }, 3, [{ price: 9 }], { price: [7, 8] }], o: { '1': { v: 2 } } };
+    expect(pathValues(doc, ['items', 'price'])).toEqual([5, undefined, [7, 8]]);
+    expect(pathValues(doc, ['items', '0', 'price'])).toEqual([5]);
+    expect(pathValues(doc, ['items', '9', 'price'])).toEqual([undefined]);
+    expect(pathValues(doc, ['o', '1', 'v'])).toEqual([2]);
+    expect(pathValues({ items: [1, 2] }, ['items', 'price'])).toEqual([undefined]);
+    expect(pathValues({ items: 'x' }, ['items', 'price'])).toEqual([undefined]);
+  });
+
+  it('applies operators to every value reached, negations to the whole set', () => {
+    const doc: JsonObject = { items: [{ price: 5, tags: ['a', 'b'] }, { price: 20 }] };
+    expect(matches(doc, { 'items.price': { $gt: 10 } })).toBe(true);
+    expect(matches(doc, { 'items.price': { $gt: 30 } })).toBe(false);
+    expect(matches(doc, { 'items.price': { $ne: 5 } })).toBe(false);
+    expect(matches(doc, { 'items.price': { $nin: [1, 2] } })).toBe(true);
+    expect(matches(doc, { 'items.tags': { $size: 2 } })).toBe(true);
+    expect(matches(doc, { 'items.tags': 'b' })).toBe(true);
+    expect(matches(doc, { 'items.tags': null })).toBe(true); // the second element lacks tags
+    expect(matches(doc, { 'items.tags': { $exists: false } })).toBe(false);
+    expect(matches(doc, { 'items.1.price': 20 })).toBe(true);
+  });
+
+  it('rejects a bad $size', () => {
+    for (const size of [-1, 1.5, '2', null]) badQuery(() => parseFilter({ a: { $size: size } as JsonObject }));
+  });
+});
+
+describe('$merge planning', () => {
+  it('parses the supported subset and refuses the rest', () => {
+    expect(parseMerge('out')).toEqual({ into: 'out', on: [['_oId']], whenMatched: 'merge', whenNotMatched: 'insert' });
+    expect(parseMerge({ into: 'out', on: ['a.b', 'c'], whenMatched: 'replace', whenNotMatched: 'discard' })).toMatchObject({ on: [['a', 'b'], ['c']] });
+    for (const spec of [{ into: 'out', whenMatched: [] }, { into: 'out', let: {} }, { into: { coll: 'x' } }, { into: 'out', on: "a'b" }, 5] as JsonObject[]) {
+      expect(() => parseMerge(spec)).toThrow(PipeError);
+    }
+    expect(badQuery(() => parsePipeline([{ $merge: 'out' }, { $limit: 1 }])).message).toContain('last stage');
+  });
+
+  it('decides per document: target query, merged or replaced document, insert or not', () => {
+    const spec = parseMerge({ into: 'out', on: 'k' });
+    expect(mergeTargetQuery(spec, { k: 1 })).toEqual({ k: 1 });
+    expect(mergeTargetQuery(spec, { k: { x: 1 } })).toEqual({ k: { $eq: { x: 1 } } });
+    badQuery(() => mergeTargetQuery(spec, { k: [1] }));
+    badQuery(() => mergeTargetQuery(spec, {}));
+    expect(mergeTargetQuery(parseMerge('out'), { a: 1 })).toBeNull();
+    expect(mergedDocument(spec, { _oId: 't', k: 1, old: true }, { k: 1, v: 2 })).toEqual({ _oId: 't', k: 1, old: true, v: 2 });
+    expect(mergedDocument(parseMerge({ into: 'out', whenMatched: 'replace' }), { _oId: 't', old: true }, { v: 2 })).toEqual({ v: 2, _oId: 't' });
+    expect(mergedDocument(parseMerge({ into: 'out', whenMatched: 'keepExisting' }), { _oId: 't' }, { v: 2 })).toBeNull();
+    expect(() => mergedDocument(parseMerge({ into: 'out', whenMatched: 'fail' }), { _oId: 't' }, { _oId: 't' })).toThrow(/whenMatched/);
+    badQuery(() => mergedDocument(spec, { _oId: 't', k: 1 }, { _oId: 'other', k: 1 }));
+    expect(unmatchedDocument(parseMerge({ into: 'out', whenNotMatched: 'discard' }), { v: 1 })).toBeNull();
+    expect(() => unmatchedDocument(parseMerge({ into: 'out', whenNotMatched: 'fail' }), { v: 1 })).toThrow(PipeError);
+  });
+});
+
 describe('updates', () => {
   it('applies $set (creating objects), $unset and $inc to a copy', () => {
     const doc: JsonObject = { _oId: '1', a: { x: 1 }, n: 1, list: [1] };
@@ -113,6 +174,8 @@ describe('updates', () => {
     badQuery(() => parseUpdate({ $set: { _oId: 1 } }));
     badQuery(() => parseUpdate({ $inc: { a: 'x' } }));
     badQuery(() => applyUpdate({ a: 5 }, parseUpdate({ $set: { 'a.b': 1 } })));
+    badQuery(() => applyUpdate({ a: [{ b: 1 }] }, parseUpdate({ $unset: { 'a.b': '' } })));
+    expect(applyUpdate({ a: [{ b: 1 }] }, parseUpdate({ $unset: { 'a.0.b': '' } }))).toEqual({ a: [{}] });
   });
 
   it('writes prototype keys as own data', () => {

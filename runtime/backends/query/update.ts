@@ -123,7 +123,12 @@ function descend(value: Json, path: readonly string[], segment: string): JsonObj
 }
 
 function unsetPath(doc: JsonObject, path: readonly string[]): void {
-  const parent = readPath(doc, path.slice(0, -1));
+  let parent: Json | undefined = doc;
+  path.forEach((segment, index) => {
+    // As MongoDB: a field name cannot be applied to an array (only an index can).
+    if (Array.isArray(parent) && !/^\d+$/.test(segment)) throw badQuery(`cannot $unset ${path.join('.')}: ${segment} is applied to an array`);
+    if (index < path.length - 1 && parent !== undefined) parent = readPath(parent, [segment]);
+  });
   const last = path[path.length - 1] as string;
   if (isPlainObject(parent) && Object.prototype.hasOwnProperty.call(parent, last)) delete parent[last];
   else if (Array.isArray(parent) && /^\d+$/.test(last) && Number(last) < parent.length) parent[Number(last)] = null;

@@ -65,6 +65,14 @@ CREATE TABLE IF NOT EXISTS pipec_lock_ledger (
   key TEXT PRIMARY KEY,
   fired_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pipec_indexes (
+  store TEXT NOT NULL,
+  name TEXT NOT NULL,
+  fields TEXT NOT NULL,
+  is_unique INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (store, name)
+);
 `;
 
 export function openSqlite(file: string, regex: RegexTester): SqliteDatabase {

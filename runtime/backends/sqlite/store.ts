@@ -10,8 +10,10 @@ import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../
 import { PipeError } from '../../errors.js';
 import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
 import { runStages } from '../query/aggregate.js';
-import { filterToSql, sortToSql, sqliteJsonPath, sqliteParams } from '../query/filter-sql.js';
-import type { Filter } from '../query/filter.js';
+import { filterToSql, sortArraysSql, sortToSql, sqliteJsonPath, sqliteParams } from '../query/filter-sql.js';
+import { parseFilter, type Filter } from '../query/filter.js';
+import { mergeAmbiguous, mergedDocument, mergeTargetQuery, unmatchedDocument, type MergeSpec } from '../query/merge.js';
+import { sortThroughArray } from '../query/match.js';
 import type { RegexTester } from '../query/regex.js';
 import { applyUpdate, parseUpdate, upsertSeed } from '../query/update.js';
 import {
@@ -22,6 +24,9 @@ import {
   prepareFind,
   ttlMillis,
   validateIndexFields,
+  ID_INDEX,
+  indexesToDrop,
+  storeIndexOf,
 } from '../store-input.js';
 import { isUniqueViolation, type SqliteDatabase } from './database.js';
 
@@ -44,6 +49,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   };
 
   const selectRows = (store: string, filter: Filter, tail: { readonly limit: number | null; readonly skip: number }, sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>): Row[] => {
+    refuseArraySortKeys(store, filter, sortKeys);
     const params = sqliteParams();
     const where = filterToSql(filter, 'sqlite', params);
     const order = sortToSql(sortKeys, 'sqlite', params);
@@ -51,6 +57,16 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     const skip = params.bind(tail.skip);
     const sql = `SELECT d.seq, d.id, json(d.doc) AS doc FROM pipec_documents AS d WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
     return db.prepare(sql).all({ ...params.values, store, now: clock.now() }) as Row[];
+  };
+
+  /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
+  const refuseArraySortKeys = (store: string, filter: Filter, sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>): void => {
+    const params = sqliteParams();
+    const arrays = sortArraysSql(sortKeys, 'sqlite', params);
+    if (arrays === null) return;
+    const where = filterToSql(filter, 'sqlite', params);
+    const sql = `SELECT 1 FROM pipec_documents AS d WHERE ${visible} AND ${where} AND ${arrays} LIMIT 1`;
+    if (db.prepare(sql).get({ ...params.values, store, now: clock.now() }) !== undefined) throw sortThroughArray();
   };
 
   const translateWriteError = (err: unknown): never => {
@@ -68,6 +84,26 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   const insertRows = (store: string, docs: ReadonlyArray<{ id: string; text: string }>, now: number): void => {
     const ttl = storeTtl(store);
     for (const d of docs) insertPrepared.run({ store, id: d.id, doc: d.text, now, expires: ttl > 0 ? now + ttl : null });
+  };
+
+  /** Writes aggregate results into `spec.into` (inside the caller's transaction). */
+  const mergeInto = (spec: MergeSpec, results: readonly JsonObject[]): void => {
+    const now = clock.now();
+    purgeExpired(spec.into, now);
+    const write = db.prepare('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
+    for (const doc of results) {
+      const query = mergeTargetQuery(spec, doc);
+      const targets = query === null ? [] : selectRows(spec.into, parseFilter(query), { limit: 2, skip: 0 }, []);
+      if (targets.length > 1) throw mergeAmbiguous(spec);
+      const [target] = targets;
+      if (target !== undefined) {
+        const next = mergedDocument(spec, JSON.parse(target.doc) as JsonObject, doc);
+        if (next !== null) write.run(serializeDocument(next, opts.maxDocumentBytes), target.seq);
+      } else {
+        const inserted = unmatchedDocument(spec, doc);
+        if (inserted !== null) insertRows(spec.into, prepareDocuments([inserted], opts.maxDocumentBytes), now);
+      }
+    }
   };
 
   return {
@@ -147,11 +183,20 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     },
 
     async aggregate(store, pipeline) {
-      const { leading, rest } = prepareAggregate(store, pipeline, regex);
-      const rows = selectRows(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []);
-      if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
-      const docs = rows.map((r) => JSON.parse(r.doc) as JsonObject);
-      return runStages(docs, rest, regex);
+      const { leading, rest, merge } = prepareAggregate(store, pipeline, regex);
+      const run = (): JsonObject[] => {
+        const rows = selectRows(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []);
+        if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
+        return runStages(rows.map((r) => JSON.parse(r.doc) as JsonObject), rest, regex);
+      };
+      if (merge === null) return run();
+      try {
+        // The read and every write of $merge in one IMMEDIATE transaction: all or nothing.
+        db.transaction(() => mergeInto(merge, run())).immediate();
+      } catch (err) {
+        translateWriteError(err);
+      }
+      return [];
     },
 
     async createIndex(store, fields, indexOpts) {
@@ -168,10 +213,37 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         .join(', ');
       const sql = `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON pipec_documents (${columns}) WHERE store = '${store}'`;
       try {
-        db.exec(sql);
+        db.transaction(() => {
+          db.exec(sql);
+          db.prepare('INSERT INTO pipec_indexes (store, name, fields, is_unique, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
+            store, name, JSON.stringify(keys), unique ? 1 : 0, clock.now(),
+          );
+        }).immediate();
       } catch (err) {
         translateWriteError(err);
       }
+    },
+
+    async listIndexes(store) {
+      validateStoreName(store);
+      const rows = db
+        .prepare('SELECT name, fields, is_unique AS isUnique FROM pipec_indexes WHERE store = ? ORDER BY rowid')
+        .all(store) as Array<{ name: string; fields: string; isUnique: number }>;
+      return [ID_INDEX, ...rows.map((r) => storeIndexOf(r.name, r.fields, r.isUnique === 1))];
+    },
+
+    async dropIndex(store, index) {
+      validateStoreName(store);
+      return db.transaction(() => {
+        const stored = db.prepare('SELECT name, fields FROM pipec_indexes WHERE store = ?').all(store) as Array<{ name: string; fields: string }>;
+        const names = indexesToDrop(index, stored);
+        for (const name of names) {
+          // DDL cannot take parameters: `name` is a stored pipec name, checked against pipec_u?ix_<hex>.
+          db.exec(`DROP INDEX IF EXISTS "${name}"`);
+          db.prepare('DELETE FROM pipec_indexes WHERE store = ? AND name = ?').run(store, name);
+        }
+        return names.length;
+      }).immediate();
     },
 
     async close() {

@@ -24,7 +24,8 @@ export function restTestContext(startMs = Date.UTC(2030, 0, 1)): RestTestContext
   const controller = new AbortController();
   const store: ObjectStoreBackend = {
     insert: refuse('store'), find: refuse('store'), findById: refuse('store'), update: refuse('store'),
-    delete: refuse('store'), aggregate: refuse('store'), createIndex: refuse('store'), close: refuse('store'),
+    delete: refuse('store'), aggregate: refuse('store'), createIndex: refuse('store'),
+    listIndexes: refuse('store'), dropIndex: refuse('store'), close: refuse('store'),
   };
   const broker: EventBroker = { publish: refuse('broker'), subscribe: refuse('broker'), close: refuse('broker') };
   const ctx: ExecutionContext = {

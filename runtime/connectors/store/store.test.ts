@@ -12,6 +12,7 @@ import type { ExecutionContext, JsonObject } from '../../types.js';
 import { PipeError } from '../../errors.js';
 import { createBackends, type Backends } from '../../backends/index.js';
 import { run } from './store.js';
+import { withDeclaredStoreOptions } from '../../service/store-options.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pipec-store-connector-'));
 let time = 1_700_000_000_000;
@@ -96,6 +97,42 @@ describe('store connector', () => {
     await expect(call({ store: 'users', operation: 'insert', document: { email: 'a@x' } })).rejects.toMatchObject({ code: 409, kind: 'DUPLICATE_KEY' });
   });
 
+  it('lists and drops indexes: { data, rowCount } and { data: [], updateCount }', async () => {
+    await call({ target: 'accounts.create-index', fields: { email: 1 }, unique: true });
+    const listed = (await call({ target: 'accounts.list-indexes' })) as { data: JsonObject[]; rowCount: number };
+    expect(listed).toMatchObject({
+      rowCount: 2,
+      data: [{ name: '_oId_', key: { _oId: 1 }, unique: true }, { name: expect.stringMatching(/^pipec_uix_/), key: { email: 1 }, unique: true }],
+    });
+    expect(await call({ target: 'accounts.drop-index', name: listed.data[1]?.['name'] as string })).toEqual({ data: [], updateCount: 1 });
+    expect(await call({ target: 'accounts.drop-index', fields: { email: 1 } })).toEqual({ data: [], updateCount: 0 });
+    expect(await call({ target: 'accounts.list-indexes' })).toMatchObject({ rowCount: 1 });
+    for (const params of [{}, { name: 'x', fields: { email: 1 } }, { name: 5 }, { fields: 'email' }] as JsonObject[]) {
+      await expect(call({ target: 'accounts.drop-index', ...params }), JSON.stringify(params)).rejects.toMatchObject({ code: 400, kind: 'BAD_STORE_PARAMS' });
+    }
+    await expect(call({ target: 'accounts.drop-index', name: '_oId_' })).rejects.toMatchObject({ code: 400, kind: 'BAD_QUERY' });
+  });
+
+  it('reaches index administration through the declared-store wrapper of a service', async () => {
+    const wrapped = { ...ctx, services: { ...ctx.services, store: withDeclaredStoreOptions(backends.store, {}) } };
+    await run({ target: 'wrapped.create-index', fields: { sku: 1 } }, {}, wrapped);
+    expect(await run({ target: 'wrapped.list-indexes' }, {}, wrapped)).toMatchObject({ rowCount: 2, data: [{ name: '_oId_' }, { key: { sku: 1 } }] });
+    expect(await run({ target: 'wrapped.drop-index', fields: { sku: 1 } }, {}, wrapped)).toEqual({ data: [], updateCount: 1 });
+  });
+
+  it('queries through arrays of objects and merges aggregate results into another store', async () => {
+    await call({ target: 'carts.insert', document: [{ _oId: 'c1', owner: 'ana', items: [{ price: 5 }, { price: 20 }] }, { _oId: 'c2', owner: 'bob', items: [{ price: 3 }] }] });
+    expect(await call({ target: 'carts.find', query: { 'items.price': { $gt: 10 } } })).toMatchObject({ rowCount: 1, data: [{ _oId: 'c1' }] });
+    expect(await call({ target: 'carts.find', query: '{"items.price": 3}' })).toMatchObject({ rowCount: 1, data: [{ _oId: 'c2' }] });
+    const merged = await call({
+      target: 'carts.aggregate',
+      pipeline: [{ $project: { _oId: 1, owner: 1, prices: '$items.price' } }, { $merge: { into: 'cart-prices' } }],
+    });
+    expect(merged).toEqual({ data: [], rowCount: 0 });
+    expect(await call({ target: 'cart-prices.find-by-id', id: 'c1' })).toEqual({ rowCount: 1, data: [{ _oId: 'c1', owner: 'ana', prices: [5, 20] }] });
+    await expect(call({ target: 'carts.find', sort: { 'items.price': 1 } })).rejects.toMatchObject({ code: 400, kind: 'BAD_QUERY' });
+  });
+
   it('applies the store declaration TTL (expire-after in ms or expireAfterSeconds)', async () => {
     await call({ store: 'cache', operation: 'insert', document: { k: 1 }, storeOptions: { 'expire-after': 60_000 } });
     await call({ store: 'cache2', operation: 'insert', document: { k: 1 }, storeOptions: { expireAfterSeconds: 120 } });
@@ -134,7 +171,7 @@ describe('store connector', () => {
     expect(schema.positional).toEqual(['target']);
     expect(schema.params.required).toEqual(['store', 'operation']);
     expect(schema.params.properties['operation']?.enum).toEqual([
-      'insert', 'find', 'find-by-id', 'update', 'update-by-id', 'delete', 'delete-by-id', 'aggregate', 'create-index',
+      'insert', 'find', 'find-by-id', 'update', 'update-by-id', 'delete', 'delete-by-id', 'aggregate', 'create-index', 'list-indexes', 'drop-index',
     ]);
   });
 });

@@ -2,12 +2,15 @@
  * The `store` connector (Digibee's Object Store): `store NAME.OPERATION [label] { params }`.
  * Input: params (already evaluated) with `store` + `operation` (or `target` = "NAME.OPERATION");
  * output shapes follow the reference — writes `{ data: [], updateCount }` (insert adds `ids`),
- * reads `{ data: [...], rowCount }`. Works on ctx.services.store, whichever backend it is.
+ * reads `{ data: [...], rowCount }` (list-indexes: `{ name, key, unique }` per index). Works on
+ * ctx.services.store, whichever backend it is.
  */
-import type { ConnectorRun, Json, JsonObject } from '../../types.js';
+import type { ConnectorRun, Json, JsonObject, ObjectStoreBackend } from '../../types.js';
 import { PipeError } from '../../errors.js';
 
-const OPERATIONS = new Set(['insert', 'find', 'find-by-id', 'update', 'update-by-id', 'delete', 'delete-by-id', 'aggregate', 'create-index']);
+const OPERATIONS = new Set([
+  'insert', 'find', 'find-by-id', 'update', 'update-by-id', 'delete', 'delete-by-id', 'aggregate', 'create-index', 'list-indexes', 'drop-index',
+]);
 
 export const run: ConnectorRun = async (params, _message, ctx): Promise<JsonObject> => {
   const { store, operation } = target(params);
@@ -54,6 +57,20 @@ export const run: ConnectorRun = async (params, _message, ctx): Promise<JsonObje
       if (!Array.isArray(pipeline) || !pipeline.every(isObject)) throw bad('aggregate needs `pipeline`: an array of stages');
       const data = await backend.aggregate(store, pipeline as JsonObject[]);
       return { data, rowCount: data.length };
+    }
+    case 'list-indexes': {
+      const indexes = await backend.listIndexes(store);
+      const data = indexes.map((i): JsonObject => ({ name: i.name, key: i.key, unique: i.unique }));
+      return { data, rowCount: data.length };
+    }
+    case 'drop-index': {
+      const name = params['name'];
+      const fields = params['fields'];
+      if ((name === undefined) === (fields === undefined) || (name !== undefined && typeof name !== 'string') || (fields !== undefined && !isObject(fields))) {
+        throw bad('drop-index needs either `name` (as list-indexes reports it) or `fields` ({ field: 1 | -1 })');
+      }
+      const updateCount = await backend.dropIndex(store, typeof name === 'string' ? name : (fields as Record<string, 1 | -1>));
+      return { data: [], updateCount };
     }
     default: {
       const fields = params['fields'];

@@ -10,7 +10,8 @@ const unused = (what: string) => (): Promise<never> => Promise.reject(new Error(
 export function testContext(now: () => number = Date.now): ExecutionContext {
   const store: ObjectStoreBackend = {
     insert: unused('store'), find: unused('store'), findById: unused('store'), update: unused('store'),
-    delete: unused('store'), aggregate: unused('store'), createIndex: unused('store'), close: unused('store'),
+    delete: unused('store'), aggregate: unused('store'), createIndex: unused('store'),
+    listIndexes: unused('store'), dropIndex: unused('store'), close: unused('store'),
   };
   const broker: EventBroker = { publish: unused('broker'), subscribe: unused('broker'), close: unused('broker') };
   return {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type {
   Clock, Delivery, EventBroker, EventEnvelope, FindOptions, Json, JsonObject, ObjectStoreBackend,
-  StoreOptions, Subscription,
+  StoreIndex, StoreOptions, Subscription,
 } from '../../types.js';
 import type { Backends, LockBackend } from '../backends-port.js';
 
@@ -253,7 +253,27 @@ export class FakeStore implements ObjectStoreBackend {
     throw new Error('fake store: aggregate is not supported');
   }
 
-  async createIndex(): Promise<void> {}
+  /** Created indexes by store (recorded only: the fake never enforces uniqueness). */
+  private readonly indexes = new Map<string, StoreIndex[]>();
+
+  async createIndex(store: string, fields: Readonly<Record<string, 1 | -1>>, opts: { unique?: boolean } = {}): Promise<void> {
+    const name = Object.entries(fields).map(([field, dir]) => `${field}_${dir}`).join('_');
+    const list = this.indexes.get(store) ?? [];
+    if (!list.some((i) => i.name === name)) list.push({ name, key: { ...fields }, unique: opts.unique === true });
+    this.indexes.set(store, list);
+  }
+
+  async listIndexes(store: string): Promise<StoreIndex[]> {
+    return [{ name: '_oId_', key: { _oId: 1 }, unique: true }, ...(this.indexes.get(store) ?? [])];
+  }
+
+  async dropIndex(store: string, index: string | Readonly<Record<string, 1 | -1>>): Promise<number> {
+    const list = this.indexes.get(store) ?? [];
+    const key = typeof index === 'string' ? undefined : JSON.stringify(index);
+    const kept = list.filter((i) => (key === undefined ? i.name !== index : JSON.stringify(i.key) !== key));
+    this.indexes.set(store, kept);
+    return list.length - kept.length;
+  }
 
   async close(): Promise<void> {
     this.closed = true;
