@@ -4,7 +4,8 @@
  * reading and compiling ~250 modules, which is most of a cold start. Without a bundle (built with
  * `--no-bundle`, or PIPEC_BUNDLE=0 to debug with the readable modules' stack traces) the modules
  * are imported as they are. A code cache made by another Node.js version is rejected by V8 and
- * the bundle is compiled as usual: slower, never wrong.
+ * the bundle is compiled as usual: slower, never wrong. The pipec CLI starts the same way
+ * (bin/pipec.js, dist/pipec.cjs).
  *
  * This module imports only node: built-ins, so that choosing costs nothing.
  */
@@ -25,31 +26,41 @@ export interface Startable {
 export const BUNDLE_FILE = 'bundle/service.cjs';
 export const CODE_CACHE_FILE = 'bundle/service.cjs.cache';
 
+/** Dynamic `import()` for code inside a bundle: a vm script cannot make one itself in Node 20. */
+export type ImportModule = (specifier: string) => Promise<unknown>;
+
 /**
- * The bundle runs as the body of this function (what Node does to any CommonJS file), plus
- * `__pipecBundleUrl`, which stands in for `import.meta.url` (the bundler replaces it).
+ * A bundle runs as the body of this function: what Node does to any CommonJS file, plus
+ * `__pipecBundleUrl` (each bundled module's `import.meta.url` is computed from it) and
+ * `__pipecImport` (see ImportModule).
  */
 export function wrapBundle(source: string): string {
-  return `(function (exports, require, module, __filename, __dirname, __pipecBundleUrl) {${source}\n})`;
+  return `(function (exports, require, module, __filename, __dirname, __pipecBundleUrl, __pipecImport) {${source}\n})`;
 }
 
-export interface LoadedBundle {
-  readonly exports: Startable;
+export interface LoadedBundle<T> {
+  readonly exports: T;
   /** False when there was no code cache or V8 rejected it (another Node.js version or flags). */
   readonly codeCacheUsed: boolean;
+  /** The compiled script (to take a new code cache from after a training run). */
+  readonly script: Script;
+}
+
+/** Runs a CommonJS bundle with its V8 code cache (when the file exists). */
+export function runBundle<T>(file: string, cacheFile: string, importModule: ImportModule, opts: { useCache?: boolean } = {}): LoadedBundle<T> {
+  const cachedData = opts.useCache !== false && existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
+  const script = new Script(wrapBundle(readFileSync(file, 'utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const body = script.runInThisContext() as (...args: unknown[]) => void;
+  const module = { exports: {} as T };
+  body.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href, importModule);
+  return { exports: module.exports, codeCacheUsed: cachedData !== undefined && !script.cachedDataRejected, script };
 }
 
 /** Loads bundle/service.cjs with its code cache; undefined when the service has no bundle. */
-export function loadBundle(serviceDir: string): LoadedBundle | undefined {
+export function loadBundle(serviceDir: string): LoadedBundle<Startable> | undefined {
   const file = path.join(serviceDir, BUNDLE_FILE);
   if (!existsSync(file)) return undefined;
-  const cacheFile = path.join(serviceDir, CODE_CACHE_FILE);
-  const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
-  const script = new Script(wrapBundle(readFileSync(file, 'utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
-  const body = script.runInThisContext() as (...args: unknown[]) => void;
-  const module = { exports: {} as Startable };
-  body.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href);
-  return { exports: module.exports, codeCacheUsed: cachedData !== undefined && !script.cachedDataRejected };
+  return runBundle<Startable>(file, path.join(serviceDir, CODE_CACHE_FILE), (specifier) => import(specifier));
 }
 
 /** Starts the service in `serviceDir` (a file URL of the folder, as server.js passes it). */

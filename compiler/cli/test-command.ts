@@ -20,6 +20,7 @@ import type { ServiceDefinition } from '../../runtime/service/create-service.js'
 import type { RunSuiteOptions, SuiteResult } from '../../runtime/testing/run-tests.js';
 import type { TestSuite } from '../../runtime/testing/test-plan.js';
 import { displayPath, fileHost, printDiagnostics, type Output } from './compile-files.js';
+import { importModule } from './import-module.js';
 import type { Command } from './pipec.js';
 import { findPipeFiles, loadRegistry, readSource, runtimeDependencies } from './project-files.js';
 
@@ -100,8 +101,8 @@ export async function runPipeTests(opts: TestRunOptions, output: Output): Promis
     // Imported here: build-command (and the bundler behind it) is not needed by the other commands.
     const { writeService } = await import('./build-command.js');
     writeService(outDir, compiled.files);
-    const definition = ((await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }).service;
-    const runner = (await import(pathToFileURL(path.join(outDir, 'runtime', 'testing', 'index.js')).href)) as RunnerModule;
+    const definition = ((await importModule(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }).service;
+    const runner = (await importModule(pathToFileURL(path.join(outDir, 'runtime', 'testing', 'index.js')).href)) as RunnerModule;
     const backendsDir = path.join(workDir, 'data');
     fs.mkdirSync(backendsDir);
     const result = await runner.runTestSuite(definition, suite, {

@@ -3,7 +3,7 @@
  * the service starts from it, the code cache is accepted, packages left out of it load on first
  * use, and the modules still work without it (`--no-bundle`, PIPEC_BUNDLE=0).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -95,4 +95,31 @@ describe('start-up bundle', () => {
       await service.stop();
     }
   }, 60_000);
+});
+
+describe('the pipec CLI bundle (dist/pipec.cjs, written by npm run build)', () => {
+  const bin = path.join(REPO_ROOT, 'bin/pipec.js');
+  const cli = (args: readonly string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+
+  it('exists with a code cache that V8 accepts', () => {
+    const bundle = path.join(REPO_ROOT, 'dist/pipec.cjs');
+    const script = `import('${path.join(REPO_ROOT, 'dist/runtime/launch.js')}').then((m) => { const b = m.runBundle(${JSON.stringify(bundle)}, ${JSON.stringify(`${bundle}.cache`)}, (s) => import(s)); process.stdout.write(JSON.stringify({ main: typeof b.exports.main, codeCacheUsed: b.codeCacheUsed })); })`;
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).toEqual({ main: 'function', codeCacheUsed: true });
+  });
+
+  it('reports exactly what the modules report, errors included', () => {
+    const broken = fs.readdirSync(path.join(REPO_ROOT, 'test/cases/flow')).filter((f) => f.endsWith('.pipe')).slice(0, 3);
+    const args = ['check', ...broken.map((f) => path.join(REPO_ROOT, 'test/cases/flow', f)), '--color', 'never'];
+    const fromBundle = cli(args);
+    const fromModules = cli(args, { PIPEC_BUNDLE: '0' });
+    expect(fromBundle.status).toBe(1);
+    expect({ status: fromBundle.status, stdout: fromBundle.stdout, stderr: fromBundle.stderr }).toEqual({ status: fromModules.status, stdout: fromModules.stdout, stderr: fromModules.stderr });
+  });
+
+  it('runs .pipe tests, which import the service they generate', () => {
+    const run = cli(['test', path.join(REPO_ROOT, 'examples/hello'), '--color', 'never']);
+    expect(run.stdout + run.stderr).toMatch(/\d+ passed, 0 failed/);
+    expect(run.status).toBe(0);
+  });
 });
