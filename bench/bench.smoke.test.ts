@@ -25,6 +25,7 @@ describe('npm run bench -- --smoke', () => {
     for (const series of [results.coldStart.bundle, results.coldStart.modules, results.coldStart.nodeItself]) expect(positive(series.medianMs)).toBe(true);
     expect(results.compiler.check.lines).toBeGreaterThanOrEqual(SMOKE.checkLines);
     expect(positive(results.compiler.check.ms) && positive(results.compiler.check.linesPerSecond)).toBe(true);
+    expect(positive(results.compiler.checkFromModules) && positive(results.compiler.checkSmallFile)).toBe(true);
     expect(positive(results.compiler.build.ms) && results.compiler.build.files).toBeTruthy();
     expect(results.braces.cases.length).toBeGreaterThanOrEqual(5);
     for (const c of results.braces.cases) expect(positive(c.bracesPerSecond) && positive(c.jsonataPerSecond)).toBe(true);

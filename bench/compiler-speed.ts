@@ -10,7 +10,14 @@ import { median, round } from './support/measure.js';
 import { REPO_ROOT, runPipec } from './support/processes.js';
 
 export interface CompilerResult {
+  /** `pipec check` of the generated file as a user runs it (bin/pipec.js: the CLI bundle with its code cache). */
   readonly check: { readonly lines: number; readonly pipelines: number; readonly ms: number; readonly linesPerSecond: number; readonly runs: readonly number[] };
+  /** The same without NODE_EXTRA_CA_CERTS when the environment sets it (else null). */
+  readonly checkWithoutExtraCaCerts: number | null;
+  /** The same from the compiled modules (PIPEC_BUNDLE=0). */
+  readonly checkFromModules: number;
+  /** `pipec check examples/hello`: the start-up a user waits for on a small file. */
+  readonly checkSmallFile: number;
   readonly build: { readonly files: number; readonly lines: number; readonly ms: number; readonly linesPerSecond: number };
 }
 
@@ -94,17 +101,30 @@ export async function benchCompiler(opts: CompilerOptions): Promise<CompilerResu
   const source = generatePipeSource(opts.checkLines);
   const file = path.join(opts.workDir, 'generated.pipe');
   writeFileSync(file, source.text);
+  const check = async (target: string, env: Readonly<Record<string, string | undefined>> = {}): Promise<number> => {
+    const run = await runPipec(['check', target, '--color', 'never'], env);
+    if (run.code !== 0) throw new Error(`pipec check ${target} failed:\n${run.output.slice(0, 2000)}`);
+    return run.ms;
+  };
+  const extraCaCerts = Boolean(process.env['NODE_EXTRA_CA_CERTS']);
+  const small = path.join(REPO_ROOT, 'examples', 'hello', 'hello.pipe');
+  // Side by side, run by run in turn, so that load on the machine falls on every variant alike.
   const runs: number[] = [];
+  const series = { noCa: [] as number[], modules: [] as number[], small: [] as number[] };
   for (let i = 0; i < opts.checkRuns; i++) {
-    const run = await runPipec(['check', file, '--color', 'never']);
-    if (run.code !== 0) throw new Error(`pipec check of the generated file failed:\n${run.output.slice(0, 2000)}`);
-    runs.push(run.ms);
+    runs.push(await check(file));
+    if (extraCaCerts) series.noCa.push(await check(file, { NODE_EXTRA_CA_CERTS: undefined }));
+    series.modules.push(await check(file, { PIPEC_BUNDLE: '0' }));
+    series.small.push(await check(small));
   }
   const checkMs = median(runs);
   const examples = pipeFiles(path.join(REPO_ROOT, 'examples'));
   const exampleLines = examples.reduce((sum, f) => sum + readFileSync(f, 'utf8').split('\n').length, 0);
   return {
     check: { lines: source.lines, pipelines: source.pipelines, ms: round(checkMs), linesPerSecond: round(source.lines / (checkMs / 1000)), runs: runs.map((r) => round(r)) },
+    checkWithoutExtraCaCerts: extraCaCerts ? round(median(series.noCa)) : null,
+    checkFromModules: round(median(series.modules)),
+    checkSmallFile: round(median(series.small)),
     build: { files: examples.length, lines: exampleLines, ms: round(opts.buildMs), linesPerSecond: round(exampleLines / (opts.buildMs / 1000)) },
   };
 }

@@ -104,10 +104,10 @@ export interface CliRun {
 }
 
 /** Runs `node bin/pipec.js …` and times it (process start to exit, as a user sees it). */
-export function runPipec(args: readonly string[]): Promise<CliRun> {
+export function runPipec(args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [PIPEC_BIN, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [PIPEC_BIN, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
