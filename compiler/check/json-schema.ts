@@ -6,6 +6,8 @@ import { createRequire } from 'node:module';
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import validateDraft07Schema from './generated/draft-07-meta.js';
+import { META_CHECK_OPTIONS } from './meta-validator-source.js';
 
 type AjvClass = new (opts: Options) => Ajv;
 
@@ -43,14 +45,18 @@ export function detectDraft(schema: unknown): Draft | undefined {
   return undefined;
 }
 
+/** A schema checker compiled ahead of time, where there is one (see meta-validator-source.ts). */
+type MetaValidator = ((schema: unknown) => boolean) & { errors?: Ajv['errors'] };
+const PRECOMPILED_META: Partial<Record<Draft, MetaValidator>> = { 'draft-07': validateDraft07Schema as MetaValidator };
+
 function createAjv(draft: Draft, forCode: boolean): Ajv {
   const opts: Options = {
-    allErrors: true,
-    strict: false,
-    // Errors carry the offending value, so violation messages can say what was found.
-    verbose: true,
+    // allErrors, and verbose: errors carry the offending value, so violation messages can say what was found.
+    ...META_CHECK_OPTIONS,
     // Validators run in a service: never let `$data` or remote refs reach out.
     loadSchema: undefined,
+    // Checked before compiling, by the precompiled meta-validator where the draft has one.
+    ...(PRECOMPILED_META[draft] ? { validateSchema: false } : {}),
     ...(forCode ? { code: { source: true, esm: true } } : {}),
   };
   let ajv: Ajv;
@@ -80,7 +86,10 @@ export interface SchemaProblem {
 /** ESM source of a standalone validator for the schema (the module's default export validates). */
 export function compileValidatorModule(schema: unknown, draft: Draft): string {
   const ajv = createAjv(draft, true);
-  const validate = ajv.compile(withoutSchemaId(schema, draft) as object);
+  const prepared = withoutSchemaId(schema, draft) as object;
+  const problems = schemaProblems(ajv, draft, prepared);
+  if (problems) throw new Error(`invalid ${draft} schema: ${problems.map((p) => p.message).join('; ')}`);
+  const validate = ajv.compile(prepared);
   return standaloneCode(ajv, validate);
 }
 
@@ -115,9 +124,8 @@ export class SchemaCompiler {
       this.ajvs.set(draft, ajv);
     }
     const prepared = withoutSchemaId(schema, draft) as object;
-    if (!ajv.validateSchema(prepared)) {
-      return { ok: false, problems: (ajv.errors ?? []).map(problemOf) };
-    }
+    const problems = schemaProblems(ajv, draft, prepared);
+    if (problems) return { ok: false, problems };
     try {
       return { ok: true, code: standaloneCode(ajv, ajv.compile(prepared)) };
     } catch (err) {
@@ -133,6 +141,13 @@ export class SchemaCompiler {
       return { ok: false, problems: [{ message: err instanceof Error ? err.message : String(err), pointer: '' }] };
     }
   }
+}
+
+/** What is wrong with the schema against its draft's meta-schema; undefined when it is valid. */
+function schemaProblems(ajv: Ajv, draft: Draft, schema: object): SchemaProblem[] | undefined {
+  const precompiled = PRECOMPILED_META[draft];
+  if (precompiled) return precompiled(schema) ? undefined : (precompiled.errors ?? []).map(problemOf);
+  return ajv.validateSchema(schema) ? undefined : (ajv.errors ?? []).map(problemOf);
 }
 
 function problemOf(e: { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }): SchemaProblem {
