@@ -4,7 +4,7 @@
  * allocation-light: they sit on every request's path.
  */
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
-import { Reply, type CompiledValidator, type ConnectorRun, type ExecutionContext, type Json, type JsonObject } from './types.js';
+import { Reply, type CompiledValidator, type ExecutionContext, type Json, type JsonObject } from './types.js';
 
 /** Facts about one step, emitted once per step as a module constant. */
 export interface StepInfo {
@@ -49,32 +49,63 @@ export interface ChoiceInfo {
 
 type ContextWithHooks = ExecutionContext & { readonly hooks?: StepHooks };
 
-/** Runs one connector step. */
-export async function step<P>(ctx: ExecutionContext, info: StepInfo, run: ConnectorRun<P>, params: StepParams<P>, message: Json): Promise<Json> {
+/**
+ * A connector's run function as a step calls it. Connectors whose work is synchronous (validate,
+ * JOLT, json-generator) return the output itself, so their steps cost no promise.
+ */
+export type StepRun<P> = (params: P, message: Json, ctx: ExecutionContext) => Json | Promise<Json>;
+
+/** The run function of a connector whose work is synchronous. */
+export type SyncConnectorRun<P> = (params: P, message: Json, ctx: ExecutionContext) => Json;
+
+/** A promise (or any thenable); JSON values never carry a function, so this cannot misread data. */
+function isPending(value: Json | Promise<Json>): value is Promise<Json> {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * Runs one connector step. The output comes back as it is when the connector finished at once
+ * (and no mock or span wrapped it), otherwise as a promise: generated code awaits only the latter.
+ */
+export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, params: StepParams<P>, message: Json): Json | Promise<Json> {
   const hooks = (ctx as ContextWithHooks).hooks;
   const token = hooks?.before?.(info, ctx);
   let resolved: P | undefined;
-  let output: Json;
+  let output: Json | Promise<Json>;
   try {
     resolved = typeof params === 'function' ? (params as (m: Json, c: ExecutionContext) => P)(message, ctx) : params;
     const mocked = hooks?.mock?.(info, resolved, message, ctx);
-    if (mocked !== undefined) output = await mocked;
+    if (mocked !== undefined) output = mocked;
     else if (hooks?.around) {
       const ready = resolved;
-      output = await hooks.around(info, token, () => run(ready, message, ctx));
-    } else output = await run(resolved, message, ctx);
+      output = hooks.around(info, token, async () => run(ready, message, ctx));
+    } else output = run(resolved, message, ctx);
   } catch (err) {
-    const error = withStep(asPipeError(err, info.label ?? info.connector), info);
-    hooks?.after?.(info, token, 'error', undefined, error, ctx, resolved);
-    // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
-    if (info.failOnError || ctx.signal.aborted) throw error;
-    ctx.log.warn({ step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code }, 'step failed; continuing (fail-on-error is off)');
-    output = toFailureOutput(error);
-    if (info.label !== undefined) ctx.steps[info.label] = output;
-    return output;
+    return stepFailed(ctx, info, hooks, token, resolved, err);
   }
+  if (!isPending(output)) return stepSucceeded(ctx, info, hooks, token, resolved, output);
+  const settledParams = resolved;
+  return output.then(
+    (value) => stepSucceeded(ctx, info, hooks, token, settledParams, value),
+    (err: unknown) => stepFailed(ctx, info, hooks, token, settledParams, err),
+  );
+}
+
+function stepSucceeded(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | undefined, token: unknown, params: unknown, output: Json): Json {
   if (info.label !== undefined) ctx.steps[info.label] = output;
-  hooks?.after?.(info, token, 'ok', output, undefined, ctx, resolved);
+  hooks?.after?.(info, token, 'ok', output, undefined, ctx, params);
+  return output;
+}
+
+/** A failed step: thrown on (fail-on-error, or the execution was aborted), else its failure output. */
+function stepFailed(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | undefined, token: unknown, params: unknown, err: unknown): Json {
+  const error = withStep(asPipeError(err, info.label ?? info.connector), info);
+  hooks?.after?.(info, token, 'error', undefined, error, ctx, params);
+  // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
+  if (info.failOnError || ctx.signal.aborted) throw error;
+  ctx.log.warn({ step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code }, 'step failed; continuing (fail-on-error is off)');
+  const output = toFailureOutput(error);
+  if (info.label !== undefined) ctx.steps[info.label] = output;
   return output;
 }
 
@@ -90,10 +121,14 @@ function withStep(error: PipeError, info: StepInfo): PipeError {
 
 /** `respond STATUS body [headers]`. */
 export function reply(status: number, body: Json, headers?: Readonly<Record<string, Json>>): Reply {
+  if (!headers) return new Reply(status, body, NO_HEADERS);
   const stringHeaders: Record<string, string> = {};
-  if (headers) for (const [k, v] of Object.entries(headers)) stringHeaders[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  for (const [k, v] of Object.entries(headers)) stringHeaders[k] = typeof v === 'string' ? v : JSON.stringify(v);
   return new Reply(status, body, stringHeaders);
 }
+
+/** The headers of every reply that sets none (shared: replies are read, never changed). */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** `fail [status] message`: the error to throw. */
 export function fail(status: number, message: Json, source: string): PipeError {

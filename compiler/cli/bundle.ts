@@ -38,7 +38,8 @@ export async function bundle(spec: BundleSpec): Promise<string> {
     format: 'cjs',
     target: 'node20',
     write: false,
-    keepNames: true,
+    // No keepNames: it wraps every closure in a `__name` call (Object.defineProperty), which cost
+    // ≈ 17 % of a request in the order-flow service; nothing here reads function names.
     logLevel: 'silent',
     define: { 'import.meta.url': '__pipecModuleUrl', 'import.meta.dirname': '__pipecModuleDir' },
     external: [...spec.unbundled],

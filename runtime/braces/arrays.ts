@@ -28,8 +28,8 @@ export const MAX_RESULT_SIZE = 64 * 1024 * 1024;
 interface Work {
   calls: number;
   size: number;
-  /** Arrays and objects already counted (a lambda returning shared data adds no memory). */
-  readonly seen: WeakSet<object>;
+  /** Arrays and objects already counted (a lambda returning shared data adds no memory); made for the first one. */
+  seen: WeakSet<object> | undefined;
 }
 
 /**
@@ -41,7 +41,7 @@ let current: Work | undefined;
 
 function withWork<T>(run: (work: Work) => T): T {
   if (current !== undefined) return run(current);
-  const work: Work = { calls: 0, size: 0, seen: new WeakSet() };
+  const work: Work = { calls: 0, size: 0, seen: undefined };
   current = work;
   try {
     return run(work);
@@ -58,8 +58,10 @@ function call(fn: string, work: Work, result: () => Json | undefined, previous?:
   work.calls++;
   if (work.calls > MAX_LAMBDA_CALLS) fail(fn, `more than ${MAX_LAMBDA_CALLS} lambda calls in one computation (nested array functions multiply); split the work over several steps`);
   const value = result() ?? null;
-  const grown = typeof value === 'string' && typeof previous === 'string' ? Math.max(0, value.length - previous.length) + 1 : undefined;
-  work.size += grown ?? sizeUpTo(value, MAX_RESULT_SIZE - work.size + 1, work.seen);
+  if (typeof value === 'string' && typeof previous === 'string') work.size += Math.max(0, value.length - previous.length) + 1;
+  // Scalars (the usual lambda result) are counted here, as sizeUpTo would, without its work list.
+  else if (value === null || typeof value !== 'object') work.size += typeof value === 'string' ? value.length + 1 : 1;
+  else work.size += sizeUpTo(value, MAX_RESULT_SIZE - work.size + 1, (work.seen ??= new WeakSet()));
   if (work.size > MAX_RESULT_SIZE) fail(fn, `the lambdas returned more than ${MAX_RESULT_SIZE} characters and values in one computation; split the work over several steps`);
   return value;
 }

@@ -25,6 +25,10 @@ export function get(root: unknown, ...path: readonly PathSegment[]): Json {
 }
 
 function step(value: unknown, segment: PathSegment): unknown {
+  // The usual read first: a field name of an object (generated code reads these on every request).
+  if (typeof segment === 'string' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.hasOwn(value, segment) ? (value as Record<string, unknown>)[segment] : undefined;
+  }
   if (typeof segment !== 'string' && typeof segment !== 'number') return undefined;
   if (Array.isArray(value)) {
     const index = typeof segment === 'number' ? segment : /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : NaN;

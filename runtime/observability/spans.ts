@@ -3,9 +3,19 @@
  * `traceparent`, event envelope headers, or the calling step for Pipeline Executor runs) and one
  * per connector step (child of the execution, or of the step running it). Attributes name the
  * pipeline, execution id, trigger, step label, connector and outcome. Only called when tracing is
- * on; the engine never reaches this file otherwise.
+ * on; the engine never reaches them otherwise. `@opentelemetry/api` is loaded only then (otel-api.ts).
  */
-import { context, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import type { Context, Span, SpanKind, Tracer } from '@opentelemetry/api';
+import { otelApi, otelApiIfLoaded } from './otel-api.js';
+
+// Values of the API's SpanKind and SpanStatusCode enums (stable in the OpenTelemetry
+// specification), so this module needs no value import of the API.
+const KIND_INTERNAL = 0 as SpanKind;
+const KIND_SERVER = 1 as SpanKind;
+const KIND_CLIENT = 2 as SpanKind;
+const KIND_PRODUCER = 3 as SpanKind;
+const KIND_CONSUMER = 4 as SpanKind;
+const STATUS_ERROR = 2;
 
 export interface ExecutionSpanInfo {
   readonly pipeline: string;
@@ -23,13 +33,13 @@ export interface ExecutionSpan {
 
 /** The caller's context for work that starts inside another span (Pipeline Executor). */
 export function activeContext(): Context {
-  return context.active();
+  return otelApi().context.active();
 }
 
 function executionKind(trigger: string): SpanKind {
-  if (trigger === 'http' || trigger === 'http-file' || trigger === 'mcp-tool') return SpanKind.SERVER;
-  if (trigger === 'event') return SpanKind.CONSUMER;
-  return SpanKind.INTERNAL;
+  if (trigger === 'http' || trigger === 'http-file' || trigger === 'mcp-tool') return KIND_SERVER;
+  if (trigger === 'event') return KIND_CONSUMER;
+  return KIND_INTERNAL;
 }
 
 export function startExecutionSpan(tracer: Tracer, info: ExecutionSpanInfo): ExecutionSpan {
@@ -37,7 +47,7 @@ export function startExecutionSpan(tracer: Tracer, info: ExecutionSpanInfo): Exe
     kind: executionKind(info.trigger),
     attributes: { 'pipec.pipeline': info.pipeline, 'pipec.execution.id': info.executionId, 'pipec.trigger': info.trigger },
   }, info.parent);
-  return { span, context: trace.setSpan(info.parent, span) };
+  return { span, context: otelApi().trace.setSpan(info.parent, span) };
 }
 
 /** Ends an execution span with its outcome (`success`, `error`, `invalid`, `timeout`, `rejected`). */
@@ -45,14 +55,18 @@ export function endExecutionSpan(span: Span, outcome: string, failure?: { readon
   span.setAttribute('pipec.outcome', outcome);
   if (failure) {
     span.setAttribute('pipec.error.code', failure.code);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+    span.setStatus({ code: STATUS_ERROR, message: failure.message });
   }
   span.end();
 }
 
-/** Runs `fn` with `ctx` as the active context (so steps and outgoing calls see its span). */
-export function withContext<T>(ctx: Context, fn: () => T): T {
-  return context.with(ctx, fn);
+/**
+ * Runs `fn` with `ctx` as the active context (so steps and outgoing calls see its span). Without
+ * a context (tracing off: nothing was extracted) it just runs `fn`.
+ */
+export function withContext<T>(ctx: Context | undefined, fn: () => T): T {
+  const api = otelApiIfLoaded();
+  return ctx !== undefined && api ? api.context.with(ctx, fn) : fn();
 }
 
 export interface StepSpanInfo {
@@ -62,9 +76,9 @@ export interface StepSpanInfo {
 }
 
 function stepKind(connector: string): SpanKind {
-  if (connector === 'rest') return SpanKind.CLIENT;
-  if (connector === 'publish') return SpanKind.PRODUCER;
-  return SpanKind.INTERNAL;
+  if (connector === 'rest') return KIND_CLIENT;
+  if (connector === 'publish') return KIND_PRODUCER;
+  return KIND_INTERNAL;
 }
 
 /** Starts a step span as a child of the active context (the execution, or an enclosing step). */
@@ -77,11 +91,12 @@ export function startStepSpan(tracer: Tracer, pipeline: string, step: StepSpanIn
       'pipec.connector': step.connector,
       'pipec.source': step.source,
     },
-  }, context.active());
+  }, otelApi().context.active());
 }
 
 /** Runs the connector with its step span active (outgoing `traceparent` names this span). */
 export function withSpan<T>(span: Span, fn: () => Promise<T>): Promise<T> {
+  const { context, trace } = otelApi();
   return context.with(trace.setSpan(context.active(), span), fn);
 }
 
@@ -89,7 +104,7 @@ export function endStepSpan(span: Span, outcome: 'ok' | 'error', failure?: { rea
   span.setAttribute('pipec.outcome', outcome);
   if (failure) {
     span.setAttribute('pipec.error.code', failure.code);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+    span.setStatus({ code: STATUS_ERROR, message: failure.message });
   }
   span.end();
 }

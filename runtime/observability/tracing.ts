@@ -12,6 +12,7 @@
  */
 import type { Tracer } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { loadOtelApi } from './otel-api.js';
 
 export interface Tracing {
   readonly tracer: Tracer;
@@ -63,6 +64,7 @@ export async function startTracingFromEnv(env: TracingEnv, opts: StartTracingOpt
   const [{ NodeTracerProvider, BatchSpanProcessor }, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/resources'),
+    loadOtelApi(),
   ]);
   // Later merges win: the service's name, then whatever OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES say.
   const resource = resources.defaultResource()

@@ -111,8 +111,15 @@ function openingBracketsUpTo(text: string, limit: number): number {
   return count;
 }
 
+/** `text.trim() === ''`, without trimming (copying) the usual body that starts with a visible character. */
+function isBlank(text: string): boolean {
+  const first = text.charCodeAt(0);
+  if (first > 0x20 && first < 0x7f) return false;
+  return text.trim() === '';
+}
+
 export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): Json {
-  if (text.trim() === '') return null;
+  if (isBlank(text)) return null;
   // Nesting deeper than maxDepth needs more than maxDepth opening brackets: most bodies are
   // ruled out by a cheap count, and only the rest get the exact (character by character) scan.
   const deepAt = openingBracketsUpTo(text, maxDepth) > maxDepth ? excessiveDepthAt(text, maxDepth) : -1;
@@ -215,19 +222,29 @@ function trimHttpWhitespace(value: string): string {
  * set-cookie kept (Headers lists those one by one), HTTP/2 pseudo-headers left out.
  */
 export function headersRecordFromRaw(rawHeaders: readonly string[]): JsonObject {
-  const joined = new Map<string, string>();
+  const joined = dataRecord() as Record<string, string>;
+  const names: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const rawName = rawHeaders[i] as string;
     if (rawName.startsWith(':')) continue;
     const name = rawName.toLowerCase();
     const value = trimHttpWhitespace(rawHeaders[i + 1] as string);
-    const existing = joined.get(name);
-    if (existing === undefined || name === 'set-cookie') joined.set(name, value);
-    else joined.set(name, existing + (name === 'cookie' ? '; ' : ', ') + value);
+    const existing = joined[name];
+    if (existing === undefined) {
+      names.push(name);
+      joined[name] = value;
+    } else joined[name] = name === 'set-cookie' ? value : existing + (name === 'cookie' ? '; ' : ', ') + value;
   }
+  if (isSorted(names)) return joined;
+  names.sort();
   const out = dataRecord();
-  for (const name of [...joined.keys()].sort()) out[name] = joined.get(name) as string;
+  for (const name of names) out[name] = joined[name] as string;
   return out;
+}
+
+function isSorted(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if ((names[i - 1] as string) > (names[i] as string)) return false;
+  return true;
 }
 
 /**

@@ -11,6 +11,10 @@ export class ExecutionAbort {
   private controller: AbortController | undefined;
   private listeners: AbortListener[] | undefined;
   private abortedWith: { readonly reason: unknown } | undefined;
+  /** Rejects the pending `race`, if any (one per execution: no listener list for it). */
+  private rejectRace: ((reason: unknown) => void) | undefined;
+  /** Stops following a parent's signal (see `follow`). */
+  private unfollowParent: (() => void) | undefined;
 
   get aborted(): boolean {
     return this.abortedWith !== undefined;
@@ -34,6 +38,9 @@ export class ExecutionAbort {
     if (this.abortedWith) return;
     this.abortedWith = { reason };
     this.controller?.abort(reason);
+    const rejectRace = this.rejectRace;
+    this.rejectRace = undefined;
+    rejectRace?.(reason);
     const listeners = this.listeners;
     this.listeners = undefined;
     if (listeners) for (const listener of listeners) listener(reason);
@@ -52,16 +59,34 @@ export class ExecutionAbort {
     };
   }
 
-  /** Settles like `work`, or rejects with the abort reason as soon as this aborts. */
+  /**
+   * Settles like `work`, or rejects with the abort reason as soon as this aborts. Meant once per
+   * execution (a later call takes over the abort from an earlier one that is still pending).
+   */
   race<T>(work: Promise<T>): Promise<T> {
     if (this.abortedWith) return Promise.reject(this.abortedWith.reason);
     return new Promise<T>((resolve, reject) => {
-      const unsubscribe = this.onAbort(reject);
-      work.then(
-        (value) => { unsubscribe(); resolve(value); },
-        (error: unknown) => { unsubscribe(); reject(error); },
-      );
+      this.rejectRace = reject;
+      // Settling the promise again on a later abort is a no-op, so nothing needs unsubscribing.
+      work.then(resolve, reject);
     });
+  }
+
+  /** Aborts with the parent's reason when `parent` aborts (a Pipeline Executor call), until `unfollow`. */
+  follow(parent: AbortSignal): void {
+    const onParentAbort = (): void => this.abort(parent.reason);
+    if (parent.aborted) {
+      onParentAbort();
+      return;
+    }
+    parent.addEventListener('abort', onParentAbort, { once: true });
+    this.unfollowParent = () => parent.removeEventListener('abort', onParentAbort);
+  }
+
+  unfollow(): void {
+    this.unfollowParent?.();
+    this.unfollowParent = undefined;
+    this.rejectRace = undefined;
   }
 }
 

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { PipeError, toErrorObject } from '../errors.js';
+import { loadOtelApi, otelApiLoaded } from '../observability/otel-api.js';
 import { contextFromHeaders } from '../observability/propagation.js';
 import { activeContext, endExecutionSpan, startExecutionSpan, withContext } from '../observability/spans.js';
 import type { StepHooks } from '../steps.js';
@@ -23,6 +24,7 @@ import type {
   ServiceServices,
 } from '../types.js';
 import { ConcurrencyLimiter, type Release } from './concurrency.js';
+import { Deadlines } from './deadlines.js';
 import { ExecutionAbort } from './execution-abort.js';
 import { PipelineSeries, type ExecutionOutcomeLabel, type ServiceMetrics } from './metrics.js';
 import { InFlightTracker, settleWithin } from './shutdown.js';
@@ -97,6 +99,14 @@ export interface EngineDeps {
 
 type Ending = { result: Json | Reply } | { error: unknown; label: Exclude<ExecutionOutcomeLabel, 'success'> };
 
+/** What the start of one execution hands to its cleanup: the concurrency slot, the in-flight count, and whether the message was invalid. */
+interface Slot {
+  release: Release | undefined;
+  /** Counted in the in-flight gauge (also a nested run in its caller's slot, which takes none). */
+  counted: boolean;
+  invalid: boolean;
+}
+
 function timeoutError(ms: number): PipeError {
   return new PipeError('execution timed out', { code: 500, kind: 'TIMEOUT', details: { timeoutMs: ms } });
 }
@@ -116,10 +126,17 @@ interface PipelineEntry {
 class ExecutionLog {
   private child: Logger | undefined;
 
-  constructor(private readonly parent: Logger, private readonly bindings: Readonly<Record<string, string>>) {}
+  constructor(
+    private readonly parent: Logger,
+    private readonly executionId: string,
+    private readonly pipeline: string,
+    private readonly parentExecutionId: string | undefined,
+  ) {}
 
   get logger(): Logger {
-    this.child ??= this.parent.child(this.bindings);
+    this.child ??= this.parent.child(this.parentExecutionId === undefined
+      ? { executionId: this.executionId, pipeline: this.pipeline }
+      : { executionId: this.executionId, pipeline: this.pipeline, parentExecutionId: this.parentExecutionId });
     return this.child;
   }
 
@@ -156,14 +173,21 @@ class EngineScope implements ExecutionScope {
   }
 }
 
-/** The ExecutionContext the engine hands to a pipeline: the scope plus what steps read. */
+/**
+ * The ExecutionContext the engine hands to a pipeline: the scope plus what steps read. `steps`
+ * and `metadata` are made on first use (most executions read neither, and a null-prototype
+ * record is one of the larger allocations of an execution).
+ */
 class EngineContext extends EngineScope implements ContextWithHooks {
-  readonly steps: Record<string, Json> = Object.create(null) as Record<string, Json>;
+  private labelled: Record<string, Json> | undefined;
+  private meta: ExecutionMetadata | undefined;
 
   constructor(
     executionId: string,
     readonly pipeline: string,
-    readonly metadata: ExecutionMetadata,
+    private readonly startTimestamp: number,
+    private readonly timeoutMs: number,
+    private readonly redelivery: boolean,
     readonly globals: Readonly<Record<string, Json>>,
     readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
     readonly services: ServiceServices,
@@ -174,6 +198,19 @@ class EngineContext extends EngineScope implements ContextWithHooks {
   ) {
     super(executionId, executionLog, abort, folder);
   }
+
+  get steps(): Record<string, Json> {
+    this.labelled ??= Object.create(null) as Record<string, Json>;
+    return this.labelled;
+  }
+
+  get metadata(): ExecutionMetadata {
+    this.meta ??= {
+      pipeline: { name: this.pipeline },
+      execution: { key: this.executionId, startTimestamp: this.startTimestamp, timeout: this.timeoutMs, redelivery: this.redelivery },
+    };
+    return this.meta;
+  }
 }
 
 export class ExecutionEngine {
@@ -182,6 +219,8 @@ export class ExecutionEngine {
   private readonly tracker = new InFlightTracker();
   /** Aborts of running executions, so a shutdown can abort them all. */
   private readonly running = new Set<ExecutionAbort>();
+  /** The pipeline timeouts of running executions (one timer for all). */
+  private readonly deadlines = new Deadlines();
   private readonly dataDir: string;
   private readonly hooks: StepHooks;
   private shutdownReason: PipeError | undefined;
@@ -242,104 +281,140 @@ export class ExecutionEngine {
       return Promise.reject(new PipeError(`unknown pipeline "${request.pipeline}"`, { code: 500, kind: 'UNKNOWN_PIPELINE' }));
     }
     const executionId = randomUUID();
-    const bindings: Record<string, string> = request.parent
-      ? { executionId, pipeline: entry.module.name, parentExecutionId: request.parent.executionId }
-      : { executionId, pipeline: entry.module.name };
-    const log = new ExecutionLog(this.deps.logger, bindings);
+    const log = new ExecutionLog(this.deps.logger, executionId, entry.module.name, request.parent?.executionId);
     if (!this.accepting && !request.parent) {
       return Promise.resolve(this.finish(entry, executionId, log, 0, { error: shutdownError(), label: 'rejected' }, undefined));
     }
-    return this.tracker.track(this.run(entry, executionId, log, request));
+    this.tracker.enter();
+    return this.run(entry, executionId, log, request);
   }
 
+  /** One execution, from its slot to its outcome; it leaves the in-flight count as it ends. */
   private async run(entry: PipelineEntry, executionId: string, log: ExecutionLog, request: ExecutionRequest): Promise<EngineOutcome> {
-    const pipeline = entry.module;
-    const startedAt = performance.now();
-    const timeoutMs = request.timeoutMs ?? pipeline.options.timeout;
-    const { abort, unlink } = this.startAbort(request.parent);
-    const timer = setTimeout(() => abort.abort(timeoutError(timeoutMs)), timeoutMs);
-    const workDir = createWorkDir(this.dataDir, executionId);
-    const traced = this.deps.tracer ? this.startSpan(this.deps.tracer, pipeline.name, executionId, request) : undefined;
-    let release: Release | undefined;
-    let invalid = false;
-    if (log.enabled('debug')) log.logger.debug({ trigger: request.trigger, redelivery: request.redelivery ?? false }, 'execution started');
-
-    const steps = async (): Promise<Json | Reply> => {
-      // A pipeline that executes itself runs the nested execution inside the caller's slot: waiting
-      // for a slot of its own could deadlock once every slot holds a caller (N callers, N slots).
-      if (abort.aborted) throw abort.reason;
-      if (!request.parent || request.parent.pipeline !== pipeline.name) release = entry.limiter.tryAcquire() ?? (await entry.limiter.acquire(abort));
-      entry.series.inFlight.value += 1;
-      const message = request.prepare
-        ? await request.prepare(new EngineScope(executionId, log, abort, workDir))
-        : (request.message ?? null);
-      const violations = request.validate?.(message) ?? null;
-      if (violations) {
-        invalid = true;
-        throw invalidMessageError(violations);
-      }
-      const ctx = this.createContext(pipeline, executionId, log, abort, workDir, timeoutMs, request.redelivery ?? false);
-      return pipeline.run(message, ctx);
-    };
-    const work = traced ? withContext(traced.context, steps) : steps();
-
-    let ending: Ending;
     try {
-      ending = { result: await abort.race(work) };
-    } catch (err) {
-      ending = { error: err, label: invalid ? 'invalid' : 'error' };
+      const pipeline = entry.module;
+      const startedAt = performance.now();
+      const timeoutMs = request.timeoutMs ?? pipeline.options.timeout;
+      const abort = this.startAbort(request.parent);
+      const deadline = this.deadlines.add(timeoutMs, startedAt, () => abort.abort(timeoutError(timeoutMs)));
+      const workDir = createWorkDir(this.dataDir, executionId);
+      if (this.deps.tracer && !otelApiLoaded()) await loadOtelApi();
+      const traced = this.deps.tracer ? this.startSpan(this.deps.tracer, pipeline.name, executionId, request) : undefined;
+      const slot: Slot = { release: undefined, counted: false, invalid: false };
+      if (log.enabled('debug')) log.logger.debug({ trigger: request.trigger, redelivery: request.redelivery ?? false }, 'execution started');
+
+      const work = traced
+        ? withContext(traced.context, () => this.runPipeline(entry, executionId, log, abort, workDir, timeoutMs, request, slot))
+        : this.runPipeline(entry, executionId, log, abort, workDir, timeoutMs, request, slot);
+
+      let ending: Ending;
+      try {
+        ending = { result: await abort.race(work) };
+      } catch (err) {
+        ending = { error: err, label: slot.invalid ? 'invalid' : 'error' };
+      } finally {
+        deadline.cancel();
+      }
+
+      if (abort.aborted) {
+        // A run that was aborted may take a while to notice; answer now and clean up in the background.
+        void this.tracker.track(this.cleanUpAborted(entry, log, abort, workDir, work, slot));
+      } else {
+        this.endAbort(abort);
+        this.releaseSlot(entry, slot);
+        if (workDir.created) await workDir.remove().catch((err: unknown) => log.logger.warn({ err }, 'could not remove the work folder'));
+      }
+      const durationMs = performance.now() - startedAt;
+      return this.finish(entry, executionId, log, durationMs, ending, traced?.span);
     } finally {
-      clearTimeout(timer);
+      this.tracker.leave();
     }
-
-    const cleanup = async (): Promise<void> => {
-      if (abort.aborted && !(await settleWithin(work, ABANDON_AFTER_MS))) {
-        log.logger.error('execution did not stop after its abort signal; releasing its slot anyway');
-      }
-      unlink();
-      if (release) {
-        entry.series.inFlight.value -= 1;
-        release();
-      }
-      await workDir.remove().catch((err: unknown) => log.logger.warn({ err }, 'could not remove the work folder'));
-    };
-    // A run that was aborted may take a while to notice; answer now and clean up in the background.
-    if (abort.aborted) void this.tracker.track(cleanup());
-    else await cleanup();
-
-    const durationMs = performance.now() - startedAt;
-    return this.finish(entry, executionId, log, durationMs, ending, traced?.span);
   }
 
   /**
-   * The execution's abort, registered for shutdown and linked to the parent execution's signal;
-   * `unlink` undoes both once the execution is over.
+   * Takes a slot, prepares and checks the message, and starts the pipeline's steps. Not async: in
+   * the usual case (a free slot, no prepare) the steps start at once and their promise is handed
+   * back as it is, without another async frame (and its extra microtask turns) around it.
    */
-  private startAbort(parent: ExecutionContext | undefined): { readonly abort: ExecutionAbort; readonly unlink: () => void } {
+  private runPipeline(
+    entry: PipelineEntry, executionId: string, log: ExecutionLog, abort: ExecutionAbort, workDir: WorkDir, timeoutMs: number,
+    request: ExecutionRequest, slot: Slot,
+  ): Promise<Json | Reply> {
+    if (abort.aborted) return Promise.reject(abort.reason);
+    // A pipeline that executes itself runs the nested execution inside the caller's slot: waiting
+    // for a slot of its own could deadlock once every slot holds a caller (N callers, N slots).
+    if (!request.parent || request.parent.pipeline !== entry.module.name) {
+      slot.release = entry.limiter.tryAcquire();
+      if (!slot.release) {
+        return entry.limiter.acquire(abort).then((release) => {
+          slot.release = release;
+          return this.prepareAndRun(entry, executionId, log, abort, workDir, timeoutMs, request, slot);
+        });
+      }
+    }
+    return this.prepareAndRun(entry, executionId, log, abort, workDir, timeoutMs, request, slot);
+  }
+
+  private prepareAndRun(
+    entry: PipelineEntry, executionId: string, log: ExecutionLog, abort: ExecutionAbort, workDir: WorkDir, timeoutMs: number,
+    request: ExecutionRequest, slot: Slot,
+  ): Promise<Json | Reply> {
+    entry.series.inFlight.value += 1;
+    slot.counted = true;
+    const startSteps = (message: Json): Promise<Json | Reply> => {
+      const violations = request.validate?.(message) ?? null;
+      if (violations) {
+        slot.invalid = true;
+        throw invalidMessageError(violations);
+      }
+      const ctx = this.createContext(entry.module, executionId, log, abort, workDir, timeoutMs, request.redelivery ?? false);
+      return entry.module.run(message, ctx);
+    };
+    if (request.prepare) return request.prepare(new EngineScope(executionId, log, abort, workDir)).then(startSteps);
+    try {
+      return startSteps(request.message ?? null);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private releaseSlot(entry: PipelineEntry, slot: Slot): void {
+    if (slot.counted) entry.series.inFlight.value -= 1;
+    slot.counted = false;
+    slot.release?.();
+    slot.release = undefined;
+  }
+
+  /** After an abort: waits (bounded) for the run to notice before giving back its slot and folder. */
+  private async cleanUpAborted(
+    entry: PipelineEntry, log: ExecutionLog, abort: ExecutionAbort, workDir: WorkDir, work: Promise<unknown>, slot: Slot,
+  ): Promise<void> {
+    if (!(await settleWithin(work, ABANDON_AFTER_MS))) {
+      log.logger.error('execution did not stop after its abort signal; releasing its slot anyway');
+    }
+    this.endAbort(abort);
+    this.releaseSlot(entry, slot);
+    await workDir.remove().catch((err: unknown) => log.logger.warn({ err }, 'could not remove the work folder'));
+  }
+
+  /** The execution's abort, registered for shutdown and linked to the parent execution's signal. */
+  private startAbort(parent: ExecutionContext | undefined): ExecutionAbort {
     const abort = new ExecutionAbort();
     this.running.add(abort);
     if (this.shutdownReason) abort.abort(this.shutdownReason);
-    let unlinkParent: (() => void) | undefined;
-    if (parent) {
-      const parentSignal = parent.signal;
-      const onParentAbort = (): void => abort.abort(parentSignal.reason);
-      if (parentSignal.aborted) onParentAbort();
-      else {
-        parentSignal.addEventListener('abort', onParentAbort, { once: true });
-        unlinkParent = () => parentSignal.removeEventListener('abort', onParentAbort);
-      }
-    }
-    return {
-      abort,
-      unlink: () => {
-        this.running.delete(abort);
-        unlinkParent?.();
-      },
-    };
+    if (parent) abort.follow(parent.signal);
+    return abort;
+  }
+
+  /** Undoes startAbort once the execution is over. */
+  private endAbort(abort: ExecutionAbort): void {
+    this.running.delete(abort);
+    abort.unfollow();
   }
 
   private startSpan(tracer: Tracer, pipeline: string, executionId: string, request: ExecutionRequest): { span: Span; context: Context } {
-    const parent = request.traceHeaders ? contextFromHeaders(request.traceHeaders) : activeContext();
+    // With tracing on the API is loaded, so headers always give a context (the root one when they carry none).
+    const parent = (request.traceHeaders ? contextFromHeaders(request.traceHeaders) : undefined) ?? activeContext();
     return startExecutionSpan(tracer, { pipeline, executionId, trigger: request.trigger, parent });
   }
 
@@ -347,11 +422,10 @@ export class ExecutionEngine {
     pipeline: PipelineModule, executionId: string, log: ExecutionLog, abort: ExecutionAbort,
     workDir: WorkDir, timeoutMs: number, redelivery: boolean,
   ): ContextWithHooks {
-    const metadata = {
-      pipeline: { name: pipeline.name },
-      execution: { key: executionId, startTimestamp: this.deps.clock.now(), timeout: timeoutMs, redelivery },
-    };
-    return new EngineContext(executionId, pipeline.name, metadata, this.deps.globals, this.deps.accounts, this.services, this.hooks, log, abort, workDir);
+    return new EngineContext(
+      executionId, pipeline.name, this.deps.clock.now(), timeoutMs, redelivery, this.deps.globals, this.deps.accounts, this.services,
+      this.hooks, log, abort, workDir,
+    );
   }
 
   /** Records metrics, the span's end and the final log line, and builds the outcome. */

@@ -25,10 +25,14 @@ export interface HttpTriggerDeps {
   readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
 }
 
+const NO_PATH_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
 export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: HttpTriggerSpec, deps: HttpTriggerDeps): void {
   const limit = spec.maxBodySize > 0 ? spec.maxBodySize : DEFAULT_MAX_BODY_SIZE;
   const guard = createTriggerGuard(spec, deps.accounts, deps.clock);
   const validate = spec.validateBody ? (message: Json): ReturnType<typeof validateTriggerMessage> => validateTriggerMessage(spec, message) : undefined;
+  // Hono path parameters are `:name` segments; a path without any has none to decode per request.
+  const hasPathParams = spec.path.includes(':');
   app.on([...spec.methods], spec.path, async (c: Context) => {
     let principal: JsonObject | null = null;
     if (guard) {
@@ -54,7 +58,7 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
       deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
       return refusalResponse(err, deps.clock.now());
     }
-    const message = buildEnvelope({ request, ...(headers ? { headers } : {}), pathParams: c.req.param() as Record<string, string>, body, principal });
+    const message = buildEnvelope({ request, ...(headers ? { headers } : {}), pathParams: hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS, body, principal });
     const outcome = await deps.engine.execute({
       pipeline: pipeline.name,
       message,

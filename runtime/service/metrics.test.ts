@@ -86,6 +86,16 @@ describe('/metrics', () => {
     expect(sample(await metricsText(), 'pipec_executions_in_flight', { pipeline: 'slow' })).toBe(0);
   });
 
+  it('takes a pipeline that executes itself out of the in-flight gauge too (it runs in its caller\'s slot)', async () => {
+    const recursive = pipelineOf('recursive', httpTrigger('/recursive'), async (message, ctx) => {
+      if (message !== null && typeof message === 'object' && !Array.isArray(message) && message['depth'] === 1) return 'inner';
+      return ctx.services.execute('recursive', { depth: 1 }, { timeout: 5_000, parent: ctx });
+    }, { concurrency: 1 });
+    t = await makeTestService([recursive]);
+    expect((await post('/recursive')).status).toBe(200);
+    expect(sample(await metricsText(), 'pipec_executions_in_flight', { pipeline: 'recursive' })).toBe(0);
+  });
+
   it('counts redelivered events', async () => {
     let attempts = 0;
     const flaky = pipelineOf('flaky', { kind: 'event', event: 'retry-me', expiration: 60_000, maxTimeout: 5_000, maxDeliveries: 3 }, async () => {

@@ -30,9 +30,16 @@ function isObject(value: Json | undefined): value is JsonObject {
   return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** True when the record has an own enumerable key (without listing them all). */
+function hasAnyKey(record: object): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return true;
+  return false;
+}
+
 /** Keeps valid header names with string-ish values free of line breaks. */
 function safeHeaders(source: Readonly<Record<string, Json>> | Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
+  if (!hasAnyKey(source)) return out;
   for (const [name, raw] of Object.entries(source)) {
     if (!TOKEN.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) continue;
     if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') continue;
@@ -47,8 +54,9 @@ function safeHeaders(source: Readonly<Record<string, Json>> | Readonly<Record<st
 function withBody(status: number, body: Json, headers: Record<string, string>, contentType?: string): HttpResponseParts {
   if (NO_BODY_STATUSES.has(status)) return { status, headers, body: null };
   const type = contentType ?? headers['content-type'];
-  if (typeof body === 'string') return { status, headers: { ...headers, 'content-type': type ?? TEXT_TYPE }, body };
-  return { status, headers: { ...headers, 'content-type': type ?? JSON_TYPE }, body: JSON.stringify(body) };
+  // `headers` is this response's own record (safeHeaders or a literal): set the type in place.
+  headers['content-type'] = type ?? (typeof body === 'string' ? TEXT_TYPE : JSON_TYPE);
+  return { status, headers, body: typeof body === 'string' ? body : JSON.stringify(body) };
 }
 
 export function mapResult(result: Json | Reply): HttpResponseParts {

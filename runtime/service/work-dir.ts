@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 export interface WorkDir {
   /** The absolute path; reading it creates the folder. */
   readonly path: string;
+  /** True once `path` was read (and until `remove`): there is something to remove. */
+  readonly created: boolean;
   /** Removes the folder and everything in it (no-op when it was never created). */
   remove(): Promise<void>;
 }
@@ -21,8 +23,14 @@ class LazyWorkDir implements WorkDir {
 
   constructor(private readonly dataDir: string, private readonly executionId: string) {}
 
+  get created(): boolean {
+    return this.folder !== undefined;
+  }
+
   get path(): string {
     if (this.folder === undefined) {
+      // Checked here, where the id becomes a path, not per execution: most never create the folder.
+      if (!SAFE_ID.test(this.executionId)) throw new Error(`unsafe execution id for a work folder: ${this.executionId}`);
       const folder = join(resolve(this.dataDir), 'tmp', this.executionId);
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       this.folder = folder;
@@ -39,6 +47,5 @@ class LazyWorkDir implements WorkDir {
 }
 
 export function createWorkDir(dataDir: string, executionId: string): WorkDir {
-  if (!SAFE_ID.test(executionId)) throw new Error(`unsafe execution id for a work folder: ${executionId}`);
   return new LazyWorkDir(dataDir, executionId);
 }

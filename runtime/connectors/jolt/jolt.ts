@@ -3,13 +3,15 @@
  * copy the values it moves, so the input message is never mutated by the generated code's callers.
  */
 import { PipeError } from '../../errors.js';
-import type { ConnectorRun, Json } from '../../types.js';
+import type { Json } from '../../types.js';
+import type { SyncConnectorRun } from '../../steps.js';
 
 export interface JoltParams {
   readonly transform: (input: unknown, context: unknown) => unknown;
 }
 
-export const run: ConnectorRun<JoltParams> = async (params, message) => {
+/** Synchronous (no promise per step): the compiled chain is plain code. */
+export const run: SyncConnectorRun<JoltParams> = (params, message) => {
   try {
     return (params.transform(message, null) ?? null) as Json;
   } catch (err) {

@@ -5,7 +5,8 @@
  * PipeError carrying the same `validation` list.
  */
 import { PipeError } from '../../errors.js';
-import type { CompiledValidator, ConnectorRun, Json, JsonObject, ValidationErrorLike } from '../../types.js';
+import type { CompiledValidator, Json, JsonObject, ValidationErrorLike } from '../../types.js';
+import type { SyncConnectorRun } from '../../steps.js';
 
 export interface ValidateParams {
   readonly validator: CompiledValidator;
@@ -15,7 +16,8 @@ export interface ValidateParams {
   readonly 'fail-on-error'?: boolean;
 }
 
-export const run: ConnectorRun<ValidateParams> = async (params, message) => {
+/** Synchronous (no promise per step): ajv's standalone validators are. */
+export const run: SyncConnectorRun<ValidateParams> = (params, message) => {
   const payload = params.payload === undefined ? message : params.payload;
   if (params.validator(payload)) return payload;
   const violations = (params.validator.errors ?? []).map(describeViolation);
