@@ -36,12 +36,12 @@ describe('braces checker', () => {
   });
 
   it('emits readable, own-property-safe JavaScript', () => {
-    expect(compile('message.body.total').js).toBe('B.get(message, "body", "total")');
-    expect(compile('CONCAT(global.read-timeout, "000")').js).toBe('B.CONCAT(B.get(ctx.globals, "read-timeout"), "000")');
+    expect(compile('message.body.total').js).toBe('B.field(B.field(message, "body"), "total")');
+    expect(compile('CONCAT(global.read-timeout, "000")').js).toBe('B.CONCAT(B.field(ctx.globals, "read-timeout"), "000")');
     expect(compile('NOW() + 1').js).toBe('B.add(B.NOW(ctx), 1)');
-    expect(compile('IF(message.body.total > 1, "a", "b")').js).toBe('(B.isTrue(B.gt(B.get(message, "body", "total"), 1)) ? "a" : "b")');
-    expect(compile('message.x ?? -1', { message: UNKNOWN }).js).toBe('(B.get(message, "x") ?? -1)');
-    expect(compile('item.id', { item: UNKNOWN }).js).toBe('B.get(item, "id")');
+    expect(compile('IF(message.body.total > 1, "a", "b")').js).toBe('(B.isTrue(B.gt(B.field(B.field(message, "body"), "total"), 1)) ? "a" : "b")');
+    expect(compile('message.x ?? -1', { message: UNKNOWN }).js).toBe('(B.field(message, "x") ?? -1)');
+    expect(compile('item.id', { item: UNKNOWN }).js).toBe('B.field(item, "id")');
     expect(compile('{ "__proto__": 1 }').js).toBe('B.obj(["__proto__", 1])');
   });
 
@@ -129,7 +129,7 @@ describe('braces checker', () => {
     };
     const r = compileTemplate(template, env);
     expect(r.type).toEqual(STRING);
-    expect(r.js).toBe('B.template("total: ", B.get(message, "body", "total"))');
+    expect(r.js).toBe('B.template("total: ", B.field(B.field(message, "body"), "total"))');
     const bad = compileTemplate(template, { ...env, expected: { type: NUMBER as PipeType, why: 'the field `x`' } });
     expect(bad.diagnostics.map((d) => d.code)).toEqual(['PIPE4001']);
   });

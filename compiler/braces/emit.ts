@@ -1,12 +1,12 @@
 /**
  * The Double Braces emitter: a checked expression tree → ONE readable JavaScript expression over
- * the run-time library `B`. Paths become own-property-safe reads (`B.get(message, "body", "total")`),
+ * the run-time library `B`. Paths become own-property-safe reads (`B.field(B.field(message, "body"), "total")`, `B.get(message, "lines", 0)`),
  * functions become `B.NAME(…)` (`B.NOW(ctx)` when the context is needed), and the conditional
  * forms are lazy JavaScript: IF / SWITCHCASE → `?:`, `&&` / `||` → short-circuits, `??` → `??`.
  * Identifiers assumed in scope: `B`, `message`, `ctx`, and `item` / `capsule` where they exist.
  * Lambda arguments become JavaScript arrow functions, the only closures in generated code; their
  * parameters are written `$name` so they can never collide with those identifiers or with
- * JavaScript keywords: `MAP(message.lines, l => l.qty)` → `B.MAP(B.get(message, "lines"), ($l) => B.get($l, "qty"))`.
+ * JavaScript keywords: `MAP(message.lines, l => l.qty)` → `B.MAP(B.field(message, "lines"), ($l) => B.field($l, "qty"))`.
  */
 import type { CallExpr, Expr } from '../../grammar/braces/expr-ast.js';
 import type { FunctionSignature } from './signatures.js';
@@ -71,20 +71,26 @@ export class Emitter {
     }
   }
 
-  /** Flattens `a.b[0].c` into `B.get(a, "b", 0, "c")`; `.$` is the value itself. */
+  /**
+   * Flattens `a.b[0].c` into `B.get(a, "b", 0, "c")`; `.$` is the value itself. A read of field
+   * names only becomes nested `B.field` calls (`B.field(B.field(a, "b"), "c")`): small enough for
+   * V8 to inline at each site, where the property load then sees one object shape, not all of them.
+   */
   private path(expr: Expr): string {
-    const segments: string[] = [];
+    const segments: { readonly js: string; readonly field: boolean }[] = [];
     let current = expr;
     while (current.kind === 'member' || current.kind === 'index') {
       if (current.kind === 'member') {
-        if (current.property !== '$') segments.unshift(JSON.stringify(current.property));
+        if (current.property !== '$') segments.unshift({ js: JSON.stringify(current.property), field: true });
       } else {
-        segments.unshift(this.emit(current.index));
+        segments.unshift({ js: this.emit(current.index), field: false });
       }
       current = current.object;
     }
     const root = this.emit(current);
-    return segments.length === 0 ? root : `B.get(${root}, ${segments.join(', ')})`;
+    if (segments.length === 0) return root;
+    if (segments.every((s) => s.field)) return segments.reduce((target, s) => `B.field(${target}, ${s.js})`, root);
+    return `B.get(${root}, ${segments.map((s) => s.js).join(', ')})`;
   }
 
   private call(expr: CallExpr): string {

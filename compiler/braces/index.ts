@@ -66,7 +66,7 @@ function conversionHint(actual: PipeType, expected: PipeType, source: string): s
 
 /**
  * Compiles a bare `{{ expr }}` value: its type is the expression's type.
- * @example compileBraces(node, env).js // 'B.CONCAT(B.get(message, "name"), "!")'
+ * @example compileBraces(node, env).js // 'B.CONCAT(B.field(message, "name"), "!")'
  */
 export function compileBraces(node: BracesValue, env: BracesEnv): CompiledBraces {
   const { expr, check, diagnostics } = analyze(node.text, node.textStart, node.offsets, env);
@@ -91,7 +91,7 @@ export function compileBraces(node: BracesValue, env: BracesEnv): CompiledBraces
 /**
  * Compiles `"text {{ a }} more"`: always a string; each part is interpolated as text (null → "",
  * objects and arrays → JSON text).
- * @example compileTemplate(node, env).js // 'B.template("id-", B.get(message, "id"))'
+ * @example compileTemplate(node, env).js // 'B.template("id-", B.field(message, "id"))'
  */
 export function compileTemplate(node: TemplateValue, env: BracesEnv): CompiledBraces {
   const diagnostics: Diagnostic[] = [];

@@ -1,7 +1,7 @@
 /**
  * Double Braces array functions with lambdas (beyond Digibee): MAP, FILTER, REDUCE, SOME, EVERY,
  * FIND, SORTBY, GROUPBY. Generated code passes the lambda as a JavaScript arrow function:
- * `B.MAP(B.get(message, "lines"), ($l) => B.get($l, "qty"))`.
+ * `B.MAP(B.field(message, "lines"), ($l) => B.field($l, "qty"))`.
  * In: an array (null gives null; SOME/EVERY give false like other predicates) and a lambda.
  * Out: JSON values; a non-array is a PipeError naming the function.
  *
@@ -144,7 +144,7 @@ export function FIND(array: Json, lambda: Lambda): Json {
 /**
  * A stable sort by a key that is a number or a string (all keys of one kind; null keys first,
  * last when descending). Keys are computed once per element; the input is not changed.
- * @example SORTBY([{ p: 2 }, { p: 1 }], ($x) => B.get($x, "p")) // [{ p: 1 }, { p: 2 }]
+ * @example SORTBY([{ p: 2 }, { p: 1 }], ($x) => B.field($x, "p")) // [{ p: 1 }, { p: 2 }]
  */
 export function SORTBY(array: Json, lambda: Lambda, descending?: Json): Json {
   const items = elements('SORTBY', array);
@@ -167,7 +167,7 @@ export function SORTBY(array: Json, lambda: Lambda, descending?: Json): Json {
 /**
  * Groups the elements by a key: strings as they are, numbers and booleans as their JSON text,
  * null as "null". Keys are plain data (`__proto__` is an ordinary key).
- * @example GROUPBY([{ c: "a" }, { c: "b" }, { c: "a" }], ($x) => B.get($x, "c")) // { a: [2 items], b: [1 item] }
+ * @example GROUPBY([{ c: "a" }, { c: "b" }, { c: "a" }], ($x) => B.field($x, "c")) // { a: [2 items], b: [1 item] }
  */
 export function GROUPBY(array: Json, lambda: Lambda): Json {
   const items = elements('GROUPBY', array);

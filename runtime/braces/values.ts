@@ -24,6 +24,18 @@ export function get(root: unknown, ...path: readonly PathSegment[]): Json {
   return current === undefined ? null : (current as Json);
 }
 
+/**
+ * One field of an object, as `get(root, key)` reads it (own properties only; missing → null), for
+ * the usual `message.a.b` path: generated code nests it per field.
+ */
+export function field(root: unknown, key: string): Json {
+  if (root !== null && typeof root === 'object' && !Array.isArray(root)) {
+    const value = Object.hasOwn(root, key) ? (root as Record<string, unknown>)[key] : undefined;
+    return value === undefined ? null : (value as Json);
+  }
+  return get(root, key);
+}
+
 function step(value: unknown, segment: PathSegment): unknown {
   // The usual read first: a field name of an object (generated code reads these on every request).
   if (typeof segment === 'string' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
