@@ -23,7 +23,7 @@ declare module 'autocannon' {
     p90: number;
     p99: number;
   }
-  interface AutocannonResult {
+  export interface AutocannonResult {
     duration: number;
     errors: number;
     timeouts: number;
@@ -31,6 +31,10 @@ declare module 'autocannon' {
     latency: Percentiles;
     requests: Percentiles & { sent: number };
   }
-  function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
+  /** The running load: emits 'response' per answer with its latency in ms (full resolution, from process.hrtime). */
+  interface Instance {
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void): Instance;
+  }
+  function autocannon(options: AutocannonOptions, done: (err: Error | null, result: AutocannonResult) => void): Instance;
   export default autocannon;
 }
