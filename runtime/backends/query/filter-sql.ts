@@ -225,25 +225,25 @@ function arrayOnRouteGuard(path: readonly string[], d: DialectOps): string | nul
 
 /** Some value reached along `path` satisfies `leaf` (each level: index, or fan out over object elements). */
 function routeSql(path: readonly string[], d: DialectOps, leaf: (at: Located) => string): string {
-  const walk = (x: string, k: number): string => {
-    if (k === path.length) return leaf(d.at(x));
-    const segment = path[k] as string;
-    if (INDEX.test(segment)) return walk(d.indexed(x, segment), k + 1);
-    const u = `u${k}`;
-    return `COALESCE(EXISTS (SELECT 1 FROM ${d.elementsOrSelf(x, u)} WHERE ${d.elementIsObject(u)} AND ${walk(d.memberOfElement(u, segment), k + 1)}), ${d.no})`;
-  };
-  return walk(d.rootMember(path[0] as string), 1);
+  return walkRoute(path, d, leaf, (objects, inner) => `COALESCE(EXISTS (${objects} AND ${inner}), ${d.no})`);
 }
 
 /** Like routeSql for `nullish`: a level with no object element to descend into counts as missing. */
 function nullishRouteSql(path: readonly string[], d: DialectOps, leaf: (at: Located) => string): string {
+  return walkRoute(path, d, leaf, (objects, inner) => `COALESCE((NOT EXISTS (${objects})) OR EXISTS (${objects} AND ${inner}), ${d.no})`);
+}
+
+/**
+ * The walk both share: an index segment reads that element; a field segment fans out over the
+ * object elements (`objects`, a SELECT) and `level` says how the deeper condition (`inner`) combines.
+ */
+function walkRoute(path: readonly string[], d: DialectOps, leaf: (at: Located) => string, level: (objects: string, inner: string) => string): string {
   const walk = (x: string, k: number): string => {
     if (k === path.length) return leaf(d.at(x));
     const segment = path[k] as string;
     if (INDEX.test(segment)) return walk(d.indexed(x, segment), k + 1);
     const u = `u${k}`;
-    const objects = `SELECT 1 FROM ${d.elementsOrSelf(x, u)} WHERE ${d.elementIsObject(u)}`;
-    return `COALESCE((NOT EXISTS (${objects})) OR EXISTS (${objects} AND ${walk(d.memberOfElement(u, segment), k + 1)}), ${d.no})`;
+    return level(`SELECT 1 FROM ${d.elementsOrSelf(x, u)} WHERE ${d.elementIsObject(u)}`, walk(d.memberOfElement(u, segment), k + 1));
   };
   return walk(d.rootMember(path[0] as string), 1);
 }
