@@ -47,8 +47,8 @@ export interface LoadedBundle<T> {
 }
 
 /** Runs a CommonJS bundle with its V8 code cache (when the file exists). */
-export function runBundle<T>(file: string, cacheFile: string, importModule: ImportModule, opts: { useCache?: boolean } = {}): LoadedBundle<T> {
-  const cachedData = opts.useCache !== false && existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
+export function runBundle<T>(file: string, cacheFile: string, importModule: ImportModule): LoadedBundle<T> {
+  const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
   const script = new Script(wrapBundle(readFileSync(file, 'utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
   const body = script.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {} as T };

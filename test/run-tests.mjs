@@ -6,9 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const report = path.join(root, 'test', '.tmp', 'vitest-report.json');
-fs.mkdirSync(path.dirname(report), { recursive: true });
-fs.rmSync(report, { force: true });
+const scratch = path.join(root, 'test', '.tmp');
+const report = path.join(scratch, 'vitest-report.json');
+// Services built by earlier runs (each with its bundle) would otherwise pile up, ~200 MB a run.
+fs.rmSync(scratch, { recursive: true, force: true });
+fs.mkdirSync(scratch, { recursive: true });
 
 const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) {
