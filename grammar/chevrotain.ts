@@ -8,21 +8,12 @@
  * the package entry is used instead. Every grammar module imports Chevrotain values from here (one
  * copy, so token types and exceptions stay identical); types come from 'chevrotain' as usual.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { chevrotainSingleFile } from './chevrotain-file.js';
 
 type Chevrotain = typeof import('chevrotain');
 
-/** `…/chevrotain/lib/chevrotain.mjs`, next to the package entry `…/chevrotain/lib/src/api.js`. */
-function bundlePath(): string | undefined {
-  const entry = createRequire(import.meta.url).resolve('chevrotain');
-  const bundle = path.join(path.dirname(entry), '..', 'chevrotain.mjs');
-  return existsSync(bundle) ? bundle : undefined;
-}
-
-const bundle = bundlePath();
+const bundle = chevrotainSingleFile(import.meta.url);
 const chevrotain: Chevrotain = bundle ? ((await import(pathToFileURL(bundle).href)) as Chevrotain) : await import('chevrotain');
 
 export const { createToken, CstParser, EOF, Lexer } = chevrotain;

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chevrotainSingleFile } from '../../grammar/chevrotain-file.js';
 import { runBundle } from '../../runtime/launch.js';
 import { bundle } from './bundle.js';
 import { UNBUNDLED_PACKAGES } from './bundle-service.js';
@@ -53,9 +54,8 @@ export async function bundleCli(packageRoot: string): Promise<{ bundleBytes: num
 
 /** Chevrotain's single-file build when the package ships it (see grammar/chevrotain.ts), else its entry. */
 function chevrotainSource(packageRoot: string): string {
-  const entry = createRequire(path.join(packageRoot, 'package.json')).resolve('chevrotain');
-  const single = path.join(path.dirname(entry), '..', 'chevrotain.mjs');
-  return fs.existsSync(single) ? single : entry;
+  const manifest = path.join(packageRoot, 'package.json');
+  return chevrotainSingleFile(manifest) ?? createRequire(manifest).resolve('chevrotain');
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

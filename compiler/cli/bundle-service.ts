@@ -31,13 +31,8 @@ export const UNBUNDLED_PACKAGES: readonly string[] = [
   '@opentelemetry/exporter-trace-otlp-http',
 ];
 
-export interface BundleResult {
-  readonly bundleBytes: number;
-  readonly cacheBytes: number;
-}
-
 /** Bundles the service written in `serviceDir` and writes its code cache; throws on any bundler warning. */
-export async function bundleService(serviceDir: string): Promise<BundleResult> {
+export async function bundleService(serviceDir: string): Promise<void> {
   const bundleFile = path.join(serviceDir, BUNDLE_FILE);
   const source = await bundle({
     entry: {
@@ -53,5 +48,4 @@ export async function bundleService(serviceDir: string): Promise<BundleResult> {
   // eagerly, which measured as fast a start as a cache taken after serving a request.
   const cache = new Script(wrapBundle(source), { filename: bundleFile }).createCachedData();
   fs.writeFileSync(path.join(serviceDir, CODE_CACHE_FILE), cache);
-  return { bundleBytes: Buffer.byteLength(source), cacheBytes: cache.length };
 }
