@@ -13,6 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 import type { ServiceDefinition } from './service/create-service.js';
 
@@ -64,7 +65,23 @@ export function loadBundle(serviceDir: string): LoadedBundle<Startable> | undefi
 }
 
 /** Starts the service in `serviceDir` (a file URL of the folder, as server.js passes it). */
+/**
+ * V8 grows the young generation (where a request's short-lived objects live) only after enough
+ * objects survived a scavenge. A service that allocates little while starting (the bundle and its
+ * code cache see to that) stays at a small young generation and, under load, scavenges about twice
+ * as often as a process that happened to allocate more at start. A growth factor of 8 (V8: 2) lets
+ * the first growth reach a full-size young generation. V8 reads the factor when it grows, so it can
+ * be set now; an explicit `--semi-space-growth-factor` given to node wins.
+ */
+export function tuneYoungGeneration(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env['NODE_OPTIONS'] ?? ''): boolean {
+  const given = (text: string): boolean => /semi[-_]space[-_]growth[-_]factor/.test(text);
+  if (execArgv.some(given) || given(nodeOptions)) return false;
+  setFlagsFromString('--semi-space-growth-factor=8');
+  return true;
+}
+
 export async function launch(serviceDirUrl: URL, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  tuneYoungGeneration();
   const serviceDir = fileURLToPath(serviceDirUrl);
   const bundle = env['PIPEC_BUNDLE'] === '0' ? undefined : loadBundle(serviceDir);
   const { startService, service } = bundle?.exports ?? (await importModules(serviceDirUrl));

@@ -25,11 +25,11 @@ export type StepParams<P> = P | ((message: Json, ctx: ExecutionContext) => P);
  */
 export interface StepHooks {
   /** Replaces the connector (mocks in pipeline tests); undefined = run it. */
-  readonly mock?: (step: StepInfo, params: unknown, message: Json, ctx: ExecutionContext) => Promise<Json> | undefined;
+  readonly mock?: (step: StepInfo, params: unknown, message: Json, ctx: ExecutionContext) => Json | Promise<Json> | undefined;
   /** Called as the step starts; what it returns comes back to `after` (and `around`) as `token`. */
   readonly before?: (step: StepInfo, ctx: ExecutionContext) => unknown;
   /** Runs the connector inside `around` (e.g. with the step's trace context active). */
-  readonly around?: <T>(step: StepInfo, token: unknown, run: () => Promise<T>) => Promise<T>;
+  readonly around?: <T>(step: StepInfo, token: unknown, run: () => T) => T;
   readonly after?: (
     step: StepInfo, token: unknown, outcome: 'ok' | 'error', output: Json | undefined, error: PipeError | undefined,
     ctx: ExecutionContext, params: unknown,
@@ -78,7 +78,7 @@ export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, 
     if (mocked !== undefined) output = mocked;
     else if (hooks?.around) {
       const ready = resolved;
-      output = hooks.around(info, token, async () => run(ready, message, ctx));
+      output = hooks.around(info, token, () => run(ready, message, ctx));
     } else output = run(resolved, message, ctx);
   } catch (err) {
     return stepFailed(ctx, info, hooks, token, resolved, err);
@@ -110,6 +110,19 @@ function stepFailed(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | un
 }
 
 /** Reports the branch a choice took; one property read when no observer wants it. */
+/**
+ * `step` for a synchronous connector, in the generated code of a pipeline whose steps are all
+ * synchronous (its `run` returns without a promise). The hooks keep a synchronous step synchronous
+ * (mocks answer at once, tracing runs the connector inside its span's context).
+ */
+export function stepNow<P>(ctx: ExecutionContext, info: StepInfo, run: SyncConnectorRun<P>, params: StepParams<P>, message: Json): Json {
+  const output = step(ctx, info, run, params, message);
+  if (isPending(output)) {
+    throw new PipeError(`step ${info.label ?? info.connector} (${info.source}) did not finish synchronously`, { code: 500, kind: 'INTERNAL' });
+  }
+  return output;
+}
+
 export function branch(ctx: ExecutionContext, info: ChoiceInfo, index: number): void {
   (ctx as ContextWithHooks).hooks?.branch?.(info, index, ctx);
 }

@@ -27,9 +27,10 @@ export interface PipelineModule {
   readonly options: PipelineOptions;
   /**
    * Runs the steps over the trigger's message. Returns the final message, or a `Reply` when a
-   * `respond` step ended the execution. Throws a `PipeError` when the execution fails.
+   * `respond` step ended the execution. Throws a `PipeError` when the execution fails. A pipeline
+   * whose steps are all synchronous returns (or throws) at once, without a promise.
    */
-  readonly run: (message: Json, ctx: ExecutionContext) => Promise<Json | Reply>;
+  readonly run: (message: Json, ctx: ExecutionContext) => Json | Reply | Promise<Json | Reply>;
 }
 
 /** Trigger configuration, resolved at build time (schemas compiled to validators). */

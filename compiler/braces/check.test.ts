@@ -36,13 +36,20 @@ describe('braces checker', () => {
   });
 
   it('emits readable, own-property-safe JavaScript', () => {
-    expect(compile('message.body.total').js).toBe('B.field(B.field(message, "body"), "total")');
-    expect(compile('CONCAT(global.read-timeout, "000")').js).toBe('B.CONCAT(B.field(ctx.globals, "read-timeout"), "000")');
+    expect(compile('message.body.total').js).toBe('(B.fields(B.fields(message).body).total ?? null)');
+    expect(compile('CONCAT(global.read-timeout, "000")').js).toBe('B.CONCAT((B.fields(ctx.globals)["read-timeout"] ?? null), "000")');
     expect(compile('NOW() + 1').js).toBe('B.add(B.NOW(ctx), 1)');
-    expect(compile('IF(message.body.total > 1, "a", "b")').js).toBe('(B.isTrue(B.gt(B.field(B.field(message, "body"), "total"), 1)) ? "a" : "b")');
-    expect(compile('message.x ?? -1', { message: UNKNOWN }).js).toBe('(B.field(message, "x") ?? -1)');
-    expect(compile('item.id', { item: UNKNOWN }).js).toBe('B.field(item, "id")');
+    expect(compile('IF(message.body.total > 1, "a", "b")').js).toBe('(B.isTrue(B.gt((B.fields(B.fields(message).body).total ?? null), 1)) ? "a" : "b")');
+    expect(compile('message.x ?? -1', { message: UNKNOWN }).js).toBe('((B.fields(message).x ?? null) ?? -1)');
+    expect(compile('item.id', { item: UNKNOWN }).js).toBe('(B.fields(item).id ?? null)');
     expect(compile('{ "__proto__": 1 }').js).toBe('B.obj(["__proto__", 1])');
+  });
+
+  it('reads Object.prototype names through the own-property check, never with a plain load', () => {
+    const env = { message: UNKNOWN };
+    expect(compile('message.constructor.name', env).js).toBe('(B.fields(B.field(message, "constructor")).name ?? null)');
+    expect(compile('message.toString', env).js).toBe('B.field(message, "toString")');
+    expect(compile('message.__proto__', env).js).toBe('B.field(message, "__proto__")');
   });
 
   it('reports unknown fields of closed shapes with a suggestion, but not of open ones', () => {
@@ -129,7 +136,7 @@ describe('braces checker', () => {
     };
     const r = compileTemplate(template, env);
     expect(r.type).toEqual(STRING);
-    expect(r.js).toBe('B.template("total: ", B.field(B.field(message, "body"), "total"))');
+    expect(r.js).toBe('B.template("total: ", (B.fields(B.fields(message).body).total ?? null))');
     const bad = compileTemplate(template, { ...env, expected: { type: NUMBER as PipeType, why: 'the field `x`' } });
     expect(bad.diagnostics.map((d) => d.code)).toEqual(['PIPE4001']);
   });

@@ -77,20 +77,28 @@ export class Emitter {
    * V8 to inline at each site, where the property load then sees one object shape, not all of them.
    */
   private path(expr: Expr): string {
-    const segments: { readonly js: string; readonly field: boolean }[] = [];
+    const segments: { readonly js: string; readonly field?: string }[] = [];
     let current = expr;
     while (current.kind === 'member' || current.kind === 'index') {
       if (current.kind === 'member') {
-        if (current.property !== '$') segments.unshift({ js: JSON.stringify(current.property), field: true });
+        if (current.property !== '$') segments.unshift({ js: JSON.stringify(current.property), field: current.property });
       } else {
-        segments.unshift({ js: this.emit(current.index), field: false });
+        segments.unshift({ js: this.emit(current.index), field: undefined });
       }
       current = current.object;
     }
     const root = this.emit(current);
     if (segments.length === 0) return root;
-    if (segments.every((s) => s.field)) return segments.reduce((target, s) => `B.field(${target}, ${s.js})`, root);
-    return `B.get(${root}, ${segments.map((s) => s.js).join(', ')})`;
+    if (!segments.every((s) => s.field !== undefined)) return `B.get(${root}, ${segments.map((s) => s.js).join(', ')})`;
+    // Inside the chain a missing field may stay undefined (B.fields and B.field take it as null);
+    // only the value of the whole path becomes null.
+    const last = segments.length - 1;
+    return segments.reduce((target, s, i) => {
+      const name = s.field as string;
+      if (!readsDirectly(name)) return `B.field(${target}, ${s.js})`;
+      const read = `B.fields(${target})${propertyAccess(name)}`;
+      return i === last ? `(${read} ?? null)` : read;
+    }, root);
   }
 
   private call(expr: CallExpr): string {
@@ -122,4 +130,16 @@ export class Emitter {
 function literal(value: null | boolean | number | string): string {
   if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
   return JSON.stringify(value);
+}
+
+/** Names a plain property load reads exactly as B.field does: no Object.prototype member, no array index. */
+const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+function readsDirectly(name: string): boolean {
+  return !PROTOTYPE_NAMES.has(name) && !/^(0|[1-9]\d*)$/.test(name);
+}
+
+/** `.name` for identifier names, else `["name"]` (V8 compiles both to the same named load). */
+function propertyAccess(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
 }

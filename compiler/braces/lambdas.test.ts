@@ -163,17 +163,17 @@ describe('lambda diagnostics', () => {
 describe('lambda emission', () => {
   it('emits plain arrow functions with $-prefixed parameters', () => {
     expect(compile('SUM(MAP(message.body.lines, l => l.qty * l.price))').js).toBe(
-      'B.SUM(B.MAP(B.field(B.field(message, "body"), "lines"), ($l) => B.arith("*", B.field($l, "qty"), B.field($l, "price"))))',
+      'B.SUM(B.MAP((B.fields(B.fields(message).body).lines ?? null), ($l) => B.arith("*", (B.fields($l).qty ?? null), (B.fields($l).price ?? null))))',
     );
-    expect(compile('REDUCE(message.body.lines, (acc, l) => acc + l.qty, 0)').js).toBe('B.REDUCE(B.field(B.field(message, "body"), "lines"), ($acc, $l) => B.add($acc, B.field($l, "qty")), 0)');
-    expect(compile('MAP(message.body.lines, l => { sku: l.sku })').js).toBe('B.MAP(B.field(B.field(message, "body"), "lines"), ($l) => ({ "sku": B.field($l, "sku") }))');
-    expect(compile('FILTER(message.body.lines, l => l.price > global.rate)').js).toBe('B.FILTER(B.field(B.field(message, "body"), "lines"), ($l) => B.gt(B.field($l, "price"), B.field(ctx.globals, "rate")))');
+    expect(compile('REDUCE(message.body.lines, (acc, l) => acc + l.qty, 0)').js).toBe('B.REDUCE((B.fields(B.fields(message).body).lines ?? null), ($acc, $l) => B.add($acc, (B.fields($l).qty ?? null)), 0)');
+    expect(compile('MAP(message.body.lines, l => { sku: l.sku })').js).toBe('B.MAP((B.fields(B.fields(message).body).lines ?? null), ($l) => ({ "sku": (B.fields($l).sku ?? null) }))');
+    expect(compile('FILTER(message.body.lines, l => l.price > global.rate)').js).toBe('B.FILTER((B.fields(B.fields(message).body).lines ?? null), ($l) => B.gt((B.fields($l).price ?? null), (B.fields(ctx.globals).rate ?? null)))');
   });
 
   it('keeps names that are JavaScript words or generated identifiers harmless', () => {
-    expect(compile('MAP(message.body.tags, constructor => constructor)').js).toBe('B.MAP(B.field(B.field(message, "body"), "tags"), ($constructor) => $constructor)');
-    expect(compile('MAP(message.body.tags, ctx => ctx)').js).toBe('B.MAP(B.field(B.field(message, "body"), "tags"), ($ctx) => $ctx)');
-    expect(compile('MAP(message.body.tags, B => IF(true, B, message))').js).toBe('B.MAP(B.field(B.field(message, "body"), "tags"), ($B) => (B.isTrue(true) ? $B : message))');
+    expect(compile('MAP(message.body.tags, constructor => constructor)').js).toBe('B.MAP((B.fields(B.fields(message).body).tags ?? null), ($constructor) => $constructor)');
+    expect(compile('MAP(message.body.tags, ctx => ctx)').js).toBe('B.MAP((B.fields(B.fields(message).body).tags ?? null), ($ctx) => $ctx)');
+    expect(compile('MAP(message.body.tags, B => IF(true, B, message))').js).toBe('B.MAP((B.fields(B.fields(message).body).tags ?? null), ($B) => (B.isTrue(true) ? $B : message))');
   });
 
   it('emits nothing when a lambda is wrong', () => {

@@ -200,6 +200,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
         ...(label !== undefined ? { label } : {}),
         params,
         failOnError,
+        synchronous: !capsule && schema.synchronous === true,
         ...(onFail ? { onFail: onFail.plan } : {}),
       },
     ],

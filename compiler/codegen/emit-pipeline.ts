@@ -15,10 +15,14 @@ interface EmitState {
   readonly usedNames: Set<string>;
   /** Inside a capsule module, parameter functions read `capsule` from the context. */
   readonly capsuleMode: boolean;
+  /** Every step is synchronous: `run` is a plain function and steps are called with R.stepNow. */
+  readonly synchronous: boolean;
 }
 
-function newState(hoisted: readonly Hoisted[], validators: readonly ValidatorModule[], capsuleMode: boolean): EmitState {
-  const state: EmitState = { w: new CodeWriter(), decls: new CodeWriter(), imports: new Map(), usedNames: new Set(hoisted.map((h) => h.name)), capsuleMode };
+function newState(hoisted: readonly Hoisted[], validators: readonly ValidatorModule[], capsuleMode: boolean, synchronous = false): EmitState {
+  const state: EmitState = {
+    w: new CodeWriter(), decls: new CodeWriter(), imports: new Map(), usedNames: new Set(hoisted.map((h) => h.name)), capsuleMode, synchronous,
+  };
   for (const v of validators) state.usedNames.add(v.name);
   return state;
 }
@@ -72,10 +76,18 @@ export function emitCapsule(plan: CapsulePlan): string {
 }
 
 export function emitPipeline(plan: PipelinePlan): string {
-  const state = newState(plan.hoisted, plan.validators, false);
+  const synchronous = allSynchronous(plan.steps) && allSynchronous(plan.onError ?? []);
+  const state = newState(plan.hoisted, plan.validators, false, synchronous);
 
-  state.w.line('/** Runs the steps of the pipeline over the trigger\'s message. */');
-  state.w.block('async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply>', () => {
+  if (synchronous) {
+    state.w.line('/** Runs the steps of the pipeline over the trigger\'s message; every step is synchronous, so no promise is made. */');
+  } else {
+    state.w.line('/** Runs the steps of the pipeline over the trigger\'s message. */');
+  }
+  const signature = synchronous
+    ? 'function run(message: Json, ctx: ExecutionContext): Json | R.Reply'
+    : 'async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply>';
+  state.w.block(signature, () => {
     if (plan.onError) {
       state.w.block('try', () => emitSteps(plan.steps, state, 'return'));
       state.w.block('catch (err)', () => {
@@ -107,6 +119,25 @@ export function emitPipeline(plan: PipelinePlan): string {
 function emitSteps(steps: readonly PlanStep[], state: EmitState, tail: 'return' | 'none'): void {
   for (const step of steps) emitStep(step, state);
   if (!endsExecution(steps) && tail === 'return') state.w.line('return message;');
+}
+
+/** True when every step runs synchronously: connectors whose schema says so, and choice, respond, fail and try around them. */
+function allSynchronous(steps: readonly PlanStep[]): boolean {
+  return steps.every((step) => {
+    switch (step.kind) {
+      case 'connector':
+        return step.synchronous && allSynchronous(step.onFail ?? []);
+      case 'respond':
+      case 'fail':
+        return true;
+      case 'choice':
+        return step.whens.every((when) => allSynchronous(when.body)) && allSynchronous(step.otherwise ?? []);
+      case 'try':
+        return allSynchronous(step.body) && allSynchronous(step.catchBody);
+      case 'for-each':
+        return false;
+    }
+  });
 }
 
 /** True when every path through the steps ends with respond or fail (so nothing may follow). */
@@ -144,7 +175,7 @@ function emitStep(step: PlanStep, state: EmitState): void {
         );
       }
       w.line(`// ${where} — ${step.connector}${step.label !== undefined ? ` ${step.label}` : ''}`);
-      w.line(`message = await R.step(ctx, ${info}, ${runName}, ${params}, message);`);
+      w.line(state.synchronous ? `message = R.stepNow(ctx, ${info}, ${runName}, ${params}, message);` : `message = await R.step(ctx, ${info}, ${runName}, ${params}, message);`);
       if (step.onFail) {
         w.block('if (R.isFailure(message))', () => emitSteps(step.onFail ?? [], state, 'none'));
       }

@@ -25,6 +25,11 @@ export interface ConnectorSchema {
   readonly positional?: readonly string[];
   readonly params: JsonSchema;
   readonly output?: OutputRule;
+  /**
+   * The implementation's `run` returns its output, never a promise (SyncConnectorRun). A pipeline
+   * made only of such steps (and choice, respond, fail, try) compiles to a synchronous function.
+   */
+  readonly synchronous?: boolean;
   /** Folder of the runtime implementation, relative to runtime/ (e.g. 'connectors/rest'). */
   readonly module?: string;
 }

@@ -18,6 +18,16 @@ describe('connector and trigger parameter schemas', () => {
     for (const schema of schemas) expect(schema.name).toMatch(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/);
   });
 
+  it.each(schemas.filter((s) => s.synchronous).map((s) => [s.name, s] as const))(
+    '%s, declared synchronous, has a run that is no async function (its pipelines compile to synchronous code)',
+    async (_name, schema) => {
+      const file = new URL(`../../runtime/${schema.module ?? ''}.ts`, import.meta.url).href;
+      const implementation = (await import(/* @vite-ignore */ file)) as { run: (...args: unknown[]) => unknown };
+      expect(typeof implementation.run).toBe('function');
+      expect(implementation.run.constructor.name).not.toBe('AsyncFunction');
+    },
+  );
+
   it.each(schemas.map((s) => [`${s.kind} ${s.name}`, s] as const))('%s is a valid JSON Schema', (_label, schema) => {
     const ajv = new Ajv({ ...PARAM_AJV_OPTIONS, validateSchema: true });
     expect(ajv.validateSchema(schema.params as object), ajv.errorsText(ajv.errors)).toBe(true);

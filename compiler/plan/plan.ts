@@ -49,6 +49,8 @@ export interface ConnectorPlan {
   /** The step's parameters as one JS object expression. */
   readonly params: JsExpr;
   readonly failOnError: boolean;
+  /** The connector runs synchronously (its schema says `synchronous`; capsules never do). */
+  readonly synchronous: boolean;
   /** Steps run when the connector's output says `success: false` (validate's on-fail). */
   readonly onFail?: readonly PlanStep[];
 }

@@ -50,14 +50,24 @@ function withWork<T>(run: (work: Work) => T): T {
   }
 }
 
-/**
- * Calls a lambda once, counting the call and the size of what it returns. `previous` is REDUCE's
- * accumulator: text grown from it counts only the characters added.
- */
-function call(fn: string, work: Work, result: () => Json | undefined, previous?: Json): Json {
+/** Calls a lambda on one element, counting the call and the size of what it returns. */
+function call(fn: string, work: Work, lambda: Lambda, x: Json): Json {
+  countCall(fn, work);
+  return countResult(fn, work, lambda(x) ?? null);
+}
+
+/** Calls REDUCE's reducer: text grown from the accumulator counts only the characters added. */
+function callReducer(work: Work, reducer: Reducer, acc: Json, x: Json): Json {
+  countCall('REDUCE', work);
+  return countResult('REDUCE', work, reducer(acc, x) ?? null, acc);
+}
+
+function countCall(fn: string, work: Work): void {
   work.calls++;
   if (work.calls > MAX_LAMBDA_CALLS) fail(fn, `more than ${MAX_LAMBDA_CALLS} lambda calls in one computation (nested array functions multiply); split the work over several steps`);
-  const value = result() ?? null;
+}
+
+function countResult(fn: string, work: Work, value: Json, previous?: Json): Json {
   if (typeof value === 'string' && typeof previous === 'string') work.size += Math.max(0, value.length - previous.length) + 1;
   // Scalars (the usual lambda result) are counted here, as sizeUpTo would, without its work list.
   else if (value === null || typeof value !== 'object') work.size += typeof value === 'string' ? value.length + 1 : 1;
@@ -103,42 +113,42 @@ function elements(fn: string, value: Json): Json[] | null {
 export function MAP(array: Json, lambda: Lambda): Json {
   const items = elements('MAP', array);
   if (items === null) return null;
-  return withWork((work) => items.map((x) => call('MAP', work, () => lambda(x))));
+  return withWork((work) => items.map((x) => call('MAP', work, lambda, x)));
 }
 
 /** Only elements whose lambda gives `true` are kept (null and anything else drop them). @example FILTER([1, 5], ($x) => $x > 2) // [5] */
 export function FILTER(array: Json, lambda: Lambda): Json {
   const items = elements('FILTER', array);
   if (items === null) return null;
-  return withWork((work) => items.filter((x) => isTrue(call('FILTER', work, () => lambda(x)))));
+  return withWork((work) => items.filter((x) => isTrue(call('FILTER', work, lambda, x))));
 }
 
 /** Left fold from `initial`. @example REDUCE([1, 2, 3], ($acc, $x) => $acc + $x, 0) // 6 */
 export function REDUCE(array: Json, reducer: Reducer, initial: Json): Json {
   const items = elements('REDUCE', array);
   if (items === null) return null;
-  return withWork((work) => items.reduce<Json>((acc, x) => call('REDUCE', work, () => reducer(acc, x), acc), initial ?? null));
+  return withWork((work) => items.reduce<Json>((acc, x) => callReducer(work, reducer, acc, x), initial ?? null));
 }
 
 /** @example SOME([1, 5], ($x) => $x > 2) // true; SOME(null, …) // false */
 export function SOME(array: Json, lambda: Lambda): boolean {
   const items = elements('SOME', array);
   if (items === null) return false;
-  return withWork((work) => items.some((x) => isTrue(call('SOME', work, () => lambda(x)))));
+  return withWork((work) => items.some((x) => isTrue(call('SOME', work, lambda, x))));
 }
 
 /** True for an empty array; false for null (like other predicates on a missing value). @example EVERY([1, 5], ($x) => $x > 0) // true */
 export function EVERY(array: Json, lambda: Lambda): boolean {
   const items = elements('EVERY', array);
   if (items === null) return false;
-  return withWork((work) => items.every((x) => isTrue(call('EVERY', work, () => lambda(x)))));
+  return withWork((work) => items.every((x) => isTrue(call('EVERY', work, lambda, x))));
 }
 
 /** The first element whose lambda gives true, else null. @example FIND([1, 5, 7], ($x) => $x > 2) // 5 */
 export function FIND(array: Json, lambda: Lambda): Json {
   const items = elements('FIND', array);
   if (items === null) return null;
-  return withWork((work) => items.find((x) => isTrue(call('FIND', work, () => lambda(x)))) ?? null);
+  return withWork((work) => items.find((x) => isTrue(call('FIND', work, lambda, x))) ?? null);
 }
 
 /**
@@ -149,7 +159,7 @@ export function FIND(array: Json, lambda: Lambda): Json {
 export function SORTBY(array: Json, lambda: Lambda, descending?: Json): Json {
   const items = elements('SORTBY', array);
   if (items === null) return null;
-  const keyed = withWork((work) => items.map((x, index) => ({ x, index, key: call('SORTBY', work, () => lambda(x)) })));
+  const keyed = withWork((work) => items.map((x, index) => ({ x, index, key: call('SORTBY', work, lambda, x) })));
   let kind: 'number' | 'string' | undefined;
   for (const { key } of keyed) {
     if (key === null) continue;
@@ -175,7 +185,7 @@ export function GROUPBY(array: Json, lambda: Lambda): Json {
   const groups = new Map<string, Json[]>();
   withWork((work) => {
     for (const x of items) {
-      const key = groupKey(call('GROUPBY', work, () => lambda(x)));
+      const key = groupKey(call('GROUPBY', work, lambda, x));
       const group = groups.get(key);
       if (group) group.push(x);
       else groups.set(key, [x]);

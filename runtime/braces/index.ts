@@ -69,6 +69,6 @@ export {
 } from './string.js';
 export { BASEDECODE, BASEENCODE, BASEURLDECODE, BASEURLENCODE, SIZE, TOBOOLEAN, URIDECODE, URIENCODE, UUID } from './utilities.js';
 export { add, arith, compare, eq, ge, gt, isNull, isTrue, le, lt, neg, template } from './operators.js';
-export { field, get, obj, toText } from './values.js';
+export { field, fields, get, obj, toText } from './values.js';
 /** Condition test for `choice when {{ … }}`: only `true` is true (null and everything else is false). */
 export { isTrue as isTruthy } from './operators.js';

@@ -1,6 +1,6 @@
 /** `field`, the per-field read generated code nests, reads exactly as `get` does. */
 import { describe, expect, it } from 'vitest';
-import { field, get } from './values.js';
+import { field, fields, get } from './values.js';
 
 const ROOTS: readonly unknown[] = [
   { a: 1, b: null, c: { d: [1, 2] }, e: undefined },
@@ -21,5 +21,24 @@ describe('field', () => {
 
   it('nested, gives get(root, a, b)', () => {
     for (const root of ROOTS) for (const a of KEYS) for (const b of KEYS) expect(field(field(root, a), b)).toEqual(get(root, a, b));
+  });
+});
+
+describe('fields (what generated code reads field names through)', () => {
+  it('gives, with `?? null`, what field gives for every kind of value and key it is used for', () => {
+    const roots: unknown[] = [
+      null, undefined, 0, 7, '', 'text', true, [], [1, 2], { a: 1 }, { a: null }, { b: { c: 2 } },
+      Object.assign(Object.create(null) as object, { a: 'own' }), JSON.parse('{"__proto__": {"a": 9}}'),
+    ];
+    for (const root of roots) {
+      for (const key of ['a', 'b', 'length', 'read-timeout']) {
+        expect((fields(root) as Record<string, unknown>)[key] ?? null).toEqual(field(root, key));
+      }
+    }
+  });
+
+  it('never hands out something writable for a value that is no object', () => {
+    expect(Object.isFrozen(fields(null))).toBe(true);
+    expect(Object.getPrototypeOf(fields([1]))).toBe(null);
   });
 });

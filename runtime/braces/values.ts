@@ -36,6 +36,20 @@ export function field(root: unknown, key: string): Json {
   return get(root, key);
 }
 
+const NO_FIELDS: JsonObject = Object.freeze(Object.create(null) as JsonObject);
+
+/**
+ * `value` when it is a JSON object, else an empty record. Generated code reads field `k` of `x` as
+ * `(B.fields(x).k ?? null)`: the property load sits in the generated code, where it sees the few
+ * object shapes of that one place, rather than in a helper shared by every read (which sees all
+ * shapes and falls back to V8's slowest, megamorphic loads). The compiler does this only for names
+ * that are no property of Object.prototype and no array index, for which it reads exactly what
+ * `field` reads: the object's own field, else null.
+ */
+export function fields(value: unknown): JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : NO_FIELDS;
+}
+
 function step(value: unknown, segment: PathSegment): unknown {
   // The usual read first: a field name of an object (generated code reads these on every request).
   if (typeof segment === 'string' && value !== null && typeof value === 'object' && !Array.isArray(value)) {

@@ -95,7 +95,7 @@ export function startStepSpan(tracer: Tracer, pipeline: string, step: StepSpanIn
 }
 
 /** Runs the connector with its step span active (outgoing `traceparent` names this span). */
-export function withSpan<T>(span: Span, fn: () => Promise<T>): Promise<T> {
+export function withSpan<T>(span: Span, fn: () => T): T {
   const { context, trace } = otelApi();
   return context.with(trace.setSpan(context.active(), span), fn);
 }

@@ -110,6 +110,49 @@ describe('run()', () => {
     await expect(t.service.run('missing', null)).rejects.toThrow('unknown pipeline "missing"');
   });
 
+  it('finishes a synchronous pipeline at once, with its execution id made only when asked for', async () => {
+    const seen: string[] = [];
+    const p = pipelineOf('now', httpTrigger('/now'), (m, ctx) => {
+      if (m === 'boom') throw new Error('sync failure');
+      if (m === 'id') seen.push(ctx.executionId);
+      return { m };
+    });
+    t = await makeTestService([p]);
+    const ok = await t.service.run('now', 1);
+    expect(ok).toMatchObject({ ok: true, result: { m: 1 } });
+    expect(ok.executionId).toMatch(/^[0-9a-f-]{36}$/);
+    const asked = await t.service.run('now', 'id');
+    expect(asked.executionId).toBe(seen[0]);
+    const failed = await t.service.run('now', 'boom');
+    expect(failed).toMatchObject({ ok: false, error: { code: 500, error: 'Internal error' } });
+    expect(failed.executionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await post(t, '/now', { body: '{"a":1}', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    // Nothing is left counted in flight: a shutdown drains at once.
+    const text = await (await t.service.app.request('/metrics')).text();
+    expect(text).toMatch(/pipec_executions_in_flight\{pipeline="now",service="test"\} 0/);
+    expect(text).toMatch(/pipec_executions_total\{pipeline="now",outcome="success",service="test"\} 3/);
+    expect(await t.service.stop(1)).toBeUndefined();
+  });
+
+  it('still queues an execution that would answer synchronously until a slot is free', async () => {
+    const gate = deferred<void>();
+    let running = 0;
+    const p = pipelineOf('slot', httpTrigger('/slot'), (m) => {
+      running += 1;
+      if (m === 'hold') return gate.promise.then(() => m);
+      return m;
+    }, { concurrency: 1 });
+    t = await makeTestService([p]);
+    const held = t.service.run('slot', 'hold');
+    const queued = t.service.run('slot', 'next');
+    await sleep(20);
+    expect(running).toBe(1);
+    gate.resolve();
+    expect(await held).toMatchObject({ ok: true, result: 'hold' });
+    expect(await queued).toMatchObject({ ok: true, result: 'next' });
+    expect(running).toBe(2);
+  });
+
   it('refuses two pipelines on the same route', async () => {
     const a = pipelineOf('a', httpTrigger('/same'), async () => null);
     const b = pipelineOf('b', httpTrigger('/same'), async () => null);

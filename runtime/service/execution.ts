@@ -97,6 +97,21 @@ export interface EngineDeps {
   readonly stepHooks?: StepHooks;
 }
 
+/** A successful outcome; its execution id is read (and so made) only by whoever asks for it. */
+class Succeeded {
+  readonly ok = true;
+
+  constructor(private readonly id: ExecutionId, readonly result: Json | Reply) {}
+
+  get executionId(): string {
+    return this.id.value;
+  }
+}
+
+function isPending<T>(value: T | Promise<T>): value is Promise<T> {
+  return value instanceof Promise;
+}
+
 type Ending = { result: Json | Reply } | { error: unknown; label: Exclude<ExecutionOutcomeLabel, 'success'> };
 
 /** What the start of one execution hands to its cleanup: the concurrency slot, the in-flight count, and whether the message was invalid. */
@@ -105,6 +120,20 @@ interface Slot {
   /** Counted in the in-flight gauge (also a nested run in its caller's slot, which takes none). */
   counted: boolean;
   invalid: boolean;
+}
+
+/** One execution's parts, handed from its start to its settling. */
+interface Run {
+  readonly entry: PipelineEntry;
+  readonly id: ExecutionId;
+  readonly log: ExecutionLog;
+  readonly abort: ExecutionAbort;
+  readonly workDir: WorkDir;
+  readonly timeoutMs: number;
+  /** performance.now() at the start; the deadline and the duration count from here. */
+  readonly startedAt: number;
+  readonly slot: Slot;
+  readonly span: Span | undefined;
 }
 
 function timeoutError(ms: number): PipeError {
@@ -122,21 +151,35 @@ interface PipelineEntry {
   readonly series: PipelineSeries;
 }
 
+/**
+ * The execution's id, made on first use: a successful execution that logs nothing, has no span
+ * and answers without its id (the common HTTP case) never needs one.
+ */
+class ExecutionId {
+  private id: string | undefined;
+
+  get value(): string {
+    this.id ??= randomUUID();
+    return this.id;
+  }
+}
+
 /** The execution's child logger, created on first use (most executions log nothing at info). */
 class ExecutionLog {
   private child: Logger | undefined;
 
   constructor(
     private readonly parent: Logger,
-    private readonly executionId: string,
+    private readonly id: ExecutionId,
     private readonly pipeline: string,
     private readonly parentExecutionId: string | undefined,
   ) {}
 
   get logger(): Logger {
+    const executionId = this.id.value;
     this.child ??= this.parent.child(this.parentExecutionId === undefined
-      ? { executionId: this.executionId, pipeline: this.pipeline }
-      : { executionId: this.executionId, pipeline: this.pipeline, parentExecutionId: this.parentExecutionId });
+      ? { executionId, pipeline: this.pipeline }
+      : { executionId, pipeline: this.pipeline, parentExecutionId: this.parentExecutionId });
     return this.child;
   }
 
@@ -154,11 +197,15 @@ type ContextWithHooks = ExecutionContext & { readonly hooks: StepHooks };
  */
 class EngineScope implements ExecutionScope {
   constructor(
-    readonly executionId: string,
+    private readonly id: ExecutionId,
     private readonly executionLog: ExecutionLog,
     private readonly abort: ExecutionAbort,
     private readonly folder: WorkDir,
   ) {}
+
+  get executionId(): string {
+    return this.id.value;
+  }
 
   get log(): Logger {
     return this.executionLog.logger;
@@ -183,7 +230,7 @@ class EngineContext extends EngineScope implements ContextWithHooks {
   private meta: ExecutionMetadata | undefined;
 
   constructor(
-    executionId: string,
+    id: ExecutionId,
     readonly pipeline: string,
     private readonly startTimestamp: number,
     private readonly timeoutMs: number,
@@ -196,7 +243,7 @@ class EngineContext extends EngineScope implements ContextWithHooks {
     abort: ExecutionAbort,
     folder: WorkDir,
   ) {
-    super(executionId, executionLog, abort, folder);
+    super(id, executionLog, abort, folder);
   }
 
   get steps(): Record<string, Json> {
@@ -280,33 +327,67 @@ export class ExecutionEngine {
     if (!entry) {
       return Promise.reject(new PipeError(`unknown pipeline "${request.pipeline}"`, { code: 500, kind: 'UNKNOWN_PIPELINE' }));
     }
-    const executionId = randomUUID();
-    const log = new ExecutionLog(this.deps.logger, executionId, entry.module.name, request.parent?.executionId);
+    const id = new ExecutionId();
+    const log = new ExecutionLog(this.deps.logger, id, entry.module.name, request.parent?.executionId);
     if (!this.accepting && !request.parent) {
-      return Promise.resolve(this.finish(entry, executionId, log, 0, { error: shutdownError(), label: 'rejected' }, undefined));
+      return Promise.resolve(this.finish(entry, id, log, 0, { error: shutdownError(), label: 'rejected' }, undefined));
     }
     this.tracker.enter();
-    return this.run(entry, executionId, log, request);
+    if (this.deps.tracer && !otelApiLoaded()) {
+      return loadOtelApi().then(
+        () => this.start(entry, id, log, request),
+        (err: unknown) => {
+          this.tracker.leave();
+          throw err;
+        },
+      );
+    }
+    return this.start(entry, id, log, request);
   }
 
-  /** One execution, from its slot to its outcome; it leaves the in-flight count as it ends. */
-  private async run(entry: PipelineEntry, executionId: string, log: ExecutionLog, request: ExecutionRequest): Promise<EngineOutcome> {
+  /**
+   * Starts one execution; it leaves the in-flight count as it ends. A pipeline whose steps all ran
+   * synchronously is finished here and now: no deadline timer, no race, no further promise turns
+   * (its timeout could not have fired while it ran). Anything else is settled by `settle`, with
+   * the deadline counted from this start.
+   */
+  private start(entry: PipelineEntry, id: ExecutionId, log: ExecutionLog, request: ExecutionRequest): Promise<EngineOutcome> {
+    let settling = false;
     try {
       const pipeline = entry.module;
       const startedAt = performance.now();
       const timeoutMs = request.timeoutMs ?? pipeline.options.timeout;
       const abort = this.startAbort(request.parent);
-      const deadline = this.deadlines.add(timeoutMs, startedAt, () => abort.abort(timeoutError(timeoutMs)));
-      const workDir = createWorkDir(this.dataDir, executionId);
-      if (this.deps.tracer && !otelApiLoaded()) await loadOtelApi();
-      const traced = this.deps.tracer ? this.startSpan(this.deps.tracer, pipeline.name, executionId, request) : undefined;
+      const workDir = createWorkDir(this.dataDir, id);
+      const traced = this.deps.tracer ? this.startSpan(this.deps.tracer, pipeline.name, id.value, request) : undefined;
       const slot: Slot = { release: undefined, counted: false, invalid: false };
+      const run: Run = { entry, id, log, abort, workDir, timeoutMs, startedAt, slot, span: traced?.span };
       if (log.enabled('debug')) log.logger.debug({ trigger: request.trigger, redelivery: request.redelivery ?? false }, 'execution started');
 
-      const work = traced
-        ? withContext(traced.context, () => this.runPipeline(entry, executionId, log, abort, workDir, timeoutMs, request, slot))
-        : this.runPipeline(entry, executionId, log, abort, workDir, timeoutMs, request, slot);
+      let work: Json | Reply | Promise<Json | Reply>;
+      try {
+        work = traced ? withContext(traced.context, () => this.runPipeline(run, request)) : this.runPipeline(run, request);
+      } catch (err) {
+        work = Promise.reject(err);
+      }
+      if (isPending(work) || abort.aborted || workDir.created) {
+        settling = true;
+        return this.settle(run, Promise.resolve(work));
+      }
+      this.endAbort(abort);
+      this.releaseSlot(entry, slot);
+      return Promise.resolve(this.finish(entry, id, log, performance.now() - startedAt, { result: work }, traced?.span));
+    } finally {
+      // settle() leaves the in-flight count itself, once the run is over.
+      if (!settling) this.tracker.leave();
+    }
+  }
 
+  /** Waits for a run that went asynchronous (or must clean up), within its deadline. */
+  private async settle(run: Run, work: Promise<Json | Reply>): Promise<EngineOutcome> {
+    const { entry, abort, workDir, slot, log, timeoutMs } = run;
+    try {
+      const deadline = this.deadlines.add(timeoutMs, run.startedAt, () => abort.abort(timeoutError(timeoutMs)));
       let ending: Ending;
       try {
         ending = { result: await abort.race(work) };
@@ -324,22 +405,19 @@ export class ExecutionEngine {
         this.releaseSlot(entry, slot);
         if (workDir.created) await workDir.remove().catch((err: unknown) => log.logger.warn({ err }, 'could not remove the work folder'));
       }
-      const durationMs = performance.now() - startedAt;
-      return this.finish(entry, executionId, log, durationMs, ending, traced?.span);
+      return this.finish(entry, run.id, log, performance.now() - run.startedAt, ending, run.span);
     } finally {
       this.tracker.leave();
     }
   }
 
   /**
-   * Takes a slot, prepares and checks the message, and starts the pipeline's steps. Not async: in
-   * the usual case (a free slot, no prepare) the steps start at once and their promise is handed
-   * back as it is, without another async frame (and its extra microtask turns) around it.
+   * Takes a slot, prepares and checks the message, and starts the pipeline's steps. In the usual
+   * case (a free slot, no prepare) the steps start at once and what they return is handed back as
+   * it is: a value when they all ran synchronously, else their promise.
    */
-  private runPipeline(
-    entry: PipelineEntry, executionId: string, log: ExecutionLog, abort: ExecutionAbort, workDir: WorkDir, timeoutMs: number,
-    request: ExecutionRequest, slot: Slot,
-  ): Promise<Json | Reply> {
+  private runPipeline(run: Run, request: ExecutionRequest): Json | Reply | Promise<Json | Reply> {
+    const { entry, abort, slot } = run;
     if (abort.aborted) return Promise.reject(abort.reason);
     // A pipeline that executes itself runs the nested execution inside the caller's slot: waiting
     // for a slot of its own could deadlock once every slot holds a caller (N callers, N slots).
@@ -348,34 +426,27 @@ export class ExecutionEngine {
       if (!slot.release) {
         return entry.limiter.acquire(abort).then((release) => {
           slot.release = release;
-          return this.prepareAndRun(entry, executionId, log, abort, workDir, timeoutMs, request, slot);
+          return this.prepareAndRun(run, request);
         });
       }
     }
-    return this.prepareAndRun(entry, executionId, log, abort, workDir, timeoutMs, request, slot);
+    return this.prepareAndRun(run, request);
   }
 
-  private prepareAndRun(
-    entry: PipelineEntry, executionId: string, log: ExecutionLog, abort: ExecutionAbort, workDir: WorkDir, timeoutMs: number,
-    request: ExecutionRequest, slot: Slot,
-  ): Promise<Json | Reply> {
+  private prepareAndRun(run: Run, request: ExecutionRequest): Json | Reply | Promise<Json | Reply> {
+    const { entry, slot } = run;
     entry.series.inFlight.value += 1;
     slot.counted = true;
-    const startSteps = (message: Json): Promise<Json | Reply> => {
+    const startSteps = (message: Json): Json | Reply | Promise<Json | Reply> => {
       const violations = request.validate?.(message) ?? null;
       if (violations) {
         slot.invalid = true;
         throw invalidMessageError(violations);
       }
-      const ctx = this.createContext(entry.module, executionId, log, abort, workDir, timeoutMs, request.redelivery ?? false);
-      return entry.module.run(message, ctx);
+      return entry.module.run(message, this.createContext(run, request.redelivery ?? false));
     };
-    if (request.prepare) return request.prepare(new EngineScope(executionId, log, abort, workDir)).then(startSteps);
-    try {
-      return startSteps(request.message ?? null);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    if (request.prepare) return request.prepare(new EngineScope(run.id, run.log, run.abort, run.workDir)).then(startSteps);
+    return startSteps(request.message ?? null);
   }
 
   private releaseSlot(entry: PipelineEntry, slot: Slot): void {
@@ -418,24 +489,21 @@ export class ExecutionEngine {
     return startExecutionSpan(tracer, { pipeline, executionId, trigger: request.trigger, parent });
   }
 
-  private createContext(
-    pipeline: PipelineModule, executionId: string, log: ExecutionLog, abort: ExecutionAbort,
-    workDir: WorkDir, timeoutMs: number, redelivery: boolean,
-  ): ContextWithHooks {
+  private createContext(run: Run, redelivery: boolean): ContextWithHooks {
     return new EngineContext(
-      executionId, pipeline.name, this.deps.clock.now(), timeoutMs, redelivery, this.deps.globals, this.deps.accounts, this.services,
-      this.hooks, log, abort, workDir,
+      run.id, run.entry.module.name, this.deps.clock.now(), run.timeoutMs, redelivery, this.deps.globals, this.deps.accounts, this.services,
+      this.hooks, run.log, run.abort, run.workDir,
     );
   }
 
   /** Records metrics, the span's end and the final log line, and builds the outcome. */
-  private finish(entry: PipelineEntry, executionId: string, log: ExecutionLog, durationMs: number, ending: Ending, span: Span | undefined): EngineOutcome {
+  private finish(entry: PipelineEntry, id: ExecutionId, log: ExecutionLog, durationMs: number, ending: Ending, span: Span | undefined): EngineOutcome {
     const { clock } = this.deps;
     if ('result' in ending) {
       entry.series.finished('success', durationMs / 1000);
       if (span) endExecutionSpan(span, 'success');
       if (log.enabled('info')) log.logger.info({ outcome: 'success', durationMs: Math.round(durationMs) }, 'execution finished');
-      return { ok: true, executionId, result: ending.result };
+      return new Succeeded(id, ending.result);
     }
     const error = this.publicError(ending.error, log);
     const label = error.kind === 'TIMEOUT' ? 'timeout' : ending.label;
@@ -444,6 +512,7 @@ export class ExecutionEngine {
     const fields = { outcome: label, code: error.code, kind: error.kind, error: error.message, durationMs: Math.round(durationMs) };
     if (error.code >= 500) log.logger.error(fields, 'execution failed');
     else log.logger.warn(fields, 'execution failed');
+    const executionId = id.value;
     return { ok: false, executionId, error, errorObject: toErrorObject(error, executionId, clock.now()), outcome: label };
   }
 

@@ -107,7 +107,7 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
       const startedAt = performance.now();
       return tracer ? { startedAt, span: startStepSpan(tracer, ctx.pipeline, step), extra: extraToken } : { startedAt, extra: extraToken };
     },
-    around: <T>(step: StepInfo, token: unknown, run: () => Promise<T>): Promise<T> => {
+    around: <T>(step: StepInfo, token: unknown, run: () => T): T => {
       const traced = token as Partial<TracedToken>;
       const inner = extra?.around ? () => (extra.around as NonNullable<StepHooks['around']>)(step, traced.extra, run) : run;
       return traced.span ? withSpan(traced.span, inner) : inner();

@@ -21,7 +21,7 @@ const SAFE_ID = /^[A-Za-z0-9-]{1,100}$/;
 class LazyWorkDir implements WorkDir {
   private folder: string | undefined;
 
-  constructor(private readonly dataDir: string, private readonly executionId: string) {}
+  constructor(private readonly dataDir: string, private readonly executionId: ExecutionIdSource) {}
 
   get created(): boolean {
     return this.folder !== undefined;
@@ -30,8 +30,9 @@ class LazyWorkDir implements WorkDir {
   get path(): string {
     if (this.folder === undefined) {
       // Checked here, where the id becomes a path, not per execution: most never create the folder.
-      if (!SAFE_ID.test(this.executionId)) throw new Error(`unsafe execution id for a work folder: ${this.executionId}`);
-      const folder = join(resolve(this.dataDir), 'tmp', this.executionId);
+      const id = typeof this.executionId === 'string' ? this.executionId : this.executionId.value;
+      if (!SAFE_ID.test(id)) throw new Error(`unsafe execution id for a work folder: ${id}`);
+      const folder = join(resolve(this.dataDir), 'tmp', id);
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       this.folder = folder;
     }
@@ -46,6 +47,9 @@ class LazyWorkDir implements WorkDir {
   }
 }
 
-export function createWorkDir(dataDir: string, executionId: string): WorkDir {
+/** An execution id, or where to get it when it is made on first use (execution.ts). */
+export type ExecutionIdSource = string | { readonly value: string };
+
+export function createWorkDir(dataDir: string, executionId: ExecutionIdSource): WorkDir {
   return new LazyWorkDir(dataDir, executionId);
 }

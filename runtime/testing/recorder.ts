@@ -104,19 +104,23 @@ export class TestRecorder {
     };
   }
 
-  private mock(step: StepInfo, params: unknown, message: Json): Promise<Json> | undefined {
+  /**
+   * The mocked output, at once (a promise would make the steps of an all-synchronous pipeline
+   * asynchronous); a mocked failure is thrown, and the step fails with it as with a real one.
+   */
+  private mock(step: StepInfo, params: unknown, message: Json): Json | undefined {
     const spec = this.mocks.get(stepKey(step.source, step.connector, step.label));
     if (spec) {
-      if ('output' in spec.result) return Promise.resolve(structuredClone(spec.result.output));
-      if ('passThrough' in spec.result) return Promise.resolve(message);
+      if ('output' in spec.result) return structuredClone(spec.result.output);
+      if ('passThrough' in spec.result) return message;
       const { code, details } = spec.result.error;
-      return Promise.reject(new PipeError(spec.result.error.message, { code, kind: 'MOCKED_FAILURE', ...(details ? { details: { ...details } } : {}) }));
+      throw new PipeError(spec.result.error.message, { code, kind: 'MOCKED_FAILURE', ...(details ? { details: { ...details } } : {}) });
     }
     const reason = networkReason(step, params);
     if (reason === undefined) return undefined;
     const name = step.label ?? step.connector;
     this.unmocked.push(`step \`${name}\` (${step.connector}, ${step.source}) was not mocked and ${reason}: tests never reach the network — add \`mock ${step.connector} ${step.label ?? 'LABEL'} { … }\``);
-    return Promise.reject(new PipeError(`step \`${name}\` is not mocked (tests never reach the network)`, { code: 500, kind: 'NOT_MOCKED' }));
+    throw new PipeError(`step \`${name}\` is not mocked (tests never reach the network)`, { code: 500, kind: 'NOT_MOCKED' });
   }
 
   /** The broker the service publishes through: every event is recorded, then handed on. */

@@ -18,7 +18,7 @@ export function httpTrigger(path: string, methods: string[] = ['POST'], extra: P
 
 export function pipelineOf(
   name: string, trigger: TriggerSpec,
-  run: (message: Json, ctx: ExecutionContext) => Promise<Json | Reply>,
+  run: (message: Json, ctx: ExecutionContext) => Json | Reply | Promise<Json | Reply>,
   options: { concurrency?: number; timeout?: number } = {},
 ): PipelineModule {
   return {

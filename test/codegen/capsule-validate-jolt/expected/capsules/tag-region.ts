@@ -6,7 +6,7 @@ import { run as runJsonGenerator } from '../runtime/connectors/json-generator/js
 import validateCapsuleTagRegionCapsuleTagRegionContract from '../validators/validateCapsuleTagRegionCapsuleTagRegionContract.js';
 
 const stepJsonGenerator: R.StepInfo = { connector: "json-generator", source: "input.pipe:5", failOnError: false };
-const paramsJsonGenerator = (message: Json, ctx: ExecutionContext) => { const capsule = R.capsuleParams(ctx); return ({ json: { id: B.field(message, "id"), region: B.field(capsule, "region") } }); };
+const paramsJsonGenerator = (message: Json, ctx: ExecutionContext) => { const capsule = R.capsuleParams(ctx); return ({ json: { id: (B.fields(message).id ?? null), region: (B.fields(capsule).region ?? null) } }); };
 
 /** capsule `tag-region` (input.pipe:4): runs its steps with `capsule.<param>` bound to the call's parameters. */
 export const run: ConnectorRun<JsonObject> = async (params, input, parentCtx) => {

@@ -6,9 +6,9 @@ import { run as runPublish } from '../runtime/connectors/publish/publish.js';
 import { run as runStore } from '../runtime/connectors/store/store.js';
 
 const stepSaved: R.StepInfo = { label: "saved", connector: "store", source: "input.pipe:6", failOnError: false };
-const paramsSaved = (message: Json, ctx: ExecutionContext) => ({ document: B.field(message, "body"), store: "orders", operation: "insert", storeOptions: { "expireAfterSeconds": 0 } });
+const paramsSaved = (message: Json, ctx: ExecutionContext) => ({ document: (B.fields(message).body ?? null), store: "orders", operation: "insert", storeOptions: { "expireAfterSeconds": 0 } });
 const stepPublish: R.StepInfo = { connector: "publish", source: "input.pipe:7", failOnError: false };
-const paramsPublish = (message: Json, ctx: ExecutionContext) => ({ payload: { order: B.field(message, "body"), ids: B.field(B.field(ctx.steps, "saved"), "ids") }, event: "order-accepted" });
+const paramsPublish = (message: Json, ctx: ExecutionContext) => ({ payload: { order: (B.fields(message).body ?? null), ids: (B.fields(B.fields(ctx.steps).saved).ids ?? null) }, event: "order-accepted" });
 
 /** Runs the steps of the pipeline over the trigger's message. */
 async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply> {

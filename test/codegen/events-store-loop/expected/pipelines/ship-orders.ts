@@ -9,9 +9,9 @@ const jsonpath = R.compileJsonPath("$.order.lines[*]");
 
 const forEachLoop: R.ForEachInfo = { source: "input.pipe:13", parallel: 2, failOnError: false };
 const stepLog: R.StepInfo = { connector: "log", source: "input.pipe:15", failOnError: false };
-const paramsLog = (message: Json, ctx: ExecutionContext) => ({ message: B.template("shipping ", B.field(message, "sku")) });
+const paramsLog = (message: Json, ctx: ExecutionContext) => ({ message: B.template("shipping ", (B.fields(message).sku ?? null)) });
 const stepLog2: R.StepInfo = { connector: "log", source: "input.pipe:17", failOnError: false };
-const paramsLog2 = (message: Json, ctx: ExecutionContext) => ({ message: B.template("could not ship: ", B.field(message, "error")), level: "warn" });
+const paramsLog2 = (message: Json, ctx: ExecutionContext) => ({ message: B.template("could not ship: ", (B.fields(message).error ?? null)), level: "warn" });
 /** input.pipe:13 — body of for-each: runs once per element. */
 async function forEachBodyLoop(message: Json, ctx: ExecutionContext): Promise<Json> {
   // input.pipe:14 — try
@@ -27,7 +27,7 @@ async function forEachBodyLoop(message: Json, ctx: ExecutionContext): Promise<Js
   return message;
 }
 const stepLog3: R.StepInfo = { connector: "log", source: "input.pipe:21", failOnError: false };
-const paramsLog3 = (message: Json, ctx: ExecutionContext) => ({ message: B.template("shipping failed: ", B.field(message, "error")), level: "error" });
+const paramsLog3 = (message: Json, ctx: ExecutionContext) => ({ message: B.template("shipping failed: ", (B.fields(message).error ?? null)), level: "error" });
 
 /** Runs the steps of the pipeline over the trigger's message. */
 async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply> {

@@ -9,7 +9,7 @@ import validateQuoteQuoteBody from '../validators/validateQuoteQuoteBody.js';
 const jsonpath = R.compileJsonPath("$.body[?(@.amount < 100)]");
 
 const stepLog: R.StepInfo = { connector: "log", source: "input.pipe:6", failOnError: false };
-const paramsLog = (message: Json, ctx: ExecutionContext) => ({ message: B.template("quote for ", B.field(B.field(message, "body"), "amount")) });
+const paramsLog = (message: Json, ctx: ExecutionContext) => ({ message: B.template("quote for ", (B.fields(B.fields(message).body).amount ?? null)) });
 const choiceAt7: R.ChoiceInfo = { source: "input.pipe:7", branches: ["$.body[?(@.amount < 100)]", "message.body.vip == true", "otherwise"] };
 
 /** Runs the steps of the pipeline over the trigger's message. */
@@ -21,13 +21,13 @@ async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply
     // input.pipe:8 — when $.body[?(@.amount < 100)]
     R.branch(ctx, choiceAt7, 0);
     // input.pipe:8 — respond 200
-    return R.reply(200, { price: B.field(B.field(message, "body"), "amount"), tier: "small" });
+    return R.reply(200, { price: (B.fields(B.fields(message).body).amount ?? null), tier: "small" });
   }
-  else if (B.isTruthy(B.eq(B.field(B.field(message, "body"), "vip"), true))) {
+  else if (B.isTruthy(B.eq((B.fields(B.fields(message).body).vip ?? null), true))) {
     // input.pipe:9 — when message.body.vip == true
     R.branch(ctx, choiceAt7, 1);
     // input.pipe:9 — respond 200
-    return R.reply(200, { price: B.arith("*", B.field(B.field(message, "body"), "amount"), 0.9), tier: "vip" });
+    return R.reply(200, { price: B.arith("*", (B.fields(B.fields(message).body).amount ?? null), 0.9), tier: "vip" });
   }
   else {
     R.branch(ctx, choiceAt7, 2);

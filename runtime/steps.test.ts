@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { Json } from './types.js';
+import { fakeContext } from './service/test-support/fake-context.js';
+import { step, stepNow, type StepHooks, type StepInfo } from './steps.js';
+
+const info: StepInfo = { label: 'calc', connector: 'json-generator', source: 'p.pipe:3', failOnError: true };
+const double = (params: { n: number }): Json => params.n * 2;
+
+function withHooks(hooks: StepHooks): ReturnType<typeof fakeContext>['ctx'] {
+  return Object.assign(fakeContext().ctx, { hooks });
+}
+
+describe('stepNow (steps of an all-synchronous pipeline)', () => {
+  it('returns the output at once and records it under the label', () => {
+    const { ctx } = fakeContext();
+    expect(stepNow(ctx, info, double, { n: 4 }, null)).toBe(8);
+    expect(ctx.steps['calc']).toBe(8);
+  });
+
+  it('stays synchronous with hooks that wrap the connector or mock it', () => {
+    const order: string[] = [];
+    const around = withHooks({
+      before: () => order.push('before'),
+      around: (_step, _token, run) => {
+        order.push('around');
+        return run();
+      },
+      after: (_step, _token, outcome) => order.push(`after ${outcome}`),
+    });
+    expect(stepNow(around, info, double, (message: Json) => ({ n: message as number }), 5)).toBe(10);
+    expect(order).toEqual(['before', 'around', 'after ok']);
+    expect(stepNow(withHooks({ mock: () => 42 }), info, double, { n: 1 }, null)).toBe(42);
+  });
+
+  it('fails the step with the error a connector or mock throws', () => {
+    const failing = withHooks({ mock: () => { throw new Error('mocked failure'); } });
+    expect(() => stepNow(failing, info, double, { n: 1 }, null)).toThrow('mocked failure');
+  });
+
+  it('refuses a step that answered with a promise (a connector wrongly declared synchronous)', () => {
+    const pending = withHooks({ mock: () => Promise.resolve(1) });
+    expect(() => stepNow(pending, info, double, { n: 1 }, null)).toThrow('did not finish synchronously');
+    // `step` itself hands such a promise on.
+    expect(step(pending, info, double, { n: 1 }, null)).toBeInstanceOf(Promise);
+  });
+});
