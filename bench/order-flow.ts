@@ -5,7 +5,9 @@
  * latency, server CPU per request; per server: peak RSS; per round: generated/baseline ratios.
  * Both servers are checked first: order.json → 200 with expected.json, bad-order.json → 400.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import autocannon, { type AutocannonResult } from 'autocannon';
 import { ts } from 'ts-morph';
@@ -42,6 +44,8 @@ export interface OrderFlowResult {
   readonly connections: number;
   readonly durationSeconds: number;
   readonly logLevel: string;
+  /** Load generator on the first CPU, each server on the second (`taskset`); false where that was not possible. */
+  readonly pinned: boolean;
   readonly rounds: readonly OrderFlowRound[];
   readonly peakRssMb: { readonly generated: number | null; readonly baseline: number | null };
   readonly median: { readonly throughputRatio: number; readonly p99Ratio: number; readonly generatedReqPerSec: number; readonly baselineReqPerSec: number };
@@ -65,7 +69,41 @@ export interface OrderFlowOptions {
  */
 const LOG_LEVEL = process.env['BENCH_LOG_LEVEL'] ?? 'warn';
 
+/**
+ * On a machine with two or more CPUs (Linux, `taskset` installed), the load generator (this
+ * process, all its threads) runs on the first CPU and each server on the second: neither competes
+ * with the other for a core, and a server's own helper threads (garbage collection, compilation)
+ * count against that server alone. Where the scheduler would otherwise put them varied the
+ * throughput of one and the same server by ±30 % from run to run on a shared 2-CPU machine.
+ */
+interface CpuPinning {
+  /** Prefix of a server's command line. */
+  readonly serverPrefix: readonly string[];
+  restore(): void;
+}
+
+function pinCpus(): CpuPinning | null {
+  if (process.platform !== 'linux' || os.availableParallelism() < 2 || process.env['BENCH_PIN'] === '0') return null;
+  const current = spawnSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' });
+  const mask = /:\s*([0-9a-f]+)\s*$/.exec(current.stdout ?? '')?.[1];
+  if (current.status !== 0 || mask === undefined) return null;
+  if (spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]).status !== 0) return null;
+  return {
+    serverPrefix: ['taskset', '-c', '1'],
+    restore: () => void spawnSync('taskset', ['-a', '-p', mask, String(process.pid)]),
+  };
+}
+
 export async function benchOrderFlow(opts: OrderFlowOptions): Promise<OrderFlowResult> {
+  const pinning = pinCpus();
+  try {
+    return await runOrderFlow(opts, pinning?.serverPrefix ?? []);
+  } finally {
+    pinning?.restore();
+  }
+}
+
+async function runOrderFlow(opts: OrderFlowOptions, serverPrefix: readonly string[]): Promise<OrderFlowResult> {
   const order = readFileSync(path.join(ORDER_DATA_DIR, 'order.json'), 'utf8');
   const badOrder = readFileSync(path.join(ORDER_DATA_DIR, 'bad-order.json'), 'utf8');
   const expected = JSON.parse(readFileSync(path.join(ORDER_DATA_DIR, 'expected.json'), 'utf8')) as unknown;
@@ -73,7 +111,7 @@ export async function benchOrderFlow(opts: OrderFlowOptions): Promise<OrderFlowR
   const probe = (url: string): Promise<boolean> => postOrder(url, order).then((r) => r.status === 200);
 
   const generated = await startServer({
-    command: [process.execPath, path.join(opts.serviceDir, 'server.js')],
+    command: [...serverPrefix, process.execPath, path.join(opts.serviceDir, 'server.js')],
     env: { PIPEC_DATA_DIR: path.join(opts.workDir, 'data'), LOG_LEVEL },
     port: await freePort(),
     probe,
@@ -81,7 +119,7 @@ export async function benchOrderFlow(opts: OrderFlowOptions): Promise<OrderFlowR
   let baseline: ServerProcess | undefined;
   try {
     baseline = await startServer({
-      command: [process.execPath, baselineScript],
+      command: [...serverPrefix, process.execPath, baselineScript],
       env: { ORDER_SCHEMA: path.join(REPO_ROOT, 'examples', 'order-flow', 'order.schema.json') },
       port: await freePort(),
       probe,
@@ -106,6 +144,7 @@ export async function benchOrderFlow(opts: OrderFlowOptions): Promise<OrderFlowR
       connections: opts.connections,
       durationSeconds: opts.durationSeconds,
       logLevel: LOG_LEVEL,
+      pinned: serverPrefix.length > 0,
       rounds,
       peakRssMb: { generated: peakRssMb(generated.pid), baseline: peakRssMb(baseline.pid) },
       median: {

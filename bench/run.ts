@@ -127,6 +127,7 @@ const orDash = (value: number | null, digits = 0): string => (value === null ? '
 export function tableRows(r: BenchResults): TableRow[] {
   const rows: TableRow[] = [];
   const of = r.orderFlow;
+  rows.push(['order flow', 'CPUs: load generator / each server', of.pinned ? 'CPU 0 / CPU 1 (taskset)' : 'not pinned', '']);
   for (const round of of.rounds) {
     rows.push([
       'order flow', `round ${round.round}: req/s generated / baseline`,

@@ -5,9 +5,11 @@
  * the execution span, and turns every ending into an `EngineOutcome`. Triggers (HTTP, events,
  * scheduler, Pipeline Executor) all run through here.
  *
- * This is every request's path, so it allocates little: the logger child, the abort signal and
- * the work folder are created only when something uses them, metric series are resolved once
- * per pipeline, and nothing tracing-related runs unless a tracer was configured.
+ * This is every request's path, so it allocates little: the execution id, the logger child, the
+ * abort signal and the work folder are created only when something uses them, metric series are
+ * resolved once per pipeline, and nothing tracing-related runs unless a tracer was configured. A
+ * pipeline whose steps are all synchronous (its generated `run` returns a value) is finished in
+ * the same call, without a deadline timer or a race.
  */
 import { randomUUID } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
