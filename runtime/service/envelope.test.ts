@@ -1,8 +1,9 @@
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
-  excessiveDepthAt, headersRecord, headersRecordFromRaw, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord,
+  excessiveDepthAt, headersRecord, headersRecordFromRaw, headersRecordOf, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord,
   readIncomingLimited,
 } from './envelope.js';
 
@@ -103,5 +104,47 @@ describe('readIncomingLimited', () => {
     const broken = new Readable({ read() { this.destroy(new Error('reset')); } }) as unknown as IncomingMessage;
     Object.assign(broken, { headers: {} });
     await expect(readIncomingLimited(broken, 100)).rejects.toMatchObject({ code: 400 });
+  });
+});
+
+describe('headersRecordOf (from the headers Node parsed)', () => {
+  /** Sends each raw header block to a real Node HTTP server and returns both records per request. */
+  async function recordsFor(blocks: readonly string[]): Promise<Array<{ viaNode: string; viaRaw: string }>> {
+    const seen: Array<{ viaNode: string; viaRaw: string }> = [];
+    const server = createServer((req: IncomingMessage, res) => {
+      const viaRaw = JSON.stringify(Object.entries(headersRecordFromRaw(req.rawHeaders)));
+      const viaNode = JSON.stringify(Object.entries(headersRecordOf(req)));
+      seen.push({ viaNode, viaRaw });
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (const block of blocks) {
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect(port, '127.0.0.1', () => socket.write(`GET / HTTP/1.1\r\n${block}Connection: close\r\n\r\n`));
+          socket.on('data', () => undefined);
+          socket.on('end', resolve);
+          socket.on('error', reject);
+        });
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    return seen;
+  }
+
+  it('gives what headersRecordFromRaw gives, with and without repeated, odd or unusual headers', async () => {
+    const blocks = [
+      'Host: a.example\r\nContent-Type: application/json\r\nX-Custom:   spaced   \r\n',
+      'host: b.example\r\naccept: */*\r\nAccept: text/html\r\nuser-agent: one\r\nUser-Agent: two\r\n',
+      'Host: c.example\r\nCookie: a=1\r\ncookie: b=2\r\nSet-Cookie: s=1\r\n',
+      'Host: d.example\r\n__proto__: plain\r\nconstructor: data\r\nZ-Last: z\r\nA-First: a\r\n',
+      'Host: e.example\r\nX-Empty:\r\nContent-Length: 0\r\n',
+    ];
+    const records = await recordsFor(blocks);
+    expect(records).toHaveLength(blocks.length);
+    for (const { viaNode, viaRaw } of records) expect(viaNode).toBe(viaRaw);
+    expect(JSON.parse(records[3]?.viaNode ?? '[]')).toContainEqual(['__proto__', 'plain']);
   });
 });

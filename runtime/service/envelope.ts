@@ -236,15 +236,50 @@ export function headersRecordFromRaw(rawHeaders: readonly string[]): JsonObject 
     } else joined[name] = name === 'set-cookie' ? value : existing + (name === 'cookie' ? '; ' : ', ') + value;
   }
   if (isSorted(names)) return joined;
-  names.sort();
+  sortNames(names);
   const out = dataRecord();
   for (const name of names) out[name] = joined[name] as string;
+  return out;
+}
+
+/**
+ * The same record as `headersRecordFromRaw(incoming.rawHeaders)`, from the header object Node
+ * parsed already (the server reads it for the Host header on every request) when no name repeats:
+ * Node's names are lower-case already, and for the usual headers the same strings every time. A
+ * repeated name (Node joins or drops repeats by rules of its own), a set-cookie (an array in Node)
+ * or a `__proto__` header (missing from Node's object) sends it to the raw list instead.
+ */
+export function headersRecordOf(incoming: Pick<IncomingMessage, 'headers' | 'rawHeaders'>): JsonObject {
+  const parsed = incoming.headers;
+  const names = Object.keys(parsed);
+  if (names.length * 2 !== incoming.rawHeaders.length) return headersRecordFromRaw(incoming.rawHeaders);
+  sortNames(names);
+  const out = dataRecord();
+  for (const name of names) {
+    const value = parsed[name];
+    if (typeof value !== 'string') return headersRecordFromRaw(incoming.rawHeaders);
+    out[name] = trimHttpWhitespace(value);
+  }
   return out;
 }
 
 function isSorted(names: readonly string[]): boolean {
   for (let i = 1; i < names.length; i++) if ((names[i - 1] as string) > (names[i] as string)) return false;
   return true;
+}
+
+/** Sorts in code-unit order, as `Array#sort` does; a request's few header names by insertion. */
+function sortNames(names: string[]): void {
+  if (names.length > 16) {
+    names.sort();
+    return;
+  }
+  for (let i = 1; i < names.length; i++) {
+    const name = names[i] as string;
+    let j = i - 1;
+    for (; j >= 0 && (names[j] as string) > name; j--) names[j + 1] = names[j] as string;
+    names[j + 1] = name;
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Context, Hono } from 'hono';
 import { PipeError } from '../errors.js';
 import type { Clock, HttpTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
 import {
-  buildEnvelope, DEFAULT_MAX_BODY_SIZE, headersRecordFromRaw, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
+  buildEnvelope, DEFAULT_MAX_BODY_SIZE, headersRecordOf, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
 } from './envelope.js';
 import type { ExecutionEngine } from './execution.js';
 import { outcomeResponse, refusalResponse } from './http-response.js';
@@ -47,7 +47,7 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
     // On Node, the raw request gives the headers and body without building web Headers and
     // body copies per request; elsewhere (app.request() in tests) the web Request does.
     const incoming = unreadIncoming(c.env);
-    const headers = incoming ? headersRecordFromRaw(incoming.rawHeaders) : undefined;
+    const headers = incoming ? headersRecordOf(incoming) : undefined;
     let body;
     try {
       const bytes = incoming ? await readIncomingLimited(incoming, limit) : await readBodyLimited(request, limit);
