@@ -106,4 +106,12 @@ describe('aggregates over one array', () => {
   it('name the element that is not a number', () => {
     expect(() => SUM([1, 'x'])).toThrow('SUM: the element at index 1 must be a number, got the string "x"');
   });
+
+  it('give null for a null element wherever it is, before looking at the others', () => {
+    expect(SUM([1, 'x', null])).toBeNull();
+    expect(SUM([null, 2])).toBeNull();
+    expect(SUM([])).toBe(0);
+    expect(SUM(['1.5', 2])).toBe(3.5);
+    expect(SUM([0.1, 0.2, 0.3])).toBe([0.1, 0.2, 0.3].reduce((x, y) => x + y, 0));
+  });
 });

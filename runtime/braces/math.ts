@@ -118,8 +118,21 @@ export function SUBTRACT(a: Json, b: Json): Json {
 }
 /** @example SUM(8, 2) // 10; SUM([8, 2]) // 10; SUM([]) // 0 */
 export function SUM(...values: readonly Json[]): Json {
-  const a = foldable('SUM', values);
+  const elements = onlyArray('SUM', values);
+  if (elements !== undefined) return sumOfElements(elements);
+  const a = nums('SUM', values);
   return a ? a.reduce((x, y) => x + y, 0) : null;
+}
+
+/** SUM of one array, as foldable + reduce would give it, without the intermediate array. */
+function sumOfElements(elements: readonly Json[]): number | null {
+  for (const v of elements) if (v === null || v === undefined) return null;
+  let sum = 0;
+  for (let i = 0; i < elements.length; i++) {
+    const v = elements[i] as Json;
+    sum += numericValue(v) ?? fail('SUM', `the element at index ${i} must be a number, got ${describeValue(v)}`);
+  }
+  return sum;
 }
 /** @example AVG(8, 2) // 5; AVG([8, 2]) // 5; AVG([]) // null (extra) */
 export function AVG(...values: readonly Json[]): Json {
