@@ -59,7 +59,8 @@ export type StepRun<P> = (params: P, message: Json, ctx: ExecutionContext) => Js
 export type SyncConnectorRun<P> = (params: P, message: Json, ctx: ExecutionContext) => Json;
 
 /** A promise (or any thenable); JSON values never carry a function, so this cannot misread data. */
-function isPending(value: Json | Promise<Json>): value is Promise<Json> {
+/** True for a promise (any thenable): a step, or a pipeline's run, that has not finished yet. */
+export function isPending<T>(value: T | Promise<T>): value is Promise<T> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }
 

@@ -79,11 +79,7 @@ export function emitPipeline(plan: PipelinePlan): string {
   const synchronous = allSynchronous(plan.steps) && allSynchronous(plan.onError ?? []);
   const state = newState(plan.hoisted, plan.validators, false, synchronous);
 
-  if (synchronous) {
-    state.w.line('/** Runs the steps of the pipeline over the trigger\'s message; every step is synchronous, so no promise is made. */');
-  } else {
-    state.w.line('/** Runs the steps of the pipeline over the trigger\'s message. */');
-  }
+  state.w.line(`/** Runs the steps of the pipeline over the trigger's message${synchronous ? '; every step is synchronous, so no promise is made' : ''}. */`);
   const signature = synchronous
     ? 'function run(message: Json, ctx: ExecutionContext): Json | R.Reply'
     : 'async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply>';

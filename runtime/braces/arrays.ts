@@ -40,19 +40,14 @@ interface Work {
 let current: Work | undefined;
 
 function withWork<T>(run: (work: Work) => T): T {
-  const started = startWork();
+  if (current !== undefined) return run(current);
+  const work: Work = { calls: 0, size: 0, seen: undefined };
+  current = work;
   try {
-    return run(current as Work);
+    return run(work);
   } finally {
-    if (started) current = undefined;
+    current = undefined;
   }
-}
-
-/** Starts the counter when no array call is running (true: the caller must end it), else joins it. */
-function startWork(): boolean {
-  if (current !== undefined) return false;
-  current = { calls: 0, size: 0, seen: undefined };
-  return true;
 }
 
 /** Calls a lambda on one element, counting the call and the size of what it returns. */
@@ -118,16 +113,7 @@ function elements(fn: string, value: Json): Json[] | null {
 export function MAP(array: Json, lambda: Lambda): Json {
   const items = elements('MAP', array);
   if (items === null) return null;
-  // withWork written out: MAP is the common one, and this way it makes no closure per call.
-  const started = startWork();
-  try {
-    const work = current as Work;
-    const out: Json[] = [];
-    for (const x of items) out.push(call('MAP', work, lambda, x));
-    return out;
-  } finally {
-    if (started) current = undefined;
-  }
+  return withWork((work) => items.map((x) => call('MAP', work, lambda, x)));
 }
 
 /** Only elements whose lambda gives `true` are kept (null and anything else drop them). @example FILTER([1, 5], ($x) => $x > 2) // [5] */

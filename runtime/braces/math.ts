@@ -13,8 +13,20 @@ import { describeValue, fail, numericValue, toNum } from './values.js';
 function foldable(fn: string, values: readonly Json[]): number[] | null {
   const elements = onlyArray(fn, values);
   if (elements === undefined) return nums(fn, values);
-  if (elements.some((v) => v === null || v === undefined)) return null;
-  return elements.map((v, i) => numericValue(v) ?? fail(fn, `the element at index ${i} must be a number, got ${describeValue(v)}`));
+  // A null anywhere gives null before any element is checked (plain loops: SUM(MAP(…)) is common).
+  for (const v of elements) if (v === null || v === undefined) return null;
+  const out: number[] = [];
+  for (let i = 0; i < elements.length; i++) {
+    const v = elements[i] as Json;
+    out.push(numericValue(v) ?? fail(fn, `the element at index ${i} must be a number, got ${describeValue(v)}`));
+  }
+  return out;
+}
+
+function total(values: readonly number[]): number {
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum;
 }
 
 function largest(values: readonly number[]): number {
@@ -118,26 +130,13 @@ export function SUBTRACT(a: Json, b: Json): Json {
 }
 /** @example SUM(8, 2) // 10; SUM([8, 2]) // 10; SUM([]) // 0 */
 export function SUM(...values: readonly Json[]): Json {
-  const elements = onlyArray('SUM', values);
-  if (elements !== undefined) return sumOfElements(elements);
-  const a = nums('SUM', values);
-  return a ? a.reduce((x, y) => x + y, 0) : null;
-}
-
-/** SUM of one array, as foldable + reduce would give it, without the intermediate array. */
-function sumOfElements(elements: readonly Json[]): number | null {
-  for (const v of elements) if (v === null || v === undefined) return null;
-  let sum = 0;
-  for (let i = 0; i < elements.length; i++) {
-    const v = elements[i] as Json;
-    sum += numericValue(v) ?? fail('SUM', `the element at index ${i} must be a number, got ${describeValue(v)}`);
-  }
-  return sum;
+  const a = foldable('SUM', values);
+  return a ? total(a) : null;
 }
 /** @example AVG(8, 2) // 5; AVG([8, 2]) // 5; AVG([]) // null (extra) */
 export function AVG(...values: readonly Json[]): Json {
   const a = foldable('AVG', values);
-  return a && a.length > 0 ? a.reduce((x, y) => x + y, 0) / a.length : null;
+  return a && a.length > 0 ? total(a) / a.length : null;
 }
 /** Number of arguments, or of elements of one array (nulls included). @example COUNT([1, null]) // 2; COUNT(null) // null (extra) */
 export function COUNT(...values: readonly Json[]): Json {

@@ -20,7 +20,7 @@ import { PipeError, toErrorObject } from '../errors.js';
 import { loadOtelApi, otelApiLoaded } from '../observability/otel-api.js';
 import { contextFromHeaders } from '../observability/propagation.js';
 import { activeContext, endExecutionSpan, startExecutionSpan, withContext } from '../observability/spans.js';
-import type { StepHooks } from '../steps.js';
+import { isPending, type StepHooks } from '../steps.js';
 import type {
   Clock, EventBroker, ExecutionContext, ExecutionMetadata, Json, JsonObject, ObjectStoreBackend, PipelineModule, Reply,
   ServiceServices,
@@ -108,10 +108,6 @@ class Succeeded {
   get executionId(): string {
     return this.id.value;
   }
-}
-
-function isPending<T>(value: T | Promise<T>): value is Promise<T> {
-  return value instanceof Promise;
 }
 
 type Ending = { result: Json | Reply } | { error: unknown; label: Exclude<ExecutionOutcomeLabel, 'success'> };
