@@ -154,3 +154,34 @@ describe('generated code', () => {
     expect(counted.js).toMatch(/S\.T\[1\] = d/);
   });
 });
+
+describe('shift writes sharing a container', () => {
+  it('finds the container of a run of leaves once, with the same result as separate walks', () => {
+    const spec = { items: { '*': { sku: 'lines[&1].code', qty: 'lines[&1].quantity', price: 'lines[&1].price' } } };
+    const input = { items: [{ sku: 'A', qty: 1, price: 2 }, { qty: 3 }, { sku: 'C', price: 5 }] };
+    expect(shift(spec, input)).toEqual({ lines: [{ code: 'A', quantity: 1, price: 2 }, { quantity: 3 }, { code: 'C', price: 5 }] });
+  });
+
+  it('merges repeated writes to one key of the shared container into a list', () => {
+    expect(shift({ a: 'out.v', b: 'out.v', c: 'out.w' }, { a: 1, b: 2, c: 3 })).toEqual({ out: { v: [1, 2], w: 3 } });
+  });
+
+  it('stops at a container of the wrong type for every write of the run', () => {
+    expect(shift({ x: 'out', a: 'out.p', b: 'out.q' }, { x: 'scalar', a: 1, b: 2 })).toEqual({ out: 'scalar' });
+    expect(shift({ x: 'out', a: 'out[0].p', b: 'out[0].q' }, { x: { k: 1 }, a: 1, b: 2 })).toEqual({ out: { k: 1 } });
+  });
+
+  it('walks again where a leaf key is also a key on the way (the write could change the walk)', () => {
+    expect(shift({ a: 'x.x', b: 'x.q', c: 'x.x.z' }, { a: { m: 1 }, b: 2, c: 3 })).toEqual({ x: { x: { m: 1, z: 3 }, q: 2 } });
+  });
+
+  it('writes into an input map that an earlier write placed in the output', () => {
+    expect(shift({ '@': 'all', a: 'all.copy', b: 'all.more' }, { a: 1, b: 2 })).toEqual({ all: { a: 1, b: 2, copy: 1, more: 2 } });
+  });
+
+  it('gives a list index to child functions as a number and as text, with the same result', () => {
+    const spec = { rows: { '*': { v: 'out[&1]', k: 'keys.&1' } } };
+    expect(shift(spec, { rows: [{ v: 'a', k: 'x' }, { v: 'b', k: 'y' }] })).toEqual({ out: ['a', 'b'], keys: { 0: 'x', 1: 'y' } });
+    expect(shift(spec, { rows: { 0: { v: 'a', k: 'x' }, 1: { v: 'b', k: 'y' } } })).toEqual({ out: ['a', 'b'], keys: { 0: 'x', 1: 'y' } });
+  });
+});

@@ -199,10 +199,19 @@ function compileComposite(
     isOwner && scope.counts ? `S.H[${level}] = 0;` : '',
   ].filter((x) => x !== '');
   head.add(1, stores.join(' '));
-  for (const declaration of scope.hoisted.declarations) head.add(1, declaration);
+  for (const declaration of scope.hoisted.declarations) head.add(1, withListIndex(declaration));
   head.addAll(body);
-  prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(S, k, c, d) {\n${head.toString()}\n}`);
+  prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(S, k, c, d, n) {\n${head.toString()}\n}`);
   return fn;
+}
+
+/**
+ * A function's own key as a list index: when a list loop called it, `n` is that index already
+ * (`k` is its decimal text), so the text need not be parsed back. J.index gives -1 past Java's int.
+ */
+function withListIndex(declaration: string): string {
+  const m = /^const (h\d+) = J\.index\(k\);$/.exec(declaration);
+  return m ? `const ${m[1]} = n === undefined ? J.index(k) : n <= 2147483647 ? n : -1;` : declaration;
 }
 
 function describe(path: JsonPath): string {
@@ -212,23 +221,27 @@ function describe(path: JsonPath): string {
 
 function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
   if (strategy === 'literals' || strategy === 'both') {
-    for (const child of literals) {
+    const containers = sharedContainers(literals, scope, level);
+    literals.forEach((child, i) => {
+      const container = containers[i];
+      // a run of leaves writing into the same container finds it once (see emitPut)
+      if (container !== undefined && containers[i - 1] !== container) out.add(ind, `let ${container}; // the container the next writes share, once found`);
       const key = lit(literalKey(child));
       if (plainKeyExpr(key)) {
         // JSON values are never undefined, so a defined read of a non-prototype key is an own key
         out.add(ind, `{`);
         out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
         out.add(ind + 1, `if (vv !== undefined) {`);
-        emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined);
+        emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined, undefined, container);
         out.add(ind + 1, `}`);
         out.add(ind, `}`);
       } else {
         out.add(ind, `if (J.has(d, ${key})) {`);
         out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
-        emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined);
+        emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined, undefined, container);
         out.add(ind, `}`);
       }
-    }
+    });
   }
   if (strategy === 'computed' || strategy === 'both') {
     out.add(ind, `for (const kk of Object.keys(d)) {`);
@@ -244,6 +257,43 @@ function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, lit
   }
 }
 
+/**
+ * For each literal child of a map, the name of a variable caching the container its write goes
+ * into, when it is one of a run of leaves (next to each other in the spec) that all write into the
+ * same container: `"sku": "lines[&1].code", "qty": "lines[&1].quantity"` walk from the root to
+ * `lines[&1]` once instead of once per key. Only where no write of the run can change that walk:
+ * every step before the last is a constant map key or a list index fixed for the function, and
+ * each last step is a constant map key other than those (a write sets a key of the container only,
+ * and the container, a map, is never one of the lists on the way).
+ */
+function sharedContainers(literals: readonly Child[], scope: Scope, level: number): (string | undefined)[] {
+  const signatures = literals.map((child) => containerSignature(child, scope, level));
+  return signatures.map((signature, i) => {
+    if (signature === undefined || (signatures[i - 1] !== signature && signatures[i + 1] !== signature)) return undefined;
+    let first = i;
+    while (first > 0 && signatures[first - 1] === signature) first--;
+    return `into${level}_${first}`;
+  });
+}
+
+/** The walk to a leaf's container as text (equal text, same container), or undefined when not cacheable. */
+function containerSignature(child: Child, scope: Scope, level: number): string | undefined {
+  if (child.composite || child.outputs.length !== 1 || child.pe.kind !== 'literal') return undefined;
+  let steps: WriteStep[];
+  try {
+    steps = writeSteps(leafScopeOf(scope, level, child, 'undefined'), level + 1, child.outputs[0] ?? []);
+  } catch (e) {
+    if (e instanceof SpecError) return undefined;
+    throw e;
+  }
+  const last = steps[steps.length - 1];
+  const walk = steps.slice(0, -1);
+  if (last === undefined || walk.length === 0 || last.kind !== 'M' || !last.constant || !plainKeyExpr(last.key)) return undefined;
+  const fixed = walk.every((step) => (step.kind === 'M' && step.constant && !step.nullable) || (step.kind === 'A' && (step.constant || isInvariant(step.key))));
+  if (!fixed || walk.some((step) => step.kind === 'M' && step.key === last.key)) return undefined;
+  return walk.map((step) => `${step.kind}${step.key}`).join('/');
+}
+
 function emitList(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
   if (strategy === 'literals' || strategy === 'both') {
     for (const child of literals) {
@@ -252,15 +302,15 @@ function emitList(prog: Program, out: Lines, ind: number, strategy: Strategy, li
       if (!(index >= 0 && index <= 2147483647)) continue;
       out.add(ind, `if (${index} < d.length) {`);
       out.add(ind + 1, `const kk = ${lit(key)}, vv = d[${index}];`);
-      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined);
+      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined, String(index));
       out.add(ind, `}`);
     }
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
     out.add(ind, `for (let i = 0; i < d.length; i++) {`);
     out.add(ind + 1, `const kk = String(i), vv = d[i];`);
-    if (strategy === 'conflict') emitConflict(prog, out, ind + 1, literals, computed, scope, level, depth);
-    else emitComputedChain(prog, out, ind + 1, computed, scope, level, depth);
+    if (strategy === 'conflict') emitConflict(prog, out, ind + 1, literals, computed, scope, level, depth, 'i');
+    else emitComputedChain(prog, out, ind + 1, computed, scope, level, depth, 'i');
     out.add(ind, `}`);
   }
 }
@@ -281,16 +331,18 @@ function emitScalar(prog: Program, out: Lines, ind: number, strategy: Strategy, 
   if (strategy === 'computed' || strategy === 'both') emitComputedChain(prog, out, ind, computed, scope, level, depth);
 }
 
-function emitConflict(prog: Program, out: Lines, ind: number, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+function emitConflict(
+  prog: Program, out: Lines, ind: number, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number, listIndex?: string,
+): void {
   out.add(ind, `switch (kk) {`);
   for (const child of literals) {
     out.add(ind + 1, `case ${lit(literalKey(child))}: {`);
-    emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined);
+    emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined, listIndex);
     out.add(ind + 2, `break;`);
     out.add(ind + 1, `}`);
   }
   out.add(ind + 1, `default: {`);
-  emitComputedChain(prog, out, ind + 2, computed, scope, level, depth);
+  emitComputedChain(prog, out, ind + 2, computed, scope, level, depth, listIndex);
   out.add(ind + 1, `}`);
   out.add(ind, `}`);
 }
@@ -299,8 +351,13 @@ function literalKey(child: Child): string {
   return child.pe.kind === 'literal' ? child.pe.key : '';
 }
 
-/** `if (first computed key matches) … else if (second) …`: the first match handles the input key. */
-function emitComputedChain(prog: Program, out: Lines, ind: number, computed: readonly Child[], scope: Scope, level: number, depth: number): void {
+/**
+ * `if (first computed key matches) … else if (second) …`: the first match handles the input key.
+ * `listIndex`: the loop's index variable when the keys are those of a list.
+ */
+function emitComputedChain(
+  prog: Program, out: Lines, ind: number, computed: readonly Child[], scope: Scope, level: number, depth: number, listIndex?: string,
+): void {
   const [child, ...rest] = computed;
   if (child === undefined) return;
   const pe = child.pe;
@@ -345,20 +402,27 @@ function emitComputedChain(prog: Program, out: Lines, ind: number, computed: rea
   } catch (e) {
     if (!(e instanceof SpecError)) throw e;
     prog.error(e.code, child.path, 'key', e.message);
-    emitComputedChain(prog, out, ind, rest, scope, level, depth);
+    emitComputedChain(prog, out, ind, rest, scope, level, depth, listIndex);
     return;
   }
   out.add(ind, `if (${condition}) {`);
-  emitMatched(prog, out, ind + 1, child, scope, level, depth, capture);
+  emitMatched(prog, out, ind + 1, child, scope, level, depth, capture, listIndex);
   if (rest.length > 0) {
     out.add(ind, `} else {`);
-    emitComputedChain(prog, out, ind + 1, rest, scope, level, depth);
+    emitComputedChain(prog, out, ind + 1, rest, scope, level, depth, listIndex);
   }
   out.add(ind, `}`);
 }
 
-/** A literal or computed child matched input key `kk` with value `vv`. */
-function emitMatched(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, depth: number, capture: string | undefined): void {
+/**
+ * A literal or computed child matched input key `kk` with value `vv`. `listIndex`: the index
+ * (variable or literal) when `kk` is a list index, handed to a child function as its `n`.
+ * `container`: see emitPut.
+ */
+function emitMatched(
+  prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, depth: number, capture: string | undefined,
+  listIndex?: string, container?: string,
+): void {
   const { capture: kind, groups } = captureOf(child.pe);
   const childLevel = level + 1;
   if (capture !== undefined && kind === 'single') out.add(ind, `const cc = ${capture};`);
@@ -369,12 +433,16 @@ function emitMatched(prog: Program, out: Lines, ind: number, child: Child, scope
       fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, { owner: childLevel, capture: kind, groups }, depth + 1);
       compiledChildren.set(child, fn);
     }
-    out.add(ind, `${fn}(S, kk, ${capName}, vv);`);
+    out.add(ind, listIndex === undefined ? `${fn}(S, kk, ${capName}, vv);` : `${fn}(S, kk, ${capName}, vv, ${listIndex});`);
   } else {
-    const leafScope = scope.with(childLevel, { owner: childLevel, capture: kind, groups }, { key: 'kk', cap: capName, data: 'vv', hash: '0' });
-    emitWrites(prog, out, ind, child, leafScope, childLevel, 'vv');
+    emitWrites(prog, out, ind, child, leafScopeOf(scope, level, child, capName), childLevel, 'vv', container);
   }
   out.add(ind, scope.countMatch(level));
+}
+
+function leafScopeOf(scope: Scope, level: number, child: Child, capName: string): Scope {
+  const { capture: kind, groups } = captureOf(child.pe);
+  return scope.with(level + 1, { owner: level + 1, capture: kind, groups }, { key: 'kk', cap: capName, data: 'vv', hash: '0' });
 }
 
 /** `@`, `@(…)`, `$…` and `#…` children: they see the composite's own key and data and never block. */
@@ -423,11 +491,11 @@ function emitSpecial(prog: Program, out: Lines, ind: number, child: Child, scope
   }
 }
 
-function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, data: string): void {
+function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, data: string, container?: string): void {
   const rhsList = Array.isArray(child.rhs);
   child.outputs.forEach((output, i) => {
     try {
-      emitPut(out, ind, scope, writeSteps(scope, level, output), data);
+      emitPut(out, ind, scope, writeSteps(scope, level, output), data, container);
     } catch (e) {
       if (!(e instanceof SpecError)) throw e;
       prog.error(e.code, rhsList ? [...child.path, i] : child.path, 'value', e.message);
@@ -463,7 +531,7 @@ function writeKey(name: string, value: string): string {
  * negative index skips the write), walk/create containers below the root, then set the last step,
  * merging into what is there through J.fm / J.fa.
  */
-function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteStep[], data: string): void {
+function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteStep[], data: string, container?: string): void {
   out.add(ind, `w: {`);
   const names = steps.map((step, i) => {
     if (step.kind === 'X' || step.constant) return step.key;
@@ -483,32 +551,43 @@ function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteSte
     out.add(ind, `}`);
     return;
   }
-  // the container under the root key
-  out.add(ind + 1, `let t = S.o.root;`);
-  out.add(ind + 1, `if (t === undefined || t === null) { t = ${first.kind === 'M' ? '{}' : 'J.own(S, [])'}; S.o.root = t; }`);
-  out.add(ind + 1, `else if (${first.kind === 'M' ? '!J.isMap(t)' : '!Array.isArray(t)'}) break w;`);
+  // the container under the root key: walked (creating what is missing), or found by an earlier
+  // write of the same run (`container`, see sharedContainers)
+  const at = container === undefined ? ind + 1 : ind + 2;
+  if (container === undefined) out.add(ind + 1, `let t = S.o.root;`);
+  else {
+    out.add(ind + 1, `let t = ${container};`);
+    out.add(ind + 1, `if (t === undefined) {`);
+    out.add(at, `t = S.o.root;`);
+  }
+  out.add(at, `if (t === undefined || t === null) { t = ${first.kind === 'M' ? '{}' : 'J.own(S, [])'}; S.o.root = t; }`);
+  out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(t)' : '!Array.isArray(t)'}) break w;`);
   steps.forEach((step, i) => {
     const next = rest[i];
     const name = names[i] ?? '';
     if (next === undefined) return;
     const fresh = next.kind === 'M' ? '{}' : 'J.own(S, [])';
     const wrongType = next.kind === 'M' ? '!J.isMap(u)' : '!Array.isArray(u)';
-    out.add(ind + 1, `{`);
+    out.add(at, `{`);
     if (step.kind === 'X') {
-      out.add(ind + 2, `const u = ${fresh}; t.push(u); t = u;`);
+      out.add(at + 1, `const u = ${fresh}; t.push(u); t = u;`);
     } else if (step.kind === 'A') {
-      out.add(ind + 2, `let u = ${name} < t.length ? t[${name}] : undefined;`);
-      out.add(ind + 2, `if (u === undefined || u === null) { u = ${fresh}; while (t.length < ${name}) t.push(null); t[${name}] = u; }`);
-      out.add(ind + 2, `else if (${wrongType}) break w;`);
-      out.add(ind + 2, `t = u;`);
+      out.add(at + 1, `let u = ${name} < t.length ? t[${name}] : undefined;`);
+      out.add(at + 1, `if (u === undefined || u === null) { u = ${fresh}; while (t.length < ${name}) t.push(null); t[${name}] = u; }`);
+      out.add(at + 1, `else if (${wrongType}) break w;`);
+      out.add(at + 1, `t = u;`);
     } else {
-      out.add(ind + 2, readKey(name, 'u'));
-      out.add(ind + 2, `if (u === undefined || u === null) { u = ${fresh}; ${writeKey(name, 'u')} }`);
-      out.add(ind + 2, `else if (${wrongType}) break w;`);
-      out.add(ind + 2, `t = u;`);
+      out.add(at + 1, readKey(name, 'u'));
+      out.add(at + 1, `if (u === undefined || u === null) { u = ${fresh}; ${writeKey(name, 'u')} }`);
+      out.add(at + 1, `else if (${wrongType}) break w;`);
+      out.add(at + 1, `t = u;`);
     }
-    out.add(ind + 1, `}`);
+    out.add(at, `}`);
   });
+  if (container !== undefined) {
+    out.add(at, `${container} = t;`);
+    out.add(ind + 1, `}`);
+  }
   const last = steps[steps.length - 1] ?? first;
   const lastName = names[steps.length - 1] ?? '';
   if (last.kind === 'X') out.add(ind + 1, `t.push(${data});`);

@@ -352,7 +352,7 @@ export function queryAndPathRecord(url: URL | URLSearchParams | null, pathParams
 export interface EnvelopeInput {
   readonly request: Request;
   /** The request's headers as a record, when the caller built it already (headersRecordFromRaw). */
-  readonly headers?: JsonObject;
+  readonly headers?: JsonObject | undefined;
   readonly pathParams: Readonly<Record<string, string>>;
   readonly body: Json;
   /** Who the trigger's `auth` authenticated (claims of a bearer token, api-key account, …). */

@@ -56,7 +56,7 @@ export interface ExecutionRequest {
   /** Produces the message inside the execution; a thrown PipeError fails the execution. */
   readonly prepare?: (scope: ExecutionScope) => Promise<Json>;
   /** Trigger validation; violations end the execution with 422 before the pipeline runs. */
-  readonly validate?: (message: Json) => Violation[] | null;
+  readonly validate?: ((message: Json) => Violation[] | null) | undefined;
   readonly redelivery?: boolean;
   /** Overrides the pipeline's own timeout (Pipeline Executor calls). */
   readonly timeoutMs?: number;
@@ -321,6 +321,15 @@ export class ExecutionEngine {
 
   /** Runs one execution; never rejects except for an unknown pipeline name (a caller bug). */
   execute(request: ExecutionRequest): Promise<EngineOutcome> {
+    const outcome = this.executeNow(request);
+    return isPending(outcome) ? outcome : Promise.resolve(outcome);
+  }
+
+  /**
+   * Like `execute`, but an execution that finished synchronously (every step of its pipeline
+   * did) gives its outcome at once, so a trigger can answer without another promise turn.
+   */
+  executeNow(request: ExecutionRequest): EngineOutcome | Promise<EngineOutcome> {
     const entry = this.entries.get(request.pipeline);
     if (!entry) {
       return Promise.reject(new PipeError(`unknown pipeline "${request.pipeline}"`, { code: 500, kind: 'UNKNOWN_PIPELINE' }));
@@ -328,7 +337,7 @@ export class ExecutionEngine {
     const id = new ExecutionId();
     const log = new ExecutionLog(this.deps.logger, id, entry.module.name, request.parent?.executionId);
     if (!this.accepting && !request.parent) {
-      return Promise.resolve(this.finish(entry, id, log, 0, { error: shutdownError(), label: 'rejected' }, undefined));
+      return this.finish(entry, id, log, 0, { error: shutdownError(), label: 'rejected' }, undefined);
     }
     this.tracker.enter();
     if (this.deps.tracer && !otelApiLoaded()) {
@@ -349,7 +358,7 @@ export class ExecutionEngine {
    * (its timeout could not have fired while it ran). Anything else is settled by `settle`, with
    * the deadline counted from this start.
    */
-  private start(entry: PipelineEntry, id: ExecutionId, log: ExecutionLog, request: ExecutionRequest): Promise<EngineOutcome> {
+  private start(entry: PipelineEntry, id: ExecutionId, log: ExecutionLog, request: ExecutionRequest): EngineOutcome | Promise<EngineOutcome> {
     let settling = false;
     try {
       const pipeline = entry.module;
@@ -370,11 +379,14 @@ export class ExecutionEngine {
       }
       if (isPending(work) || abort.aborted || workDir.created) {
         settling = true;
+        // From here on a shutdown may abort it.
+        this.running.add(abort);
         return this.settle(run, Promise.resolve(work));
       }
-      this.endAbort(abort);
+      // A run that ended synchronously was never registered: nothing could abort it meanwhile.
+      abort.unfollow();
       this.releaseSlot(entry, slot);
-      return Promise.resolve(this.finish(entry, id, log, performance.now() - startedAt, { result: work }, traced?.span));
+      return this.finish(entry, id, log, performance.now() - startedAt, { result: work }, traced?.span);
     } finally {
       // settle() leaves the in-flight count itself, once the run is over.
       if (!settling) this.tracker.leave();
@@ -466,10 +478,13 @@ export class ExecutionEngine {
     await workDir.remove().catch((err: unknown) => log.logger.warn({ err }, 'could not remove the work folder'));
   }
 
-  /** The execution's abort, registered for shutdown and linked to the parent execution's signal. */
+  /**
+   * The execution's abort, linked to the parent execution's signal. It joins `running` (what a
+   * shutdown aborts) only if the run goes asynchronous: a synchronous run ends before a shutdown
+   * could act, and a Set that grows and shrinks per request reallocates its table.
+   */
   private startAbort(parent: ExecutionContext | undefined): ExecutionAbort {
     const abort = new ExecutionAbort();
-    this.running.add(abort);
     if (this.shutdownReason) abort.abort(this.shutdownReason);
     if (parent) abort.follow(parent.signal);
     return abort;

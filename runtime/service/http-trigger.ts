@@ -7,6 +7,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { PipeError } from '../errors.js';
+import { isPending } from '../steps.js';
 import type { Clock, HttpTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
 import {
   buildEnvelope, DEFAULT_MAX_BODY_SIZE, headersRecordOf, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
@@ -58,14 +59,16 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
       deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
       return refusalResponse(err, deps.clock.now());
     }
-    const message = buildEnvelope({ request, ...(headers ? { headers } : {}), pathParams: hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS, body, principal });
-    const outcome = await deps.engine.execute({
+    // Objects of one shape every time (no spreads of optional parts): this runs per request.
+    const message = buildEnvelope({ request, headers, pathParams: hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS, body, principal });
+    const outcome = deps.engine.executeNow({
       pipeline: pipeline.name,
       message,
-      ...(validate ? { validate } : {}),
+      validate,
       trigger: 'http',
       traceHeaders: headers ? (headers as Readonly<Record<string, string>>) : request.headers,
     });
-    return outcomeResponse(outcome);
+    // A synchronous pipeline's outcome is answered without waiting for another promise turn.
+    return isPending(outcome) ? outcome.then(outcomeResponse) : outcomeResponse(outcome);
   });
 }

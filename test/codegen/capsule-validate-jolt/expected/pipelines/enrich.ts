@@ -13,7 +13,7 @@ const inputParams = Object.freeze({ validator: validateEnrichInput });
 const joltShape = (() => {
   "use strict";
   /** shift body */
-  function node3(S, k, c, d) {
+  function node3(S, k, c, d, n) {
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
       } else {
@@ -45,7 +45,7 @@ const joltShape = (() => {
     }
   }
   /** shift root */
-  function node2(S, k, c, d) {
+  function node2(S, k, c, d, n) {
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
       } else {

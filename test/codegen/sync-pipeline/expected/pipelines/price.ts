@@ -12,30 +12,35 @@ import validatePriceStep from '../validators/validatePriceStep.js';
 const joltTransform = (() => {
   "use strict";
   /** shift items › * */
-  function node4(S, k, c, d) {
-    const h1 = J.index(k);
+  function node4(S, k, c, d, n) {
+    const h1 = n === undefined ? J.index(k) : n <= 2147483647 ? n : -1;
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
       } else {
+        let into3_0; // the container the next writes share, once found
         {
           const kk = "qty", vv = d["qty"];
           if (vv !== undefined) {
             w: {
               if (h1 < 0) break w;
-              let t = S.o.root;
-              if (t === undefined || t === null) { t = {}; S.o.root = t; }
-              else if (!J.isMap(t)) break w;
-              {
-                let u = t["lines"];
-                if (u === undefined || u === null) { u = J.own(S, []); t["lines"] = u; }
-                else if (!Array.isArray(u)) break w;
-                t = u;
-              }
-              {
-                let u = h1 < t.length ? t[h1] : undefined;
-                if (u === undefined || u === null) { u = {}; while (t.length < h1) t.push(null); t[h1] = u; }
-                else if (!J.isMap(u)) break w;
-                t = u;
+              let t = into3_0;
+              if (t === undefined) {
+                t = S.o.root;
+                if (t === undefined || t === null) { t = {}; S.o.root = t; }
+                else if (!J.isMap(t)) break w;
+                {
+                  let u = t["lines"];
+                  if (u === undefined || u === null) { u = J.own(S, []); t["lines"] = u; }
+                  else if (!Array.isArray(u)) break w;
+                  t = u;
+                }
+                {
+                  let u = h1 < t.length ? t[h1] : undefined;
+                  if (u === undefined || u === null) { u = {}; while (t.length < h1) t.push(null); t[h1] = u; }
+                  else if (!J.isMap(u)) break w;
+                  t = u;
+                }
+                into3_0 = t;
               }
               let e = t["qty"];
               if (e === undefined || e === null) { t["qty"] = vv; } else J.fm(S, t, "qty", vv);
@@ -47,20 +52,24 @@ const joltTransform = (() => {
           if (vv !== undefined) {
             w: {
               if (h1 < 0) break w;
-              let t = S.o.root;
-              if (t === undefined || t === null) { t = {}; S.o.root = t; }
-              else if (!J.isMap(t)) break w;
-              {
-                let u = t["lines"];
-                if (u === undefined || u === null) { u = J.own(S, []); t["lines"] = u; }
-                else if (!Array.isArray(u)) break w;
-                t = u;
-              }
-              {
-                let u = h1 < t.length ? t[h1] : undefined;
-                if (u === undefined || u === null) { u = {}; while (t.length < h1) t.push(null); t[h1] = u; }
-                else if (!J.isMap(u)) break w;
-                t = u;
+              let t = into3_0;
+              if (t === undefined) {
+                t = S.o.root;
+                if (t === undefined || t === null) { t = {}; S.o.root = t; }
+                else if (!J.isMap(t)) break w;
+                {
+                  let u = t["lines"];
+                  if (u === undefined || u === null) { u = J.own(S, []); t["lines"] = u; }
+                  else if (!Array.isArray(u)) break w;
+                  t = u;
+                }
+                {
+                  let u = h1 < t.length ? t[h1] : undefined;
+                  if (u === undefined || u === null) { u = {}; while (t.length < h1) t.push(null); t[h1] = u; }
+                  else if (!J.isMap(u)) break w;
+                  t = u;
+                }
+                into3_0 = t;
               }
               let e = t["price"];
               if (e === undefined || e === null) { t["price"] = vv; } else J.fm(S, t, "price", vv);
@@ -118,13 +127,13 @@ const joltTransform = (() => {
     }
   }
   /** shift items */
-  function node3(S, k, c, d) {
+  function node3(S, k, c, d, n) {
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
         for (let i = 0; i < d.length; i++) {
           const kk = String(i), vv = d[i];
           if (true) {
-            node4(S, kk, undefined, vv);
+            node4(S, kk, undefined, vv, i);
           }
         }
       } else {
@@ -144,7 +153,7 @@ const joltTransform = (() => {
     }
   }
   /** shift root */
-  function node2(S, k, c, d) {
+  function node2(S, k, c, d, n) {
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
       } else {
