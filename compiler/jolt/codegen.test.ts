@@ -179,6 +179,15 @@ describe('shift writes sharing a container', () => {
     expect(shift({ '@': 'all', a: 'all.copy', b: 'all.more' }, { a: 1, b: 2 })).toEqual({ all: { a: 1, b: 2, copy: 1, more: 2 } });
   });
 
+  it('shares a container reached through a captured key, unless that key is one the run writes', () => {
+    const spec = { 'rating-*': { value: 'ratings.&(1,1).score', max: 'ratings.&(1,1).range' } };
+    expect(shift(spec, { 'rating-a': { value: 1, max: 5 }, 'rating-b': { value: 2 } })).toEqual({ ratings: { a: { score: 1, range: 5 }, b: { score: 2 } } });
+    // `ratings.score.score` and `ratings.score.range`: the captured key is a key written
+    expect(shift(spec, { 'rating-score': { value: 1, max: 5 } })).toEqual({ ratings: { score: { score: 1, range: 5 } } });
+    const aliased = { '@': 'all', 'x-*': { p: 'all.&(1,1).q', r: 'all.&(1,1).s' } };
+    expect(shift(aliased, { 'x-q': { p: 1, r: 2 } })).toEqual({ all: { 'x-q': { p: 1, r: 2 }, q: { q: 1, s: 2 } } });
+  });
+
   it('gives a list index to child functions as a number and as text, with the same result', () => {
     const spec = { rows: { '*': { v: 'out[&1]', k: 'keys.&1' } } };
     expect(shift(spec, { rows: [{ v: 'a', k: 'x' }, { v: 'b', k: 'y' }] })).toEqual({ out: ['a', 'b'], keys: { 0: 'x', 1: 'y' } });

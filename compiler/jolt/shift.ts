@@ -225,7 +225,7 @@ function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, lit
     literals.forEach((child, i) => {
       const container = containers[i];
       // a run of leaves writing into the same container finds it once (see emitPut)
-      if (container !== undefined && containers[i - 1] !== container) out.add(ind, `let ${container}; // the container the next writes share, once found`);
+      if (container?.declaration !== undefined) out.add(ind, container.declaration);
       const key = lit(literalKey(child));
       if (plainKeyExpr(key)) {
         // JSON values are never undefined, so a defined read of a non-prototype key is an own key
@@ -257,27 +257,66 @@ function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, lit
   }
 }
 
-/**
- * For each literal child of a map, the name of a variable caching the container its write goes
- * into, when it is one of a run of leaves (next to each other in the spec) that all write into the
- * same container: `"sku": "lines[&1].code", "qty": "lines[&1].quantity"` walk from the root to
- * `lines[&1]` once instead of once per key. Only where no write of the run can change that walk:
- * every step before the last is a constant map key or a list index fixed for the function, and
- * each last step is a constant map key other than those (a write sets a key of the container only,
- * and the container, a map, is never one of the lists on the way).
- */
-function sharedContainers(literals: readonly Child[], scope: Scope, level: number): (string | undefined)[] {
-  const signatures = literals.map((child) => containerSignature(child, scope, level));
-  return signatures.map((signature, i) => {
-    if (signature === undefined || (signatures[i - 1] !== signature && signatures[i + 1] !== signature)) return undefined;
-    let first = i;
-    while (first > 0 && signatures[first - 1] === signature) first--;
-    return `into${level}_${first}`;
-  });
+/** A variable caching the container a run of leaves writes into (see sharedContainers). */
+interface SharedContainer {
+  readonly name: string;
+  /** Set on the run's first leaf: the statement declaring the variable. */
+  readonly declaration: string | undefined;
+  /** Keys on the way that are only known at run time: then a key written may turn sharing off. */
+  readonly guarded: boolean;
 }
 
-/** The walk to a leaf's container as text (equal text, same container), or undefined when not cacheable. */
-function containerSignature(child: Child, scope: Scope, level: number): string | undefined {
+/**
+ * For each literal child of a map, a variable caching the container its write goes into, when it
+ * is one of a run of leaves (next to each other in the spec) that all walk the same way:
+ * `"sku": "lines[&1].code", "qty": "lines[&1].quantity"` walk from the root to `lines[&1]` once
+ * instead of once per key. Only where no write of the run can change that walk: each step before
+ * the last is a map key or a list index fixed for the function, each last step a constant map
+ * key, and no key written is one of the map keys on the way (a write sets a key of the container
+ * only, and the container, a map, is never one of the lists on the way). Map keys on the way that
+ * come from the input (`&1`, a capture) are compared with the keys written when the function runs;
+ * if one is equal, every write of the run walks as usual.
+ */
+function sharedContainers(literals: readonly Child[], scope: Scope, level: number): (SharedContainer | undefined)[] {
+  const walks = literals.map((child) => containerWalk(child, scope, level));
+  const signature = (i: number): string | undefined => walks[i]?.signature;
+  const out: (SharedContainer | undefined)[] = [];
+  walks.forEach((walk, i) => {
+    if (walk === undefined || (signature(i - 1) !== walk.signature && signature(i + 1) !== walk.signature)) {
+      out.push(undefined);
+      return;
+    }
+    const first = signature(i - 1) === walk.signature ? (out[i - 1] as SharedContainer) : undefined;
+    if (first) {
+      out.push({ ...first, declaration: undefined });
+      return;
+    }
+    const name = `into${level}_${i}`;
+    const written: string[] = [];
+    for (let j = i; j < walks.length && signature(j) === walk.signature; j++) written.push((walks[j] as ContainerWalk).lastKey);
+    const dynamic = walk.dynamicKeys.map((key) => scope.hoisted.name(key));
+    const clash = dynamic.flatMap((key) => written.map((lastKey) => `${key} === ${lastKey}`));
+    const comment = ' // the container the next writes share, once found';
+    out.push({
+      name,
+      declaration: clash.length === 0 ? `let ${name};${comment}` : `let ${name} = ${clash.join(' || ')} ? null : undefined;${comment} (null: not shared, a key on the way is one written)`,
+      guarded: clash.length > 0,
+    });
+  });
+  return out;
+}
+
+interface ContainerWalk {
+  /** The walk to the container as text: equal text, same container. */
+  readonly signature: string;
+  /** The constant key written into the container (a JS string literal). */
+  readonly lastKey: string;
+  /** Key expressions of map steps on the way that are not constants. */
+  readonly dynamicKeys: readonly string[];
+}
+
+/** A leaf's single write, when the container it writes into may be shared (see sharedContainers). */
+function containerWalk(child: Child, scope: Scope, level: number): ContainerWalk | undefined {
   if (child.composite || child.outputs.length !== 1 || child.pe.kind !== 'literal') return undefined;
   let steps: WriteStep[];
   try {
@@ -289,9 +328,13 @@ function containerSignature(child: Child, scope: Scope, level: number): string |
   const last = steps[steps.length - 1];
   const walk = steps.slice(0, -1);
   if (last === undefined || walk.length === 0 || last.kind !== 'M' || !last.constant || !plainKeyExpr(last.key)) return undefined;
-  const fixed = walk.every((step) => (step.kind === 'M' && step.constant && !step.nullable) || (step.kind === 'A' && (step.constant || isInvariant(step.key))));
-  if (!fixed || walk.some((step) => step.kind === 'M' && step.key === last.key)) return undefined;
-  return walk.map((step) => `${step.kind}${step.key}`).join('/');
+  const fixed = walk.every((step) => step.kind !== 'X' && !step.nullable && (step.constant || isInvariant(step.key)));
+  if (!fixed || walk.some((step) => step.kind === 'M' && step.constant && step.key === last.key)) return undefined;
+  return {
+    signature: walk.map((step) => `${step.kind}${step.key}`).join('/'),
+    lastKey: last.key,
+    dynamicKeys: walk.filter((step) => step.kind === 'M' && !step.constant).map((step) => step.key),
+  };
 }
 
 function emitList(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
@@ -421,7 +464,7 @@ function emitComputedChain(
  */
 function emitMatched(
   prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, depth: number, capture: string | undefined,
-  listIndex?: string, container?: string,
+  listIndex?: string, container?: SharedContainer,
 ): void {
   const { capture: kind, groups } = captureOf(child.pe);
   const childLevel = level + 1;
@@ -491,7 +534,7 @@ function emitSpecial(prog: Program, out: Lines, ind: number, child: Child, scope
   }
 }
 
-function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, data: string, container?: string): void {
+function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, data: string, container?: SharedContainer): void {
   const rhsList = Array.isArray(child.rhs);
   child.outputs.forEach((output, i) => {
     try {
@@ -531,7 +574,7 @@ function writeKey(name: string, value: string): string {
  * negative index skips the write), walk/create containers below the root, then set the last step,
  * merging into what is there through J.fm / J.fa.
  */
-function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteStep[], data: string, container?: string): void {
+function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteStep[], data: string, container?: SharedContainer): void {
   out.add(ind, `w: {`);
   const names = steps.map((step, i) => {
     if (step.kind === 'X' || step.constant) return step.key;
@@ -556,8 +599,8 @@ function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteSte
   const at = container === undefined ? ind + 1 : ind + 2;
   if (container === undefined) out.add(ind + 1, `let t = S.o.root;`);
   else {
-    out.add(ind + 1, `let t = ${container};`);
-    out.add(ind + 1, `if (t === undefined) {`);
+    out.add(ind + 1, `let t = ${container.name};`);
+    out.add(ind + 1, container.guarded ? `if (t === undefined || t === null) {` : `if (t === undefined) {`);
     out.add(at, `t = S.o.root;`);
   }
   out.add(at, `if (t === undefined || t === null) { t = ${first.kind === 'M' ? '{}' : 'J.own(S, [])'}; S.o.root = t; }`);
@@ -585,7 +628,7 @@ function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteSte
     out.add(at, `}`);
   });
   if (container !== undefined) {
-    out.add(at, `${container} = t;`);
+    out.add(at, container.guarded ? `if (${container.name} === undefined) ${container.name} = t;` : `${container.name} = t;`);
     out.add(ind + 1, `}`);
   }
   const last = steps[steps.length - 1] ?? first;
