@@ -98,3 +98,22 @@ export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/**
+ * Prepared statements by SQL text, so that queries of the same shape (their values are always
+ * bound parameters) are parsed and planned once, not on every call. At most `size` are kept; the
+ * oldest goes first. SQLite re-prepares a kept statement by itself after a schema change (an
+ * index created or dropped).
+ */
+export function statementCache(db: SqliteDatabase, size = 256): (sql: string) => Database.Statement {
+  const statements = new Map<string, Database.Statement>();
+  return (sql) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql);
+      if (statements.size >= size) statements.delete(statements.keys().next().value as string);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+}

@@ -28,7 +28,7 @@ import {
   indexesToDrop,
   storeIndexOf,
 } from '../store-input.js';
-import { isUniqueViolation, type SqliteDatabase } from './database.js';
+import { isUniqueViolation, statementCache, type SqliteDatabase } from './database.js';
 
 export interface SqliteStoreOptions {
   readonly db: SqliteDatabase;
@@ -42,10 +42,11 @@ type Row = { seq: number; id: string; doc: string };
 
 export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend {
   const { db, clock, regex } = opts;
+  const statement = statementCache(db);
   const visible = 'd.store = @store AND (d.expires_at IS NULL OR d.expires_at > @now)';
 
   const purgeExpired = (store: string, now: number): void => {
-    db.prepare('DELETE FROM pipec_documents WHERE store = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(store, now);
+    statement('DELETE FROM pipec_documents WHERE store = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(store, now);
   };
 
   const selectRows = (store: string, filter: Filter, tail: { readonly limit: number | null; readonly skip: number }, sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>): Row[] => {
@@ -56,7 +57,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     const limit = params.bind(tail.limit ?? -1);
     const skip = params.bind(tail.skip);
     const sql = `SELECT d.seq, d.id, json(d.doc) AS doc FROM pipec_documents AS d WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
-    return db.prepare(sql).all({ ...params.values, store, now: clock.now() }) as Row[];
+    return statement(sql).all({ ...params.values, store, now: clock.now() }) as Row[];
   };
 
   /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
@@ -66,7 +67,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     if (arrays === null) return;
     const where = filterToSql(filter, 'sqlite', params);
     const sql = `SELECT 1 FROM pipec_documents AS d WHERE ${visible} AND ${where} AND ${arrays} LIMIT 1`;
-    if (db.prepare(sql).get({ ...params.values, store, now: clock.now() }) !== undefined) throw sortThroughArray();
+    if (statement(sql).get({ ...params.values, store, now: clock.now() }) !== undefined) throw sortThroughArray();
   };
 
   const translateWriteError = (err: unknown): never => {
@@ -74,12 +75,12 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     throw err;
   };
 
-  const insertPrepared = db.prepare(
+  const insertPrepared = statement(
     'INSERT INTO pipec_documents (store, id, doc, created_at, expires_at) VALUES (@store, @id, jsonb(@doc), @now, @expires)',
   );
 
   const storeTtl = (store: string): number =>
-    (db.prepare('SELECT expire_after_ms AS ttl FROM pipec_stores WHERE store = ?').get(store) as { ttl: number } | undefined)?.ttl ?? 0;
+    (statement('SELECT expire_after_ms AS ttl FROM pipec_stores WHERE store = ?').get(store) as { ttl: number } | undefined)?.ttl ?? 0;
 
   const insertRows = (store: string, docs: ReadonlyArray<{ id: string; text: string }>, now: number): void => {
     const ttl = storeTtl(store);
@@ -90,7 +91,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   const mergeInto = (spec: MergeSpec, results: readonly JsonObject[]): void => {
     const now = clock.now();
     purgeExpired(spec.into, now);
-    const write = db.prepare('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
+    const write = statement('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
     for (const doc of results) {
       const query = mergeTargetQuery(spec, doc);
       const targets = query === null ? [] : selectRows(spec.into, parseFilter(query), { limit: 2, skip: 0 }, []);
@@ -115,7 +116,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       try {
         db.transaction(() => {
           if (ttl !== undefined) {
-            db.prepare(
+            statement(
               'INSERT INTO pipec_stores (store, expire_after_ms) VALUES (?, ?) ON CONFLICT (store) DO UPDATE SET expire_after_ms = excluded.expire_after_ms',
             ).run(store, ttl);
           }
@@ -136,8 +137,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     async findById(store, id) {
       validateStoreName(store);
       if (typeof id !== 'string' && typeof id !== 'number') throw new PipeError('id must be a string', { code: 400, kind: 'BAD_QUERY' });
-      const row = db
-        .prepare(`SELECT json(d.doc) AS doc FROM pipec_documents AS d WHERE ${visible} AND d.id = @id`)
+      const row = statement(`SELECT json(d.doc) AS doc FROM pipec_documents AS d WHERE ${visible} AND d.id = @id`)
         .get({ store, now: clock.now(), id: String(id) }) as { doc: string } | undefined;
       return row ? (JSON.parse(row.doc) as JsonObject) : null;
     },
@@ -151,7 +151,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         return db.transaction(() => {
           purgeExpired(store, now);
           const rows = selectRows(store, filter, { limit: multi ? null : 1, skip: 0 }, []);
-          const write = db.prepare('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
+          const write = statement('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
           for (const row of rows) {
             const next = applyUpdate(JSON.parse(row.doc) as JsonObject, spec);
             write.run(serializeDocument(next, opts.maxDocumentBytes), row.seq);
@@ -178,7 +178,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const now = clock.now();
       return db.transaction(() => {
         purgeExpired(store, now);
-        return db.prepare(sql).run({ ...params.values, store, now }).changes;
+        return statement(sql).run({ ...params.values, store, now }).changes;
       }).immediate();
     },
 
@@ -215,7 +215,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       try {
         db.transaction(() => {
           db.exec(sql);
-          db.prepare('INSERT INTO pipec_indexes (store, name, fields, is_unique, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
+          statement('INSERT INTO pipec_indexes (store, name, fields, is_unique, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
             store, name, JSON.stringify(keys), unique ? 1 : 0, clock.now(),
           );
         }).immediate();
@@ -226,8 +226,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 
     async listIndexes(store) {
       validateStoreName(store);
-      const rows = db
-        .prepare('SELECT name, fields, is_unique AS isUnique FROM pipec_indexes WHERE store = ? ORDER BY rowid')
+      const rows = statement('SELECT name, fields, is_unique AS isUnique FROM pipec_indexes WHERE store = ? ORDER BY rowid')
         .all(store) as Array<{ name: string; fields: string; isUnique: number }>;
       return [ID_INDEX, ...rows.map((r) => storeIndexOf(r.name, r.fields, r.isUnique === 1))];
     },
@@ -235,12 +234,12 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     async dropIndex(store, index) {
       validateStoreName(store);
       return db.transaction(() => {
-        const stored = db.prepare('SELECT name, fields FROM pipec_indexes WHERE store = ?').all(store) as Array<{ name: string; fields: string }>;
+        const stored = statement('SELECT name, fields FROM pipec_indexes WHERE store = ?').all(store) as Array<{ name: string; fields: string }>;
         const names = indexesToDrop(index, stored);
         for (const name of names) {
           // DDL cannot take parameters: `name` is a stored pipec name, checked against pipec_u?ix_<hex>.
           db.exec(`DROP INDEX IF EXISTS "${name}"`);
-          db.prepare('DELETE FROM pipec_indexes WHERE store = ? AND name = ?').run(store, name);
+          statement('DELETE FROM pipec_indexes WHERE store = ? AND name = ?').run(store, name);
         }
         return names.length;
       }).immediate();
