@@ -104,6 +104,9 @@ export class Emitter {
   private call(expr: CallExpr): string {
     const signature = this.calls.get(expr);
     const name = signature?.name ?? expr.name.toUpperCase();
+    const mapped = name === 'SUM' && expr.args.length === 1 ? this.mapCall(expr.args[0]) : undefined;
+    // SUM(MAP(list, l => …)), the usual total: one pass without the list in between (B.SUM_MAP).
+    if (mapped) return `B.SUM_MAP(${mapped.args.map((a) => this.emit(a)).join(', ')})`;
     const args = expr.args.map((a) => this.emit(a));
     if (name === 'IF' && args.length === 3) return `(B.isTrue(${args[0]}) ? ${args[1]} : ${args[2]})`;
     if (name === 'SWITCHCASE' && args.length >= 3 && args.length % 2 === 1) {
@@ -113,6 +116,12 @@ export class Emitter {
     }
     const all = signature?.needsContext ? ['ctx', ...args] : args;
     return `B.${name}(${all.join(', ')})`;
+  }
+
+  /** `expr` when it is a call of MAP with its two arguments (array, lambda). */
+  private mapCall(expr: Expr | undefined): CallExpr | undefined {
+    if (expr?.kind !== 'call' || expr.args.length !== 2 || expr.args[1]?.kind !== 'lambda') return undefined;
+    return (this.calls.get(expr)?.name ?? expr.name.toUpperCase()) === 'MAP' ? expr : undefined;
   }
 
   private binary(op: string, left: string, right: string): string {

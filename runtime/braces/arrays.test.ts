@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PipeError } from '../errors.js';
 import type { Json } from '../types.js';
-import { EVERY, FILTER, FIND, GROUPBY, MAP, MAX_ELEMENTS, MAX_LAMBDA_CALLS, REDUCE, SOME, SORTBY, sizeUpTo } from './arrays.js';
+import { EVERY, FILTER, FIND, GROUPBY, MAP, MAX_ELEMENTS, MAX_LAMBDA_CALLS, REDUCE, SOME, SORTBY, SUM_MAP, sizeUpTo } from './arrays.js';
 import { AVG, COUNT, MAX, MIN, SUM } from './math.js';
 import { get } from './values.js';
 
@@ -113,5 +113,43 @@ describe('aggregates over one array', () => {
     expect(SUM([])).toBe(0);
     expect(SUM(['1.5', 2])).toBe(3.5);
     expect(SUM([0.1, 0.2, 0.3])).toBe([0.1, 0.2, 0.3].reduce((x, y) => x + y, 0));
+  });
+});
+
+describe('SUM_MAP (what SUM(MAP(…)) compiles to)', () => {
+  /** The outcome of a call: its value, or the error it raised (function name and message). */
+  const outcome = (run: () => Json): unknown => {
+    try {
+      return { value: run() };
+    } catch (err) {
+      return err instanceof PipeError ? { error: err.message } : { thrown: String(err) };
+    }
+  };
+
+  it('gives exactly what SUM of MAP gives, errors included', () => {
+    const lambdas: Array<(x: Json) => Json> = [
+      (x) => x,
+      (x) => (typeof x === 'number' ? x * 1.5 : x),
+      (x) => (x === 2 ? null : x),
+      (x) => (x === 3 ? 'seven' : x),
+      (x) => (x === 3 ? { a: 1 } : x === 4 ? null : x),
+      (x) => (x === 4 ? 'x' : x === 5 ? null : x),
+      (x) => {
+        if (x === 2) throw new PipeError('lambda failed', { code: 400, kind: 'FUNCTION' });
+        return x;
+      },
+    ];
+    const arrays: Json[] = [[1, 2, 3, 4, 5], [], ['2', 3.25, '1e3'], [Number.MAX_VALUE, Number.MAX_VALUE], [0.1, 0.2, 0.3], null, 'text', 5, { a: 1 }];
+    for (const array of arrays) {
+      for (const lambda of lambdas) {
+        expect(outcome(() => SUM_MAP(array, lambda)), JSON.stringify(array)).toEqual(outcome(() => SUM(MAP(array, lambda))));
+      }
+    }
+  });
+
+  it('counts its lambda calls in the work budget of the call around it', () => {
+    const nested = MAP([[1, 2], [3]], (row) => SUM_MAP(row, (x) => x));
+    expect(nested).toEqual([3, 3]);
+    expect(() => MAP(new Array(10).fill(Array(MAX_ELEMENTS).fill(1)), (row) => SUM_MAP(row, (x) => x))).toThrow(`more than ${MAX_LAMBDA_CALLS} lambda calls`);
   });
 });

@@ -41,7 +41,7 @@ export {
   UNESCAPEJSON,
 } from './json.js';
 export { ABS, AVG, CEIL, COUNT, DIVIDE, FLOOR, LOG, MAX, MIN, MOD, MULTIPLY, POW, ROUND, SQRT, SUBTRACT, SUM } from './math.js';
-export { EVERY, FILTER, FIND, GROUPBY, MAP, REDUCE, SOME, SORTBY } from './arrays.js';
+export { EVERY, FILTER, FIND, GROUPBY, MAP, REDUCE, SOME, SORTBY, SUM_MAP } from './arrays.js';
 export { FORMATNUMBER, RANDOMNUMBERS, TODOUBLE, TOINT, TOLONG, TONUMBER } from './numerical.js';
 export {
   CAPITALIZE,

@@ -444,19 +444,22 @@ export class ExecutionEngine {
   }
 
   private prepareAndRun(run: Run, request: ExecutionRequest): Json | Reply | Promise<Json | Reply> {
-    const { entry, slot } = run;
-    entry.series.inFlight.value += 1;
-    slot.counted = true;
-    const startSteps = (message: Json): Json | Reply | Promise<Json | Reply> => {
-      const violations = request.validate?.(message) ?? null;
-      if (violations) {
-        slot.invalid = true;
-        throw invalidMessageError(violations);
-      }
-      return entry.module.run(message, this.createContext(run, request.redelivery ?? false));
-    };
-    if (request.prepare) return request.prepare(new EngineScope(run.id, run.log, run.abort, run.workDir)).then(startSteps);
-    return startSteps(request.message ?? null);
+    run.entry.series.inFlight.value += 1;
+    run.slot.counted = true;
+    if (request.prepare) {
+      return request.prepare(new EngineScope(run.id, run.log, run.abort, run.workDir)).then((message) => this.startSteps(run, request, message));
+    }
+    return this.startSteps(run, request, request.message ?? null);
+  }
+
+  /** Checks the message against the trigger's schema, then runs the pipeline's steps over it. */
+  private startSteps(run: Run, request: ExecutionRequest, message: Json): Json | Reply | Promise<Json | Reply> {
+    const violations = request.validate?.(message) ?? null;
+    if (violations) {
+      run.slot.invalid = true;
+      throw invalidMessageError(violations);
+    }
+    return run.entry.module.run(message, this.createContext(run, request.redelivery ?? false));
   }
 
   private releaseSlot(entry: PipelineEntry, slot: Slot): void {

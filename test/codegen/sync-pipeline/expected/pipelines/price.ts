@@ -212,7 +212,7 @@ const stepValidate: R.StepInfo = { connector: "validate", source: "input.pipe:8"
 const paramsValidate = (message: Json, ctx: ExecutionContext) => ({ payload: (B.fields(message).body ?? null), validator: validatePriceStep });
 const stepJolt: R.StepInfo = { connector: "jolt", source: "input.pipe:9", failOnError: false };
 const stepJsonGenerator: R.StepInfo = { connector: "json-generator", source: "input.pipe:11", failOnError: false };
-const paramsJsonGenerator = (message: Json, ctx: ExecutionContext) => ({ json: { order: (B.fields(message).order ?? null), total: B.SUM(B.MAP((B.fields(message).lines ?? null), ($l) => B.arith("*", (B.fields($l).qty ?? null), (B.fields($l).price ?? null)))), kind: B.field(message, "constructor"), first: B.get(message, "lines", 0, "qty") } });
+const paramsJsonGenerator = (message: Json, ctx: ExecutionContext) => ({ json: { order: (B.fields(message).order ?? null), total: B.SUM_MAP((B.fields(message).lines ?? null), ($l) => B.arith("*", (B.fields($l).qty ?? null), (B.fields($l).price ?? null))), kind: B.field(message, "constructor"), first: B.get(message, "lines", 0, "qty") } });
 const choiceAt15: R.ChoiceInfo = { source: "input.pipe:15", branches: ["message.total > 1000", "otherwise"] };
 
 /** Runs the steps of the pipeline over the trigger's message; every step is synchronous, so no promise is made. */
