@@ -199,19 +199,10 @@ function compileComposite(
     isOwner && scope.counts ? `S.H[${level}] = 0;` : '',
   ].filter((x) => x !== '');
   head.add(1, stores.join(' '));
-  for (const declaration of scope.hoisted.declarations) head.add(1, withListIndex(declaration));
+  for (const declaration of scope.hoisted.declarations) head.add(1, declaration);
   head.addAll(body);
   prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(S, k, c, d, n) {\n${head.toString()}\n}`);
   return fn;
-}
-
-/**
- * A function's own key as a list index: when a list loop called it, `n` is that index already
- * (`k` is its decimal text), so the text need not be parsed back. J.index gives -1 past Java's int.
- */
-function withListIndex(declaration: string): string {
-  const m = /^const (h\d+) = J\.index\(k\);$/.exec(declaration);
-  return m ? `const ${m[1]} = n === undefined ? J.index(k) : n <= 2147483647 ? n : -1;` : declaration;
 }
 
 function describe(path: JsonPath): string {
@@ -584,7 +575,7 @@ function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteSte
       name = `${step.kind === 'A' ? 'a' : 'k'}${i}`;
       out.add(ind + 1, `const ${name} = ${step.key};`);
     }
-    if (step.kind === 'A' && step.key.startsWith('J.index(')) out.add(ind + 1, `if (${name} < 0) break w;`);
+    if (step.kind === 'A' && (step.key.startsWith('J.index(') || step.key.startsWith('J.listIndex('))) out.add(ind + 1, `if (${name} < 0) break w;`);
     if (step.nullable) out.add(ind + 1, `if (${name} === null) break w;`);
     return name;
   });

@@ -66,7 +66,7 @@ export class SlotReads {
 }
 
 /** Identifiers an invariant expression may use: the function's parameters and the runtime. */
-const INVARIANT_NAMES = new Set(['k', 'c', 'd', 'S', 'J', 'String']);
+const INVARIANT_NAMES = new Set(['k', 'c', 'd', 'n', 'S', 'J', 'String']);
 
 /**
  * Whether a generated key expression has the same value everywhere in its function: it reads only
@@ -250,8 +250,11 @@ function arrayIndexNumber(scope: Scope, at: number, pe: Extract<PathElement, { k
       return { key: '-1', constant: true };
     case 'explicit':
       return { key: String(index.index), constant: true };
-    case 'ref':
-      return { key: `J.index(${scope.keyOf(at, index.ref, `\`[&(${index.ref.pathIndex},${index.ref.keyGroup})]\``)})`, constant: false };
+    case 'ref': {
+      const key = scope.keyOf(at, index.ref, `\`[&(${index.ref.pathIndex},${index.ref.keyGroup})]\``);
+      // a function's own key `k` comes with `n`, the same index as a number, from a list loop
+      return { key: key === 'k' ? 'J.listIndex(k, n)' : `J.index(${key})`, constant: false };
+    }
     case 'hash':
       return { key: scope.hashOf(at, index.pathIndex, `\`[#${index.pathIndex}]\``), constant: false };
     case 'transpose':

@@ -53,6 +53,15 @@ export function index(text: string | null): number {
 }
 
 /**
+ * `index(k)` of a generated function's own key: a list loop that called it passes `n`, the same
+ * index as a number (`k` is its decimal text), so the text is not parsed back.
+ */
+export function listIndex(k: string | null, n: number | undefined): number {
+  if (n === undefined) return index(k);
+  return n <= 2147483647 ? n : -1;
+}
+
+/**
  * Object.prototype, for generated code that reads a computed key with a plain `o[k]`: such a read
  * finds an inherited member only when it returns a function (JSON values never are) or, for
  * `__proto__`, this object. Either result means "the key is absent".

@@ -13,7 +13,7 @@ const joltTransform = (() => {
   "use strict";
   /** shift items › * */
   function node4(S, k, c, d, n) {
-    const h1 = n === undefined ? J.index(k) : n <= 2147483647 ? n : -1;
+    const h1 = J.listIndex(k, n);
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
       } else {
