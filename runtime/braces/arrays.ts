@@ -13,7 +13,7 @@
  */
 import type { Json, JsonObject } from '../types.js';
 import { compare, isTrue } from './operators.js';
-import { describeValue, fail, newObject, numericValue, setOwn } from './values.js';
+import { describeValue, elementNumber, fail, newObject, numericValue, setOwn } from './values.js';
 
 export type Lambda = (x: Json) => Json;
 export type Reducer = (acc: Json, x: Json) => Json;
@@ -141,19 +141,23 @@ export function SUM_MAP(array: Json, lambda: Lambda): Json {
 function sumItems(work: Work, items: readonly Json[], lambda: Lambda): Json {
   let sum = 0;
   let sawNull = false;
-  let notNumber: { readonly index: number; readonly value: Json } | undefined;
+  let firstNonNumber = -1;
+  let nonNumber: Json = null;
   for (let i = 0; i < items.length; i++) {
     const value = call('MAP', work, lambda, items[i] as Json);
     if (value === null) sawNull = true;
-    else if (!sawNull && notNumber === undefined) {
+    else if (firstNonNumber < 0) {
       const n = numericValue(value);
-      if (n === undefined) notNumber = { index: i, value };
-      else sum += n;
+      if (n !== undefined) sum += n;
+      else {
+        firstNonNumber = i;
+        nonNumber = value;
+      }
     }
   }
   if (sawNull) return null;
-  if (notNumber !== undefined) fail('SUM', `the element at index ${notNumber.index} must be a number, got ${describeValue(notNumber.value)}`);
-  return sum;
+  // fails for the first result that is no number, as SUM does
+  return firstNonNumber < 0 ? sum : elementNumber('SUM', firstNonNumber, nonNumber);
 }
 
 /** Only elements whose lambda gives `true` are kept (null and anything else drop them). @example FILTER([1, 5], ($x) => $x > 2) // [5] */

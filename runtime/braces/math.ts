@@ -7,7 +7,7 @@
  */
 import type { Json } from '../types.js';
 import { onlyArray } from './arrays.js';
-import { describeValue, fail, numericValue, toNum } from './values.js';
+import { elementNumber, fail, toNum } from './values.js';
 
 /** The numbers to fold: the elements of a single array argument, else the arguments. */
 function foldable(fn: string, values: readonly Json[]): number[] | null {
@@ -18,7 +18,7 @@ function foldable(fn: string, values: readonly Json[]): number[] | null {
   const out: number[] = [];
   for (let i = 0; i < elements.length; i++) {
     const v = elements[i] as Json;
-    out.push(numericValue(v) ?? fail(fn, `the element at index ${i} must be a number, got ${describeValue(v)}`));
+    out.push(elementNumber(fn, i, v));
   }
   return out;
 }

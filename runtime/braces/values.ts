@@ -125,6 +125,11 @@ export function fail(fn: string, message: string, cause?: unknown): never {
   throw new PipeError(`${fn}: ${message}`, { code: 500, kind: fn, ...(cause === undefined ? {} : { cause }) });
 }
 
+/** The number an element of a folded array stands for (SUM, AVG, MIN, MAX); anything else fails `fn`. */
+export function elementNumber(fn: string, index: number, value: Json): number {
+  return numericValue(value) ?? fail(fn, `the element at index ${index} must be a number, got ${describeValue(value)}`);
+}
+
 /** Short description of a value for error messages (never the whole value: it may be large or secret). */
 export function describeValue(value: Json | undefined): string {
   const name = typeName(value);
