@@ -168,6 +168,7 @@ class ExecutionLog {
 
   constructor(
     private readonly parent: Logger,
+    private readonly levels: LevelGate,
     private readonly id: ExecutionId,
     private readonly pipeline: string,
     private readonly parentExecutionId: string | undefined,
@@ -182,7 +183,30 @@ class ExecutionLog {
   }
 
   enabled(level: 'debug' | 'info'): boolean {
-    return this.parent.isLevelEnabled(level);
+    return this.levels.enabled(level);
+  }
+}
+
+/**
+ * pino's `isLevelEnabled` answers, kept while the logger's level stays the same: asked twice per
+ * execution, and pino's own check (a levels lookup and a comparator call) costs more than the rest
+ * of an execution's bookkeeping.
+ */
+class LevelGate {
+  private levelVal = Number.NaN;
+  private debug = false;
+  private info = false;
+
+  constructor(private readonly logger: Logger) {}
+
+  enabled(level: 'debug' | 'info'): boolean {
+    const current = this.logger.levelVal;
+    if (current !== this.levelVal) {
+      this.debug = this.logger.isLevelEnabled('debug');
+      this.info = this.logger.isLevelEnabled('info');
+      this.levelVal = current;
+    }
+    return level === 'debug' ? this.debug : this.info;
   }
 }
 
@@ -268,6 +292,7 @@ export class ExecutionEngine {
   private readonly deadlines = new Deadlines();
   private readonly dataDir: string;
   private readonly hooks: StepHooks;
+  private readonly levels: LevelGate;
   private shutdownReason: PipeError | undefined;
   private accepting = true;
 
@@ -279,6 +304,7 @@ export class ExecutionEngine {
       });
     }
     this.dataDir = resolvePath(deps.dataDir);
+    this.levels = new LevelGate(deps.logger);
     this.hooks = createStepHooks({
       metrics: deps.metrics, ...(deps.tracer ? { tracer: deps.tracer } : {}), ...(deps.stepHooks ? { extra: deps.stepHooks } : {}),
     });
@@ -335,7 +361,7 @@ export class ExecutionEngine {
       return Promise.reject(new PipeError(`unknown pipeline "${request.pipeline}"`, { code: 500, kind: 'UNKNOWN_PIPELINE' }));
     }
     const id = new ExecutionId();
-    const log = new ExecutionLog(this.deps.logger, id, entry.module.name, request.parent?.executionId);
+    const log = new ExecutionLog(this.deps.logger, this.levels, id, entry.module.name, request.parent?.executionId);
     if (!this.accepting && !request.parent) {
       return this.finish(entry, id, log, 0, { error: shutdownError(), label: 'rejected' }, undefined);
     }

@@ -19,15 +19,21 @@ interface StepSeries {
   readonly error: HistogramSeries;
 }
 
-/** Resolves each step's histogram series once (steps are module constants of their pipeline). */
+/**
+ * Resolves each step's histogram series once. Steps are module constants of their pipeline, so the
+ * series is kept on the step object itself, under a symbol of this cache (one per service: tests
+ * run several services over the same modules): a property load per step instead of a WeakMap
+ * lookup.
+ */
 class StepSeriesCache {
-  private readonly byStep = new WeakMap<StepInfo, StepSeries>();
+  private readonly key = Symbol('pipec.stepSeries');
 
   constructor(private readonly metrics: ServiceMetrics) {}
 
   get(step: StepInfo, pipeline: string): StepSeries {
-    const cached = this.byStep.get(step);
-    if (cached && cached.pipeline === pipeline) return cached;
+    const slot = step as StepInfo & Partial<Record<symbol, StepSeries>>;
+    const cached = slot[this.key];
+    if (cached !== undefined && cached.pipeline === pipeline) return cached;
     const name = step.label ?? step.connector;
     const series: StepSeries = {
       pipeline,
@@ -35,7 +41,10 @@ class StepSeriesCache {
       error: this.metrics.stepDuration.series([pipeline, name, step.connector, 'error']),
     };
     // A step shared by pipelines (the rare case) keeps the first; the others resolve each time.
-    if (!cached) this.byStep.set(step, series);
+    // Not enumerable: the step object stays what the generated code wrote, to anything that lists it.
+    if (cached === undefined && Object.isExtensible(step)) {
+      Object.defineProperty(step, this.key, { value: series, enumerable: false, writable: false, configurable: false });
+    }
     return series;
   }
 }
