@@ -194,3 +194,42 @@ describe('shift writes sharing a container', () => {
     expect(shift(spec, { rows: { 0: { v: 'a', k: 'x' }, 1: { v: 'b', k: 'y' } } })).toEqual({ out: ['a', 'b'], keys: { 0: 'x', 1: 'y' } });
   });
 });
+
+describe('shift over lists: a child function gets the index, and its key text only where used', () => {
+  const items = { items: [{ v: 'a', w: 1 }, { v: 'b', w: 2 }, { v: 'c', w: 3 }] };
+
+  it('writes under the index as a map key and as a value', () => {
+    expect(shift({ items: { '*': { v: 'byKey.&1', $: 'keys[]' } } }, items)).toEqual({ byKey: { 0: 'a', 1: 'b', 2: 'c' }, keys: ['0', '1', '2'] });
+  });
+
+  it('reads the key text from a deeper level (a walked-path slot) and the index as a list index', () => {
+    const nested = { items: [{ v: 'a', meta: { name: 'x' } }, { v: 'b', meta: { name: 'y' } }] };
+    expect(shift({ items: { '*': { v: 'out[&1].v', meta: { name: 'names.&2' } } } }, nested)).toEqual({
+      out: [{ v: 'a' }, { v: 'b' }],
+      names: { 0: 'x', 1: 'y' },
+    });
+  });
+
+  it('gives the same keys for the elements of a map and of a list', () => {
+    const asMap = { items: { 0: { v: 'a' }, 1: { v: 'b' } } };
+    const asList = { items: [{ v: 'a' }, { v: 'b' }] };
+    const spec = { items: { '*': { v: ['byKey.&1', 'list[&1]'], $: 'keys[]' } } };
+    expect(shift(spec, asList)).toEqual(shift(spec, asMap));
+  });
+});
+
+describe('shift appends to lists it made, and copies lists from the input', () => {
+  it('keeps appending to its own lists, also past the few it tracks in an array', () => {
+    const input = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]));
+    const out = shift({ '*': ['out.&', 'out.&', 'out.&'] }, input) as { out: Record<string, unknown> };
+    for (let i = 0; i < 40; i++) expect(out.out[`k${i}`]).toEqual([i, i, i]);
+  });
+
+  it('never appends to a list of the input', () => {
+    const input = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, [i]]));
+    const before = JSON.stringify(input);
+    const out = shift({ '*': ['out.&', 'out.&'] }, input) as { out: Record<string, unknown> };
+    expect(JSON.stringify(input)).toBe(before);
+    for (let i = 0; i < 20; i++) expect(out.out[`k${i}`]).toEqual([i, [i]]); // the copy of [i], then the value appended
+  });
+});

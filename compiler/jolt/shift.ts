@@ -8,7 +8,8 @@
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
 import { canonicalOf, isStar, parseKey, parseOutputPath, type PathElement, SpecError, starMatches } from './keys.js';
 import { compareUtf16 } from '../../runtime/jolt/java.js';
-import { type CaptureKind, evaluateExpr, isInvariant, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
+import { type CaptureKind, evaluateExpr, isInvariant, OWN_KEY, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
+
 
 interface Child {
   readonly pe: PathElement;
@@ -168,7 +169,7 @@ function compileComposite(
     return fn;
   }
   const isOwner = self.owner === level;
-  const scope = outer.enter(level, self, isOwner ? { key: 'k', cap: 'c', data: 'd', hash: `S.H[${level}]` } : { data: 'd' });
+  const scope = outer.enter(level, self, isOwner ? { key: OWN_KEY, cap: 'c', data: 'd', hash: `S.H[${level}]` } : { data: 'd' });
   const children = parseChildren(prog, spec, path);
   const literals = children.filter((c) => c.pe.kind === 'literal');
   const specials = children.filter((c) => c.pe.kind === 'at' || c.pe.kind === 'hash' || c.pe.kind === 'dollar' || c.pe.kind === 'transpose');
@@ -194,7 +195,7 @@ function compileComposite(
   const head = new Lines();
   const stores = [
     scope.slots.has('T', level) ? `S.T[${level}] = d;` : '',
-    isOwner && scope.slots.has('K', level) ? `S.K[${level}] = k;` : '',
+    isOwner && scope.slots.has('K', level) ? `S.K[${level}] = ${OWN_KEY};` : '',
     isOwner && scope.slots.has('C', level) ? `S.C[${level}] = c;` : '',
     isOwner && scope.counts ? `S.H[${level}] = 0;` : '',
   ].filter((x) => x !== '');
@@ -342,7 +343,11 @@ function emitList(prog: Program, out: Lines, ind: number, strategy: Strategy, li
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
     out.add(ind, `for (let i = 0; i < d.length; i++) {`);
-    out.add(ind + 1, `const kk = String(i), vv = d[i];`);
+    // `*` over a list into a spec object: the child gets the index (`n`) and makes its key text
+    // only if it uses it (OWN_KEY), instead of a String(i) per element here.
+    const [only] = computed;
+    const indexOnly = strategy === 'computed' && computed.length === 1 && only !== undefined && only.pe.kind === 'star-all' && only.composite;
+    out.add(ind + 1, indexOnly ? `const kk = null, vv = d[i];` : `const kk = String(i), vv = d[i];`);
     if (strategy === 'conflict') emitConflict(prog, out, ind + 1, literals, computed, scope, level, depth, 'i');
     else emitComputedChain(prog, out, ind + 1, computed, scope, level, depth, 'i');
     out.add(ind, `}`);

@@ -65,6 +65,12 @@ export class SlotReads {
   }
 }
 
+/**
+ * How a spec object's function reads its own key as text: `k`, or, when a list loop called it with
+ * the index `n` and no text (`k` null), that index's decimal text, made only where it is used.
+ */
+export const OWN_KEY = 'J.keyText(k, n)';
+
 /** Identifiers an invariant expression may use: the function's parameters and the runtime. */
 const INVARIANT_NAMES = new Set(['k', 'c', 'd', 'n', 'S', 'J', 'String']);
 
@@ -252,8 +258,8 @@ function arrayIndexNumber(scope: Scope, at: number, pe: Extract<PathElement, { k
       return { key: String(index.index), constant: true };
     case 'ref': {
       const key = scope.keyOf(at, index.ref, `\`[&(${index.ref.pathIndex},${index.ref.keyGroup})]\``);
-      // a function's own key `k` comes with `n`, the same index as a number, from a list loop
-      return { key: key === 'k' ? 'J.listIndex(k, n)' : `J.index(${key})`, constant: false };
+      // a function's own key comes with `n`, the same index as a number, from a list loop
+      return { key: key === OWN_KEY ? 'J.listIndex(k, n)' : `J.index(${key})`, constant: false };
     }
     case 'hash':
       return { key: scope.hashOf(at, index.pathIndex, `\`[#${index.pathIndex}]\``), constant: false };

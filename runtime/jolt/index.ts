@@ -62,6 +62,14 @@ export function listIndex(k: string | null, n: number | undefined): number {
 }
 
 /**
+ * A generated function's own key as text: `k`, or the decimal text of `n` when a list loop passed
+ * the index alone (`k` null; most functions never need the text of a list index).
+ */
+export function keyText(k: string | null, n: number | undefined): string {
+  return k ?? String(n);
+}
+
+/**
  * Object.prototype, for generated code that reads a computed key with a plain `o[k]`: such a read
  * finds an inherited member only when it returns a function (JSON values never are) or, for
  * `__proto__`, this object. Either result means "the key is absent".
@@ -94,13 +102,16 @@ export interface ShiftState {
   readonly T: unknown[];
   readonly H: number[];
   readonly o: JsonMap;
-  /** Lists this run created; lists from the input are copied before Shiftr appends to them. */
-  readonly own: Set<unknown[]>;
+  /**
+   * Lists this run created; lists from the input are copied before Shiftr appends to them. A short
+   * array while there are few (most runs make one or two), a Set once there are many.
+   */
+  own: unknown[][] | Set<unknown[]>;
 }
 
 export function shiftState(input: unknown): ShiftState {
   const holder: JsonMap = { root: undefined };
-  return { K: ['root', 'root'], C: [undefined, undefined], T: [input, input], H: [0, 0], o: holder, own: new Set() };
+  return { K: ['root', 'root'], C: [undefined, undefined], T: [input, input], H: [0, 0], o: holder, own: [] };
 }
 
 /** The Shiftr result: what was written under the root key (null when nothing was). */
@@ -150,7 +161,7 @@ export function put(s: ShiftState, kinds: string, keys: readonly (string | null)
     let sub = readStep(tree, kind, key);
     if (sub === NONE) return;
     if (sub === undefined || sub === null) {
-      sub = nextKind === 'M' ? {} : ownList(s, []);
+      sub = nextKind === 'M' ? {} : own(s, []);
       overwrite(s, tree, kind, key, sub);
     }
     tree = sub;
@@ -161,9 +172,9 @@ export function put(s: ShiftState, kinds: string, keys: readonly (string | null)
   if (existing === NONE) return;
   if (existing === undefined || existing === null) overwrite(s, tree, kind, key, data);
   else if (Array.isArray(existing)) {
-    if (s.own.has(existing)) existing.push(data);
-    else overwrite(s, tree, kind, key, ownList(s, [...existing, data]));
-  } else overwrite(s, tree, kind, key, ownList(s, [existing, data]));
+    if (isOwned(s, existing)) existing.push(data);
+    else overwrite(s, tree, kind, key, own(s, [...existing, data]));
+  } else overwrite(s, tree, kind, key, own(s, [existing, data]));
 }
 
 /** Final Shiftr set into a map: set, add to the list there, or make a list of old and new. */
@@ -171,9 +182,9 @@ export function fm(s: ShiftState, t: JsonMap, k: string, data: unknown): void {
   const existing = hasOwn.call(t, k) ? t[k] : undefined;
   if (existing === undefined || existing === null) set(t, k, data);
   else if (Array.isArray(existing)) {
-    if (s.own.has(existing)) existing.push(data);
-    else set(t, k, ownList(s, [...existing, data]));
-  } else set(t, k, ownList(s, [existing, data]));
+    if (isOwned(s, existing)) existing.push(data);
+    else set(t, k, own(s, [...existing, data]));
+  } else set(t, k, own(s, [existing, data]));
 }
 
 /** Final Shiftr set into a list at index `i`. */
@@ -183,20 +194,25 @@ export function fa(s: ShiftState, t: unknown[], i: number, data: unknown): void 
     while (t.length < i) t.push(null);
     t[i] = data;
   } else if (Array.isArray(existing)) {
-    if (s.own.has(existing)) existing.push(data);
-    else t[i] = ownList(s, [...existing, data]);
-  } else t[i] = ownList(s, [existing, data]);
+    if (isOwned(s, existing)) existing.push(data);
+    else t[i] = own(s, [...existing, data]);
+  } else t[i] = own(s, [existing, data]);
 }
+
+/** Past this many lists a run keeps them in a Set (`includes` on an array is linear). */
+const FEW_OWNED_LISTS = 16;
 
 /** Registers a list created by this Shiftr run (appending to it later needs no copy). */
 export function own(s: ShiftState, list: unknown[]): unknown[] {
-  s.own.add(list);
+  const owned = s.own;
+  if (!Array.isArray(owned)) owned.add(list);
+  else if (owned.push(list) > FEW_OWNED_LISTS) s.own = new Set(owned);
   return list;
 }
 
-function ownList(s: ShiftState, list: unknown[]): unknown[] {
-  s.own.add(list);
-  return list;
+function isOwned(s: ShiftState, list: unknown[]): boolean {
+  const owned = s.own;
+  return Array.isArray(owned) ? owned.includes(list) : owned.has(list);
 }
 
 /** StarDoublePathElement match: the two captures, or null. `*` matches at least one character. */

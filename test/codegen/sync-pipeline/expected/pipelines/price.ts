@@ -131,7 +131,7 @@ const joltTransform = (() => {
     if (d !== null && typeof d === "object") {
       if (Array.isArray(d)) {
         for (let i = 0; i < d.length; i++) {
-          const kk = String(i), vv = d[i];
+          const kk = null, vv = d[i];
           if (true) {
             node4(S, kk, undefined, vv, i);
           }
