@@ -53,6 +53,8 @@ export interface HttpTriggerSpec {
   readonly validateBody?: CompiledValidator;
   readonly auth?: JsonObject;
   readonly rateLimit?: JsonObject;
+  /** The envelope fields the pipeline reads (the compiler's analysis), besides `body`; absent: all. */
+  readonly envelope?: readonly string[];
 }
 
 export interface HttpFileTriggerSpec {
@@ -63,6 +65,8 @@ export interface HttpFileTriggerSpec {
   readonly maxFileSize: number;
   readonly auth?: JsonObject;
   readonly rateLimit?: JsonObject;
+  /** The envelope fields the pipeline reads, besides `body` and `files`; absent: all. */
+  readonly envelope?: readonly string[];
 }
 
 export interface EventTriggerSpec {

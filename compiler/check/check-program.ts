@@ -19,6 +19,7 @@ import { walkDeclSteps } from '../ast/walk.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
 import { checkTrigger } from './check-trigger.js';
+import { envelopeDemand } from './envelope-demand.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
 import { entryOf, toLiteral } from './literal.js';
 import { ERROR_OBJECT } from './shapes.js';
@@ -130,7 +131,8 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
   const ctx = new PipelineContext(facts, decl.name, decl.nameSpan.file, new Map(decl.branches.map((b) => [b.name, b])));
   const options = checkOptions(decl, ctx.diagnostics);
   // A missing trigger is a syntax error (PIPE1016): check never runs on such a file.
-  const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx) : undefined;
+  const envelope = decl.trigger?.kind === 'http' || decl.trigger?.kind === 'http-file' ? envelopeDemand(decl, facts.registry) : 'all';
+  const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx, envelope) : undefined;
   // Called through `execute`, the pipeline receives the caller's payload instead of its trigger's envelope.
   const firstMessage = executedByPipelines ? UNKNOWN : (trigger?.message ?? UNKNOWN);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});

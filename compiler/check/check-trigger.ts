@@ -12,13 +12,18 @@ import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import { checkParams } from './check-params.js';
 import { checkExists } from './connector-hooks.js';
 import type { PipelineContext } from './context.js';
+import type { EnvelopeDemand } from './envelope-demand.js';
 import { entryOf, staticJson } from './literal.js';
 import { resolveSchemaValue, schemaLocator } from './schema-refs.js';
 import { SCHEDULER_MESSAGE, httpEnvelope, httpFileEnvelope, schemaToType } from './shapes.js';
 
 const MB = 1024 * 1024;
 
-export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext): { plan: TriggerPlan; message: PipeType } | undefined {
+/**
+ * `envelope`: the envelope fields the pipeline reads (envelope-demand.ts), for the HTTP triggers;
+ * they build only those. Absent or 'all': every field.
+ */
+export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelope: EnvelopeDemand = 'all'): { plan: TriggerPlan; message: PipeType } | undefined {
   const schema = ctx.facts.registry.triggers.get(trigger.kind);
   if (!schema) {
     const names = [...ctx.facts.registry.triggers.keys()];
@@ -68,7 +73,8 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext): { plan
       const auth = authSpec(entryOf(config, 'auth'), ctx);
       const rateLimit = entryOf(config, 'rate-limit');
       const rateJson = rateLimit ? staticJson(rateLimit) : undefined;
-      const common = `methods: ${JSON.stringify(methods)}, path: ${JSON.stringify(path)}${auth ? `, auth: ${auth}` : ''}${rateJson ? `, rateLimit: ${JSON.stringify(rateJson)}` : ''}`;
+      const fields = envelope === 'all' ? '' : `, envelope: ${JSON.stringify([...envelope].sort())}`;
+      const common = `methods: ${JSON.stringify(methods)}, path: ${JSON.stringify(path)}${auth ? `, auth: ${auth}` : ''}${rateJson ? `, rateLimit: ${JSON.stringify(rateJson)}` : ''}${fields}`;
       if (trigger.kind === 'http') {
         const body = bodySchema('body');
         const spec = `{ kind: "http", ${common}, maxBodySize: ${num('max-body-size', 5 * MB)}${body.validator ? `, validateBody: ${body.validator}` : ''} }`;

@@ -32,6 +32,19 @@ export interface ConnectorSchema {
   readonly synchronous?: boolean;
   /** Folder of the runtime implementation, relative to runtime/ (e.g. 'connectors/rest'). */
   readonly module?: string;
+  /** What `run` does with its incoming message; absent: it may read all of it. */
+  readonly message?: MessageUse;
+}
+
+/**
+ * How a connector's `run` uses the message it is given (`run(params, message, ctx)`), for the
+ * compiler's envelope analysis (check/envelope-demand.ts). `read`: `always`, `never`, or
+ * `{ unless: "payload" }` — read only when that parameter is not given. `passedThrough`: `run`
+ * returns the message it was given, unchanged (`log`, `assert`, `publish`).
+ */
+export interface MessageUse {
+  readonly read: 'always' | 'never' | { readonly unless: string };
+  readonly passedThrough?: boolean;
 }
 
 export interface ConnectorRegistry {

@@ -74,7 +74,16 @@ describe('headersRecordFromRaw', () => {
     expect(Object.keys(fast)).toEqual(['__proto__', 'accept', 'content-type', 'cookie', 'host', 'set-cookie', 'x-trace']);
     expect(fast['x-trace']).toBe('a, b');
     expect(fast['cookie']).toBe('a=1; b=2');
-    expect(Object.getPrototypeOf(fast)).toBeNull();
+    // `__proto__` is an own key holding the header's text, never a prototype write.
+    expect(Object.getOwnPropertyDescriptor(fast, '__proto__')?.value).toBe('plain');
+    expect(Object.getPrototypeOf(fast)).toBe(Object.prototype);
+  });
+
+  it('keeps names of Object.prototype members as own data', () => {
+    const raw = ['Constructor', 'c', 'toString', 't', '__proto__', 'p', 'hasOwnProperty', 'h'];
+    const record = headersRecordFromRaw(raw);
+    expect(Object.entries(record)).toEqual([['__proto__', 'p'], ['constructor', 'c'], ['hasownproperty', 'h'], ['tostring', 't']]);
+    expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
   });
 
   it('leaves HTTP/2 pseudo-headers out', () => {

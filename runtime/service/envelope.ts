@@ -25,12 +25,23 @@ export function dataRecord(): Record<string, Json> {
   return Object.create(null) as Record<string, Json>;
 }
 
+/**
+ * Sets an own data property on a plain object, `__proto__` included (an assignment would set the
+ * prototype instead). The records made per request (headers, query) are plain objects like the
+ * ones JSON.parse makes: V8 keeps those in fast mode, while a null-prototype record is a hash
+ * table from its first key. Their keys are only ever written here, never read back unchecked.
+ */
+function setData(record: JsonObject, key: string, value: Json): void {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
+}
+
 /** Adds `value` under `key`; a repeated key turns the entry into an array of values. */
 function addValue(record: Record<string, Json>, key: string, value: string): void {
   const existing = Object.hasOwn(record, key) ? record[key] : undefined;
-  if (existing === undefined) record[key] = value;
+  if (existing === undefined) setData(record, key, value);
   else if (Array.isArray(existing)) existing.push(value);
-  else record[key] = [existing, value];
+  else setData(record, key, [existing, value]);
 }
 
 /** The declared Content-Length when it is a plain decimal number, else null. */
@@ -195,10 +206,8 @@ export function parseRequestBody(bytes: Uint8Array, contentType: string | null):
 
 /** Header names are lower-case (Headers already folds them); repeated headers arrive joined. */
 export function headersRecord(headers: Headers): JsonObject {
-  const out = dataRecord();
-  headers.forEach((value, name) => {
-    out[name] = value;
-  });
+  const out: JsonObject = {};
+  headers.forEach((value, name) => setData(out, name, value));
   return out;
 }
 
@@ -235,10 +244,9 @@ export function headersRecordFromRaw(rawHeaders: readonly string[]): JsonObject 
       joined[name] = value;
     } else joined[name] = name === 'set-cookie' ? value : existing + (name === 'cookie' ? '; ' : ', ') + value;
   }
-  if (isSorted(names)) return joined;
   sortNames(names);
-  const out = dataRecord();
-  for (const name of names) out[name] = joined[name] as string;
+  const out: JsonObject = {};
+  for (const name of names) setData(out, name, joined[name] as string);
   return out;
 }
 
@@ -254,18 +262,13 @@ export function headersRecordOf(incoming: Pick<IncomingMessage, 'headers' | 'raw
   const names = Object.keys(parsed);
   if (names.length * 2 !== incoming.rawHeaders.length) return headersRecordFromRaw(incoming.rawHeaders);
   sortNames(names);
-  const out = dataRecord();
+  const out: JsonObject = {};
   for (const name of names) {
     const value = parsed[name];
     if (typeof value !== 'string') return headersRecordFromRaw(incoming.rawHeaders);
-    out[name] = trimHttpWhitespace(value);
+    setData(out, name, trimHttpWhitespace(value));
   }
   return out;
-}
-
-function isSorted(names: readonly string[]): boolean {
-  for (let i = 1; i < names.length; i++) if ((names[i - 1] as string) > (names[i] as string)) return false;
-  return true;
 }
 
 /** Sorts in code-unit order, as `Array#sort` does; a request's few header names by insertion. */
@@ -302,8 +305,10 @@ export function unreadIncoming(env: unknown): IncomingMessage | undefined {
  * without the copies the web Request path makes. What is left unread is drained by the server.
  */
 export function readIncomingLimited(incoming: IncomingMessage, limit: number): Promise<Uint8Array> {
+  // Node's parser has checked Content-Length already (digits only, or the request was refused),
+  // so the number needs no second check here; the streamed count below enforces the limit anyway.
   const declared = incoming.headers['content-length'];
-  if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > limit) return Promise.reject(tooLargeError(limit));
+  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLargeError(limit));
   return new Promise<Uint8Array>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -342,19 +347,54 @@ export function readIncomingLimited(incoming: IncomingMessage, limit: number): P
 
 /** Query parameters and path parameters in one object; path parameters win on a clash. */
 export function queryAndPathRecord(url: URL | URLSearchParams | null, pathParams: Readonly<Record<string, string>>): JsonObject {
-  const out = dataRecord();
+  const out: JsonObject = {};
   const query = url instanceof URL ? url.searchParams : url;
   if (query) for (const [k, v] of query) addValue(out, k, v);
-  for (const [k, v] of Object.entries(pathParams)) out[k] = v;
+  for (const k in pathParams) if (Object.hasOwn(pathParams, k)) setData(out, k, pathParams[k] as string);
   return out;
+}
+
+/**
+ * The envelope fields besides `body` (always there) that a trigger builds. The compiler lists the
+ * ones a pipeline can read (`envelope` in its trigger spec; compiler/check/envelope-demand.ts), so
+ * a pipeline that reads only the body gets no header record or query record made per request.
+ */
+export interface EnvelopeFields {
+  readonly headers: boolean;
+  readonly queryAndPath: boolean;
+  readonly method: boolean;
+  readonly path: boolean;
+  readonly contentType: boolean;
+  readonly principal: boolean;
+}
+
+export const ALL_ENVELOPE_FIELDS: EnvelopeFields = Object.freeze({
+  headers: true, queryAndPath: true, method: true, path: true, contentType: true, principal: true,
+});
+
+/** The fields a trigger spec's `envelope` list names; every field when there is no list. */
+export function envelopeFields(listed: readonly string[] | undefined): EnvelopeFields {
+  if (listed === undefined) return ALL_ENVELOPE_FIELDS;
+  const has = new Set(listed);
+  return Object.freeze({
+    headers: has.has('headers'),
+    queryAndPath: has.has('queryAndPath'),
+    method: has.has('method'),
+    path: has.has('path'),
+    contentType: has.has('contentType'),
+    principal: has.has('principal'),
+  });
 }
 
 export interface EnvelopeInput {
   readonly request: Request;
   /** The request's headers as a record, when the caller built it already (headersRecordFromRaw). */
   readonly headers?: JsonObject | undefined;
-  readonly pathParams: Readonly<Record<string, string>>;
+  /** The path parameters; called only when `queryAndPath` is built. */
+  readonly pathParams: () => Readonly<Record<string, string>>;
   readonly body: Json;
+  /** The request's Content-Type, when the caller read it already. */
+  readonly contentType?: string | null;
   /** Who the trigger's `auth` authenticated (claims of a bearer token, api-key account, …). */
   readonly principal?: JsonObject | null;
 }
@@ -375,17 +415,18 @@ export function pathAndQuery(url: string): { readonly path: string; readonly que
   return { path: url.slice(pathStart, queryStart), query: new URLSearchParams(url.slice(queryStart + 1)) };
 }
 
-export function buildEnvelope({ request, headers, pathParams, body, principal }: EnvelopeInput): JsonObject {
-  const { path, query } = pathAndQuery(request.url);
-  const headerRecord = headers ?? headersRecord(request.headers);
-  const contentType = headers ? headers['content-type'] : request.headers.get('content-type');
-  return {
-    body,
-    headers: headerRecord,
-    queryAndPath: queryAndPathRecord(query, pathParams),
-    method: request.method.toUpperCase(),
-    path,
-    contentType: typeof contentType === 'string' ? contentType : null,
-    ...(principal ? { principal } : {}),
-  };
+/** The message of an HTTP trigger: the body and the other `fields` (in this order, for one object shape per trigger). */
+export function buildEnvelope({ request, headers, pathParams, body, contentType, principal }: EnvelopeInput, fields = ALL_ENVELOPE_FIELDS): JsonObject {
+  const message: JsonObject = { body };
+  const target = fields.path || fields.queryAndPath ? pathAndQuery(request.url) : undefined;
+  if (fields.headers) message['headers'] = headers ?? headersRecord(request.headers);
+  if (target && fields.queryAndPath) message['queryAndPath'] = queryAndPathRecord(target.query, pathParams());
+  if (fields.method) message['method'] = request.method.toUpperCase();
+  if (target && fields.path) message['path'] = target.path;
+  if (fields.contentType) {
+    const type = contentType !== undefined ? contentType : headers ? headers['content-type'] : request.headers.get('content-type');
+    message['contentType'] = typeof type === 'string' ? type : null;
+  }
+  if (principal && fields.principal) message['principal'] = principal;
+  return message;
 }

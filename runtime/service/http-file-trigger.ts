@@ -15,7 +15,9 @@ import busboy from 'busboy';
 import type { Context, Hono } from 'hono';
 import { PipeError } from '../errors.js';
 import type { HttpFileTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
-import { buildEnvelope, checkDeclaredLength, dataRecord, parseMediaType, tooLargeError } from './envelope.js';
+import {
+  ALL_ENVELOPE_FIELDS, buildEnvelope, checkDeclaredLength, dataRecord, envelopeFields, parseMediaType, tooLargeError, type EnvelopeFields,
+} from './envelope.js';
 import type { ExecutionScope } from './execution.js';
 import type { HttpTriggerDeps } from './http-trigger.js';
 import { outcomeResponse } from './http-response.js';
@@ -183,19 +185,22 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
 }
 
 /** Receives the upload into the execution's work folder and builds the message. */
-export async function receiveUpload(request: Request, pathParams: Readonly<Record<string, string>>, scope: ExecutionScope, limit: number): Promise<Json> {
+export async function receiveUpload(
+  request: Request, pathParams: Readonly<Record<string, string>>, scope: ExecutionScope, limit: number, fields: EnvelopeFields = ALL_ENVELOPE_FIELDS,
+): Promise<Json> {
   const { type } = parseMediaType(request.headers.get('content-type'));
   const dir = (): string => scope.workDir;
   const multipart = type === 'multipart/form-data';
   checkDeclaredLength(request.headers, multipart ? limit + MULTIPART_OVERHEAD : limit);
   const upload = multipart ? await receiveMultipart(request, dir, limit) : await receiveRaw(request, dir, limit);
-  const envelope = buildEnvelope({ request, pathParams, body: upload.fields });
+  const envelope = buildEnvelope({ request, pathParams: () => pathParams, body: upload.fields }, fields);
   return { ...envelope, files: upload.files.map((f): JsonObject => ({ ...f })) };
 }
 
 export function registerHttpFileTrigger(app: Hono, pipeline: PipelineModule, spec: HttpFileTriggerSpec, deps: HttpTriggerDeps): void {
   const limit = spec.maxFileSize > 0 ? spec.maxFileSize : DEFAULT_MAX_FILE_SIZE;
   const guard = createTriggerGuard(spec, deps.accounts, deps.clock);
+  const fields = envelopeFields(spec.envelope);
   app.on([...spec.methods], spec.path, async (c: Context) => {
     if (guard) {
       const checked = await guard(c);
@@ -208,7 +213,7 @@ export function registerHttpFileTrigger(app: Hono, pipeline: PipelineModule, spe
     const pathParams = c.req.param() as Record<string, string>;
     const outcome = await deps.engine.execute({
       pipeline: pipeline.name,
-      prepare: (scope) => receiveUpload(request, pathParams, scope, limit),
+      prepare: (scope) => receiveUpload(request, pathParams, scope, limit, fields),
       trigger: 'http-file',
       traceHeaders: request.headers,
     });

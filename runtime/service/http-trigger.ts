@@ -10,9 +10,9 @@ import { PipeError } from '../errors.js';
 import { isPending } from '../steps.js';
 import type { Clock, HttpTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
 import {
-  buildEnvelope, DEFAULT_MAX_BODY_SIZE, headersRecordOf, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
+  buildEnvelope, DEFAULT_MAX_BODY_SIZE, envelopeFields, headersRecordOf, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
 } from './envelope.js';
-import type { ExecutionEngine } from './execution.js';
+import type { ExecutionEngine, TraceHeaders } from './execution.js';
 import { outcomeResponse, refusalResponse } from './http-response.js';
 import type { ServiceMetrics } from './metrics.js';
 import { createTriggerGuard } from './trigger-guard.js';
@@ -34,6 +34,8 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
   const validate = spec.validateBody ? (message: Json): ReturnType<typeof validateTriggerMessage> => validateTriggerMessage(spec, message) : undefined;
   // Hono path parameters are `:name` segments; a path without any has none to decode per request.
   const hasPathParams = spec.path.includes(':');
+  // Only the envelope fields the pipeline reads are built (the compiler lists them).
+  const fields = envelopeFields(spec.envelope);
   app.on([...spec.methods], spec.path, async (c: Context) => {
     let principal: JsonObject | null = null;
     if (guard) {
@@ -48,25 +50,25 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
     // On Node, the raw request gives the headers and body without building web Headers and
     // body copies per request; elsewhere (app.request() in tests) the web Request does.
     const incoming = unreadIncoming(c.env);
-    const headers = incoming ? headersRecordOf(incoming) : undefined;
+    const headers = incoming && fields.headers ? headersRecordOf(incoming) : undefined;
+    const contentType = headers ? headers['content-type'] : incoming ? incoming.headers['content-type'] : request.headers.get('content-type');
     let body;
     try {
       const bytes = incoming ? await readIncomingLimited(incoming, limit) : await readBodyLimited(request, limit);
-      const contentType = headers ? headers['content-type'] : request.headers.get('content-type');
       body = parseRequestBody(bytes, typeof contentType === 'string' ? contentType : null);
     } catch (err) {
       if (!(err instanceof PipeError)) throw err;
       deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
       return refusalResponse(err, deps.clock.now());
     }
-    // Objects of one shape every time (no spreads of optional parts): this runs per request.
-    const message = buildEnvelope({ request, headers, pathParams: hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS, body, principal });
+    const pathParams = (): Record<string, string> => (hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS);
+    const message = buildEnvelope({ request, headers, pathParams, body, contentType: typeof contentType === 'string' ? contentType : null, principal }, fields);
     const outcome = deps.engine.executeNow({
       pipeline: pipeline.name,
       message,
       validate,
       trigger: 'http',
-      traceHeaders: headers ? (headers as Readonly<Record<string, string>>) : request.headers,
+      traceHeaders: (headers ?? incoming?.headers ?? request.headers) as TraceHeaders,
     });
     // A synchronous pipeline's outcome is answered without waiting for another promise turn.
     return isPending(outcome) ? outcome.then(outcomeResponse) : outcomeResponse(outcome);

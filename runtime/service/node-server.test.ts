@@ -51,4 +51,27 @@ describe('serve() on a real socket', () => {
     server = undefined;
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
   });
+
+  it('builds only the envelope fields the pipeline reads, from the Node request', async () => {
+    const whole = pipelineOf('whole', httpTrigger('/whole/:id'), async (m) => m);
+    const bodyOnly = pipelineOf('body-only', httpTrigger('/body-only/:id', ['POST'], { envelope: [] }), async (m) => m);
+    const some = pipelineOf('some', httpTrigger('/some/:id', ['POST'], { envelope: ['queryAndPath', 'contentType'] }), async (m) => m);
+    t = await makeTestService([whole, bodyOnly, some]);
+    await t.service.start();
+    server = await serve(t.service, { port: 0, hostname: '127.0.0.1' });
+    const post = async (path: string, contentType: string, body: string): Promise<Record<string, unknown>> => {
+      const res = await fetch(`http://127.0.0.1:${server?.port ?? 0}${path}`, { method: 'POST', headers: { 'content-type': contentType, 'x-a': '1' }, body });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { body: Record<string, unknown> }).body;
+    };
+
+    const all = await post('/whole/7?q=1', 'application/json', '{"a":1}');
+    expect(Object.keys(all)).toEqual(['body', 'headers', 'queryAndPath', 'method', 'path', 'contentType']);
+    expect(all).toMatchObject({ body: { a: 1 }, headers: { 'x-a': '1' }, queryAndPath: { q: '1', id: '7' }, method: 'POST', path: '/whole/7' });
+
+    // The body is still parsed by its Content-Type when no header record is made.
+    expect(await post('/body-only/7?q=1', 'application/x-www-form-urlencoded', 'a=1&a=2')).toEqual({ body: { a: ['1', '2'] } });
+    expect(await post('/some/7?q=1', 'application/json; charset=utf-8', '{"a":1}'))
+      .toEqual({ body: { a: 1 }, queryAndPath: { q: '1', id: '7' }, contentType: 'application/json; charset=utf-8' });
+  });
 });

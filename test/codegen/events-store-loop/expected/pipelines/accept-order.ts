@@ -23,7 +23,7 @@ async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply
 export const pipeline: PipelineModule = {
   name: "accept-order",
   source: "input.pipe:4",
-  trigger: { kind: "http", methods: ["POST"], path: "/orders", maxBodySize: 5242880 },
+  trigger: { kind: "http", methods: ["POST"], path: "/orders", envelope: ["body"], maxBodySize: 5242880 },
   options: { concurrency: 10, timeout: 30000 },
   run,
 };
