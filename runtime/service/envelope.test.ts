@@ -3,7 +3,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
-  excessiveDepthAt, headersRecord, headersRecordFromRaw, headersRecordOf, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord,
+  decodeUtf8Strictly, excessiveDepthAt, headersRecord, headersRecordFromRaw, headersRecordOf, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord,
   readIncomingLimited,
 } from './envelope.js';
 
@@ -155,5 +155,51 @@ describe('headersRecordOf (from the headers Node parsed)', () => {
     expect(records).toHaveLength(blocks.length);
     for (const { viaNode, viaRaw } of records) expect(viaNode).toBe(viaRaw);
     expect(JSON.parse(records[3]?.viaNode ?? '[]')).toContainEqual(['__proto__', 'plain']);
+  });
+});
+
+describe('decodeUtf8Strictly', () => {
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  /** TextDecoder's answer: the text, or null when it refuses the bytes. */
+  const reference = (b: Uint8Array): string | null => {
+    try {
+      return strict.decode(b);
+    } catch {
+      return null;
+    }
+  };
+  const ours = (b: Uint8Array): string | null => {
+    try {
+      return decodeUtf8Strictly(b);
+    } catch (err) {
+      expect((err as { code?: number }).code).toBe(400);
+      return null;
+    }
+  };
+
+  it('decodes like a fatal TextDecoder: BOM, real U+FFFD, multi-byte text, and refuses broken bytes', () => {
+    const cases = [
+      bytes('{"a":"plain"}'), bytes('\uFEFF{"a":1}'), bytes('{"a":"\uFFFD"}'), bytes('{"a":"é ☃ 😀"}'), bytes(''),
+      new Uint8Array([0xc3, 0x28]), new Uint8Array([0xed, 0xa0, 0x80]), new Uint8Array([0xf0, 0x9f, 0x98]), new Uint8Array([0xc0, 0xaf]),
+      new Uint8Array([0xef, 0xbf, 0xbd, 0xff]), new Uint8Array([0xf4, 0x90, 0x80, 0x80]),
+    ];
+    for (const b of cases) {
+      expect(ours(b)).toBe(reference(b));
+      expect(ours(Buffer.from(b))).toBe(reference(b));
+    }
+    expect(reference(new Uint8Array([0xc3, 0x28]))).toBeNull();
+  });
+
+  it('agrees with a fatal TextDecoder on random bytes', () => {
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % 256;
+    for (let n = 0; n < 2000; n++) {
+      // Mostly text-like bytes, with the lead and continuation bytes that make or break UTF-8.
+      const b = Uint8Array.from({ length: 1 + (n % 12) }, () => {
+        const r = next();
+        return r < 128 ? 0x61 + (r % 26) : [0x80, 0xbf, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xff, 0xbd][r % 11] as number;
+      });
+      expect(ours(b)).toBe(reference(b));
+    }
   });
 });

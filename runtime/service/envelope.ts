@@ -180,12 +180,36 @@ function decoderFor(charset: string | undefined, fatal: boolean): TextDecoder {
 }
 
 function decodeText(bytes: Uint8Array, charset: string | undefined, fatal: boolean): string {
+  if (fatal && isUtf8(charset)) return decodeUtf8Strictly(bytes);
   const decoder = decoderFor(charset, fatal);
   try {
     return decoder.decode(bytes);
   } catch {
     throw badRequest(`Request body is not valid ${charset ?? 'utf-8'} text`);
   }
+}
+
+function isUtf8(charset: string | undefined): boolean {
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+}
+
+/**
+ * UTF-8 that must be valid, as `new TextDecoder('utf-8', { fatal: true })` decodes it (a leading
+ * BOM dropped), in one pass for the usual body: V8's decoder turns every invalid sequence into
+ * U+FFFD, so only text that holds one (never an ASCII or Latin-1 body, where the search ends at
+ * once) is decoded again strictly, which tells a real U+FFFD from broken bytes.
+ */
+export function decodeUtf8Strictly(bytes: Uint8Array): string {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = buffer.toString();
+  if (text.includes('\uFFFD')) {
+    try {
+      return UTF8_STRICT.decode(bytes);
+    } catch {
+      throw badRequest('Request body is not valid utf-8 text');
+    }
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Form fields as an object; repeated fields become arrays. */
@@ -386,12 +410,17 @@ export function envelopeFields(listed: readonly string[] | undefined): EnvelopeF
   });
 }
 
+/** No field besides the body: the message is `{ body }`. */
+export function onlyBody(fields: EnvelopeFields): boolean {
+  return !(fields.headers || fields.queryAndPath || fields.method || fields.path || fields.contentType || fields.principal);
+}
+
 export interface EnvelopeInput {
   readonly request: Request;
   /** The request's headers as a record, when the caller built it already (headersRecordFromRaw). */
   readonly headers?: JsonObject | undefined;
-  /** The path parameters; called only when `queryAndPath` is built. */
-  readonly pathParams: () => Readonly<Record<string, string>>;
+  /** The path parameters (read only when `queryAndPath` is built). */
+  readonly pathParams: Readonly<Record<string, string>>;
   readonly body: Json;
   /** The request's Content-Type, when the caller read it already. */
   readonly contentType?: string | null;
@@ -420,7 +449,7 @@ export function buildEnvelope({ request, headers, pathParams, body, contentType,
   const message: JsonObject = { body };
   const target = fields.path || fields.queryAndPath ? pathAndQuery(request.url) : undefined;
   if (fields.headers) message['headers'] = headers ?? headersRecord(request.headers);
-  if (target && fields.queryAndPath) message['queryAndPath'] = queryAndPathRecord(target.query, pathParams());
+  if (target && fields.queryAndPath) message['queryAndPath'] = queryAndPathRecord(target.query, pathParams);
   if (fields.method) message['method'] = request.method.toUpperCase();
   if (target && fields.path) message['path'] = target.path;
   if (fields.contentType) {
