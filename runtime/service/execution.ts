@@ -214,12 +214,26 @@ class LevelGate {
 type ContextWithHooks = ExecutionContext & { readonly hooks: StepHooks };
 
 /**
- * What a trigger's `prepare` sees, and the base of the execution context: the lazily created parts
- * (logger, signal, work folder) are prototype getters rather than per-execution closures.
+ * The ExecutionContext the engine hands to a pipeline (and, as an ExecutionScope, to a trigger's
+ * `prepare`). The lazily created parts (logger, signal, work folder) are prototype getters rather
+ * than per-execution closures; `steps` and `metadata` are made on first use (most executions read
+ * neither, and a null-prototype record is one of the larger allocations of an execution). No base
+ * class: a derived constructor's `super()` costs a lookup per execution.
  */
-class EngineScope implements ExecutionScope {
+class EngineContext implements ContextWithHooks {
+  private labelled: Record<string, Json> | undefined;
+  private meta: ExecutionMetadata | undefined;
+
   constructor(
     private readonly id: ExecutionId,
+    readonly pipeline: string,
+    private readonly startTimestamp: number,
+    private readonly timeoutMs: number,
+    private readonly redelivery: boolean,
+    readonly globals: Readonly<Record<string, Json>>,
+    readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
+    readonly services: ServiceServices,
+    readonly hooks: StepHooks,
     private readonly executionLog: ExecutionLog,
     private readonly abort: ExecutionAbort,
     private readonly folder: WorkDir,
@@ -239,33 +253,6 @@ class EngineScope implements ExecutionScope {
 
   get workDir(): string {
     return this.folder.path;
-  }
-}
-
-/**
- * The ExecutionContext the engine hands to a pipeline: the scope plus what steps read. `steps`
- * and `metadata` are made on first use (most executions read neither, and a null-prototype
- * record is one of the larger allocations of an execution).
- */
-class EngineContext extends EngineScope implements ContextWithHooks {
-  private labelled: Record<string, Json> | undefined;
-  private meta: ExecutionMetadata | undefined;
-
-  constructor(
-    id: ExecutionId,
-    readonly pipeline: string,
-    private readonly startTimestamp: number,
-    private readonly timeoutMs: number,
-    private readonly redelivery: boolean,
-    readonly globals: Readonly<Record<string, Json>>,
-    readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
-    readonly services: ServiceServices,
-    readonly hooks: StepHooks,
-    executionLog: ExecutionLog,
-    abort: ExecutionAbort,
-    folder: WorkDir,
-  ) {
-    super(id, executionLog, abort, folder);
   }
 
   get steps(): Record<string, Json> {
@@ -472,20 +459,19 @@ export class ExecutionEngine {
   private prepareAndRun(run: Run, request: ExecutionRequest): Json | Reply | Promise<Json | Reply> {
     run.entry.series.inFlight.value += 1;
     run.slot.counted = true;
-    if (request.prepare) {
-      return request.prepare(new EngineScope(run.id, run.log, run.abort, run.workDir)).then((message) => this.startSteps(run, request, message));
-    }
-    return this.startSteps(run, request, request.message ?? null);
+    const ctx = this.createContext(run, request.redelivery ?? false);
+    if (request.prepare) return request.prepare(ctx).then((message) => this.startSteps(run, request, message, ctx));
+    return this.startSteps(run, request, request.message ?? null, ctx);
   }
 
   /** Checks the message against the trigger's schema, then runs the pipeline's steps over it. */
-  private startSteps(run: Run, request: ExecutionRequest, message: Json): Json | Reply | Promise<Json | Reply> {
+  private startSteps(run: Run, request: ExecutionRequest, message: Json, ctx: ContextWithHooks): Json | Reply | Promise<Json | Reply> {
     const violations = request.validate?.(message) ?? null;
     if (violations) {
       run.slot.invalid = true;
       throw invalidMessageError(violations);
     }
-    return run.entry.module.run(message, this.createContext(run, request.redelivery ?? false));
+    return run.entry.module.run(message, ctx);
   }
 
   private releaseSlot(entry: PipelineEntry, slot: Slot): void {

@@ -193,7 +193,7 @@ export async function receiveUpload(
   const multipart = type === 'multipart/form-data';
   checkDeclaredLength(request.headers, multipart ? limit + MULTIPART_OVERHEAD : limit);
   const upload = multipart ? await receiveMultipart(request, dir, limit) : await receiveRaw(request, dir, limit);
-  const envelope = buildEnvelope({ request, pathParams: () => pathParams, body: upload.fields }, fields);
+  const envelope = buildEnvelope({ request, pathParams, body: upload.fields }, fields);
   return { ...envelope, files: upload.files.map((f): JsonObject => ({ ...f })) };
 }
 

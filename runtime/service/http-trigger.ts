@@ -10,7 +10,7 @@ import { PipeError } from '../errors.js';
 import { isPending } from '../steps.js';
 import type { Clock, HttpTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
 import {
-  buildEnvelope, DEFAULT_MAX_BODY_SIZE, envelopeFields, headersRecordOf, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
+  buildEnvelope, DEFAULT_MAX_BODY_SIZE, envelopeFields, headersRecordOf, onlyBody, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
 } from './envelope.js';
 import type { ExecutionEngine, TraceHeaders } from './execution.js';
 import { outcomeResponse, refusalResponse } from './http-response.js';
@@ -36,6 +36,7 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
   const hasPathParams = spec.path.includes(':');
   // Only the envelope fields the pipeline reads are built (the compiler lists them).
   const fields = envelopeFields(spec.envelope);
+  const bodyOnly = onlyBody(fields);
   app.on([...spec.methods], spec.path, async (c: Context) => {
     let principal: JsonObject | null = null;
     if (guard) {
@@ -46,29 +47,36 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
         return checked.response;
       }
     }
-    const request = c.req.raw;
     // On Node, the raw request gives the headers and body without building web Headers and
-    // body copies per request; elsewhere (app.request() in tests) the web Request does.
+    // body copies per request; elsewhere (app.request() in tests) the web Request does. A pipeline
+    // that reads only the body needs nothing else of the request, not even Hono's request object.
     const incoming = unreadIncoming(c.env);
+    const request = incoming !== undefined && bodyOnly ? undefined : c.req.raw;
     const headers = incoming && fields.headers ? headersRecordOf(incoming) : undefined;
-    const contentType = headers ? headers['content-type'] : incoming ? incoming.headers['content-type'] : request.headers.get('content-type');
+    const contentType = headers ? headers['content-type'] : incoming ? incoming.headers['content-type'] : (request as Request).headers.get('content-type');
     let body;
     try {
-      const bytes = incoming ? await readIncomingLimited(incoming, limit) : await readBodyLimited(request, limit);
+      const bytes = incoming ? await readIncomingLimited(incoming, limit) : await readBodyLimited(request as Request, limit);
       body = parseRequestBody(bytes, typeof contentType === 'string' ? contentType : null);
     } catch (err) {
       if (!(err instanceof PipeError)) throw err;
       deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
       return refusalResponse(err, deps.clock.now());
     }
-    const pathParams = (): Record<string, string> => (hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS);
-    const message = buildEnvelope({ request, headers, pathParams, body, contentType: typeof contentType === 'string' ? contentType : null, principal }, fields);
+    const message = request === undefined ? { body } : buildEnvelope({
+      request,
+      headers,
+      pathParams: fields.queryAndPath && hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS,
+      body,
+      contentType: typeof contentType === 'string' ? contentType : null,
+      principal,
+    }, fields);
     const outcome = deps.engine.executeNow({
       pipeline: pipeline.name,
       message,
       validate,
       trigger: 'http',
-      traceHeaders: (headers ?? incoming?.headers ?? request.headers) as TraceHeaders,
+      traceHeaders: (headers ?? incoming?.headers ?? (request as Request).headers) as TraceHeaders,
     });
     // A synchronous pipeline's outcome is answered without waiting for another promise turn.
     return isPending(outcome) ? outcome.then(outcomeResponse) : outcomeResponse(outcome);

@@ -68,9 +68,15 @@ export function createServiceMetrics(service: string): ServiceMetrics {
 }
 
 /** The series one pipeline's executions update, resolved once per pipeline. */
+interface OutcomeSeries {
+  readonly count: CounterSeries;
+  readonly duration: HistogramSeries;
+}
+
 export class PipelineSeries {
   readonly inFlight: CounterSeries;
-  private readonly byOutcome = new Map<ExecutionOutcomeLabel, { readonly count: CounterSeries; readonly duration: HistogramSeries }>();
+  private readonly byOutcome = new Map<ExecutionOutcomeLabel, OutcomeSeries>();
+  private success: OutcomeSeries | undefined;
 
   constructor(private readonly metrics: ServiceMetrics, private readonly pipeline: string) {
     this.inFlight = metrics.inFlight.series([pipeline]);
@@ -78,13 +84,15 @@ export class PipelineSeries {
 
   /** Counts one finished execution and its duration. */
   finished(outcome: ExecutionOutcomeLabel, durationSeconds: number): void {
-    let series = this.byOutcome.get(outcome);
+    // The usual outcome without a map lookup.
+    let series = outcome === 'success' ? this.success : this.byOutcome.get(outcome);
     if (!series) {
       series = {
         count: this.metrics.executions.series([this.pipeline, outcome]),
         duration: this.metrics.duration.series([this.pipeline, outcome]),
       };
       this.byOutcome.set(outcome, series);
+      if (outcome === 'success') this.success = series;
     }
     series.count.value += 1;
     series.duration.observe(durationSeconds);
