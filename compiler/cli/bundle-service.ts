@@ -8,10 +8,11 @@
  * agent stack, the HTTP client, metrics and tracing exporters): the bundle `require`s those from
  * node_modules when, and only when, they are needed.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Script } from 'node:vm';
-import { BUNDLE_FILE, CODE_CACHE_FILE, wrapBundle } from '../../runtime/launch.js';
+import { pathToFileURL } from 'node:url';
+import { BUNDLE_FILE, CODE_CACHE_FILE } from '../../runtime/launch.js';
 import { bundle } from './bundle.js';
 
 /** Loaded on demand: neither on first use (native, own files) nor at start (lazy in the runtime). */
@@ -44,8 +45,35 @@ export async function bundleService(serviceDir: string): Promise<void> {
   });
   fs.mkdirSync(path.dirname(bundleFile), { recursive: true });
   fs.writeFileSync(bundleFile, source);
-  // Compiling (without running) is enough: the cache then holds every function V8 compiles
-  // eagerly, which measured as fast a start as a cache taken after serving a request.
-  const cache = new Script(wrapBundle(source), { filename: bundleFile }).createCachedData();
-  fs.writeFileSync(path.join(serviceDir, CODE_CACHE_FILE), cache);
+  await writeCodeCache(serviceDir);
+}
+
+/**
+ * The code cache, taken once the bundle's top level has run (its modules defined, nothing
+ * started), in a node process of its own so that the service's module code never runs inside
+ * pipec. A cache of the bundle only compiled (not run) starts as fast, but measured ≈ 1.5–4 % more
+ * CPU per request under load for as long as the service runs; this one does not.
+ */
+async function writeCodeCache(serviceDir: string): Promise<void> {
+  const launch = path.join(serviceDir, 'runtime', 'launch.js');
+  const script = [
+    `const m = await import(${JSON.stringify(pathToFileURL(launch).href)});`,
+    `const loaded = m.runBundle(${JSON.stringify(path.join(serviceDir, BUNDLE_FILE))}, '', (s) => import(s));`,
+    `(await import('node:fs')).writeFileSync(${JSON.stringify(path.join(serviceDir, CODE_CACHE_FILE))}, loaded.script.createCachedData());`,
+    // Whatever the service's modules scheduled at load (none should) must not keep this process alive.
+    'process.exit(0);',
+  ].join('\n');
+  const { code, stderr } = await runNode(['--input-type=module', '-e', script], serviceDir);
+  if (code !== 0) throw new Error(`could not make the code cache of ${serviceDir} (exit ${code}):\n${stderr}`);
+}
+
+function runNode(args: readonly string[], cwd: string): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // The flags the service is started with: V8 rejects a cache made under other flags.
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? 1, stderr }));
+  });
 }

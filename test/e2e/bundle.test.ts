@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli, startServer, tempDir, type RunningService } from './service-process.js';
 
@@ -56,6 +57,13 @@ describe('start-up bundle', () => {
 
   it('V8 accepts the code cache made at build time', () => {
     const script = `import('${path.join(outDir, 'runtime/launch.js')}').then((m) => { const b = m.loadBundle(${JSON.stringify(outDir)}); process.stdout.write(JSON.stringify({ loaded: typeof b.exports.startService, codeCacheUsed: b.codeCacheUsed })); })`;
+    const printed = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(printed)).toEqual({ loaded: 'function', codeCacheUsed: true });
+  });
+
+  it('accepts it also on the way server.js starts, which tunes V8 flags (after loading)', () => {
+    const url = pathToFileURL(`${outDir}/`).href;
+    const script = `import('${path.join(outDir, 'runtime/launch.js')}').then(async (m) => { const s = await m.loadService(new URL(${JSON.stringify(url)}), {}); process.stdout.write(JSON.stringify({ loaded: typeof s.startable.startService, codeCacheUsed: s.codeCacheUsed })); })`;
     const printed = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     expect(JSON.parse(printed)).toEqual({ loaded: 'function', codeCacheUsed: true });
   });
