@@ -26,13 +26,17 @@ export type StepParams<P> = P | ((message: Json, ctx: ExecutionContext) => P);
 export interface StepHooks {
   /** Replaces the connector (mocks in pipeline tests); undefined = run it. */
   readonly mock?: (step: StepInfo, params: unknown, message: Json, ctx: ExecutionContext) => Json | Promise<Json> | undefined;
-  /** Called as the step starts; what it returns comes back to `after` (and `around`) as `token`. */
-  readonly before?: (step: StepInfo, ctx: ExecutionContext) => unknown;
+  /**
+   * Called as the step starts; what it returns comes back to `after` (and `around`) as `token`.
+   * `chained`: the step belongs to a pipeline whose steps are all synchronous (`stepNow`), so
+   * nothing but the pipeline's own code ran since the step before it ended.
+   */
+  readonly before?: (step: StepInfo, ctx: ExecutionContext, chained: boolean) => unknown;
   /** Runs the connector inside `around` (e.g. with the step's trace context active). */
   readonly around?: <T>(step: StepInfo, token: unknown, run: () => T) => T;
   readonly after?: (
     step: StepInfo, token: unknown, outcome: 'ok' | 'error', output: Json | undefined, error: PipeError | undefined,
-    ctx: ExecutionContext, params: unknown,
+    ctx: ExecutionContext, params: unknown, chained: boolean,
   ) => void;
   /** A choice took its branch `index` (whens in order, then otherwise); coverage in pipeline tests. */
   readonly branch?: (choice: ChoiceInfo, index: number, ctx: ExecutionContext) => void;
@@ -68,9 +72,9 @@ export function isPending<T>(value: T | Promise<T>): value is Promise<T> {
  * Runs one connector step. The output comes back as it is when the connector finished at once
  * (and no mock or span wrapped it), otherwise as a promise: generated code awaits only the latter.
  */
-export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, params: StepParams<P>, message: Json): Json | Promise<Json> {
+export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, params: StepParams<P>, message: Json, chained = false): Json | Promise<Json> {
   const hooks = (ctx as ContextWithHooks).hooks;
-  const token = hooks?.before?.(info, ctx);
+  const token = hooks?.before?.(info, ctx, chained);
   let resolved: P | undefined;
   let output: Json | Promise<Json>;
   try {
@@ -82,26 +86,26 @@ export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, 
       output = hooks.around(info, token, () => run(ready, message, ctx));
     } else output = run(resolved, message, ctx);
   } catch (err) {
-    return stepFailed(ctx, info, hooks, token, resolved, err);
+    return stepFailed(ctx, info, hooks, token, resolved, err, chained);
   }
-  if (!isPending(output)) return stepSucceeded(ctx, info, hooks, token, resolved, output);
+  if (!isPending(output)) return stepSucceeded(ctx, info, hooks, token, resolved, output, chained);
   const settledParams = resolved;
   return output.then(
-    (value) => stepSucceeded(ctx, info, hooks, token, settledParams, value),
-    (err: unknown) => stepFailed(ctx, info, hooks, token, settledParams, err),
+    (value) => stepSucceeded(ctx, info, hooks, token, settledParams, value, false),
+    (err: unknown) => stepFailed(ctx, info, hooks, token, settledParams, err, false),
   );
 }
 
-function stepSucceeded(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | undefined, token: unknown, params: unknown, output: Json): Json {
+function stepSucceeded(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | undefined, token: unknown, params: unknown, output: Json, chained: boolean): Json {
   if (info.label !== undefined) ctx.steps[info.label] = output;
-  hooks?.after?.(info, token, 'ok', output, undefined, ctx, params);
+  hooks?.after?.(info, token, 'ok', output, undefined, ctx, params, chained);
   return output;
 }
 
 /** A failed step: thrown on (fail-on-error, or the execution was aborted), else its failure output. */
-function stepFailed(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | undefined, token: unknown, params: unknown, err: unknown): Json {
+function stepFailed(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | undefined, token: unknown, params: unknown, err: unknown, chained: boolean): Json {
   const error = withStep(asPipeError(err, info.label ?? info.connector), info);
-  hooks?.after?.(info, token, 'error', undefined, error, ctx, params);
+  hooks?.after?.(info, token, 'error', undefined, error, ctx, params, chained);
   // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
   if (info.failOnError || ctx.signal.aborted) throw error;
   ctx.log.warn({ step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code }, 'step failed; continuing (fail-on-error is off)');
@@ -117,7 +121,7 @@ function stepFailed(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | un
  * (mocks answer at once, tracing runs the connector inside its span's context).
  */
 export function stepNow<P>(ctx: ExecutionContext, info: StepInfo, run: SyncConnectorRun<P>, params: StepParams<P>, message: Json): Json {
-  const output = step(ctx, info, run, params, message);
+  const output = step(ctx, info, run, params, message, true);
   if (isPending(output)) {
     throw new PipeError(`step ${info.label ?? info.connector} (${info.source}) did not finish synchronously`, { code: 500, kind: 'INTERNAL' });
   }

@@ -165,6 +165,11 @@ export interface ServiceServices {
 /** Time, replaceable in tests (a controllable clock). */
 export interface Clock {
   now(): number;
+  /**
+   * The wall time (epoch ms) at which `performance.now()` read `monotonic`, when the clock can
+   * tell it without reading itself again (the system clock can; a manual test clock cannot).
+   */
+  wallTimeAt?(monotonic: number): number;
 }
 
 // ───────────────────────────── backends ─────────────────────────────

@@ -24,6 +24,7 @@ import { registerHttpTrigger } from './http-trigger.js';
 import { registerJwksRoute } from './jwks-route.js';
 import { registerMcpRoute } from './mcp-route.js';
 import { createLogger } from './logging.js';
+import { SystemClock } from './system-clock.js';
 import { createServiceMetrics } from './metrics.js';
 import { ScheduleRunner } from './scheduler-trigger.js';
 import { settleWithin } from './shutdown.js';
@@ -96,7 +97,7 @@ function checkRoutes(pipelines: readonly PipelineModule[]): void {
 
 export async function createService(def: ServiceDefinition, opts: ServiceOptions = {}): Promise<Service> {
   const env = opts.env ?? process.env;
-  const clock = opts.clock ?? { now: () => Date.now() };
+  const clock = opts.clock ?? new SystemClock();
   const logger = opts.logger ?? createLogger({ level: env['LOG_LEVEL'] ?? 'info', service: def.name });
   const dataDir = opts.dataDir ?? env['PIPEC_DATA_DIR'] ?? './.pipec-data';
   checkRoutes(def.pipelines);

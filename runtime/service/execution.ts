@@ -30,7 +30,7 @@ import { Deadlines } from './deadlines.js';
 import { ExecutionAbort } from './execution-abort.js';
 import { PipelineSeries, type ExecutionOutcomeLabel, type ServiceMetrics } from './metrics.js';
 import { InFlightTracker, settleWithin } from './shutdown.js';
-import { createStepHooks } from './step-observer.js';
+import { createStepHooks, type StepClock } from './step-observer.js';
 import { invalidMessageError, type Violation } from './validation.js';
 import { createWorkDir, type WorkDir } from './work-dir.js';
 
@@ -220,9 +220,10 @@ type ContextWithHooks = ExecutionContext & { readonly hooks: StepHooks };
  * neither, and a null-prototype record is one of the larger allocations of an execution). No base
  * class: a derived constructor's `super()` costs a lookup per execution.
  */
-class EngineContext implements ContextWithHooks {
+class EngineContext implements ContextWithHooks, StepClock {
   private labelled: Record<string, Json> | undefined;
   private meta: ExecutionMetadata | undefined;
+  stepMark: number | undefined = undefined;
 
   constructor(
     private readonly id: ExecutionId,
@@ -518,8 +519,11 @@ export class ExecutionEngine {
   }
 
   private createContext(run: Run, redelivery: boolean): ContextWithHooks {
+    const { clock } = this.deps;
+    // The start was read on the monotonic clock already; the system clock turns it into wall time.
+    const startTimestamp = clock.wallTimeAt ? clock.wallTimeAt(run.startedAt) : clock.now();
     return new EngineContext(
-      run.id, run.entry.module.name, this.deps.clock.now(), run.timeoutMs, redelivery, this.deps.globals, this.deps.accounts, this.services,
+      run.id, run.entry.module.name, startTimestamp, run.timeoutMs, redelivery, this.deps.globals, this.deps.accounts, this.services,
       this.hooks, run.log, run.abort, run.workDir,
     );
   }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { run as publish } from '../connectors/publish/publish.js';
-import { step, type StepInfo } from '../steps.js';
+import { step, stepNow, type StepInfo } from '../steps.js';
 import type { Json } from '../types.js';
 import { createServiceMetrics } from './metrics.js';
 import { registerSeriesMetric, SeriesHistogram } from './metric-series.js';
@@ -130,5 +130,50 @@ describe('series metrics', () => {
     expect(sample(text, 't_seconds_sum', { pipeline: 'p' })).toBeCloseTo(3.65);
     expect(sample(text, 't_seconds_count', { pipeline: 'p', service: 'svc' })).toBe(4);
     expect(() => histogram.series(['p', 'extra'])).toThrow(/label values/);
+  });
+});
+
+describe('step durations in a pipeline whose steps are all synchronous', () => {
+  const first: StepInfo = { label: 'first', connector: 'json-generator', source: 's.pipe:2', failOnError: true };
+  const second: StepInfo = { label: 'second', connector: 'json-generator', source: 's.pipe:3', failOnError: true };
+  const third: StepInfo = { label: 'third', connector: 'json-generator', source: 's.pipe:4', failOnError: true };
+
+  it('chain: each step starts where the one before it ended (one clock read per step after the first)', async () => {
+    const sync = pipelineOf('sync', httpTrigger('/sync'), (message, ctx) => {
+      let m = stepNow(ctx, first, (p: { json: Json }) => p.json, { json: 1 }, message);
+      m = stepNow(ctx, second, (p: { json: Json }) => p.json, { json: 2 }, m);
+      return stepNow(ctx, third, (p: { json: Json }) => p.json, { json: 3 }, m);
+    });
+    t = await makeTestService([sync]);
+    // A clock that moves 1 ms per read: each duration shows how many reads it spans.
+    const realNow = performance.now.bind(performance);
+    let fake = realNow();
+    performance.now = () => (fake += 1);
+    let reads: number;
+    try {
+      const before = fake;
+      expect((await post('/sync')).status).toBe(200);
+      reads = fake - before;
+    } finally {
+      performance.now = realNow;
+    }
+    // The execution's start and end, then the first step's start and one read at each step's end.
+    expect(reads).toBe(2 + 1 + 3);
+    const text = await metricsText();
+    for (const label of ['first', 'second', 'third']) {
+      expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'sync', step: label, outcome: 'ok' })).toBe(1);
+      expect(sample(text, 'pipec_step_duration_seconds_sum', { pipeline: 'sync', step: label, outcome: 'ok' })).toBeCloseTo(0.001, 9);
+    }
+  });
+
+  it('a step of an asynchronous pipeline reads the clock at its start and at its end', async () => {
+    const pipeline = pipelineOf('async', httpTrigger('/async'), async (message, ctx) => {
+      const m = await step(ctx, first, async (p: { json: Json }) => p.json, { json: 1 }, message);
+      return step(ctx, second, async (p: { json: Json }) => p.json, { json: 2 }, m);
+    });
+    t = await makeTestService([pipeline]);
+    expect((await post('/async')).status).toBe(200);
+    const text = await metricsText();
+    for (const label of ['first', 'second']) expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'async', step: label, outcome: 'ok' })).toBe(1);
   });
 });

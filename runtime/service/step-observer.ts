@@ -89,12 +89,22 @@ interface TracedToken {
   readonly extra: unknown;
 }
 
+/**
+ * Where an execution context keeps the end of its last step (engine's EngineContext). In a
+ * pipeline whose steps are all synchronous, the next step starts there: one clock read per step
+ * instead of two (a clock read costs about as much as a small step on some machines), and the
+ * step's time then includes the pipeline's own code since the previous step (conditions, replies).
+ */
+export interface StepClock {
+  stepMark: number | undefined;
+}
+
 export function createStepHooks(opts: StepObserverOptions): StepHooks {
   const { metrics, tracer, extra } = opts;
   const cache = new StepSeriesCache(metrics);
-  const record = (step: StepInfo, startedAt: number, outcome: 'ok' | 'error', output: Json | undefined, ctx: ExecutionContext, params: unknown): void => {
+  const record = (step: StepInfo, seconds: number, outcome: 'ok' | 'error', output: Json | undefined, ctx: ExecutionContext, params: unknown): void => {
     const series = cache.get(step, ctx.pipeline);
-    (outcome === 'ok' ? series.ok : series.error).observe((performance.now() - startedAt) / 1000);
+    (outcome === 'ok' ? series.ok : series.error).observe(seconds);
     if (outcome === 'ok' && (step.connector === 'agent' || step.connector === 'publish')) {
       countConnectorFacts(metrics, step, ctx.pipeline, output, params);
     }
@@ -102,17 +112,20 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
 
   if (!tracer && !extra) {
     return {
-      before: () => performance.now(),
-      after: (step, token, outcome, output, _error, ctx, params) => record(step, token as number, outcome, output, ctx, params),
+      before: (_step, ctx, chained) => (chained ? (ctx as ExecutionContext & Partial<StepClock>).stepMark : undefined) ?? performance.now(),
+      after: (step, token, outcome, output, _error, ctx, params, chained) => {
+        const now = performance.now();
+        record(step, (now - (token as number)) / 1000, outcome, output, ctx, params);
+        if (chained) (ctx as ExecutionContext & Partial<StepClock>).stepMark = now;
+      },
     };
   }
 
   return {
     ...(extra?.mock ? { mock: extra.mock } : {}),
     ...(extra?.branch ? { branch: extra.branch } : {}),
-    ...(extra?.branch ? { branch: extra.branch } : {}),
-    before: (step, ctx): TracedToken | { readonly startedAt: number; readonly extra: unknown } => {
-      const extraToken = extra?.before?.(step, ctx);
+    before: (step, ctx, chained): TracedToken | { readonly startedAt: number; readonly extra: unknown } => {
+      const extraToken = extra?.before?.(step, ctx, chained);
       const startedAt = performance.now();
       return tracer ? { startedAt, span: startStepSpan(tracer, ctx.pipeline, step), extra: extraToken } : { startedAt, extra: extraToken };
     },
@@ -121,11 +134,11 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
       const inner = extra?.around ? () => (extra.around as NonNullable<StepHooks['around']>)(step, traced.extra, run) : run;
       return traced.span ? withSpan(traced.span, inner) : inner();
     },
-    after: (step, token, outcome, output, error, ctx, params) => {
+    after: (step, token, outcome, output, error, ctx, params, chained) => {
       const traced = token as Partial<TracedToken> & { readonly startedAt: number };
-      record(step, traced.startedAt, outcome, output, ctx, params);
+      record(step, (performance.now() - traced.startedAt) / 1000, outcome, output, ctx, params);
       if (traced.span) endStepSpan(traced.span, outcome, failureOf(error));
-      extra?.after?.(step, traced.extra, outcome, output, error, ctx, params);
+      extra?.after?.(step, traced.extra, outcome, output, error, ctx, params, chained);
     },
   };
 }
