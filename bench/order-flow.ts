@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon, { type AutocannonResult } from 'autocannon';
 import { ts } from 'ts-morph';
+import { V8_TUNING } from '../runtime/launch.js';
 import { median, round, sameJson } from './support/measure.js';
 import { freePort, peakRssMb, processCpuMicros, REPO_ROOT, startServer, type ServerProcess } from './support/processes.js';
 
@@ -38,6 +39,12 @@ export interface OrderFlowRound {
   readonly throughputRatio: number;
   /** baseline p99 / generated p99, so that ≥ 0.9 is the target here too. */
   readonly p99Ratio: number;
+  /**
+   * For reference, not part of the target: the baseline again, started with the V8 settings a
+   * built service gives itself (runtime/launch.ts, tuneV8), and generated / that req/s.
+   */
+  readonly tunedBaseline: LoadRun;
+  readonly tunedThroughputRatio: number;
 }
 
 export interface OrderFlowResult {
@@ -48,7 +55,15 @@ export interface OrderFlowResult {
   readonly pinned: boolean;
   readonly rounds: readonly OrderFlowRound[];
   readonly peakRssMb: { readonly generated: number | null; readonly baseline: number | null };
-  readonly median: { readonly throughputRatio: number; readonly p99Ratio: number; readonly generatedReqPerSec: number; readonly baselineReqPerSec: number };
+  readonly median: {
+    readonly throughputRatio: number;
+    readonly p99Ratio: number;
+    readonly generatedReqPerSec: number;
+    readonly baselineReqPerSec: number;
+    readonly tunedThroughputRatio: number;
+  };
+  /** The V8 flags of the reference run (tunedBaseline). */
+  readonly serviceV8Flags: readonly string[];
 }
 
 export interface OrderFlowOptions {
@@ -117,27 +132,28 @@ async function runOrderFlow(opts: OrderFlowOptions, serverPrefix: readonly strin
     probe,
   });
   let baseline: ServerProcess | undefined;
+  let tunedBaseline: ServerProcess | undefined;
+  const serviceV8Flags = Object.entries(V8_TUNING).map(([flag, value]) => `--${flag}=${value}`);
   try {
-    baseline = await startServer({
-      command: [...serverPrefix, process.execPath, baselineScript],
-      env: { ORDER_SCHEMA: path.join(REPO_ROOT, 'examples', 'order-flow', 'order.schema.json') },
-      port: await freePort(),
-      probe,
-    });
-    for (const server of [generated, baseline]) await checkAnswers(server, order, badOrder, expected);
+    const baselineEnv = { ORDER_SCHEMA: path.join(REPO_ROOT, 'examples', 'order-flow', 'order.schema.json') };
+    baseline = await startServer({ command: [...serverPrefix, process.execPath, baselineScript], env: baselineEnv, port: await freePort(), probe });
+    tunedBaseline = await startServer({ command: [...serverPrefix, process.execPath, ...serviceV8Flags, baselineScript], env: baselineEnv, port: await freePort(), probe });
+    for (const server of [generated, baseline, tunedBaseline]) await checkAnswers(server, order, badOrder, expected);
     const load = (server: ServerProcess, seconds: number): Promise<LoadRun> => loadServer(server, order, opts.connections, seconds);
-    await load(generated, opts.warmupSeconds);
-    await load(baseline, opts.warmupSeconds);
+    for (const server of [generated, baseline, tunedBaseline]) await load(server, opts.warmupSeconds);
     const rounds: OrderFlowRound[] = [];
     for (let round = 1; round <= opts.rounds; round++) {
       const generatedRun = await load(generated, opts.durationSeconds);
       const baselineRun = await load(baseline, opts.durationSeconds);
+      const tunedRun = await load(tunedBaseline, opts.durationSeconds);
       rounds.push({
         round,
         generated: generatedRun,
         baseline: baselineRun,
         throughputRatio: generatedRun.reqPerSec / baselineRun.reqPerSec,
         p99Ratio: baselineRun.p99Ms / Math.max(generatedRun.p99Ms, 0.001),
+        tunedBaseline: tunedRun,
+        tunedThroughputRatio: generatedRun.reqPerSec / tunedRun.reqPerSec,
       });
     }
     return {
@@ -152,11 +168,14 @@ async function runOrderFlow(opts: OrderFlowOptions, serverPrefix: readonly strin
         p99Ratio: median(rounds.map((r) => r.p99Ratio)),
         generatedReqPerSec: median(rounds.map((r) => r.generated.reqPerSec)),
         baselineReqPerSec: median(rounds.map((r) => r.baseline.reqPerSec)),
+        tunedThroughputRatio: median(rounds.map((r) => r.tunedThroughputRatio)),
       },
+      serviceV8Flags,
     };
   } finally {
     await generated.stop();
     await baseline?.stop();
+    await tunedBaseline?.stop();
   }
 }
 

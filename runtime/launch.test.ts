@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { tuneYoungGeneration } from './launch.js';
+import { tuneV8 } from './launch.js';
 
-describe('tuneYoungGeneration', () => {
-  it('leaves the young generation alone when node was given its own growth factor', () => {
-    expect(tuneYoungGeneration(['--semi-space-growth-factor=4'], '')).toBe(false);
-    expect(tuneYoungGeneration([], '--max-old-space-size=512 --semi_space_growth_factor=2')).toBe(false);
+describe('tuneV8', () => {
+  it('sets the young-generation growth and the inlining budgets node was not given', () => {
+    expect(tuneV8(['--enable-source-maps'], '--max-old-space-size=512')).toEqual([
+      '--semi-space-growth-factor=8', '--max-inlined-bytecode-size=1840', '--max-inlined-bytecode-size-cumulative=3680',
+    ]);
   });
 
-  it('sets the growth factor otherwise', () => {
-    expect(tuneYoungGeneration(['--enable-source-maps'], '--max-old-space-size=512')).toBe(true);
+  it('leaves each setting alone when node was given its own, on the command line or in NODE_OPTIONS', () => {
+    expect(tuneV8(['--semi-space-growth-factor=4'], '')).toEqual(['--max-inlined-bytecode-size=1840', '--max-inlined-bytecode-size-cumulative=3680']);
+    expect(tuneV8([], '--max-old-space-size=512 --semi_space_growth_factor=2')).not.toContain('--semi-space-growth-factor=8');
+    // The cumulative budget is another flag than the per-function one.
+    expect(tuneV8(['--max-inlined-bytecode-size-cumulative=100'], '')).toEqual(['--semi-space-growth-factor=8', '--max-inlined-bytecode-size=1840']);
+    expect(tuneV8(['--max-inlined-bytecode-size=100'], '')).toEqual(['--semi-space-growth-factor=8', '--max-inlined-bytecode-size-cumulative=3680']);
   });
 });
