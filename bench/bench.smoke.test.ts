@@ -20,6 +20,12 @@ describe('npm run bench -- --smoke', () => {
       }
       expect(positive(round.throughputRatio)).toBe(true);
       expect(positive(round.p99Ratio)).toBe(true);
+      expect(positive(round.tunedBaseline.reqPerSec) && positive(round.tunedThroughputRatio)).toBe(true);
+    }
+    // CPU time per request comes from /proc: Linux only.
+    if (process.platform === 'linux') {
+      expect(results.orderFlow.sideBySide.rounds.length).toBe(SMOKE.orderFlow.sideBySideRounds);
+      expect(positive(results.orderFlow.sideBySide.median?.cpuRatio) && positive(results.orderFlow.sideBySide.median?.tunedCpuRatio)).toBe(true);
     }
     expect(results.coldStart.bundle.runsMs.length).toBe(SMOKE.coldStartRuns);
     for (const series of [results.coldStart.bundle, results.coldStart.modules, results.coldStart.nodeItself]) expect(positive(series.medianMs)).toBe(true);

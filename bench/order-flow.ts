@@ -64,6 +64,19 @@ export interface OrderFlowResult {
   };
   /** The V8 flags of the reference run (tunedBaseline). */
   readonly serviceV8Flags: readonly string[];
+  /** The three servers loaded at the same time (see SideBySide); empty where CPU time is unavailable. */
+  readonly sideBySide: SideBySide;
+}
+
+/**
+ * CPU time per request of the three servers loaded *at the same time*, all on one CPU, each by
+ * its own connections: whatever else the host does slows all of them alike, so their ratio is
+ * much steadier than the req/s of runs taken one after the other. Ratios are baseline CPU /
+ * generated CPU per request (so that, like the throughput ratio, more is better for the service).
+ */
+export interface SideBySide {
+  readonly rounds: readonly { readonly generated: number; readonly baseline: number; readonly tunedBaseline: number }[];
+  readonly median: { readonly cpuRatio: number; readonly tunedCpuRatio: number } | null;
 }
 
 export interface OrderFlowOptions {
@@ -75,6 +88,9 @@ export interface OrderFlowOptions {
   readonly durationSeconds: number;
   readonly connections: number;
   readonly warmupSeconds: number;
+  /** Rounds and seconds of the side-by-side measurement (all servers loaded at once). */
+  readonly sideBySideRounds: number;
+  readonly sideBySideSeconds: number;
 }
 
 /**
@@ -156,6 +172,7 @@ async function runOrderFlow(opts: OrderFlowOptions, serverPrefix: readonly strin
         tunedThroughputRatio: generatedRun.reqPerSec / tunedRun.reqPerSec,
       });
     }
+    const sideBySide = await measureSideBySide([generated, baseline, tunedBaseline], order, opts);
     return {
       connections: opts.connections,
       durationSeconds: opts.durationSeconds,
@@ -171,12 +188,31 @@ async function runOrderFlow(opts: OrderFlowOptions, serverPrefix: readonly strin
         tunedThroughputRatio: median(rounds.map((r) => r.tunedThroughputRatio)),
       },
       serviceV8Flags,
+      sideBySide,
     };
   } finally {
     await generated.stop();
     await baseline?.stop();
     await tunedBaseline?.stop();
   }
+}
+
+/** Loads [generated, baseline, tuned baseline] at once, round by round; their CPU time per request. */
+async function measureSideBySide(servers: readonly ServerProcess[], order: string, opts: OrderFlowOptions): Promise<SideBySide> {
+  const rounds: { generated: number; baseline: number; tunedBaseline: number }[] = [];
+  for (let round = 0; round < opts.sideBySideRounds; round++) {
+    const runs = await Promise.all(servers.map((server) => loadServer(server, order, opts.connections, opts.sideBySideSeconds)));
+    const [generated, baseline, tunedBaseline] = runs.map((run) => run.cpuMicrosPerRequest);
+    if (generated == null || baseline == null || tunedBaseline == null) return { rounds: [], median: null };
+    rounds.push({ generated, baseline, tunedBaseline });
+  }
+  return {
+    rounds,
+    median: rounds.length === 0 ? null : {
+      cpuRatio: median(rounds.map((r) => r.baseline / r.generated)),
+      tunedCpuRatio: median(rounds.map((r) => r.tunedBaseline / r.generated)),
+    },
+  };
 }
 
 /** Transpiles the baseline to plain JavaScript, so it runs without a TypeScript loader in its process. */

@@ -20,7 +20,10 @@ import { REPO_ROOT, runPipec } from './support/processes.js';
 
 export interface BenchSettings {
   readonly smoke: boolean;
-  readonly orderFlow: { readonly rounds: number; readonly durationSeconds: number; readonly connections: number; readonly warmupSeconds: number };
+  readonly orderFlow: {
+    readonly rounds: number; readonly durationSeconds: number; readonly connections: number; readonly warmupSeconds: number;
+    readonly sideBySideRounds: number; readonly sideBySideSeconds: number;
+  };
   readonly coldStartRuns: number;
   readonly checkRuns: number;
   readonly checkLines: number;
@@ -31,7 +34,7 @@ export interface BenchSettings {
 
 export const FULL: BenchSettings = {
   smoke: false,
-  orderFlow: { rounds: 3, durationSeconds: 10, connections: 10, warmupSeconds: 3 },
+  orderFlow: { rounds: 3, durationSeconds: 10, connections: 10, warmupSeconds: 3, sideBySideRounds: 6, sideBySideSeconds: 5 },
   coldStartRuns: 5,
   checkRuns: 5,
   checkLines: 10_000,
@@ -42,7 +45,7 @@ export const FULL: BenchSettings = {
 
 export const SMOKE: BenchSettings = {
   smoke: true,
-  orderFlow: { rounds: 1, durationSeconds: 1, connections: 4, warmupSeconds: 1 },
+  orderFlow: { rounds: 1, durationSeconds: 1, connections: 4, warmupSeconds: 1, sideBySideRounds: 1, sideBySideSeconds: 1 },
   coldStartRuns: 1,
   checkRuns: 1,
   checkLines: 500,
@@ -151,6 +154,12 @@ export function tableRows(r: BenchResults): TableRow[] {
   rows.push(['order flow', 'median throughput ratio (generated / baseline)', `×${number(of.median.throughputRatio, 2)}`, '≥ 0.9']);
   rows.push(['order flow', "reference: median generated / baseline with the service's V8 settings", `×${number(of.median.tunedThroughputRatio, 2)}`, '']);
   rows.push(['order flow', 'median p99 ratio (baseline / generated)', `×${number(of.median.p99Ratio, 2)}`, '≥ 0.9']);
+  const side = of.sideBySide;
+  if (side.median) {
+    const rounds = side.rounds.map((r) => `${number(r.generated)}/${number(r.baseline)}/${number(r.tunedBaseline)}`).join(' · ');
+    rows.push(['order flow', `side by side (loaded at once, ${side.rounds.length} rounds): CPU µs/request generated/baseline/baseline with V8 settings`, rounds, '']);
+    rows.push(['order flow', 'side by side, median: baseline CPU / generated CPU per request', `×${number(side.median.cpuRatio, 2)} (with V8 settings: ×${number(side.median.tunedCpuRatio, 2)})`, '']);
+  }
   rows.push(['order flow', 'peak RSS generated / baseline (MB)', `${orDash(of.peakRssMb.generated)} / ${orDash(of.peakRssMb.baseline)}`, '']);
   const cs = r.coldStart;
   const runs = cs.bundle.runsMs.length;
