@@ -20,7 +20,6 @@ describe('npm run bench -- --smoke', () => {
       }
       expect(positive(round.throughputRatio)).toBe(true);
       expect(positive(round.p99Ratio)).toBe(true);
-      expect(positive(round.tunedBaseline.reqPerSec) && positive(round.tunedThroughputRatio)).toBe(true);
     }
     // CPU time per request comes from /proc: Linux only.
     if (process.platform === 'linux') {

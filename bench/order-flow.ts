@@ -39,12 +39,6 @@ export interface OrderFlowRound {
   readonly throughputRatio: number;
   /** baseline p99 / generated p99, so that ≥ 0.9 is the target here too. */
   readonly p99Ratio: number;
-  /**
-   * For reference, not part of the target: the baseline again, started with the V8 settings a
-   * built service gives itself (runtime/launch.ts, tuneV8), and generated / that req/s.
-   */
-  readonly tunedBaseline: LoadRun;
-  readonly tunedThroughputRatio: number;
 }
 
 export interface OrderFlowResult {
@@ -60,19 +54,20 @@ export interface OrderFlowResult {
     readonly p99Ratio: number;
     readonly generatedReqPerSec: number;
     readonly baselineReqPerSec: number;
-    readonly tunedThroughputRatio: number;
   };
-  /** The V8 flags of the reference run (tunedBaseline). */
+  /** The V8 flags a built service gives itself (runtime/launch.ts, tuneV8): the side-by-side reference's. */
   readonly serviceV8Flags: readonly string[];
-  /** The three servers loaded at the same time (see SideBySide); empty where CPU time is unavailable. */
+  /** The servers loaded at the same time (see SideBySide); empty where CPU time is unavailable. */
   readonly sideBySide: SideBySide;
 }
 
 /**
- * CPU time per request of the three servers loaded *at the same time*, all on one CPU, each by
- * its own connections: whatever else the host does slows all of them alike, so their ratio is
- * much steadier than the req/s of runs taken one after the other. Ratios are baseline CPU /
- * generated CPU per request (so that, like the throughput ratio, more is better for the service).
+ * CPU time per request of three servers loaded *at the same time*, all on one CPU, each by its
+ * own connections — the generated service, the baseline, and for reference the baseline started
+ * with the V8 settings a built service gives itself: whatever else the host does slows all of
+ * them alike, so their ratios are much steadier than the req/s of runs taken one after the other.
+ * Ratios are baseline CPU / generated CPU per request (so that, like the throughput ratio, more is
+ * better for the service).
  */
 export interface SideBySide {
   readonly rounds: readonly { readonly generated: number; readonly baseline: number; readonly tunedBaseline: number }[];
@@ -156,22 +151,22 @@ async function runOrderFlow(opts: OrderFlowOptions, serverPrefix: readonly strin
     tunedBaseline = await startServer({ command: [...serverPrefix, process.execPath, ...serviceV8Flags, baselineScript], env: baselineEnv, port: await freePort(), probe });
     for (const server of [generated, baseline, tunedBaseline]) await checkAnswers(server, order, badOrder, expected);
     const load = (server: ServerProcess, seconds: number): Promise<LoadRun> => loadServer(server, order, opts.connections, seconds);
-    for (const server of [generated, baseline, tunedBaseline]) await load(server, opts.warmupSeconds);
+    await load(generated, opts.warmupSeconds);
+    await load(baseline, opts.warmupSeconds);
+    // The target's measurement: A B A B …, the generated service and the baseline in turn.
     const rounds: OrderFlowRound[] = [];
     for (let round = 1; round <= opts.rounds; round++) {
       const generatedRun = await load(generated, opts.durationSeconds);
       const baselineRun = await load(baseline, opts.durationSeconds);
-      const tunedRun = await load(tunedBaseline, opts.durationSeconds);
       rounds.push({
         round,
         generated: generatedRun,
         baseline: baselineRun,
         throughputRatio: generatedRun.reqPerSec / baselineRun.reqPerSec,
         p99Ratio: baselineRun.p99Ms / Math.max(generatedRun.p99Ms, 0.001),
-        tunedBaseline: tunedRun,
-        tunedThroughputRatio: generatedRun.reqPerSec / tunedRun.reqPerSec,
       });
     }
+    await load(tunedBaseline, opts.warmupSeconds);
     const sideBySide = await measureSideBySide([generated, baseline, tunedBaseline], order, opts);
     return {
       connections: opts.connections,
@@ -185,7 +180,6 @@ async function runOrderFlow(opts: OrderFlowOptions, serverPrefix: readonly strin
         p99Ratio: median(rounds.map((r) => r.p99Ratio)),
         generatedReqPerSec: median(rounds.map((r) => r.generated.reqPerSec)),
         baselineReqPerSec: median(rounds.map((r) => r.baseline.reqPerSec)),
-        tunedThroughputRatio: median(rounds.map((r) => r.tunedThroughputRatio)),
       },
       serviceV8Flags,
       sideBySide,

@@ -145,14 +145,7 @@ export function tableRows(r: BenchResults): TableRow[] {
       `${orDash(round.generated.cpuMicrosPerRequest)} / ${orDash(round.baseline.cpuMicrosPerRequest)}`, '',
     ]);
   }
-  for (const round of of.rounds) {
-    rows.push([
-      'order flow', `round ${round.round}, reference: req/s baseline with the service's V8 settings`,
-      `${number(round.tunedBaseline.reqPerSec)} (generated ×${number(round.tunedThroughputRatio, 2)})`, '',
-    ]);
-  }
   rows.push(['order flow', 'median throughput ratio (generated / baseline)', `×${number(of.median.throughputRatio, 2)}`, '≥ 0.9']);
-  rows.push(['order flow', "reference: median generated / baseline with the service's V8 settings", `×${number(of.median.tunedThroughputRatio, 2)}`, '']);
   rows.push(['order flow', 'median p99 ratio (baseline / generated)', `×${number(of.median.p99Ratio, 2)}`, '≥ 0.9']);
   const side = of.sideBySide;
   if (side.median) {
