@@ -67,19 +67,15 @@ export function loadBundle(serviceDir: string): LoadedBundle<Startable> | undefi
 /** Starts the service in `serviceDir` (a file URL of the folder, as server.js passes it). */
 /**
  * V8 settings the service runs with unless node was given its own (each setting apart):
+ * `--max-inlined-bytecode-size=1840`, `--max-inlined-bytecode-size-cumulative=3680` (V8: 460,
+ * 920). A request runs through many small functions (trigger, engine, step hooks, connectors,
+ * the generated steps); with four times V8's inlining budget TurboFan inlines more of them into
+ * each other: ≈ 4 % less CPU per request in the order-flow benchmark (BENCHMARKS.md). V8 reads
+ * them when it optimizes a function, so they can be set at start. Returns the flags it set.
  *
- * - `--semi-space-growth-factor=8` (V8: 2). V8 grows the young generation (where a request's
- *   short-lived objects live) only after enough objects survived a scavenge. A service that
- *   allocates little while starting (the bundle and its code cache see to that) stays at a small
- *   young generation and, under load, scavenges about twice as often as a process that happened
- *   to allocate more at start; a factor of 8 lets the first growth reach a full-size one.
- * - `--max-inlined-bytecode-size=1840`, `--max-inlined-bytecode-size-cumulative=3680` (V8: 460,
- *   920). A request runs through many small functions (trigger, engine, step hooks, connectors,
- *   the generated steps); with four times V8's inlining budget TurboFan inlines more of them into
- *   each other: ≈ 4 % less CPU per request in the order-flow benchmark (BENCHMARKS.md).
- *
- * V8 reads these when it grows the heap or optimizes a function, so they can be set at start.
- * Returns the flags it set.
+ * The young generation keeps V8's growth: a larger one (`--semi-space-growth-factor=8`, set here
+ * before) saved ≈ 2 % CPU per request but made each scavenge longer (it sweeps more buffers), and
+ * at ten concurrent requests the 99th-percentile latency grew by more than that.
  */
 export function tuneV8(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env['NODE_OPTIONS'] ?? ''): string[] {
   const given = (flag: string): boolean => {
@@ -93,7 +89,6 @@ export function tuneV8(execArgv: readonly string[] = process.execArgv, nodeOptio
 
 /** The settings tuneV8 gives a service (flag name without `--` → value). */
 export const V8_TUNING: Readonly<Record<string, number>> = {
-  'semi-space-growth-factor': 8,
   'max-inlined-bytecode-size': 1840,
   'max-inlined-bytecode-size-cumulative': 3680,
 };
