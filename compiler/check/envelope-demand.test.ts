@@ -84,6 +84,13 @@ describe('envelopeDemand: the HTTP envelope fields a pipeline can read', () => {
     expect(demand('for-each {{ message.body.items }} { respond 200 {{ message }} }\nrespond 200 {{ message }}')).toEqual(['body']);
   });
 
+  it('is everything when the pipeline can end with the envelope as its message (the answer carries it)', () => {
+    expect(demand('log { message: "{{ message.body.a }}" }')).toBe('all');
+    expect(demand('choice {\n when {{ message.body.a }} { respond 200 {} }\n}')).toBe('all');
+    expect(demand('choice {\n when {{ message.body.a }} { respond 200 {} }\n otherwise { json-generator { json: {} } }\n}')).toEqual(['body']);
+    expect(demand('try { log { message: "x" } } catch { respond 500 {} }')).toBe('all');
+  });
+
   it('is everything for a capsule, which runs steps of its own over the message', () => {
     const text = 'capsule c { json-generator { json: {} } }\npipeline p {\n  trigger http { method: POST, path: "/p" }\n  c { }\n  respond 200 {}\n}\n';
     const parsed = parseFile('/p/p.pipe', text);

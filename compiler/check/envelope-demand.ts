@@ -9,7 +9,8 @@
  * read their incoming message (each connector's schema says how it uses it: `"message"`). Any use
  * that cannot be narrowed to fields — `{{ message }}`, `message[expr]`, a JSONPath that is not
  * `$.field…`, a capsule, a connector that reads the message, a labelled step whose output is the
- * envelope — needs all of it. The answer errs on the side of building more, never less.
+ * envelope, a way through the pipeline that ends with the envelope as its final message (the
+ * answer then carries it) — needs all of it. The answer errs on the side of building more, never less.
  *
  * @example
  *   // trigger http { … }  validate { schema: Order, payload: {{ message.body }} }  jolt { … }
@@ -46,7 +47,8 @@ export function envelopeDemand(decl: PipelineDecl, registry: ConnectorRegistry):
   const demand = new Demand();
   const branches = new Map(decl.branches.map((b) => [b.name, b]));
   try {
-    new Walk(demand, registry, branches).block(decl.steps, true);
+    // A pipeline that can end with the envelope still its message answers with it (`{ body: … }`).
+    if (new Walk(demand, registry, branches).block(decl.steps, true)) return 'all';
     return demand.fields;
   } catch (err) {
     if (err instanceof NeedsAll) return 'all';
