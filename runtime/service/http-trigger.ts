@@ -51,6 +51,7 @@ export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: H
     // body copies per request; elsewhere (app.request() in tests) the web Request does. A pipeline
     // that reads only the body needs nothing else of the request, not even Hono's request object.
     const incoming = unreadIncoming(c.env);
+    // Defined whenever there is no Node request (the casts below rely on it).
     const request = incoming !== undefined && bodyOnly ? undefined : c.req.raw;
     const headers = incoming && fields.headers ? headersRecordOf(incoming) : undefined;
     const contentType = headers ? headers['content-type'] : incoming ? incoming.headers['content-type'] : (request as Request).headers.get('content-type');
