@@ -35,7 +35,7 @@ export type ImportModule = (specifier: string) => Promise<unknown>;
  * `__pipecBundleUrl` (each bundled module's `import.meta.url` is computed from it) and
  * `__pipecImport` (see ImportModule).
  */
-export function wrapBundle(source: string): string {
+function wrapBundle(source: string): string {
   return `(function (exports, require, module, __filename, __dirname, __pipecBundleUrl, __pipecImport) {${source}\n})`;
 }
 

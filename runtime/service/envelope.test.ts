@@ -3,7 +3,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
-  decodeUtf8Strictly, excessiveDepthAt, headersRecord, headersRecordFromRaw, headersRecordOf, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord,
+  decodeUtf8Strictly, excessiveDepthAt, headersRecord, headersRecordFromRaw, headersRecordOf, parseFormFields, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord,
   readIncomingLimited,
 } from './envelope.js';
 
@@ -155,6 +155,14 @@ describe('headersRecordOf (from the headers Node parsed)', () => {
     expect(records).toHaveLength(blocks.length);
     for (const { viaNode, viaRaw } of records) expect(viaNode).toBe(viaRaw);
     expect(JSON.parse(records[3]?.viaNode ?? '[]')).toContainEqual(['__proto__', 'plain']);
+  });
+});
+
+describe('parseFormFields', () => {
+  it('keeps repeated and prototype-named fields as own data of a plain object', () => {
+    const fields = parseFormFields('__proto__=p&constructor=c&a=1&a=2&a=3');
+    expect(Object.entries(fields)).toEqual([['__proto__', 'p'], ['constructor', 'c'], ['a', ['1', '2', '3']]]);
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
   });
 });
 

@@ -20,16 +20,11 @@ function badRequest(message: string): PipeError {
   return new PipeError(message, { code: 400, kind: 'BAD_REQUEST' });
 }
 
-/** A record safe for untrusted keys (`__proto__` is an ordinary key here). */
-export function dataRecord(): Record<string, Json> {
-  return Object.create(null) as Record<string, Json>;
-}
-
 /**
  * Sets an own data property on a plain object, `__proto__` included (an assignment would set the
- * prototype instead). The records made per request (headers, query) are plain objects like the
- * ones JSON.parse makes: V8 keeps those in fast mode, while a null-prototype record is a hash
- * table from its first key. Their keys are only ever written here, never read back unchecked.
+ * prototype instead). Every record made from a request (headers, query, form and multipart
+ * fields) is a plain object like the ones JSON.parse makes, written only through here: V8 keeps
+ * those in fast mode, while a null-prototype record is a hash table from its first key.
  */
 function setData(record: JsonObject, key: string, value: Json): void {
   if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
@@ -37,7 +32,7 @@ function setData(record: JsonObject, key: string, value: Json): void {
 }
 
 /** Adds `value` under `key`; a repeated key turns the entry into an array of values. */
-function addValue(record: Record<string, Json>, key: string, value: string): void {
+export function addValue(record: JsonObject, key: string, value: string): void {
   const existing = Object.hasOwn(record, key) ? record[key] : undefined;
   if (existing === undefined) setData(record, key, value);
   else if (Array.isArray(existing)) existing.push(value);
@@ -214,7 +209,7 @@ export function decodeUtf8Strictly(bytes: Uint8Array): string {
 
 /** Form fields as an object; repeated fields become arrays. */
 export function parseFormFields(text: string): JsonObject {
-  const fields = dataRecord();
+  const fields: JsonObject = {};
   for (const [k, v] of new URLSearchParams(text)) addValue(fields, k, v);
   return fields;
 }
@@ -255,22 +250,20 @@ function trimHttpWhitespace(value: string): string {
  * set-cookie kept (Headers lists those one by one), HTTP/2 pseudo-headers left out.
  */
 export function headersRecordFromRaw(rawHeaders: readonly string[]): JsonObject {
-  const joined = dataRecord() as Record<string, string>;
-  const names: string[] = [];
+  const joined = new Map<string, string>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const rawName = rawHeaders[i] as string;
     if (rawName.startsWith(':')) continue;
     const name = rawName.toLowerCase();
     const value = trimHttpWhitespace(rawHeaders[i + 1] as string);
-    const existing = joined[name];
-    if (existing === undefined) {
-      names.push(name);
-      joined[name] = value;
-    } else joined[name] = name === 'set-cookie' ? value : existing + (name === 'cookie' ? '; ' : ', ') + value;
+    const existing = joined.get(name);
+    if (existing === undefined) joined.set(name, value);
+    else joined.set(name, name === 'set-cookie' ? value : existing + (name === 'cookie' ? '; ' : ', ') + value);
   }
+  const names = [...joined.keys()];
   sortNames(names);
   const out: JsonObject = {};
-  for (const name of names) setData(out, name, joined[name] as string);
+  for (const name of names) setData(out, name, joined.get(name) as string);
   return out;
 }
 

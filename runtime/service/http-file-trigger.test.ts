@@ -45,6 +45,22 @@ describe('HTTP File trigger', () => {
     expect(readdirSync(join(t.dataDir, 'tmp'))).toEqual([]);
   });
 
+  it('keeps repeated and prototype-named fields as own data', async () => {
+    const fieldsOnly = pipelineOf('fields', fileTrigger(), async (m) => {
+      const fields = (m as { body: Record<string, Json> }).body;
+      return { own: Object.keys(fields), proto: Object.getPrototypeOf(fields) === Object.prototype, protoField: Object.getOwnPropertyDescriptor(fields, '__proto__')?.value ?? null, tag: fields['tag'] ?? null } as Json;
+    });
+    t = await makeTestService([fieldsOnly]);
+    const form = new FormData();
+    form.append('__proto__', 'data');
+    form.append('tag', 'a');
+    form.append('tag', 'b');
+    const res = await t.service.app.request('/upload', { method: 'POST', body: form });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { body: Json }).body).toEqual({ own: ['__proto__', 'tag'], proto: true, protoField: 'data', tag: ['a', 'b'] });
+    expect(({} as Record<string, unknown>)['tag']).toBeUndefined();
+  });
+
   it('accepts a raw body upload as one file with param "body"', async () => {
     t = await makeTestService([inspectFiles]);
     const res = await t.service.app.request('/upload', {

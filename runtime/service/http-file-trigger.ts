@@ -16,7 +16,7 @@ import type { Context, Hono } from 'hono';
 import { PipeError } from '../errors.js';
 import type { HttpFileTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
 import {
-  ALL_ENVELOPE_FIELDS, buildEnvelope, checkDeclaredLength, dataRecord, envelopeFields, parseMediaType, tooLargeError, type EnvelopeFields,
+  addValue, ALL_ENVELOPE_FIELDS, buildEnvelope, checkDeclaredLength, envelopeFields, parseMediaType, tooLargeError, type EnvelopeFields,
 } from './envelope.js';
 import type { ExecutionScope } from './execution.js';
 import type { HttpTriggerDeps } from './http-trigger.js';
@@ -124,7 +124,7 @@ async function receiveRaw(request: Request, dir: () => string, limit: number): P
 function receiveMultipart(request: Request, dir: () => string, limit: number): Promise<Upload> {
   return new Promise<Upload>((resolve, reject) => {
     const files: UploadedFile[] = [];
-    const fields = dataRecord();
+    const fields: JsonObject = {};
     let fieldCount = 0;
     const writes: Array<Promise<void>> = [];
     let failure: PipeError | null = null;
@@ -163,10 +163,7 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated || info.nameTruncated) return fail(tooLargeError(limit));
       fieldCount++;
-      const existing = Object.hasOwn(fields, name) ? fields[name] : undefined;
-      if (existing === undefined) fields[name] = value;
-      else if (Array.isArray(existing)) existing.push(value);
-      else fields[name] = [existing, value];
+      addValue(fields, name, value);
     });
     const tooMany = (): void => fail(new PipeError('Too many parts in the upload', { code: 413, kind: 'PAYLOAD_TOO_LARGE' }));
     parser.on('filesLimit', tooMany);
