@@ -10,7 +10,7 @@ import path from 'node:path';
 import jsonata from 'jsonata';
 import { analyze } from '../compiler/braces/analyze.js';
 import { Emitter } from '../compiler/braces/emit.js';
-import { hasErrors } from '../compiler/diagnostics/diagnostic.js';
+import { hasErrors } from '../base/diagnostics/diagnostic.js';
 import { UNKNOWN } from '../compiler/types/pipe-type.js';
 import * as B from '../runtime/braces/index.js';
 import type { Json } from '../runtime/types.js';

@@ -8,17 +8,17 @@
 import path from 'node:path';
 import type { PipeFile, SchemaDecl } from './ast/ast.js';
 import { parseFile } from './ast/parse-file.js';
-import { toLiteral } from './check/literal.js';
+import { toLiteral } from './ast/literal.js';
 import { checkProgram } from './check/check-program.js';
 import type { StepShape } from './check/context.js';
 import { generateService, type OutputFile } from './codegen/generate-service.js';
 import type { ConnectorRegistry } from './connectors/connector-registry.js';
-import { diagnostic } from './diagnostics/codes.js';
-import { hasErrors, type Diagnostic } from './diagnostics/diagnostic.js';
-import { dedupeDiagnostics, sortDiagnostics } from './diagnostics/sort.js';
-import type { ServicePlan } from './plan/plan.js';
+import { diagnostic } from '../base/diagnostics/codes.js';
+import { hasErrors, type Diagnostic } from '../base/diagnostics/diagnostic.js';
+import { dedupeDiagnostics, sortDiagnostics } from '../base/diagnostics/sort.js';
+import type { ServicePlan } from './lower/plan.js';
 import { collectDeclarations, type Declarations, type SchemaSymbol } from './resolve/declarations.js';
-import { SourceFile } from './source/source-file.js';
+import { SourceFile } from '../base/source/source-file.js';
 import { checkTests } from './testing/check-tests.js';
 import type { TestSuite } from '../runtime/testing/test-plan.js';
 

@@ -7,9 +7,9 @@
  */
 import type { IToken } from 'chevrotain';
 import { Lexer } from './chevrotain.js';
-import type { Diagnostic } from '../compiler/diagnostics/diagnostic.js';
-import { diagnostic } from '../compiler/diagnostics/codes.js';
-import { span, type Span } from '../compiler/source/span.js';
+import type { Diagnostic } from '../base/diagnostics/diagnostic.js';
+import { diagnostic } from '../base/diagnostics/codes.js';
+import { span, type Span } from '../base/source/span.js';
 import { allTokens, Braces, StringLiteral, TripleString } from './tokens.js';
 
 export interface LexResult {

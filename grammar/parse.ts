@@ -7,9 +7,9 @@
  * and its errors are copied out, so no caller ever sees parser state from an earlier file.
  */
 import type { CstNode, IToken } from 'chevrotain';
-import type { Diagnostic } from '../compiler/diagnostics/diagnostic.js';
-import { diagnostic } from '../compiler/diagnostics/codes.js';
-import { span } from '../compiler/source/span.js';
+import type { Diagnostic } from '../base/diagnostics/diagnostic.js';
+import { diagnostic } from '../base/diagnostics/codes.js';
+import { span } from '../base/source/span.js';
 import { tokenize } from './lexer.js';
 import { PipeParser } from './parser.js';
 import { recognitionDiagnostics, strayDiagnostics } from './syntax-errors.js';

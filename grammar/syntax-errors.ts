@@ -4,9 +4,9 @@
  * the source text. Output: one readable diagnostic per distinct error position.
  */
 import type { IRecognitionException, IToken, TokenType } from 'chevrotain';
-import type { Diagnostic } from '../compiler/diagnostics/diagnostic.js';
-import { diagnostic } from '../compiler/diagnostics/codes.js';
-import { span, type Span } from '../compiler/source/span.js';
+import type { Diagnostic } from '../base/diagnostics/diagnostic.js';
+import { diagnostic } from '../base/diagnostics/codes.js';
+import { span, type Span } from '../base/source/span.js';
 import { tokenEnd } from './lexer.js';
 import { isEndOfInput, type ErrorFacts } from './parser.js';
 import * as T from './tokens.js';

@@ -1,5 +1,5 @@
 /** Renders docs/diagnostics.md from the code catalogue (the catalogue is the single source). */
-import { CODES } from '../compiler/diagnostics/codes.js';
+import { CODES } from '../base/diagnostics/codes.js';
 
 export function renderDiagnosticsDoc(): string {
   const lines = [

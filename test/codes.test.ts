@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CODES } from '../compiler/diagnostics/codes.js';
+import { CODES } from '../base/diagnostics/codes.js';
 import { renderDiagnosticsDoc } from '../scripts/diagnostics-doc.js';
 import { findFiles } from './harness/golden.js';
 

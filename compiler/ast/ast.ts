@@ -7,7 +7,7 @@
  *   { kind: 'connector', connector: 'agent', args: [{ kind: 'word', text: 'extract', ... }],
  *     params: { kind: 'object', entries: [{ kind: 'entry', key: 'model', ... }, ...] } }
  */
-import type { Span } from '../source/span.js';
+import type { Span } from '../../base/source/span.js';
 
 // ───────────────────────────── values (JSON5-like) ─────────────────────────────
 

@@ -11,12 +11,12 @@ import type {
   Expectation, FailStep, ForEachStep, HeaderArg, MatchMode, MockDecl, ObjectEntry, ObjectValue, PipeFile, PipelineDecl,
   RespondStep, Step, StepsEntry, TaggedValue, TestDecl, TestInput, TriggerDecl, TryStep, Value, WhenClause,
 } from './ast.js';
-import type { Diagnostic, Result } from '../diagnostics/diagnostic.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import { suggest } from '../diagnostics/suggest.js';
-import { joinSpans, span, type Span } from '../source/span.js';
+import type { Diagnostic, Result } from '../../base/diagnostics/diagnostic.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import { joinSpans, span, type Span } from '../../base/source/span.js';
 import { locationSpan, tokenSpan } from '../../grammar/lexer.js';
-import { bracesFromToken, decodeNumber, decodeQuotedString, decodeTripleString } from '../../grammar/literals.js';
+import { bracesFromToken, decodeNumber, decodeQuotedString, decodeTripleString } from './token-values.js';
 import * as T from '../../grammar/tokens.js';
 
 export function cstToAst(file: string, cst: CstNode): Result<PipeFile> {

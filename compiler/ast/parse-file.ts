@@ -5,7 +5,7 @@
  * of an unterminated string or `{{` are dropped so each mistake is reported once.
  */
 import type { PipeFile } from './ast.js';
-import type { Diagnostic, Result } from '../diagnostics/diagnostic.js';
+import type { Diagnostic, Result } from '../../base/diagnostics/diagnostic.js';
 import { parsePipe } from '../../grammar/parse.js';
 import { cstToAst } from './cst-to-ast.js';
 

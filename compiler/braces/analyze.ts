@@ -3,9 +3,9 @@
  * In: expression text, the host offset of its first character (and the offset map when escapes
  * changed lengths), the env. Out: the tree, the check result and all diagnostics.
  */
-import { parseExpression } from '../../grammar/braces/parser.js';
-import type { Expr } from '../../grammar/braces/expr-ast.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { parseExpression } from './parser.js';
+import type { Expr } from './expr-ast.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { checkExpression, type CheckResult } from './check.js';
 import type { BracesEnv } from './env.js';
 import * as errors from './errors.js';

@@ -9,10 +9,10 @@
  * Lambdas (`x => …`, beyond Digibee) are checked only as the lambda arguments of array functions,
  * with their parameters typed from the array's element type.
  */
-import type { BinaryExpr, CallExpr, Expr, IndexExpr, LambdaExpr, LambdaParam, MemberExpr, UnaryExpr } from '../../grammar/braces/expr-ast.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { suggest } from '../diagnostics/suggest.js';
-import { joinSpans, type Span } from '../source/span.js';
+import type { BinaryExpr, CallExpr, Expr, IndexExpr, LambdaExpr, LambdaParam, MemberExpr, UnaryExpr } from './expr-ast.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import { joinSpans, type Span } from '../../base/source/span.js';
 import { arrayOf, BOOLEAN, INTEGER, NULL, NUMBER, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull } from '../types/type-ops.js';
 import { checkConstant } from './constant-args.js';

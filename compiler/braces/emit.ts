@@ -8,7 +8,7 @@
  * parameters are written `$name` so they can never collide with those identifiers or with
  * JavaScript keywords: `MAP(message.lines, l => l.qty)` → `B.MAP(B.field(message, "lines"), ($l) => B.field($l, "qty"))`.
  */
-import type { CallExpr, Expr } from '../../grammar/braces/expr-ast.js';
+import type { CallExpr, Expr } from './expr-ast.js';
 import type { FunctionSignature } from './signatures.js';
 
 const SCOPE_JS: Readonly<Record<string, string>> = {

@@ -3,10 +3,10 @@
  * from the catalogue (compiler/diagnostics/codes/braces.ts); the prose lives here, next to the
  * checker that knows the facts. Labels are one short phrase; a confident suggestion is the label.
  */
-import type { SyntaxProblem } from '../../grammar/braces/parser.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Span } from '../source/span.js';
+import type { SyntaxProblem } from './parser.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import type { Span } from '../../base/source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
 import { describeType, widen } from '../types/type-ops.js';
 import type { ConstantProblem } from './constant-args.js';

@@ -7,8 +7,8 @@
 import * as B from '../../runtime/braces/index.js';
 import { PipeError } from '../../runtime/errors.js';
 import type { Json } from '../../runtime/types.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { hasErrors } from '../diagnostics/diagnostic.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import { analyze } from './analyze.js';
 import { Emitter } from './emit.js';

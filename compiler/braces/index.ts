@@ -6,9 +6,9 @@
  * Diagnostics are returned, never thrown; `js` is `null` when there are errors.
  */
 import type { BracesValue, TemplateValue } from '../ast/ast.js';
-import type { Expr } from '../../grammar/braces/expr-ast.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { hasErrors } from '../diagnostics/diagnostic.js';
+import type { Expr } from './expr-ast.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { STRING, type PipeType } from '../types/pipe-type.js';
 import { describeType, fits, withoutNull } from '../types/type-ops.js';
 import { analyze } from './analyze.js';

@@ -8,13 +8,13 @@
  */
 import type { CapsuleDecl, Value } from '../ast/ast.js';
 import type { ConnectorSchema, JsonSchema } from '../connectors/connector-registry.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { CapsulePlan } from '../plan/plan.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import type { CapsulePlan } from '../lower/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import { checkBlock } from './check-steps.js';
 import { PipelineContext, type ServiceFacts, type StepShape } from './context.js';
-import { resolveSchemaValue, schemaLocator } from './schema-refs.js';
+import { resolveSchemaValue, schemaLocator } from '../resolve/schema-refs.js';
 import { schemaToType } from './shapes.js';
 
 export const CAPSULE_PARAM_TYPES: Readonly<Record<string, JsonSchema>> = {

@@ -8,11 +8,11 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import type { ObjectValue } from '../ast/ast.js';
 import type { ConnectorSchema, JsonSchema } from '../connectors/connector-registry.js';
 import { paramProperties } from '../connectors/connector-registry.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import { suggest } from '../diagnostics/suggest.js';
-import type { Span } from '../source/span.js';
-import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from './literal.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import type { Span } from '../../base/source/span.js';
+import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from '../ast/literal.js';
 
 /** How connector parameter schemas are compiled (exported for the test that validates the schemas). */
 export const PARAM_AJV_OPTIONS: Options = { allErrors: true, strict: false, validateSchema: false };

@@ -5,13 +5,13 @@
  */
 import type { AccountDecl, PipelineDecl, Step, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { suggest } from '../diagnostics/suggest.js';
-import type { PipelinePlan, ServicePlan } from '../plan/plan.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import type { PipelinePlan, ServicePlan } from '../lower/plan.js';
 import type { Declarations } from '../resolve/declarations.js';
-import type { SourceFile } from '../source/source-file.js';
-import type { Span } from '../source/span.js';
+import type { SourceFile } from '../../base/source/source-file.js';
+import type { Span } from '../../base/source/span.js';
 import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { ParamValidators } from './check-params.js';
 import { SchemaCompiler } from './json-schema.js';
@@ -21,9 +21,9 @@ import { checkCapsules } from './check-capsules.js';
 import { checkTrigger } from './check-trigger.js';
 import { envelopeDemand } from './envelope-demand.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
-import { entryOf, toLiteral } from './literal.js';
+import { entryOf, toLiteral } from '../ast/literal.js';
 import { ERROR_OBJECT } from './shapes.js';
-import { compileValue } from './values.js';
+import { compileValue } from '../lower/values.js';
 
 export const ACCOUNT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'secret-key': ['key', 'base-url'],

@@ -4,19 +4,19 @@
  * plan. Connector-specific build-time work lives in connector-hooks.ts.
  */
 import type { BranchBody, ChoiceStep, ConnectorStep, ForEachStep, Step, Value } from '../ast/ast.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import { suggest } from '../diagnostics/suggest.js';
-import type { ChoicePlan, JsExpr, PlanStep } from '../plan/plan.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import type { ChoicePlan, JsExpr, PlanStep } from '../lower/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
-import type { Span } from '../source/span.js';
+import type { Span } from '../../base/source/span.js';
 import { checkParams } from './check-params.js';
 import { applyConnectorHook, splitStoreTarget } from './connector-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
-import { compileCondition, compileCollection } from './conditions.js';
-import { entryOf } from './literal.js';
+import { compileCondition, compileCollection } from '../lower/conditions.js';
+import { entryOf } from '../ast/literal.js';
 import { ERROR_OBJECT, FAILURE_OUTPUT, FOR_EACH_OUTPUT, outputShape } from './shapes.js';
-import { compileObject, compileValue, propertyKey, unionOf } from './values.js';
+import { compileObject, compileValue, propertyKey, unionOf } from '../lower/values.js';
 
 export interface BlockResult {
   readonly plan: PlanStep[];

@@ -5,16 +5,16 @@
  */
 import { createRequire } from 'node:module';
 import type { TriggerDecl, Value } from '../ast/ast.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import { suggest } from '../diagnostics/suggest.js';
-import type { TriggerPlan } from '../plan/plan.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import type { TriggerPlan } from '../lower/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import { checkParams } from './check-params.js';
 import { checkExists } from './connector-hooks.js';
 import type { PipelineContext } from './context.js';
 import type { EnvelopeDemand } from './envelope-demand.js';
-import { entryOf, staticJson } from './literal.js';
-import { resolveSchemaValue, schemaLocator } from './schema-refs.js';
+import { entryOf, staticJson } from '../ast/literal.js';
+import { resolveSchemaValue, schemaLocator } from '../resolve/schema-refs.js';
 import { SCHEDULER_MESSAGE, httpEnvelope, httpFileEnvelope, schemaToType } from './shapes.js';
 
 const MB = 1024 * 1024;

@@ -7,18 +7,18 @@
 import type { ConnectorStep, ObjectValue, Step, Value } from '../ast/ast.js';
 import type { ConnectorSchema } from '../connectors/connector-registry.js';
 import { paramProperties } from '../connectors/connector-registry.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import { suggest } from '../diagnostics/suggest.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
 import { compileJoltChain } from '../jolt/index.js';
 import { compileJslt } from '../jslt/index.js';
-import type { JsExpr } from '../plan/plan.js';
-import type { Span } from '../source/span.js';
+import type { JsExpr } from '../lower/plan.js';
+import type { Span } from '../../base/source/span.js';
 import { BOOLEAN, INTEGER, STRING, UNKNOWN, objectOf, type PipeType } from '../types/pipe-type.js';
 import type { PipelineContext } from './context.js';
-import { resolveSchemaValue, schemaLocator } from './schema-refs.js';
-import { entryOf, stepsEntryOf, toLiteral, spanAt } from './literal.js';
+import { resolveSchemaValue, schemaLocator } from '../resolve/schema-refs.js';
+import { entryOf, stepsEntryOf, toLiteral, spanAt } from '../ast/literal.js';
 import { schemaToType } from './shapes.js';
-import { compileValue, propertyKey } from './values.js';
+import { compileValue, propertyKey } from '../lower/values.js';
 
 export interface HookInput {
   readonly step: ConnectorStep;

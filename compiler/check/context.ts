@@ -6,14 +6,14 @@
 import type { BranchDecl } from '../ast/ast.js';
 import type { BracesEnv } from '../braces/index.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Hoisted, SourceRef, ValidatorModule } from '../plan/plan.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import type { Hoisted, SourceRef, ValidatorModule } from '../lower/plan.js';
 import type { Declarations } from '../resolve/declarations.js';
-import type { SourceFile } from '../source/source-file.js';
-import type { Span } from '../source/span.js';
+import type { SourceFile } from '../../base/source/source-file.js';
+import type { Span } from '../../base/source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
 import type { ParamValidators } from './check-params.js';
-import { diagnostic } from '../diagnostics/codes.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
 import { detectDraft, DRAFTS, type Draft, type SchemaCompiler } from './json-schema.js';
 
 export interface ServiceFacts {

@@ -17,8 +17,8 @@
  *   envelopeDemand(decl, registry) // Set { 'body' }: validate reads only `payload`, and its output is the body
  */
 import type { BranchDecl, PipelineDecl, Step, Value } from '../ast/ast.js';
-import { parseExpression } from '../../grammar/braces/parser.js';
-import type { Expr } from '../../grammar/braces/expr-ast.js';
+import { parseExpression } from '../braces/parser.js';
+import type { Expr } from '../braces/expr-ast.js';
 import type { ConnectorRegistry, MessageUse } from '../connectors/connector-registry.js';
 
 /** The envelope fields the pipeline reads, or 'all'. `body` is always built (the trigger parses it either way). */

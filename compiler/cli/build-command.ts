@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { hasErrors } from '../diagnostics/diagnostic.js';
+import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { bundleService } from './bundle-service.js';
 import { compileFiles, displayPath, printDiagnostics, type Output } from './compile-files.js';
 import { packageRoot } from './project-files.js';

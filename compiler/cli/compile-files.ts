@@ -4,11 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compile, type CompileResult } from '../compile.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { toJsonDiagnostic } from '../diagnostics/render-json.js';
-import { renderDiagnostic, renderSummary } from '../diagnostics/render-text.js';
-import { SourceFile } from '../source/source-file.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { toJsonDiagnostic } from '../../base/diagnostics/render-json.js';
+import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-text.js';
+import { SourceFile } from '../../base/source/source-file.js';
 import { findPipeFiles, loadRegistry, readSource, runtimeDependencies } from './project-files.js';
 
 export interface Output {

@@ -5,7 +5,7 @@
 // Modules that `check` never needs (build, run, the bundler, child processes) are imported inside
 // their commands, so every `pipec check` does not pay for loading them.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { hasErrors } from '../diagnostics/diagnostic.js';
+import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { compileFiles, printDiagnostics, processOutput, type Output } from './compile-files.js';
 import { toolCommands } from './tool-commands.js';
 import { dxCommands } from './dx-commands.js';

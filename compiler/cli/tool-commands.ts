@@ -5,12 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { evaluateExpression } from '../braces/index.js';
-import { CODES } from '../diagnostics/codes.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { renderDiagnostic } from '../diagnostics/render-text.js';
+import { CODES } from '../../base/diagnostics/codes.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { renderDiagnostic } from '../../base/diagnostics/render-text.js';
 import { compileJoltChain, joltToFunction, locateInJson } from '../jolt/index.js';
 import { compileJslt, jsltToFunction } from '../jslt/index.js';
-import { SourceFile } from '../source/source-file.js';
+import { SourceFile } from '../../base/source/source-file.js';
 import type { Output } from './compile-files.js';
 import type { Command } from './pipec.js';
 import { loadRegistry } from './project-files.js';

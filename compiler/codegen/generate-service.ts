@@ -10,8 +10,8 @@
  */
 import { createRequire } from 'node:module';
 import type * as TsMorph from 'ts-morph';
-import type { ServicePlan } from '../plan/plan.js';
-import { propertyKey } from '../check/values.js';
+import type { ServicePlan } from '../lower/plan.js';
+import { propertyKey } from '../lower/values.js';
 import { CodeWriter } from './code-writer.js';
 import { GENERATED_HEADER, capsuleFileName, emitCapsule, emitPipeline } from './emit-pipeline.js';
 

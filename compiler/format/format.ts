@@ -21,8 +21,8 @@ import type {
   PipelineDecl, Step, StepsEntry, TestDecl, TryStep, Value,
 } from '../ast/ast.js';
 import { parseFile } from '../ast/parse-file.js';
-import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Span } from '../source/span.js';
+import { hasErrors, type Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import type { Span } from '../../base/source/span.js';
 import { tokenize } from '../../grammar/lexer.js';
 import { collectTrivia, type Comment, type Trivia } from './trivia.js';
 

@@ -4,9 +4,9 @@
  * has its own monomorphic property access instead of sharing one megamorphic helper), and spec
  * diagnostics located through `Locate`.
  */
-import { diagnostic } from '../diagnostics/codes.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { Span } from '../source/span.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import type { Span } from '../../base/source/span.js';
 
 export type JsonPath = readonly (string | number)[];
 export type Locate = (path: JsonPath, part: 'key' | 'value') => Span;

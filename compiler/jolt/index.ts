@@ -7,7 +7,7 @@
  */
 import * as J from '../../runtime/jolt/index.js';
 import type { ModifyFunction } from '../../runtime/jolt/functions.js';
-import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { hasErrors, type Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { type JsonPath, type Locate, Program, isPlainObject, lit } from './emit.js';
 import { compileShift } from './shift.js';
 import { compileDefault } from './default.js';

@@ -3,7 +3,7 @@
  * diagnostics for a standalone spec file (`pipec jolt SPEC.json`) point at the offending key. Input:
  * the text; output: a `Locate`. Unknown paths fall back to the nearest known ancestor.
  */
-import type { Span } from '../source/span.js';
+import type { Span } from '../../base/source/span.js';
 import type { JsonPath, Locate } from './emit.js';
 
 interface Spans {

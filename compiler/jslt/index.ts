@@ -13,9 +13,9 @@
  * function.
  */
 import * as runtime from '../../runtime/jslt/index.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import { hasErrors } from '../diagnostics/diagnostic.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import type { ImportDecl, Program, Range } from './ast.js';
 import { EXPERIMENTAL_MODULE, type ModuleUnit, UNAVAILABLE_MODULE, generateJs } from './codegen.js';
 import { type ParseError, parseJslt } from './parser.js';

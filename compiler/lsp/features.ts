@@ -6,7 +6,7 @@
 import type { ConnectorStep, Decl, ObjectValue, PipeFile, PipelineDecl, Step, Value } from '../ast/ast.js';
 import { findSignature, SIGNATURES, type FunctionSignature } from '../braces/signatures.js';
 import { paramProperties, type ConnectorRegistry, type ConnectorSchema, type JsonSchema } from '../connectors/connector-registry.js';
-import type { Span } from '../source/span.js';
+import type { Span } from '../../base/source/span.js';
 import { describeType } from '../types/type-ops.js';
 import type { PipeType } from '../types/pipe-type.js';
 import type { StepShape } from '../check/context.js';

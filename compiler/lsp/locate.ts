@@ -7,7 +7,7 @@
 import type {
   BracesValue, ConnectorStep, Decl, HeaderArg, ObjectValue, PipeFile, PipelineDecl, Step, TriggerDecl, Value,
 } from '../ast/ast.js';
-import type { Span } from '../source/span.js';
+import type { Span } from '../../base/source/span.js';
 
 /** The connector step or trigger whose parameter block holds the hit. */
 export type Owner = { readonly kind: 'connector'; readonly step: ConnectorStep } | { readonly kind: 'trigger'; readonly trigger: TriggerDecl };

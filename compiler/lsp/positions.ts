@@ -3,7 +3,7 @@
  * 0-based line and UTF-16 character, which is the same unit, so only the line table is needed.
  * A `\r\n` line ending counts its `\r` as part of the line, as the LSP specification says.
  */
-import type { Span } from '../source/span.js';
+import type { Span } from '../../base/source/span.js';
 
 export interface LspPosition {
   readonly line: number;

@@ -3,9 +3,9 @@
  * name tables, reporting duplicates. All files given to one pipec command form one namespace.
  */
 import type { AccountDecl, CapsuleDecl, Decl, GlobalDecl, PipeFile, PipelineDecl, SchemaDecl, StoreDecl } from '../ast/ast.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import type { Span } from '../source/span.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { Span } from '../../base/source/span.js';
 
 /** A schema known to the service: declared inline, or imported from a JSON file. */
 export interface SchemaSymbol {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFile } from '../ast/parse-file.js';
 import { loadRegistry } from '../cli/project-files.js';
-import { SourceFile } from '../source/source-file.js';
+import { SourceFile } from '../../base/source/source-file.js';
 import { checkTests } from './check-tests.js';
 
 const registry = loadRegistry();

@@ -7,13 +7,13 @@
  */
 import path from 'node:path';
 import type { Expectation, MockDecl, ObjectValue, PipeFile, PipelineDecl, TestDecl, Value } from '../ast/ast.js';
-import { spanAt, toLiteral } from '../check/literal.js';
+import { spanAt, toLiteral } from '../ast/literal.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import type { Diagnostic, Result } from '../diagnostics/diagnostic.js';
-import { suggest } from '../diagnostics/suggest.js';
-import type { SourceFile } from '../source/source-file.js';
-import type { Span } from '../source/span.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { Diagnostic, Result } from '../../base/diagnostics/diagnostic.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import type { SourceFile } from '../../base/source/source-file.js';
+import type { Span } from '../../base/source/span.js';
 import { schemaToType } from '../types/schema-to-type.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import type { ExpectSpec, MockSpec, PipelineInventory, TestCase, TestSuite } from '../../runtime/testing/test-plan.js';

@@ -7,8 +7,8 @@
  */
 import type { BranchBody, ConnectorStep, ObjectValue, PipelineDecl, Step, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import type { SourceFile } from '../source/source-file.js';
-import type { Span } from '../source/span.js';
+import type { SourceFile } from '../../base/source/source-file.js';
+import type { Span } from '../../base/source/span.js';
 import { branchKey, stepKey } from '../../runtime/testing/test-plan.js';
 
 export interface IndexedStep {

@@ -6,8 +6,8 @@
  */
 import { describeType } from '../types/type-ops.js';
 import type { FieldType, PipeType } from '../types/pipe-type.js';
-import { suggest } from '../diagnostics/suggest.js';
-import { defineOwn, escapePointer } from '../check/literal.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import { defineOwn, escapePointer } from '../ast/literal.js';
 
 export interface ShapeProblem {
   /** JSON pointer of the value (`/status`), or of the key for unknown fields. */

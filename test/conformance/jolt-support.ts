@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import stripJsonComments from 'strip-json-comments';
 import { joltToFunction, type JoltExtensions } from '../../compiler/jolt/index.js';
-import { hasErrors } from '../../compiler/diagnostics/diagnostic.js';
+import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 
 export type CompareMode = 'diffy' | 'array-order-oblivious' | 'diffy+key-order';
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFile } from '../../compiler/ast/parse-file.js';
-import { hasErrors } from '../../compiler/diagnostics/diagnostic.js';
+import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { formatPipe } from '../../compiler/format/format.js';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { compile, type CompileResult } from '../../compiler/compile.js';
 import { loadRegistry } from '../../compiler/cli/project-files.js';
 import { fileHost } from '../../compiler/cli/compile-files.js';
-import { renderDiagnostic, renderSummary } from '../../compiler/diagnostics/render-text.js';
+import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-text.js';
 
 const registry = loadRegistry();
 

@@ -6,10 +6,10 @@
  * (it waited in the queue longer than its consumers care for).
  */
 import type { Logger } from 'pino';
-import type { Clock, Delivery, EventBroker, EventTriggerSpec, PipelineModule, Subscription } from '../types.js';
-import type { ExecutionEngine } from './execution.js';
-import type { ServiceMetrics } from './metrics.js';
-import { validateTriggerMessage } from './validation.js';
+import type { Clock, Delivery, EventBroker, EventTriggerSpec, PipelineModule, Subscription } from '../../types.js';
+import type { ExecutionEngine } from '../../service/execution.js';
+import type { ServiceMetrics } from '../../service/metrics.js';
+import { validateTriggerMessage } from '../../service/validation.js';
 
 export interface EventTriggerDeps {
   readonly engine: ExecutionEngine;

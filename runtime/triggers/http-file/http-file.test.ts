@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HttpFileTriggerSpec, Json } from '../types.js';
-import { dispositionFileName, safeFileName } from './http-file-trigger.js';
-import { makeTestService, pipelineOf, type TestService } from './test-support/test-service.js';
+import type { HttpFileTriggerSpec, Json } from '../../types.js';
+import { dispositionFileName, safeFileName } from './http-file.js';
+import { makeTestService, pipelineOf, type TestService } from '../../service/test-support/test-service.js';
 
 let t: TestService;
 afterEach(async () => {

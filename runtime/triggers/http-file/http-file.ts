@@ -13,15 +13,15 @@ import { pipeline as pipeStreams } from 'node:stream/promises';
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import type { Context, Hono } from 'hono';
-import { PipeError } from '../errors.js';
-import type { HttpFileTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
+import { PipeError } from '../../errors.js';
+import type { HttpFileTriggerSpec, Json, JsonObject, PipelineModule } from '../../types.js';
 import {
   addValue, ALL_ENVELOPE_FIELDS, buildEnvelope, checkDeclaredLength, envelopeFields, parseMediaType, tooLargeError, type EnvelopeFields,
-} from './envelope.js';
-import type { ExecutionScope } from './execution.js';
-import type { HttpTriggerDeps } from './http-trigger.js';
-import { outcomeResponse } from './http-response.js';
-import { createTriggerGuard } from './trigger-guard.js';
+} from '../../service/envelope.js';
+import type { ExecutionScope } from '../../service/execution.js';
+import type { HttpTriggerDeps } from '../http/http.js';
+import { outcomeResponse } from '../../service/http-response.js';
+import { createTriggerGuard } from '../../service/trigger-guard.js';
 
 export const DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024;
 const MAX_FILES = 20;

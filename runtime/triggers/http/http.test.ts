@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PipeError } from '../errors.js';
-import { Reply, type CompiledValidator, type Json } from '../types.js';
-import { httpTrigger, makeTestService, pipelineOf, type TestService } from './test-support/test-service.js';
+import { PipeError } from '../../errors.js';
+import { Reply, type CompiledValidator, type Json } from '../../types.js';
+import { httpTrigger, makeTestService, pipelineOf, type TestService } from '../../service/test-support/test-service.js';
 
 const echo = pipelineOf('echo', httpTrigger('/echo/:id', ['POST', 'GET']), async (m) => m);
 

@@ -6,17 +6,17 @@
  * limits (trigger-guard.ts) run first, before any body byte is read.
  */
 import type { Context, Hono } from 'hono';
-import { PipeError } from '../errors.js';
-import { isPending } from '../steps.js';
-import type { Clock, HttpTriggerSpec, Json, JsonObject, PipelineModule } from '../types.js';
+import { PipeError } from '../../errors.js';
+import { isPending } from '../../steps.js';
+import type { Clock, HttpTriggerSpec, Json, JsonObject, PipelineModule } from '../../types.js';
 import {
   buildEnvelope, DEFAULT_MAX_BODY_SIZE, envelopeFields, headersRecordOf, onlyBody, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
-} from './envelope.js';
-import type { ExecutionEngine, TraceHeaders } from './execution.js';
-import { outcomeResponse, refusalResponse } from './http-response.js';
-import type { ServiceMetrics } from './metrics.js';
-import { createTriggerGuard } from './trigger-guard.js';
-import { validateTriggerMessage } from './validation.js';
+} from '../../service/envelope.js';
+import type { ExecutionEngine, TraceHeaders } from '../../service/execution.js';
+import { outcomeResponse, refusalResponse } from '../../service/http-response.js';
+import type { ServiceMetrics } from '../../service/metrics.js';
+import { createTriggerGuard } from '../../service/trigger-guard.js';
+import { validateTriggerMessage } from '../../service/validation.js';
 
 export interface HttpTriggerDeps {
   readonly engine: ExecutionEngine;

@@ -5,15 +5,15 @@
  * one door for all tools, so it is guarded by the `auth` of the mcp-tool triggers, which must agree.
  */
 import type { Hono } from 'hono';
-import type { McpToolDefinition } from '../agent/mcp-server.js';
-import { PipeError } from '../errors.js';
-import { contextFromHeaders } from '../observability/propagation.js';
-import { withContext } from '../observability/spans.js';
-import type { Clock, Json, JsonObject, McpToolTriggerSpec, PipelineModule } from '../types.js';
-import { Reply } from '../types.js';
-import type { ExecutionEngine } from './execution.js';
-import { createTriggerGuard } from './trigger-guard.js';
-import { validateTriggerMessage } from './validation.js';
+import type { McpToolDefinition } from '../../agent/mcp-server.js';
+import { PipeError } from '../../errors.js';
+import { contextFromHeaders } from '../../observability/propagation.js';
+import { withContext } from '../../observability/spans.js';
+import type { Clock, Json, JsonObject, McpToolTriggerSpec, PipelineModule } from '../../types.js';
+import { Reply } from '../../types.js';
+import type { ExecutionEngine } from '../../service/execution.js';
+import { createTriggerGuard } from '../../service/trigger-guard.js';
+import { validateTriggerMessage } from '../../service/validation.js';
 
 export interface McpRouteDeps {
   readonly engine: ExecutionEngine;
@@ -41,7 +41,7 @@ export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[]
   // The MCP SDK is a large module graph: it is loaded on the first /mcp request, not at start-up.
   let handler: Promise<(req: Request) => Promise<Response>> | undefined;
   const loadHandler = (): Promise<(req: Request) => Promise<Response>> => {
-    handler ??= import('../agent/mcp-server.js').then((m) => m.createMcpHandler(definitions, { serverName: 'pipec' }));
+    handler ??= import('../../agent/mcp-server.js').then((m) => m.createMcpHandler(definitions, { serverName: 'pipec' }));
     return handler;
   };
 

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SchedulerTriggerSpec } from '../types.js';
+import type { SchedulerTriggerSpec } from '../../types.js';
 import { tmpdir } from 'node:os';
-import { ExecutionEngine } from './execution.js';
-import { createPipelineExecutor } from './executor.js';
-import { createLogger } from './logging.js';
-import { createServiceMetrics } from './metrics.js';
-import { createCron, ScheduleRunner } from './scheduler-trigger.js';
-import { createFakeBackends, FakeLock } from './test-support/fake-backends.js';
-import { deferred, makeTestService, pipelineOf, type TestService } from './test-support/test-service.js';
+import { ExecutionEngine } from '../../service/execution.js';
+import { createPipelineExecutor } from '../../service/executor.js';
+import { createLogger } from '../../service/logging.js';
+import { createServiceMetrics } from '../../service/metrics.js';
+import { createCron, ScheduleRunner } from './scheduler.js';
+import { createFakeBackends, FakeLock } from '../../service/test-support/fake-backends.js';
+import { deferred, makeTestService, pipelineOf, type TestService } from '../../service/test-support/test-service.js';
 
 let t: TestService;
 afterEach(async () => {

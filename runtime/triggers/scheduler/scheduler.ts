@@ -6,10 +6,10 @@
  */
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
-import type { Clock, PipelineModule, SchedulerTriggerSpec } from '../types.js';
-import type { LockBackend } from './backends-port.js';
-import type { EngineOutcome, ExecutionEngine } from './execution.js';
-import type { ServiceMetrics } from './metrics.js';
+import type { Clock, PipelineModule, SchedulerTriggerSpec } from '../../types.js';
+import type { LockBackend } from '../../service/backends-port.js';
+import type { EngineOutcome, ExecutionEngine } from '../../service/execution.js';
+import type { ServiceMetrics } from '../../service/metrics.js';
 
 export interface SchedulerDeps {
   readonly engine: ExecutionEngine;

@@ -4,8 +4,8 @@
  * env()) become `Dynamic` placeholders: their errors are filtered out, their types are checked by
  * the Double Braces checker instead.
  */
-import type { ObjectValue, Value } from '../ast/ast.js';
-import type { Span } from '../source/span.js';
+import type { ObjectValue, Value } from './ast.js';
+import type { Span } from '../../base/source/span.js';
 
 /** The placeholder for a value known only at run time. */
 export const DYNAMIC = '\u0000pipec-dynamic\u0000';

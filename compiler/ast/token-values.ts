@@ -6,11 +6,11 @@
  * Strings are decoded into per-character host offsets (`starts`/`ends`) so every template part and
  * every `{{ }}` keeps exact positions even after escapes and `"""` dedent removed characters.
  */
-import type { BracesValue, DurationValue, NumberValue, SizeValue, StringValue, TemplateText, TemplateValue } from '../compiler/ast/ast.js';
-import type { Diagnostic } from '../compiler/diagnostics/diagnostic.js';
-import { diagnostic } from '../compiler/diagnostics/codes.js';
-import { span } from '../compiler/source/span.js';
-import { scanBracesEnd } from './scan.js';
+import type { BracesValue, DurationValue, NumberValue, SizeValue, StringValue, TemplateText, TemplateValue } from './ast.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import { span } from '../../base/source/span.js';
+import { scanBracesEnd } from '../../grammar/scan.js';
 
 export interface Decoded<T> {
   readonly value: T;

@@ -3,12 +3,12 @@
  * object is the schema itself. Returns the schema as JSON, or undefined (with a diagnostic).
  */
 import type { Value } from '../ast/ast.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { suggest } from '../diagnostics/suggest.js';
-import type { Declarations } from '../resolve/declarations.js';
-import type { Span } from '../source/span.js';
-import { spanAt, toLiteral, type LiteralInstance } from './literal.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import type { Declarations } from './declarations.js';
+import type { Span } from '../../base/source/span.js';
+import { spanAt, toLiteral, type LiteralInstance } from '../ast/literal.js';
 
 export function resolveSchemaValue(value: Value, decls: Declarations, diagnostics: Diagnostic[]): unknown {
   if (value.kind === 'ident') {

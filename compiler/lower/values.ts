@@ -5,8 +5,8 @@
  */
 import type { ObjectValue, Value } from '../ast/ast.js';
 import { compileBraces, compileTemplate, type BracesEnv } from '../braces/index.js';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import type { JsExpr } from '../plan/plan.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import type { JsExpr } from './plan.js';
 import { arrayOf, BOOLEAN, NULL, NUMBER, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 
 export interface CompiledValue extends JsExpr {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bracesFromToken, decodeNumber, decodeQuotedString, decodeTripleString } from './literals.js';
+import { bracesFromToken, decodeNumber, decodeQuotedString, decodeTripleString } from './token-values.js';
 
 const F = 't.pipe';
 

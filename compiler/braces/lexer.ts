@@ -4,7 +4,7 @@
  * unknown escape such as `\d` keeps its backslash, so regexes read naturally.
  * In: the decoded expression text and its offset map. Out: tokens, or the first lexical error.
  */
-import { span, type Span } from '../../compiler/source/span.js';
+import { span, type Span } from '../../base/source/span.js';
 
 export type TokenKind = 'number' | 'string' | 'ident' | 'punct' | 'eof';
 

@@ -9,7 +9,7 @@
  * first error is worth more than a cascade).
  * In: expression text + host offset map. Out: an `Expr`, or a `SyntaxProblem` with its span.
  */
-import { joinSpans, type Span } from '../../compiler/source/span.js';
+import { joinSpans, type Span } from '../../base/source/span.js';
 import type { BinaryOperator, Expr, LambdaParam, ObjectEntryExpr } from './expr-ast.js';
 import { hostSpan, tokenize, type OffsetMap, type Token } from './lexer.js';
 

@@ -5,12 +5,12 @@
 import { JSONPath } from 'jsonpath-plus';
 import type { BracesValue, Value } from '../ast/ast.js';
 import { compileBraces } from '../braces/index.js';
-import { diagnostic } from '../diagnostics/codes.js';
-import { suggest } from '../diagnostics/suggest.js';
-import type { JsExpr } from '../plan/plan.js';
-import type { Span } from '../source/span.js';
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import type { JsExpr } from './plan.js';
+import type { Span } from '../../base/source/span.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
-import type { PipelineContext } from './context.js';
+import type { PipelineContext } from '../check/context.js';
 
 export interface CompiledCondition {
   readonly expr: JsExpr;

@@ -7,7 +7,7 @@
  *       { kind: 'member', object: { kind: 'name', name: 'message' }, property: 'name' },
  *       { kind: 'literal', value: '!' } ] }
  */
-import type { Span } from '../../compiler/source/span.js';
+import type { Span } from '../../base/source/span.js';
 
 export type Expr = LiteralExpr | NameExpr | MemberExpr | IndexExpr | CallExpr | UnaryExpr | BinaryExpr | ArrayExpr | ObjectExpr | LambdaExpr;
 
