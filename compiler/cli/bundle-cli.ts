@@ -34,7 +34,7 @@ export async function bundleCli(packageRoot: string): Promise<{ bundleBytes: num
     replace: {
       // Top-level await (choosing Chevrotain's single-file build) cannot be CommonJS: bundle that build directly.
       [path.join(dist, 'grammar', 'chevrotain.js')]: `export { createToken, CstParser, EOF, Lexer } from ${JSON.stringify(chevrotainSource(packageRoot))};\nexport const loadedFromBundle = true;\n`,
-      [path.join(dist, 'compiler', 'cli', 'import-module.js')]: 'export function importModule(url) { return __pipecImport(url); }\n',
+      [path.join(dist, 'compiler', 'import-module.js')]: 'export function importModule(url) { return __pipecImport(url); }\n',
     },
   });
   fs.writeFileSync(outFile, source);

@@ -20,7 +20,7 @@ import type { ServiceDefinition } from '../../runtime/service/create-service.js'
 import type { RunSuiteOptions, SuiteResult } from '../../runtime/testing/run-tests.js';
 import type { TestSuite } from '../../runtime/testing/test-plan.js';
 import { displayPath, fileHost, printDiagnostics, type Output } from './compile-files.js';
-import { importModule } from './import-module.js';
+import { importModule } from '../import-module.js';
 import type { Command } from './pipec.js';
 import { findPipeFiles, loadRegistry, readSource, runtimeDependencies } from './project-files.js';
 
