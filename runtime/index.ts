@@ -13,11 +13,7 @@ export type {
   PipelineModule,
   PipelineOptions,
   TriggerSpec,
-  HttpTriggerSpec,
-  HttpFileTriggerSpec,
-  EventTriggerSpec,
-  SchedulerTriggerSpec,
-  McpToolTriggerSpec,
+  SpanKindName,
   CompiledValidator,
   ExecutionContext,
   ExecutionMetadata,
@@ -34,4 +30,5 @@ export type { StepInfo, ForEachInfo, StepHooks, ChoiceInfo } from './steps.js';
 export { compileJsonPath, jsonPathMatches, jsonPathQuery } from './jsonpath.js';
 export { createService } from './service/create-service.js';
 export type { ServiceDefinition, ServiceOptions, Service, ExecutionOutcome } from './service/create-service.js';
+export type { TriggerRuntime, TriggerHost, TriggerAttachment, TriggeredPipeline } from './service/trigger-host.js';
 export { startService, serve } from './service/node-server.js';

@@ -4,7 +4,7 @@
  * allocation-light: they sit on every request's path.
  */
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
-import { Reply, type CompiledValidator, type ExecutionContext, type Json, type JsonObject } from './types.js';
+import { Reply, type CompiledValidator, type ExecutionContext, type Json, type JsonObject, type SpanKindName } from './types.js';
 
 /** Facts about one step, emitted once per step as a module constant. */
 export interface StepInfo {
@@ -13,6 +13,16 @@ export interface StepInfo {
   /** `file.pipe:line`. */
   readonly source: string;
   readonly failOnError: boolean;
+  /** The connector schema's `x-pipe-span`: the step span's kind and its attributes (attribute → parameter). */
+  readonly span?: { readonly kind: SpanKindName; readonly attributes?: Readonly<Record<string, string>> };
+  /** The connector schema's `x-pipe-metrics`: what the service counts for the step. */
+  readonly metrics?: StepMetrics;
+}
+
+/** Counted per step when its connector says so; values name the parameter (or output field) to read. */
+export interface StepMetrics {
+  readonly 'events-published'?: { readonly event: string };
+  readonly 'token-usage'?: { readonly model: string; readonly usage: string };
 }
 
 /** Parameters of a step: a frozen constant, or a module-level function of the message. */

@@ -33,71 +33,20 @@ export interface PipelineModule {
   readonly run: (message: Json, ctx: ExecutionContext) => Json | Reply | Promise<Json | Reply>;
 }
 
-/** Trigger configuration, resolved at build time (schemas compiled to validators). */
-export type TriggerSpec =
-  | HttpTriggerSpec
-  | HttpFileTriggerSpec
-  | EventTriggerSpec
-  | SchedulerTriggerSpec
-  | McpToolTriggerSpec;
-
-export interface HttpTriggerSpec {
-  readonly kind: 'http';
-  /** Upper-case methods. */
-  readonly methods: readonly string[];
-  /** Hono-style path with `:params`. */
-  readonly path: string;
-  /** Request body limit in bytes (default 5 MB). */
-  readonly maxBodySize: number;
-  /** Validates the parsed request body (ajv standalone); absent when no `body` schema is declared. */
-  readonly validateBody?: CompiledValidator;
-  readonly auth?: JsonObject;
-  readonly rateLimit?: JsonObject;
-  /** The envelope fields the pipeline reads (the compiler's analysis), besides `body`; absent: all. */
-  readonly envelope?: readonly string[];
+/**
+ * Trigger configuration, resolved at build time (schemas compiled to validators). Each trigger's
+ * folder defines its own fields (HttpTriggerSpec in runtime/triggers/http/http.ts, …); the
+ * service reads only these.
+ */
+export interface TriggerSpec {
+  readonly kind: string;
+  /** From the trigger schema's `x-pipe-span`: the kind of span an execution it starts opens (absent: internal). */
+  readonly spanKind?: SpanKindName;
+  readonly [field: string]: unknown;
 }
 
-export interface HttpFileTriggerSpec {
-  readonly kind: 'http-file';
-  readonly methods: readonly string[];
-  readonly path: string;
-  /** Upload limit in bytes (default 100 MB). */
-  readonly maxFileSize: number;
-  readonly auth?: JsonObject;
-  readonly rateLimit?: JsonObject;
-  /** The envelope fields the pipeline reads, besides `body` and `files`; absent: all. */
-  readonly envelope?: readonly string[];
-}
-
-export interface EventTriggerSpec {
-  readonly kind: 'event';
-  readonly event: string;
-  readonly validateBody?: CompiledValidator;
-  /** ms an event may wait in the queue. */
-  readonly expiration: number;
-  /** ms an execution may take before it is considered failed and redelivered. */
-  readonly maxTimeout: number;
-  /** Maximum deliveries of one event (1 = no redelivery). */
-  readonly maxDeliveries: number;
-}
-
-export interface SchedulerTriggerSpec {
-  readonly kind: 'scheduler';
-  /** 5 or 6 fields (with seconds). */
-  readonly cron: string;
-  /** IANA zone, default UTC. */
-  readonly timezone: string;
-  readonly allowConcurrent: boolean;
-}
-
-export interface McpToolTriggerSpec {
-  readonly kind: 'mcp-tool';
-  readonly tool: string;
-  readonly description: string;
-  readonly inputSchema: JsonObject;
-  readonly validateBody?: CompiledValidator;
-  readonly auth?: JsonObject;
-}
+/** OpenTelemetry span kinds besides internal, by name. */
+export type SpanKindName = 'server' | 'client' | 'producer' | 'consumer';
 
 /** An ajv standalone validate function: returns true or sets `.errors`. */
 export interface CompiledValidator {

@@ -9,10 +9,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFile } from '../compiler/ast/parse-file.js';
 import { findPipeFiles } from '../compiler/cli/project-files.js';
+import { loadRegistry } from '../compiler/connectors/load-registry.js';
 import { renderGraph } from '../compiler/graph/index.js';
 
 const BEGIN = '<!-- graph:begin -->';
 const END = '<!-- graph:end -->';
+// The schemas say which steps link pipelines (x-pipe-ref); their compile-time parts are not needed.
+const registry = await loadRegistry({ compileParts: false });
 
 /** README.md files directly under each folder of `examplesDir` that carry the markers. */
 export function exampleReadmes(examplesDir: string): string[] {
@@ -31,7 +34,7 @@ export function refreshReadme(readmePath: string, text: string): string {
   if (begin < 0 || end < 0) return text;
   const { files } = findPipeFiles([path.dirname(readmePath)]);
   const asts = files.map((f) => parseFile(f, fs.readFileSync(f, 'utf8')).value);
-  const block = `${BEGIN}\n\`\`\`mermaid\n${renderGraph(asts, 'mermaid')}\`\`\`\n${END}`;
+  const block = `${BEGIN}\n\`\`\`mermaid\n${renderGraph(asts, registry, 'mermaid')}\`\`\`\n${END}`;
   return text.slice(0, begin) + block + text.slice(end + END.length);
 }
 

@@ -5,6 +5,7 @@
  */
 import type { AccountDecl, PipelineDecl, Step, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import { stepReferences } from '../connectors/schema-facts.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
@@ -72,7 +73,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   };
   const pipelines: PipelinePlan[] = [];
   const edges: ExecuteEdge[] = [];
-  const executed = executeTargets(input.decls);
+  const executed = executeTargets(input.decls, input.registry);
   for (const decl of input.decls.pipelines.values()) {
     const checked = checkPipeline(decl, facts, executed.has(decl.name));
     diagnostics.push(...checked.diagnostics);
@@ -82,7 +83,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   }
   const capsules = checkCapsules(facts);
   diagnostics.push(...capsules.diagnostics);
-  diagnostics.push(...checkRoutes(input.decls), ...checkExecuteCycles(input.decls, edges), ...checkNameClashes(input.decls, input.registry));
+  diagnostics.push(...checkRoutes(input.decls, input.registry), ...checkExecuteCycles(input.decls, edges), ...checkNameClashes(input.decls, input.registry));
 
   const accounts = [...input.decls.accounts.values()].map((a) => ({
     name: a.name,
@@ -116,11 +117,16 @@ function emptyEnv(file: string) {
   return { file, message: UNKNOWN, globals: {}, accounts: {}, steps: {} };
 }
 
-/** Pipelines some `execute` step calls: their message may be the caller's payload, not the trigger's. */
-function executeTargets(decls: Declarations): Set<string> {
+/**
+ * Pipelines a step names where its connector's schema marks a pipeline reference (`execute`):
+ * their message may be the caller's payload, not the trigger's.
+ */
+function executeTargets(decls: Declarations, registry: ConnectorRegistry): Set<string> {
   const targets = new Set<string>();
   const collect = (step: Step): void => {
-    if (step.kind === 'connector' && step.connector === 'execute' && step.args[0]) targets.add(step.args[0].text);
+    const schema = step.kind === 'connector' ? registry.connectors.get(step.connector) : undefined;
+    if (step.kind !== 'connector' || !schema) return;
+    for (const ref of stepReferences(step, schema, 'pipeline')) targets.add(ref.name);
   };
   for (const p of decls.pipelines.values()) walkDeclSteps(p, collect);
   for (const c of decls.capsules.values()) walkDeclSteps(c, collect);
@@ -131,7 +137,8 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
   const ctx = new PipelineContext(facts, decl.name, decl.nameSpan.file, new Map(decl.branches.map((b) => [b.name, b])));
   const options = checkOptions(decl, ctx.diagnostics);
   // A missing trigger is a syntax error (PIPE1016): check never runs on such a file.
-  const envelope = decl.trigger?.kind === 'http' || decl.trigger?.kind === 'http-file' ? envelopeDemand(decl, facts.registry) : 'all';
+  const triggerSchema = decl.trigger ? facts.registry.triggers.get(decl.trigger.kind) : undefined;
+  const envelope = triggerSchema?.['x-pipe-envelope'] === true ? envelopeDemand(decl, facts.registry) : 'all';
   const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx, envelope) : undefined;
   // Called through `execute`, the pipeline receives the caller's payload instead of its trigger's envelope.
   const firstMessage = executedByPipelines ? UNKNOWN : (trigger?.message ?? UNKNOWN);
@@ -207,16 +214,18 @@ function accountShape(account: AccountDecl, allowed: readonly string[], diagnost
   return { kind: 'object', fields, open: false };
 }
 
-function checkRoutes(decls: Declarations): Diagnostic[] {
+/** Triggers whose schema says `x-pipe-route` serve a method and path: two may not serve the same. */
+function checkRoutes(decls: Declarations, registry: ConnectorRegistry): Diagnostic[] {
   const out: Diagnostic[] = [];
   const seen = new Map<string, { pipeline: string; span: Span }>();
   for (const p of decls.pipelines.values()) {
     const t = p.trigger;
-    if (!t || (t.kind !== 'http' && t.kind !== 'http-file')) continue;
-    const path = entryOf(t.config, 'path');
-    const method = entryOf(t.config, 'method');
+    const route = t ? registry.triggers.get(t.kind)?.['x-pipe-route'] : undefined;
+    if (!t || !route) continue;
+    const path = entryOf(t.config, route.path);
+    const method = route.method !== undefined ? entryOf(t.config, route.method) : undefined;
     if (!path || path.kind !== 'string') continue;
-    const methods = method?.kind === 'ident' ? [method.name] : method?.kind === 'string' ? [method.value] : method?.kind === 'array' ? method.items.map((i) => (i.kind === 'ident' ? i.name : i.kind === 'string' ? i.value : '')) : ['POST'];
+    const methods = method?.kind === 'ident' ? [method.name] : method?.kind === 'string' ? [method.value] : method?.kind === 'array' ? method.items.map((i) => (i.kind === 'ident' ? i.name : i.kind === 'string' ? i.value : '')) : [route['default-method']];
     for (const m of methods) {
       const key = `${m} ${path.value.replace(/:[^/]+/g, ':')}`;
       const previous = seen.get(key);

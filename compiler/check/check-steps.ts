@@ -1,7 +1,8 @@
 /**
  * Phase `check` for steps: walks a block of steps carrying the message shape from step to step,
  * checks every step (connector parameters, references, expressions, reachability) and builds its
- * plan. Connector-specific build-time work lives in connector-hooks.ts.
+ * plan. Build-time work that depends on the connector is in step-hooks.ts (generic, from the
+ * schema's x-pipe-* data) and in the connector's own folder (its compile.ts).
  */
 import type { BranchBody, ChoiceStep, ConnectorStep, ForEachStep, Step, Value } from '../ast/ast.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
@@ -10,7 +11,7 @@ import type { ChoicePlan, JsExpr, PlanStep } from '../lower/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import type { Span } from '../../base/source/span.js';
 import { checkParams } from './check-params.js';
-import { applyConnectorHook, splitStoreTarget } from './connector-hooks.js';
+import { applyStepHooks, splitHeaderWords } from './step-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
 import { compileCondition, compileCollection } from '../lower/conditions.js';
@@ -124,6 +125,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
   // Header words: positional parameters first, then one optional label.
   const positional = schema.positional ?? [];
   const extra: Record<string, unknown> = {};
+  const extraSpans: Record<string, Span> = {};
   let label: string | undefined;
   step.args.forEach((arg, i) => {
     const param = positional[i];
@@ -141,6 +143,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
     }
     if (param !== undefined) {
       extra[param] = arg.text;
+      extraSpans[param] = arg.span;
     } else if (i === positional.length && arg.kind === 'word') {
       label = arg.text;
     } else {
@@ -172,11 +175,11 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
     }
   }
 
-  splitStoreTarget(schema.name, extra);
+  splitHeaderWords(schema, extra, extraSpans);
   const checked = checkParams(schema, step.params, extra, { what: capsule ? 'capsule' : 'connector', name: step.connector, nameSpan: step.connectorSpan }, ctx.facts.validators);
   ctx.diagnostics.push(...checked.diagnostics);
 
-  const hook = applyConnectorHook({ step, schema, extra, message, ctx, label });
+  const hook = applyStepHooks({ step, schema, extra, extraSpans, message, ctx, label });
   const compiled = compileObject(step.params, ctx.bracesEnv(message), ctx.diagnostics, hook.replaced);
   const params = mergeParams(compiled, hook.params, ctx, label ?? step.connector);
 
@@ -201,6 +204,8 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
         params,
         failOnError,
         synchronous: !capsule && schema.synchronous === true,
+        ...(schema['x-pipe-span'] ? { span: schema['x-pipe-span'] } : {}),
+        ...(schema['x-pipe-metrics'] ? { metrics: schema['x-pipe-metrics'] } : {}),
         ...(onFail ? { onFail: onFail.plan } : {}),
       },
     ],

@@ -1,27 +1,28 @@
 /**
- * Phase `check` for triggers: parameters against the trigger's schema, body schemas compiled to
- * validators, cron expressions parsed, auth accounts resolved; yields the TriggerSpec object (as JS)
- * and the shape of the first message.
+ * Phase `check` for triggers: the trigger must be known, its parameters are checked against its
+ * schema, then its compile-time part (runtime/triggers/<name>/compile.ts, the registry's named
+ * table `triggerCompilers`) turns them into the fields of its run-time spec and tells the shape of
+ * the first message. Yields the spec as a JS object literal: `kind`, those fields, and the span kind
+ * the schema's `x-pipe-span` gives executions it starts.
  */
-import { createRequire } from 'node:module';
-import type { TriggerDecl, Value } from '../ast/ast.js';
+import type { TriggerDecl } from '../ast/ast.js';
+import { staticJson } from '../ast/literal.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
+import type { ConnectorSchema } from '../connectors/connector-registry.js';
+import type { TriggerHookOutput } from '../connectors/hook-api.js';
 import type { TriggerPlan } from '../lower/plan.js';
+import { propertyKey } from '../lower/values.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import { checkParams } from './check-params.js';
-import { checkExists } from './connector-hooks.js';
+import { COMPILE_API } from './compile-api.js';
 import type { PipelineContext } from './context.js';
 import type { EnvelopeDemand } from './envelope-demand.js';
-import { entryOf, staticJson } from '../ast/literal.js';
-import { resolveSchemaValue, schemaLocator } from '../resolve/schema-refs.js';
-import { SCHEDULER_MESSAGE, httpEnvelope, httpFileEnvelope, schemaToType } from './shapes.js';
-
-const MB = 1024 * 1024;
+import { schemaToType } from './shapes.js';
 
 /**
- * `envelope`: the envelope fields the pipeline reads (envelope-demand.ts), for the HTTP triggers;
- * they build only those. Absent or 'all': every field.
+ * `envelope`: the envelope fields the pipeline reads (envelope-demand.ts), for triggers whose
+ * schema says `x-pipe-envelope`; they build only those. Absent or 'all': every field.
  */
 export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelope: EnvelopeDemand = 'all'): { plan: TriggerPlan; message: PipeType } | undefined {
   const schema = ctx.facts.registry.triggers.get(trigger.kind);
@@ -41,128 +42,28 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelop
   }
   const checked = checkParams(schema, trigger.config, {}, { what: 'trigger', name: trigger.kind, nameSpan: trigger.kindSpan }, ctx.facts.validators);
   ctx.diagnostics.push(...checked.diagnostics);
-  const config = trigger.config;
-  const num = (key: string, fallback: number): number => {
-    const v = entryOf(config, key);
-    return v?.kind === 'number' ? v.value : v?.kind === 'duration' ? v.ms : v?.kind === 'size' ? v.bytes : fallback;
+  const part = ctx.facts.registry.triggerCompilers.get(trigger.kind);
+  const out = part ? part.trigger({ trigger, schema, ctx, envelope }, COMPILE_API) : plainTrigger(trigger, schema);
+  const span = schema['x-pipe-span'];
+  const fields = [
+    `kind: ${JSON.stringify(trigger.kind)}`,
+    ...Object.entries(out.spec).map(([key, js]) => `${propertyKey(key)}: ${js}`),
+    ...(span ? [`spanKind: ${JSON.stringify(span.kind)}`] : []),
+  ];
+  return {
+    plan: { kind: trigger.kind, module: schema.module ?? `triggers/${trigger.kind}/${trigger.kind}`, spec: `{ ${fields.join(', ')} }` },
+    message: out.message,
   };
-  const str = (key: string, fallback: string): string => {
-    const v = entryOf(config, key);
-    return v?.kind === 'string' ? v.value : v?.kind === 'ident' ? v.name : fallback;
-  };
-  const bool = (key: string, fallback: boolean): boolean => {
-    const v = entryOf(config, key);
-    return v?.kind === 'boolean' ? v.value : fallback;
-  };
-  const bodySchema = (key: string): { validator?: string; type: PipeType } => {
-    const value = entryOf(config, key);
-    if (!value) return { type: UNKNOWN };
-    const resolved = resolveSchemaValue(value, ctx.facts.decls, ctx.diagnostics);
-    if (resolved === undefined) return { type: UNKNOWN };
-    const validator = ctx.compileSchema(resolved, value.span, undefined, `${ctx.pipeline}-${key}`, schemaLocator(value, ctx.facts.decls));
-    return { ...(validator ? { validator } : {}), type: schemaToType(resolved) };
-  };
-
-  switch (trigger.kind) {
-    case 'http':
-    case 'http-file': {
-      const methodValue = entryOf(config, 'method');
-      const methodJson = methodValue ? staticJson(methodValue) : undefined;
-      const methods = Array.isArray(methodJson) ? methodJson.map(String) : typeof methodJson === 'string' ? [methodJson] : ['POST'];
-      const path = str('path', '/');
-      const auth = authSpec(entryOf(config, 'auth'), ctx);
-      const rateLimit = entryOf(config, 'rate-limit');
-      const rateJson = rateLimit ? staticJson(rateLimit) : undefined;
-      const fields = envelope === 'all' ? '' : `, envelope: ${JSON.stringify([...envelope].sort())}`;
-      const common = `methods: ${JSON.stringify(methods)}, path: ${JSON.stringify(path)}${auth ? `, auth: ${auth}` : ''}${rateJson ? `, rateLimit: ${JSON.stringify(rateJson)}` : ''}${fields}`;
-      if (trigger.kind === 'http') {
-        const body = bodySchema('body');
-        const spec = `{ kind: "http", ${common}, maxBodySize: ${num('max-body-size', 5 * MB)}${body.validator ? `, validateBody: ${body.validator}` : ''} }`;
-        return { plan: { kind: 'http', spec }, message: httpEnvelope(body.type) };
-      }
-      const spec = `{ kind: "http-file", ${common}, maxFileSize: ${num('max-file-size', 100 * MB)} }`;
-      return { plan: { kind: 'http-file', spec }, message: httpFileEnvelope() };
-    }
-    case 'event': {
-      const body = bodySchema('body');
-      const redelivery = bool('redelivery', true);
-      const maxDeliveries = num('max-deliveries', redelivery ? 5 : 1);
-      const spec = `{ kind: "event", event: ${JSON.stringify(str('name', ''))}, expiration: ${num('expiration', 600000)}, maxTimeout: ${num('max-timeout', 30000)}, maxDeliveries: ${maxDeliveries}${body.validator ? `, validateBody: ${body.validator}` : ''} }`;
-      return { plan: { kind: 'event', spec }, message: body.type };
-    }
-    case 'scheduler': {
-      const cron = str('cron', '');
-      const timezone = str('timezone', 'UTC');
-      const cronValue = entryOf(config, 'cron');
-      if (cronValue) checkCron(cron, timezone, cronValue, entryOf(config, 'timezone'), ctx);
-      const spec = `{ kind: "scheduler", cron: ${JSON.stringify(cron)}, timezone: ${JSON.stringify(timezone)}, allowConcurrent: ${bool('allow-concurrent', false)} }`;
-      return { plan: { kind: 'scheduler', spec }, message: SCHEDULER_MESSAGE };
-    }
-    case 'mcp-tool': {
-      const input = entryOf(config, 'input');
-      const resolved = input ? resolveSchemaValue(input, ctx.facts.decls, ctx.diagnostics) : undefined;
-      const validator = input && resolved !== undefined ? ctx.compileSchema(resolved, input.span, undefined, `${ctx.pipeline}-input`, schemaLocator(input, ctx.facts.decls)) : undefined;
-      const auth = authSpec(entryOf(config, 'auth'), ctx);
-      const spec = `{ kind: "mcp-tool", tool: ${JSON.stringify(str('name', ctx.pipeline))}, description: ${JSON.stringify(str('description', ''))}, inputSchema: ${JSON.stringify(resolved ?? { type: 'object' })}${validator ? `, validateBody: ${validator}` : ''}${auth ? `, auth: ${auth}` : ''} }`;
-      return { plan: { kind: 'mcp-tool', spec }, message: resolved !== undefined ? schemaToType(resolved) : UNKNOWN };
-    }
-    default:
-      return undefined;
-  }
 }
 
-/** The runtime AuthSpec (runtime/security/auth.ts) as JS, with the account checked. */
-function authSpec(value: Value | undefined, ctx: PipelineContext): string | undefined {
-  if (!value || value.kind !== 'object') return undefined;
-  const json = staticJson(value) as Record<string, unknown> | undefined;
-  if (!json) return undefined;
-  const account = json['account'];
-  if (typeof account === 'string') {
-    const accountValue = entryOf(value, 'account');
-    checkExists(ctx, 'PIPE2005', 'account', account, [...ctx.facts.decls.accounts.keys()], accountValue?.span ?? value.span);
-  }
-  const spec: Record<string, unknown> = { type: json['type'] };
-  if (json['type'] === 'api-key') {
-    spec['in'] = json['in'] ?? 'header';
-    spec['name'] = json['name'] ?? 'x-api-key';
-  }
-  for (const [from, to] of [
-    ['account', 'account'],
-    ['jwks-url', 'jwksUrl'],
-    ['issuer', 'issuer'],
-    ['audience', 'audience'],
-    ['scopes', 'scopes'],
-    ['claims', 'claims'],
-    ['realm', 'realm'],
-  ] as const) {
-    if (json[from] !== undefined) spec[to] = json[from];
-  }
-  if (typeof json['leeway'] === 'number') spec['leewaySeconds'] = Math.round(json['leeway'] / 1000);
-  return JSON.stringify(spec);
-}
-
-// croner is loaded on the first cron expression, not by every `pipec check` (≈ 10 ms of start-up).
-// Its CommonJS build is the same code as the ES module the runtime uses.
-const require = createRequire(import.meta.url);
-let cronModule: typeof import('croner') | undefined;
-
-function checkCron(cron: string, timezone: string, cronValue: Value, tzValue: Value | undefined, ctx: PipelineContext): void {
-  const fields = cron.trim().split(/\s+/).length;
-  let problem: string | undefined = fields === 5 || fields === 6 ? undefined : `expected 5 or 6 fields, found ${fields}`;
-  if (!problem) {
-    try {
-      const { Cron } = (cronModule ??= require('croner') as typeof import('croner'));
-      new Cron(cron, { paused: true, timezone });
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (/time ?zone/i.test(message) && tzValue) {
-        ctx.diagnostics.push(diagnostic('PIPE5503', { message: `unknown time zone \`${timezone}\``, span: tzValue.span, label: 'not an IANA time zone', hint: 'write for example "America/Sao_Paulo" or "UTC"' }));
-        return;
-      }
-      problem = message;
-    }
-  }
-  if (problem) {
-    ctx.diagnostics.push(diagnostic('PIPE5503', { message: `invalid cron expression: ${problem}`, span: cronValue.span, label: problem, hint: 'write for example "*/5 * * * *" (every 5 minutes) or "0 */1 * * * *" (with seconds)' }));
-  }
+/**
+ * A trigger without a compile-time part: its parameters (literal JSON) are its spec's `config`,
+ * and its first message has the shape of its schema's `output`.
+ */
+function plainTrigger(trigger: TriggerDecl, schema: ConnectorSchema): TriggerHookOutput {
+  const output = schema.output;
+  return {
+    spec: { config: JSON.stringify(staticJson(trigger.config) ?? {}) },
+    message: output !== null && typeof output === 'object' ? schemaToType(output) : UNKNOWN,
+  };
 }

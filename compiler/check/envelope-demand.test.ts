@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { PipelineDecl } from '../ast/ast.js';
 import { parseFile } from '../ast/parse-file.js';
-import { loadRegistry } from '../cli/project-files.js';
+import { loadRegistry } from '../connectors/load-registry.js';
 import { envelopeDemand } from './envelope-demand.js';
 
-const registry = loadRegistry();
+const registry = await loadRegistry();
 
 /** The demand of the one pipeline in `body` (its trigger line is added), as a sorted list or 'all'. */
 function demand(body: string): string[] | 'all' {

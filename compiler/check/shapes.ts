@@ -1,6 +1,6 @@
 /**
- * Message shapes that the platform itself defines: trigger envelopes, for-each and error objects,
- * and the shape a connector's output rule gives.
+ * Message shapes that the language itself defines: for-each and error objects, and the shape a
+ * connector's output rule gives. (A trigger's first message is defined by its folder's compile.ts.)
  */
 import type { ConnectorSchema } from '../connectors/connector-registry.js';
 import { schemaToType } from '../types/schema-to-type.js';
@@ -13,35 +13,6 @@ function closed(fields: Record<string, PipeType>, optional: readonly string[] = 
   for (const [k, t] of Object.entries(fields)) out[k] = { type: t, required: !optional.includes(k) };
   return { kind: 'object', fields: out, open: false };
 }
-
-/** The Digibee envelope of an HTTP request: `{ body, headers, queryAndPath, method, path, contentType }`. */
-export function httpEnvelope(body: PipeType): PipeType {
-  return closed({ body, headers: OPEN_OBJECT, queryAndPath: OPEN_OBJECT, method: STRING, path: STRING, contentType: STRING, principal: OPEN_OBJECT }, ['principal']);
-}
-
-export const UPLOADED_FILE: PipeType = closed({
-  fileName: STRING,
-  originalFileName: STRING,
-  param: STRING,
-  contentType: STRING,
-  size: INTEGER,
-  path: STRING,
-});
-
-export function httpFileEnvelope(): PipeType {
-  return closed({
-    body: UNKNOWN,
-    headers: OPEN_OBJECT,
-    queryAndPath: OPEN_OBJECT,
-    method: STRING,
-    path: STRING,
-    contentType: STRING,
-    files: arrayOf(UPLOADED_FILE),
-    principal: OPEN_OBJECT,
-  }, ['principal']);
-}
-
-export const SCHEDULER_MESSAGE: PipeType = closed({ scheduledAt: INTEGER });
 
 /** The standard error object seen by `catch` and `on-error`. */
 export const ERROR_OBJECT: PipeType = { kind: 'object', open: true, fields: { error: { type: STRING, required: true }, message: { type: STRING, required: true }, code: { type: INTEGER, required: true }, timestamp: { type: INTEGER, required: true }, executionId: { type: STRING, required: true } } };

@@ -4,10 +4,13 @@
  * package.json naming its npm dependencies, and the start-up bundle (bundle-service.ts).
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { bundleService } from './bundle-service.js';
 import { compileFiles, displayPath, printDiagnostics, type Output } from './compile-files.js';
+import type * as Esbuild from 'esbuild';
+import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { packageRoot } from './project-files.js';
 
 export interface BuildOptions {
@@ -19,6 +22,8 @@ export interface BuildOptions {
   readonly skipFormat?: boolean;
   /** Also write bundle/ (one file + V8 code cache) for a fast start; default true. */
   readonly bundle?: boolean;
+  /** The connectors and triggers to build with (default: pipec's own). */
+  readonly registry?: ConnectorRegistry;
 }
 
 export interface BuildResult {
@@ -36,13 +41,13 @@ export function defaultServiceName(inputs: readonly string[]): string {
 export async function build(opts: BuildOptions, output: Output): Promise<BuildResult> {
   const name = opts.name ?? defaultServiceName(opts.inputs);
   const outDir = path.resolve(opts.out ?? path.join('out', name));
-  const result = compileFiles({ inputs: opts.inputs, emit: true, serviceName: name, ...(opts.skipFormat ? { skipFormat: true } : {}) });
+  const result = await compileFiles({ inputs: opts.inputs, emit: true, serviceName: name, ...(opts.skipFormat ? { skipFormat: true } : {}), ...(opts.registry ? { registry: opts.registry } : {}) });
   printDiagnostics(result, opts.format, output, opts.color);
   if (hasErrors(result.diagnostics) || !result.files) {
     if (opts.format === 'text') output.err('Nothing was generated.');
     return { ok: false, outDir, fileCount: 0 };
   }
-  writeService(outDir, result.files);
+  writeService(outDir, result.files, opts.registry);
   if (opts.bundle !== false) await bundleService(outDir);
   if (opts.format === 'text') {
     output.err(`Built ${result.plan?.pipelines.length ?? 0} pipeline(s) from ${result.inputFiles.length} file(s) into ${displayPath(outDir)} — start it with: node ${displayPath(path.join(outDir, 'server.js'))}`);
@@ -50,8 +55,11 @@ export async function build(opts: BuildOptions, output: Output): Promise<BuildRe
   return { ok: true, outDir, fileCount: result.files.length };
 }
 
-/** Replaces the generated parts of outDir (never anything else the user put there). */
-export function writeService(outDir: string, files: readonly { path: string; text: string }[]): void {
+/**
+ * Replaces the generated parts of outDir (never anything else the user put there). Connectors and
+ * triggers of `registry` kept outside pipec's runtime/ get their run-time parts copied in too.
+ */
+export function writeService(outDir: string, files: readonly { path: string; text: string }[], registry?: ConnectorRegistry): void {
   fs.mkdirSync(outDir, { recursive: true });
   for (const generated of ['pipelines', 'capsules', 'validators', 'runtime', 'bundle']) fs.rmSync(path.join(outDir, generated), { recursive: true, force: true });
   for (const file of files) {
@@ -60,17 +68,47 @@ export function writeService(outDir: string, files: readonly { path: string; tex
     fs.writeFileSync(target, file.text);
   }
   copyRuntime(path.join(outDir, 'runtime'));
+  if (registry) copyOutsideComponents(path.join(outDir, 'runtime'), registry);
   linkDependencies(outDir);
 }
 
-/** The compiled runtime (JavaScript + declarations + connector schemas), without tests. */
+/**
+ * The run-time parts of components whose folder is not in pipec's runtime/ (the registry was
+ * loaded with other roots): each TypeScript file but the compile-time part and tests, transpiled
+ * (esbuild) to `runtime/<group>/<name>/`, where the generated code imports them from.
+ */
+function copyOutsideComponents(target: string, registry: ConnectorRegistry): void {
+  const own = path.join(packageRoot(), 'runtime') + path.sep;
+  const outside = [...registry.connectors.values(), ...registry.triggers.values()].filter((s) => s.folder && !s.folder.startsWith(own));
+  if (outside.length === 0) return;
+  const esbuild = createRequire(import.meta.url)('esbuild') as typeof Esbuild;
+  for (const schema of outside) {
+    const folder = schema.folder as string;
+    const into = path.join(target, schema.kind === 'trigger' ? 'triggers' : 'connectors', schema.name);
+    fs.mkdirSync(into, { recursive: true });
+    fs.copyFileSync(path.join(folder, 'schema.json'), path.join(into, 'schema.json'));
+    for (const file of fs.readdirSync(folder)) {
+      if (!file.endsWith('.ts') || file.endsWith('.d.ts') || file.endsWith('.test.ts') || file === 'compile.ts') continue;
+      const source = fs.readFileSync(path.join(folder, file), 'utf8');
+      const js = esbuild.transformSync(source, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file }).code;
+      fs.writeFileSync(path.join(into, file.replace(/\.ts$/, '.js')), js);
+    }
+  }
+}
+
+/**
+ * The compiled runtime (JavaScript + declarations + connector schemas), without tests and without
+ * the compile-time parts of connectors and triggers (compile.js: build-time code, never run there).
+ */
+const COMPILE_PART = /[\\/](connectors|triggers)[\\/][^\\/]+[\\/]compile\.(js|d\.ts)$/;
+
 function copyRuntime(target: string): void {
   const root = packageRoot();
   const compiled = path.join(root, 'dist', 'runtime');
   if (!fs.existsSync(compiled)) throw new Error(`the compiled runtime is missing (${compiled}); run \`npm run build\` in ${root}`);
   fs.cpSync(compiled, target, {
     recursive: true,
-    filter: (src) => !/\.test\.(js|d\.ts)$/.test(src) && !src.includes(`${path.sep}test-support`),
+    filter: (src) => !/\.test\.(js|d\.ts)$/.test(src) && !src.includes(`${path.sep}test-support`) && !COMPILE_PART.test(src),
   });
   // Connector schemas are data the runtime may read (documentation, MCP input schemas).
   const sourceRuntime = path.join(root, 'runtime');

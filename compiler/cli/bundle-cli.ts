@@ -35,6 +35,7 @@ export async function bundleCli(packageRoot: string): Promise<{ bundleBytes: num
       // Top-level await (choosing Chevrotain's single-file build) cannot be CommonJS: bundle that build directly.
       [path.join(dist, 'grammar', 'chevrotain.js')]: `export { createToken, CstParser, EOF, Lexer } from ${JSON.stringify(chevrotainSource(packageRoot))};\nexport const loadedFromBundle = true;\n`,
       [path.join(dist, 'compiler', 'import-module.js')]: 'export function importModule(url) { return __pipecImport(url); }\n',
+      [path.join(dist, 'compiler', 'connectors', 'bundled-parts.js')]: bundledPartsSource(dist),
     },
   });
   fs.writeFileSync(outFile, source);
@@ -50,6 +51,20 @@ export async function bundleCli(packageRoot: string): Promise<{ bundleBytes: num
   const cache = loaded.script.createCachedData();
   fs.writeFileSync(cacheFile, cache);
   return { bundleBytes: Buffer.byteLength(source), cacheBytes: cache.length };
+}
+
+/** The connectors' and triggers' compile-time parts, built in (compiler/connectors/bundled-parts.ts). */
+function bundledPartsSource(dist: string): string {
+  const parts: string[] = [];
+  for (const group of ['connectors', 'triggers']) {
+    const base = path.join(dist, 'runtime', group);
+    if (!fs.existsSync(base)) continue;
+    for (const name of fs.readdirSync(base).sort()) {
+      if (fs.existsSync(path.join(base, name, 'compile.js'))) parts.push(`${group}/${name}`);
+    }
+  }
+  const imports = parts.map((part, i) => `import * as part${i} from ${JSON.stringify(path.join(dist, 'runtime', part, 'compile.js'))};`);
+  return `${imports.join('\n')}\nexport const BUNDLED_PARTS = new Map([${parts.map((part, i) => `[${JSON.stringify(part)}, part${i}]`).join(', ')}]);\n`;
 }
 
 /** Chevrotain's single-file build when the package ships it (see grammar/chevrotain.ts), else its entry. */

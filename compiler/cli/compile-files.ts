@@ -9,7 +9,9 @@ import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { toJsonDiagnostic } from '../../base/diagnostics/render-json.js';
 import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-text.js';
 import { SourceFile } from '../../base/source/source-file.js';
-import { findPipeFiles, loadRegistry, readSource, runtimeDependencies } from './project-files.js';
+import { loadRegistry } from '../connectors/load-registry.js';
+import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import { findPipeFiles, readSource, runtimeDependencies } from './project-files.js';
 
 export interface Output {
   out(text: string): void;
@@ -42,10 +44,12 @@ export interface CompileFilesOptions {
   readonly emit: boolean;
   readonly serviceName?: string;
   readonly skipFormat?: boolean;
+  /** The connectors and triggers to compile with (default: pipec's own, loadRegistry()). */
+  readonly registry?: ConnectorRegistry;
 }
 
 /** Finds, reads and compiles; a missing or unreadable input is itself a diagnostic. */
-export function compileFiles(opts: CompileFilesOptions): CompileResult & { inputFiles: string[] } {
+export async function compileFiles(opts: CompileFilesOptions): Promise<CompileResult & { inputFiles: string[] }> {
   const { files, missing } = findPipeFiles(opts.inputs);
   const readErrors: Diagnostic[] = [];
   const extraSources = new Map<string, SourceFile>();
@@ -67,7 +71,7 @@ export function compileFiles(opts: CompileFilesOptions): CompileResult & { input
   }
   const result = compile({
     files: inputs,
-    registry: loadRegistry(),
+    registry: opts.registry ?? (await loadRegistry()),
     host: fileHost,
     serviceName: opts.serviceName ?? 'service',
     displayPath,

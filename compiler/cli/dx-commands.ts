@@ -13,6 +13,8 @@ import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-t
 import { formatPipe } from '../format/format.js';
 import { toDot, renderWithGraphviz } from '../graph/graphviz.js';
 import { buildGraph, pipelineNames, toMermaid, toSvg, type GraphFormat } from '../graph/index.js';
+import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import { loadRegistry } from '../connectors/load-registry.js';
 import { SourceFile } from '../../base/source/source-file.js';
 import { displayPath, type Output } from './compile-files.js';
 import type { Command } from './pipec.js';
@@ -129,10 +131,12 @@ interface GraphRun {
   readonly renderer: 'auto' | 'builtin' | 'graphviz';
   readonly pipeline?: string;
   readonly out?: string;
+  /** The connectors and triggers whose schemas say what links pipelines (default: pipec's own). */
+  readonly registry?: ConnectorRegistry;
 }
 
 /** Parses the inputs and writes the diagram to --out or stdout; returns the exit code. */
-export function runGraph(inputs: readonly string[], opts: GraphRun, output: Output): number {
+export async function runGraph(inputs: readonly string[], opts: GraphRun, output: Output): Promise<number> {
   const { files, missing } = findPipeFiles(inputs);
   for (const m of missing) output.err(`pipec graph: no such file or folder: ${m}`);
   if (missing.length > 0) return 1;
@@ -162,7 +166,8 @@ export function runGraph(inputs: readonly string[], opts: GraphRun, output: Outp
     output.err(`pipec graph: no pipeline named \`${opts.pipeline}\`; the files declare: ${names.join(', ') || '(none)'}`);
     return 2;
   }
-  const graph = buildGraph(asts, opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {});
+  const registry = opts.registry ?? (await loadRegistry({ compileParts: false }));
+  const graph = buildGraph(asts, registry, opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {});
   let text: string;
   if (opts.format === 'mermaid') text = toMermaid(graph);
   else {

@@ -44,7 +44,7 @@ const COMMANDS: Record<string, Command> = {
     async run(values, positionals, output) {
       const format = formatOf(values['format']);
       if (!format || positionals.length === 0) return usage(this, output);
-      const result = compileFiles({ inputs: positionals, emit: false });
+      const result = await compileFiles({ inputs: positionals, emit: false });
       printDiagnostics(result, format, output, wantsColor(values['color']));
       if (format === 'text' && result.diagnostics.length === 0) output.err(`No problems found in ${result.inputFiles.length} file(s).`);
       return hasErrors(result.diagnostics) ? 1 : 0;

@@ -1,44 +1,14 @@
 /**
- * CLI edge: finding .pipe files, loading the connector registry from the runtime's schema.json
- * files, and knowing where pipec is installed. All file-system access of the compiler is here and in
- * the command modules beside it.
+ * CLI edge: finding .pipe files and reading them, and what a built service depends on. The
+ * connector registry is loaded by compiler/connectors/load-registry.ts (shared with the language
+ * server); where pipec is installed, by compiler/package-root.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createConnectorRegistry, type ConnectorRegistry, type ConnectorSchema } from '../connectors/connector-registry.js';
 
-/** The folder holding pipec's package.json (works from dist/ and from the sources). */
-export function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = path.join(dir, 'package.json');
-    if (fs.existsSync(candidate)) {
-      const pkg = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string };
-      if (pkg.name === 'pipec') return dir;
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('cannot find the pipec package root');
-    dir = parent;
-  }
-}
+import { packageRoot } from '../package-root.js';
 
-/** Reads every `runtime/{connectors,triggers}/<name>/schema.json`. */
-export function loadRegistry(root = packageRoot()): ConnectorRegistry {
-  const schemas: ConnectorSchema[] = [];
-  for (const group of ['connectors', 'triggers']) {
-    const base = path.join(root, 'runtime', group);
-    if (!fs.existsSync(base)) continue;
-    for (const name of fs.readdirSync(base).sort()) {
-      const file = path.join(base, name, 'schema.json');
-      if (!fs.existsSync(file)) continue;
-      const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as ConnectorSchema;
-      // The implementation is always `<folder>/<folder>.ts`: the folder is the single source of truth.
-      schemas.push(group === 'connectors' ? { ...schema, module: `connectors/${name}/${name}` } : schema);
-    }
-  }
-  return createConnectorRegistry(schemas);
-}
+export { packageRoot };
 
 const SKIPPED_DIRS = new Set(['node_modules', 'out', 'dist', '.git', '.pipec-data']);
 

@@ -22,13 +22,17 @@ import type { TestSuite } from '../../runtime/testing/test-plan.js';
 import { displayPath, fileHost, printDiagnostics, type Output } from './compile-files.js';
 import { importModule } from '../import-module.js';
 import type { Command } from './pipec.js';
-import { findPipeFiles, loadRegistry, readSource, runtimeDependencies } from './project-files.js';
+import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import { loadRegistry } from '../connectors/load-registry.js';
+import { findPipeFiles, readSource, runtimeDependencies } from './project-files.js';
 
 export interface TestRunOptions {
   readonly inputs: readonly string[];
   readonly coverage: boolean;
   readonly format: 'text' | 'json';
   readonly color: boolean;
+  /** The connectors and triggers to test with (default: pipec's own). */
+  readonly registry?: ConnectorRegistry;
 }
 
 export function testCommand(): Record<string, Command> {
@@ -79,7 +83,8 @@ interface RunnerModule {
 
 export async function runPipeTests(opts: TestRunOptions, output: Output): Promise<number> {
   const started = performance.now();
-  const compiled = compileWithTests(opts.inputs);
+  const registry = opts.registry ?? (await loadRegistry());
+  const compiled = compileWithTests(opts.inputs, registry);
   // JSON: one document with the diagnostics and the results, for CI tools.
   const diagnosticsJson = compiled.diagnostics.map((d) => toJsonDiagnostic(d, (f) => compiled.sources.get(f), displayPath));
   const printJson = (rest: object): void => output.out(JSON.stringify({ diagnostics: diagnosticsJson, ...rest }, null, 2));
@@ -100,7 +105,7 @@ export async function runPipeTests(opts: TestRunOptions, output: Output): Promis
     const outDir = path.join(workDir, 'service');
     // Imported here: build-command (and the bundler behind it) is not needed by the other commands.
     const { writeService } = await import('./build-command.js');
-    writeService(outDir, compiled.files);
+    writeService(outDir, compiled.files, registry);
     const definition = ((await importModule(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }).service;
     const runner = (await importModule(pathToFileURL(path.join(outDir, 'runtime', 'testing', 'index.js')).href)) as RunnerModule;
     const backendsDir = path.join(workDir, 'data');
@@ -119,7 +124,7 @@ export async function runPipeTests(opts: TestRunOptions, output: Output): Promis
 }
 
 /** Reads and compiles the inputs with their *.test.pipe files; unreadable inputs are diagnostics. */
-function compileWithTests(inputs: readonly string[]) {
+function compileWithTests(inputs: readonly string[], registry: ConnectorRegistry) {
   const { files, missing } = findPipeFiles(inputs, { tests: true });
   const readErrors: Diagnostic[] = missing.map((m) => diagnostic('PIPE9002', { message: `cannot read \`${m}\`: no such file or folder`, span: { file: m, start: 0, end: 0 } }));
   const sources: { path: string; text: string }[] = [];
@@ -133,7 +138,7 @@ function compileWithTests(inputs: readonly string[]) {
   }
   const result = compile({
     files: sources,
-    registry: loadRegistry(),
+    registry,
     host: fileHost,
     serviceName: 'pipec-test',
     displayPath,

@@ -13,7 +13,7 @@ import { compileJslt, jsltToFunction } from '../jslt/index.js';
 import { SourceFile } from '../../base/source/source-file.js';
 import type { Output } from './compile-files.js';
 import type { Command } from './pipec.js';
-import { loadRegistry } from './project-files.js';
+import { loadRegistry } from '../connectors/load-registry.js';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -128,7 +128,7 @@ export function toolCommands(): Record<string, Command> {
       options: { help: { type: 'boolean', short: 'h' } },
       help: 'Prints `{ connectors: {name: schema}, triggers: {name: schema} }` for editors and other tools, or one entry when NAME is given.',
       async run(_values, positionals, output) {
-        const registry = loadRegistry();
+        const registry = await loadRegistry({ compileParts: false });
         const strip = (s: { name: string; kind: string; summary: string; positional?: readonly string[]; params: unknown; output?: unknown }) => ({ name: s.name, kind: s.kind, summary: s.summary, ...(s.positional ? { positional: s.positional } : {}), params: s.params, ...(s.output !== undefined ? { output: s.output } : {}) });
         const [name] = positionals;
         if (name) {

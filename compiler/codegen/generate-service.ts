@@ -70,11 +70,15 @@ function emitServiceDefinition(plan: ServicePlan, moduleNames: ReadonlyMap<strin
   w.line("import type { ServiceDefinition } from './runtime/index.js';");
   const imports = plan.pipelines.map((p, i) => ({ name: `pipeline${i}`, module: moduleNames.get(p.name) ?? p.name, pipeline: p.name }));
   for (const imp of imports) w.line(`import { pipeline as ${imp.name} } from './pipelines/${imp.module}.js';`);
+  // Only the triggers the pipelines use: each is the run-time part of its folder.
+  const triggers = [...new Map(plan.pipelines.map((p) => [p.trigger.kind, p.trigger.module])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  triggers.forEach(([, module], i) => w.line(`import { trigger as trigger${i} } from './runtime/${module}.js';`));
   w.blank();
-  w.line('/** Everything the service runs: pipelines, accounts (env() read at start), globals and stores. */');
+  w.line('/** Everything the service runs: pipelines, the triggers they use, accounts (env() read at start), globals and stores. */');
   w.block('export const service: ServiceDefinition =', () => {
     w.line(`name: ${JSON.stringify(plan.name)},`);
     w.line(`pipelines: [${imports.map((i) => i.name).join(', ')}],`);
+    w.line(`triggers: { ${triggers.map(([kind], i) => `${propertyKey(kind)}: trigger${i}`).join(', ')} },`);
     w.block('accounts:', () => {
       for (const a of plan.accounts) w.line(`${propertyKey(a.name)}: { type: ${JSON.stringify(a.type)}, ...${a.js} },`);
     }, ',');

@@ -1,11 +1,15 @@
 /**
- * The connector registry: a value built from the connectors' `schema.json` files (data), passed into
- * compile(). The compiler never imports connector code; tests pass fixture registries.
+ * The connector registry: a value built from the connector and trigger folders (load-registry.ts),
+ * passed into compile(). Per folder: its `schema.json` (data, with the `x-pipe-*` facts other
+ * parts of pipec read) and, when the folder has one, the `compile` table of its compile-time part
+ * (hook-api.ts). The compiler never imports connector run-time code; tests pass fixture registries.
  *
  * Example entry (runtime/connectors/publish/schema.json):
  *   { "name": "publish", "kind": "connector", "summary": "Publishes an event",
  *     "positional": ["event"], "params": { "type": "object", "properties": { … } }, "output": "input" }
  */
+import type { ConnectorCompiler, TriggerCompiler } from './hook-api.js';
+
 
 /** A JSON Schema as plain data (the subset the compiler reads is typed loosely on purpose). */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -30,10 +34,66 @@ export interface ConnectorSchema {
    * made only of such steps (and choice, respond, fail, try) compiles to a synchronous function.
    */
   readonly synchronous?: boolean;
-  /** Folder of the runtime implementation, relative to runtime/ (e.g. 'connectors/rest'). */
+  /**
+   * The run-time module, relative to the service's runtime/ folder, without extension: always
+   * `<group>/<name>/<name>` (set by the loader: the folder is the single source of truth).
+   */
   readonly module?: string;
+  /** The folder it was loaded from (absolute); absent for fixture schemas. */
+  readonly folder?: string;
   /** What `run` does with its incoming message; absent: it may read all of it. */
   readonly message?: MessageUse;
+  /** The span a step (connector) or an execution (trigger) opens; absent: internal, no attributes. */
+  readonly 'x-pipe-span'?: SpanFacts;
+  /** What the service counts for a step of this connector (runtime/service/step-observer.ts). */
+  readonly 'x-pipe-metrics'?: MetricFacts;
+  /** How `pipec test` treats steps of this connector (runtime/testing/recorder.ts). */
+  readonly 'x-pipe-test'?: TestFacts;
+  /** Trigger: it builds the HTTP envelope, and only the fields the pipeline reads (envelope-demand.ts). */
+  readonly 'x-pipe-envelope'?: boolean;
+  /** Trigger: it serves an HTTP route; two pipelines may not serve the same method and path. */
+  readonly 'x-pipe-route'?: RouteFacts;
+  /** How `pipec graph` labels the node (trigger: the parameters shown after its name). */
+  readonly 'x-pipe-graph'?: GraphFacts;
+}
+
+/** OpenTelemetry span kinds besides `internal` (the default). */
+export type SpanKindName = 'server' | 'client' | 'producer' | 'consumer';
+
+export interface SpanFacts {
+  readonly kind: SpanKindName;
+  /** Span attribute → the parameter whose (scalar) value it takes at run time; steps only. */
+  readonly attributes?: Readonly<Record<string, string>>;
+}
+
+export interface MetricFacts {
+  /** Counts `pipec_events_published_total{event}`; `event`: the parameter naming the event. */
+  readonly 'events-published'?: { readonly event: string };
+  /** Adds the output's token counts to `pipec_agent_tokens_total{model}`. */
+  readonly 'token-usage'?: { readonly model: string; readonly usage: string };
+}
+
+export interface TestFacts {
+  /**
+   * The step reaches the network, so tests must mock it: each rule applies when its `when` (a JSON
+   * Schema over the step's evaluated parameters; absent: always) matches, and says why.
+   */
+  readonly network?: readonly { readonly why: string; readonly when?: JsonSchema }[];
+  /** A mocked step still counts as publishing the event its `event` parameter names, with `payload` (default: its output). */
+  readonly publishes?: { readonly event: string; readonly payload?: string };
+}
+
+export interface RouteFacts {
+  /** The parameter holding the path, and the one holding the method(s) when methods can be chosen. */
+  readonly path: string;
+  readonly method?: string;
+  /** The method when none is written. */
+  readonly 'default-method': string;
+}
+
+export interface GraphFacts {
+  /** Parameters whose values follow the trigger's name on its node (`http POST /orders`). */
+  readonly label?: readonly string[];
 }
 
 /**
@@ -50,17 +110,38 @@ export interface MessageUse {
 export interface ConnectorRegistry {
   readonly connectors: ReadonlyMap<string, ConnectorSchema>;
   readonly triggers: ReadonlyMap<string, ConnectorSchema>;
+  /** The named table of compile-time parts: connector name → its `compile` export. */
+  readonly connectorCompilers: ReadonlyMap<string, ConnectorCompiler>;
+  /** Trigger name → its `compile` export. */
+  readonly triggerCompilers: ReadonlyMap<string, TriggerCompiler>;
 }
 
-export function createConnectorRegistry(schemas: readonly ConnectorSchema[]): ConnectorRegistry {
+/** What one folder contributes: its schema and, when it has a compile-time part, that part's table. */
+export interface RegistryEntry {
+  readonly schema: ConnectorSchema;
+  readonly compile?: ConnectorCompiler | TriggerCompiler;
+}
+
+export function createConnectorRegistry(entries: readonly (ConnectorSchema | RegistryEntry)[]): ConnectorRegistry {
   const connectors = new Map<string, ConnectorSchema>();
   const triggers = new Map<string, ConnectorSchema>();
-  for (const schema of [...schemas].sort(byName)) {
+  const connectorCompilers = new Map<string, ConnectorCompiler>();
+  const triggerCompilers = new Map<string, TriggerCompiler>();
+  const normalized = entries.map((e): RegistryEntry => ('params' in e ? { schema: e } : e));
+  for (const { schema, compile } of normalized.sort((a, b) => byName(a.schema, b.schema))) {
     const target = schema.kind === 'trigger' ? triggers : connectors;
     if (target.has(schema.name)) throw new Error(`connector schema '${schema.name}' is registered twice`);
     target.set(schema.name, schema);
+    if (!compile) continue;
+    if (schema.kind === 'trigger') {
+      if (typeof (compile as TriggerCompiler).trigger !== 'function') throw new Error(`the compile part of trigger '${schema.name}' has no \`trigger\` function`);
+      triggerCompilers.set(schema.name, compile as TriggerCompiler);
+    } else {
+      if (typeof (compile as ConnectorCompiler).step !== 'function') throw new Error(`the compile part of connector '${schema.name}' has no \`step\` function`);
+      connectorCompilers.set(schema.name, compile as ConnectorCompiler);
+    }
   }
-  return { connectors, triggers };
+  return { connectors, triggers, connectorCompilers, triggerCompilers };
 }
 
 /**

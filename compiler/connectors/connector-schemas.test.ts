@@ -1,11 +1,11 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { PARAM_AJV_OPTIONS } from '../check/check-params.js';
-import { loadRegistry } from '../cli/project-files.js';
+import { loadRegistry } from './load-registry.js';
 
 // The checker compiles connector parameter schemas without checking them against the JSON Schema
 // meta-schema (start-up time); this is where they are checked.
-const registry = loadRegistry();
+const registry = await loadRegistry();
 const schemas = [...registry.connectors.values(), ...registry.triggers.values()];
 
 describe('connector and trigger parameter schemas', () => {

@@ -3,14 +3,15 @@
  * chooses whether Graphviz renders the SVG (graphviz.ts) or the built-in renderer does.
  */
 import type { PipeFile } from '../ast/ast.js';
+import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { toMermaid } from './mermaid.js';
 import { buildGraph, type GraphOptions } from './model.js';
 import { toSvg } from './svg.js';
 
 export type GraphFormat = 'mermaid' | 'svg';
 
-export function renderGraph(files: readonly PipeFile[], format: GraphFormat, options: GraphOptions = {}): string {
-  const graph = buildGraph(files, options);
+export function renderGraph(files: readonly PipeFile[], registry: ConnectorRegistry, format: GraphFormat, options: GraphOptions = {}): string {
+  const graph = buildGraph(files, registry, options);
   return format === 'mermaid' ? toMermaid(graph) : toSvg(graph);
 }
 

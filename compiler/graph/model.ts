@@ -4,11 +4,16 @@
  * Each pipeline is a cluster: its trigger, one node per step (label + connector), choice as a
  * decision whose out-edges carry the (shortened) condition text, try/catch and for-each as nested
  * clusters, on-error as a cluster reached from the trigger, respond/fail as terminal nodes, and an
- * `end` node where the flow falls off the last step. Across pipelines: `execute P` links to P's
- * trigger, and `publish X` links (dashed) to every pipeline whose trigger is `event { name: "X" }`.
+ * `end` node where the flow falls off the last step. Across pipelines, from the connector and
+ * trigger schemas' data: a step whose parameter references a pipeline (`x-pipe-ref: pipeline`, e.g.
+ * `execute P`) links to P's trigger, and a step whose parameter names an event it publishes
+ * (`x-pipe-ref: event`, e.g. `publish X`) links (dashed) to every pipeline whose trigger subscribes
+ * to that event. A trigger node shows the parameters its schema's `x-pipe-graph.label` lists.
  * Ids are derived from pipeline names and a counter, so the same input always gives the same graph.
  */
-import type { BranchDecl, ConnectorStep, ObjectValue, PipeFile, PipelineDecl, Step, Value } from '../ast/ast.js';
+import type { BranchDecl, ConnectorStep, PipeFile, PipelineDecl, Step, Value } from '../ast/ast.js';
+import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import { stepReferences, triggerReferences } from '../connectors/schema-facts.js';
 
 export type NodeShape = 'trigger' | 'step' | 'decision' | 'loop' | 'junction' | 'respond' | 'fail' | 'end';
 
@@ -59,9 +64,9 @@ interface Pending {
   readonly kind?: EdgeKind;
 }
 
-export function buildGraph(files: readonly PipeFile[], options: GraphOptions = {}): Graph {
+export function buildGraph(files: readonly PipeFile[], registry: ConnectorRegistry, options: GraphOptions = {}): Graph {
   const pipelines = files.flatMap((f) => f.decls.filter((d): d is PipelineDecl => d.kind === 'pipeline'));
-  const builder = new GraphBuilder(options.maxLabel ?? 40);
+  const builder = new GraphBuilder(options.maxLabel ?? 40, registry);
   const chosen = options.pipeline ? pipelines.filter((p) => p.name === options.pipeline) : pipelines;
   for (const pipeline of chosen) builder.pipeline(pipeline);
   builder.linkPipelines();
@@ -79,14 +84,14 @@ class GraphBuilder {
   private readonly clusters: GraphCluster[] = [];
   private readonly triggerOf = new Map<string, string>();
   private readonly eventTriggers = new Map<string, string[]>();
-  private readonly calls: { from: string; pipeline: string }[] = [];
+  private readonly calls: { from: string; pipeline: string; label: string }[] = [];
   private readonly publishes: { from: string; event: string }[] = [];
   private readonly usedPrefixes = new Set<string>();
   private counter = 0;
   private pipelineName = '';
   private prefix = '';
 
-  constructor(private readonly maxLabel: number) {}
+  constructor(private readonly maxLabel: number, private readonly registry: ConnectorRegistry) {}
 
   result(): Graph {
     return { nodes: this.nodes, edges: this.edges, clusters: this.clusters };
@@ -101,10 +106,12 @@ class GraphBuilder {
     this.counter = 0;
     const cluster: GraphCluster = { id: `${this.prefix}pipeline`, label: `pipeline ${decl.name}`, kind: 'pipeline', nodes: [], clusters: [] };
     this.clusters.push(cluster);
-    const trigger = this.node(cluster, triggerLabel(decl), 'trigger');
+    const trigger = this.node(cluster, this.triggerLabel(decl), 'trigger');
     this.triggerOf.set(decl.name, trigger);
-    const eventName = decl.trigger?.kind === 'event' ? stringParam(decl.trigger.config, 'name') : undefined;
-    if (eventName !== undefined) this.eventTriggers.set(eventName, [...(this.eventTriggers.get(eventName) ?? []), trigger]);
+    const triggerSchema = decl.trigger ? this.registry.triggers.get(decl.trigger.kind) : undefined;
+    for (const event of decl.trigger && triggerSchema ? triggerReferences(decl.trigger, triggerSchema, 'event') : []) {
+      this.eventTriggers.set(event.name, [...(this.eventTriggers.get(event.name) ?? []), trigger]);
+    }
 
     const branches = new Map<string, BranchDecl>(decl.branches.map((b) => [b.name, b]));
     const builtBranches = new Map<string, { entry: Pending[]; exits: Pending[]; first?: string }>();
@@ -123,7 +130,7 @@ class GraphBuilder {
   linkPipelines(): void {
     for (const call of this.calls) {
       const target = this.triggerOf.get(call.pipeline);
-      if (target) this.edges.push({ from: call.from, to: target, label: 'execute', kind: 'execute' });
+      if (target) this.edges.push({ from: call.from, to: target, label: call.label, kind: 'execute' });
     }
     for (const publish of this.publishes) {
       for (const target of this.eventTriggers.get(publish.event) ?? []) this.edges.push({ from: publish.from, to: target, label: `event ${publish.event}`, kind: 'event' });
@@ -208,15 +215,9 @@ class GraphBuilder {
     const header = [step.connector, ...step.args.map((a) => (a.kind === 'string' ? JSON.stringify(a.text) : a.text))].join(' ');
     const id = this.node(cluster, header, 'step');
     this.connect(pending, id);
-    const target = step.args[0]?.text;
-    if (step.connector === 'execute') {
-      const pipeline = stringParam(step.params, 'pipeline') ?? target;
-      if (pipeline) this.calls.push({ from: id, pipeline });
-    }
-    if (step.connector === 'publish') {
-      const event = stringParam(step.params, 'event') ?? target;
-      if (event) this.publishes.push({ from: id, event });
-    }
+    const schema = this.registry.connectors.get(step.connector);
+    for (const ref of schema ? stepReferences(step, schema, 'pipeline') : []) this.calls.push({ from: id, pipeline: ref.name, label: step.connector });
+    for (const ref of schema ? stepReferences(step, schema, 'event') : []) this.publishes.push({ from: id, event: ref.name });
     const exits: Pending[] = [{ from: id }];
     // A steps entry (validate's `on-fail { … }`) is a side branch taken when the step says so.
     for (const entry of step.params.entries) {
@@ -246,6 +247,18 @@ class GraphBuilder {
     return exits;
   }
 
+  /** `http POST /orders`, `event orders.created`, `scheduler 0 * * * *`, … */
+  private triggerLabel(decl: PipelineDecl): string {
+    const trigger = decl.trigger;
+    if (!trigger) return 'no trigger';
+    const parts = [trigger.kind];
+    for (const key of this.registry.triggers.get(trigger.kind)?.['x-pipe-graph']?.label ?? []) {
+      const value = trigger.config.entries.find((e) => e.kind === 'entry' && e.key === key);
+      if (value?.kind === 'entry') parts.push(scalarText(value.value));
+    }
+    return parts.filter((p) => p !== '').join(' ');
+  }
+
   private shorten(text: string): string {
     const oneLine = text.replace(/\s+/g, ' ').trim();
     return oneLine.length <= this.maxLabel ? oneLine : `${oneLine.slice(0, this.maxLabel - 1)}…`;
@@ -256,25 +269,6 @@ interface FlowContext {
   readonly branches: ReadonlyMap<string, BranchDecl>;
   readonly builtBranches: Map<string, { entry: Pending[]; exits: Pending[]; first?: string }>;
   readonly pipelineCluster: GraphCluster;
-}
-
-/** `http POST /orders`, `event orders.created`, `scheduler 0 * * * *`, … */
-function triggerLabel(decl: PipelineDecl): string {
-  const trigger = decl.trigger;
-  if (!trigger) return 'no trigger';
-  const parts = [trigger.kind];
-  for (const key of ['method', 'path', 'name', 'cron']) {
-    const value = trigger.config.entries.find((e) => e.kind === 'entry' && e.key === key);
-    if (value?.kind === 'entry') parts.push(scalarText(value.value));
-  }
-  return parts.filter((p) => p !== '').join(' ');
-}
-
-function stringParam(params: ObjectValue, key: string): string | undefined {
-  const entry = params.entries.find((e) => e.kind === 'entry' && e.key === key);
-  if (entry?.kind !== 'entry') return undefined;
-  if (entry.value.kind === 'string' || entry.value.kind === 'ident') return entry.value.kind === 'string' ? entry.value.value : entry.value.name;
-  return undefined;
 }
 
 function scalarText(value: Value): string {

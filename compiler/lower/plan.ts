@@ -1,8 +1,10 @@
 /**
- * The intermediate form between `check` and `emit`: one plan per pipeline, with every value already
- * compiled to a JavaScript expression (Double Braces, JOLT, JSLT and schemas are compiled during
- * check, where the message shapes are known). Codegen only arranges text; it makes no decisions.
+ * What lowering produces and `emit` reads: one plan per pipeline, with every value already
+ * compiled to a JavaScript expression (Double Braces, JOLT, JSLT and schemas are lowered while
+ * check walks the steps, where the message shapes are known). Codegen only arranges text; it
+ * makes no decisions.
  */
+import type { MetricFacts, SpanFacts } from '../connectors/connector-registry.js';
 
 /** Where a step came from, for provenance comments: `orders.pipe:12`. */
 export interface SourceRef {
@@ -53,6 +55,10 @@ export interface ConnectorPlan {
   readonly synchronous: boolean;
   /** Steps run when the connector's output says `success: false` (validate's on-fail). */
   readonly onFail?: readonly PlanStep[];
+  /** The connector schema's `x-pipe-span`: the step's span kind and attributes (into its StepInfo). */
+  readonly span?: SpanFacts;
+  /** The connector schema's `x-pipe-metrics`: what the service counts for the step. */
+  readonly metrics?: MetricFacts;
 }
 
 export interface ChoicePlan {
@@ -77,6 +83,8 @@ export interface ForEachPlan {
 
 export interface TriggerPlan {
   readonly kind: string;
+  /** The trigger's run-time module relative to runtime/, without extension: 'triggers/http/http'. */
+  readonly module: string;
   /** The TriggerSpec object literal as JS (validators referenced by name). */
   readonly spec: string;
 }

@@ -12,6 +12,7 @@ import type { PipeType } from '../types/pipe-type.js';
 import type { StepShape } from '../check/context.js';
 import { locate, type Owner } from './locate.js';
 import { connectorStepsOf } from '../ast/walk.js';
+import { headerParam, refOf, stepParam, stepReferences, triggerReferences, type RefKind } from '../connectors/schema-facts.js';
 
 export interface ProjectFile {
   readonly path: string;
@@ -242,21 +243,39 @@ export function definition(project: ProjectView, path: string, offset: number): 
   if (!hit) return [];
   const named = (name: string, kinds: readonly Decl['kind'][]): DefinitionTarget[] =>
     findDecls(project, name).filter((d) => kinds.includes(d.decl.kind)).map((d) => ({ span: d.nameSpan }));
+  // Where a name leads is the schemas' data: the parameter's `x-pipe-ref` (a header word's
+  // parameter, or its first part when the word splits: `store orders.find` → the store).
+  const referenced = (ref: RefKind | undefined, name: string, publishing: boolean): DefinitionTarget[] | undefined => {
+    switch (ref) {
+      case 'pipeline':
+        return named(name, ['pipeline']);
+      case 'store':
+        return named(name, ['store']);
+      case 'account':
+        return named(name, ['account']);
+      case 'schema':
+        return named(name, ['schema', 'import']);
+      case 'event':
+        return publishing ? eventTriggers(project, name) : publishers(project, name);
+      default:
+        return undefined;
+    }
+  };
   switch (hit.kind) {
     case 'header-arg': {
-      if (hit.index !== 0) return [];
-      if (hit.step.connector === 'execute') return named(hit.arg.text, ['pipeline']);
-      if (hit.step.connector === 'publish') return eventTriggers(project, hit.arg.text);
-      if (hit.step.connector === 'store') return named(hit.arg.text.split('.')[0] ?? '', ['store']);
-      return [];
+      const schema = project.registry.connectors.get(hit.step.connector);
+      const param = schema ? headerParam(schema, hit.index) : undefined;
+      const name = schema && param ? stepParam(hit.step, schema, param)?.name : undefined;
+      return (param && name && schema && referenced(refOf(paramProperties(schema)[param]), name, true)) || [];
     }
     case 'value': {
       const value = hit.value;
       const text = value.kind === 'string' ? value.value : value.kind === 'ident' ? value.name : undefined;
       if (text === undefined) return [];
-      if (hit.owner?.kind === 'connector' && hit.owner.step.connector === 'execute' && hit.param === 'pipeline') return named(text, ['pipeline']);
-      if (hit.owner?.kind === 'connector' && hit.owner.step.connector === 'publish' && hit.param === 'event') return eventTriggers(project, text);
-      if (hit.owner?.kind === 'trigger' && hit.owner.trigger.kind === 'event' && hit.param === 'name') return publishers(project, text);
+      const schema = hit.owner ? ownerSchema(project.registry, hit.owner) : undefined;
+      const ref = schema && hit.param !== undefined ? refOf(paramProperties(schema)[hit.param]) : undefined;
+      const found = referenced(ref, ref === 'event' ? text : (text.split('.')[0] ?? text), hit.owner?.kind === 'connector');
+      if (found) return found;
       if (value.kind === 'ident') return named(text.split('.')[0] ?? text, ['account', 'schema', 'import', 'store', 'pipeline', 'global', 'capsule']);
       return [];
     }
@@ -291,34 +310,29 @@ function findDecls(project: ProjectView, name: string): { path: string; decl: De
   return found;
 }
 
+/** The triggers subscribing to `event` (a trigger parameter marked `x-pipe-ref: event`). */
 function eventTriggers(project: ProjectView, event: string): DefinitionTarget[] {
   const targets: DefinitionTarget[] = [];
   for (const file of project.files) {
     for (const decl of file.ast.decls) {
-      if (decl.kind !== 'pipeline' || decl.trigger?.kind !== 'event') continue;
-      const name = entryValue(decl.trigger.config, 'name');
-      if (name?.kind === 'string' && name.value === event) targets.push({ span: name.span });
+      const schema = decl.kind === 'pipeline' && decl.trigger ? project.registry.triggers.get(decl.trigger.kind) : undefined;
+      if (decl.kind !== 'pipeline' || !decl.trigger || !schema) continue;
+      for (const ref of triggerReferences(decl.trigger, schema, 'event')) if (ref.name === event) targets.push({ span: ref.span });
     }
   }
   return targets;
 }
 
+/** The steps publishing `event` (a connector parameter marked `x-pipe-ref: event`). */
 function publishers(project: ProjectView, event: string): DefinitionTarget[] {
   const targets: DefinitionTarget[] = [];
   for (const file of project.files) {
     for (const step of connectorSteps(file.ast)) {
-      if (step.connector !== 'publish') continue;
-      const param = entryValue(step.params, 'event');
-      const name = param?.kind === 'string' ? param.value : step.args[0]?.text;
-      if (name === event) targets.push({ span: step.args[0]?.span ?? step.connectorSpan });
+      const schema = project.registry.connectors.get(step.connector);
+      for (const ref of schema ? stepReferences(step, schema, 'event') : []) if (ref.name === event) targets.push({ span: ref.span });
     }
   }
   return targets;
-}
-
-function entryValue(object: ObjectValue, key: string): Value | undefined {
-  const entry = object.entries.find((e) => e.kind === 'entry' && e.key === key);
-  return entry?.kind === 'entry' ? entry.value : undefined;
 }
 
 /** Every connector step of a file, at any depth. */

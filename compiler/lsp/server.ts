@@ -17,9 +17,9 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PipeFile } from '../ast/ast.js';
 import { parseFile } from '../ast/parse-file.js';
-import { loadRegistry } from '../cli/project-files.js';
 import { compile } from '../compile.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import { loadRegistry } from '../connectors/load-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 import { complete, definition, hover, type CompletionKind, type ProjectFile, type ProjectView } from './features.js';
@@ -88,8 +88,9 @@ export function createPipeLanguageServer(connection: Connection, options: Server
   const host = options.host ?? diskHost;
   const debounceMs = options.debounceMs ?? 150;
   const documents = new TextDocuments(TextDocument);
-  let registry: ConnectorRegistry | undefined = options.registry;
-  const getRegistry = (): ConnectorRegistry => (registry ??= loadRegistry());
+  // Loaded once, on the first document (its connectors' compile-time parts are modules to import).
+  let registry: Promise<ConnectorRegistry> | undefined = options.registry ? Promise.resolve(options.registry) : undefined;
+  const getRegistry = (): Promise<ConnectorRegistry> => (registry ??= loadRegistry());
   const timers = new Map<string, NodeJS.Timeout>();
   /** URIs we published non-empty diagnostics for, per folder, so fixed files get cleared. */
   const published = new Map<string, Set<string>>();
@@ -119,7 +120,7 @@ export function createPipeLanguageServer(connection: Connection, options: Server
     return { folder, files };
   };
 
-  const projectOf = (file: string): ProjectView => {
+  const projectOf = async (file: string): Promise<ProjectView> => {
     const unit = unitOf(file);
     const files: ProjectFile[] = unit.files.map((f) => {
       const cached = parseCache.get(f.path);
@@ -128,14 +129,15 @@ export function createPipeLanguageServer(connection: Connection, options: Server
       parseCache.set(f.path, { text: f.text, ast });
       return { path: f.path, text: f.text, ast };
     });
-    return { files, registry: getRegistry(), shapes: shapesByFolder.get(unit.folder) ?? [] };
+    return { files, registry: await getRegistry(), shapes: shapesByFolder.get(unit.folder) ?? [] };
   };
 
-  const validate = (file: string): void => {
+  const validate = async (file: string): Promise<void> => {
+    const registry = await getRegistry();
     const unit = unitOf(file);
     const result = compile({
       files: unit.files,
-      registry: getRegistry(),
+      registry,
       host: { readFile: textOf },
       serviceName: path.basename(unit.folder) || 'service',
       emit: false,
@@ -168,11 +170,9 @@ export function createPipeLanguageServer(connection: Connection, options: Server
     if (pending) clearTimeout(pending);
     timers.set(key, setTimeout(() => {
       timers.delete(key);
-      try {
-        validate(file);
-      } catch (err) {
+      validate(file).catch((err: unknown) => {
         connection.console.error(`pipec lsp: compiling ${file} failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      });
     }, debounceMs));
   };
 
@@ -193,31 +193,31 @@ export function createPipeLanguageServer(connection: Connection, options: Server
     schedule(e.document.uri);
   });
 
-  connection.onHover((params) => {
+  connection.onHover(async (params) => {
     const doc = documents.get(params.textDocument.uri);
     if (!doc) return null;
     const file = pathOf(doc.uri);
     const index = new LineIndex(doc.getText());
-    const found = hover(projectOf(file), file, index.offsetAt(params.position));
+    const found = hover(await projectOf(file), file, index.offsetAt(params.position));
     return found ? { contents: { kind: MarkupKind.Markdown, value: found.markdown }, range: index.rangeOf(found.span) } : null;
   });
 
-  connection.onDefinition((params) => {
+  connection.onDefinition(async (params) => {
     const doc = documents.get(params.textDocument.uri);
     if (!doc) return [];
     const file = pathOf(doc.uri);
-    const project = projectOf(file);
+    const project = await projectOf(file);
     const targets = definition(project, file, new LineIndex(doc.getText()).offsetAt(params.position));
     return targets.map((t) => toLocation(t.span, project, uriOf));
   });
 
-  connection.onCompletion((params) => {
+  connection.onCompletion(async (params) => {
     const doc = documents.get(params.textDocument.uri);
     if (!doc) return [];
     const file = pathOf(doc.uri);
     const index = new LineIndex(doc.getText());
     const offset = index.offsetAt(params.position);
-    const result = complete(projectOf(file), file, offset);
+    const result = complete(await projectOf(file), file, offset);
     const range = { start: index.positionAt(result.replaceFrom), end: params.position };
     return result.items.map((item, i): CompletionItem => ({
       label: item.label,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseFile } from '../ast/parse-file.js';
-import { loadRegistry } from '../cli/project-files.js';
+import { loadRegistry } from '../connectors/load-registry.js';
 import { SourceFile } from '../../base/source/source-file.js';
 import { checkTests } from './check-tests.js';
 
-const registry = loadRegistry();
+const registry = await loadRegistry();
 
 const PIPELINE = `
 pipeline shop {

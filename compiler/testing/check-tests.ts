@@ -16,7 +16,7 @@ import type { SourceFile } from '../../base/source/source-file.js';
 import type { Span } from '../../base/source/span.js';
 import { schemaToType } from '../types/schema-to-type.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
-import type { ExpectSpec, MockSpec, PipelineInventory, TestCase, TestSuite } from '../../runtime/testing/test-plan.js';
+import type { ConnectorTestFacts, ExpectSpec, MockSpec, PipelineInventory, TestCase, TestSuite } from '../../runtime/testing/test-plan.js';
 import type { Json, JsonObject } from '../../runtime/types.js';
 import { indexPipeline, normalizeCondition, type IndexedStep, type PipelineIndex } from './inventory.js';
 import { shapeProblems, withDefaults } from './mock-shape.js';
@@ -69,7 +69,17 @@ export function checkTests(input: CheckTestsInput): Result<TestSuite> {
     steps: index.steps.map((s) => ({ key: s.key, name: `${s.label ?? s.headerWord ?? s.connector} (${s.connector}, ${s.source})` })),
     branches: index.branches.map((b) => ({ key: b.key, name: b.name })),
   }));
-  return { value: { tests, pipelines: inventory }, diagnostics };
+  return { value: { tests, pipelines: inventory, connectors: testFacts(input.registry) }, diagnostics };
+}
+
+/** The connectors' `x-pipe-test` facts (network rules, what a mock still publishes), for the runner. */
+function testFacts(registry: ConnectorRegistry): Record<string, ConnectorTestFacts> {
+  const facts: Record<string, ConnectorTestFacts> = {};
+  for (const schema of registry.connectors.values()) {
+    const test = schema['x-pipe-test'];
+    if (test) facts[schema.name] = test as ConnectorTestFacts;
+  }
+  return facts;
 }
 
 class TestChecker {

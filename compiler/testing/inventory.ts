@@ -7,6 +7,7 @@
  */
 import type { BranchBody, ConnectorStep, ObjectValue, PipelineDecl, Step, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
+import { refParams, stepParam } from '../connectors/schema-facts.js';
 import type { SourceFile } from '../../base/source/source-file.js';
 import type { Span } from '../../base/source/span.js';
 import { branchKey, stepKey } from '../../runtime/testing/test-plan.js';
@@ -39,7 +40,7 @@ export interface PipelineIndex {
   readonly steps: readonly IndexedStep[];
   readonly branches: readonly IndexedBranch[];
   readonly forEachLabels: ReadonlySet<string>;
-  /** Event names of `publish` steps; `undefined` inside means one is computed at run time. */
+  /** Events its steps publish (parameters marked `x-pipe-ref: event`); `undefined` inside means one is computed at run time. */
   readonly events: ReadonlySet<string | undefined>;
 }
 
@@ -72,7 +73,8 @@ export function indexPipeline(pipeline: PipelineDecl, ctx: IndexContext): Pipeli
       key: stepKey(source, step.connector, label), connector: step.connector, source, span: step.span,
       ...(label !== undefined ? { label } : {}), ...(headerWord !== undefined ? { headerWord } : {}),
     });
-    if (step.connector === 'publish') events.add(publishedEvent(step));
+    const schema = ctx.registry.connectors.get(step.connector);
+    if (schema) for (const key of refParams(schema, 'event')) events.add(stepParam(step, schema, key)?.name);
     visitParams(step.params);
   };
   const visitSteps = (list: readonly Step[]): void => {
@@ -118,16 +120,6 @@ export function indexPipeline(pipeline: PipelineDecl, ctx: IndexContext): Pipeli
   for (const branch of pipeline.branches) visitSteps(branch.steps);
   visitSteps(pipeline.onError ?? []);
   return { name: pipeline.name, steps, branches, forEachLabels, events };
-}
-
-/** The event of a `publish EVENT { … }` / `publish { event: "…" }` step; undefined when computed. */
-function publishedEvent(step: ConnectorStep): string | undefined {
-  const header = step.args[0];
-  if (header) return header.text;
-  for (const entry of step.params.entries) {
-    if (entry.kind === 'entry' && entry.key === 'event') return entry.value.kind === 'string' || entry.value.kind === 'ident' ? ('value' in entry.value ? entry.value.value : entry.value.name) : undefined;
-  }
-  return undefined;
 }
 
 /** A condition as written, for matching `expect branch "…"`: JSONPath text, or `{{ … }}` with its expression. */

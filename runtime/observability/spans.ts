@@ -2,10 +2,14 @@
  * The spans of an execution: one per execution (child of the caller's context: HTTP
  * `traceparent`, event envelope headers, or the calling step for Pipeline Executor runs) and one
  * per connector step (child of the execution, or of the step running it). Attributes name the
- * pipeline, execution id, trigger, step label, connector and outcome. Only called when tracing is
- * on; the engine never reaches them otherwise. `@opentelemetry/api` is loaded only then (otel-api.ts).
+ * pipeline, execution id, trigger, step label, connector and outcome. A span's kind, and a step's
+ * own attributes, come from the trigger's or connector's schema (`x-pipe-span`), carried by the
+ * trigger spec and the StepInfo the compiler emitted. Only called when tracing is on; the engine
+ * never reaches them otherwise. `@opentelemetry/api` is loaded only then (otel-api.ts).
  */
 import type { Context, Span, SpanKind, Tracer } from '@opentelemetry/api';
+import type { StepInfo } from '../steps.js';
+import type { SpanKindName } from '../types.js';
 import { otelApi, otelApiIfLoaded } from './otel-api.js';
 
 // Values of the API's SpanKind and SpanStatusCode enums (stable in the OpenTelemetry
@@ -17,11 +21,19 @@ const KIND_PRODUCER = 3 as SpanKind;
 const KIND_CONSUMER = 4 as SpanKind;
 const STATUS_ERROR = 2;
 
+const KINDS: Readonly<Record<SpanKindName, SpanKind>> = { server: KIND_SERVER, client: KIND_CLIENT, producer: KIND_PRODUCER, consumer: KIND_CONSUMER };
+
+function kindOf(name: SpanKindName | undefined): SpanKind {
+  return name !== undefined && Object.hasOwn(KINDS, name) ? KINDS[name] : KIND_INTERNAL;
+}
+
 export interface ExecutionSpanInfo {
   readonly pipeline: string;
   readonly executionId: string;
   /** `http`, `event`, `scheduler`, `execute`, … */
   readonly trigger: string;
+  /** The span kind its trigger's schema gives (absent: internal, e.g. Pipeline Executor runs). */
+  readonly kind?: SpanKindName;
   readonly parent: Context;
 }
 
@@ -36,15 +48,9 @@ export function activeContext(): Context {
   return otelApi().context.active();
 }
 
-function executionKind(trigger: string): SpanKind {
-  if (trigger === 'http' || trigger === 'http-file' || trigger === 'mcp-tool') return KIND_SERVER;
-  if (trigger === 'event') return KIND_CONSUMER;
-  return KIND_INTERNAL;
-}
-
 export function startExecutionSpan(tracer: Tracer, info: ExecutionSpanInfo): ExecutionSpan {
   const span = tracer.startSpan(`pipeline ${info.pipeline}`, {
-    kind: executionKind(info.trigger),
+    kind: kindOf(info.kind),
     attributes: { 'pipec.pipeline': info.pipeline, 'pipec.execution.id': info.executionId, 'pipec.trigger': info.trigger },
   }, info.parent);
   return { span, context: otelApi().trace.setSpan(info.parent, span) };
@@ -69,22 +75,12 @@ export function withContext<T>(ctx: Context | undefined, fn: () => T): T {
   return ctx !== undefined && api ? api.context.with(ctx, fn) : fn();
 }
 
-export interface StepSpanInfo {
-  readonly label?: string;
-  readonly connector: string;
-  readonly source: string;
-}
-
-function stepKind(connector: string): SpanKind {
-  if (connector === 'rest') return KIND_CLIENT;
-  if (connector === 'publish') return KIND_PRODUCER;
-  return KIND_INTERNAL;
-}
+export type StepSpanInfo = Pick<StepInfo, 'label' | 'connector' | 'source' | 'span'>;
 
 /** Starts a step span as a child of the active context (the execution, or an enclosing step). */
 export function startStepSpan(tracer: Tracer, pipeline: string, step: StepSpanInfo): Span {
   return tracer.startSpan(`step ${step.label ?? step.connector}`, {
-    kind: stepKind(step.connector),
+    kind: kindOf(step.span?.kind),
     attributes: {
       'pipec.pipeline': pipeline,
       'pipec.step': step.label ?? step.connector,
@@ -100,8 +96,19 @@ export function withSpan<T>(span: Span, fn: () => T): T {
   return context.with(trace.setSpan(context.active(), span), fn);
 }
 
-export function endStepSpan(span: Span, outcome: 'ok' | 'error', failure?: { readonly code: number; readonly message: string }): void {
+/**
+ * Ends a step span with its outcome, and the attributes the connector's schema names
+ * (`x-pipe-span.attributes`: attribute → parameter), from the step's evaluated parameters.
+ */
+export function endStepSpan(span: Span, outcome: 'ok' | 'error', failure?: { readonly code: number; readonly message: string }, step?: StepSpanInfo, params?: unknown): void {
   span.setAttribute('pipec.outcome', outcome);
+  const attributes = step?.span?.attributes;
+  if (attributes && params !== null && typeof params === 'object') {
+    for (const [attribute, param] of Object.entries(attributes)) {
+      const value = Object.hasOwn(params, param) ? (params as Record<string, unknown>)[param] : undefined;
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') span.setAttribute(attribute, value);
+    }
+  }
   if (failure) {
     span.setAttribute('pipec.error.code', failure.code);
     span.setStatus({ code: STATUS_ERROR, message: failure.message });

@@ -1,8 +1,9 @@
 /**
  * createService: a service definition (what generated `server.ts` passes) → a running service.
- * Wires the Hono app (HTTP and HTTP File trigger routes, /health, /ready, /metrics, JSON 404/500),
- * event subscriptions and schedulers to one execution engine, and owns the start/stop lifecycle
- * (graceful drain on stop). IO stays in the trigger modules and backends; this file only wires.
+ * Wires the Hono app (/health, /ready, /metrics, JSON 404/500) and the triggers' run-time parts
+ * (runtime/triggers/<name>/, attached through a TriggerHost: their routes, consumers, schedules and
+ * readiness dependencies) to one execution engine, and owns the start/stop lifecycle (graceful
+ * drain on stop). IO stays in the trigger modules and backends; this file only wires.
  */
 import type { Tracer } from '@opentelemetry/api';
 import { Hono } from 'hono';
@@ -10,26 +11,21 @@ import type { Logger } from 'pino';
 import { PipeError } from '../errors.js';
 import { startTracingFromEnv, type Tracing } from '../observability/tracing.js';
 import type { StepHooks } from '../steps.js';
-import type { Clock, Json, JsonObject, PipelineModule, Reply, Subscription } from '../types.js';
+import type { Clock, Json, JsonObject, PipelineModule, Reply } from '../types.js';
 import { loadDefaultBackends, type Backends } from './backends-port.js';
 import { resolveAccounts, resolveEnvRecord } from './env-values.js';
-import { subscribeEventTrigger } from '../triggers/event/event.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
-import { registerHttpFileTrigger } from '../triggers/http-file/http-file.js';
 import { refusalResponse } from './http-response.js';
-import { registerHttpTrigger } from '../triggers/http/http.js';
 import { registerJwksRoute } from './jwks-route.js';
-import { registerMcpRoute } from '../triggers/mcp-tool/mcp-tool.js';
 import { createLogger } from './logging.js';
 import { SystemClock } from './system-clock.js';
 import { createServiceMetrics } from './metrics.js';
-import { ScheduleRunner } from '../triggers/scheduler/scheduler.js';
 import { settleWithin } from './shutdown.js';
 import { withDeclaredStoreOptions } from './store-options.js';
-import { validateTriggerMessage } from './validation.js';
+import { RouteTable, type TriggerAttachment, type TriggerHost, type TriggerRuntime } from './trigger-host.js';
 
 export interface ServiceDefinition {
   readonly name: string;
@@ -39,6 +35,8 @@ export interface ServiceDefinition {
   readonly globals: Readonly<Record<string, Json>>;
   /** Declared stores with options (expire-after seconds). */
   readonly stores: Readonly<Record<string, { expireAfterSeconds?: number }>>;
+  /** The run-time parts of the triggers the pipelines use, by kind (generated service.ts imports them). */
+  readonly triggers: Readonly<Record<string, TriggerRuntime>>;
 }
 
 export interface ServiceOptions {
@@ -74,25 +72,22 @@ export const DEFAULT_GRACE_MS = 10_000;
 /** After the grace period: how long aborted executions and subscriptions get to wind down. */
 const WIND_DOWN_MS = 2_000;
 
-function publicOutcome(outcome: EngineOutcome): ExecutionOutcome {
+export function publicOutcome(outcome: EngineOutcome): ExecutionOutcome {
   return outcome.ok
     ? { ok: true, executionId: outcome.executionId, result: outcome.result }
     : { ok: false, executionId: outcome.executionId, error: outcome.errorObject };
 }
 
-/** Two pipelines answering the same method and path would shadow each other. */
-function checkRoutes(pipelines: readonly PipelineModule[]): void {
-  const seen = new Map<string, string>();
-  for (const p of pipelines) {
-    if (p.trigger.kind !== 'http' && p.trigger.kind !== 'http-file') continue;
-    if (OPERATIONAL_PATHS.has(p.trigger.path)) throw new Error(`pipeline "${p.name}" uses the reserved path ${p.trigger.path}`);
-    for (const method of p.trigger.methods) {
-      const key = `${method.toUpperCase()} ${p.trigger.path}`;
-      const other = seen.get(key);
-      if (other) throw new Error(`pipelines "${other}" and "${p.name}" both handle ${key}`);
-      seen.set(key, p.name);
+/** The pipelines of each trigger kind, kinds in the order their first pipeline is declared. */
+function pipelinesByKind(def: ServiceDefinition): Map<string, PipelineModule[]> {
+  const byKind = new Map<string, PipelineModule[]>();
+  for (const p of def.pipelines) {
+    if (!Object.hasOwn(def.triggers, p.trigger.kind)) {
+      throw new Error(`pipeline "${p.name}" has a trigger of kind "${p.trigger.kind}", but the service has no run-time part for it`);
     }
+    byKind.set(p.trigger.kind, [...(byKind.get(p.trigger.kind) ?? []), p]);
   }
+  return byKind;
 }
 
 export async function createService(def: ServiceDefinition, opts: ServiceOptions = {}): Promise<Service> {
@@ -100,7 +95,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const clock = opts.clock ?? new SystemClock();
   const logger = opts.logger ?? createLogger({ level: env['LOG_LEVEL'] ?? 'info', service: def.name });
   const dataDir = opts.dataDir ?? env['PIPEC_DATA_DIR'] ?? './.pipec-data';
-  checkRoutes(def.pipelines);
+  const byKind = pipelinesByKind(def);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
   const accounts = resolveAccounts(def.accounts, env, logger);
@@ -131,19 +126,22 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     }
     return dispatch(request, ...rest);
   };
-  registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry() });
+  const routes = new RouteTable(app);
+  registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry(), notReady: () => routes.notReady() });
 
-  const httpDeps = { engine, metrics, clock, accounts };
-  const schedulers = new Map<string, ScheduleRunner>();
-  for (const p of def.pipelines) {
-    const trigger = p.trigger;
-    if (trigger.kind === 'http') registerHttpTrigger(app, p, trigger, httpDeps);
-    else if (trigger.kind === 'http-file') registerHttpFileTrigger(app, p, trigger, httpDeps);
-    else if (trigger.kind === 'scheduler') {
-      schedulers.set(p.name, new ScheduleRunner(p, trigger, { engine, lock: backends.lock, clock, metrics, logger }));
-    }
+  const host: TriggerHost = {
+    engine, metrics, clock, logger, accounts, broker: backends.broker, lock: backends.lock,
+    route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
+    readiness: (name, check) => void routes.readinessChecks.set(name, check),
+  };
+  let attachments: TriggerAttachment[];
+  try {
+    attachments = [...byKind].map(([kind, pipelines]) => (def.triggers[kind] as TriggerRuntime).attach(pipelines, host));
+  } catch (err) {
+    await backends.close().catch(() => undefined);
+    await tracing?.shutdown().catch(() => undefined);
+    throw err;
   }
-  registerMcpRoute(app, def.pipelines, { engine, clock, accounts });
   registerJwksRoute(app, accounts);
   app.notFound((c) => refusalResponse(
     new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), clock.now()));
@@ -152,23 +150,14 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     return refusalResponse(new PipeError('Internal error', { code: 500, kind: 'INTERNAL' }), clock.now());
   });
 
-  const subscriptions: Subscription[] = [];
   let stopping: Promise<void> | undefined;
-
-  const startTriggers = async (): Promise<void> => {
-    for (const p of def.pipelines) {
-      if (p.trigger.kind !== 'event') continue;
-      subscriptions.push(await subscribeEventTrigger(p, p.trigger, { engine, broker: backends.broker, metrics, logger, clock }));
-    }
-    for (const runner of schedulers.values()) runner.start();
-  };
+  const stopTriggers = (): Promise<unknown> => Promise.allSettled(attachments.map((a) => a.stop?.()));
 
   const stop = async (graceMs: number): Promise<void> => {
     phase = 'draining';
     engine.stopAccepting();
     logger.info({ inFlight: engine.inFlight, graceMs }, 'service draining');
-    for (const runner of schedulers.values()) runner.stop();
-    const unsubscribed = Promise.allSettled(subscriptions.splice(0).map((s) => s.stop()));
+    const unsubscribed = stopTriggers();
     if (!(await engine.drain(graceMs))) {
       logger.warn({ inFlight: engine.inFlight }, 'grace period over; aborting running executions');
       engine.abortAll();
@@ -186,30 +175,27 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     async run(pipeline, message, runOpts = {}) {
       const p = engine.pipeline(pipeline);
       if (!p) throw new Error(`unknown pipeline "${pipeline}"`);
+      const runtime = def.triggers[p.trigger.kind];
       const outcome = await engine.execute({
-        pipeline, message, validate: (m) => validateTriggerMessage(p.trigger, m),
+        pipeline, message, validate: runtime?.validate ? (m) => (runtime.validate as NonNullable<TriggerRuntime['validate']>)(p.trigger, m) : undefined,
         redelivery: runOpts.redelivery ?? false, trigger: 'run',
       });
       return publicOutcome(outcome);
     },
     async fireSchedule(pipeline) {
-      const runner = schedulers.get(pipeline);
-      if (!runner) throw new Error(`pipeline "${pipeline}" has no scheduler trigger`);
-      const tick = await runner.fireNow();
-      if (tick.kind === 'ran') return publicOutcome(tick.outcome);
-      const message = tick.reason === 'overlap'
-        ? 'scheduler tick skipped: the previous run is still running'
-        : 'scheduler tick skipped: another replica runs it';
-      return { ok: false, executionId: '', error: { timestamp: clock.now(), error: message, message, code: 409 } };
+      for (const attachment of attachments) {
+        const fired = attachment.fire?.(pipeline);
+        if (fired) return fired;
+      }
+      throw new Error(`pipeline "${pipeline}" has no trigger that fires it on demand (a scheduler trigger)`);
     },
     async start() {
       if (phase !== 'created') return;
       if (opts.startTriggers !== false) {
         try {
-          await startTriggers();
+          for (const attachment of attachments) await attachment.start?.();
         } catch (err) {
-          for (const runner of schedulers.values()) runner.stop();
-          await Promise.allSettled(subscriptions.splice(0).map((s) => s.stop()));
+          await stopTriggers();
           throw err;
         }
       }

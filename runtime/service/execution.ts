@@ -380,7 +380,7 @@ export class ExecutionEngine {
       const timeoutMs = request.timeoutMs ?? pipeline.options.timeout;
       const abort = this.startAbort(request.parent);
       const workDir = createWorkDir(this.dataDir, id);
-      const traced = this.deps.tracer ? this.startSpan(this.deps.tracer, pipeline.name, id.value, request) : undefined;
+      const traced = this.deps.tracer ? this.startSpan(this.deps.tracer, pipeline, id.value, request) : undefined;
       const slot: Slot = { release: undefined, counted: false, invalid: false };
       const run: Run = { entry, id, log, abort, workDir, timeoutMs, startedAt, slot, span: traced?.span };
       if (log.enabled('debug')) log.logger.debug({ trigger: request.trigger, redelivery: request.redelivery ?? false }, 'execution started');
@@ -512,10 +512,13 @@ export class ExecutionEngine {
     abort.unfollow();
   }
 
-  private startSpan(tracer: Tracer, pipeline: string, executionId: string, request: ExecutionRequest): { span: Span; context: Context } {
+  private startSpan(tracer: Tracer, pipeline: PipelineModule, executionId: string, request: ExecutionRequest): { span: Span; context: Context } {
     // With tracing on the API is loaded, so headers always give a context (the root one when they carry none).
     const parent = (request.traceHeaders ? contextFromHeaders(request.traceHeaders) : undefined) ?? activeContext();
-    return startExecutionSpan(tracer, { pipeline, executionId, trigger: request.trigger, parent });
+    // Started by its own trigger, the execution has the span kind of that trigger's schema; otherwise
+    // (Pipeline Executor, `service.run`) it is internal.
+    const kind = request.trigger === pipeline.trigger.kind ? pipeline.trigger.spanKind : undefined;
+    return startExecutionSpan(tracer, { pipeline: pipeline.name, executionId, trigger: request.trigger, ...(kind ? { kind } : {}), parent });
   }
 
   private createContext(run: Run, redelivery: boolean): ContextWithHooks {

@@ -32,8 +32,9 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   return undefined;
 }
 
-const agentStep: StepInfo = { label: 'summarise', connector: 'agent', source: 'm.pipe:3', failOnError: true };
-const publishStep: StepInfo = { connector: 'publish', source: 'm.pipe:4', failOnError: true };
+// With the facts the compiler copies from their schemas' `x-pipe-metrics`.
+const agentStep: StepInfo = { label: 'summarise', connector: 'agent', source: 'm.pipe:3', failOnError: true, metrics: { 'token-usage': { model: 'model', usage: 'tokenUsage' } } };
+const publishStep: StepInfo = { connector: 'publish', source: 'm.pipe:4', failOnError: true, metrics: { 'events-published': { event: 'event' } } };
 const failingStep: StepInfo = { label: 'boom', connector: 'json-generator', source: 'm.pipe:5', failOnError: true };
 
 describe('/metrics', () => {

@@ -1,6 +1,7 @@
 /**
  * The step hooks the service installs on every execution context: step duration metrics always,
- * agent token and published-event counts, step spans when tracing is on, and optionally hooks of
+ * the counts a connector's schema asks for (`x-pipe-metrics`: agent tokens, published events),
+ * step spans when tracing is on, and optionally hooks of
  * the caller (mocks and coverage in pipeline tests). One shared object per service, so a step
  * pays a few property reads and one clock read, never an allocation, when tracing is off.
  */
@@ -8,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { Span, Tracer } from '@opentelemetry/api';
 import type { PipeError } from '../errors.js';
 import { endStepSpan, startStepSpan, withSpan } from '../observability/spans.js';
-import type { StepHooks, StepInfo } from '../steps.js';
+import type { StepHooks, StepInfo, StepMetrics } from '../steps.js';
 import type { ExecutionContext, Json } from '../types.js';
 import type { HistogramSeries } from './metric-series.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -57,17 +58,23 @@ function nonNegative(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-/** Counts what some connectors report: agent tokens by model, published events by name. */
-function countConnectorFacts(metrics: ServiceMetrics, step: StepInfo, pipeline: string, output: Json | undefined, params: unknown): void {
-  if (step.connector === 'agent' && isObject(output) && isObject(output['tokenUsage'])) {
-    const usage = output['tokenUsage'];
-    const model = isObject(params) && typeof params['model'] === 'string' ? params['model'] : 'unknown';
+/**
+ * Counts what a step's connector schema says to count (`x-pipe-metrics`, in its StepInfo):
+ * `token-usage` adds the output's token counts by model, `events-published` counts events by name.
+ */
+function countConnectorFacts(metrics: ServiceMetrics, facts: StepMetrics, pipeline: string, output: Json | undefined, params: unknown): void {
+  const tokens = facts['token-usage'];
+  if (tokens && isObject(output) && isObject(output[tokens.usage])) {
+    const usage = output[tokens.usage] as Record<string, unknown>;
+    const model = isObject(params) && typeof params[tokens.model] === 'string' ? (params[tokens.model] as string) : 'unknown';
     const input = nonNegative(usage['inputTokenCount']);
     const produced = nonNegative(usage['outputTokenCount']);
     if (input > 0) metrics.agentTokens.inc({ pipeline, model, type: 'input' }, input);
     if (produced > 0) metrics.agentTokens.inc({ pipeline, model, type: 'output' }, produced);
-  } else if (step.connector === 'publish' && isObject(params) && typeof params['event'] === 'string') {
-    metrics.eventsPublished.inc({ pipeline, event: params['event'] });
+  }
+  const events = facts['events-published'];
+  if (events && isObject(params) && typeof params[events.event] === 'string') {
+    metrics.eventsPublished.inc({ pipeline, event: params[events.event] as string });
   }
 }
 
@@ -105,9 +112,7 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
   const record = (step: StepInfo, seconds: number, outcome: 'ok' | 'error', output: Json | undefined, ctx: ExecutionContext, params: unknown): void => {
     const series = cache.get(step, ctx.pipeline);
     (outcome === 'ok' ? series.ok : series.error).observe(seconds);
-    if (outcome === 'ok' && (step.connector === 'agent' || step.connector === 'publish')) {
-      countConnectorFacts(metrics, step, ctx.pipeline, output, params);
-    }
+    if (outcome === 'ok' && step.metrics !== undefined) countConnectorFacts(metrics, step.metrics, ctx.pipeline, output, params);
   };
 
   if (!tracer && !extra) {
@@ -137,7 +142,7 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
     after: (step, token, outcome, output, error, ctx, params, chained) => {
       const traced = token as Partial<TracedToken> & { readonly startedAt: number };
       record(step, (performance.now() - traced.startedAt) / 1000, outcome, output, ctx, params);
-      if (traced.span) endStepSpan(traced.span, outcome, failureOf(error));
+      if (traced.span) endStepSpan(traced.span, outcome, failureOf(error), step, params);
       extra?.after?.(step, traced.extra, outcome, output, error, ctx, params, chained);
     },
   };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HttpFileTriggerSpec } from '../types.js';
+import type { HttpFileTriggerSpec } from '../triggers/http-file/http-file.js';
 import { toAuthSpec, toRateLimitSpec } from './trigger-guard.js';
 import { httpTrigger, makeTestService, pipelineOf, type TestService } from './test-support/test-service.js';
 

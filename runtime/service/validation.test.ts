@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CompiledValidator, ValidationErrorLike } from '../types.js';
-import { collectViolations, validateTriggerMessage } from './validation.js';
+import { trigger as eventTrigger } from '../triggers/event/event.js';
+import { trigger as httpTrigger } from '../triggers/http/http.js';
+import { collectViolations } from './validation.js';
 
 function failingWith(errors: ValidationErrorLike[]): CompiledValidator {
   return Object.assign(() => false, { errors });
@@ -23,8 +25,8 @@ describe('violations', () => {
   it('validates the body of HTTP envelopes and whole event payloads', () => {
     const seen: unknown[] = [];
     const record: CompiledValidator = (d) => { seen.push(d); return true; };
-    expect(validateTriggerMessage({ kind: 'http', methods: ['POST'], path: '/', maxBodySize: 1, validateBody: record }, { body: { a: 1 } })).toBeNull();
-    expect(validateTriggerMessage({ kind: 'event', event: 'e', expiration: 1, maxTimeout: 1, maxDeliveries: 1, validateBody: record }, { a: 2 })).toBeNull();
+    expect(httpTrigger.validate?.({ kind: 'http', methods: ['POST'], path: '/', maxBodySize: 1, validateBody: record }, { body: { a: 1 } })).toBeNull();
+    expect(eventTrigger.validate?.({ kind: 'event', event: 'e', expiration: 1, maxTimeout: 1, maxDeliveries: 1, validateBody: record }, { a: 2 })).toBeNull();
     expect(seen).toEqual([{ a: 1 }, { a: 2 }]);
   });
 });

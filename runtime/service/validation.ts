@@ -1,9 +1,10 @@
 /**
- * Trigger-level validation of incoming messages against the compiled body schema. Violations are
- * plain data `{ path, message }` (JSON Pointer paths) and become a 422 error object.
+ * Validation of incoming messages against a compiled schema (each trigger's run-time part says
+ * what it checks: the HTTP body, an event payload, tool arguments). Violations are plain data
+ * `{ path, message }` (JSON Pointer paths) and become a 422 error object.
  */
 import { PipeError } from '../errors.js';
-import type { CompiledValidator, Json, JsonObject, TriggerSpec, ValidationErrorLike } from '../types.js';
+import type { CompiledValidator, Json, JsonObject, ValidationErrorLike } from '../types.js';
 
 export interface Violation {
   readonly path: string;
@@ -39,29 +40,6 @@ export function collectViolations(validate: CompiledValidator, data: unknown): V
   const errors = validate.errors ?? [];
   if (errors.length === 0) return [{ path: '/', message: 'does not match the schema' }];
   return errors.slice(0, MAX_VIOLATIONS).map((e) => ({ path: violationPath(e), message: violationMessage(e) }));
-}
-
-function bodyOf(message: Json): Json {
-  if (message !== null && typeof message === 'object' && !Array.isArray(message) && Object.hasOwn(message, 'body')) {
-    return message['body'] ?? null;
-  }
-  return null;
-}
-
-/**
- * Validates a trigger's message: HTTP triggers validate the request body (`message.body`); event
- * and MCP tool triggers validate the message itself. Returns null when there is nothing to check.
- */
-export function validateTriggerMessage(trigger: TriggerSpec, message: Json): Violation[] | null {
-  switch (trigger.kind) {
-    case 'http':
-      return trigger.validateBody ? collectViolations(trigger.validateBody, bodyOf(message)) : null;
-    case 'event':
-    case 'mcp-tool':
-      return trigger.validateBody ? collectViolations(trigger.validateBody, message) : null;
-    default:
-      return null;
-  }
 }
 
 /** The error an invalid message fails with (422, violations in the error object). */

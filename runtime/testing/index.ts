@@ -8,4 +8,4 @@ export { compareJson, matches } from './compare.js';
 export type { Difference, MatchMode } from './compare.js';
 export { branchKey, stepKey } from './test-plan.js';
 export type { ExpectSpec, MockSpec, PipelineInventory, TestCase, TestSuite } from './test-plan.js';
-export { networkReason } from './recorder.js';
+export { NetworkRules } from './recorder.js';

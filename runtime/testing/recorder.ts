@@ -4,14 +4,19 @@
  * steps would have reached the network without a mock. It also answers the `mock` hook. One
  * recorder per test; nothing is shared between tests.
  *
- * The network rule: `rest` always, and `agent` unless its model is an offline `mock:` model with no
- * tools, must be mocked; every other connector (store, publish, execute, jolt, …) runs for real on
- * the test's own temporary backends.
+ * The network rule is the connectors' own (`x-pipe-test.network` in their schemas, carried by the
+ * suite): a step whose rule matches its evaluated parameters must be mocked (`rest` always;
+ * `agent` unless its model is an offline `mock:` model with no tools); every other step runs for
+ * real on the test's own temporary backends.
  */
+import AjvModule, { type ValidateFunction } from 'ajv';
 import { PipeError } from '../errors.js';
 import type { ChoiceInfo, StepHooks, StepInfo } from '../steps.js';
 import type { EventBroker, ExecutionContext, Json, Subscription } from '../types.js';
-import { branchKey, stepKey, type MockSpec } from './test-plan.js';
+import { branchKey, stepKey, type ConnectorTestFacts, type MockSpec } from './test-plan.js';
+
+// CommonJS module: its class sits on `.default` under NodeNext.
+const Ajv = AjvModule.default;
 
 export interface StepCall {
   readonly key: string;
@@ -43,16 +48,23 @@ function asJson(value: unknown): Json {
   }
 }
 
-/** Why a step may not run in a test, or undefined when it may. */
-export function networkReason(step: StepInfo, params: unknown): string | undefined {
-  if (step.connector === 'rest') return 'it calls an HTTP endpoint';
-  if (step.connector === 'agent') {
-    const model = isObject(params) ? params['model'] : undefined;
-    const tools = isObject(params) ? params['tools'] : undefined;
-    if (typeof model !== 'string' || !model.startsWith('mock:')) return 'it calls a language model';
-    if (Array.isArray(tools) && tools.length > 0) return 'it calls MCP tools';
+/** The network rules of the suite's connectors, their conditions compiled once. */
+export class NetworkRules {
+  private readonly rules = new Map<string, { why: string; when?: ValidateFunction }[]>();
+
+  constructor(connectors: Readonly<Record<string, ConnectorTestFacts>> = {}) {
+    const ajv = new Ajv({ strict: false, allErrors: false });
+    for (const [name, facts] of Object.entries(connectors)) {
+      const network = facts.network ?? [];
+      if (network.length > 0) this.rules.set(name, network.map((r) => ({ why: r.why, ...(r.when !== undefined ? { when: ajv.compile(r.when as object) } : {}) })));
+    }
   }
-  return undefined;
+
+  /** Why a step may not run in a test, or undefined when it may. */
+  reason(step: StepInfo, params: unknown): string | undefined {
+    const rules = this.rules.get(step.connector);
+    return rules?.find((rule) => rule.when === undefined || rule.when(params ?? {}))?.why;
+  }
 }
 
 export class TestRecorder {
@@ -68,7 +80,11 @@ export class TestRecorder {
   readonly stepOutputs = new Map<string, Record<string, Json>>();
   private readonly mocks = new Map<string, MockSpec>();
 
-  constructor(mocks: readonly MockSpec[]) {
+  constructor(
+    mocks: readonly MockSpec[],
+    private readonly network: NetworkRules = new NetworkRules(),
+    private readonly connectors: Readonly<Record<string, ConnectorTestFacts>> = {},
+  ) {
     for (const mock of mocks) for (const key of mock.keys) this.mocks.set(key, mock);
   }
 
@@ -92,9 +108,11 @@ export class TestRecorder {
           failed: outcome === 'error',
           mocked,
         });
-        if (mocked && step.connector === 'publish' && outcome === 'ok' && isObject(params) && typeof params['event'] === 'string') {
+        const publishes = mocked && outcome === 'ok' && Object.hasOwn(this.connectors, step.connector) ? this.connectors[step.connector]?.publishes : undefined;
+        if (publishes && isObject(params) && typeof params[publishes.event] === 'string') {
           // A mocked publish is captured instead of published: it still counts as published.
-          this.published.push({ event: params['event'], payload: asJson(params['payload'] === undefined ? output : params['payload']) });
+          const payload = publishes.payload === undefined ? undefined : params[publishes.payload];
+          this.published.push({ event: params[publishes.event] as string, payload: asJson(payload === undefined ? output : payload) });
         }
       },
       branch: (choice: ChoiceInfo, index: number, ctx: ExecutionContext) => {
@@ -116,7 +134,7 @@ export class TestRecorder {
       const { code, details } = spec.result.error;
       throw new PipeError(spec.result.error.message, { code, kind: 'MOCKED_FAILURE', ...(details ? { details: { ...details } } : {}) });
     }
-    const reason = networkReason(step, params);
+    const reason = this.network.reason(step, params);
     if (reason === undefined) return undefined;
     const name = step.label ?? step.connector;
     this.unmocked.push(`step \`${name}\` (${step.connector}, ${step.source}) was not mocked and ${reason}: tests never reach the network — add \`mock ${step.connector} ${step.label ?? 'LABEL'} { … }\``);

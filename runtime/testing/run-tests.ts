@@ -13,7 +13,7 @@ import { loadDefaultBackends } from '../service/backends-port.js';
 import { createService, type ExecutionOutcome, type ServiceDefinition } from '../service/create-service.js';
 import { Reply, type Json, type JsonObject, type PipelineModule } from '../types.js';
 import { compareJson, matches, type Difference } from './compare.js';
-import { TestRecorder } from './recorder.js';
+import { NetworkRules, TestRecorder } from './recorder.js';
 import type { ExpectSpec, PipelineInventory, TestCase, TestSuite } from './test-plan.js';
 
 export interface TestFailure {
@@ -66,8 +66,9 @@ export async function runTestSuite(def: ServiceDefinition, suite: TestSuite, opt
   const stepsRun = new Set<string>();
   const branchesTaken = new Set<string>();
   const env = testEnv(opts.env ?? process.env);
+  const network = new NetworkRules(suite.connectors);
   for (const test of suite.tests) {
-    const recorder = new TestRecorder(test.mocks);
+    const recorder = new TestRecorder(test.mocks, network, suite.connectors);
     const result = await runOne(def, test, recorder, opts.workDir, env);
     for (const key of recorder.stepsRun) stepsRun.add(key);
     for (const key of recorder.branchesTaken) branchesTaken.add(key);
@@ -101,7 +102,7 @@ async function runOne(def: ServiceDefinition, test: TestCase, recorder: TestReco
     });
     let outcome: ExecutionOutcome;
     try {
-      outcome = await service.run(test.pipeline, inputMessage(pipeline, test.input));
+      outcome = await service.run(test.pipeline, inputMessage(def, pipeline, test.input));
     } finally {
       await service.stop(0);
     }
@@ -118,19 +119,13 @@ async function runOne(def: ServiceDefinition, test: TestCase, recorder: TestReco
   }
 }
 
-/** The trigger's message: HTTP envelopes get their missing parts (method, path, empty headers), scheduler ticks a time. */
-export function inputMessage(pipeline: PipelineModule, input: Json | undefined): Json {
-  const trigger = pipeline.trigger;
-  const given = input !== null && typeof input === 'object' && !Array.isArray(input) ? input : undefined;
-  if (trigger.kind === 'http' || trigger.kind === 'http-file') {
-    const envelope: JsonObject = {
-      body: null, headers: {}, queryAndPath: {}, method: trigger.methods[0] ?? 'POST', path: trigger.path, contentType: 'application/json',
-      ...(trigger.kind === 'http-file' ? { files: [] } : {}),
-    };
-    return given ? { ...envelope, ...given } : envelope;
-  }
-  if (trigger.kind === 'scheduler') return given ? { scheduledAt: Date.now(), ...given } : { scheduledAt: Date.now() };
-  return input ?? {};
+/**
+ * The trigger's message: what the trigger's run-time part completes it with (HTTP envelopes get
+ * their missing parts, scheduler ticks a time), else the input as given.
+ */
+export function inputMessage(def: ServiceDefinition, pipeline: PipelineModule, input: Json | undefined): Json {
+  const runtime = Object.hasOwn(def.triggers, pipeline.trigger.kind) ? def.triggers[pipeline.trigger.kind] : undefined;
+  return runtime?.testMessage ? runtime.testMessage(pipeline.trigger, input) : (input ?? {});
 }
 
 // ───────────────────────────── expectations ─────────────────────────────

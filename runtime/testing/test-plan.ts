@@ -14,6 +14,16 @@ export interface TestSuite {
   readonly tests: readonly TestCase[];
   /** Every step and branch of every pipeline, for coverage. */
   readonly pipelines: readonly PipelineInventory[];
+  /** What connectors' schemas say about tests (`x-pipe-test`), by connector name. */
+  readonly connectors?: Readonly<Record<string, ConnectorTestFacts>>;
+}
+
+/** A connector's `x-pipe-test`: when its steps reach the network, and what a mocked step still publishes. */
+export interface ConnectorTestFacts {
+  /** Rules in order; the first whose `when` (a JSON Schema over the evaluated parameters; absent: always) matches says why. */
+  readonly network?: readonly { readonly why: string; readonly when?: Json }[];
+  /** A mocked step still counts as publishing the event its `event` parameter names, with `payload` (default: its output). */
+  readonly publishes?: { readonly event: string; readonly payload?: string };
 }
 
 export interface TestCase {

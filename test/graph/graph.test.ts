@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFile } from '../../compiler/ast/parse-file.js';
 import { runGraph } from '../../compiler/cli/dx-commands.js';
+import { loadRegistry } from '../../compiler/connectors/load-registry.js';
 import { buildGraph, toMermaid, toSvg } from '../../compiler/graph/index.js';
 import { exampleReadmes, refreshReadme } from '../../scripts/update-example-graphs.js';
 
@@ -16,6 +17,7 @@ const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '../..');
 
 const parse = (file: string) => parseFile(file, fs.readFileSync(file, 'utf8')).value;
+const registry = await loadRegistry({ compileParts: false });
 
 describe('graph goldens', () => {
   const cases = fs.readdirSync(HERE).filter((f) => f.endsWith('.pipe')).sort();
@@ -23,20 +25,20 @@ describe('graph goldens', () => {
   for (const name of cases) {
     it(name, () => {
       const file = path.join(HERE, name);
-      const graph = buildGraph([parse(file)]);
+      const graph = buildGraph([parse(file)], registry);
       for (const [ext, text] of [['.mmd', toMermaid(graph)], ['.svg', toSvg(graph)]] as const) {
         const golden = file.replace(/\.pipe$/, ext);
         if (process.env['UPDATE_GOLDEN']) fs.writeFileSync(golden, text);
         expect(text).toBe(fs.readFileSync(golden, 'utf8'));
       }
-      expect(toSvg(buildGraph([parse(file)]))).toBe(toSvg(graph)); // deterministic
+      expect(toSvg(buildGraph([parse(file)], registry))).toBe(toSvg(graph)); // deterministic
     });
   }
 });
 
 describe('graph model', () => {
   it('links publish to every subscribed pipeline and execute to the called pipeline', () => {
-    const graph = buildGraph([parse(path.join(HERE, 'events.pipe'))]);
+    const graph = buildGraph([parse(path.join(HERE, 'events.pipe'))], registry);
     const label = (id: string) => graph.nodes.find((n) => n.id === id)?.label;
     const events = graph.edges.filter((e) => e.kind === 'event').map((e) => `${label(e.from)} -> ${label(e.to)}`);
     expect(events).toEqual(['publish order-placed -> event order-placed', 'publish order-placed -> event order-placed']);
@@ -46,7 +48,7 @@ describe('graph model', () => {
   });
 
   it('labels choice edges with the shortened condition and ends the flow in terminals', () => {
-    const graph = buildGraph([parse(path.join(HERE, 'choice.pipe'))]);
+    const graph = buildGraph([parse(path.join(HERE, 'choice.pipe'))], registry);
     const labels = graph.edges.map((e) => e.label).filter((l): l is string => l !== undefined);
     expect(labels).toContain('$[?(@.total < 500)]');
     expect(labels.some((l) => l.endsWith('…') && l.length === 40)).toBe(true);
@@ -56,28 +58,28 @@ describe('graph model', () => {
   });
 
   it('draws one pipeline with --pipeline and escapes Mermaid labels', () => {
-    const graph = buildGraph([parse(path.join(HERE, 'events.pipe'))], { pipeline: 'notify' });
+    const graph = buildGraph([parse(path.join(HERE, 'events.pipe'))], registry, { pipeline: 'notify' });
     expect(graph.clusters.map((c) => c.label)).toEqual(['pipeline notify']);
-    const mermaid = toMermaid(buildGraph([parse(path.join(HERE, 'branches.pipe'))]));
+    const mermaid = toMermaid(buildGraph([parse(path.join(HERE, 'branches.pipe'))], registry));
     expect(mermaid).toContain('#quot;');
     expect(mermaid).not.toMatch(/\|"[^"|]*"[^|]*"\|/);
   });
 });
 
 describe('pipec graph (command)', () => {
-  it('draws a folder: cross-file event links, to stdout', () => {
+  it('draws a folder: cross-file event links, to stdout', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = runGraph([path.join(ROOT, 'test/lsp/fixtures/shop')], { format: 'mermaid', renderer: 'builtin' }, { out: (t) => out.push(t), err: (t) => err.push(t) });
+    const code = await runGraph([path.join(ROOT, 'test/lsp/fixtures/shop')], { format: 'mermaid', renderer: 'builtin' }, { out: (t) => out.push(t), err: (t) => err.push(t) });
     expect(err).toEqual([]);
     expect(code).toBe(0);
     expect(out.join('')).toMatch(/place_order_n\d+ -\.->\|"event order-placed"\| notify_n1/);
     expect(out.join('')).toMatch(/place_order_n\d+ ==>\|"execute"\| audit_n1/);
   });
 
-  it('rejects an unknown --pipeline with the names it knows', () => {
+  it('rejects an unknown --pipeline with the names it knows', async () => {
     const err: string[] = [];
-    const code = runGraph([path.join(HERE, 'events.pipe')], { format: 'svg', renderer: 'builtin', pipeline: 'nope' }, { out: () => undefined, err: (t) => err.push(t) });
+    const code = await runGraph([path.join(HERE, 'events.pipe')], { format: 'svg', renderer: 'builtin', pipeline: 'nope' }, { out: () => undefined, err: (t) => err.push(t) });
     expect(code).toBe(2);
     expect(err.join('')).toContain('place-order, notify, bill, audit');
   });

@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compile, type CompileResult } from '../../compiler/compile.js';
-import { loadRegistry } from '../../compiler/cli/project-files.js';
+import { loadRegistry } from '../../compiler/connectors/load-registry.js';
 import { fileHost } from '../../compiler/cli/compile-files.js';
 import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-text.js';
 
-const registry = loadRegistry();
+const registry = await loadRegistry();
 
 export function compileForTest(files: readonly string[], opts: { base: string; emit?: boolean; serviceName?: string }): CompileResult {
   const relative = (f: string) => path.relative(opts.base, f).split(path.sep).join('/');

@@ -1,7 +1,7 @@
 /** The editor sees message shapes: hover on a step shows what it receives; `message.` completes fields. */
 import { describe, expect, it } from 'vitest';
 import { parseFile } from '../../compiler/ast/parse-file.js';
-import { loadRegistry } from '../../compiler/cli/project-files.js';
+import { loadRegistry } from '../../compiler/connectors/load-registry.js';
 import { compile } from '../../compiler/compile.js';
 import { complete, hover, type ProjectView } from '../../compiler/lsp/features.js';
 
@@ -17,8 +17,9 @@ pipeline orders {
 }
 `;
 
+const registry = await loadRegistry();
+
 describe('language server: message shapes', () => {
-  const registry = loadRegistry();
   const file = '/virtual/orders.pipe';
   const result = compile({ files: [{ path: file, text: source }], registry, host: { readFile: () => undefined } });
   const project: ProjectView = { files: [{ path: file, text: source, ast: parseFile(file, source).value }], registry, shapes: result.shapes ?? [] };

@@ -8,13 +8,28 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { ExecutionContext, Json, PipelineModule, Reply, TriggerSpec } from '../../types.js';
+import { trigger as eventTrigger } from '../../triggers/event/event.js';
+import { trigger as httpFileTrigger } from '../../triggers/http-file/http-file.js';
+import { trigger as httpTriggerRuntime, type HttpTriggerSpec } from '../../triggers/http/http.js';
+import { trigger as mcpToolTrigger } from '../../triggers/mcp-tool/mcp-tool.js';
+import { trigger as schedulerTrigger } from '../../triggers/scheduler/scheduler.js';
 import { createService, type Service, type ServiceDefinition, type ServiceOptions } from '../create-service.js';
+import type { TriggerRuntime } from '../trigger-host.js';
 import { createLogger } from '../logging.js';
 import { createFakeBackends, type FakeBackends } from './fake-backends.js';
 
-export function httpTrigger(path: string, methods: string[] = ['POST'], extra: Partial<Extract<TriggerSpec, { kind: 'http' }>> = {}): TriggerSpec {
+export function httpTrigger(path: string, methods: string[] = ['POST'], extra: Partial<HttpTriggerSpec> = {}): HttpTriggerSpec {
   return { kind: 'http', methods, path, maxBodySize: 5 * 1024 * 1024, ...extra };
 }
+
+/** Every trigger of pipec's runtime, as a generated service.ts would list the ones it uses. */
+export const BUILT_IN_TRIGGERS: Readonly<Record<string, TriggerRuntime>> = {
+  http: httpTriggerRuntime as TriggerRuntime,
+  'http-file': httpFileTrigger as TriggerRuntime,
+  event: eventTrigger as TriggerRuntime,
+  scheduler: schedulerTrigger as TriggerRuntime,
+  'mcp-tool': mcpToolTrigger as TriggerRuntime,
+};
 
 export function pipelineOf(
   name: string, trigger: TriggerSpec,
@@ -61,7 +76,7 @@ export async function makeTestService(
   let created: Service;
   try {
     created = await createService(
-      { name: 'test', pipelines, accounts: {}, globals: {}, stores: {}, ...def },
+      { name: 'test', pipelines, accounts: {}, globals: {}, stores: {}, triggers: BUILT_IN_TRIGGERS, ...def },
       { backends, logger, dataDir, env: {}, ...opts },
     );
   } catch (err) {

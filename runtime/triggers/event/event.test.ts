@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PipeError } from '../../errors.js';
-import type { CompiledValidator, EventTriggerSpec, Json } from '../../types.js';
+import type { CompiledValidator, Json } from '../../types.js';
+import type { EventTriggerSpec } from './event.js';
 import { makeTestService, pipelineOf, type TestService } from '../../service/test-support/test-service.js';
 
 let t: TestService;

@@ -6,10 +6,44 @@
  * (it waited in the queue longer than its consumers care for).
  */
 import type { Logger } from 'pino';
-import type { Clock, Delivery, EventBroker, EventTriggerSpec, PipelineModule, Subscription } from '../../types.js';
+import type { Clock, CompiledValidator, Delivery, EventBroker, Json, PipelineModule, Subscription, TriggerSpec } from '../../types.js';
 import type { ExecutionEngine } from '../../service/execution.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
-import { validateTriggerMessage } from '../../service/validation.js';
+import type { TriggerRuntime } from '../../service/trigger-host.js';
+import { collectViolations, type Violation } from '../../service/validation.js';
+
+export interface EventTriggerSpec extends TriggerSpec {
+  readonly kind: 'event';
+  readonly event: string;
+  readonly validateBody?: CompiledValidator;
+  /** ms an event may wait in the queue. */
+  readonly expiration: number;
+  /** ms an execution may take before it is considered failed and redelivered. */
+  readonly maxTimeout: number;
+  /** Maximum deliveries of one event (1 = no redelivery). */
+  readonly maxDeliveries: number;
+}
+
+/** The payload is the message: the schema checks it whole. */
+function validateEvent(spec: EventTriggerSpec, message: Json): Violation[] | null {
+  return spec.validateBody ? collectViolations(spec.validateBody, message) : null;
+}
+
+/** One durable subscription per pipeline, from the start of the service until it drains. */
+export const trigger: TriggerRuntime<EventTriggerSpec> = {
+  attach(pipelines, host) {
+    const subscriptions: Subscription[] = [];
+    return {
+      async start() {
+        for (const p of pipelines) subscriptions.push(await subscribeEventTrigger(p, p.trigger, host));
+      },
+      async stop() {
+        await Promise.allSettled(subscriptions.splice(0).map((s) => s.stop()));
+      },
+    };
+  },
+  validate: validateEvent,
+};
 
 export interface EventTriggerDeps {
   readonly engine: ExecutionEngine;
@@ -40,7 +74,7 @@ export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerS
     const outcome = await deps.engine.execute({
       pipeline: pipeline.name,
       message: delivery.envelope.payload,
-      validate: (m) => validateTriggerMessage(spec, m),
+      validate: (m) => validateEvent(spec, m),
       redelivery: delivery.redelivery,
       trigger: 'event',
       traceHeaders: delivery.envelope.headers,

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HttpFileTriggerSpec, Json } from '../../types.js';
-import { dispositionFileName, safeFileName } from './http-file.js';
+import type { Json } from '../../types.js';
+import { dispositionFileName, safeFileName, type HttpFileTriggerSpec } from './http-file.js';
 import { makeTestService, pipelineOf, type TestService } from '../../service/test-support/test-service.js';
 
 let t: TestService;

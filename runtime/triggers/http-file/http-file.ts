@@ -12,16 +12,38 @@ import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline as pipeStreams } from 'node:stream/promises';
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { PipeError } from '../../errors.js';
-import type { HttpFileTriggerSpec, Json, JsonObject, PipelineModule } from '../../types.js';
+import type { Json, JsonObject, PipelineModule, TriggerSpec } from '../../types.js';
 import {
   addValue, ALL_ENVELOPE_FIELDS, buildEnvelope, checkDeclaredLength, envelopeFields, parseMediaType, tooLargeError, type EnvelopeFields,
 } from '../../service/envelope.js';
 import type { ExecutionScope } from '../../service/execution.js';
-import type { HttpTriggerDeps } from '../http/http.js';
+import { testEnvelope, type HttpTriggerDeps, type RouteRegistrar } from '../http/http.js';
 import { outcomeResponse } from '../../service/http-response.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
+import type { TriggerRuntime } from '../../service/trigger-host.js';
+
+export interface HttpFileTriggerSpec extends TriggerSpec {
+  readonly kind: 'http-file';
+  readonly methods: readonly string[];
+  readonly path: string;
+  /** Upload limit in bytes (default 100 MB). */
+  readonly maxFileSize: number;
+  readonly auth?: JsonObject;
+  readonly rateLimit?: JsonObject;
+  /** The envelope fields the pipeline reads, besides `body` and `files`; absent: all. */
+  readonly envelope?: readonly string[];
+}
+
+export const trigger: TriggerRuntime<HttpFileTriggerSpec> = {
+  attach(pipelines, host) {
+    for (const p of pipelines) registerHttpFileTrigger((...args) => host.route(...args), p, p.trigger, host);
+    return {};
+  },
+  // A test gives the form fields as `body` and no files unless it names some.
+  testMessage: (spec, given) => testEnvelope(spec, given, { files: [] }),
+};
 
 export const DEFAULT_MAX_FILE_SIZE = 100 * 1024 * 1024;
 const MAX_FILES = 20;
@@ -194,11 +216,11 @@ export async function receiveUpload(
   return { ...envelope, files: upload.files.map((f): JsonObject => ({ ...f })) };
 }
 
-export function registerHttpFileTrigger(app: Hono, pipeline: PipelineModule, spec: HttpFileTriggerSpec, deps: HttpTriggerDeps): void {
+export function registerHttpFileTrigger(route: RouteRegistrar, pipeline: PipelineModule, spec: HttpFileTriggerSpec, deps: HttpTriggerDeps): void {
   const limit = spec.maxFileSize > 0 ? spec.maxFileSize : DEFAULT_MAX_FILE_SIZE;
   const guard = createTriggerGuard(spec, deps.accounts, deps.clock);
   const fields = envelopeFields(spec.envelope);
-  app.on([...spec.methods], spec.path, async (c: Context) => {
+  route(pipeline.name, spec.methods, spec.path, async (c: Context) => {
     if (guard) {
       const checked = await guard(c);
       if (!checked.ok) {

@@ -5,10 +5,10 @@
  * (so a 422 carries an execution id); the outcome becomes the response. Authentication and rate
  * limits (trigger-guard.ts) run first, before any body byte is read.
  */
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { PipeError } from '../../errors.js';
 import { isPending } from '../../steps.js';
-import type { Clock, HttpTriggerSpec, Json, JsonObject, PipelineModule } from '../../types.js';
+import type { Clock, CompiledValidator, Json, JsonObject, PipelineModule, TriggerSpec } from '../../types.js';
 import {
   buildEnvelope, DEFAULT_MAX_BODY_SIZE, envelopeFields, headersRecordOf, onlyBody, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
 } from '../../service/envelope.js';
@@ -16,7 +16,27 @@ import type { ExecutionEngine, TraceHeaders } from '../../service/execution.js';
 import { outcomeResponse, refusalResponse } from '../../service/http-response.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
-import { validateTriggerMessage } from '../../service/validation.js';
+import type { RouteHandler, TriggerRuntime } from '../../service/trigger-host.js';
+import { collectViolations, type Violation } from '../../service/validation.js';
+
+export interface HttpTriggerSpec extends TriggerSpec {
+  readonly kind: 'http';
+  /** Upper-case methods. */
+  readonly methods: readonly string[];
+  /** Hono-style path with `:params`. */
+  readonly path: string;
+  /** Request body limit in bytes (default 5 MB). */
+  readonly maxBodySize: number;
+  /** Validates the parsed request body (ajv standalone); absent when no `body` schema is declared. */
+  readonly validateBody?: CompiledValidator;
+  readonly auth?: JsonObject;
+  readonly rateLimit?: JsonObject;
+  /** The envelope fields the pipeline reads (the compiler's analysis), besides `body`; absent: all. */
+  readonly envelope?: readonly string[];
+}
+
+/** Serves a route of the service (TriggerHost.route). */
+export type RouteRegistrar = (owner: string, methods: readonly string[], path: string, handler: RouteHandler) => void;
 
 export interface HttpTriggerDeps {
   readonly engine: ExecutionEngine;
@@ -28,16 +48,46 @@ export interface HttpTriggerDeps {
 
 const NO_PATH_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
-export function registerHttpTrigger(app: Hono, pipeline: PipelineModule, spec: HttpTriggerSpec, deps: HttpTriggerDeps): void {
+/** The `body` of an envelope (null when absent). */
+function bodyOf(message: Json): Json {
+  if (message !== null && typeof message === 'object' && !Array.isArray(message) && Object.hasOwn(message, 'body')) {
+    return message['body'] ?? null;
+  }
+  return null;
+}
+
+/** The body schema is checked against the request body, `message.body`. */
+function validateHttpMessage(spec: HttpTriggerSpec, message: Json): Violation[] | null {
+  return spec.validateBody ? collectViolations(spec.validateBody, bodyOf(message)) : null;
+}
+
+/** The envelope a pipeline test starts with: the given parts over an empty request to the trigger's route. */
+export function testEnvelope(spec: { readonly methods: readonly string[]; readonly path: string }, given: Json | undefined, extra: JsonObject = {}): Json {
+  const envelope: JsonObject = {
+    body: null, headers: {}, queryAndPath: {}, method: spec.methods[0] ?? 'POST', path: spec.path, contentType: 'application/json', ...extra,
+  };
+  return given !== null && typeof given === 'object' && !Array.isArray(given) ? { ...envelope, ...given } : envelope;
+}
+
+export const trigger: TriggerRuntime<HttpTriggerSpec> = {
+  attach(pipelines, host) {
+    for (const p of pipelines) registerHttpTrigger((...args) => host.route(...args), p, p.trigger, host);
+    return {};
+  },
+  validate: validateHttpMessage,
+  testMessage: testEnvelope,
+};
+
+export function registerHttpTrigger(route: RouteRegistrar, pipeline: PipelineModule, spec: HttpTriggerSpec, deps: HttpTriggerDeps): void {
   const limit = spec.maxBodySize > 0 ? spec.maxBodySize : DEFAULT_MAX_BODY_SIZE;
   const guard = createTriggerGuard(spec, deps.accounts, deps.clock);
-  const validate = spec.validateBody ? (message: Json): ReturnType<typeof validateTriggerMessage> => validateTriggerMessage(spec, message) : undefined;
+  const validate = spec.validateBody ? (message: Json): Violation[] | null => validateHttpMessage(spec, message) : undefined;
   // Hono path parameters are `:name` segments; a path without any has none to decode per request.
   const hasPathParams = spec.path.includes(':');
   // Only the envelope fields the pipeline reads are built (the compiler lists them).
   const fields = envelopeFields(spec.envelope);
   const bodyOnly = onlyBody(fields);
-  app.on([...spec.methods], spec.path, async (c: Context) => {
+  route(pipeline.name, spec.methods, spec.path, async (c: Context) => {
     let principal: JsonObject | null = null;
     if (guard) {
       const checked = await guard(c);

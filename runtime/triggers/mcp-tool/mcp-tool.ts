@@ -4,16 +4,40 @@
  * tool arguments as its message (checked against the tool's input schema first). The endpoint is
  * one door for all tools, so it is guarded by the `auth` of the mcp-tool triggers, which must agree.
  */
-import type { Hono } from 'hono';
 import type { McpToolDefinition } from '../../agent/mcp-server.js';
 import { PipeError } from '../../errors.js';
 import { contextFromHeaders } from '../../observability/propagation.js';
 import { withContext } from '../../observability/spans.js';
-import type { Clock, Json, JsonObject, McpToolTriggerSpec, PipelineModule } from '../../types.js';
+import type { Clock, CompiledValidator, Json, JsonObject, TriggerSpec } from '../../types.js';
 import { Reply } from '../../types.js';
 import type { ExecutionEngine } from '../../service/execution.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
-import { validateTriggerMessage } from '../../service/validation.js';
+import type { RouteRegistrar } from '../http/http.js';
+import type { TriggeredPipeline, TriggerRuntime } from '../../service/trigger-host.js';
+import { collectViolations, type Violation } from '../../service/validation.js';
+
+export interface McpToolTriggerSpec extends TriggerSpec {
+  readonly kind: 'mcp-tool';
+  readonly tool: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+  readonly validateBody?: CompiledValidator;
+  readonly auth?: JsonObject;
+}
+
+/** The tool arguments are the message: the input schema checks them whole. */
+function validateArguments(spec: McpToolTriggerSpec, message: Json): Violation[] | null {
+  return spec.validateBody ? collectViolations(spec.validateBody, message) : null;
+}
+
+/** Every mcp-tool pipeline is a tool of the one endpoint /mcp. */
+export const trigger: TriggerRuntime<McpToolTriggerSpec> = {
+  attach(pipelines, host) {
+    registerMcpRoute((...args) => host.route(...args), pipelines, host);
+    return {};
+  },
+  validate: validateArguments,
+};
 
 export interface McpRouteDeps {
   readonly engine: ExecutionEngine;
@@ -21,8 +45,7 @@ export interface McpRouteDeps {
   readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
 }
 
-export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[], deps: McpRouteDeps): void {
-  const tools = pipelines.filter((p): p is PipelineModule & { trigger: McpToolTriggerSpec } => p.trigger.kind === 'mcp-tool');
+export function registerMcpRoute(route: RouteRegistrar, tools: readonly TriggeredPipeline<McpToolTriggerSpec>[], deps: McpRouteDeps): void {
   if (tools.length === 0) return;
   const auths = new Set(tools.map((t) => JSON.stringify(t.trigger.auth ?? null)));
   if (auths.size > 1) throw new Error('mcp-tool triggers of one service share the /mcp endpoint and must declare the same auth');
@@ -33,7 +56,7 @@ export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[]
     description: p.trigger.description,
     inputSchema: p.trigger.inputSchema,
     run: async (args: Json): Promise<Json> => {
-      const outcome = await deps.engine.execute({ pipeline: p.name, message: args, validate: (m) => validateTriggerMessage(p.trigger, m), trigger: 'mcp-tool' });
+      const outcome = await deps.engine.execute({ pipeline: p.name, message: args, validate: (m) => validateArguments(p.trigger, m), trigger: 'mcp-tool' });
       if (!outcome.ok) throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), { code: outcome.error.code, kind: outcome.error.kind });
       return outcome.result instanceof Reply ? outcome.result.body : (outcome.result as Json);
     },
@@ -45,7 +68,7 @@ export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[]
     return handler;
   };
 
-  app.all('/mcp', async (c) => {
+  route('mcp-tool', ['*'], '/mcp', async (c) => {
     if (guard) {
       const checked = await guard(c);
       if (!checked.ok) return checked.response;

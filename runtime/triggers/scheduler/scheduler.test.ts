@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SchedulerTriggerSpec } from '../../types.js';
 import { tmpdir } from 'node:os';
 import { ExecutionEngine } from '../../service/execution.js';
 import { createPipelineExecutor } from '../../service/executor.js';
 import { createLogger } from '../../service/logging.js';
 import { createServiceMetrics } from '../../service/metrics.js';
-import { createCron, ScheduleRunner } from './scheduler.js';
+import { createCron, ScheduleRunner, type SchedulerTriggerSpec } from './scheduler.js';
 import { createFakeBackends, FakeLock } from '../../service/test-support/fake-backends.js';
 import { deferred, makeTestService, pipelineOf, type TestService } from '../../service/test-support/test-service.js';
 

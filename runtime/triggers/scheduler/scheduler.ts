@@ -6,10 +6,50 @@
  */
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
-import type { Clock, PipelineModule, SchedulerTriggerSpec } from '../../types.js';
+import type { Clock, Json, PipelineModule, TriggerSpec } from '../../types.js';
 import type { LockBackend } from '../../service/backends-port.js';
+import { publicOutcome, type ExecutionOutcome } from '../../service/create-service.js';
 import type { EngineOutcome, ExecutionEngine } from '../../service/execution.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
+import type { TriggerRuntime } from '../../service/trigger-host.js';
+
+export interface SchedulerTriggerSpec extends TriggerSpec {
+  readonly kind: 'scheduler';
+  /** 5 or 6 fields (with seconds). */
+  readonly cron: string;
+  /** IANA zone, default UTC. */
+  readonly timezone: string;
+  readonly allowConcurrent: boolean;
+}
+
+/** One runner per pipeline; ticks from the start of the service until it drains. `fire` runs one now. */
+export const trigger: TriggerRuntime<SchedulerTriggerSpec> = {
+  attach(pipelines, host) {
+    const runners = new Map(pipelines.map((p) => [p.name, new ScheduleRunner(p, p.trigger, host)]));
+    return {
+      async start() {
+        for (const runner of runners.values()) runner.start();
+      },
+      async stop() {
+        for (const runner of runners.values()) runner.stop();
+      },
+      fire(pipeline) {
+        const runner = runners.get(pipeline);
+        return runner ? runner.fireNow().then((tick) => tickOutcome(tick, host.clock)) : undefined;
+      },
+    };
+  },
+  testMessage: (_spec, given) => (given !== null && typeof given === 'object' && !Array.isArray(given) ? { scheduledAt: Date.now(), ...given } : { scheduledAt: Date.now() }),
+};
+
+/** A tick fired by hand as an execution outcome: skipped ticks answer 409. */
+function tickOutcome(tick: TickResult, clock: Clock): ExecutionOutcome {
+  if (tick.kind === 'ran') return publicOutcome(tick.outcome);
+  const message = tick.reason === 'overlap'
+    ? 'scheduler tick skipped: the previous run is still running'
+    : 'scheduler tick skipped: another replica runs it';
+  return { ok: false, executionId: '', error: { timestamp: clock.now(), error: message, message, code: 409 } };
+}
 
 export interface SchedulerDeps {
   readonly engine: ExecutionEngine;

@@ -2,11 +2,13 @@
 import * as R from './runtime/index.js';
 import type { ServiceDefinition } from './runtime/index.js';
 import { pipeline as pipeline0 } from './pipelines/enrich.js';
+import { trigger as trigger0 } from './runtime/triggers/http/http.js';
 
-/** Everything the service runs: pipelines, accounts (env() read at start), globals and stores. */
+/** Everything the service runs: pipelines, the triggers they use, accounts (env() read at start), globals and stores. */
 export const service: ServiceDefinition = {
   name: "capsule-validate-jolt",
   pipelines: [pipeline0],
+  triggers: { http: trigger0 },
   accounts: {
   },
   globals: {

@@ -3,11 +3,14 @@ import * as R from './runtime/index.js';
 import type { ServiceDefinition } from './runtime/index.js';
 import { pipeline as pipeline0 } from './pipelines/accept-order.js';
 import { pipeline as pipeline1 } from './pipelines/ship-orders.js';
+import { trigger as trigger0 } from './runtime/triggers/event/event.js';
+import { trigger as trigger1 } from './runtime/triggers/http/http.js';
 
-/** Everything the service runs: pipelines, accounts (env() read at start), globals and stores. */
+/** Everything the service runs: pipelines, the triggers they use, accounts (env() read at start), globals and stores. */
 export const service: ServiceDefinition = {
   name: "events-store-loop",
   pipelines: [pipeline0, pipeline1],
+  triggers: { event: trigger0, http: trigger1 },
   accounts: {
   },
   globals: {

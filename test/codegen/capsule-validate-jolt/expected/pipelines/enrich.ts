@@ -103,7 +103,7 @@ async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply
 export const pipeline: PipelineModule = {
   name: "enrich",
   source: "input.pipe:8",
-  trigger: { kind: "http", methods: ["POST"], path: "/enrich", maxBodySize: 5242880 },
+  trigger: { kind: "http", methods: ["POST"], path: "/enrich", maxBodySize: 5242880, spanKind: "server" },
   options: { concurrency: 10, timeout: 30000 },
   run,
 };

@@ -39,7 +39,7 @@ async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply
 export const pipeline: PipelineModule = {
   name: "quote",
   source: "input.pipe:4",
-  trigger: { kind: "http", methods: ["POST"], path: "/quote", envelope: ["body"], maxBodySize: 5242880, validateBody: validateQuoteQuoteBody },
+  trigger: { kind: "http", methods: ["POST"], path: "/quote", envelope: ["body"], maxBodySize: 5242880, validateBody: validateQuoteQuoteBody, spanKind: "server" },
   options: { concurrency: 10, timeout: 30000 },
   run,
 };

@@ -252,7 +252,7 @@ function run(message: Json, ctx: ExecutionContext): Json | R.Reply {
 export const pipeline: PipelineModule = {
   name: "price",
   source: "input.pipe:6",
-  trigger: { kind: "http", methods: ["POST"], path: "/price", envelope: ["body"], maxBodySize: 5242880 },
+  trigger: { kind: "http", methods: ["POST"], path: "/price", envelope: ["body"], maxBodySize: 5242880, spanKind: "server" },
   options: { concurrency: 10, timeout: 30000 },
   run,
 };

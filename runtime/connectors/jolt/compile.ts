@@ -1,0 +1,26 @@
+/**
+ * Compile-time part of `jolt`: the spec (literal JSON; the schema allows no `{{ }}` in it) is
+ * checked and compiled to one JavaScript function over `J` (runtime/jolt/), hoisted to module level;
+ * the step gets it as `transform`. Errors point at the spec's key or value in the .pipe file.
+ */
+import type { ConnectorCompiler, Span } from '../../../compiler/connectors/hook-api.js';
+
+export const compile: ConnectorCompiler = {
+  step({ step, ctx, label }, result, api) {
+    const specValue = api.entryOf(step.params, 'spec');
+    if (!specValue) return;
+    const literal = api.toLiteral(specValue);
+    if (literal.dynamic.size > 0) return; // dynamic specs are rejected by the schema (no x-pipe-braces)
+    const locate = (path: readonly (string | number)[], part: 'key' | 'value'): Span => {
+      const pointer = path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+      return (part === 'key' ? literal.spans.get(`#key:${pointer}`) : undefined) ?? api.spanAt(literal, pointer, specValue.span);
+    };
+    const compiled = api.compileJoltChain(literal.json, locate);
+    ctx.diagnostics.push(...compiled.diagnostics);
+    if (compiled.diagnostics.some((d) => d.severity === 'error')) return;
+    ctx.namespaces.add('J');
+    const name = ctx.hoist(`jolt-${label ?? 'transform'}`, compiled.js, 'compiled JOLT chain');
+    result.replaced.add('spec');
+    result.params['transform'] = { js: name, constant: true };
+  },
+};

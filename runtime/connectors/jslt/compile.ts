@@ -1,0 +1,20 @@
+/**
+ * Compile-time part of `jslt`: the query is checked and compiled to one JavaScript function over
+ * `L` (runtime/jslt/), hoisted to module level; the step gets it as `transform`. Errors point into
+ * the query inside the .pipe file, line by line for multi-line strings.
+ */
+import type { ConnectorCompiler } from '../../../compiler/connectors/hook-api.js';
+
+export const compile: ConnectorCompiler = {
+  step({ step, ctx, label }, result, api) {
+    const queryValue = api.entryOf(step.params, 'query');
+    if (!queryValue || queryValue.kind !== 'string') return;
+    const compiled = api.compileJsltValue(queryValue, ctx);
+    ctx.diagnostics.push(...compiled.diagnostics);
+    if (compiled.diagnostics.some((d) => d.severity === 'error')) return;
+    ctx.namespaces.add('L');
+    const name = ctx.hoist(`jslt-${label ?? 'transform'}`, compiled.js, 'compiled JSLT query');
+    result.replaced.add('query');
+    result.params['transform'] = { js: name, constant: true };
+  },
+};

@@ -1,0 +1,102 @@
+/**
+ * The contract between the service and the run-time part of a trigger: a trigger kind is one
+ * folder, and `runtime/triggers/<name>/<name>.ts` exports `trigger: TriggerRuntime`. The
+ * generated service.ts imports the parts its pipelines use (ServiceDefinition `triggers`);
+ * createService attaches each to its pipelines through a TriggerHost: HTTP routes at once,
+ * consumers and schedules when the service starts, readiness dependencies for /ready.
+ *
+ * Example (a trigger answering GET requests):
+ *   export const trigger: TriggerRuntime<PingTriggerSpec> = {
+ *     attach(pipelines, host) {
+ *       for (const p of pipelines) host.route(p.name, ['GET'], p.trigger.path, async (c) => …);
+ *       return {};
+ *     },
+ *   };
+ */
+import type { Context } from 'hono';
+import type { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { Clock, EventBroker, Json, PipelineModule, TriggerSpec } from '../types.js';
+import type { LockBackend } from './backends-port.js';
+import type { ExecutionOutcome } from './create-service.js';
+import type { ExecutionEngine } from './execution.js';
+import { OPERATIONAL_PATHS } from './health.js';
+import type { ServiceMetrics } from './metrics.js';
+import type { Violation } from './validation.js';
+
+/** A pipeline whose trigger has the spec type `S`. */
+export type TriggeredPipeline<S extends TriggerSpec = TriggerSpec> = PipelineModule & { readonly trigger: S };
+
+export interface TriggerRuntime<S extends TriggerSpec = TriggerSpec> {
+  /**
+   * Sets up every pipeline of this kind while the service is created (in the order their pipelines
+   * are declared). Routes are served from then on; consumers and schedules start with `start`.
+   */
+  attach(pipelines: readonly TriggeredPipeline<S>[], host: TriggerHost): TriggerAttachment;
+  /** Checks a message handed to `service.run` the way the trigger checks its own; null: nothing wrong. */
+  validate?(spec: S, message: Json): Violation[] | null;
+  /** The message a pipeline test starts with: `given`, completed with what the trigger always provides. */
+  testMessage?(spec: S, given: Json | undefined): Json;
+}
+
+export interface TriggerAttachment {
+  /** Starts taking work from outside HTTP (subscriptions, schedules); when the service starts. */
+  start?(): Promise<void>;
+  /** Stops taking new work, when the service drains (in-flight executions are the engine's). */
+  stop?(): Promise<void>;
+  /** Runs one of its pipelines now, as the trigger would (`service.fireSchedule`); undefined: not its pipeline. */
+  fire?(pipeline: string): Promise<ExecutionOutcome> | undefined;
+}
+
+export type RouteHandler = (c: Context) => Response | Promise<Response>;
+
+/** What a trigger may use of the service. */
+export interface TriggerHost {
+  readonly engine: ExecutionEngine;
+  readonly metrics: ServiceMetrics;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Resolved account fields, for trigger authentication. */
+  readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+  readonly broker: EventBroker;
+  /** The cross-replica lock (one replica runs a scheduler tick). */
+  readonly lock: LockBackend;
+  /**
+   * Serves `methods` (upper-case; `['*']`: every method) at a Hono path for `owner` (a pipeline, or
+   * the trigger for a shared endpoint). Throws when another owner serves the same method and path
+   * or the path is an operational one (/health, /ready, /metrics).
+   */
+  route(owner: string, methods: readonly string[], path: string, handler: RouteHandler): void;
+  /** A readiness dependency: /ready answers 503 naming it while `check` answers false. */
+  readiness(name: string, check: () => boolean): void;
+}
+
+/** Routes and readiness checks of one service, with the conflicts the host refuses. */
+export class RouteTable {
+  private readonly owners = new Map<string, string>();
+  readonly readinessChecks = new Map<string, () => boolean>();
+
+  constructor(private readonly app: Hono) {}
+
+  route(owner: string, methods: readonly string[], path: string, handler: RouteHandler): void {
+    if (OPERATIONAL_PATHS.has(path)) throw new Error(`pipeline "${owner}" uses the reserved path ${path}`);
+    for (const method of methods) {
+      const key = `${method.toUpperCase()} ${path}`;
+      const other = this.owners.get(key) ?? (method === '*' ? this.anyOwnerOf(path) : this.owners.get(`* ${path}`));
+      if (other !== undefined && other !== owner) throw new Error(`pipelines "${other}" and "${owner}" both handle ${key}`);
+      this.owners.set(key, owner);
+    }
+    if (methods.includes('*')) this.app.all(path, handler);
+    else this.app.on([...methods], path, handler);
+  }
+
+  /** The names of the readiness dependencies that are not ready. */
+  notReady(): string[] {
+    return [...this.readinessChecks].filter(([, check]) => !check()).map(([name]) => name);
+  }
+
+  private anyOwnerOf(path: string): string | undefined {
+    for (const [key, owner] of this.owners) if (key.endsWith(` ${path}`)) return owner;
+    return undefined;
+  }
+}
