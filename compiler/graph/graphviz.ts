@@ -21,7 +21,7 @@ const DOT_EDGES: Record<GraphEdge['kind'], string> = {
   flow: '',
   error: 'style=dashed, color="#d93025"',
   'loop-back': 'style=dashed, constraint=false',
-  execute: 'penwidth=2, color="#1a73e8"',
+  call: 'penwidth=2, color="#1a73e8"',
   event: 'style=dashed, color="#1a73e8"',
 };
 

@@ -20,7 +20,7 @@ const ARROWS: Record<GraphEdge['kind'], string> = {
   flow: '-->',
   error: '-.->',
   'loop-back': '-.->',
-  execute: '==>',
+  call: '==>',
   event: '-.->',
 };
 

@@ -25,7 +25,8 @@ export interface GraphNode {
   readonly pipeline: string;
 }
 
-export type EdgeKind = 'flow' | 'error' | 'loop-back' | 'execute' | 'event';
+/** `call`: a step runs another pipeline (its parameter references it); `event`: a step publishes what a trigger subscribes to. */
+export type EdgeKind = 'flow' | 'error' | 'loop-back' | 'call' | 'event';
 
 export interface GraphEdge {
   readonly from: string;
@@ -130,7 +131,7 @@ class GraphBuilder {
   linkPipelines(): void {
     for (const call of this.calls) {
       const target = this.triggerOf.get(call.pipeline);
-      if (target) this.edges.push({ from: call.from, to: target, label: call.label, kind: 'execute' });
+      if (target) this.edges.push({ from: call.from, to: target, label: call.label, kind: 'call' });
     }
     for (const publish of this.publishes) {
       for (const target of this.eventTriggers.get(publish.event) ?? []) this.edges.push({ from: publish.from, to: target, label: `event ${publish.event}`, kind: 'event' });

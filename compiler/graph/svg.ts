@@ -209,9 +209,9 @@ function writeEdge(edge: GraphEdge, placed: ReadonlyMap<string, Placed>, out: st
   const from = placed.get(edge.from);
   const to = placed.get(edge.to);
   if (!from || !to) return;
-  const color = edge.kind === 'error' ? '#d93025' : edge.kind === 'execute' || edge.kind === 'event' ? '#1a73e8' : '#5f6368';
-  const marker = edge.kind === 'error' ? 'arrow-red' : edge.kind === 'execute' || edge.kind === 'event' ? 'arrow-blue' : 'arrow';
-  const dash = edge.kind === 'flow' || edge.kind === 'execute' ? '' : ' stroke-dasharray="5 4"';
+  const color = edge.kind === 'error' ? '#d93025' : edge.kind === 'call' || edge.kind === 'event' ? '#1a73e8' : '#5f6368';
+  const marker = edge.kind === 'error' ? 'arrow-red' : edge.kind === 'call' || edge.kind === 'event' ? 'arrow-blue' : 'arrow';
+  const dash = edge.kind === 'flow' || edge.kind === 'call' ? '' : ' stroke-dasharray="5 4"';
   const sameColumn = from.node.pipeline === to.node.pipeline;
   let d: string;
   let labelX: number;

@@ -43,7 +43,7 @@ describe('graph model', () => {
     const events = graph.edges.filter((e) => e.kind === 'event').map((e) => `${label(e.from)} -> ${label(e.to)}`);
     expect(events).toEqual(['publish order-placed -> event order-placed', 'publish order-placed -> event order-placed']);
     expect(new Set(graph.edges.filter((e) => e.kind === 'event').map((e) => graph.nodes.find((n) => n.id === e.to)?.pipeline))).toEqual(new Set(['notify', 'bill']));
-    const execute = graph.edges.filter((e) => e.kind === 'execute').map((e) => [label(e.from), graph.nodes.find((n) => n.id === e.to)?.pipeline]);
+    const execute = graph.edges.filter((e) => e.kind === 'call').map((e) => [label(e.from), graph.nodes.find((n) => n.id === e.to)?.pipeline]);
     expect(execute).toEqual([['execute audit', 'audit']]);
   });
 
