@@ -1,7 +1,10 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { PARAM_AJV_OPTIONS } from '../check/check-params.js';
-import { loadRegistry } from './load-registry.js';
+import { defaultComponentRoot, findComponentFolders, loadRegistry } from './load-registry.js';
+import { COMPONENT_SCHEMA_FORMAT, componentSchemaProblems } from './schema-format.js';
+import fs from 'node:fs';
+import path from 'node:path';
 
 // The checker compiles connector parameter schemas without checking them against the JSON Schema
 // meta-schema (start-up time); this is where they are checked.
@@ -27,6 +30,23 @@ describe('connector and trigger parameter schemas', () => {
       expect(implementation.run.constructor.name).not.toBe('AsyncFunction');
     },
   );
+
+  it.each(findComponentFolders([defaultComponentRoot()]).map((f) => [`${f.group}/${f.name}`, f.folder] as const))(
+    '%s/schema.json follows the format of component schemas (schema-format.ts)',
+    (_label, folder) => {
+      const raw = JSON.parse(fs.readFileSync(path.join(folder, 'schema.json'), 'utf8')) as Record<string, unknown>;
+      const ajv = new Ajv({ ...PARAM_AJV_OPTIONS, allErrors: true });
+      expect(ajv.validate(COMPONENT_SCHEMA_FORMAT, raw), ajv.errorsText(ajv.errors)).toBe(true);
+    },
+  );
+
+  it('reports the x-pipe facts that name parameters a schema does not declare', () => {
+    const schema = { name: 'x', kind: 'connector' as const, summary: 'a broken schema', params: { type: 'object', properties: { a: { 'x-pipe-split': { separator: '.', into: ['a', 'b'] } } } }, 'x-pipe-span': { kind: 'client' as const, attributes: { 'x.y': 'nope' } } };
+    expect(componentSchemaProblems(schema)).toEqual([
+      'params.a.x-pipe-split names the parameter `b`, which params does not declare',
+      'x-pipe-span.attributes names the parameter `nope`, which params does not declare',
+    ]);
+  });
 
   it.each(schemas.map((s) => [`${s.kind} ${s.name}`, s] as const))('%s is a valid JSON Schema', (_label, schema) => {
     const ajv = new Ajv({ ...PARAM_AJV_OPTIONS, validateSchema: true });

@@ -20,6 +20,7 @@ import { packageRoot } from '../package-root.js';
 import { BUNDLED_PARTS } from './bundled-parts.js';
 import { createConnectorRegistry, type ConnectorRegistry, type ConnectorSchema, type RegistryEntry } from './connector-registry.js';
 import type { ConnectorCompiler, TriggerCompiler } from './hook-api.js';
+import { componentSchemaProblems } from './schema-format.js';
 
 export const COMPONENT_GROUPS = ['connectors', 'triggers'] as const;
 export type ComponentGroup = (typeof COMPONENT_GROUPS)[number];
@@ -73,6 +74,8 @@ async function loadEntry({ group, name, folder }: ComponentFolder, own: boolean,
   const kind = group === 'triggers' ? 'trigger' : 'connector';
   if (raw.name !== name) throw new Error(`${path.join(folder, 'schema.json')}: "name" is "${raw.name}", but the folder is named "${name}"`);
   if (raw.kind !== kind) throw new Error(`${path.join(folder, 'schema.json')}: "kind" must be "${kind}" in ${group}/`);
+  const problems = componentSchemaProblems(raw);
+  if (problems.length > 0) throw new Error(`${path.join(folder, 'schema.json')}: ${problems.join('; ')}`);
   // The run-time part is always `<folder>/<folder>.ts`: the folder is the single source of truth.
   const schema: ConnectorSchema = { ...raw, module: `${group}/${name}/${name}`, folder };
   const compileFile = withParts ? compileModuleOf(group, name, folder, own) : undefined;

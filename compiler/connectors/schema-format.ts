@@ -1,0 +1,102 @@
+/**
+ * The format of a connector's or trigger's `schema.json`: a JSON Schema of the file (checked for
+ * every folder by connector-schemas.test.ts) and the cross-checks a JSON Schema cannot express
+ * (every parameter an `x-pipe-*` fact names exists), which the registry loader runs on every
+ * folder it loads, so a contributor's slip is an error naming the file, not a silent no-op.
+ * runtime/connectors/README.md explains each key.
+ */
+import { paramProperties, type ConnectorSchema, type JsonSchema } from './connector-registry.js';
+
+const NAME = { type: 'string', pattern: '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' };
+const PARAM = { type: 'string', minLength: 1 };
+const SPAN_KIND = { enum: ['server', 'client', 'producer', 'consumer'] };
+
+/** A parameter's schema may carry these marks besides JSON Schema keywords. */
+export const PROPERTY_MARKS = ['x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split'] as const;
+
+export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'kind', 'summary', 'params'],
+  properties: {
+    $comment: { type: 'string' },
+    name: NAME,
+    kind: { enum: ['connector', 'trigger'] },
+    summary: { type: 'string', minLength: 10 },
+    positional: { type: 'array', items: PARAM },
+    params: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
+    output: { anyOf: [{ const: 'input' }, { type: 'string', pattern: '^params\\.' }, { type: 'object' }, { type: 'null' }] },
+    synchronous: { type: 'boolean' },
+    message: {
+      type: 'object', additionalProperties: false, required: ['read'],
+      properties: {
+        read: { anyOf: [{ enum: ['always', 'never'] }, { type: 'object', additionalProperties: false, required: ['unless'], properties: { unless: PARAM } }] },
+        passedThrough: { type: 'boolean' },
+      },
+    },
+    'x-pipe-span': {
+      type: 'object', additionalProperties: false, required: ['kind'],
+      properties: { kind: SPAN_KIND, attributes: { type: 'object', additionalProperties: PARAM } },
+    },
+    'x-pipe-metrics': {
+      type: 'object', additionalProperties: false,
+      properties: {
+        'events-published': { type: 'object', additionalProperties: false, required: ['event'], properties: { event: PARAM } },
+        'token-usage': { type: 'object', additionalProperties: false, required: ['model', 'usage'], properties: { model: PARAM, usage: PARAM } },
+      },
+    },
+    'x-pipe-test': {
+      type: 'object', additionalProperties: false,
+      properties: {
+        network: {
+          type: 'array', minItems: 1,
+          items: { type: 'object', additionalProperties: false, required: ['why'], properties: { why: { type: 'string', pattern: '^it ' }, when: { type: 'object' } } },
+        },
+        publishes: { type: 'object', additionalProperties: false, required: ['event'], properties: { event: PARAM, payload: PARAM } },
+      },
+    },
+    'x-pipe-envelope': { const: true },
+    'x-pipe-route': {
+      type: 'object', additionalProperties: false, required: ['path', 'default-method'],
+      properties: { path: PARAM, method: PARAM, 'default-method': { type: 'string', pattern: '^[A-Z]+$' } },
+    },
+    'x-pipe-graph': { type: 'object', additionalProperties: false, properties: { label: { type: 'array', items: PARAM } } },
+  },
+};
+
+const REF_KINDS = ['account', 'schema', 'pipeline', 'store', 'event'];
+
+/** What the schema names that does not exist (parameters of x-pipe facts, ref kinds); empty when consistent. */
+export function componentSchemaProblems(schema: ConnectorSchema): string[] {
+  const problems: string[] = [];
+  const properties = paramProperties(schema);
+  const need = (param: string | undefined, where: string): void => {
+    if (param !== undefined && !Object.hasOwn(properties, param)) problems.push(`${where} names the parameter \`${param}\`, which params does not declare`);
+  };
+  for (const param of schema.positional ?? []) need(param, 'positional');
+  for (const [key, property] of Object.entries(properties)) {
+    const ref = property['x-pipe-ref'];
+    if (ref !== undefined && !REF_KINDS.includes(String(ref))) problems.push(`params.${key}: x-pipe-ref must be one of ${REF_KINDS.join(', ')}`);
+    const split = property['x-pipe-split'] as { into?: unknown } | undefined;
+    if (split !== undefined) {
+      const into = Array.isArray(split.into) ? split.into.map(String) : [];
+      if (into.length !== 2) problems.push(`params.${key}: x-pipe-split.into names two parameters`);
+      for (const part of into) need(part, `params.${key}.x-pipe-split`);
+    }
+  }
+  for (const param of Object.values(schema['x-pipe-span']?.attributes ?? {})) need(param, 'x-pipe-span.attributes');
+  need(schema['x-pipe-metrics']?.['events-published']?.event, 'x-pipe-metrics.events-published');
+  need(schema['x-pipe-metrics']?.['token-usage']?.model, 'x-pipe-metrics.token-usage');
+  need(schema['x-pipe-test']?.publishes?.event, 'x-pipe-test.publishes');
+  need(schema['x-pipe-test']?.publishes?.payload, 'x-pipe-test.publishes');
+  const route = schema['x-pipe-route'];
+  if (route) {
+    need(route.path, 'x-pipe-route.path');
+    need(route.method, 'x-pipe-route.method');
+  }
+  for (const param of schema['x-pipe-graph']?.label ?? []) need(param, 'x-pipe-graph.label');
+  const trigger = schema.kind === 'trigger';
+  for (const key of ['x-pipe-envelope', 'x-pipe-route'] as const) if (!trigger && schema[key] !== undefined) problems.push(`${key} is for triggers`);
+  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'positional', 'synchronous', 'message'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
+  return problems;
+}
