@@ -5,7 +5,7 @@ export function renderDiagnosticsDoc(): string {
   const lines = [
     '# Diagnostic codes',
     '',
-    'Generated from `compiler/diagnostics/codes.ts` by `npm run docs:codes` — do not edit by hand.',
+    'Generated from `base/diagnostics/codes.ts` by `npm run docs:codes` — do not edit by hand.',
     '`pipec explain CODE` prints the same text in the terminal.',
     '',
     '| range | phase |',

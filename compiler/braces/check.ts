@@ -4,7 +4,7 @@
  * wrong arity, impossible argument and operand types, fields missing from closed shapes, paths
  * into non-objects, invalid literal patterns and literal division by zero. Anything touching
  * `unknown` is accepted, and after an error the node's type becomes `unknown` so one mistake is
- * reported once. In: an Expr (grammar/braces) + env. Out: the type, diagnostics, the resolved
+ * reported once. In: an Expr (expr-ast.ts) + env. Out: the type, diagnostics, the resolved
  * function of each call (for the emitter) and the referenced paths (for "where" lines).
  * Lambdas (`x => …`, beyond Digibee) are checked only as the lambda arguments of array functions,
  * with their parameters typed from the array's element type.

@@ -1,6 +1,6 @@
 /**
  * One constructor per Double Braces diagnostic: facts in, `Diagnostic` out. Codes and titles come
- * from the catalogue (compiler/diagnostics/codes/braces.ts); the prose lives here, next to the
+ * from the catalogue (base/diagnostics/codes/braces.ts); the prose lives here, next to the
  * checker that knows the facts. Labels are one short phrase; a confident suggestion is the label.
  */
 import type { SyntaxProblem } from './parser.js';

@@ -1,7 +1,7 @@
 /**
  * Syntax diagnostics (PIPE1001–PIPE1999): lexing, parsing and the structural checks cst-to-ast.ts
  * makes while building the AST. Produced by grammar/lexer.ts, grammar/syntax-errors.ts,
- * grammar/literals.ts and compiler/ast/cst-to-ast.ts.
+ * compiler/ast/token-values.ts and compiler/ast/cst-to-ast.ts.
  */
 import type { CodeTable } from '../codes.js';
 
