@@ -7,13 +7,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testContext as agentContext } from '../agent/test-support/context.js';
-import { fakeContext } from '../service/test-support/fake-context.js';
 import type { ExecutionContext, Json, JsonObject } from '../types.js';
+import type { MessageUseScenario } from './test-support/message-use-scenario.js';
 
 interface MessageUse {
   readonly read: 'always' | 'never' | { readonly unless: string };
@@ -23,7 +22,7 @@ interface MessageUse {
 const CONNECTORS = new URL('.', import.meta.url);
 const declared = new Map<string, MessageUse | undefined>(
   readdirSync(CONNECTORS, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
+    .filter((d) => d.isDirectory() && existsSync(new URL(`${d.name}/schema.json`, CONNECTORS)))
     .map((d) => [d.name, (JSON.parse(readFileSync(new URL(`${d.name}/schema.json`, CONNECTORS), 'utf8')) as { message?: MessageUse }).message]),
 );
 
@@ -66,40 +65,28 @@ afterAll(async () => {
 });
 
 /**
- * A run of each connector that does not read its message by its declaration: `read: never`, or
- * with the parameter that replaces the message given.
+ * A run of each connector that does not read its message by its declaration (`read: never`, or
+ * with the parameter that replaces the message given): `messageUseScenario` of its folder's
+ * test-support.ts, so a new connector brings its own.
  */
-const scenarios: Record<string, () => { params: JsonObject; ctx: ExecutionContext }> = {
-  agent: () => ({ params: { model: 'mock:any', user: 'hi' }, ctx: agentContext(workDir) }),
-  assert: () => ({ params: { condition: true }, ctx: fakeContext().ctx }),
-  execute: () => ({
-    params: { pipeline: 'other', payload: { a: 1 } },
-    ctx: fakeContext({ services: { ...fakeContext().ctx.services, execute: async (_name: string, payload: Json) => ({ echoed: payload }) } }).ctx,
-  }),
-  hash: () => ({ params: { operation: 'sha256', value: 'text' }, ctx: fakeContext().ctx }),
-  jslt: () => ({ params: { transform: ((input: Json) => input) as unknown as Json, payload: { a: 1 } }, ctx: fakeContext().ctx }),
-  'json-generator': () => ({ params: { json: { a: 1 } }, ctx: fakeContext().ctx }),
-  jwt: () => ({ params: { operation: 'decode', token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln' }, ctx: fakeContext().ctx }),
-  log: () => ({ params: { message: 'hello', level: 'info' }, ctx: fakeContext().ctx }),
-  publish: () => ({ params: { event: 'done', payload: { a: 1 } }, ctx: fakeContext().ctx }),
-  rest: () => ({ params: { url: baseUrl, method: 'GET' }, ctx: fakeContext().ctx }),
-  store: () => ({ params: { target: 'things.find', query: {} }, ctx: fakeContext().ctx }),
-  validate: () => ({ params: { validator: (() => true) as unknown as Json, payload: { a: 1 } }, ctx: fakeContext().ctx }),
-};
+async function scenarioOf(name: string): Promise<MessageUseScenario | undefined> {
+  const file = new URL(`${name}/test-support.ts`, CONNECTORS);
+  if (!existsSync(file)) return undefined;
+  return ((await import(/* @vite-ignore */ file.href)) as { messageUseScenario?: MessageUseScenario }).messageUseScenario;
+}
+
+const quiet = [...declared].filter(([, use]) => use !== undefined && use.read !== 'always').map(([name]) => name).sort();
 
 describe('connectors use their incoming message as their schema declares', () => {
   it('every connector declares it', () => {
     for (const [name, use] of declared) expect(use, `${name}/schema.json has no "message"`).toBeDefined();
   });
 
-  it('every connector that can run without reading its message has a scenario here', () => {
-    const quiet = [...declared].filter(([, use]) => use !== undefined && use.read !== 'always').map(([name]) => name).sort();
-    expect(Object.keys(scenarios).sort()).toEqual(quiet);
-  });
-
-  it.each(Object.keys(scenarios))('%s: does not look at the message, and returns it when it passes it through', async (name) => {
+  it.each(quiet)('%s: does not look at the message, and returns it when it passes it through', async (name) => {
     const use = declared.get(name) as MessageUse;
-    const { params, ctx } = scenarios[name]!();
+    const scenario = await scenarioOf(name);
+    expect(scenario, `${name}/test-support.ts exports no messageUseScenario (a run that does not read the message)`).toBeDefined();
+    const { params, ctx } = (scenario as MessageUseScenario)({ workDir, baseUrl });
     if (typeof use.read === 'object') expect(params[use.read.unless], `the scenario gives \`${use.read.unless}\``).toBeDefined();
     const { message, looks } = watchedMessage();
     const run = await runOf(name);

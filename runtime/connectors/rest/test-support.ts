@@ -7,6 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type { EventBroker, ExecutionContext, ObjectStoreBackend } from '../../types.js';
+import type { MessageUseScenario } from '../test-support/message-use-scenario.js';
+import { fakeContext } from '../../service/test-support/fake-context.js';
 
 export interface RestTestContext {
   readonly ctx: ExecutionContext;
@@ -107,3 +109,6 @@ export function json(response: http.ServerResponse, status: number, body: unknow
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
+
+/** A run of `rest` that must not look at its message (runtime/connectors/message-use.test.ts). */
+export const messageUseScenario: MessageUseScenario = ({ baseUrl }) => ({ params: { url: baseUrl, method: 'GET' }, ctx: fakeContext().ctx });

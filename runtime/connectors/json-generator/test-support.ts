@@ -1,0 +1,6 @@
+/** Test support of `json-generator`: its message-use scenario. */
+import type { MessageUseScenario } from '../test-support/message-use-scenario.js';
+import { fakeContext } from '../../service/test-support/fake-context.js';
+
+/** A run of `json-generator` that must not look at its message (runtime/connectors/message-use.test.ts). */
+export const messageUseScenario: MessageUseScenario = () => ({ params: { json: { a: 1 } }, ctx: fakeContext().ctx });
