@@ -1,6 +1,7 @@
 /**
  * The one orchestrator the CLI, the language server and tests call:
- *   parse (every file, following imports) → resolve (declarations) → check (plan) → emit (files).
+ *   parse (every file, following imports) → resolve (declarations) → check + lower (one walk per
+ *   pipeline; the plan) → emit (files). compiler/README.md has the phase table.
  * Pure apart from the `host` it is given for reading imported files. Diagnostics from every phase
  * are collected and sorted; emit runs only when there are no errors. A throw inside a phase is a
  * pipec bug and becomes PIPE9001 naming the phase.

@@ -13,6 +13,9 @@
  *   runtime/     what services run on                → runtime/ only, never a compile-time part
  *   compile-time parts (runtime/{connectors,triggers}/<name>/compile.ts)
  *                → the compiler's hook API as types only, other compile-time parts, packages
+ *
+ * Inside the compiler, the phases (compiler/README.md): ast/ imports no later phase, resolve/ none
+ * of check/, lower/, codegen/; lower/ imports check/ for types only (check calls lower).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -109,12 +112,33 @@ export function violation(imp: Import): string | undefined {
       return layer(to) === 'runtime' ? undefined : 'the runtime is copied into every service: it imports nothing of the compiler';
     case 'compiler':
       if (isCli(from)) return undefined;
+      if (phaseOf(from) !== undefined && layer(to) === 'compiler') return phaseViolation(phaseOf(from) as string, phaseOf(to), imp.typeOnly);
       if (['base', 'grammar', 'compiler'].includes(layer(to))) return undefined;
       if (layer(to) === 'runtime' && (imp.typeOnly || SHARED_WITH_RUNTIME.some((r) => r.test(to)))) return undefined;
       return 'the compiler uses of the runtime only what build and run time share (SHARED_WITH_RUNTIME) and its types';
     default:
       return undefined;
   }
+}
+
+/** The phase folder of a compiler file (`compiler/check/x.ts` → `check`). */
+function phaseOf(p: string): string | undefined {
+  const match = /^compiler\/(ast|resolve|check|lower|codegen)\//.exec(p);
+  return match?.[1];
+}
+
+const LATER: Readonly<Record<string, readonly string[]>> = {
+  ast: ['resolve', 'check', 'lower', 'codegen'],
+  resolve: ['check', 'lower', 'codegen'],
+  lower: ['codegen'],
+  check: ['codegen'],
+};
+
+function phaseViolation(from: string, to: string | undefined, typeOnly: boolean): string | undefined {
+  if (to === undefined) return undefined;
+  if (LATER[from]?.includes(to)) return `phase ${from}/ comes before ${to}/ and does not import it`;
+  if (from === 'lower' && to === 'check' && !typeOnly) return 'lower/ is called by check/: it imports check/ for types only';
+  return undefined;
 }
 
 const imports = sourceFiles().flatMap(importsOf);
@@ -144,11 +168,15 @@ describe('layering of the house (docs/architecture.md)', () => {
     expect(violation(imp('compiler/check/check-steps.ts', 'runtime/service/execution.ts'))).toBeDefined();
     expect(violation(imp('runtime/connectors/jolt/compile.ts', 'compiler/jolt/index.ts'))).toBeDefined();
     expect(violation(imp('runtime/connectors/jolt/compile.ts', HOOK_API))).toBeDefined(); // a value import
+    expect(violation(imp('compiler/resolve/schema-refs.ts', 'compiler/check/context.ts', true))).toBeDefined();
+    expect(violation(imp('compiler/lower/values.ts', 'compiler/check/context.ts'))).toBeDefined();
+    expect(violation(imp('compiler/ast/literal.ts', 'compiler/lower/plan.ts', true))).toBeDefined();
     // …and allows what they allow.
     expect(violation(imp('compiler/braces/constant-args.ts', 'runtime/braces/date.ts'))).toBeUndefined();
     expect(violation(imp('compiler/compile.ts', 'runtime/testing/test-plan.ts', true))).toBeUndefined();
     expect(violation(imp('runtime/connectors/jolt/compile.ts', HOOK_API, true))).toBeUndefined();
     expect(violation(imp('runtime/triggers/http-file/compile.ts', 'runtime/triggers/http/compile.ts'))).toBeUndefined();
     expect(violation(imp('compiler/cli/bundle-cli.ts', 'runtime/launch.ts'))).toBeUndefined();
+    expect(violation(imp('compiler/lower/conditions.ts', 'compiler/check/context.ts', true))).toBeUndefined();
   });
 });
