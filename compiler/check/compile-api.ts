@@ -7,7 +7,6 @@ import type { ObjectValue, Value } from '../ast/ast.js';
 import { entryOf, spanAt, staticJson, stepsEntryOf, toLiteral } from '../ast/literal.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
-import type { Span } from '../../base/source/span.js';
 import type { CompileApi, ConfigReader, ShapeKit } from '../connectors/hook-api.js';
 import { compileJoltChain } from '../jolt/index.js';
 import { compileJslt } from '../jslt/index.js';

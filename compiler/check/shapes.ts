@@ -4,7 +4,7 @@
  */
 import type { ConnectorSchema } from '../connectors/connector-registry.js';
 import { schemaToType } from '../types/schema-to-type.js';
-import { BOOLEAN, INTEGER, NUMBER, STRING, UNKNOWN, arrayOf, type FieldType, type PipeType } from '../types/pipe-type.js';
+import { BOOLEAN, INTEGER, NUMBER, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 
 const OPEN_OBJECT: PipeType = { kind: 'object', fields: {}, open: true };
 

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { loadDefaultBackends } from '../service/backends-port.js';
 import { createService, type ExecutionOutcome, type ServiceDefinition } from '../service/create-service.js';
-import { Reply, type Json, type JsonObject, type PipelineModule } from '../types.js';
+import { Reply, type Json, type PipelineModule } from '../types.js';
 import { compareJson, matches, type Difference } from './compare.js';
 import { NetworkRules, TestRecorder } from './recorder.js';
 import type { ExpectSpec, PipelineInventory, TestCase, TestSuite } from './test-plan.js';

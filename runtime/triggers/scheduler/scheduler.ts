@@ -6,7 +6,7 @@
  */
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
-import type { Clock, Json, PipelineModule, TriggerSpec } from '../../types.js';
+import type { Clock, PipelineModule, TriggerSpec } from '../../types.js';
 import type { LockBackend } from '../../service/backends-port.js';
 import { publicOutcome, type ExecutionOutcome } from '../../service/create-service.js';
 import type { EngineOutcome, ExecutionEngine } from '../../service/execution.js';
