@@ -109,6 +109,31 @@ export interface ServiceServices {
   readonly broker: EventBroker;
   /** Runs another pipeline of this service (Pipeline Executor). */
   readonly execute: (pipeline: string, payload: Json, opts: { timeout: number; parent: ExecutionContext }) => Promise<Json>;
+  /** Clients of outside systems (database pools, broker channels), opened lazily, closed on stop. */
+  readonly connections: Connections;
+}
+
+/**
+ * Clients that connectors and triggers open to outside systems, kept once per service under a key
+ * such as `postgres:orders-db` (runtime/service/connections.ts).
+ */
+/** A client and how to close it. */
+export interface OpenedConnection<T> {
+  readonly client: T;
+  /** Called once, when the service stops (or the connection is dropped). */
+  close(): Promise<void>;
+}
+
+export interface Connections {
+  /**
+   * The client kept under `key`, opened by `open` on first use. Concurrent first uses share one
+   * open. A failed open is reported unavailable under `dependency` and not kept.
+   */
+  get<T>(key: string, dependency: string, open: () => Promise<OpenedConnection<T>>): Promise<T>;
+  /** Closes and forgets the client under `key` (after a fatal client error); the next use reopens. */
+  drop(key: string): Promise<void>;
+  /** What a client saw of its dependency: /ready lists the unavailable ones. */
+  report(dependency: string, available: boolean, cause?: unknown): void;
 }
 
 /** Time, replaceable in tests (a controllable clock). */

@@ -61,6 +61,19 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
       properties: { path: PARAM, method: PARAM, 'default-method': { type: 'string', pattern: '^[A-Z]+$' } },
     },
     'x-pipe-graph': { type: 'object', additionalProperties: false, properties: { label: { type: 'array', items: PARAM } } },
+    // The failures the component can produce (PipeError kind and status), for its reference page
+    // and for checks of routing on error kinds.
+    'x-pipe-errors': {
+      type: 'array', minItems: 1,
+      items: {
+        type: 'object', additionalProperties: false, required: ['kind', 'status', 'when'],
+        properties: {
+          kind: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+          status: { type: 'integer', minimum: 400, maximum: 599 },
+          when: { type: 'string', minLength: 5 },
+        },
+      },
+    },
   },
 };
 

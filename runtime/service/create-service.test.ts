@@ -249,3 +249,29 @@ describe('logs', () => {
     expect(t.logs.records.find((r) => r['msg'] === 'step says hi')?.['headers']).toEqual({ authorization: '[REDACTED]', accept: 'x' });
   });
 });
+
+describe('connections of connectors', () => {
+  it('lists a dependency a client could not reach on /ready, and closes clients when the service stops', async () => {
+    let up = false;
+    let closed = 0;
+    const p = pipelineOf('db', httpTrigger('/db'), async (_m, ctx) => {
+      await ctx.services.connections.get('fake:orders', 'fake-db (account orders)', async () => {
+        if (!up) throw new Error('connect ECONNREFUSED');
+        return { client: {}, close: async () => void closed++ };
+      });
+      return null;
+    });
+    t = await makeTestService([p]);
+    await t.service.start();
+    expect((await t.service.app.request('/ready')).status).toBe(200);
+    expect((await post(t, '/db')).status).toBe(500);
+    const notReady = await t.service.app.request('/ready');
+    expect(notReady.status).toBe(503);
+    expect(await notReady.json()).toEqual({ status: 'waiting', waitingFor: ['fake-db (account orders)'] });
+    up = true;
+    expect((await post(t, '/db')).status).toBe(200);
+    expect((await t.service.app.request('/ready')).status).toBe(200);
+    await t.service.stop(200);
+    expect(closed).toBe(1);
+  });
+});

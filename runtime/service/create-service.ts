@@ -16,6 +16,7 @@ import { loadDefaultBackends, type Backends } from './backends-port.js';
 import { resolveAccounts, resolveEnvRecord } from './env-values.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
+import { ConnectionRegistry } from './connections.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
 import { refusalResponse } from './http-response.js';
@@ -99,6 +100,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
   const accounts = resolveAccounts(def.accounts, env, logger);
+  const connections = new ConnectionRegistry(logger);
   const tracing: Tracing | undefined = opts.tracer
     ? undefined
     : await startTracingFromEnv(env, { serviceName: def.name, warn: (message) => logger.warn(message) });
@@ -109,6 +111,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     globals: resolveEnvRecord(def.globals, env, 'globals', logger),
     store: withDeclaredStoreOptions(backends.store, def.stores),
     broker: backends.broker,
+    connections,
     createExecutor: createPipelineExecutor,
     ...(tracer ? { tracer } : {}),
     ...(opts.stepHooks ? { stepHooks: opts.stepHooks } : {}),
@@ -127,10 +130,10 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     return dispatch(request, ...rest);
   };
   const routes = new RouteTable(app);
-  registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry(), notReady: () => routes.notReady() });
+  registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry(), notReady: () => [...routes.notReady(), ...connections.notReady()] });
 
   const host: TriggerHost = {
-    engine, metrics, clock, logger, accounts, broker: backends.broker, lock: backends.lock,
+    engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,
     route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),
   };
@@ -164,6 +167,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
       await engine.drain(WIND_DOWN_MS);
     }
     await settleWithin(unsubscribed, WIND_DOWN_MS);
+    await connections.closeAll();
     await backends.close().catch((err: unknown) => logger.error({ err }, 'closing backends failed'));
     await tracing?.shutdown().catch((err: unknown) => logger.error({ err }, 'flushing traces failed'));
     phase = 'stopped';

@@ -6,6 +6,7 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { PipelineModule } from '../types.js';
+import { ConnectionRegistry } from './connections.js';
 import { ExecutionEngine } from './execution.js';
 import { createPipelineExecutor } from './executor.js';
 import { createLogger } from './logging.js';
@@ -18,6 +19,7 @@ function engineOf(pipelines: PipelineModule[]): ExecutionEngine {
   return new ExecutionEngine({
     pipelines, logger: createLogger({ level: 'silent' }), metrics: createServiceMetrics('engine-test'), clock: { now: () => 0 },
     dataDir: tmpdir(), globals: {}, accounts: {}, store: backends.store, broker: backends.broker, createExecutor: createPipelineExecutor,
+    connections: new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' })),
   });
 }
 

@@ -22,7 +22,7 @@ import { contextFromHeaders } from '../observability/propagation.js';
 import { activeContext, endExecutionSpan, startExecutionSpan, withContext } from '../observability/spans.js';
 import { isPending, type StepHooks } from '../steps.js';
 import type {
-  Clock, EventBroker, ExecutionContext, ExecutionMetadata, Json, JsonObject, ObjectStoreBackend, PipelineModule, Reply,
+  Clock, Connections, EventBroker, ExecutionContext, ExecutionMetadata, Json, JsonObject, ObjectStoreBackend, PipelineModule, Reply,
   ServiceServices,
 } from '../types.js';
 import { ConcurrencyLimiter, type Release } from './concurrency.js';
@@ -91,6 +91,7 @@ export interface EngineDeps {
   readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
   readonly store: ObjectStoreBackend;
   readonly broker: EventBroker;
+  readonly connections: Connections;
   /** Builds the Pipeline Executor function from the engine's `execute` (see executor.ts). */
   readonly createExecutor: (run: (request: ExecutionRequest) => Promise<EngineOutcome>) => ServiceServices['execute'];
   /** Set when tracing is on: every execution and step gets a span. */
@@ -300,6 +301,7 @@ export class ExecutionEngine {
       clock: deps.clock,
       store: deps.store,
       broker: deps.broker,
+      connections: deps.connections,
       execute: deps.createExecutor((request) => this.execute(request)),
     };
   }

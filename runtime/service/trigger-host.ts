@@ -16,7 +16,7 @@
 import type { Context } from 'hono';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import type { Clock, EventBroker, Json, PipelineModule, TriggerSpec } from '../types.js';
+import type { Clock, Connections, EventBroker, Json, PipelineModule, TriggerSpec } from '../types.js';
 import type { LockBackend } from './backends-port.js';
 import type { ExecutionOutcome } from './create-service.js';
 import type { ExecutionEngine } from './execution.js';
@@ -59,6 +59,8 @@ export interface TriggerHost {
   /** Resolved account fields, for trigger authentication. */
   readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
   readonly broker: EventBroker;
+  /** Clients of outside systems, opened lazily and closed when the service stops (a consumer's channel). */
+  readonly connections: Connections;
   /** The cross-replica lock (one replica runs a scheduler tick). */
   readonly lock: LockBackend;
   /**

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type { EventBroker, ExecutionContext, ObjectStoreBackend } from '../../types.js';
 import type { MessageUseScenario } from '../test-support/message-use-scenario.js';
+import { ConnectionRegistry } from '../../service/connections.js';
 import { fakeContext } from '../../service/test-support/fake-context.js';
 
 export interface RestTestContext {
@@ -41,7 +42,7 @@ export function restTestContext(startMs = Date.UTC(2030, 0, 1)): RestTestContext
     steps: {},
     globals: {},
     accounts: {},
-    services: { clock: { now: () => now }, store, broker, execute: refuse('execute') },
+    services: { clock: { now: () => now }, store, broker, execute: refuse('execute'), connections: new ConnectionRegistry(pino({ level: 'silent' })) },
     signal: controller.signal,
     workDir: '/nonexistent',
   };

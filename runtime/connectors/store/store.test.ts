@@ -12,6 +12,7 @@ import type { ExecutionContext, JsonObject } from '../../types.js';
 import { PipeError } from '../../errors.js';
 import { createBackends, type Backends } from '../../backends/index.js';
 import { run } from './store.js';
+import { ConnectionRegistry } from '../../service/connections.js';
 import { withDeclaredStoreOptions } from '../../service/store-options.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pipec-store-connector-'));
@@ -26,6 +27,7 @@ beforeAll(async () => {
     clock: { now: () => time },
     store: backends.store,
     broker: backends.broker,
+    connections: new ConnectionRegistry(pino({ level: 'silent' })),
     execute: async () => null,
   };
   ctx = {

@@ -3,6 +3,7 @@
  * (store, broker, execute) refuse every call: the security connectors must not touch them.
  */
 import { pino } from 'pino';
+import { ConnectionRegistry } from '../../service/connections.js';
 import type { EventBroker, ExecutionContext, ObjectStoreBackend } from '../../types.js';
 
 const unused = (what: string) => (): Promise<never> => Promise.reject(new Error(`${what} is not available in this test`));
@@ -25,7 +26,7 @@ export function testContext(now: () => number = Date.now): ExecutionContext {
     steps: {},
     globals: {},
     accounts: {},
-    services: { clock: { now }, store, broker, execute: unused('execute') },
+    services: { clock: { now }, store, broker, execute: unused('execute'), connections: new ConnectionRegistry(pino({ level: 'silent' })) },
     signal: new AbortController().signal,
     workDir: '/nonexistent',
   };

@@ -4,6 +4,7 @@
  */
 import { tmpdir } from 'node:os';
 import type { ExecutionContext, Json } from '../../types.js';
+import { ConnectionRegistry } from '../connections.js';
 import { createLogger } from '../logging.js';
 import { createFakeBackends, type FakeBackends } from './fake-backends.js';
 import { LogCapture } from './test-service.js';
@@ -30,6 +31,7 @@ export function fakeContext(overrides: Partial<ExecutionContext> = {}): FakeCont
       clock: { now: () => 0 },
       store: backends.store,
       broker: backends.broker,
+      connections: new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' })),
       execute: async () => { throw new Error('execute is not available in this fake context'); },
     },
     signal: new AbortController().signal,

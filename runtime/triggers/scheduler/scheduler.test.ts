@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tmpdir } from 'node:os';
+import { ConnectionRegistry } from '../../service/connections.js';
 import { ExecutionEngine } from '../../service/execution.js';
 import { createPipelineExecutor } from '../../service/executor.js';
 import { createLogger } from '../../service/logging.js';
@@ -60,6 +61,7 @@ describe('scheduler trigger', () => {
       const engine = new ExecutionEngine({
         pipelines: [timer], logger, metrics, clock: { now: () => 0 }, dataDir: tmpdir(), globals: {}, accounts: {},
         store: backends.store, broker: backends.broker, createExecutor: createPipelineExecutor,
+        connections: new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' })),
       });
       return new ScheduleRunner(timer, timer.trigger as SchedulerTriggerSpec, { engine, lock, clock: { now: () => 0 }, metrics, logger });
     };
