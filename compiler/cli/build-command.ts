@@ -19,6 +19,8 @@ export interface BuildOptions {
   readonly skipFormat?: boolean;
   /** Also write bundle/ (one file + V8 code cache) for a fast start; default true. */
   readonly bundle?: boolean;
+  /** The project folder (`--root`); default the folders of the inputs. */
+  readonly root?: string;
 }
 
 export interface BuildResult {
@@ -36,7 +38,10 @@ export function defaultServiceName(inputs: readonly string[]): string {
 export async function build(opts: BuildOptions, output: Output): Promise<BuildResult> {
   const name = opts.name ?? defaultServiceName(opts.inputs);
   const outDir = path.resolve(opts.out ?? path.join('out', name));
-  const result = compileFiles({ inputs: opts.inputs, emit: true, serviceName: name, ...(opts.skipFormat ? { skipFormat: true } : {}) });
+  const result = compileFiles({
+    inputs: opts.inputs, emit: true, serviceName: name,
+    ...(opts.skipFormat ? { skipFormat: true } : {}), ...(opts.root !== undefined ? { root: opts.root } : {}),
+  });
   printDiagnostics(result, opts.format, output, opts.color);
   if (hasErrors(result.diagnostics) || !result.files) {
     if (opts.format === 'text') output.err('Nothing was generated.');

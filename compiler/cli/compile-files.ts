@@ -9,7 +9,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { toJsonDiagnostic } from '../diagnostics/render-json.js';
 import { renderDiagnostic, renderSummary } from '../diagnostics/render-text.js';
 import { SourceFile } from '../source/source-file.js';
-import { findPipeFiles, loadRegistry, readSource, runtimeDependencies } from './project-files.js';
+import { findPipeFiles, isWithin, loadRegistry, projectHost, projectRoots, readSource, runtimeDependencies } from './project-files.js';
 
 export interface Output {
   out(text: string): void;
@@ -26,7 +26,7 @@ export function displayPath(file: string): string {
   return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel.split(path.sep).join('/');
 }
 
-/** Reads imported files from disk for the compiler (undefined when a file cannot be read). */
+/** Reads any file from disk for the compiler (undefined when a file cannot be read); see projectHost. */
 export const fileHost = {
   readFile(p: string): string | undefined {
     try {
@@ -42,6 +42,8 @@ export interface CompileFilesOptions {
   readonly emit: boolean;
   readonly serviceName?: string;
   readonly skipFormat?: boolean;
+  /** The project folder (`--root`): imports resolve only inside it; default the folders of the inputs. */
+  readonly root?: string;
 }
 
 /** Finds, reads and compiles; a missing or unreadable input is itself a diagnostic. */
@@ -53,6 +55,8 @@ export function compileFiles(opts: CompileFilesOptions): CompileResult & { input
   for (const m of missing) {
     readErrors.push(diagnostic('PIPE9002', { message: `cannot read \`${m}\`: no such file or folder`, span: { file: m, start: 0, end: 0 } }));
   }
+  const roots = projectRoots(opts.inputs, opts.root);
+  readErrors.push(...inputsOutsideRoot(files, roots, opts.root));
   for (const file of files) {
     const read = readSource(file);
     if ('error' in read) {
@@ -68,7 +72,7 @@ export function compileFiles(opts: CompileFilesOptions): CompileResult & { input
   const result = compile({
     files: inputs,
     registry: loadRegistry(),
-    host: fileHost,
+    host: projectHost(roots),
     serviceName: opts.serviceName ?? 'service',
     displayPath,
     emit: opts.emit,
@@ -78,6 +82,26 @@ export function compileFiles(opts: CompileFilesOptions): CompileResult & { input
   });
   const sources = new Map([...result.sources, ...extraSources]);
   return { ...result, sources, diagnostics: [...readErrors, ...result.diagnostics], inputFiles: files };
+}
+
+/** With `--root`, every input must lie inside it (the root bounds what one compilation reads). */
+export function inputsOutsideRoot(files: readonly string[], roots: readonly string[], root: string | undefined): Diagnostic[] {
+  if (root === undefined) return [];
+  return files
+    .filter((file) => !roots.some((r) => isWithin(r, realPath(file))))
+    .map((file) => diagnostic('PIPE9002', {
+      message: `\`${displayPath(file)}\` is outside the project root \`${root}\``,
+      span: { file, start: 0, end: 0 },
+      hint: 'name a --root that holds every input, or leave --root out',
+    }));
+}
+
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
 }
 
 export function printDiagnostics(result: { diagnostics: readonly Diagnostic[]; sources: ReadonlyMap<string, SourceFile> }, format: 'text' | 'json', output: Output, color: boolean): void {

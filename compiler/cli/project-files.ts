@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CompileHost, FileRead } from '../compile.js';
 import { createConnectorRegistry, type ConnectorRegistry, type ConnectorSchema } from '../connectors/connector-registry.js';
 
 /** The folder holding pipec's package.json (works from dist/ and from the sources). */
@@ -75,15 +76,134 @@ export function runtimeDependencies(root = packageRoot()): Record<string, string
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** The size limit of every file the compiler reads: `.pipe` sources and imported files alike. */
 export const MAX_SOURCE_BYTES = 5 * 1024 * 1024;
 
-/** Reads a source file, refusing huge ones before reading them into memory. */
+/** Reads a source file given on the command line (a regular file of at most 5 MB). */
 export function readSource(file: string): { text: string } | { error: string } {
+  const read = readRegularFile(file, MAX_SOURCE_BYTES);
+  return 'text' in read ? read : { error: read.detail };
+}
+
+/**
+ * Reads a regular file of at most `maxBytes` without ever blocking: the file is opened
+ * non-blocking (a FIFO with no writer opens at once), and its type and size come from the open
+ * descriptor, so a device (`/dev/zero`), a FIFO, a socket or a folder is refused before one byte is
+ * read, and a file that grows while being read is cut off at `maxBytes + 1` and refused.
+ * The refusal says what the file is, never what it holds.
+ */
+export function readRegularFile(file: string, maxBytes: number): FileRead {
+  let fd: number;
   try {
-    const size = fs.statSync(file).size;
-    if (size > MAX_SOURCE_BYTES * 2) return { error: `file too large (${(size / 1024 / 1024).toFixed(1)} MB; the limit is 5 MB)` };
-    return { text: fs.readFileSync(file, 'utf8') };
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { refused: 'not-found', detail: 'no such file' };
+    if (code === 'EISDIR') return { refused: 'not-a-file', detail: 'it is a folder, not a file' };
+    return { refused: 'unreadable', detail: `it cannot be opened (${code ?? 'unknown error'})` };
   }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return { refused: 'not-a-file', detail: `it is ${fileKind(stat)}, not a regular file` };
+    if (stat.size > maxBytes) return { refused: 'too-large', detail: `it is larger than ${megabytes(maxBytes)} (${megabytes(stat.size)})` };
+    const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+    let length = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > maxBytes) return { refused: 'too-large', detail: `it is larger than ${megabytes(maxBytes)}` };
+      if (length === buffer.length) break;
+    }
+    return { text: buffer.subarray(0, length).toString('utf8') };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') return { refused: 'not-a-file', detail: 'it is a folder, not a file' };
+    return { refused: 'unreadable', detail: `it cannot be read (${code ?? 'unknown error'})` };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MB`;
+}
+
+function fileKind(stat: fs.Stats): string {
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * The folders a compilation may read from: `--root` when given, else the folder of every file
+ * given and every folder given — each as written (absolute) and as its real path, so a project
+ * reached through a symbolic link still contains its own files.
+ */
+export function projectRoots(inputs: readonly string[], root?: string): string[] {
+  return folderRoots(root !== undefined ? [root] : inputs.map((input) => (isDirectory(input) ? input : path.dirname(input))));
+}
+
+/** Project roots for folders known to be folders (each as written and as its real path). */
+export function folderRoots(folders: readonly string[]): string[] {
+  return [...new Set(folders.flatMap((folder) => [path.resolve(folder), realFolder(folder)]))];
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function realFolder(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/** True when `file` is `folder` itself or below it (both absolute). */
+export function isWithin(folder: string, file: string): boolean {
+  const rel = path.relative(folder, file);
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
+}
+
+/**
+ * The compiler's view of the disk: `.pipe` and imported files are read only from inside the
+ * project roots (after resolving symbolic links), only when they are regular files, and only up
+ * to 5 MB. What a refusal says never includes the refused file's content.
+ */
+export function projectHost(roots: readonly string[]): CompileHost {
+  const outside: FileRead = { refused: 'outside-project', detail: `it is outside the project (${[...new Set(roots.map(displayRoot))].join(', ')})` };
+  const readProjectFile = (file: string): FileRead => {
+    // Written outside the project: refused without touching the disk (not even to say it is absent).
+    if (!roots.some((root) => isWithin(root, path.resolve(file)))) return outside;
+    let real: string;
+    try {
+      real = fs.realpathSync(file);
+    } catch {
+      return { refused: 'not-found', detail: 'no such file' };
+    }
+    // A symbolic link inside the project that leads out of it.
+    if (!roots.some((root) => isWithin(root, real))) return outside;
+    return readRegularFile(real, MAX_SOURCE_BYTES);
+  };
+  return {
+    readFile: (file) => {
+      const read = readProjectFile(file);
+      return 'text' in read ? read.text : undefined;
+    },
+    readProjectFile,
+  };
+}
+
+function displayRoot(root: string): string {
+  const rel = path.relative(process.cwd(), root);
+  if (rel === '') return '.';
+  return rel.startsWith('..') || path.isAbsolute(rel) ? root : rel.split(path.sep).join('/');
 }

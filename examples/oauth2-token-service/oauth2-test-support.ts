@@ -57,7 +57,8 @@ export async function tokenServiceSecrets(extraEnv: Record<string, string> = {})
 export async function buildExamples(folders: readonly string[], name: string): Promise<string> {
   const outDir = path.join(tempDir(name), 'out');
   const inputs = folders.map((folder) => path.join(REPO_ROOT, 'examples', folder));
-  const built = await runCli(['build', ...inputs, '--out', outDir, '--name', name, '--color', 'never']);
+  // protected-api imports the token service from a sibling folder: the project is examples/.
+  const built = await runCli(['build', ...inputs, '--root', path.join(REPO_ROOT, 'examples'), '--out', outDir, '--name', name, '--color', 'never']);
   if (built.code !== 0) throw new Error(`pipec build failed:\n${built.output.err.join('\n')}`);
   return outDir;
 }
