@@ -541,7 +541,13 @@ export class ExecutionEngine {
     const label = error.kind === 'TIMEOUT' ? 'timeout' : ending.label;
     entry.series.finished(label, durationMs / 1000);
     if (span) endExecutionSpan(span, label, { code: error.code, message: error.message });
-    const fields = { outcome: label, code: error.code, kind: error.kind, error: error.message, durationMs: Math.round(durationMs) };
+    // Where it failed (the step, with its .pipe line for `fail`) and a server-side cause are for
+    // the log only: replies show the public part of the error (http-response.ts).
+    const fields = {
+      outcome: label, code: error.code, kind: error.kind, error: error.message, durationMs: Math.round(durationMs),
+      ...(error.step !== undefined ? { step: error.step } : {}),
+      ...(error.code >= 500 && error.cause !== undefined && !(error.cause instanceof PipeError) && error.kind !== 'INTERNAL' ? { err: error.cause } : {}),
+    };
     if (error.code >= 500) log.logger.error(fields, 'execution failed');
     else log.logger.warn(fields, 'execution failed');
     const executionId = id.value;
