@@ -19,7 +19,9 @@ import { pathAndQuery } from './envelope.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
 import { registerHttpFileTrigger } from './http-file-trigger.js';
-import { refusalResponse } from './http-response.js';
+import { errorDetailFromEnv } from './http-response.js';
+import { createRefusals } from './refusal.js';
+import { originPolicyFromEnv } from '../security/origin.js';
 import { registerHttpTrigger } from './http-trigger.js';
 import { registerJwksRoute } from './jwks-route.js';
 import { registerMcpRoute } from './mcp-route.js';
@@ -60,6 +62,8 @@ export interface ServiceOptions {
 
 export interface Service {
   readonly app: Hono;
+  /** The service's logger (node-server.ts logs the start and listen failures with it). */
+  readonly logger: Logger;
   run(pipeline: string, message: Json, opts?: { redelivery?: boolean }): Promise<ExecutionOutcome>;
   fireSchedule(pipeline: string): Promise<ExecutionOutcome>;
   start(): Promise<void>;
@@ -121,19 +125,20 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   let phase: ServicePhase = 'created';
   const app = new Hono();
+  const refuse = createRefusals({ clock, logger });
   // While draining, everything but the operational paths is refused. Checked in front of the
   // app's fetch rather than as a '*' middleware: with one matching handler per request Hono
   // calls it directly, without composing a middleware chain (every request's path).
   const dispatch = app.fetch;
   app.fetch = (request, ...rest) => {
     if ((phase === 'draining' || phase === 'stopped') && !OPERATIONAL_PATHS.has(pathAndQuery(request.url).path)) {
-      return refusalResponse(new PipeError('Service is shutting down', { code: 503, kind: 'SHUTDOWN' }), clock.now());
+      return refuse(new PipeError('Service is shutting down', { code: 503, kind: 'SHUTDOWN' }), request);
     }
     return dispatch(request, ...rest);
   };
   registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry() });
 
-  const httpDeps = { engine, metrics, clock, accounts };
+  const httpDeps = { engine, metrics, clock, accounts, refuse, errorDetail: errorDetailFromEnv(env) };
   const schedulers = new Map<string, ScheduleRunner>();
   for (const p of def.pipelines) {
     const trigger = p.trigger;
@@ -143,14 +148,11 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
       schedulers.set(p.name, new ScheduleRunner(p, trigger, { engine, lock: backends.lock, clock, metrics, logger }));
     }
   }
-  registerMcpRoute(app, def.pipelines, { engine, clock, accounts });
+  registerMcpRoute(app, def.pipelines, { engine, clock, accounts, refuse, origins: originPolicyFromEnv(env) });
   registerJwksRoute(app, accounts);
-  app.notFound((c) => refusalResponse(
-    new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), clock.now()));
-  app.onError((err, c) => {
-    logger.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error while serving a request');
-    return refusalResponse(new PipeError('Internal error', { code: 500, kind: 'INTERNAL' }), clock.now());
-  });
+  app.notFound((c) => refuse(new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw));
+  // A throw that reached Hono is a bug of the HTTP layer: logged with its stack (refuse logs the cause of a 5xx).
+  app.onError((err, c) => refuse(new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err }), c.req.raw));
 
   const subscriptions: Subscription[] = [];
   let stopping: Promise<void> | undefined;
@@ -183,6 +185,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   return {
     app,
+    logger,
     async run(pipeline, message, runOpts = {}) {
       const p = engine.pipeline(pipeline);
       if (!p) throw new Error(`unknown pipeline "${pipeline}"`);
@@ -214,7 +217,8 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
         }
       }
       phase = 'ready';
-      logger.info({ pipelines: def.pipelines.map((p) => p.name) }, 'service started');
+      // "service started" is node-server's to say, once the port is bound too.
+      logger.debug({ pipelines: def.pipelines.map((p) => p.name) }, 'triggers started');
     },
     stop(graceMs = DEFAULT_GRACE_MS) {
       stopping ??= stop(graceMs);
