@@ -13,6 +13,7 @@ import type { StepHooks } from '../steps.js';
 import type { Clock, Json, JsonObject, PipelineModule, Reply, Subscription } from '../types.js';
 import { loadDefaultBackends, type Backends } from './backends-port.js';
 import { resolveAccounts, resolveEnvRecord } from './env-values.js';
+import { withDevelopmentKeys, withOwnKeySet } from '../security/development-keys.js';
 import { subscribeEventTrigger } from './event-trigger.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
@@ -107,7 +108,13 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   checkRoutes(def.pipelines);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
-  const accounts = resolveAccounts(def.accounts, env, logger);
+  const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts, env, logger), {
+    dataDir, env,
+    onMadeKey: (account, file, created) => logger.warn(
+      { account, file },
+      created ? 'account has no key: made a development key in the data folder (set its key for production)' : 'account has no key: using the development key in the data folder',
+    ),
+  }));
   const tracing: Tracing | undefined = opts.tracer
     ? undefined
     : await startTracingFromEnv(env, { serviceName: def.name, warn: (message) => logger.warn(message) });
