@@ -123,8 +123,10 @@ export class TokenServiceClient {
     return res.body as unknown as TokenResponse;
   }
 
-  refresh(refreshToken: string): Promise<HttpAnswer> {
-    return this.postJson({ grant_type: 'refresh_token', refresh_token: refreshToken });
+  /** A refresh request authenticated as `credentials` (RFC 6749 §6), or without client authentication (null). */
+  refresh(refreshToken: string, credentials: Credentials | null): Promise<HttpAnswer> {
+    const auth = credentials ? { username: credentials.clientId, password: credentials.clientSecret } : {};
+    return this.postJson({ grant_type: 'refresh_token', refresh_token: refreshToken, ...auth });
   }
 
   delete(clientId: string, apikey = this.adminApikey): Promise<HttpAnswer> {
