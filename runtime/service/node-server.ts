@@ -9,9 +9,11 @@
  * hold at most `maxConnectionsPerClient` connections (more are answered 429 and closed before a
  * request of theirs reaches the app). All are set by environment (connectionLimitsFromEnv).
  */
-import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { serve as honoServe } from '@hono/node-server';
+import type { Logger } from 'pino';
 import { createService, DEFAULT_GRACE_MS, type Service, type ServiceDefinition } from './create-service.js';
 
 export interface ConnectionLimits {
@@ -101,18 +103,24 @@ function serverOptionsOf(limits: ConnectionLimits) {
   };
 }
 
-/** A connection over the per-client cap is told so at once and closed. */
+/**
+ * An answer written straight to a socket (no request reached the app): the error object with an
+ * id, which the log line of the refusal carries too.
+ */
+function rawRefusal(status: number, reason: string, message: string, executionId: string, extraHeaders: readonly string[] = []): string {
+  const body = JSON.stringify({ timestamp: Date.now(), error: message, message, code: status, executionId });
+  return [
+    `HTTP/1.1 ${status} ${reason}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...extraHeaders,
+    '',
+    body,
+  ].join('\r\n');
+}
+
 const TOO_MANY_MESSAGE = 'Too many connections from this address';
-const TOO_MANY_BODY = JSON.stringify({ error: TOO_MANY_MESSAGE, message: TOO_MANY_MESSAGE, code: 429 });
-const TOO_MANY_CONNECTIONS = [
-  'HTTP/1.1 429 Too Many Requests',
-  'Content-Type: application/json; charset=utf-8',
-  `Content-Length: ${Buffer.byteLength(TOO_MANY_BODY)}`,
-  'Connection: close',
-  'Retry-After: 1',
-  '',
-  TOO_MANY_BODY,
-].join('\r\n');
 
 /** `::ffff:1.2.3.4` and `1.2.3.4` are one client. */
 function clientAddressOf(socket: Socket): string {
@@ -124,7 +132,7 @@ function clientAddressOf(socket: Socket): string {
  * Counts open connections per client address and refuses those over `max`. Returns the set of
  * refused sockets: a request that still arrives on one (pipelined before the close) is not served.
  */
-function capConnectionsPerClient(server: Server, max: number): WeakSet<Socket> {
+function capConnectionsPerClient(server: Server, max: number, logger: Logger): WeakSet<Socket> {
   const refused = new WeakSet<Socket>();
   if (max <= 0) return refused;
   const open = new Map<string, number>();
@@ -134,7 +142,9 @@ function capConnectionsPerClient(server: Server, max: number): WeakSet<Socket> {
     if (count >= max) {
       refused.add(socket);
       socket.on('error', () => undefined);
-      socket.end(TOO_MANY_CONNECTIONS);
+      const executionId = randomUUID();
+      logger.info({ executionId, code: 429, kind: 'TOO_MANY_CONNECTIONS', client, open: count }, 'connection refused');
+      socket.end(rawRefusal(429, 'Too Many Requests', TOO_MANY_MESSAGE, executionId, ['Retry-After: 1']));
       socket.setTimeout(1_000, () => socket.destroy());
       return;
     }
@@ -173,9 +183,12 @@ export function serve(service: Service, opts: ServeOptions = {}, env: NodeJS.Pro
   const hostname = opts.hostname ?? (hostEnv ? hostEnv : undefined);
   return new Promise((resolve, reject) => {
     let refused = new WeakSet<Socket>();
-    const tooMany = (): Response => new Response(TOO_MANY_BODY, {
-      status: 429, headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' },
-    });
+    const tooMany = (): Response => {
+      const executionId = randomUUID();
+      service.logger.info({ executionId, code: 429, kind: 'TOO_MANY_CONNECTIONS' }, 'request refused');
+      const body = JSON.stringify({ timestamp: Date.now(), error: TOO_MANY_MESSAGE, message: TOO_MANY_MESSAGE, code: 429, executionId });
+      return new Response(body, { status: 429, headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' } });
+    };
     const fetch = (request: Request, nodeEnv: unknown): Response | Promise<Response> => {
       const socket = socketOf(nodeEnv);
       return socket !== undefined && refused.has(socket) ? tooMany() : service.app.fetch(request, nodeEnv);
@@ -211,7 +224,14 @@ export function serve(service: Service, opts: ServeOptions = {}, env: NodeJS.Pro
         resolve({ port: info.port, address: info.address, close });
       },
     ) as Server;
-    refused = capConnectionsPerClient(server, limits.maxConnectionsPerClient);
+    refused = capConnectionsPerClient(server, limits.maxConnectionsPerClient, service.logger);
+    // Node hands CONNECT to a 'connect' listener and, without one, closes the connection silently.
+    server.on('connect', (request: IncomingMessage, socket: Socket) => {
+      socket.on('error', () => undefined);
+      const executionId = randomUUID();
+      service.logger.info({ executionId, code: 405, kind: 'METHOD_NOT_ALLOWED', method: request.method }, 'request refused');
+      socket.end(rawRefusal(405, 'Method Not Allowed', 'CONNECT is not supported', executionId));
+    });
     const onListenError = (err: NodeJS.ErrnoException): void => reject(listenError(err, hostname, port));
     server.once('error', onListenError);
   });
@@ -229,8 +249,8 @@ export async function startService(def: ServiceDefinition): Promise<void> {
     server = await serve(service);
   } catch (err) {
     if (!(err instanceof ListenError)) throw err;
+    // Nothing has started (no trigger, no execution): the one line, and out. Stopping would log more.
     service.logger.fatal(err.message);
-    await service.stop(0).catch(() => undefined);
     await flushed(service);
     process.exit(1);
   }
