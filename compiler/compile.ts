@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { PipeFile, SchemaDecl } from './ast/ast.js';
 import type { Span } from './source/span.js';
 import { parseFile } from './ast/parse-file.js';
+import { MAX_NESTING } from '../grammar/parse.js';
 import { toLiteral } from './check/literal.js';
 import { checkProgram } from './check/check-program.js';
 import type { StepShape } from './check/context.js';
@@ -159,6 +160,15 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
         diagnostics.push(diagnostic('PIPE2013', { message: `a JSON file is imported as a schema and needs a name: \`import "${decl.path}" as Name\``, span: decl.pathSpan, label: 'needs `as Name`' }));
         continue;
       }
+      const deepAt = jsonNestingBeyond(content, MAX_NESTING);
+      if (deepAt >= 0) {
+        diagnostics.push(diagnostic('PIPE2015', {
+          message: `cannot import \`${decl.path}\`: it nests deeper than ${MAX_NESTING} levels (${lineAndColumn(content, deepAt)})`,
+          span: decl.pathSpan,
+          label: 'nested too deep',
+        }));
+        continue;
+      }
       try {
         schemas.push({ name: decl.alias, nameSpan: decl.aliasSpan, json: JSON.parse(content) as unknown, importedFrom: target });
       } catch (err) {
@@ -203,6 +213,26 @@ function jsonErrorWithoutExcerpt(err: unknown, text: string): string {
   if (located?.[1] !== undefined && located[2] !== undefined) return `${located[1].toLowerCase()} (${lineAndColumn(text, Number(located[2]))})`;
   if (/^Unexpected token/.test(message)) return 'unexpected character';
   return 'syntax error';
+}
+
+/**
+ * Offset of the bracket that opens level `max + 1` of a JSON text (outside strings), or -1. An
+ * imported schema is as limited as `.pipe` nesting: deeper ones would exhaust the checker's stack.
+ */
+function jsonNestingBeyond(text: string, max: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x7b || ch === 0x5b) {
+      if (++depth > max) return i;
+    } else if (ch === 0x7d || ch === 0x5d) depth--;
+  }
+  return -1;
 }
 
 function lineAndColumn(text: string, offset: number): string {

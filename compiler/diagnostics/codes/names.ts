@@ -54,7 +54,7 @@ export const nameCodes: CodeTable = {
     severity: 'error',
     phase: 'resolve',
     explain:
-      'Only regular `.pipe` and `.json` files of at most 5 MB (the limit of every source file) can be imported. Devices (`/dev/zero`), FIFOs, sockets and folders are refused before anything is read, and a larger file is refused before it is read into memory. The diagnostic says what the file is, never what it holds.\n\n' +
+      'Only regular `.pipe` and `.json` files of at most 5 MB (the limit of every source file) can be imported, and a JSON file may nest at most 256 levels deep (as `.pipe` values may). Devices (`/dev/zero`), FIFOs, sockets and folders are refused before anything is read, and a larger file is refused before it is read into memory. The diagnostic says what the file is, never what it holds.\n\n' +
       'Example: `import "/dev/zero" as Z`, or `import "./big.json" as Big` with a 100 MB file: move large data out of the build, or split the schema.',
   },
 };
