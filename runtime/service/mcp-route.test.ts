@@ -3,6 +3,8 @@
  * (default: the service's own loopback origins), or the request gets 403 before the MCP server
  * or any tool runs (MCP specification, DNS rebinding).
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpToolTriggerSpec } from '../types.js';
 import { serve, type RunningServer } from './node-server.js';
@@ -16,7 +18,11 @@ afterEach(async () => {
   await t?.service.stop(100);
 });
 
-const tool: McpToolTriggerSpec = { kind: 'mcp-tool', tool: 'get_order', description: 'Reads an order', inputSchema: { type: 'object' } };
+const tool: McpToolTriggerSpec = {
+  kind: 'mcp-tool', tool: 'get_order', description: 'Reads an order',
+  inputSchema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+  validateBody: Object.assign((m: unknown) => typeof (m as { id?: unknown }).id === 'string', { errors: [] }) as unknown as NonNullable<McpToolTriggerSpec['validateBody']>,
+};
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0', id: 1, method: 'initialize',
   params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'origin-test', version: '1.0.0' } },
@@ -65,5 +71,21 @@ describe('/mcp checks Origin', () => {
     expect(allowed.status).toBe(200);
     await allowed.body?.cancel();
     expect((await initialize(base, `http://127.0.0.1:${server?.port ?? 0}`)).status).toBe(403);
+  });
+});
+
+describe('/mcp tool errors', () => {
+  it('carry the message, code and execution id, as HTTP error replies do', async () => {
+    const base = await started();
+    const client = new Client({ name: 'tool-errors', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    try {
+      const result = await client.callTool({ name: 'get_order', arguments: { id: 7 } });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ code: 422, error: 'Request body does not match the schema', executionId: expect.any(String) });
+      expect(result.structuredContent).not.toHaveProperty('step');
+    } finally {
+      await client.close();
+    }
   });
 });

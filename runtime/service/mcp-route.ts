@@ -15,6 +15,7 @@ import { originAllowed, type OriginPolicy } from '../security/origin.js';
 import type { Clock, Json, JsonObject, McpToolTriggerSpec, PipelineModule } from '../types.js';
 import { Reply } from '../types.js';
 import type { ExecutionEngine } from './execution.js';
+import { publicErrorObject } from './http-response.js';
 import type { Refuse } from './refusal.js';
 import { createTriggerGuard } from './trigger-guard.js';
 import { validateTriggerMessage } from './validation.js';
@@ -48,7 +49,12 @@ export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[]
     inputSchema: p.trigger.inputSchema,
     run: async (args: Json): Promise<Json> => {
       const outcome = await deps.engine.execute({ pipeline: p.name, message: args, validate: (m) => validateTriggerMessage(p.trigger, m), trigger: 'mcp-tool' });
-      if (!outcome.ok) throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), { code: outcome.error.code, kind: outcome.error.kind });
+      // The tool's error shows what an HTTP reply would: message, code, execution id, violations.
+      if (!outcome.ok) {
+        throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), {
+          code: outcome.error.code, kind: outcome.error.kind, details: publicErrorObject(outcome.error.kind, outcome.errorObject),
+        });
+      }
       return outcome.result instanceof Reply ? outcome.result.body : (outcome.result as Json);
     },
   }));
