@@ -112,7 +112,10 @@ export function compile(input: CompileInput): CompileResult {
 
   // `test` blocks (run by `pipec test`) are checked with everything else; build ignores them.
   const tests = parsed.asts.some((a) => (a.tests ?? []).length > 0)
-    ? guard('test', firstFile, () => checkTests({ files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), displayPath, readFile: (f) => input.host.readFile(f), readProjectFile: (f) => readNamedFile(input.host, f) }))
+    ? guard('test', firstFile, () => checkTests({
+      files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), displayPath,
+      readFile: (f) => input.host.readFile(f), readProjectFile: (f) => readNamedFile(input.host, f),
+    }))
     : undefined;
   if (tests) diagnostics.push(...tests.diagnostics);
   const testSuite = tests ? { tests: tests.value } : {};
@@ -143,7 +146,11 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
       if (decl.kind !== 'import') continue;
       const target = path.resolve(path.dirname(next.path), decl.path);
       if (!IMPORTABLE.test(target)) {
-        diagnostics.push(diagnostic('PIPE2015', { message: `cannot import \`${decl.path}\`: only \`.pipe\` and \`.json\` files can be imported`, span: decl.pathSpan, label: 'not a .pipe or .json file' }));
+        diagnostics.push(diagnostic('PIPE2015', {
+          message: `cannot import \`${decl.path}\`: only \`.pipe\` and \`.json\` files can be imported`,
+          span: decl.pathSpan,
+          label: 'not a .pipe or .json file',
+        }));
         continue;
       }
       const read = readNamedFile(input.host, target);
@@ -162,8 +169,9 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
       }
       const deepAt = jsonNestingBeyond(content, MAX_NESTING);
       if (deepAt >= 0) {
+        const where = lineAndColumn(content, deepAt);
         diagnostics.push(diagnostic('PIPE2015', {
-          message: `cannot import \`${decl.path}\`: it nests deeper than ${MAX_NESTING} levels (${lineAndColumn(content, deepAt)})`,
+          message: `cannot import \`${decl.path}\`: it nests deeper than ${MAX_NESTING} levels (${where})`,
           span: decl.pathSpan,
           label: 'nested too deep',
         }));
@@ -172,7 +180,11 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
       try {
         schemas.push({ name: decl.alias, nameSpan: decl.aliasSpan, json: JSON.parse(content) as unknown, importedFrom: target });
       } catch (err) {
-        diagnostics.push(diagnostic('PIPE2013', { message: `\`${decl.path}\` is not valid JSON: ${jsonErrorWithoutExcerpt(err, content)}`, span: decl.pathSpan, label: 'not JSON' }));
+        diagnostics.push(diagnostic('PIPE2013', {
+          message: `\`${decl.path}\` is not valid JSON: ${jsonErrorWithoutExcerpt(err, content)}`,
+          span: decl.pathSpan,
+          label: 'not JSON',
+        }));
       }
     }
   }
@@ -189,7 +201,12 @@ function readNamedFile(host: CompileHost, file: string): FileRead {
 function importRefusal(written: string, span: Span, read: Exclude<FileRead, { text: string }>): Diagnostic {
   switch (read.refused) {
     case 'not-found':
-      return diagnostic('PIPE2011', { message: `cannot read \`${written}\``, span, label: 'file not found', hint: 'paths are relative to the importing file' });
+      return diagnostic('PIPE2011', {
+        message: `cannot read \`${written}\``,
+        span,
+        label: 'file not found',
+        hint: 'paths are relative to the importing file',
+      });
     case 'outside-project':
       return diagnostic('PIPE2014', {
         message: `cannot import \`${written}\`: ${read.detail}`,
@@ -198,7 +215,11 @@ function importRefusal(written: string, span: Span, read: Exclude<FileRead, { te
         hint: 'imports stay inside the folders given to pipec; name a wider project folder with `--root DIR`',
       });
     default:
-      return diagnostic('PIPE2015', { message: `cannot import \`${written}\`: ${read.detail}`, span, label: read.refused === 'too-large' ? 'file too large' : 'not a regular file' });
+      return diagnostic('PIPE2015', {
+        message: `cannot import \`${written}\`: ${read.detail}`,
+        span,
+        label: read.refused === 'too-large' ? 'file too large' : 'not a regular file',
+      });
   }
 }
 
@@ -210,7 +231,9 @@ function jsonErrorWithoutExcerpt(err: unknown, text: string): string {
   const message = err instanceof Error ? err.message : String(err);
   if (/^Unexpected end of JSON input/.test(message)) return 'unexpected end of input';
   const located = /^(.*?) in JSON at position (\d+)/.exec(message);
-  if (located?.[1] !== undefined && located[2] !== undefined) return `${located[1].toLowerCase()} (${lineAndColumn(text, Number(located[2]))})`;
+  if (located?.[1] !== undefined && located[2] !== undefined) {
+    return `${located[1].toLowerCase()} (${lineAndColumn(text, Number(located[2]))})`;
+  }
   if (/^Unexpected token/.test(message)) return 'unexpected character';
   return 'syntax error';
 }

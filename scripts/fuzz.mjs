@@ -8,7 +8,8 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '..');
 const runs = process.env.FUZZ_RUNS ?? '20000';
 const seed = process.env.FUZZ_SEED ?? String(Date.now() % 2 ** 31);
-console.log(`fuzz: ${runs} runs per fuzz test, seed ${seed} (repeat with FUZZ_SEED=${seed} FUZZ_RUNS=${runs} npm run fuzz)`);
+console.log(`fuzz: ${runs} runs per fuzz test, seed ${seed}`);
+console.log(`repeat with: FUZZ_SEED=${seed} FUZZ_RUNS=${runs} npm run fuzz`);
 
 const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);

@@ -9,7 +9,9 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { toJsonDiagnostic } from '../diagnostics/render-json.js';
 import { renderDiagnostic, renderSummary } from '../diagnostics/render-text.js';
 import { SourceFile } from '../source/source-file.js';
-import { findPipeFiles, isWithin, loadRegistry, projectHost, projectRoots, readSource, runtimeDependencies } from './project-files.js';
+import {
+  findPipeFiles, isWithin, loadRegistry, projectHost, projectRoots, readSource, runtimeDependencies,
+} from './project-files.js';
 
 export interface Output {
   out(text: string): void;
@@ -85,7 +87,9 @@ export function compileFiles(opts: CompileFilesOptions): CompileResult & { input
 }
 
 /** With `--root`, every input must lie inside it (the root bounds what one compilation reads). */
-export function inputsOutsideRoot(files: readonly string[], roots: readonly string[], root: string | undefined): Diagnostic[] {
+export function inputsOutsideRoot(
+  files: readonly string[], roots: readonly string[], root: string | undefined,
+): Diagnostic[] {
   if (root === undefined) return [];
   return files
     .filter((file) => !roots.some((r) => isWithin(r, realPath(file))))

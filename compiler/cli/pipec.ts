@@ -33,7 +33,8 @@ function wantsColor(value: unknown): boolean {
 }
 
 const ROOT_HELP =
-  'Imports resolve only inside the project: the folders given (or the folder of each file given), or the one folder named with --root DIR.';
+  'Imports resolve only inside the project: the folders given (or the folder of each file given), ' +
+  'or the one folder named with --root DIR.';
 
 function rootOption(values: Record<string, unknown>): { root?: string } {
   return typeof values['root'] === 'string' ? { root: values['root'] } : {};
@@ -48,7 +49,11 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Report every error in .pipe files without generating anything',
     usage: 'pipec check <files|dirs>... [--root DIR] [--format text|json] [--color auto|always|never]',
     options: COMMON,
-    help: `Parses, resolves and type-checks the files as one service and prints every diagnostic.\n${ROOT_HELP}\nExit code: 0 when there are no errors (warnings allowed), 1 when there are errors, 2 on bad usage.`,
+    help: [
+      'Parses, resolves and type-checks the files as one service and prints every diagnostic.',
+      ROOT_HELP,
+      'Exit code: 0 when there are no errors (warnings allowed), 1 when there are errors, 2 on bad usage.',
+    ].join('\n'),
     async run(values, positionals, output) {
       const format = formatOf(values['format']);
       if (!format || positionals.length === 0) return usage(this, output);

@@ -105,7 +105,9 @@ export function readRegularFile(file: string, maxBytes: number): FileRead {
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return { refused: 'not-a-file', detail: `it is ${fileKind(stat)}, not a regular file` };
-    if (stat.size > maxBytes) return { refused: 'too-large', detail: `it is larger than ${megabytes(maxBytes)} (${megabytes(stat.size)})` };
+    if (stat.size > maxBytes) {
+      return { refused: 'too-large', detail: `it is larger than ${megabytes(maxBytes)} (${megabytes(stat.size)})` };
+    }
     const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
     let length = 0;
     for (;;) {
@@ -143,7 +145,8 @@ function fileKind(stat: fs.Stats): string {
  * reached through a symbolic link still contains its own files.
  */
 export function projectRoots(inputs: readonly string[], root?: string): string[] {
-  return folderRoots(root !== undefined ? [root] : inputs.map((input) => (isDirectory(input) ? input : path.dirname(input))));
+  const folderOf = (input: string): string => (isDirectory(input) ? input : path.dirname(input));
+  return folderRoots(root !== undefined ? [root] : inputs.map(folderOf));
 }
 
 /** Project roots for folders known to be folders (each as written and as its real path). */
@@ -179,7 +182,8 @@ export function isWithin(folder: string, file: string): boolean {
  * to 5 MB. What a refusal says never includes the refused file's content.
  */
 export function projectHost(roots: readonly string[]): CompileHost {
-  const outside: FileRead = { refused: 'outside-project', detail: `it is outside the project (${[...new Set(roots.map(displayRoot))].join(', ')})` };
+  const shown = [...new Set(roots.map(displayRoot))].join(', ');
+  const outside: FileRead = { refused: 'outside-project', detail: `it is outside the project (${shown})` };
   const readProjectFile = (file: string): FileRead => {
     // Written outside the project: refused without touching the disk (not even to say it is absent).
     if (!roots.some((root) => isWithin(root, path.resolve(file)))) return outside;

@@ -22,7 +22,9 @@ import type { TestSuite } from '../../runtime/testing/test-plan.js';
 import { displayPath, inputsOutsideRoot, printDiagnostics, type Output } from './compile-files.js';
 import { importModule } from './import-module.js';
 import type { Command } from './pipec.js';
-import { findPipeFiles, loadRegistry, projectHost, projectRoots, readSource, runtimeDependencies } from './project-files.js';
+import {
+  findPipeFiles, loadRegistry, projectHost, projectRoots, readSource, runtimeDependencies,
+} from './project-files.js';
 
 export interface TestRunOptions {
   readonly inputs: readonly string[];
@@ -37,7 +39,8 @@ export function testCommand(): Record<string, Command> {
   return {
     test: {
       summary: 'Run the `test` blocks of .pipe files (mocks, expectations, coverage)',
-      usage: 'pipec test [files|dirs]... [--root DIR] [--coverage] [--format text|json] [--color auto|always|never]   (default: the current folder)',
+      usage: 'pipec test [files|dirs]... [--root DIR] [--coverage] [--format text|json] [--color auto|always|never]' +
+        '   (default: the current folder)',
       options: {
         coverage: { type: 'boolean' },
         root: { type: 'string' },
@@ -62,7 +65,10 @@ export function testCommand(): Record<string, Command> {
         }
         return runPipeTests(
           {
-            inputs: positionals.length > 0 ? positionals : ['.'], coverage: values['coverage'] === true, format, color: wantsColor(values['color']),
+            inputs: positionals.length > 0 ? positionals : ['.'],
+            coverage: values['coverage'] === true,
+            format,
+            color: wantsColor(values['color']),
             ...(typeof values['root'] === 'string' ? { root: values['root'] } : {}),
           },
           output,

@@ -58,7 +58,8 @@ export async function buildExamples(folders: readonly string[], name: string): P
   const outDir = path.join(tempDir(name), 'out');
   const inputs = folders.map((folder) => path.join(REPO_ROOT, 'examples', folder));
   // protected-api imports the token service from a sibling folder: the project is examples/.
-  const built = await runCli(['build', ...inputs, '--root', path.join(REPO_ROOT, 'examples'), '--out', outDir, '--name', name, '--color', 'never']);
+  const root = path.join(REPO_ROOT, 'examples');
+  const built = await runCli(['build', ...inputs, '--root', root, '--out', outDir, '--name', name, '--color', 'never']);
   if (built.code !== 0) throw new Error(`pipec build failed:\n${built.output.err.join('\n')}`);
   return outDir;
 }

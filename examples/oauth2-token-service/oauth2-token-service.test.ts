@@ -166,9 +166,10 @@ describe('oauth2-token-service example over real HTTP', () => {
       }
     });
 
-    it('Basic credentials whose %-escapes do not decode → 401 invalid_client with the §5.2 headers, not a 500', async () => {
+    it('Basic credentials whose %-escapes do not decode → 401 invalid_client with the §5.2 headers', async () => {
       for (const raw of ['abc%zz:secret', `${credentials.clientId}:%E0%A4%A`, '%FF:x', 'id:%']) {
-        const res = await client.postForm({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from(raw).toString('base64')}` });
+        const authorization = `Basic ${Buffer.from(raw).toString('base64')}`;
+        const res = await client.postForm({ grant_type: 'client_credentials' }, { authorization });
         expect(res.status, raw).toBe(401);
         expect(res.body).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
         expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
@@ -245,7 +246,7 @@ describe('oauth2-token-service example over real HTTP', () => {
       expect((await client.refresh(fresh.refresh_token, credentials)).status).toBe(200);
     });
 
-    it('a refresh without client authentication → 401 invalid_client, and the token stays usable by its client', async () => {
+    it('a refresh without client authentication → 401 invalid_client; its client can still use it', async () => {
       const credentials = remember(await client.create('stark'));
       const token = remember(await client.token(credentials));
       const anonymous = await client.refresh(token.refresh_token, null);
@@ -343,9 +344,12 @@ describe('oauth2-token-service example over real HTTP', () => {
   describe('security', () => {
     it('ships no private key: the examples hold no PEM private key', () => {
       const examples = path.join(REPO_ROOT, 'examples');
-      const files = fs.readdirSync(examples, { recursive: true, encoding: 'utf8' }).filter((f) => /\.(pipe|json|md)$/.test(f));
+      const files = fs.readdirSync(examples, { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(pipe|json|md)$/.test(f));
       expect(files.length).toBeGreaterThan(10);
-      for (const file of files) expect(fs.readFileSync(path.join(examples, file), 'utf8'), file).not.toMatch(/BEGIN (EC |RSA )?PRIVATE KEY/);
+      for (const file of files) {
+        expect(fs.readFileSync(path.join(examples, file), 'utf8'), file).not.toMatch(/BEGIN (EC |RSA )?PRIVATE KEY/);
+      }
     });
 
     it('checks secrets with the hash connector (scrypt + crypto.timingSafeEqual), never with ==', () => {

@@ -187,18 +187,22 @@ describe('all examples in one service with the embedded development defaults', (
     await server?.stop();
   });
 
-  it('signs with a key the service made at its first start, kept in its data folder — not a published one', async () => {
+  it('signs with a key the service made at its first start, kept in its data folder', async () => {
     const keyFile = path.join(outDir, '.data', 'keys', 'oauth2_signer.pem');
     const made = crypto.createPrivateKey(fs.readFileSync(keyFile, 'utf8'));
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
-    const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as { keys: Array<Record<string, unknown>> };
+    type Jwks = { keys: Array<Record<string, unknown>> };
+    const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as Jwks;
     expect(jwks.keys).toHaveLength(1);
-    expect(jwks.keys[0]).toMatchObject(crypto.createPublicKey(made).export({ format: 'jwk' }) as Record<string, unknown>);
+    const madePublic = crypto.createPublicKey(made).export({ format: 'jwk' }) as Record<string, unknown>;
+    expect(jwks.keys[0]).toMatchObject(madePublic);
     expect(server.logs()).toContain('made a development key in the data folder');
     // A token signed with the key these examples used to publish is refused.
     const published = crypto.createPrivateKey(PUBLISHED_DEVELOPMENT_KEY);
-    const forged = await new SignJWT({ role: 'admin', scope: 'profile address banking' }).setProtectedHeader({ alg: 'ES256', kid: 'dev-only-published-key' })
-      .setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('anyone').setJti(crypto.randomUUID()).setIssuedAt().setExpirationTime('10m').sign(published);
+    const forged = await new SignJWT({ role: 'admin', scope: 'profile address banking' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'dev-only-published-key' })
+      .setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('anyone').setJti(crypto.randomUUID())
+      .setIssuedAt().setExpirationTime('10m').sign(published);
     const res = await fetch(`${server.url}/protected-api/orders`, { headers: { authorization: `Bearer ${forged}` } });
     expect(res.status).toBe(401);
   });
@@ -215,7 +219,8 @@ describe('all examples in one service with the embedded development defaults', (
 
     await server.stop();
     server = await startServer(outDir);
-    const again = await fetch(`${server.url}/protected-api/orders`, { headers: { authorization: `Bearer ${String(generated.body['access_token'])}` } });
+    const bearer = { authorization: `Bearer ${String(generated.body['access_token'])}` };
+    const again = await fetch(`${server.url}/protected-api/orders`, { headers: bearer });
     expect(again.status).toBe(200);
   });
 });

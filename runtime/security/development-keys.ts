@@ -30,7 +30,12 @@ const KEY_PAIRS: Readonly<Record<string, () => crypto.KeyObject>> = {
   ES384: () => crypto.generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey,
   ES512: () => crypto.generateKeyPairSync('ec', { namedCurve: 'secp521r1' }).privateKey,
   EdDSA: () => crypto.generateKeyPairSync('ed25519').privateKey,
-  RS256: rsa, RS384: rsa, RS512: rsa, PS256: rsa, PS384: rsa, PS512: rsa,
+  RS256: rsa,
+  RS384: rsa,
+  RS512: rsa,
+  PS256: rsa,
+  PS384: rsa,
+  PS512: rsa,
 };
 
 function rsa(): crypto.KeyObject {
@@ -50,12 +55,20 @@ function missing(value: Json | undefined): boolean {
 
 /** Accounts with a key for every key-less private-key account (made or read from the data folder). */
 export function withDevelopmentKeys(accounts: Accounts, opts: DevelopmentKeyOptions): Accounts {
-  const keyless = Object.keys(accounts).filter((name) => accounts[name]?.['type'] === 'private-key' && missing(accounts[name]?.['key']));
+  const keyless = Object.keys(accounts).filter(
+    (name) => accounts[name]?.['type'] === 'private-key' && missing(accounts[name]?.['key']),
+  );
   if (keyless.length === 0) return accounts;
   if (opts.env['NODE_ENV'] === 'production') {
-    throw new AccountError(`account ${keyless.join(', ')} has no key, and a production service does not make its own: set its key variable (or NAME_FILE)`);
+    throw new AccountError(
+      `account ${keyless.join(', ')} has no key, and a production service does not make its own: ` +
+        'set its key variable (or NAME_FILE)',
+    );
   }
-  const out: Record<string, Readonly<Record<string, Json>>> = Object.create(null) as Record<string, Readonly<Record<string, Json>>>;
+  const out: Record<string, Readonly<Record<string, Json>>> = Object.create(null) as Record<
+    string,
+    Readonly<Record<string, Json>>
+  >;
   for (const [name, fields] of Object.entries(accounts)) {
     if (!keyless.includes(name)) {
       out[name] = fields;
@@ -69,7 +82,11 @@ export function withDevelopmentKeys(accounts: Accounts, opts: DevelopmentKeyOpti
 }
 
 /** Reads `<dataDir>/keys/<account>.pem`, making it first when it does not exist. */
-function developmentKey(account: string, alg: string, dataDir: string): { pem: string; file: string; created: boolean } {
+function developmentKey(
+  account: string,
+  alg: string,
+  dataDir: string,
+): { pem: string; file: string; created: boolean } {
   const dir = path.join(dataDir, 'keys');
   const file = path.join(dir, `${account.replace(/[^A-Za-z0-9_-]/g, '_')}.pem`);
   if (fs.existsSync(file)) return { pem: fs.readFileSync(file, 'utf8'), file, created: false };
@@ -81,7 +98,8 @@ function developmentKey(account: string, alg: string, dataDir: string): { pem: s
     // `wx`: two replicas starting on one folder do not overwrite each other's key.
     fs.writeFileSync(file, pem, { flag: 'wx', mode: 0o600 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { pem: fs.readFileSync(file, 'utf8'), file, created: false };
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      return { pem: fs.readFileSync(file, 'utf8'), file, created: false };
     throw err;
   }
   return { pem, file, created: true };
@@ -89,10 +107,15 @@ function developmentKey(account: string, alg: string, dataDir: string): { pem: s
 
 /** Accounts whose public-key `key` is OWN_JWKS_KEY get the service's own key set as their key. */
 export async function withOwnKeySet(accounts: Accounts): Promise<Accounts> {
-  const verifiers = Object.keys(accounts).filter((name) => accounts[name]?.['type'] === 'public-key' && accounts[name]?.['key'] === OWN_JWKS_KEY);
+  const verifiers = Object.keys(accounts).filter(
+    (name) => accounts[name]?.['type'] === 'public-key' && accounts[name]?.['key'] === OWN_JWKS_KEY,
+  );
   if (verifiers.length === 0) return accounts;
   const own = await publicJwks(accounts);
-  const out: Record<string, Readonly<Record<string, Json>>> = Object.create(null) as Record<string, Readonly<Record<string, Json>>>;
+  const out: Record<string, Readonly<Record<string, Json>>> = Object.create(null) as Record<
+    string,
+    Readonly<Record<string, Json>>
+  >;
   for (const [name, fields] of Object.entries(accounts)) {
     out[name] = verifiers.includes(name) ? Object.freeze({ ...fields, key: own }) : fields;
   }

@@ -33,7 +33,11 @@ export type VerificationKey =
   | { readonly kind: 'static'; readonly key: KeyObject; readonly algorithms: readonly string[] }
   | { readonly kind: 'remote'; readonly url: URL; readonly algorithms: readonly string[] }
   /** A JSON Web Key Set held by the account (e.g. the service's own, development-keys.ts). */
-  | { readonly kind: 'set'; readonly jwks: { readonly keys: readonly JsonObject[] }; readonly algorithms: readonly string[] };
+  | {
+    readonly kind: 'set';
+    readonly jwks: { readonly keys: readonly JsonObject[] };
+    readonly algorithms: readonly string[];
+  };
 
 const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
 /** RFC 7518 §3.2: an HMAC key must be at least as long as the hash output. */

@@ -24,7 +24,10 @@ const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 export function originPolicyFromEnv(env: NodeJS.ProcessEnv): OriginPolicy {
   const raw = env['PIPEC_MCP_ALLOWED_ORIGINS'];
   if (raw === undefined || raw.trim() === '') return { allowed: new Set(), ownLoopback: true };
-  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   if (entries.includes('*')) return { allowed: 'any', ownLoopback: true };
   return { allowed: new Set(entries.map(normalizeOrigin).filter((o): o is string => o !== null)), ownLoopback: false };
 }

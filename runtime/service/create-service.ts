@@ -112,7 +112,9 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     dataDir, env,
     onMadeKey: (account, file, created) => logger.warn(
       { account, file },
-      created ? 'account has no key: made a development key in the data folder (set its key for production)' : 'account has no key: using the development key in the data folder',
+      created
+        ? 'account has no key: made a development key in the data folder (set its key for production)'
+        : 'account has no key: using the development key in the data folder',
     ),
   }));
   const tracing: Tracing | undefined = opts.tracer
@@ -157,9 +159,11 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   }
   registerMcpRoute(app, def.pipelines, { engine, clock, accounts, refuse, origins: originPolicyFromEnv(env) });
   registerJwksRoute(app, accounts);
-  app.notFound((c) => refuse(new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw));
+  app.notFound((c) => refuse(
+    new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw));
   // A throw that reached Hono is a bug of the HTTP layer: logged with its stack (refuse logs the cause of a 5xx).
-  app.onError((err, c) => refuse(new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err }), c.req.raw));
+  app.onError((err, c) => refuse(
+    new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err }), c.req.raw));
 
   const subscriptions: Subscription[] = [];
   let stopping: Promise<void> | undefined;

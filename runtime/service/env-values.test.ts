@@ -16,7 +16,9 @@ describe('env() values', () => {
       const file = path.join(dir, 'key.pem');
       fs.writeFileSync(file, '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n');
       expect(resolveEnvValue(ref, { TOKEN_SIGNING_KEY: 'direct', TOKEN_SIGNING_KEY_FILE: file }, never)).toBe('direct');
-      expect(resolveEnvValue(ref, { TOKEN_SIGNING_KEY_FILE: file }, never)).toBe('-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----');
+      expect(resolveEnvValue(ref, { TOKEN_SIGNING_KEY_FILE: file }, never)).toBe(
+        '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----',
+      );
       expect(resolveEnvValue({ ...ref, default: 'dev' }, {}, never)).toBe('dev');
       const missing: string[] = [];
       expect(resolveEnvValue(ref, {}, (name) => missing.push(name))).toBeNull();
@@ -27,7 +29,11 @@ describe('env() values', () => {
   });
 
   it('refuses a NAME_FILE that is not a small regular file, naming the variable only', () => {
-    expect(() => resolveEnvValue(ref, { TOKEN_SIGNING_KEY_FILE: '/dev/zero' }, never)).toThrow(/^TOKEN_SIGNING_KEY_FILE: cannot read the file it names \(not a regular file\)$/);
-    expect(() => resolveEnvValue(ref, { TOKEN_SIGNING_KEY_FILE: '/nonexistent/key.pem' }, never)).toThrow(/^TOKEN_SIGNING_KEY_FILE: cannot read/);
+    expect(() => resolveEnvValue(ref, { TOKEN_SIGNING_KEY_FILE: '/dev/zero' }, never)).toThrow(
+      /^TOKEN_SIGNING_KEY_FILE: cannot read the file it names \(not a regular file\)$/,
+    );
+    expect(() => resolveEnvValue(ref, { TOKEN_SIGNING_KEY_FILE: '/nonexistent/key.pem' }, never)).toThrow(
+      /^TOKEN_SIGNING_KEY_FILE: cannot read/,
+    );
   });
 });

@@ -546,7 +546,7 @@ export class ExecutionEngine {
     const fields = {
       outcome: label, code: error.code, kind: error.kind, error: error.message, durationMs: Math.round(durationMs),
       ...(error.step !== undefined ? { step: error.step } : {}),
-      ...(error.code >= 500 && error.cause !== undefined && !(error.cause instanceof PipeError) && error.kind !== 'INTERNAL' ? { err: error.cause } : {}),
+      ...(serverSideCause(error) !== undefined ? { err: serverSideCause(error) } : {}),
     };
     if (error.code >= 500) log.logger.error(fields, 'execution failed');
     else log.logger.warn(fields, 'execution failed');
@@ -560,4 +560,10 @@ export class ExecutionEngine {
     log.logger.error({ err }, 'unexpected exception in execution');
     return new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err });
   }
+}
+
+/** The cause of a 5xx that is not itself a PipeError (a file-system error, a driver's): for the log. */
+function serverSideCause(error: PipeError): unknown {
+  if (error.code < 500 || error.kind === 'INTERNAL' || error.cause instanceof PipeError) return undefined;
+  return error.cause;
 }

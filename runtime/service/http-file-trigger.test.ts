@@ -108,8 +108,10 @@ describe('HTTP File trigger', () => {
 
   it('answers 400, not 500, to a multipart Content-Type without a boundary, and logs no stack', async () => {
     t = await makeTestService([inspectFiles]);
-    for (const contentType of ['multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; charset=utf-8']) {
-      const res = await t.service.app.request('/upload', { method: 'POST', headers: { 'content-type': contentType }, body: 'abc' });
+    const types = ['multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; charset=utf-8'];
+    for (const contentType of types) {
+      const headers = { 'content-type': contentType };
+      const res = await t.service.app.request('/upload', { method: 'POST', headers, body: 'abc' });
       expect(res.status, contentType).toBe(400);
       expect(await res.json()).toMatchObject({ code: 400, error: expect.stringContaining('boundary') });
     }

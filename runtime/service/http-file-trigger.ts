@@ -100,7 +100,9 @@ function requestStream(request: Request): Readable {
 }
 
 /** Errors of the request stream itself: the client stopped sending or broke the connection. */
-const CLIENT_STREAM_ERRORS = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ABORT_ERR']);
+const CLIENT_STREAM_ERRORS = new Set([
+  'ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ABORT_ERR',
+]);
 
 /**
  * Maps stream failures: size limits keep their 413; a request that broke off is the client's
@@ -149,7 +151,10 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
     try {
       parser = busboy({
         headers: { 'content-type': request.headers.get('content-type') ?? '' },
-        limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_SIZE, parts: MAX_FILES + MAX_FIELDS },
+        limits: {
+          fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_SIZE,
+          parts: MAX_FILES + MAX_FIELDS,
+        },
         defParamCharset: 'utf8',
       });
     } catch {
@@ -190,7 +195,9 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
 
     const source = requestStream(request);
     pipeStreams(source, new ByteLimit(limit + MULTIPART_OVERHEAD), parser)
-      .catch((err: unknown) => fail(err instanceof PipeError ? err : badRequest(`Malformed multipart body: ${multipartProblem(err)}`)))
+      .catch((err: unknown) => fail(
+        err instanceof PipeError ? err : badRequest(`Malformed multipart body: ${multipartProblem(err)}`),
+      ))
       .then(() => Promise.all(writes))
       .then(() => {
         if (failure) reject(failure);
@@ -202,7 +209,8 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
 /** busboy's own messages describe the body ("Unexpected end of form"); anything else stays generic. */
 function multipartProblem(err: unknown): string {
   const message = err instanceof Error ? err.message : '';
-  return /^(Unexpected end of (form|file)|Malformed part header|Part terminated early)/i.test(message) ? message.toLowerCase() : 'cannot be parsed';
+  const described = /^(Unexpected end of (form|file)|Malformed part header|Part terminated early)/i.test(message);
+  return described ? message.toLowerCase() : 'cannot be parsed';
 }
 
 /** Receives the upload into the execution's work folder and builds the message. */

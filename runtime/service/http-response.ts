@@ -32,7 +32,15 @@ const PUBLIC_DETAILS: Readonly<Record<string, readonly string[]>> = {
  * Fields a `fail` step's object may not carry into a reply: the engine adds them (the step with its
  * source location, child executions of `execute`) or they are meant for operators only.
  */
-const LOG_ONLY_FIELDS = new Set(['step', 'internalErrorMessage', 'pipelineName', 'childExecutionId', 'timeoutMs', 'stack', 'cause']);
+const LOG_ONLY_FIELDS = new Set([
+  'step',
+  'internalErrorMessage',
+  'pipelineName',
+  'childExecutionId',
+  'timeoutMs',
+  'stack',
+  'cause',
+]);
 
 /** The part of a failure's error object a client sees (pure). */
 export function publicErrorObject(kind: string, errorObject: JsonObject): JsonObject {
@@ -42,7 +50,8 @@ export function publicErrorObject(kind: string, errorObject: JsonObject): JsonOb
     for (const [key, value] of Object.entries(errorObject)) if (!LOG_ONLY_FIELDS.has(key)) out[key] = value;
     return out;
   }
-  for (const key of PUBLIC_DETAILS[kind] ?? []) if (Object.hasOwn(errorObject, key)) out[key] = errorObject[key] ?? null;
+  for (const key of PUBLIC_DETAILS[kind] ?? [])
+    if (Object.hasOwn(errorObject, key)) out[key] = errorObject[key] ?? null;
   for (const key of BASE_FIELDS) if (Object.hasOwn(errorObject, key)) out[key] = errorObject[key] ?? null;
   return out;
 }
@@ -51,7 +60,10 @@ export function publicErrorObject(kind: string, errorObject: JsonObject): JsonOb
 export function outcomeResponder(detail: ErrorDetail = 'public'): (outcome: EngineOutcome) => Response {
   return (outcome) => {
     if (outcome.ok) return toWebResponse(mapResult(outcome.result));
-    const body = detail === 'debug' ? { ...outcome.errorObject, kind: outcome.error.kind } : publicErrorObject(outcome.error.kind, outcome.errorObject);
+    const body =
+      detail === 'debug'
+        ? { ...outcome.errorObject, kind: outcome.error.kind }
+        : publicErrorObject(outcome.error.kind, outcome.errorObject);
     return toWebResponse(mapFailure(outcome.error.code, body));
   };
 }

@@ -76,11 +76,13 @@ describe('HTTP trigger bad input', () => {
 
   it('gives a refused request an id that one log line carries too', async () => {
     t = await makeTestService([echo]);
-    const res = await t.service.app.request('/echo/1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[' });
+    const headers = { 'content-type': 'application/json' };
+    const res = await t.service.app.request('/echo/1', { method: 'POST', headers, body: '[' });
     const body = await json(res);
     expect(body['executionId']).toMatch(/^[0-9a-f-]{36}$/);
     const logged = t.logs.records.filter((r) => r['msg'] === 'request refused');
-    expect(logged).toEqual([expect.objectContaining({ executionId: body['executionId'], code: 400, method: 'POST', path: '/echo/1' })]);
+    const line = { executionId: body['executionId'], code: 400, method: 'POST', path: '/echo/1' };
+    expect(logged).toEqual([expect.objectContaining(line)]);
   });
 
   it('refuses JSON nested deeper than the limit with 400', async () => {
@@ -158,16 +160,22 @@ describe('HTTP trigger failures', () => {
 
   it('answers with the whole error object under PIPEC_DEBUG_ERRORS=1', async () => {
     const failing = pipelineOf('failing', httpTrigger('/fail'), async () => {
-      throw new PipeError('upstream refused', { code: 502, kind: 'REST_CLIENT_ERROR', step: 'lookup', details: { status: 503 } });
+      throw new PipeError('upstream refused', {
+        code: 502, kind: 'REST_CLIENT_ERROR', step: 'lookup', details: { status: 503 },
+      });
     });
     t = await makeTestService([failing], {}, { env: { PIPEC_DEBUG_ERRORS: '1' } });
     const body = await json(await t.service.app.request('/fail', { method: 'POST' }));
-    expect(body).toMatchObject({ error: 'upstream refused', code: 502, step: 'lookup', status: 503, kind: 'REST_CLIENT_ERROR' });
+    expect(body).toMatchObject({
+      error: 'upstream refused', code: 502, step: 'lookup', status: 503, kind: 'REST_CLIENT_ERROR',
+    });
   });
 
   it('keeps the fields a `fail` step wrote, without its source location', async () => {
     const failing = pipelineOf('failing', httpTrigger('/fail'), async () => {
-      throw new PipeError('{"reason":"out of stock"}', { code: 409, kind: 'FAIL', step: 'fail (shop.pipe:12)', details: { reason: 'out of stock' } });
+      throw new PipeError('{"reason":"out of stock"}', {
+        code: 409, kind: 'FAIL', step: 'fail (shop.pipe:12)', details: { reason: 'out of stock' },
+      });
     });
     t = await makeTestService([failing]);
     const body = await json(await t.service.app.request('/fail', { method: 'POST' }));

@@ -19,12 +19,18 @@ afterEach(async () => {
 });
 
 const tool: McpToolTriggerSpec = {
-  kind: 'mcp-tool', tool: 'get_order', description: 'Reads an order',
+  kind: 'mcp-tool',
+  tool: 'get_order',
+  description: 'Reads an order',
   inputSchema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-  validateBody: Object.assign((m: unknown) => typeof (m as { id?: unknown }).id === 'string', { errors: [] }) as unknown as NonNullable<McpToolTriggerSpec['validateBody']>,
+  validateBody: Object.assign((m: unknown) => typeof (m as { id?: unknown }).id === 'string', {
+    errors: [],
+  }) as unknown as NonNullable<McpToolTriggerSpec['validateBody']>,
 };
 const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'initialize',
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
   params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'origin-test', version: '1.0.0' } },
 });
 
@@ -38,13 +44,17 @@ async function started(env: NodeJS.ProcessEnv = {}): Promise<string> {
 function initialize(base: string, origin?: string): Promise<Response> {
   return fetch(`${base}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(origin ? { origin } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(origin ? { origin } : {}),
+    },
     body: INITIALIZE,
   });
 }
 
 describe('/mcp checks Origin', () => {
-  it('serves clients that send no Origin and the service\'s own loopback origins', async () => {
+  it("serves clients that send no Origin and the service's own loopback origins", async () => {
     const base = await started();
     const port = server?.port ?? 0;
     for (const origin of [undefined, `http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
@@ -82,7 +92,11 @@ describe('/mcp tool errors', () => {
     try {
       const result = await client.callTool({ name: 'get_order', arguments: { id: 7 } });
       expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ code: 422, error: 'Request body does not match the schema', executionId: expect.any(String) });
+      expect(result.structuredContent).toMatchObject({
+        code: 422,
+        error: 'Request body does not match the schema',
+        executionId: expect.any(String),
+      });
       expect(result.structuredContent).not.toHaveProperty('step');
     } finally {
       await client.close();

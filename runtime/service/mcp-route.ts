@@ -41,7 +41,8 @@ export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[]
   if (tools.length === 0) return;
   const auths = new Set(tools.map((t) => JSON.stringify(t.trigger.auth ?? null)));
   if (auths.size > 1) throw new Error('mcp-tool triggers of one service share the /mcp endpoint and must declare the same auth');
-  const guard = createTriggerGuard({ ...(tools[0]?.trigger.auth ? { auth: tools[0].trigger.auth } : {}) }, deps.accounts, deps.clock, deps.refuse);
+  const auth = tools[0]?.trigger.auth;
+  const guard = createTriggerGuard({ ...(auth ? { auth } : {}) }, deps.accounts, deps.clock, deps.refuse);
 
   const definitions: McpToolDefinition[] = tools.map((p) => ({
     name: p.trigger.tool,
@@ -52,7 +53,9 @@ export function registerMcpRoute(app: Hono, pipelines: readonly PipelineModule[]
       // The tool's error shows what an HTTP reply would: message, code, execution id, violations.
       if (!outcome.ok) {
         throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), {
-          code: outcome.error.code, kind: outcome.error.kind, details: publicErrorObject(outcome.error.kind, outcome.errorObject),
+          code: outcome.error.code,
+          kind: outcome.error.kind,
+          details: publicErrorObject(outcome.error.kind, outcome.errorObject),
         });
       }
       return outcome.result instanceof Reply ? outcome.result.body : (outcome.result as Json);

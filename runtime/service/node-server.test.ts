@@ -1,7 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { connectionLimitsFromEnv, DEFAULT_CONNECTION_LIMITS, ListenError, serve, type RunningServer } from './node-server.js';
+import {
+  connectionLimitsFromEnv, DEFAULT_CONNECTION_LIMITS, ListenError, serve, type RunningServer,
+} from './node-server.js';
 import { httpTrigger, makeTestService, pipelineOf, type TestService } from './test-support/test-service.js';
 
 let t: TestService;
@@ -108,14 +110,16 @@ function trickle(socket: Socket, text: string, everyMs: number): void {
 
 describe('connection hygiene', () => {
   const quick = { headerTimeoutMs: 300, bodyTimeoutMs: 600, idleTimeoutMs: 300, maxConnectionsPerClient: 4 };
-  const echo = () => pipelineOf('echo', httpTrigger('/echo', ['POST', 'GET']), async (m) => (m as { body: unknown }).body as null);
+  const echo = () =>
+    pipelineOf('echo', httpTrigger('/echo', ['POST', 'GET']), async (m) => (m as { body: unknown }).body as null);
 
   it('a body that trickles in is cut off with 408 once the body timeout passes', async () => {
     t = await makeTestService([echo()]);
     await t.service.start();
     server = await serve(t.service, { port: 0, hostname: '127.0.0.1', limits: quick });
     const client = await rawClient(server.port);
-    client.socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    client.socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
+    client.socket.write('Content-Length: 1000\r\n\r\n{');
     trickle(client.socket, '"a":"'.padEnd(999, 'x'), 50);
     await client.closed;
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
@@ -144,7 +148,8 @@ describe('connection hygiene', () => {
   it('answers 429 to connections over the per-client cap, and serves again once one closes', async () => {
     t = await makeTestService([echo()]);
     await t.service.start();
-    server = await serve(t.service, { port: 0, hostname: '127.0.0.1', limits: { ...quick, headerTimeoutMs: 20_000, bodyTimeoutMs: 20_000, idleTimeoutMs: 20_000 } });
+    const patient = { ...quick, headerTimeoutMs: 20_000, bodyTimeoutMs: 20_000, idleTimeoutMs: 20_000 };
+    server = await serve(t.service, { port: 0, hostname: '127.0.0.1', limits: patient });
     const held = await Promise.all([1, 2, 3, 4].map(() => rawClient(server?.port ?? 0)));
     const extra = await rawClient(server.port);
     extra.socket.write('GET /echo HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -154,7 +159,8 @@ describe('connection hygiene', () => {
     held[0]?.socket.destroy();
     await held[0]?.closed;
     // The close is counted when the server sees it: retry until it has.
-    await vi.waitFor(async () => expect((await fetch(`http://127.0.0.1:${server?.port ?? 0}/echo`)).status).toBe(200), { timeout: 5_000 });
+    const url = `http://127.0.0.1:${server.port}/echo`;
+    await vi.waitFor(async () => expect((await fetch(url)).status).toBe(200), { timeout: 5_000 });
     for (const h of held) h.socket.destroy();
   });
 
@@ -168,15 +174,18 @@ describe('connection hygiene', () => {
     t = await makeTestService([echo()]);
     server = await serve(t.service, { port: 0, hostname: '127.0.0.1' });
     const second = serve(t.service, { port: server.port, hostname: '127.0.0.1' });
-    await expect(second).rejects.toThrow(new RegExp(`^port ${server.port} is already in use \\(127\\.0\\.0\\.1:${server.port}\\)`));
+    const sentence = `^port ${server.port} is already in use \\(127\\.0\\.0\\.1:${server.port}\\)`;
+    await expect(second).rejects.toThrow(new RegExp(sentence));
     await expect(second).rejects.toBeInstanceOf(ListenError);
   });
 
   it('reads the limits from the environment', () => {
     expect(connectionLimitsFromEnv({})).toEqual(DEFAULT_CONNECTION_LIMITS);
     expect(connectionLimitsFromEnv({
-      PIPEC_HEADER_TIMEOUT_MS: '1000', PIPEC_BODY_TIMEOUT_MS: '2000', PIPEC_IDLE_TIMEOUT_MS: '3000', PIPEC_MAX_CONNECTIONS_PER_CLIENT: '0',
+      PIPEC_HEADER_TIMEOUT_MS: '1000', PIPEC_BODY_TIMEOUT_MS: '2000', PIPEC_IDLE_TIMEOUT_MS: '3000',
+      PIPEC_MAX_CONNECTIONS_PER_CLIENT: '0',
     })).toEqual({ headerTimeoutMs: 1000, bodyTimeoutMs: 2000, idleTimeoutMs: 3000, maxConnectionsPerClient: 0 });
-    expect(connectionLimitsFromEnv({ PIPEC_BODY_TIMEOUT_MS: 'soon' }).bodyTimeoutMs).toBe(DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs);
+    const unreadable = connectionLimitsFromEnv({ PIPEC_BODY_TIMEOUT_MS: 'soon' });
+    expect(unreadable.bodyTimeoutMs).toBe(DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs);
   });
 });

@@ -75,7 +75,8 @@ function nonNegativeInteger(raw: string | undefined, fallback: number): number {
   return Number.isInteger(value) && value >= 0 ? value : fallback;
 }
 
-/** The limits from PIPEC_HEADER_TIMEOUT_MS, PIPEC_BODY_TIMEOUT_MS, PIPEC_IDLE_TIMEOUT_MS, PIPEC_MAX_CONNECTIONS_PER_CLIENT. */
+/** The limits from PIPEC_HEADER_TIMEOUT_MS, PIPEC_BODY_TIMEOUT_MS, PIPEC_IDLE_TIMEOUT_MS and
+ * PIPEC_MAX_CONNECTIONS_PER_CLIENT. */
 export function connectionLimitsFromEnv(env: NodeJS.ProcessEnv): ConnectionLimits {
   const d = DEFAULT_CONNECTION_LIMITS;
   return {
@@ -107,7 +108,13 @@ function serverOptionsOf(limits: ConnectionLimits) {
  * An answer written straight to a socket (no request reached the app): the error object with an
  * id, which the log line of the refusal carries too.
  */
-function rawRefusal(status: number, reason: string, message: string, executionId: string, extraHeaders: readonly string[] = []): string {
+function rawRefusal(
+  status: number,
+  reason: string,
+  message: string,
+  executionId: string,
+  extraHeaders: readonly string[] = [],
+): string {
   const body = JSON.stringify({ timestamp: Date.now(), error: message, message, code: status, executionId });
   return [
     `HTTP/1.1 ${status} ${reason}`,
@@ -165,9 +172,14 @@ function socketOf(env: unknown): Socket | undefined {
 
 function listenError(err: NodeJS.ErrnoException, host: string | undefined, port: number): Error {
   const where = `${host ?? '*'}:${port}`;
-  if (err.code === 'EADDRINUSE') return new ListenError(`port ${port} is already in use (${where}); stop the other process or set PORT to a free port`);
-  if (err.code === 'EACCES') return new ListenError(`no permission to listen on ${where}; use a port above 1023 or set PORT`);
-  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') return new ListenError(`cannot listen on ${where}: HOST is not an address of this machine`);
+  if (err.code === 'EADDRINUSE')
+    return new ListenError(
+      `port ${port} is already in use (${where}); stop the other process or set PORT to a free port`,
+    );
+  if (err.code === 'EACCES')
+    return new ListenError(`no permission to listen on ${where}; use a port above 1023 or set PORT`);
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
+    return new ListenError(`cannot listen on ${where}: HOST is not an address of this machine`);
   return new ListenError(`cannot listen on ${where}: ${err.code ?? err.message}`);
 }
 
@@ -176,7 +188,11 @@ function listenError(err: NodeJS.ErrnoException, host: string | undefined, port:
  * interface); SIGTERM/SIGINT → graceful stop then exit. Rejects with a ListenError (one sentence)
  * when the port cannot be bound.
  */
-export function serve(service: Service, opts: ServeOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
+export function serve(
+  service: Service,
+  opts: ServeOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningServer> {
   const limits: ConnectionLimits = { ...connectionLimitsFromEnv(env), ...opts.limits };
   const port = opts.port ?? portFromEnv(env);
   const hostEnv = env['HOST']?.trim();
@@ -186,8 +202,17 @@ export function serve(service: Service, opts: ServeOptions = {}, env: NodeJS.Pro
     const tooMany = (): Response => {
       const executionId = randomUUID();
       service.logger.info({ executionId, code: 429, kind: 'TOO_MANY_CONNECTIONS' }, 'request refused');
-      const body = JSON.stringify({ timestamp: Date.now(), error: TOO_MANY_MESSAGE, message: TOO_MANY_MESSAGE, code: 429, executionId });
-      return new Response(body, { status: 429, headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' } });
+      const body = JSON.stringify({
+        timestamp: Date.now(),
+        error: TOO_MANY_MESSAGE,
+        message: TOO_MANY_MESSAGE,
+        code: 429,
+        executionId,
+      });
+      return new Response(body, {
+        status: 429,
+        headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' },
+      });
     };
     const fetch = (request: Request, nodeEnv: unknown): Response | Promise<Response> => {
       const socket = socketOf(nodeEnv);
@@ -229,7 +254,10 @@ export function serve(service: Service, opts: ServeOptions = {}, env: NodeJS.Pro
     server.on('connect', (request: IncomingMessage, socket: Socket) => {
       socket.on('error', () => undefined);
       const executionId = randomUUID();
-      service.logger.info({ executionId, code: 405, kind: 'METHOD_NOT_ALLOWED', method: request.method }, 'request refused');
+      service.logger.info(
+        { executionId, code: 405, kind: 'METHOD_NOT_ALLOWED', method: request.method },
+        'request refused',
+      );
       socket.end(rawRefusal(405, 'Method Not Allowed', 'CONNECT is not supported', executionId));
     });
     const onListenError = (err: NodeJS.ErrnoException): void => reject(listenError(err, hostname, port));

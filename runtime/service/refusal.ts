@@ -28,10 +28,18 @@ export function createRefusals(deps: RefusalDeps): Refuse {
     const executionId = newId();
     if (deps.logger) {
       const fields = { executionId, code: err.code, kind: err.kind, method: request.method, path: pathOf(request.url) };
-      if (err.code >= 500) deps.logger.error({ ...fields, ...(err.cause !== undefined ? { err: err.cause } : {}) }, 'request refused');
+      if (err.code >= 500)
+        deps.logger.error({ ...fields, ...(err.cause !== undefined ? { err: err.cause } : {}) }, 'request refused');
       else deps.logger.info(fields, 'request refused');
     }
-    const parts = mapFailure(err.code, { ...(err.details ?? {}), timestamp: deps.clock.now(), error: err.message, message: err.message, code: err.code, executionId });
+    const parts = mapFailure(err.code, {
+      ...(err.details ?? {}),
+      timestamp: deps.clock.now(),
+      error: err.message,
+      message: err.message,
+      code: err.code,
+      executionId,
+    });
     return toWebResponse(headers ? { ...parts, headers: { ...parts.headers, ...headers } } : parts);
   };
 }

@@ -85,7 +85,8 @@ function clientIp(c: Context): string {
 }
 
 function tooManyRequests(decision: RateLimitDecision, request: Request, refuse: Refuse): Response {
-  return refuse(new PipeError('Too Many Requests', { code: 429, kind: 'RATE_LIMITED' }), request, { 'retry-after': String(decision.retryAfterSeconds) });
+  const refusal = new PipeError('Too Many Requests', { code: 429, kind: 'RATE_LIMITED' });
+  return refuse(refusal, request, { 'retry-after': String(decision.retryAfterSeconds) });
 }
 
 /**
@@ -121,7 +122,8 @@ export function createTriggerGuard(
     if (authenticate) {
       const result = await authenticate({ headers: c.req.raw.headers, url: new URL(c.req.url) });
       if (!result.ok) {
-        const refusal = new PipeError(result.error, { code: result.status, kind: result.status === 403 ? 'FORBIDDEN' : 'UNAUTHENTICATED' });
+        const kind = result.status === 403 ? 'FORBIDDEN' : 'UNAUTHENTICATED';
+        const refusal = new PipeError(result.error, { code: result.status, kind });
         return { ok: false, response: refuse(refusal, c.req.raw, { 'www-authenticate': result.wwwAuthenticate }) };
       }
       principal = result.principal;

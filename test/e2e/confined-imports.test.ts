@@ -13,9 +13,15 @@ import { REPO_ROOT, tempDir } from './service-process.js';
 const BOUND_MS = 10_000;
 const PIPELINE = 'pipeline orders {\n  trigger http { method: POST, path: "/orders" }\n  respond 200 { ok: true }\n}\n';
 
-function pipec(args: readonly string[], cwd: string): { status: number | null; stderr: string; stdout: string; timedOut: boolean } {
+function pipec(
+  args: readonly string[],
+  cwd: string,
+): { status: number | null; stderr: string; stdout: string; timedOut: boolean } {
   const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin/pipec.js'), ...args, '--color', 'never'], {
-    cwd, encoding: 'utf8', timeout: BOUND_MS, killSignal: 'SIGKILL',
+    cwd,
+    encoding: 'utf8',
+    timeout: BOUND_MS,
+    killSignal: 'SIGKILL',
   });
   return { status: run.status, stderr: run.stderr, stdout: run.stdout, timedOut: run.error !== undefined };
 }
@@ -115,7 +121,10 @@ describe('imports are confined to the project', () => {
 
   it("a test's input file outside the project is refused without showing it", () => {
     const p = project('test-input', '');
-    fs.writeFileSync(path.join(p.app, 'main.test.pipe'), 'test "reads outside" {\n  pipeline: orders\n  input: file("../outside.json")\n  expect status 200\n}\n');
+    fs.writeFileSync(
+      path.join(p.app, 'main.test.pipe'),
+      'test "reads outside" {\n  pipeline: orders\n  input: file("../outside.json")\n  expect status 200\n}\n',
+    );
     const run = pipec(['test', '.'], p.app);
     expect(run.timedOut).toBe(false);
     expect(run.status).toBe(1);

@@ -43,11 +43,16 @@ async function underAttack<T>(attack: () => Promise<T>): Promise<{ result: T; pr
   const probes = await probeWhile(server.url, running);
   const result = await running;
   if (process.env['FUZZ_REPORT'] === '1') {
-    console.info(`${expect.getState().currentTestName ?? ''}: ${probes.latenciesMs.length} probes, median ${probes.medianMs.toFixed(1)} ms, max ${probes.maxMs.toFixed(1)} ms`);
+    console.info(
+      `${expect.getState().currentTestName ?? ''}: ${probes.latenciesMs.length} probes, ` +
+        `median ${probes.medianMs.toFixed(1)} ms, max ${probes.maxMs.toFixed(1)} ms`,
+    );
   }
   expect(probes.failures).toEqual([]);
   expect(probes.latenciesMs.length).toBeGreaterThan(0);
-  expect(probes.medianMs, `probe latencies ${probes.latenciesMs.map((l) => l.toFixed(0)).join(', ')} ms`).toBeLessThan(250);
+  expect(probes.medianMs, `probe latencies ${probes.latenciesMs.map((l) => l.toFixed(0)).join(', ')} ms`).toBeLessThan(
+    250,
+  );
   return { result, probes };
 }
 
@@ -56,7 +61,9 @@ function attackerSocket(write: (socket: net.Socket) => void): Promise<string> {
   return new Promise((resolve, reject) => {
     let data = '';
     const socket = net.connect({ host: '127.0.0.1', port, localAddress: ATTACKER }, () => write(socket));
-    socket.on('data', (c: Buffer) => { data += c.toString('latin1'); });
+    socket.on('data', (c: Buffer) => {
+      data += c.toString('latin1');
+    });
     socket.on('error', () => undefined);
     socket.on('close', () => resolve(data));
     setTimeout(() => {
@@ -80,25 +87,45 @@ const statusOf = (raw: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)
 
 describe('slow clients (slowloris)', () => {
   it('request bodies that trickle in are cut off with 408 once the body timeout passes', async () => {
-    const { result } = await underAttack(() => Promise.all(Array.from({ length: 20 }, () => attackerSocket((s) => {
-      // Within the route's 64 KB limit: the size is fine, the pace is the attack.
-      s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n');
-      trickle(s, `{"a":"${'x'.repeat(59_990)}`, 100);
-    }))));
+    const { result } = await underAttack(() =>
+      Promise.all(
+        Array.from({ length: 20 }, () =>
+          attackerSocket((s) => {
+            // Within the route's 64 KB limit: the size is fine, the pace is the attack.
+            s.write(
+              'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n',
+            );
+            trickle(s, `{"a":"${'x'.repeat(59_990)}`, 100);
+          }),
+        ),
+      ),
+    );
     expect(result.map(statusOf)).toEqual(Array(20).fill(408));
   }, 30_000);
 
   it('headers that trickle in are cut off with 408 once the header timeout passes', async () => {
-    const { result } = await underAttack(() => Promise.all(Array.from({ length: 20 }, () => attackerSocket((s) => {
-      trickle(s, `GET /items/1 HTTP/1.1\r\nHost: x\r\n${'X-Slow: y\r\n'.repeat(500)}\r\n`, 20);
-    }))));
+    const { result } = await underAttack(() =>
+      Promise.all(
+        Array.from({ length: 20 }, () =>
+          attackerSocket((s) => {
+            trickle(s, `GET /items/1 HTTP/1.1\r\nHost: x\r\n${'X-Slow: y\r\n'.repeat(500)}\r\n`, 20);
+          }),
+        ),
+      ),
+    );
     expect(result.map(statusOf)).toEqual(Array(20).fill(408));
   }, 30_000);
 
   it('idle connections are closed after the idle timeout', async () => {
-    const { result } = await underAttack(() => Promise.all(Array.from({ length: 20 }, () => attackerSocket((s) => {
-      s.write('GET /items/1 HTTP/1.1\r\nHost: x\r\n\r\n');
-    }))));
+    const { result } = await underAttack(() =>
+      Promise.all(
+        Array.from({ length: 20 }, () =>
+          attackerSocket((s) => {
+            s.write('GET /items/1 HTTP/1.1\r\nHost: x\r\n\r\n');
+          }),
+        ),
+      ),
+    );
     expect(result.map(statusOf)).toEqual(Array(20).fill(200));
   }, 30_000);
 });
@@ -109,14 +136,18 @@ describe('connection flood', () => {
       const sockets: net.Socket[] = [];
       const answers: Array<Promise<string>> = [];
       for (let i = 0; i < 300; i++) {
-        answers.push(new Promise((resolve) => {
-          let data = '';
-          const socket = net.connect({ host: '127.0.0.1', port, localAddress: ATTACKER });
-          sockets.push(socket);
-          socket.on('data', (c: Buffer) => { data += c.toString('latin1'); });
-          socket.on('error', () => undefined);
-          socket.on('close', () => resolve(data));
-        }));
+        answers.push(
+          new Promise((resolve) => {
+            let data = '';
+            const socket = net.connect({ host: '127.0.0.1', port, localAddress: ATTACKER });
+            sockets.push(socket);
+            socket.on('data', (c: Buffer) => {
+              data += c.toString('latin1');
+            });
+            socket.on('error', () => undefined);
+            socket.on('close', () => resolve(data));
+          }),
+        );
       }
       // The refused ones are answered and closed; the 40 within the cap stay until the header timeout.
       const all = await Promise.all(answers);
@@ -133,22 +164,45 @@ describe('connection flood', () => {
 
 describe('hostile bodies and paths', () => {
   const post = (target: string, body: Buffer | string, contentType = 'application/json'): Promise<RawResponse> =>
-    sendRaw(port, { method: 'POST', target, headers: [['Content-Type', contentType]], body: Buffer.from(body) }, 10_000, ATTACKER);
-  const json = (res: RawResponse): Record<string, unknown> => JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
+    sendRaw(
+      port,
+      { method: 'POST', target, headers: [['Content-Type', contentType]], body: Buffer.from(body) },
+      10_000,
+      ATTACKER,
+    );
+  const json = (res: RawResponse): Record<string, unknown> =>
+    JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
 
   it('an oversize body is refused with 413 before it is read, declared or streamed', async () => {
     await underAttack(async () => {
       const declared = await new Promise<string>((resolve) => {
         let data = '';
         const socket = net.connect({ host: '127.0.0.1', port, localAddress: ATTACKER }, () => {
-          socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\n\r\n{"a":"');
+          socket.write(
+            'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+              'Content-Length: 104857600\r\n\r\n{"a":"',
+          );
         });
-        socket.on('data', (c: Buffer) => { data += c.toString('latin1'); socket.destroy(); });
+        socket.on('data', (c: Buffer) => {
+          data += c.toString('latin1');
+          socket.destroy();
+        });
         socket.on('error', () => undefined);
         socket.on('close', () => resolve(data));
       });
       expect(statusOf(declared)).toBe(413);
-      const streamed = await sendRaw(port, { method: 'POST', target: '/echo', headers: [['Content-Type', 'application/json']], body: Buffer.alloc(2 * 1024 * 1024, 0x61), chunked: true }, 10_000, ATTACKER);
+      const streamed = await sendRaw(
+        port,
+        {
+          method: 'POST',
+          target: '/echo',
+          headers: [['Content-Type', 'application/json']],
+          body: Buffer.alloc(2 * 1024 * 1024, 0x61),
+          chunked: true,
+        },
+        10_000,
+        ATTACKER,
+      );
       expect(streamed.status).toBe(413);
     });
   });
@@ -160,7 +214,10 @@ describe('hostile bodies and paths', () => {
   });
 
   it('malformed JSON and invalid UTF-8 are 400', async () => {
-    for (const body of [Buffer.from('{"id": '), Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])]) {
+    for (const body of [
+      Buffer.from('{"id": '),
+      Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+    ]) {
       const res = await post('/orders', body);
       expect(res.status, body.toString('latin1')).toBe(400);
       expect(json(res)['executionId']).toEqual(expect.any(String));
@@ -179,7 +236,13 @@ describe('hostile bodies and paths', () => {
   });
 
   it('path tricks reach no file and no other route', async () => {
-    for (const target of ['/../../etc/passwd', '/items/..%2f..%2f..%2fetc%2fpasswd', '/%2e%2e/%2e%2e/etc/passwd', '/items/%00', '/items/%zz']) {
+    for (const target of [
+      '/../../etc/passwd',
+      '/items/..%2f..%2f..%2fetc%2fpasswd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/items/%00',
+      '/items/%zz',
+    ]) {
       const res = await sendRaw(port, { method: 'GET', target, headers: [] }, 10_000, ATTACKER);
       expect([200, 400, 404], target).toContain(res.status);
       expect(res.body.toString(), target).not.toMatch(/root:x:0:0/);
@@ -192,17 +255,30 @@ describe('hostile bodies and paths', () => {
     expect(json(res)['error']).toContain('boundary');
   });
 
-  it('/mcp refuses a browser origin that is not the service\'s own with 403', async () => {
-    const res = await sendRaw(port, {
-      method: 'POST', target: '/mcp',
-      headers: [['Content-Type', 'application/json'], ['Accept', 'application/json, text/event-stream'], ['Origin', 'http://rebound.example']],
-      body: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list"}'),
-    }, 10_000, ATTACKER);
+  it("/mcp refuses a browser origin that is not the service's own with 403", async () => {
+    const res = await sendRaw(
+      port,
+      {
+        method: 'POST',
+        target: '/mcp',
+        headers: [
+          ['Content-Type', 'application/json'],
+          ['Accept', 'application/json, text/event-stream'],
+          ['Origin', 'http://rebound.example'],
+        ],
+        body: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list"}'),
+      },
+      10_000,
+      ATTACKER,
+    );
     expect(res.status).toBe(403);
   });
 
   it('logged no error while being attacked', () => {
-    const errors = server.logs().split('\n').filter((line) => line.includes('"level":50') || line.includes('"level":60'));
+    const errors = server
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('"level":50') || line.includes('"level":60'));
     expect(errors.slice(0, 3)).toEqual([]);
   });
 });
@@ -215,14 +291,26 @@ describe('starting next to another service', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    second.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    second.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    second.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    second.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
     const code = await new Promise<number | null>((resolve) => second.on('exit', resolve));
     expect(code).toBe(1);
     // Every line is a JSON log line; the failure is one of them, and the only one above info.
-    const records = output.trim().split('\n').map((line) => JSON.parse(line) as { level: number; msg: string });
+    const records = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
     const failures = records.filter((r) => r.level >= 40);
-    expect(failures).toEqual([expect.objectContaining({ level: 60, msg: `port ${port} is already in use (*:${port}); stop the other process or set PORT to a free port` })]);
+    expect(failures).toEqual([
+      expect.objectContaining({
+        level: 60,
+        msg: `port ${port} is already in use (*:${port}); stop the other process or set PORT to a free port`,
+      }),
+    ]);
     expect(output).not.toContain('EADDRINUSE');
     expect(output).not.toContain('service started');
   }, 30_000);

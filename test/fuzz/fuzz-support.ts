@@ -31,7 +31,13 @@ export async function buildFixture(name: string): Promise<string> {
 }
 
 /** Text that only a leak shows: a stack frame, a source location, a path on this machine. */
-const LEAKS: readonly RegExp[] = [/\n\s+at \S.*:\d+:\d+/, /node_modules/, /\.pipe:\d+/, /file:\/\//, new RegExp(REPO_ROOT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))];
+const LEAKS: readonly RegExp[] = [
+  /\n\s+at \S.*:\d+:\d+/,
+  /node_modules/,
+  /\.pipe:\d+/,
+  /file:\/\//,
+  new RegExp(REPO_ROOT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+];
 
 /** Why an answer breaks the rules (undefined when it keeps them): 5xx, unreadable JSON, leaks, no id. */
 export function answerProblem(res: RawResponse): string | undefined {
@@ -46,8 +52,15 @@ export function answerProblem(res: RawResponse): string | undefined {
     return `content-type JSON but the body is not: ${text.slice(0, 200)}`;
   }
   // The service's own error objects carry the id that finds the log line.
-  const obj = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
-  if (res.status >= 400 && obj && obj['code'] === res.status && typeof obj['error'] === 'string' && typeof obj['executionId'] !== 'string') {
+  const obj =
+    json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+  if (
+    res.status >= 400 &&
+    obj &&
+    obj['code'] === res.status &&
+    typeof obj['error'] === 'string' &&
+    typeof obj['executionId'] !== 'string'
+  ) {
     return `an error reply without executionId: ${text.slice(0, 200)}`;
   }
   return undefined;
@@ -68,7 +81,11 @@ export async function probeWhile(url: string, done: Promise<unknown>, everyMs = 
   const latencies: number[] = [];
   const failures: string[] = [];
   let finished = false;
-  void done.finally(() => { finished = true; }).catch(() => undefined);
+  void done
+    .finally(() => {
+      finished = true;
+    })
+    .catch(() => undefined);
   while (!finished) {
     const started = performance.now();
     try {

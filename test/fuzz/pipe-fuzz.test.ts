@@ -27,14 +27,33 @@ interface Summary {
 
 function runFuzz(dir: string): Promise<{ code: number | null; stdout: string; stderr: string; killed: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/fuzz/run-pipe-fuzz.ts'), '--runs', String(RUNS), '--seed', String(SEED), '--dir', dir], {
-      cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(REPO_ROOT, 'test/fuzz/run-pipe-fuzz.ts'),
+        '--runs',
+        String(RUNS),
+        '--seed',
+        String(SEED),
+        '--dir',
+        dir,
+      ],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     let killed = false;
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     const timer = setTimeout(() => {
       killed = true;
       child.kill('SIGKILL');
@@ -47,23 +66,31 @@ function runFuzz(dir: string): Promise<{ code: number | null; stdout: string; st
 }
 
 describe('.pipe fuzz run through pipec check', () => {
-  it(`ends ${RUNS} mutated files (seed ${SEED}) with diagnostics or success, never a crash or a hang`, async () => {
-    const dir = tempDir('pipe-fuzz');
-    const run = await runFuzz(dir);
-    const current = path.join(dir, 'current.pipe');
-    expect(run.killed, `a check did not end; its input is ${current}:\n${fs.existsSync(current) ? fs.readFileSync(current, 'utf8').slice(0, 2000) : ''}`).toBe(false);
-    const last = run.stdout.trim().split('\n').pop() ?? '';
-    let summary: Summary | undefined;
-    try {
-      summary = JSON.parse(last) as Summary;
-    } catch {
-      summary = undefined;
-    }
-    expect(summary, `no summary; stderr:\n${run.stderr.slice(0, 3000)}`).toBeDefined();
-    expect(summary?.problem, `seed ${SEED}, from ${summary?.from ?? ''}; input in ${path.join(dir, 'failure.pipe')}`).toBeUndefined();
-    expect(run.code).toBe(0);
-    expect(summary?.runs).toBe(RUNS);
-    // Mutations mostly break files; some must still pass, or the run never reaches the checker's later phases.
-    expect(summary?.clean ?? 0).toBeGreaterThan(0);
-  }, BOUND_MS + 20_000);
+  it(
+    `ends ${RUNS} mutated files (seed ${SEED}) with diagnostics or success, never a crash or a hang`,
+    async () => {
+      const dir = tempDir('pipe-fuzz');
+      const run = await runFuzz(dir);
+      const current = path.join(dir, 'current.pipe');
+      const hung = fs.existsSync(current) ? fs.readFileSync(current, 'utf8').slice(0, 2000) : '';
+      expect(run.killed, `a check did not end; its input is ${current}:\n${hung}`).toBe(false);
+      const last = run.stdout.trim().split('\n').pop() ?? '';
+      let summary: Summary | undefined;
+      try {
+        summary = JSON.parse(last) as Summary;
+      } catch {
+        summary = undefined;
+      }
+      expect(summary, `no summary; stderr:\n${run.stderr.slice(0, 3000)}`).toBeDefined();
+      expect(
+        summary?.problem,
+        `seed ${SEED}, from ${summary?.from ?? ''}; input in ${path.join(dir, 'failure.pipe')}`,
+      ).toBeUndefined();
+      expect(run.code).toBe(0);
+      expect(summary?.runs).toBe(RUNS);
+      // Mutations mostly break files; some must still pass, or the run never reaches the checker's later phases.
+      expect(summary?.clean ?? 0).toBeGreaterThan(0);
+    },
+    BOUND_MS + 20_000,
+  );
 });

@@ -20,7 +20,8 @@ export function loadSeeds(folders: readonly string[]): Seed[] {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && entry.name.endsWith('.pipe')) seeds.push({ name: full, text: fs.readFileSync(full, 'utf8') });
+      else if (entry.isFile() && entry.name.endsWith('.pipe'))
+        seeds.push({ name: full, text: fs.readFileSync(full, 'utf8') });
     }
   };
   for (const folder of folders) walk(folder);
@@ -29,15 +30,88 @@ export function loadSeeds(folders: readonly string[]): Seed[] {
 
 /** Words and fragments of the language, and text meant to hurt a lexer, parser or checker. */
 const TOKENS = [
-  '{', '}', '[', ']', '(', ')', '{{', '}}', '"', '"""', ':', ',', '->', '.', '//', '/*', '*/', '\\', '$',
-  'pipeline p ', 'trigger ', 'http ', 'http-file ', 'event ', 'scheduler ', 'mcp-tool ', 'choice ', 'when ', 'otherwise ',
-  'branch b ', 'try ', 'catch ', 'for-each ', 'respond 200 ', 'fail ', 'on-error ', 'schema S ', 'account a: ', 'global g = ',
-  'store s ', 'test "t" ', 'expect ', 'mock ', 'import ', 'as X ', 'env("X")', 'file("x.json")',
-  'message.body.', 'step.x.', 'global.', 'account.', '$.body[?(@.a < 1)]', '$..*', 'jolt { spec: [] }', 'jslt { query: "." }',
-  '{{ CONCAT(1, "a") }}', '{{ message.body.a.b.c }}', '{{ NOW() + 1 }}', '{{ FORMATDATE(NOW(), "yyyy") }}',
-  '1e309', '-0', '0x10', '99999999999999999999999', 'NaN', 'Infinity', '10MB', '999999999GB', '30s', '0ms',
-  '\u0000', '\ud800', '\udfff', '\u202e', '\ufeff', '😀', '\r', '\t', '\u2028',
-  'import "/dev/zero" as Z\n', 'import "/etc/passwd" as P\n', 'import "../../../../package.json" as Q\n', 'import "./missing.pipe"\n',
+  '{',
+  '}',
+  '[',
+  ']',
+  '(',
+  ')',
+  '{{',
+  '}}',
+  '"',
+  '"""',
+  ':',
+  ',',
+  '->',
+  '.',
+  '//',
+  '/*',
+  '*/',
+  '\\',
+  '$',
+  'pipeline p ',
+  'trigger ',
+  'http ',
+  'http-file ',
+  'event ',
+  'scheduler ',
+  'mcp-tool ',
+  'choice ',
+  'when ',
+  'otherwise ',
+  'branch b ',
+  'try ',
+  'catch ',
+  'for-each ',
+  'respond 200 ',
+  'fail ',
+  'on-error ',
+  'schema S ',
+  'account a: ',
+  'global g = ',
+  'store s ',
+  'test "t" ',
+  'expect ',
+  'mock ',
+  'import ',
+  'as X ',
+  'env("X")',
+  'file("x.json")',
+  'message.body.',
+  'step.x.',
+  'global.',
+  'account.',
+  '$.body[?(@.a < 1)]',
+  '$..*',
+  'jolt { spec: [] }',
+  'jslt { query: "." }',
+  '{{ CONCAT(1, "a") }}',
+  '{{ message.body.a.b.c }}',
+  '{{ NOW() + 1 }}',
+  '{{ FORMATDATE(NOW(), "yyyy") }}',
+  '1e309',
+  '-0',
+  '0x10',
+  '99999999999999999999999',
+  'NaN',
+  'Infinity',
+  '10MB',
+  '999999999GB',
+  '30s',
+  '0ms',
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  '\u202e',
+  '\ufeff',
+  '😀',
+  '\r',
+  '\t',
+  '\u2028',
+  'import "/dev/zero" as Z\n',
+  'import "/etc/passwd" as P\n',
+  'import "../../../../package.json" as Q\n',
+  'import "./missing.pipe"\n',
 ];
 
 const hostileText = fc.oneof(
@@ -54,11 +128,18 @@ type Mutation = (text: string, other: string) => string;
 
 /** One edit, its positions drawn as fractions of the text so one arbitrary fits every seed. */
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 0.3, noNaN: true }))
-    .map(([at, len]) => (t: string) => cut(t, at, len, '')),
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), hostileText)
-    .map(([at, insert]) => (t: string) => cut(t, at, 0, insert)),
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 0.2, noNaN: true }))
+  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 0.3, noNaN: true })).map(
+    ([at, len]) =>
+      (t: string) =>
+        cut(t, at, len, ''),
+  ),
+  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), hostileText).map(
+    ([at, insert]) =>
+      (t: string) =>
+        cut(t, at, 0, insert),
+  ),
+  fc
+    .tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 0.2, noNaN: true }))
     .map(([at, len]) => (t: string) => {
       const start = Math.floor(at * t.length);
       const piece = t.slice(start, start + Math.floor(len * t.length));
@@ -71,12 +152,18 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     [lines[i], lines[j]] = [lines[j] ?? '', lines[i] ?? ''];
     return lines.join('\n');
   }),
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 0.3, noNaN: true }))
+  fc
+    .tuple(
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.double({ min: 0, max: 0.3, noNaN: true }),
+    )
     .map(([at, from, len]) => (t: string, other: string) => {
       const start = Math.floor(from * other.length);
       return cut(t, at, 0, other.slice(start, start + Math.floor(len * other.length)));
     }),
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('"', '{', '}', ':', ',', '\n', ' '))
+  fc
+    .tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('"', '{', '}', ':', ',', '\n', ' '))
     .map(([at, ch]) => (t: string) => {
       // Replace one structural character with another: the cheapest way to unbalance a file.
       const i = Math.floor(at * t.length);

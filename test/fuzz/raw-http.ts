@@ -23,8 +23,17 @@ export interface RawResponse {
 
 /** The bytes of a request (Connection: close, so the answer ends with the connection). */
 export function encodeRequest(req: RawRequest): Buffer {
-  const head: Buffer[] = [Buffer.from(`${req.method} `), Buffer.isBuffer(req.target) ? req.target : Buffer.from(req.target, 'latin1'), Buffer.from(' HTTP/1.1\r\nHost: fuzz.local\r\nConnection: close\r\n')];
-  for (const [name, value] of req.headers) head.push(Buffer.from(`${name}: `, 'latin1'), Buffer.isBuffer(value) ? value : Buffer.from(value, 'latin1'), Buffer.from('\r\n'));
+  const head: Buffer[] = [
+    Buffer.from(`${req.method} `),
+    Buffer.isBuffer(req.target) ? req.target : Buffer.from(req.target, 'latin1'),
+    Buffer.from(' HTTP/1.1\r\nHost: fuzz.local\r\nConnection: close\r\n'),
+  ];
+  for (const [name, value] of req.headers)
+    head.push(
+      Buffer.from(`${name}: `, 'latin1'),
+      Buffer.isBuffer(value) ? value : Buffer.from(value, 'latin1'),
+      Buffer.from('\r\n'),
+    );
   const body = req.body ?? Buffer.alloc(0);
   if (req.chunked) {
     head.push(Buffer.from('Transfer-Encoding: chunked\r\n\r\n'));
@@ -71,7 +80,12 @@ function dechunk(data: Buffer): Buffer {
  * Sends the request and resolves with the answer once the server closes the connection; rejects
  * when nothing complete came back within `timeoutMs` (the socket is destroyed then).
  */
-export function sendRaw(port: number, req: RawRequest | Buffer, timeoutMs = 10_000, localAddress?: string): Promise<RawResponse> {
+export function sendRaw(
+  port: number,
+  req: RawRequest | Buffer,
+  timeoutMs = 10_000,
+  localAddress?: string,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = net.connect({ host: '127.0.0.1', port, ...(localAddress ? { localAddress } : {}) });

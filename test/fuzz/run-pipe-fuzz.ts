@@ -33,7 +33,10 @@ async function checkOnce(file: string, text: string, json: boolean): Promise<Ver
   const err: string[] = [];
   let code: number;
   try {
-    code = await main(['check', file, '--format', json ? 'json' : 'text', '--color', 'never'], { out: (t) => out.push(t), err: (t) => err.push(t) });
+    code = await main(['check', file, '--format', json ? 'json' : 'text', '--color', 'never'], {
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+    });
   } catch (e) {
     return { ok: false, problem: `pipec check threw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` };
   }
@@ -42,7 +45,9 @@ async function checkOnce(file: string, text: string, json: boolean): Promise<Ver
   if (text2.includes('PIPE9001')) return { ok: false, problem: `internal error:\n${text2.slice(0, 2000)}` };
   if (!json) {
     const saysErrors = /\berror\[PIPE\d{4}\]/.test(text2);
-    return saysErrors === (code === 1) ? { ok: true, errors: code === 1 } : { ok: false, problem: `exit code ${code} but errors printed: ${saysErrors}` };
+    return saysErrors === (code === 1)
+      ? { ok: true, errors: code === 1 }
+      : { ok: false, problem: `exit code ${code} but errors printed: ${saysErrors}` };
   }
   let diagnostics: Array<{ severity: string; code: string }>;
   try {
@@ -51,7 +56,8 @@ async function checkOnce(file: string, text: string, json: boolean): Promise<Ver
     return { ok: false, problem: `--format json printed no JSON: ${out.join('\n').slice(0, 500)}` };
   }
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  if ((errors > 0) !== (code === 1)) return { ok: false, problem: `exit code ${code} with ${errors} error diagnostic(s)` };
+  if (errors > 0 !== (code === 1))
+    return { ok: false, problem: `exit code ${code} with ${errors} error diagnostic(s)` };
   return { ok: true, errors: code === 1 };
 }
 
@@ -68,7 +74,11 @@ export interface PipeFuzzSummary {
 
 async function runFuzz(runs: number, seed: number, dir: string): Promise<PipeFuzzSummary> {
   fs.mkdirSync(dir, { recursive: true });
-  const seeds = loadSeeds([path.join(REPO_ROOT, 'test/cases'), path.join(REPO_ROOT, 'examples'), path.join(REPO_ROOT, 'test/fuzz/fixtures')]);
+  const seeds = loadSeeds([
+    path.join(REPO_ROOT, 'test/cases'),
+    path.join(REPO_ROOT, 'examples'),
+    path.join(REPO_ROOT, 'test/fuzz/fixtures'),
+  ]);
   const file = path.join(dir, 'fuzz.pipe');
   const current = path.join(dir, 'current.pipe');
   let withErrors = 0;
@@ -91,15 +101,23 @@ async function runFuzz(runs: number, seed: number, dir: string): Promise<PipeFuz
     { numRuns: runs, seed, endOnFailure: true },
   );
   // A throw of the run itself (not of pipec check, which checkOnce catches) is a failure too.
-  if (run.errorInstance && !failure) failure = { problem: `the run threw: ${String(run.errorInstance)}`, from: '', text: '' };
+  if (run.errorInstance && !failure)
+    failure = { problem: `the run threw: ${String(run.errorInstance)}`, from: '', text: '' };
   if (failure) fs.writeFileSync(path.join(dir, 'failure.pipe'), failure.text);
   return {
-    runs: iteration, seed, failed: failure !== undefined, withErrors, clean, ms: Math.round(performance.now() - started),
+    runs: iteration,
+    seed,
+    failed: failure !== undefined,
+    withErrors,
+    clean,
+    ms: Math.round(performance.now() - started),
     ...(failure ? { problem: failure.problem, from: path.relative(REPO_ROOT, failure.from) } : {}),
   };
 }
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, seed: { type: 'string' }, dir: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '2000' }, seed: { type: 'string' }, dir: { type: 'string' } },
+});
 const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
 const dir = values.dir ?? path.join(REPO_ROOT, 'test/.tmp', `pipe-fuzz-${process.pid}`);
 const summary = await runFuzz(Number(values.runs), seed, dir);

@@ -114,7 +114,8 @@ describe('pipec lsp (in process)', () => {
   });
 
   it('follows the project rules for imports: outside the workspace or a device is refused, at once', async () => {
-    const { diagnostics } = await change(`import "/dev/zero" as Zero\nimport "../../../../package.json" as Outside\n${ordersText}`);
+    const imports = 'import "/dev/zero" as Zero\nimport "../../../../package.json" as Outside\n';
+    const { diagnostics } = await change(`${imports}${ordersText}`);
     const codes = diagnostics.map((d) => d.code);
     expect(codes).toContain('PIPE2015');
     expect(codes).toContain('PIPE2014');
