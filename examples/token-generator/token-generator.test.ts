@@ -117,7 +117,9 @@ describe('token-generator example over real HTTP', () => {
       // The Assert's internal message and the step stay in the log.
       expect(Object.keys(res.body).sort()).toEqual(['code', 'error', 'executionId', 'message', 'timestamp']);
     }
-    expect(generator.logs()).toContain('client_id and client_secret are required');
+    // The child's log lines arrive on their own schedule.
+    const internal = 'client_id and client_secret are required';
+    await vi.waitFor(() => expect(generator.logs()).toContain(internal), { timeout: 10_000 });
   });
 
   it('invalid credentials: the provider answers 401, so does the generator', async () => {
@@ -196,7 +198,7 @@ describe('all examples in one service with the embedded development defaults', (
     expect(jwks.keys).toHaveLength(1);
     const madePublic = crypto.createPublicKey(made).export({ format: 'jwk' }) as Record<string, unknown>;
     expect(jwks.keys[0]).toMatchObject(madePublic);
-    expect(server.logs()).toContain('made a development key in the data folder');
+    await vi.waitFor(() => expect(server.logs()).toContain('made a development key in the data folder'), { timeout: 10_000 });
     // A token signed with the key these examples used to publish is refused.
     const published = crypto.createPrivateKey(PUBLISHED_DEVELOPMENT_KEY);
     const forged = await new SignJWT({ role: 'admin', scope: 'profile address banking' })

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort, startServer, type RunningService } from '../e2e/service-process.js';
 import { buildFixture, probeWhile, type ProbeReport } from './fuzz-support.js';
 import { sendRaw, type RawResponse } from './raw-http.js';
@@ -285,7 +285,8 @@ describe('hostile bodies and paths', () => {
 
 describe('starting next to another service', () => {
   it('a port in use is one clear log line and exit code 1; "service started" only when the port is bound', async () => {
-    expect(server.logs()).toMatch(new RegExp(`"port":${port}[^\\n]*"msg":"service started"`));
+    const started = new RegExp(`"port":${port}[^\\n]*"msg":"service started"`);
+    await vi.waitFor(() => expect(server.logs()).toMatch(started), { timeout: 10_000 });
     const second = spawn(process.execPath, [path.join(outDir, 'server.js')], {
       env: { ...process.env, PORT: String(port), PIPEC_DATA_DIR: path.join(outDir, '.data-second') },
       stdio: ['ignore', 'pipe', 'pipe'],
