@@ -8,7 +8,9 @@
  */
 import path from 'node:path';
 import type { PipeFile, SchemaDecl } from './ast/ast.js';
+import type { Span } from '../base/source/span.js';
 import { parseFile } from './ast/parse-file.js';
+import { MAX_NESTING } from '../grammar/parse.js';
 import { toLiteral } from './ast/literal.js';
 import { checkProgram } from './check/check-program.js';
 import type { StepShape } from './check/context.js';
@@ -26,7 +28,19 @@ import type { TestSuite } from '../runtime/testing/test-plan.js';
 export interface CompileHost {
   /** Reads a file; undefined when it does not exist or cannot be read. */
   readFile(filePath: string): string | undefined;
+  /**
+   * Reads a file that a source names (an import, a test's `input:` file) within the project's
+   * limits; a refusal says why without quoting the file. Hosts without it read with `readFile`.
+   */
+  readProjectFile?(filePath: string): FileRead;
 }
+
+/** Why a named file was not read: absent, outside the project, not a regular file, over 5 MB, … */
+export type FileRefusal = 'not-found' | 'outside-project' | 'not-a-file' | 'too-large' | 'unreadable';
+export type FileRead = { readonly text: string } | { readonly refused: FileRefusal; readonly detail: string };
+
+/** Files an `import` may name: sources and JSON Schemas. */
+const IMPORTABLE = /\.(pipe|json)$/i;
 
 export interface CompileInput {
   readonly files: readonly { readonly path: string; readonly text: string }[];
@@ -99,7 +113,10 @@ export function compile(input: CompileInput): CompileResult {
 
   // `test` blocks (run by `pipec test`) are checked with everything else; build ignores them.
   const tests = parsed.asts.some((a) => (a.tests ?? []).length > 0)
-    ? guard('test', firstFile, () => checkTests({ files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), displayPath, readFile: (f) => input.host.readFile(f) }))
+    ? guard('test', firstFile, () => checkTests({
+      files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), displayPath,
+      readFile: (f) => input.host.readFile(f), readProjectFile: (f) => readNamedFile(input.host, f),
+    }))
     : undefined;
   if (tests) diagnostics.push(...tests.diagnostics);
   const testSuite = tests ? { tests: tests.value } : {};
@@ -129,12 +146,21 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
     for (const decl of result.value.decls) {
       if (decl.kind !== 'import') continue;
       const target = path.resolve(path.dirname(next.path), decl.path);
-      const content = input.host.readFile(target);
-      if (content === undefined) {
-        diagnostics.push(diagnostic('PIPE2011', { message: `cannot read \`${decl.path}\``, span: decl.pathSpan, label: 'file not found', hint: 'paths are relative to the importing file' }));
+      if (!IMPORTABLE.test(target)) {
+        diagnostics.push(diagnostic('PIPE2015', {
+          message: `cannot import \`${decl.path}\`: only \`.pipe\` and \`.json\` files can be imported`,
+          span: decl.pathSpan,
+          label: 'not a .pipe or .json file',
+        }));
         continue;
       }
-      if (target.endsWith('.pipe')) {
+      const read = readNamedFile(input.host, target);
+      if (!('text' in read)) {
+        diagnostics.push(importRefusal(decl.path, decl.pathSpan, read));
+        continue;
+      }
+      const content = read.text;
+      if (target.toLowerCase().endsWith('.pipe')) {
         queue.push({ path: target, text: content });
         continue;
       }
@@ -142,14 +168,101 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
         diagnostics.push(diagnostic('PIPE2013', { message: `a JSON file is imported as a schema and needs a name: \`import "${decl.path}" as Name\``, span: decl.pathSpan, label: 'needs `as Name`' }));
         continue;
       }
+      const deepAt = jsonNestingBeyond(content, MAX_NESTING);
+      if (deepAt >= 0) {
+        const where = lineAndColumn(content, deepAt);
+        diagnostics.push(diagnostic('PIPE2015', {
+          message: `cannot import \`${decl.path}\`: it nests deeper than ${MAX_NESTING} levels (${where})`,
+          span: decl.pathSpan,
+          label: 'nested too deep',
+        }));
+        continue;
+      }
       try {
         schemas.push({ name: decl.alias, nameSpan: decl.aliasSpan, json: JSON.parse(content) as unknown, importedFrom: target });
       } catch (err) {
-        diagnostics.push(diagnostic('PIPE2013', { message: `\`${decl.path}\` is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, span: decl.pathSpan, label: 'not JSON' }));
+        diagnostics.push(diagnostic('PIPE2013', {
+          message: `\`${decl.path}\` is not valid JSON: ${jsonErrorWithoutExcerpt(err, content)}`,
+          span: decl.pathSpan,
+          label: 'not JSON',
+        }));
       }
     }
   }
   return { asts, schemas };
+}
+
+/** A file named by a source, through the host's project rules when it has them. */
+function readNamedFile(host: CompileHost, file: string): FileRead {
+  if (host.readProjectFile) return host.readProjectFile(file);
+  const text = host.readFile(file);
+  return text === undefined ? { refused: 'not-found', detail: 'no such file' } : { text };
+}
+
+function importRefusal(written: string, span: Span, read: Exclude<FileRead, { text: string }>): Diagnostic {
+  switch (read.refused) {
+    case 'not-found':
+      return diagnostic('PIPE2011', {
+        message: `cannot read \`${written}\``,
+        span,
+        label: 'file not found',
+        hint: 'paths are relative to the importing file',
+      });
+    case 'outside-project':
+      return diagnostic('PIPE2014', {
+        message: `cannot import \`${written}\`: ${read.detail}`,
+        span,
+        label: 'outside the project',
+        hint: 'imports stay inside the folders given to pipec; name a wider project folder with `--root DIR`',
+      });
+    default:
+      return diagnostic('PIPE2015', {
+        message: `cannot import \`${written}\`: ${read.detail}`,
+        span,
+        label: read.refused === 'too-large' ? 'file too large' : 'not a regular file',
+      });
+  }
+}
+
+/**
+ * V8's JSON errors may quote the text around the mistake (`Unexpected token 'r', "root:x:0:0"...
+ * is not valid JSON`): keep the kind of mistake and its line and column, never the quoted text.
+ */
+function jsonErrorWithoutExcerpt(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/^Unexpected end of JSON input/.test(message)) return 'unexpected end of input';
+  const located = /^(.*?) in JSON at position (\d+)/.exec(message);
+  if (located?.[1] !== undefined && located[2] !== undefined) {
+    return `${located[1].toLowerCase()} (${lineAndColumn(text, Number(located[2]))})`;
+  }
+  if (/^Unexpected token/.test(message)) return 'unexpected character';
+  return 'syntax error';
+}
+
+/**
+ * Offset of the bracket that opens level `max + 1` of a JSON text (outside strings), or -1. An
+ * imported schema is as limited as `.pipe` nesting: deeper ones would exhaust the checker's stack.
+ */
+function jsonNestingBeyond(text: string, max: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x7b || ch === 0x5b) {
+      if (++depth > max) return i;
+    } else if (ch === 0x7d || ch === 0x5d) depth--;
+  }
+  return -1;
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
 }
 
 function internalError(phase: string, file: string, err: unknown): Diagnostic {

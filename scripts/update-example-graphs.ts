@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFile } from '../compiler/ast/parse-file.js';
-import { findPipeFiles } from '../compiler/cli/project-files.js';
+import { findPipeFiles } from '../compiler/project-files.js';
 import { loadRegistry } from '../compiler/connectors/load-registry.js';
 import { renderGraph } from '../compiler/graph/index.js';
 

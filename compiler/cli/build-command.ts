@@ -11,7 +11,7 @@ import { bundleService } from './bundle-service.js';
 import { compileFiles, displayPath, printDiagnostics, type Output } from './compile-files.js';
 import type * as Esbuild from 'esbuild';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import { packageRoot } from './project-files.js';
+import { packageRoot } from '../project-files.js';
 
 export interface BuildOptions {
   readonly inputs: readonly string[];
@@ -24,6 +24,8 @@ export interface BuildOptions {
   readonly bundle?: boolean;
   /** The connectors and triggers to build with (default: pipec's own). */
   readonly registry?: ConnectorRegistry;
+  /** The project folder (`--root`); default the folders of the inputs. */
+  readonly root?: string;
 }
 
 export interface BuildResult {
@@ -41,7 +43,11 @@ export function defaultServiceName(inputs: readonly string[]): string {
 export async function build(opts: BuildOptions, output: Output): Promise<BuildResult> {
   const name = opts.name ?? defaultServiceName(opts.inputs);
   const outDir = path.resolve(opts.out ?? path.join('out', name));
-  const result = await compileFiles({ inputs: opts.inputs, emit: true, serviceName: name, ...(opts.skipFormat ? { skipFormat: true } : {}), ...(opts.registry ? { registry: opts.registry } : {}) });
+  const result = await compileFiles({
+    inputs: opts.inputs, emit: true, serviceName: name,
+    ...(opts.skipFormat ? { skipFormat: true } : {}), ...(opts.registry ? { registry: opts.registry } : {}),
+    ...(opts.root !== undefined ? { root: opts.root } : {}),
+  });
   printDiagnostics(result, opts.format, output, opts.color);
   if (hasErrors(result.diagnostics) || !result.files) {
     if (opts.format === 'text') output.err('Nothing was generated.');

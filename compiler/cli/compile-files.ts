@@ -11,7 +11,7 @@ import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-t
 import { SourceFile } from '../../base/source/source-file.js';
 import { loadRegistry } from '../connectors/load-registry.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import { findPipeFiles, readSource, runtimeDependencies } from './project-files.js';
+import { findPipeFiles, isWithin, projectHost, projectRoots, readSource, runtimeDependencies } from '../project-files.js';
 
 export interface Output {
   out(text: string): void;
@@ -28,7 +28,7 @@ export function displayPath(file: string): string {
   return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel.split(path.sep).join('/');
 }
 
-/** Reads imported files from disk for the compiler (undefined when a file cannot be read). */
+/** Reads any file from disk for the compiler (undefined when a file cannot be read); see projectHost. */
 export const fileHost = {
   readFile(p: string): string | undefined {
     try {
@@ -46,6 +46,8 @@ export interface CompileFilesOptions {
   readonly skipFormat?: boolean;
   /** The connectors and triggers to compile with (default: pipec's own, loadRegistry()). */
   readonly registry?: ConnectorRegistry;
+  /** The project folder (`--root`): imports resolve only inside it; default the folders of the inputs. */
+  readonly root?: string;
 }
 
 /** Finds, reads and compiles; a missing or unreadable input is itself a diagnostic. */
@@ -57,6 +59,8 @@ export async function compileFiles(opts: CompileFilesOptions): Promise<CompileRe
   for (const m of missing) {
     readErrors.push(diagnostic('PIPE9002', { message: `cannot read \`${m}\`: no such file or folder`, span: { file: m, start: 0, end: 0 } }));
   }
+  const roots = projectRoots(opts.inputs, opts.root);
+  readErrors.push(...inputsOutsideRoot(files, roots, opts.root));
   for (const file of files) {
     const read = readSource(file);
     if ('error' in read) {
@@ -72,7 +76,7 @@ export async function compileFiles(opts: CompileFilesOptions): Promise<CompileRe
   const result = compile({
     files: inputs,
     registry: opts.registry ?? (await loadRegistry()),
-    host: fileHost,
+    host: projectHost(roots),
     serviceName: opts.serviceName ?? 'service',
     displayPath,
     emit: opts.emit,
@@ -82,6 +86,28 @@ export async function compileFiles(opts: CompileFilesOptions): Promise<CompileRe
   });
   const sources = new Map([...result.sources, ...extraSources]);
   return { ...result, sources, diagnostics: [...readErrors, ...result.diagnostics], inputFiles: files };
+}
+
+/** With `--root`, every input must lie inside it (the root bounds what one compilation reads). */
+export function inputsOutsideRoot(
+  files: readonly string[], roots: readonly string[], root: string | undefined,
+): Diagnostic[] {
+  if (root === undefined) return [];
+  return files
+    .filter((file) => !roots.some((r) => isWithin(r, realPath(file))))
+    .map((file) => diagnostic('PIPE9002', {
+      message: `\`${displayPath(file)}\` is outside the project root \`${root}\``,
+      span: { file, start: 0, end: 0 },
+      hint: 'name a --root that holds every input, or leave --root out',
+    }));
+}
+
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
 }
 
 export function printDiagnostics(result: { diagnostics: readonly Diagnostic[]; sources: ReadonlyMap<string, SourceFile> }, format: 'text' | 'json', output: Output, color: boolean): void {

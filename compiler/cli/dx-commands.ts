@@ -18,7 +18,7 @@ import { loadRegistry } from '../connectors/load-registry.js';
 import { SourceFile } from '../../base/source/source-file.js';
 import { displayPath, type Output } from './compile-files.js';
 import type { Command } from './pipec.js';
-import { findPipeFiles, readSource } from './project-files.js';
+import { findPipeFiles, readSource } from '../project-files.js';
 
 export function dxCommands(): Record<string, Command> {
   return {

@@ -20,6 +20,7 @@ interface Command {
 }
 
 const COMMON = {
+  root: { type: 'string' },
   format: { type: 'string', default: 'text' },
   color: { type: 'string', default: 'auto' },
   help: { type: 'boolean', short: 'h' },
@@ -31,6 +32,14 @@ function wantsColor(value: unknown): boolean {
   return Boolean(process.stderr.isTTY) && !process.env['NO_COLOR'];
 }
 
+const ROOT_HELP =
+  'Imports resolve only inside the project: the folders given (or the folder of each file given), ' +
+  'or the one folder named with --root DIR.';
+
+function rootOption(values: Record<string, unknown>): { root?: string } {
+  return typeof values['root'] === 'string' ? { root: values['root'] } : {};
+}
+
 function formatOf(value: unknown): 'text' | 'json' | undefined {
   return value === 'json' ? 'json' : value === 'text' || value === undefined ? 'text' : undefined;
 }
@@ -38,13 +47,17 @@ function formatOf(value: unknown): 'text' | 'json' | undefined {
 const COMMANDS: Record<string, Command> = {
   check: {
     summary: 'Report every error in .pipe files without generating anything',
-    usage: 'pipec check <files|dirs>... [--format text|json] [--color auto|always|never]',
+    usage: 'pipec check <files|dirs>... [--root DIR] [--format text|json] [--color auto|always|never]',
     options: COMMON,
-    help: 'Parses, resolves and type-checks the files as one service and prints every diagnostic.\nExit code: 0 when there are no errors (warnings allowed), 1 when there are errors, 2 on bad usage.',
+    help: [
+      'Parses, resolves and type-checks the files as one service and prints every diagnostic.',
+      ROOT_HELP,
+      'Exit code: 0 when there are no errors (warnings allowed), 1 when there are errors, 2 on bad usage.',
+    ].join('\n'),
     async run(values, positionals, output) {
       const format = formatOf(values['format']);
       if (!format || positionals.length === 0) return usage(this, output);
-      const result = await compileFiles({ inputs: positionals, emit: false });
+      const result = await compileFiles({ inputs: positionals, emit: false, ...rootOption(values) });
       printDiagnostics(result, format, output, wantsColor(values['color']));
       if (format === 'text' && result.diagnostics.length === 0) output.err(`No problems found in ${result.inputFiles.length} file(s).`);
       return hasErrors(result.diagnostics) ? 1 : 0;
@@ -52,7 +65,7 @@ const COMMANDS: Record<string, Command> = {
   },
   build: {
     summary: 'Compile .pipe files into a standalone service',
-    usage: 'pipec build <files|dirs>... [--out DIR] [--name NAME] [--no-bundle] [--format text|json]',
+    usage: 'pipec build <files|dirs>... [--out DIR] [--name NAME] [--root DIR] [--no-bundle] [--format text|json]',
     options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' }, 'no-bundle': { type: 'boolean' } },
     help: 'Writes DIR (default out/<name>): server.js, service.js, pipelines/*.{ts,js}, validators/, the runtime, a package.json, and bundle/: the same code as one file with a V8 code cache, which server.js starts from (a faster cold start; --no-bundle leaves it out, PIPEC_BUNDLE=0 ignores it).\nStart it with `node DIR/server.js` (env PORT, default 8080). To move it to another machine, copy DIR and run `npm install --omit=dev` there; build with the Node.js version you deploy on, or the code cache is ignored.',
     async run(values, positionals, output) {
@@ -67,6 +80,7 @@ const COMMANDS: Record<string, Command> = {
           format,
           color: wantsColor(values['color']),
           bundle: values['no-bundle'] !== true,
+          ...rootOption(values),
         },
         output,
       );
@@ -75,7 +89,7 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'Build and serve .pipe files (rebuild on change with --watch)',
-    usage: 'pipec run <files|dirs>... [--port N] [--watch] [--out DIR]',
+    usage: 'pipec run <files|dirs>... [--port N] [--watch] [--out DIR] [--root DIR]',
     options: { ...COMMON, port: { type: 'string', short: 'p' }, watch: { type: 'boolean', short: 'w' }, out: { type: 'string', short: 'o' }, name: { type: 'string' } },
     help: 'Builds the service (like `pipec build`) and runs it on --port (default $PORT or 8080) with embedded defaults: SQLite under $PIPEC_DATA_DIR (default ./.pipec-data). With --watch, a change to any input rebuilds and restarts it; a build with errors keeps the previous version running.',
     async run(values, positionals, output) {
@@ -89,6 +103,7 @@ const COMMANDS: Record<string, Command> = {
           ...(typeof values['out'] === 'string' ? { out: values['out'] } : {}),
           ...(typeof values['name'] === 'string' ? { name: values['name'] } : {}),
           color: wantsColor(values['color']),
+          ...rootOption(values),
         },
         output,
       );

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build, defaultServiceName } from './build-command.js';
 import type { Output } from './compile-files.js';
-import { findPipeFiles } from './project-files.js';
+import { findPipeFiles } from '../project-files.js';
 
 export interface RunOptions {
   readonly inputs: readonly string[];
@@ -16,6 +16,7 @@ export interface RunOptions {
   readonly out?: string;
   readonly name?: string;
   readonly color: boolean;
+  readonly root?: string;
 }
 
 export async function runServe(opts: RunOptions, output: Output): Promise<number> {
@@ -23,7 +24,10 @@ export async function runServe(opts: RunOptions, output: Output): Promise<number
   const outDir = path.resolve(opts.out ?? path.join('out', name));
   // A watched service is rebuilt often and started once per change: the start-up bundle is not worth its second.
   const buildOnce = async (): Promise<boolean> =>
-    (await build({ inputs: opts.inputs, out: outDir, name, format: 'text', color: opts.color, bundle: !opts.watch }, output)).ok;
+    (await build({
+      inputs: opts.inputs, out: outDir, name, format: 'text', color: opts.color, bundle: !opts.watch,
+      ...(opts.root !== undefined ? { root: opts.root } : {}),
+    }, output)).ok;
   if (!(await buildOnce()) && !opts.watch) return 1;
 
   let child: ChildProcess | undefined;

@@ -81,7 +81,8 @@ describe('every example ships passing tests', () => {
       const folder = path.join(root, 'examples', example);
       const testFiles = fs.readdirSync(folder).filter((f) => f.endsWith('.test.pipe'));
       expect(testFiles, `examples/${example} has a .test.pipe`).not.toEqual([]);
-      const run = await pipec(['test', folder, '--color', 'never']);
+      // protected-api imports the token service from a sibling folder: the project is examples/.
+      const run = await pipec(['test', folder, '--root', path.join(root, 'examples'), '--color', 'never']);
       expect(run.err, run.out).toBe('');
       expect(run.code, run.out).toBe(0);
       const passed = /(\d+) passed, 0 failed/.exec(run.out);

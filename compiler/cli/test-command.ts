@@ -19,12 +19,12 @@ import { renderReport, renderTestLine } from '../testing/report.js';
 import type { ServiceDefinition } from '../../runtime/service/create-service.js';
 import type { RunSuiteOptions, SuiteResult } from '../../runtime/testing/run-tests.js';
 import type { TestSuite } from '../../runtime/testing/test-plan.js';
-import { displayPath, fileHost, printDiagnostics, type Output } from './compile-files.js';
+import { displayPath, inputsOutsideRoot, printDiagnostics, type Output } from './compile-files.js';
 import { importModule } from '../import-module.js';
 import type { Command } from './pipec.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { loadRegistry } from '../connectors/load-registry.js';
-import { findPipeFiles, readSource, runtimeDependencies } from './project-files.js';
+import { findPipeFiles, projectHost, projectRoots, readSource, runtimeDependencies } from '../project-files.js';
 
 export interface TestRunOptions {
   readonly inputs: readonly string[];
@@ -33,15 +33,19 @@ export interface TestRunOptions {
   readonly color: boolean;
   /** The connectors and triggers to test with (default: pipec's own). */
   readonly registry?: ConnectorRegistry;
+  /** The project folder (`--root`); default the folders of the inputs. */
+  readonly root?: string;
 }
 
 export function testCommand(): Record<string, Command> {
   return {
     test: {
       summary: 'Run the `test` blocks of .pipe files (mocks, expectations, coverage)',
-      usage: 'pipec test [files|dirs]... [--coverage] [--format text|json] [--color auto|always|never]   (default: the current folder)',
+      usage: 'pipec test [files|dirs]... [--root DIR] [--coverage] [--format text|json] [--color auto|always|never]' +
+        '   (default: the current folder)',
       options: {
         coverage: { type: 'boolean' },
+        root: { type: 'string' },
         format: { type: 'string', default: 'text' },
         color: { type: 'string', default: 'auto' },
         help: { type: 'boolean', short: 'h' },
@@ -62,7 +66,13 @@ export function testCommand(): Record<string, Command> {
           return 2;
         }
         return runPipeTests(
-          { inputs: positionals.length > 0 ? positionals : ['.'], coverage: values['coverage'] === true, format, color: wantsColor(values['color']) },
+          {
+            inputs: positionals.length > 0 ? positionals : ['.'],
+            coverage: values['coverage'] === true,
+            format,
+            color: wantsColor(values['color']),
+            ...(typeof values['root'] === 'string' ? { root: values['root'] } : {}),
+          },
           output,
         );
       },
@@ -84,7 +94,7 @@ interface RunnerModule {
 export async function runPipeTests(opts: TestRunOptions, output: Output): Promise<number> {
   const started = performance.now();
   const registry = opts.registry ?? (await loadRegistry());
-  const compiled = compileWithTests(opts.inputs, registry);
+  const compiled = compileWithTests(opts.inputs, registry, opts.root);
   // JSON: one document with the diagnostics and the results, for CI tools.
   const diagnosticsJson = compiled.diagnostics.map((d) => toJsonDiagnostic(d, (f) => compiled.sources.get(f), displayPath));
   const printJson = (rest: object): void => output.out(JSON.stringify({ diagnostics: diagnosticsJson, ...rest }, null, 2));
@@ -124,9 +134,11 @@ export async function runPipeTests(opts: TestRunOptions, output: Output): Promis
 }
 
 /** Reads and compiles the inputs with their *.test.pipe files; unreadable inputs are diagnostics. */
-function compileWithTests(inputs: readonly string[], registry: ConnectorRegistry) {
+function compileWithTests(inputs: readonly string[], registry: ConnectorRegistry, root: string | undefined) {
   const { files, missing } = findPipeFiles(inputs, { tests: true });
   const readErrors: Diagnostic[] = missing.map((m) => diagnostic('PIPE9002', { message: `cannot read \`${m}\`: no such file or folder`, span: { file: m, start: 0, end: 0 } }));
+  const roots = projectRoots(inputs, root);
+  readErrors.push(...inputsOutsideRoot(files, roots, root));
   const sources: { path: string; text: string }[] = [];
   for (const file of files) {
     const read = readSource(file);
@@ -139,7 +151,7 @@ function compileWithTests(inputs: readonly string[], registry: ConnectorRegistry
   const result = compile({
     files: sources,
     registry,
-    host: fileHost,
+    host: projectHost(roots),
     serviceName: 'pipec-test',
     displayPath,
     emit: readErrors.length === 0,

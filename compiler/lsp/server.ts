@@ -17,7 +17,8 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PipeFile } from '../ast/ast.js';
 import { parseFile } from '../ast/parse-file.js';
-import { compile } from '../compile.js';
+import { folderRoots, MAX_SOURCE_BYTES, projectHost, readRegularFile } from '../project-files.js';
+import { compile, type FileRead } from '../compile.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { loadRegistry } from '../connectors/load-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
@@ -44,11 +45,9 @@ const MAX_FILES_PER_FOLDER = 500;
 
 export const diskHost: ServerHost = {
   readFile(filePath) {
-    try {
-      return fs.readFileSync(filePath, 'utf8');
-    } catch {
-      return undefined;
-    }
+    // Regular files of at most 5 MB only: a device or FIFO must not block the server.
+    const read = readRegularFile(filePath, MAX_SOURCE_BYTES);
+    return 'text' in read ? read.text : undefined;
   },
   listPipeFiles(folder) {
     try {
@@ -97,6 +96,8 @@ export function createPipeLanguageServer(connection: Connection, options: Server
   const parseCache = new Map<string, { text: string; ast: PipeFile }>();
   /** Per folder: the step shapes of its last compile, for hover and `message.` completion. */
   const shapesByFolder = new Map<string, readonly StepShape[]>();
+  /** The workspace folders: imports resolve inside them (as `pipec check --root`), else inside the file's folder. */
+  let workspaceRoots: string[] = [];
 
   const pathOf = (uri: string): string => (uri.startsWith('file:') ? fileURLToPath(uri) : uri);
   const uriOf = (file: string): string => (path.isAbsolute(file) ? pathToFileURL(file).href : file);
@@ -138,7 +139,7 @@ export function createPipeLanguageServer(connection: Connection, options: Server
     const result = compile({
       files: unit.files,
       registry,
-      host: { readFile: textOf },
+      host: importHost(workspaceRoots.length > 0 ? workspaceRoots : folderRoots([unit.folder])),
       serviceName: path.basename(unit.folder) || 'service',
       emit: false,
     });
@@ -176,15 +177,31 @@ export function createPipeLanguageServer(connection: Connection, options: Server
     }, debounceMs));
   };
 
-  connection.onInitialize(() => ({
-    capabilities: {
-      textDocumentSync: TextDocumentSyncKind.Incremental,
-      hoverProvider: true,
-      definitionProvider: true,
-      completionProvider: { triggerCharacters: ['.', ' ', '{', '('] },
-    },
-    serverInfo: { name: 'pipec', version: '0.1.0' },
-  }));
+  /** Imports follow the CLI's project rules; an open document's unsaved text wins over the disk. */
+  const importHost = (roots: readonly string[]) => {
+    const confined = projectHost(roots);
+    const readProjectFile = (file: string): FileRead => {
+      const read = confined.readProjectFile?.(file) ?? { refused: 'not-found', detail: 'no such file' };
+      if ('refused' in read && read.refused !== 'not-found') return read;
+      const text = textOf(file);
+      return text === undefined ? read : { text };
+    };
+    return { readFile: textOf, readProjectFile };
+  };
+
+  connection.onInitialize((params) => {
+    const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
+    workspaceRoots = folderRoots(folders.filter((uri) => uri.startsWith('file:')).map((uri) => fileURLToPath(uri)));
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        hoverProvider: true,
+        definitionProvider: true,
+        completionProvider: { triggerCharacters: ['.', ' ', '{', '('] },
+      },
+      serverInfo: { name: 'pipec', version: '0.1.0' },
+    };
+  });
 
   documents.onDidOpen((e) => schedule(e.document.uri));
   documents.onDidChangeContent((e) => schedule(e.document.uri));

@@ -6,6 +6,7 @@
  * `readFile` it is given.
  */
 import path from 'node:path';
+import type { FileRead } from '../compile.js';
 import type { Expectation, MockDecl, ObjectValue, PipeFile, PipelineDecl, TestDecl, Value } from '../ast/ast.js';
 import { spanAt, toLiteral } from '../ast/literal.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
@@ -29,6 +30,8 @@ export interface CheckTestsInput {
   readonly displayPath: (file: string) => string;
   /** Reads an `input: file(…)` fixture; undefined when it cannot be read. */
   readonly readFile: (filePath: string) => string | undefined;
+  /** When given, reads fixtures instead of `readFile`, with the reason of a refusal (outside the project, …). */
+  readonly readProjectFile?: (filePath: string) => FileRead;
 }
 
 /** Fixtures are test data, not bulk data. */
@@ -164,11 +167,13 @@ class TestChecker {
     if (!given) return undefined;
     if (given.kind === 'value') return this.literal(given.value, 'a test input');
     const target = path.resolve(path.dirname(given.pathSpan.file), given.path);
-    const text = this.input.readFile(target);
+    const read = this.input.readProjectFile?.(target);
+    const text = read ? ('text' in read ? read.text : undefined) : this.input.readFile(target);
     const bad = (why: string): undefined => {
       this.diagnostics.push(diagnostic('PIPE7004', { message: `cannot use \`${given.path}\` as the test input: ${why}`, span: given.pathSpan, label: why, hint: 'paths are relative to the test file' }));
       return undefined;
     };
+    if (read && !('text' in read)) return bad(read.refused === 'not-found' ? 'file not found' : read.detail);
     if (text === undefined) return bad('file not found');
     if (text.length > MAX_FIXTURE_CHARS) return bad('file larger than 5 MB');
     try {

@@ -57,7 +57,9 @@ export async function tokenServiceSecrets(extraEnv: Record<string, string> = {})
 export async function buildExamples(folders: readonly string[], name: string): Promise<string> {
   const outDir = path.join(tempDir(name), 'out');
   const inputs = folders.map((folder) => path.join(REPO_ROOT, 'examples', folder));
-  const built = await runCli(['build', ...inputs, '--out', outDir, '--name', name, '--color', 'never']);
+  // protected-api imports the token service from a sibling folder: the project is examples/.
+  const root = path.join(REPO_ROOT, 'examples');
+  const built = await runCli(['build', ...inputs, '--root', root, '--out', outDir, '--name', name, '--color', 'never']);
   if (built.code !== 0) throw new Error(`pipec build failed:\n${built.output.err.join('\n')}`);
   return outDir;
 }
@@ -122,8 +124,10 @@ export class TokenServiceClient {
     return res.body as unknown as TokenResponse;
   }
 
-  refresh(refreshToken: string): Promise<HttpAnswer> {
-    return this.postJson({ grant_type: 'refresh_token', refresh_token: refreshToken });
+  /** A refresh request authenticated as `credentials` (RFC 6749 §6), or without client authentication (null). */
+  refresh(refreshToken: string, credentials: Credentials | null): Promise<HttpAnswer> {
+    const auth = credentials ? { username: credentials.clientId, password: credentials.clientSecret } : {};
+    return this.postJson({ grant_type: 'refresh_token', refresh_token: refreshToken, ...auth });
   }
 
   delete(clientId: string, apikey = this.adminApikey): Promise<HttpAnswer> {

@@ -166,6 +166,17 @@ describe('oauth2-token-service example over real HTTP', () => {
       }
     });
 
+    it('Basic credentials whose %-escapes do not decode → 401 invalid_client with the §5.2 headers', async () => {
+      for (const raw of ['abc%zz:secret', `${credentials.clientId}:%E0%A4%A`, '%FF:x', 'id:%']) {
+        const authorization = `Basic ${Buffer.from(raw).toString('base64')}`;
+        const res = await client.postForm({ grant_type: 'client_credentials' }, { authorization });
+        expect(res.status, raw).toBe(401);
+        expect(res.body).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+        expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+    });
+
     it('two client authentication methods at once → 400 invalid_request', async () => {
       const res = await client.postForm(
         { grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret },
@@ -201,7 +212,8 @@ describe('oauth2-token-service example over real HTTP', () => {
       const missing = await client.postForm({ grant_type: 'refresh_token' });
       expect(missing.status).toBe(400);
       expect(missing.body['error']).toBe('invalid_request');
-      const unknown = await client.refresh(crypto.randomBytes(32).toString('base64url'));
+      const credentials = remember(await client.create('acme'));
+      const unknown = await client.refresh(crypto.randomBytes(32).toString('base64url'), credentials);
       expect(unknown.status).toBe(400);
       expect(unknown.body['error']).toBe('invalid_grant');
     });
@@ -212,29 +224,42 @@ describe('oauth2-token-service example over real HTTP', () => {
       const credentials = remember(await client.create('globex', 'admin'));
       const first = remember(await client.token(credentials));
 
-      const rotated = await client.refresh(first.refresh_token);
+      const rotated = await client.refresh(first.refresh_token, credentials);
       expect(rotated.status).toBe(200);
       const second = remember(rotated.body as unknown as TokenResponse);
       expect(second).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'profile address banking' });
       expect(second.access_token).not.toBe(first.access_token);
       expect(second.refresh_token).not.toBe(first.refresh_token);
 
-      const replay = await client.refresh(first.refresh_token);
+      const replay = await client.refresh(first.refresh_token, credentials);
       expect(replay.status).toBe(400);
       expect(replay.body).toMatchObject({ error: 'invalid_grant' });
       expect(String(replay.body['error_description'])).toContain('revoked');
 
       // The legitimate holder's newer refresh token died with the family.
-      const afterReplay = await client.refresh(second.refresh_token);
+      const afterReplay = await client.refresh(second.refresh_token, credentials);
       expect(afterReplay.status).toBe(400);
       expect(afterReplay.body['error']).toBe('invalid_grant');
 
       // Other grants of the same client are separate families and keep working.
       const fresh = remember(await client.token(credentials));
-      expect((await client.refresh(fresh.refresh_token)).status).toBe(200);
+      expect((await client.refresh(fresh.refresh_token, credentials)).status).toBe(200);
     });
 
-    it('a client that authenticates on refresh must be the one the token was issued to', async () => {
+    it('a refresh without client authentication → 401 invalid_client; its client can still use it', async () => {
+      const credentials = remember(await client.create('stark'));
+      const token = remember(await client.token(credentials));
+      const anonymous = await client.refresh(token.refresh_token, null);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body['error']).toBe('invalid_client');
+      expect(anonymous.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+      expect(anonymous.headers.get('cache-control')).toBe('no-store');
+      const owner = await client.refresh(token.refresh_token, credentials);
+      expect(owner.status).toBe(200);
+      remember(owner.body as unknown as TokenResponse);
+    });
+
+    it('the client the token was issued to, and only it, can refresh it', async () => {
       const owner = remember(await client.create('initech'));
       const other = remember(await client.create('initech'));
       const token = remember(await client.token(owner));
@@ -269,9 +294,10 @@ describe('oauth2-token-service example over real HTTP', () => {
       const tokenAfter = await client.postJson({ grant_type: 'client_credentials', username: credentials.clientId, password: credentials.clientSecret });
       expect(tokenAfter.status).toBe(401);
       expect(tokenAfter.body['error']).toBe('invalid_client');
-      const refreshAfter = await client.refresh(token.refresh_token);
-      expect(refreshAfter.status).toBe(400);
-      expect(refreshAfter.body['error']).toBe('invalid_grant');
+      // The client no longer exists, so it cannot authenticate to refresh either.
+      const refreshAfter = await client.refresh(token.refresh_token, credentials);
+      expect(refreshAfter.status).toBe(401);
+      expect(refreshAfter.body['error']).toBe('invalid_client');
     });
 
     it('refuses a missing clientId with 400', async () => {
@@ -316,6 +342,16 @@ describe('oauth2-token-service example over real HTTP', () => {
   });
 
   describe('security', () => {
+    it('ships no private key: the examples hold no PEM private key', () => {
+      const examples = path.join(REPO_ROOT, 'examples');
+      const files = fs.readdirSync(examples, { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(pipe|json|md)$/.test(f));
+      expect(files.length).toBeGreaterThan(10);
+      for (const file of files) {
+        expect(fs.readFileSync(path.join(examples, file), 'utf8'), file).not.toMatch(/BEGIN (EC |RSA )?PRIVATE KEY/);
+      }
+    });
+
     it('checks secrets with the hash connector (scrypt + crypto.timingSafeEqual), never with ==', () => {
       const source = fs.readFileSync(path.join(EXAMPLE_DIR, 'oauth2-token-service.pipe'), 'utf8');
       // Each presented secret reaches exactly one kind of check: `hash verify`.

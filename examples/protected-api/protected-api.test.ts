@@ -16,6 +16,7 @@ import {
   generateSigningKeys,
   secretsFoundInLogs,
   tokenServiceSecrets,
+  type Credentials,
   type TokenServiceSecrets,
 } from '../oauth2-token-service/oauth2-test-support.js';
 
@@ -66,11 +67,15 @@ describe('protected-api example over real HTTP', () => {
     await server?.stop();
   });
 
-  async function freshToken(role?: 'salesperson' | 'manager' | 'admin'): Promise<{ clientId: string; accessToken: string; refreshToken: string }> {
+  interface FreshToken { clientId: string; credentials: Credentials; accessToken: string; refreshToken: string }
+
+  async function freshToken(role?: 'salesperson' | 'manager' | 'admin'): Promise<FreshToken> {
     const credentials = await client.create('wayne', role);
     const token = await client.token(credentials);
     handedOut.push(credentials.clientSecret, token.access_token, token.refresh_token);
-    return { clientId: credentials.clientId, accessToken: token.access_token, refreshToken: token.refresh_token };
+    return {
+      clientId: credentials.clientId, credentials, accessToken: token.access_token, refreshToken: token.refresh_token,
+    };
   }
 
   it('accepts a token of the token service and sees the caller', async () => {
@@ -131,11 +136,39 @@ describe('protected-api example over real HTTP', () => {
     }
   });
 
-  it('a correctly signed token the token service never issued (unknown jti) → 401 token revoked', async () => {
+  it('a correctly signed token the token service never issued (unknown jti) → 401', async () => {
     const token = await signWith(crypto.createPrivateKey(secrets.keys.privatePem), { role: 'admin' });
     const res = await callApi(server, token);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'invalid_token', error_description: 'token revoked' });
+    expect(res.body).toEqual({ error: 'invalid_token', error_description: 'token revoked or unknown' });
+  });
+
+  it('a correctly signed token with an issued jti but claims of its own making → 401 (claims are bound)', async () => {
+    // With the signing key (leaked, or a published development key), a caller could re-sign a real
+    // token's jti with better claims: the record of that jti says what was really issued.
+    const signingKey = crypto.createPrivateKey(secrets.keys.privatePem);
+    const { clientId, accessToken } = await freshToken('salesperson');
+    const issued = decodeJwt(accessToken);
+    const resign = (claims: Record<string, unknown>, subject = clientId, expiresAt = issued.exp): Promise<string> => {
+      const base = { jti: issued.jti, role: issued['role'], scope: issued['scope'], partnerId: issued['partnerId'] };
+      return new SignJWT({ ...base, ...claims })
+        .setProtectedHeader({ alg: 'ES256', kid: secrets.keys.kid }).setIssuer(ISSUER).setAudience(AUDIENCE)
+        .setSubject(subject).setIssuedAt().setExpirationTime(expiresAt ?? 0).sign(signingKey);
+    };
+    // The same claims re-signed pass: the test forges nothing but what it changes below.
+    expect((await callApi(server, await resign({}))).status).toBe(200);
+    const forged = {
+      role: await resign({ role: 'admin' }),
+      scope: await resign({ scope: 'profile address banking' }),
+      partner: await resign({ partnerId: 'another-partner' }),
+      subject: await resign({}, 'another-client'),
+      expiry: await resign({}, clientId, (issued.exp ?? 0) + 86_400),
+    };
+    for (const [what, token] of Object.entries(forged)) {
+      const res = await callApi(server, token);
+      expect(res.status, what).toBe(401);
+      expect(res.body['error_description'], what).toBe('token revoked or unknown');
+    }
   });
 
   it('deleting the credentials revokes their access tokens', async () => {
@@ -144,19 +177,19 @@ describe('protected-api example over real HTTP', () => {
     expect((await client.delete(clientId)).status).toBe(200);
     const res = await callApi(server, accessToken);
     expect(res.status).toBe(401);
-    expect(res.body['error_description']).toBe('token revoked');
+    expect(res.body['error_description']).toBe('token revoked or unknown');
   });
 
   it('replaying a spent refresh token revokes the access tokens of its family', async () => {
     const first = await freshToken();
-    const rotated = await client.refresh(first.refreshToken);
+    const rotated = await client.refresh(first.refreshToken, first.credentials);
     expect(rotated.status).toBe(200);
     const second = String(rotated.body['access_token']);
     handedOut.push(second, String(rotated.body['refresh_token']));
     expect((await callApi(server, first.accessToken)).status).toBe(200);
     expect((await callApi(server, second)).status).toBe(200);
 
-    expect((await client.refresh(first.refreshToken)).status).toBe(400);
+    expect((await client.refresh(first.refreshToken, first.credentials)).status).toBe(400);
     expect((await callApi(server, first.accessToken)).status).toBe(401);
     expect((await callApi(server, second)).status).toBe(401);
   });

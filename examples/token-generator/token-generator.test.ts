@@ -4,10 +4,11 @@
  * Covers each role's claim set, every 401 path, and a provider that does not answer 200.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { jwtVerify, importSPKI } from 'jose';
+import { jwtVerify, importSPKI, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, tempDir, type RunningService } from '../../test/e2e/service-process.js';
 import {
@@ -113,7 +114,12 @@ describe('token-generator example over real HTTP', () => {
       const res = await generate(generator, body, apiKey);
       expect(res.status, JSON.stringify(body)).toBe(401);
       expect(res.body['error']).toBe('Unauthorized');
+      // The Assert's internal message and the step stay in the log.
+      expect(Object.keys(res.body).sort()).toEqual(['code', 'error', 'executionId', 'message', 'timestamp']);
     }
+    // The child's log lines arrive on their own schedule.
+    const internal = 'client_id and client_secret are required';
+    await vi.waitFor(() => expect(generator.logs()).toContain(internal), { timeout: 10_000 });
   });
 
   it('invalid credentials: the provider answers 401, so does the generator', async () => {
@@ -167,11 +173,12 @@ describe('token-generator example over real HTTP', () => {
 // apikeys apply, and the generator calls the token service of its own service (PORT).
 describe('all examples in one service with the embedded development defaults', () => {
   let server: RunningService;
+  let outDir: string;
   const DEV_ADMIN_APIKEY = 'dev-only-oauth2-admin-apikey';
   const DEV_GENERATOR_API_KEY = 'dev-only-token-generator-apikey';
 
   beforeAll(async () => {
-    const outDir = await buildExamples(['.'], 'all-examples-oauth2');
+    outDir = await buildExamples(['.'], 'all-examples-oauth2');
     for (const name of ['TOKEN_SIGNING_KEY', 'TOKEN_VERIFY_KEY', 'TOKEN_GENERATOR_PROVIDER_URL', 'OAUTH2_ADMIN_APIKEY_HASH']) {
       expect(process.env[name], `${name} is set in the environment; this test needs the defaults`).toBeUndefined();
     }
@@ -182,7 +189,27 @@ describe('all examples in one service with the embedded development defaults', (
     await server?.stop();
   });
 
-  it('token service → token generator → protected API, end to end', async () => {
+  it('signs with a key the service made at its first start, kept in its data folder', async () => {
+    const keyFile = path.join(outDir, '.data', 'keys', 'oauth2_signer.pem');
+    const made = crypto.createPrivateKey(fs.readFileSync(keyFile, 'utf8'));
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    type Jwks = { keys: Array<Record<string, unknown>> };
+    const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as Jwks;
+    expect(jwks.keys).toHaveLength(1);
+    const madePublic = crypto.createPublicKey(made).export({ format: 'jwk' }) as Record<string, unknown>;
+    expect(jwks.keys[0]).toMatchObject(madePublic);
+    await vi.waitFor(() => expect(server.logs()).toContain('made a development key in the data folder'), { timeout: 10_000 });
+    // A token signed with the key these examples used to publish is refused.
+    const published = crypto.createPrivateKey(PUBLISHED_DEVELOPMENT_KEY);
+    const forged = await new SignJWT({ role: 'admin', scope: 'profile address banking' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'dev-only-published-key' })
+      .setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('anyone').setJti(crypto.randomUUID())
+      .setIssuedAt().setExpirationTime('10m').sign(published);
+    const res = await fetch(`${server.url}/protected-api/orders`, { headers: { authorization: `Bearer ${forged}` } });
+    expect(res.status).toBe(401);
+  });
+
+  it('token service → token generator → protected API, end to end; the key survives a restart', async () => {
     const client = new TokenServiceClient(server.url, DEV_ADMIN_APIKEY);
     const credentials = await client.create('npm-start', 'manager');
     const generated = await generate(server, { client_id: credentials.clientId, client_secret: credentials.clientSecret }, DEV_GENERATOR_API_KEY);
@@ -191,5 +218,21 @@ describe('all examples in one service with the embedded development defaults', (
     const orders = await fetch(`${server.url}/protected-api/orders`, { headers: { authorization: `Bearer ${String(generated.body['access_token'])}` } });
     expect(orders.status).toBe(200);
     expect(await orders.json()).toMatchObject({ clientId: credentials.clientId, role: 'manager' });
+
+    await server.stop();
+    server = await startServer(outDir);
+    const bearer = { authorization: `Bearer ${String(generated.body['access_token'])}` };
+    const again = await fetch(`${server.url}/protected-api/orders`, { headers: bearer });
+    expect(again.status).toBe(200);
   });
 });
+
+/** The ES256 key the examples published before they made their own (anyone could sign with it). */
+const PUBLISHED_DEVELOPMENT_KEY = [
+  '-----BEGIN PRIVATE KEY-----',
+  'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgk9tBWLKRYwUfWeK/',
+  '8PGNOpqlsPxNbxBqo5jA8TPGr76hRANCAASbHQ6vDOs9Bzs6w+PTNZGQglO2p8nZ',
+  'oM1zkUt5Cmr7zEMF8NxOgKRbx0gKYLj5gHIAQ36u0RbeABeqpdgusZek',
+  '-----END PRIVATE KEY-----',
+  '',
+].join('\n');

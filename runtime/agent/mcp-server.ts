@@ -80,7 +80,7 @@ async function runTool(tool: McpToolDefinition, args: Json): Promise<CallResult>
     };
   } catch (err) {
     const error: JsonObject = err instanceof PipeError
-      ? { error: err.message, code: err.code, kind: err.kind }
+      ? { ...(err.details ?? {}), error: err.message, code: err.code, kind: err.kind }
       : { error: 'internal error', code: 500 };
     return { content: [{ type: 'text', text: JSON.stringify(error) }], structuredContent: error, isError: true };
   }

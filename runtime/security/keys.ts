@@ -31,7 +31,13 @@ export interface SigningKey {
 
 export type VerificationKey =
   | { readonly kind: 'static'; readonly key: KeyObject; readonly algorithms: readonly string[] }
-  | { readonly kind: 'remote'; readonly url: URL; readonly algorithms: readonly string[] };
+  | { readonly kind: 'remote'; readonly url: URL; readonly algorithms: readonly string[] }
+  /** A JSON Web Key Set held by the account (e.g. the service's own, development-keys.ts). */
+  | {
+    readonly kind: 'set';
+    readonly jwks: { readonly keys: readonly JsonObject[] };
+    readonly algorithms: readonly string[];
+  };
 
 const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
 /** RFC 7518 §3.2: an HMAC key must be at least as long as the hash output. */
@@ -214,7 +220,8 @@ export async function signingKeyOf(fields: AccountFields, algorithm?: string): P
   if (type === 'private-key') {
     const key = readPrivateKey(fields);
     const alg = requested ? restrictAlgorithms(algorithmsForKey(key), [requested])[0]! : defaultAlgorithm(key);
-    const kid = stringField(fields, 'kid') ?? (await thumbprintOf(crypto.createPublicKey(key)));
+    // An empty kid (an unset variable with "" as its fallback) counts as none.
+    const kid = stringField(fields, 'kid') || (await thumbprintOf(crypto.createPublicKey(key)));
     return { key, alg, kid };
   }
   throw new AccountError(`a ${type} account cannot sign tokens (use secret-key or private-key)`);
@@ -242,6 +249,8 @@ export function verificationKeyOf(fields: AccountFields, algorithms?: readonly s
     return { kind: 'static', key, algorithms: narrow(algorithmsForKey(key)) };
   }
   if (type === 'public-key') {
+    const set = keySetOf(ownField(fields, 'key'));
+    if (set) return { kind: 'set', jwks: set, algorithms: narrow(ASYMMETRIC_ALGORITHMS) };
     const key = stringField(fields, 'key');
     const url = stringField(fields, 'jwks-url') ?? stringField(fields, 'jwksUrl') ?? (key && isUrl(key) ? key.trim() : undefined);
     if (url !== undefined) return { kind: 'remote', url: jwksUrlOf(url), algorithms: narrow(ASYMMETRIC_ALGORITHMS) };
@@ -249,6 +258,16 @@ export function verificationKeyOf(fields: AccountFields, algorithms?: readonly s
     return { kind: 'static', key: publicKey, algorithms: narrow(algorithmsForKey(publicKey)) };
   }
   throw new AccountError(`a ${type} account cannot verify tokens (use secret-key, private-key or public-key)`);
+}
+
+/** A `{ keys: [...] }` document given as the key, or undefined. */
+function keySetOf(key: Json | undefined): { keys: JsonObject[] } | undefined {
+  if (key === null || typeof key !== 'object' || Array.isArray(key) || !Object.hasOwn(key, 'keys')) return undefined;
+  const keys = key['keys'];
+  if (!Array.isArray(keys) || !keys.every((k) => k !== null && typeof k === 'object' && !Array.isArray(k))) {
+    throw new AccountError('account field `key` holds a key set whose `keys` is not a list of JWKs');
+  }
+  return { keys: keys as JsonObject[] };
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);

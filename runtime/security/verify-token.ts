@@ -6,7 +6,9 @@
  * `TokenError` whose message is safe to return to the caller (it never contains key material).
  * `exp` is required: a token that never expires cannot be revoked by time.
  */
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey,
+} from 'jose';
 import type { KeyObject } from 'node:crypto';
 import type { JsonObject } from '../types.js';
 import type { VerificationKey } from './keys.js';
@@ -45,6 +47,9 @@ const REMOTE_JWKS_TIMEOUT_MS = 5000;
 /** Turns a verification key description into a jose key (creating the remote JWKS resolver once). */
 export function tokenKeyOf(source: VerificationKey): TokenKey {
   if (source.kind === 'static') return { key: source.key, algorithms: source.algorithms };
+  if (source.kind === 'set') {
+    return { key: createLocalJWKSet(source.jwks as unknown as JSONWebKeySet), algorithms: source.algorithms };
+  }
   return {
     key: createRemoteJWKSet(source.url, { timeoutDuration: REMOTE_JWKS_TIMEOUT_MS }),
     algorithms: source.algorithms,

@@ -14,12 +14,15 @@ import type { StepHooks } from '../steps.js';
 import type { Clock, Json, JsonObject, PipelineModule, Reply } from '../types.js';
 import { loadDefaultBackends, type Backends } from './backends-port.js';
 import { resolveAccounts, resolveEnvRecord } from './env-values.js';
+import { withDevelopmentKeys, withOwnKeySet } from '../security/development-keys.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
 import { ConnectionRegistry } from './connections.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
-import { refusalResponse } from './http-response.js';
+import { errorDetailFromEnv } from './http-response.js';
+import { createRefusals } from './refusal.js';
+import { originPolicyFromEnv } from '../security/origin.js';
 import { registerJwksRoute } from './jwks-route.js';
 import { createLogger } from './logging.js';
 import { SystemClock } from './system-clock.js';
@@ -59,6 +62,8 @@ export interface ServiceOptions {
 
 export interface Service {
   readonly app: Hono;
+  /** The service's logger (node-server.ts logs the start and listen failures with it). */
+  readonly logger: Logger;
   run(pipeline: string, message: Json, opts?: { redelivery?: boolean }): Promise<ExecutionOutcome>;
   fireSchedule(pipeline: string): Promise<ExecutionOutcome>;
   start(): Promise<void>;
@@ -99,7 +104,15 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const byKind = pipelinesByKind(def);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
-  const accounts = resolveAccounts(def.accounts, env, logger);
+  const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts, env, logger), {
+    dataDir, env,
+    onMadeKey: (account, file, created) => logger.warn(
+      { account, file },
+      created
+        ? 'account has no key: made a development key in the data folder (set its key for production)'
+        : 'account has no key: using the development key in the data folder',
+    ),
+  }));
   const connections = new ConnectionRegistry(logger);
   const tracing: Tracing | undefined = opts.tracer
     ? undefined
@@ -119,13 +132,14 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   let phase: ServicePhase = 'created';
   const app = new Hono();
+  const refuse = createRefusals({ clock, logger });
   // While draining, everything but the operational paths is refused. Checked in front of the
   // app's fetch rather than as a '*' middleware: with one matching handler per request Hono
   // calls it directly, without composing a middleware chain (every request's path).
   const dispatch = app.fetch;
   app.fetch = (request, ...rest) => {
     if ((phase === 'draining' || phase === 'stopped') && !OPERATIONAL_PATHS.has(pathAndQuery(request.url).path)) {
-      return refusalResponse(new PipeError('Service is shutting down', { code: 503, kind: 'SHUTDOWN' }), clock.now());
+      return refuse(new PipeError('Service is shutting down', { code: 503, kind: 'SHUTDOWN' }), request);
     }
     return dispatch(request, ...rest);
   };
@@ -134,6 +148,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   const host: TriggerHost = {
     engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,
+    refuse, errorDetail: errorDetailFromEnv(env), origins: originPolicyFromEnv(env),
     route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),
   };
@@ -146,12 +161,11 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     throw err;
   }
   registerJwksRoute(app, accounts);
-  app.notFound((c) => refusalResponse(
-    new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), clock.now()));
-  app.onError((err, c) => {
-    logger.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error while serving a request');
-    return refusalResponse(new PipeError('Internal error', { code: 500, kind: 'INTERNAL' }), clock.now());
-  });
+  app.notFound((c) => refuse(
+    new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw));
+  // A throw that reached Hono is a bug of the HTTP layer: logged with its stack (refuse logs the cause of a 5xx).
+  app.onError((err, c) => refuse(
+    new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err }), c.req.raw));
 
   let stopping: Promise<void> | undefined;
   const stopTriggers = (): Promise<unknown> => Promise.allSettled(attachments.map((a) => a.stop?.()));
@@ -176,6 +190,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   return {
     app,
+    logger,
     async run(pipeline, message, runOpts = {}) {
       const p = engine.pipeline(pipeline);
       if (!p) throw new Error(`unknown pipeline "${pipeline}"`);
@@ -204,7 +219,8 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
         }
       }
       phase = 'ready';
-      logger.info({ pipelines: def.pipelines.map((p) => p.name) }, 'service started');
+      // "service started" is node-server's to say, once the port is bound too.
+      logger.debug({ pipelines: def.pipelines.map((p) => p.name) }, 'triggers started');
     },
     stop(graceMs = DEFAULT_GRACE_MS) {
       stopping ??= stop(graceMs);

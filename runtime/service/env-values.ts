@@ -2,7 +2,12 @@
  * Account fields and globals may come from the environment (`env("NAME")` in .pipe). Generated
  * code writes them as `{ "$env": "NAME" }` (optionally with `"default"`); they are resolved once,
  * at start. A missing variable becomes null with a warning that names the variable, never a value.
+ *
+ * When NAME is unset but `NAME_FILE` names a file, the value is that file's content (the
+ * convention of container secrets: `TOKEN_SIGNING_KEY_FILE=/run/secrets/signing-key.pem`), without
+ * one final line break. The file must be a regular file of at most 64 KB.
  */
+import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { Json } from '../types.js';
 
@@ -14,11 +19,31 @@ function envReference(value: Json): { name: string; fallback: Json } | null {
   return { name, fallback: Object.hasOwn(value, 'default') ? (value['default'] ?? null) : null };
 }
 
+/** Larger than any key or secret; a bigger file is a mistake (a wrong path). */
+const MAX_SECRET_FILE_BYTES = 64 * 1024;
+
+/** The content of the file `NAME_FILE` names; throws (naming the variable, never the content) when unusable. */
+function readSecretFile(variable: string, file: string): string {
+  let text: string;
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) throw new Error('not a regular file');
+    if (stat.size > MAX_SECRET_FILE_BYTES) throw new Error('larger than 64 KB');
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`${variable}: cannot read the file it names (${err instanceof Error ? err.message : String(err)})`);
+  }
+  return text.replace(/\r?\n$/, '');
+}
+
 export function resolveEnvValue(value: Json, env: NodeJS.ProcessEnv, onMissing: (name: string) => void): Json {
   const ref = envReference(value);
   if (ref) {
     const found = Object.hasOwn(env, ref.name) ? env[ref.name] : undefined;
     if (found !== undefined) return found;
+    const fileVariable = `${ref.name}_FILE`;
+    const file = Object.hasOwn(env, fileVariable) ? env[fileVariable] : undefined;
+    if (file !== undefined && file !== '') return readSecretFile(fileVariable, file);
     if (ref.fallback === null) onMissing(ref.name);
     return ref.fallback;
   }

@@ -546,7 +546,13 @@ export class ExecutionEngine {
     const label = error.kind === 'TIMEOUT' ? 'timeout' : ending.label;
     entry.series.finished(label, durationMs / 1000);
     if (span) endExecutionSpan(span, label, { code: error.code, message: error.message });
-    const fields = { outcome: label, code: error.code, kind: error.kind, error: error.message, durationMs: Math.round(durationMs) };
+    // Where it failed (the step, with its .pipe line for `fail`) and a server-side cause are for
+    // the log only: replies show the public part of the error (http-response.ts).
+    const fields = {
+      outcome: label, code: error.code, kind: error.kind, error: error.message, durationMs: Math.round(durationMs),
+      ...(error.step !== undefined ? { step: error.step } : {}),
+      ...(serverSideCause(error) !== undefined ? { err: serverSideCause(error) } : {}),
+    };
     if (error.code >= 500) log.logger.error(fields, 'execution failed');
     else log.logger.warn(fields, 'execution failed');
     const executionId = id.value;
@@ -559,4 +565,10 @@ export class ExecutionEngine {
     log.logger.error({ err }, 'unexpected exception in execution');
     return new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err });
   }
+}
+
+/** The cause of a 5xx that is not itself a PipeError (a file-system error, a driver's): for the log. */
+function serverSideCause(error: PipeError): unknown {
+  if (error.code < 500 || error.kind === 'INTERNAL' || error.cause instanceof PipeError) return undefined;
+  return error.cause;
 }

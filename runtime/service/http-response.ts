@@ -1,17 +1,72 @@
 /**
- * Shared by the HTTP triggers: an engine outcome, or a PipeError raised before the execution
- * started, as a web Response.
+ * Shared by the HTTP triggers: an engine outcome as a web Response. A failure answers with the
+ * public part of its error object — message, code, execution id, and what the client needs to fix
+ * its request (validation violations, the size limit, the fields a `fail` step wrote) — while
+ * where it failed (the step, its `.pipe` file and line), internal messages (Assert's
+ * `internalErrorMessage`), links to other executions and upstream answers stay in the log.
+ * `PIPEC_DEBUG_ERRORS=1` (development) answers with the whole error object instead.
  */
-import { PipeError } from '../errors.js';
+import type { JsonObject } from '../types.js';
 import type { EngineOutcome } from './execution.js';
-import { mapFailure, mapResult, requestError, toWebResponse } from './result-mapping.js';
+import { mapFailure, mapResult, toWebResponse } from './result-mapping.js';
 
-export function outcomeResponse(outcome: EngineOutcome): Response {
-  if (outcome.ok) return toWebResponse(mapResult(outcome.result));
-  return toWebResponse(mapFailure(outcome.error.code, outcome.errorObject));
+/** How much of a failure a reply shows: the public part, or everything (debug switch). */
+export type ErrorDetail = 'public' | 'debug';
+
+/** The debug switch, read once when the service is created. */
+export function errorDetailFromEnv(env: NodeJS.ProcessEnv): ErrorDetail {
+  const value = env['PIPEC_DEBUG_ERRORS'];
+  return value === '1' || value === 'true' ? 'debug' : 'public';
 }
 
-/** A refusal before any execution (bad body, too large, draining): no execution id exists. */
-export function refusalResponse(err: PipeError, now: number): Response {
-  return toWebResponse(requestError(err.code, err.message, now, err.details ?? {}));
+/** Every failure reply has these. */
+const BASE_FIELDS = ['timestamp', 'error', 'message', 'code', 'executionId'] as const;
+
+/** Details that tell the client what to fix, by error kind. */
+const PUBLIC_DETAILS: Readonly<Record<string, readonly string[]>> = {
+  VALIDATION: ['violations', 'validation'],
+  PAYLOAD_TOO_LARGE: ['limit'],
+};
+
+/**
+ * Fields a `fail` step's object may not carry into a reply: the engine adds them (the step with its
+ * source location, child executions of `execute`) or they are meant for operators only.
+ */
+const LOG_ONLY_FIELDS = new Set([
+  'step',
+  'internalErrorMessage',
+  'pipelineName',
+  'childExecutionId',
+  'timeoutMs',
+  'stack',
+  'cause',
+]);
+
+/** The part of a failure's error object a client sees (pure). */
+export function publicErrorObject(kind: string, errorObject: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  if (kind === 'FAIL') {
+    // A `fail` step with an object: the pipeline author wrote these fields for the client.
+    for (const [key, value] of Object.entries(errorObject)) if (!LOG_ONLY_FIELDS.has(key)) out[key] = value;
+    return out;
+  }
+  for (const key of PUBLIC_DETAILS[kind] ?? [])
+    if (Object.hasOwn(errorObject, key)) out[key] = errorObject[key] ?? null;
+  for (const key of BASE_FIELDS) if (Object.hasOwn(errorObject, key)) out[key] = errorObject[key] ?? null;
+  return out;
 }
+
+/** Turns outcomes into responses, showing failures as `detail` says. */
+export function outcomeResponder(detail: ErrorDetail = 'public'): (outcome: EngineOutcome) => Response {
+  return (outcome) => {
+    if (outcome.ok) return toWebResponse(mapResult(outcome.result));
+    const body =
+      detail === 'debug'
+        ? { ...outcome.errorObject, kind: outcome.error.kind }
+        : publicErrorObject(outcome.error.kind, outcome.errorObject);
+    return toWebResponse(mapFailure(outcome.error.code, body));
+  };
+}
+
+/** The public reply of an outcome (see outcomeResponder). */
+export const outcomeResponse = outcomeResponder('public');

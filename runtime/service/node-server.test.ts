@@ -1,12 +1,16 @@
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from './node-server.js';
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  connectionLimitsFromEnv, DEFAULT_CONNECTION_LIMITS, ListenError, serve, type RunningServer,
+} from './node-server.js';
 import { httpTrigger, makeTestService, pipelineOf, type TestService } from './test-support/test-service.js';
 
 let t: TestService;
 let server: RunningServer | undefined;
 afterEach(async () => {
   await server?.close();
+  server = undefined;
   await t?.service.stop(100);
 });
 
@@ -73,5 +77,115 @@ describe('serve() on a real socket', () => {
     expect(await post('/body-only/7?q=1', 'application/x-www-form-urlencoded', 'a=1&a=2')).toEqual({ body: { a: ['1', '2'] } });
     expect(await post('/some/7?q=1', 'application/json; charset=utf-8', '{"a":1}'))
       .toEqual({ body: { a: 1 }, queryAndPath: { q: '1', id: '7' }, contentType: 'application/json; charset=utf-8' });
+  });
+});
+
+/** A raw TCP client: what it received, and whether the server closed the connection. */
+interface RawClient {
+  readonly socket: Socket;
+  received(): string;
+  readonly closed: Promise<void>;
+}
+
+function rawClient(port: number): Promise<RawClient> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    const socket = connect({ host: '127.0.0.1', port }, () => resolve({ socket, received: () => data, closed }));
+    const closed = new Promise<void>((done) => socket.once('close', () => done()));
+    socket.on('data', (chunk: Buffer) => { data += chunk.toString('utf8'); });
+    socket.on('error', () => undefined);
+    socket.once('error', reject);
+  });
+}
+
+/** Writes `text` one character at a time, `everyMs` apart, until the socket closes. */
+function trickle(socket: Socket, text: string, everyMs: number): void {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || i >= text.length) return clearInterval(timer);
+    socket.write(text[i++] ?? '');
+  }, everyMs);
+  socket.once('close', () => clearInterval(timer));
+}
+
+describe('connection hygiene', () => {
+  const quick = { headerTimeoutMs: 300, bodyTimeoutMs: 600, idleTimeoutMs: 300, maxConnectionsPerClient: 4 };
+  const echo = () =>
+    pipelineOf('echo', httpTrigger('/echo', ['POST', 'GET']), async (m) => (m as { body: unknown }).body as null);
+
+  it('a body that trickles in is cut off with 408 once the body timeout passes', async () => {
+    t = await makeTestService([echo()]);
+    await t.service.start();
+    server = await serve(t.service, { port: 0, hostname: '127.0.0.1', limits: quick });
+    const client = await rawClient(server.port);
+    client.socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
+    client.socket.write('Content-Length: 1000\r\n\r\n{');
+    trickle(client.socket, '"a":"'.padEnd(999, 'x'), 50);
+    await client.closed;
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('headers that trickle in are cut off with 408 once the header timeout passes', async () => {
+    t = await makeTestService([echo()]);
+    await t.service.start();
+    server = await serve(t.service, { port: 0, hostname: '127.0.0.1', limits: quick });
+    const client = await rawClient(server.port);
+    trickle(client.socket, `GET /echo HTTP/1.1\r\nHost: x\r\nX-Slow: ${'y'.repeat(500)}\r\n\r\n`, 20);
+    await client.closed;
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('closes an idle keep-alive connection after the idle timeout', async () => {
+    t = await makeTestService([echo()]);
+    await t.service.start();
+    server = await serve(t.service, { port: 0, hostname: '127.0.0.1', limits: quick });
+    const client = await rawClient(server.port);
+    client.socket.write('GET /echo HTTP/1.1\r\nHost: x\r\n\r\n');
+    await client.closed;
+    expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('answers 429 to connections over the per-client cap, and serves again once one closes', async () => {
+    t = await makeTestService([echo()]);
+    await t.service.start();
+    const patient = { ...quick, headerTimeoutMs: 20_000, bodyTimeoutMs: 20_000, idleTimeoutMs: 20_000 };
+    server = await serve(t.service, { port: 0, hostname: '127.0.0.1', limits: patient });
+    const held = await Promise.all([1, 2, 3, 4].map(() => rawClient(server?.port ?? 0)));
+    const extra = await rawClient(server.port);
+    extra.socket.write('GET /echo HTTP/1.1\r\nHost: x\r\n\r\n');
+    await extra.closed;
+    expect(extra.received()).toMatch(/^HTTP\/1\.1 429 /);
+    expect(extra.received()).toContain('Too many connections from this address');
+    held[0]?.socket.destroy();
+    await held[0]?.closed;
+    // The close is counted when the server sees it: retry until it has.
+    const url = `http://127.0.0.1:${server.port}/echo`;
+    await vi.waitFor(async () => expect((await fetch(url)).status).toBe(200), { timeout: 5_000 });
+    for (const h of held) h.socket.destroy();
+  });
+
+  it('listens on the interface HOST names', async () => {
+    t = await makeTestService([echo()]);
+    server = await serve(t.service, { port: 0 }, { HOST: '127.0.0.1' });
+    expect(server.address).toBe('127.0.0.1');
+  });
+
+  it('reports a port in use as one sentence', async () => {
+    t = await makeTestService([echo()]);
+    server = await serve(t.service, { port: 0, hostname: '127.0.0.1' });
+    const second = serve(t.service, { port: server.port, hostname: '127.0.0.1' });
+    const sentence = `^port ${server.port} is already in use \\(127\\.0\\.0\\.1:${server.port}\\)`;
+    await expect(second).rejects.toThrow(new RegExp(sentence));
+    await expect(second).rejects.toBeInstanceOf(ListenError);
+  });
+
+  it('reads the limits from the environment', () => {
+    expect(connectionLimitsFromEnv({})).toEqual(DEFAULT_CONNECTION_LIMITS);
+    expect(connectionLimitsFromEnv({
+      PIPEC_HEADER_TIMEOUT_MS: '1000', PIPEC_BODY_TIMEOUT_MS: '2000', PIPEC_IDLE_TIMEOUT_MS: '3000',
+      PIPEC_MAX_CONNECTIONS_PER_CLIENT: '0',
+    })).toEqual({ headerTimeoutMs: 1000, bodyTimeoutMs: 2000, idleTimeoutMs: 3000, maxConnectionsPerClient: 0 });
+    const unreadable = connectionLimitsFromEnv({ PIPEC_BODY_TIMEOUT_MS: 'soon' });
+    expect(unreadable.bodyTimeoutMs).toBe(DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs);
   });
 });

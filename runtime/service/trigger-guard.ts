@@ -12,7 +12,8 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { createAuthenticator, type AuthSpec, type Authenticator } from '../security/auth.js';
 import { createRateLimiter, rateLimitClientKey, type RateLimitDecision, type RateLimitSpec } from '../security/rate-limit.js';
 import type { Clock, Json, JsonObject } from '../types.js';
-import { requestError, toWebResponse } from './result-mapping.js';
+import { PipeError } from '../errors.js';
+import { createRefusals, type Refuse } from './refusal.js';
 
 export type GuardResult = { readonly ok: true; readonly principal: JsonObject | null } | { readonly ok: false; readonly response: Response };
 export type TriggerGuard = (c: Context) => Promise<GuardResult>;
@@ -83,16 +84,20 @@ function clientIp(c: Context): string {
   }
 }
 
-function tooManyRequests(decision: RateLimitDecision, now: number): Response {
-  const parts = requestError(429, 'Too Many Requests', now);
-  return toWebResponse({ ...parts, headers: { ...parts.headers, 'retry-after': String(decision.retryAfterSeconds) } });
+function tooManyRequests(decision: RateLimitDecision, request: Request, refuse: Refuse): Response {
+  const refusal = new PipeError('Too Many Requests', { code: 429, kind: 'RATE_LIMITED' });
+  return refuse(refusal, request, { 'retry-after': String(decision.retryAfterSeconds) });
 }
 
-/** Builds the guard of a trigger, or null when it declares neither auth nor rate-limit. */
+/**
+ * Builds the guard of a trigger, or null when it declares neither auth nor rate-limit. Refusals
+ * are made by `refuse` (the service's, which logs them with an id); default: unlogged.
+ */
 export function createTriggerGuard(
   spec: { readonly auth?: JsonObject; readonly rateLimit?: JsonObject },
   accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
   clock: Clock,
+  refuse: Refuse = createRefusals({ clock }),
 ): TriggerGuard | null {
   if (!spec.auth && !spec.rateLimit) return null;
   const authenticate: Authenticator | null = spec.auth ? createAuthenticator(toAuthSpec(spec.auth), accounts, { now: () => clock.now() }) : null;
@@ -105,7 +110,7 @@ export function createTriggerGuard(
     if (!limit || !limitSpec) return null;
     const key = rateLimitClientKey(limitSpec.key, { ip: clientIp(c), headers: c.req.raw.headers, ...(principal ? { principal } : {}) });
     const decision = limit(key);
-    return decision.allowed ? null : tooManyRequests(decision, clock.now());
+    return decision.allowed ? null : tooManyRequests(decision, c.req.raw, refuse);
   };
 
   return async (c) => {
@@ -117,8 +122,9 @@ export function createTriggerGuard(
     if (authenticate) {
       const result = await authenticate({ headers: c.req.raw.headers, url: new URL(c.req.url) });
       if (!result.ok) {
-        const parts = requestError(result.status, result.error, clock.now());
-        return { ok: false, response: toWebResponse({ ...parts, headers: { ...parts.headers, 'www-authenticate': result.wwwAuthenticate } }) };
+        const kind = result.status === 403 ? 'FORBIDDEN' : 'UNAUTHENTICATED';
+        const refusal = new PipeError(result.error, { code: result.status, kind });
+        return { ok: false, response: refuse(refusal, c.req.raw, { 'www-authenticate': result.wwwAuthenticate }) };
       }
       principal = result.principal;
     }

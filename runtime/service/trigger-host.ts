@@ -20,6 +20,9 @@ import type { Clock, Connections, EventBroker, Json, PipelineModule, TriggerSpec
 import type { LockBackend } from './backends-port.js';
 import type { ExecutionOutcome } from './create-service.js';
 import type { ExecutionEngine } from './execution.js';
+import type { ErrorDetail } from './http-response.js';
+import type { Refuse } from './refusal.js';
+import type { OriginPolicy } from '../security/origin.js';
 import { OPERATIONAL_PATHS } from './health.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { Violation } from './validation.js';
@@ -59,6 +62,12 @@ export interface TriggerHost {
   /** Resolved account fields, for trigger authentication. */
   readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
   readonly broker: EventBroker;
+  /** Answers a request refused before an execution (with an id, logged; runtime/service/refusal.ts). */
+  readonly refuse: Refuse;
+  /** How much of a failure a reply shows (PIPEC_DEBUG_ERRORS). */
+  readonly errorDetail: ErrorDetail;
+  /** Which browser origins may call endpoints that check Origin (/mcp; PIPEC_MCP_ALLOWED_ORIGINS). */
+  readonly origins: OriginPolicy;
   /** Clients of outside systems, opened lazily and closed when the service stops (a consumer's channel). */
   readonly connections: Connections;
   /** The cross-replica lock (one replica runs a scheduler tick). */

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { compile, type CompileResult } from '../../compiler/compile.js';
 import { loadRegistry } from '../../compiler/connectors/load-registry.js';
-import { fileHost } from '../../compiler/cli/compile-files.js';
+import { projectHost, projectRoots } from '../../compiler/project-files.js';
 import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-text.js';
 
 const registry = await loadRegistry();
@@ -16,7 +16,8 @@ export function compileForTest(files: readonly string[], opts: { base: string; e
   return compile({
     files: files.map((f) => ({ path: f, text: fs.readFileSync(f, 'utf8') })),
     registry,
-    host: fileHost,
+    // As the CLI does: imports stay inside the folders of the files given.
+    host: projectHost(projectRoots(files)),
     displayPath: relative,
     emit: opts.emit ?? false,
     serviceName: opts.serviceName ?? 'service',

@@ -113,6 +113,15 @@ describe('pipec lsp (in process)', () => {
     expect((await change(ordersText)).diagnostics).toEqual([]);
   });
 
+  it('follows the project rules for imports: outside the workspace or a device is refused, at once', async () => {
+    const imports = 'import "/dev/zero" as Zero\nimport "../../../../package.json" as Outside\n';
+    const { diagnostics } = await change(`${imports}${ordersText}`);
+    const codes = diagnostics.map((d) => d.code);
+    expect(codes).toContain('PIPE2015');
+    expect(codes).toContain('PIPE2014');
+    expect((await change(ordersText)).diagnostics).toEqual([]);
+  });
+
   it('reports a cross-file error in the other file of the folder', async () => {
     const published = inbox.next(notifyUri);
     await change(ordersText.replace('execute audit', 'execute audits'));

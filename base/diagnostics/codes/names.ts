@@ -41,4 +41,30 @@ export const nameCodes: CodeTable = {
     phase: 'resolve',
     explain: 'An imported `.json` file must hold JSON (a JSON Schema when imported `as` a schema name); an imported `.pipe` file is compiled with the importing file.',
   },
+  PIPE2014: {
+    title: 'Import outside the project',
+    severity: 'error',
+    phase: 'resolve',
+    explain:
+      'Imports resolve only inside the project: the folders given to pipec (a folder named on the command line, ' +
+      'or the folder of a file named there), or the one folder named with `--root DIR`. Symbolic links are ' +
+      'followed first, so a link that points outside does not count as inside. The file is not read, and ' +
+      'nothing of it is shown.\n\n' +
+      'Example: `pipec check examples/protected-api` with ' +
+      '`import "../oauth2-token-service/oauth2-token-service.pipe"` — run ' +
+      '`pipec check examples/protected-api --root examples` instead. A path such as `/etc/passwd` or ' +
+      '`../../secrets.json` is refused this way.',
+  },
+  PIPE2015: {
+    title: 'File cannot be imported',
+    severity: 'error',
+    phase: 'resolve',
+    explain:
+      'Only regular `.pipe` and `.json` files of at most 5 MB (the limit of every source file) can be imported, ' +
+      'and a JSON file may nest at most 256 levels deep (as `.pipe` values may). Devices (`/dev/zero`), FIFOs, ' +
+      'sockets and folders are refused before anything is read, and a larger file is refused before it is ' +
+      'read into memory. The diagnostic says what the file is, never what it holds.\n\n' +
+      'Example: `import "/dev/zero" as Z`, or `import "./big.json" as Big` with a 100 MB file: move large ' +
+      'data out of the build, or split the schema.',
+  },
 };

@@ -106,6 +106,18 @@ describe('HTTP File trigger', () => {
     expect(res.status).toBe(400);
   });
 
+  it('answers 400, not 500, to a multipart Content-Type without a boundary, and logs no stack', async () => {
+    t = await makeTestService([inspectFiles]);
+    const types = ['multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; charset=utf-8'];
+    for (const contentType of types) {
+      const headers = { 'content-type': contentType };
+      const res = await t.service.app.request('/upload', { method: 'POST', headers, body: 'abc' });
+      expect(res.status, contentType).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 400, error: expect.stringContaining('boundary') });
+    }
+    expect(t.logs.text).not.toContain('"stack"');
+  });
+
   it('generates safe names and reads Content-Disposition file names', () => {
     expect(safeFileName('../../x.PDF', 'application/pdf')).toMatch(/^[0-9a-f-]{36}\.PDF$/);
     expect(safeFileName('noext', 'application/pdf')).toMatch(/^[0-9a-f-]{36}\.pdf$/);

@@ -20,7 +20,7 @@ import {
 } from '../../service/envelope.js';
 import type { ExecutionScope } from '../../service/execution.js';
 import { testEnvelope, type HttpTriggerDeps, type RouteRegistrar } from '../http/http.js';
-import { outcomeResponse } from '../../service/http-response.js';
+import { outcomeResponder } from '../../service/http-response.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
 import type { TriggerRuntime } from '../../service/trigger-host.js';
 
@@ -121,10 +121,23 @@ function requestStream(request: Request): Readable {
   return Readable.fromWeb(request.body as unknown as NodeWebReadableStream<Uint8Array>);
 }
 
-/** Maps stream failures to request errors (size limits keep their 413). */
+/** Errors of the request stream itself: the client stopped sending or broke the connection. */
+const CLIENT_STREAM_ERRORS = new Set([
+  'ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ABORT_ERR',
+]);
+
+/**
+ * Maps stream failures: size limits keep their 413; a request that broke off is the client's
+ * (400); a file that cannot be written (disk full, no permission) is ours to report as 503, with
+ * the cause (which names paths) kept out of the reply.
+ */
 function asUploadError(err: unknown): PipeError {
   if (err instanceof PipeError) return err;
-  return badRequest(`Upload failed: ${err instanceof Error ? err.message : String(err)}`);
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  // File-system errors carry an errno code (ENOSPC, EACCES, EMFILE…); stream errors do not, or a client one.
+  const fileSystem = code !== undefined && /^E[A-Z]+$/.test(code) && !CLIENT_STREAM_ERRORS.has(code);
+  if (!fileSystem) return badRequest('Upload interrupted');
+  return new PipeError('The upload could not be stored', { code: 503, kind: 'UPLOAD_STORAGE', cause: err });
 }
 
 async function receiveRaw(request: Request, dir: () => string, limit: number): Promise<Upload> {
@@ -156,11 +169,21 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
       source.destroy();
     };
 
-    const parser = busboy({
-      headers: { 'content-type': request.headers.get('content-type') ?? '' },
-      limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_SIZE, parts: MAX_FILES + MAX_FIELDS },
-      defParamCharset: 'utf8',
-    });
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { 'content-type': request.headers.get('content-type') ?? '' },
+        limits: {
+          fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_SIZE,
+          parts: MAX_FILES + MAX_FIELDS,
+        },
+        defParamCharset: 'utf8',
+      });
+    } catch {
+      // busboy refuses a multipart Content-Type without a boundary (or with a malformed one) here.
+      reject(badRequest('Malformed multipart body: the Content-Type has no valid boundary'));
+      return;
+    }
     parser.on('file', (param, stream, info) => {
       if (failure) {
         stream.resume();
@@ -194,13 +217,22 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
 
     const source = requestStream(request);
     pipeStreams(source, new ByteLimit(limit + MULTIPART_OVERHEAD), parser)
-      .catch((err: unknown) => fail(err instanceof PipeError ? err : badRequest(`Malformed multipart body: ${err instanceof Error ? err.message : String(err)}`)))
+      .catch((err: unknown) => fail(
+        err instanceof PipeError ? err : badRequest(`Malformed multipart body: ${multipartProblem(err)}`),
+      ))
       .then(() => Promise.all(writes))
       .then(() => {
         if (failure) reject(failure);
         else resolve({ files, fields: fieldCount > 0 ? fields : null });
       }, reject);
   });
+}
+
+/** busboy's own messages describe the body ("Unexpected end of form"); anything else stays generic. */
+function multipartProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : '';
+  const described = /^(Unexpected end of (form|file)|Malformed part header|Part terminated early)/i.test(message);
+  return described ? message.toLowerCase() : 'cannot be parsed';
 }
 
 /** Receives the upload into the execution's work folder and builds the message. */
@@ -218,7 +250,8 @@ export async function receiveUpload(
 
 export function registerHttpFileTrigger(route: RouteRegistrar, pipeline: PipelineModule, spec: HttpFileTriggerSpec, deps: HttpTriggerDeps): void {
   const limit = spec.maxFileSize > 0 ? spec.maxFileSize : DEFAULT_MAX_FILE_SIZE;
-  const guard = createTriggerGuard(spec, deps.accounts, deps.clock);
+  const guard = createTriggerGuard(spec, deps.accounts, deps.clock, deps.refuse);
+  const outcomeResponse = outcomeResponder(deps.errorDetail);
   const fields = envelopeFields(spec.envelope);
   route(pipeline.name, spec.methods, spec.path, async (c: Context) => {
     if (guard) {

@@ -74,6 +74,17 @@ describe('HTTP trigger bad input', () => {
     expect(String(body['error'])).toMatch(/^Malformed JSON body: .*(position|end of JSON)/i);
   });
 
+  it('gives a refused request an id that one log line carries too', async () => {
+    t = await makeTestService([echo]);
+    const headers = { 'content-type': 'application/json' };
+    const res = await t.service.app.request('/echo/1', { method: 'POST', headers, body: '[' });
+    const body = await json(res);
+    expect(body['executionId']).toMatch(/^[0-9a-f-]{36}$/);
+    const logged = t.logs.records.filter((r) => r['msg'] === 'request refused');
+    const line = { executionId: body['executionId'], code: 400, method: 'POST', path: '/echo/1' };
+    expect(logged).toEqual([expect.objectContaining(line)]);
+  });
+
   it('refuses JSON nested deeper than the limit with 400', async () => {
     t = await makeTestService([echo]);
     const deep = '['.repeat(600) + ']'.repeat(600);
@@ -140,9 +151,37 @@ describe('HTTP trigger failures', () => {
     const res = await t.service.app.request('/fail', { method: 'POST' });
     expect(res.status).toBe(502);
     const body = await json(res);
-    expect(body).toMatchObject({ error: 'upstream refused', message: 'upstream refused', code: 502, step: 'lookup', status: 503 });
+    // The reply carries the message, code and execution id; the step and the upstream answer stay in the log.
+    expect(Object.keys(body).sort()).toEqual(['code', 'error', 'executionId', 'message', 'timestamp']);
+    expect(body).toMatchObject({ error: 'upstream refused', message: 'upstream refused', code: 502 });
     expect(body['executionId']).toMatch(/^[0-9a-f-]{36}$/);
     expect(typeof body['timestamp']).toBe('number');
+  });
+
+  it('answers with the whole error object under PIPEC_DEBUG_ERRORS=1', async () => {
+    const failing = pipelineOf('failing', httpTrigger('/fail'), async () => {
+      throw new PipeError('upstream refused', {
+        code: 502, kind: 'REST_CLIENT_ERROR', step: 'lookup', details: { status: 503 },
+      });
+    });
+    t = await makeTestService([failing], {}, { env: { PIPEC_DEBUG_ERRORS: '1' } });
+    const body = await json(await t.service.app.request('/fail', { method: 'POST' }));
+    expect(body).toMatchObject({
+      error: 'upstream refused', code: 502, step: 'lookup', status: 503, kind: 'REST_CLIENT_ERROR',
+    });
+  });
+
+  it('keeps the fields a `fail` step wrote, without its source location', async () => {
+    const failing = pipelineOf('failing', httpTrigger('/fail'), async () => {
+      throw new PipeError('{"reason":"out of stock"}', {
+        code: 409, kind: 'FAIL', step: 'fail (shop.pipe:12)', details: { reason: 'out of stock' },
+      });
+    });
+    t = await makeTestService([failing]);
+    const body = await json(await t.service.app.request('/fail', { method: 'POST' }));
+    expect(body).toMatchObject({ reason: 'out of stock', code: 409 });
+    expect(body).not.toHaveProperty('step');
+    expect(JSON.stringify(body)).not.toContain('shop.pipe');
   });
 
   it('hides unexpected exceptions behind a generic 500 and keeps serving', async () => {

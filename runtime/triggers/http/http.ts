@@ -13,7 +13,8 @@ import {
   buildEnvelope, DEFAULT_MAX_BODY_SIZE, envelopeFields, headersRecordOf, onlyBody, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
 } from '../../service/envelope.js';
 import type { ExecutionEngine, TraceHeaders } from '../../service/execution.js';
-import { outcomeResponse, refusalResponse } from '../../service/http-response.js';
+import { outcomeResponder, type ErrorDetail } from '../../service/http-response.js';
+import type { Refuse } from '../../service/refusal.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
 import type { RouteHandler, TriggerRuntime } from '../../service/trigger-host.js';
@@ -44,6 +45,10 @@ export interface HttpTriggerDeps {
   readonly clock: Clock;
   /** Resolved account fields, for trigger authentication. */
   readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+  /** Answers requests refused before an execution (with an id, logged). */
+  readonly refuse: Refuse;
+  /** How much of a failure a reply shows (PIPEC_DEBUG_ERRORS). */
+  readonly errorDetail: ErrorDetail;
 }
 
 const NO_PATH_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
@@ -80,7 +85,8 @@ export const trigger: TriggerRuntime<HttpTriggerSpec> = {
 
 export function registerHttpTrigger(route: RouteRegistrar, pipeline: PipelineModule, spec: HttpTriggerSpec, deps: HttpTriggerDeps): void {
   const limit = spec.maxBodySize > 0 ? spec.maxBodySize : DEFAULT_MAX_BODY_SIZE;
-  const guard = createTriggerGuard(spec, deps.accounts, deps.clock);
+  const guard = createTriggerGuard(spec, deps.accounts, deps.clock, deps.refuse);
+  const outcomeResponse = outcomeResponder(deps.errorDetail);
   const validate = spec.validateBody ? (message: Json): Violation[] | null => validateHttpMessage(spec, message) : undefined;
   // Hono path parameters are `:name` segments; a path without any has none to decode per request.
   const hasPathParams = spec.path.includes(':');
@@ -112,7 +118,7 @@ export function registerHttpTrigger(route: RouteRegistrar, pipeline: PipelineMod
     } catch (err) {
       if (!(err instanceof PipeError)) throw err;
       deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
-      return refusalResponse(err, deps.clock.now());
+      return deps.refuse(err, c.req.raw);
     }
     const message = request === undefined ? { body } : buildEnvelope({
       request,

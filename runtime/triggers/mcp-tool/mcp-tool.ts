@@ -3,14 +3,20 @@
  * endpoint at /mcp (Streamable HTTP, runtime/agent/mcp-server.ts). A call runs the pipeline with the
  * tool arguments as its message (checked against the tool's input schema first). The endpoint is
  * one door for all tools, so it is guarded by the `auth` of the mcp-tool triggers, which must agree.
+ * Before anything else, a browser's `Origin` must be allowed (runtime/security/origin.ts: DNS
+ * rebinding); a request that names another origin gets 403.
  */
+import type { Context } from 'hono';
 import type { McpToolDefinition } from '../../agent/mcp-server.js';
 import { PipeError } from '../../errors.js';
 import { contextFromHeaders } from '../../observability/propagation.js';
 import { withContext } from '../../observability/spans.js';
+import { originAllowed, type OriginPolicy } from '../../security/origin.js';
 import type { Clock, CompiledValidator, Json, JsonObject, TriggerSpec } from '../../types.js';
 import { Reply } from '../../types.js';
 import type { ExecutionEngine } from '../../service/execution.js';
+import { publicErrorObject } from '../../service/http-response.js';
+import type { Refuse } from '../../service/refusal.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
 import type { RouteRegistrar } from '../http/http.js';
 import type { TriggeredPipeline, TriggerRuntime } from '../../service/trigger-host.js';
@@ -43,13 +49,24 @@ export interface McpRouteDeps {
   readonly engine: ExecutionEngine;
   readonly clock: Clock;
   readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+  readonly refuse: Refuse;
+  /** Which browser origins may call /mcp (PIPEC_MCP_ALLOWED_ORIGINS). */
+  readonly origins: OriginPolicy;
+}
+
+/** The port the request arrived on (the socket's, not the Host header's, which the client writes). */
+function localPortOf(c: Context): number | undefined {
+  const env = c.env as { incoming?: { socket?: { localPort?: unknown } } } | undefined;
+  const port = env?.incoming?.socket?.localPort;
+  return typeof port === 'number' ? port : undefined;
 }
 
 export function registerMcpRoute(route: RouteRegistrar, tools: readonly TriggeredPipeline<McpToolTriggerSpec>[], deps: McpRouteDeps): void {
   if (tools.length === 0) return;
   const auths = new Set(tools.map((t) => JSON.stringify(t.trigger.auth ?? null)));
   if (auths.size > 1) throw new Error('mcp-tool triggers of one service share the /mcp endpoint and must declare the same auth');
-  const guard = createTriggerGuard({ ...(tools[0]?.trigger.auth ? { auth: tools[0].trigger.auth } : {}) }, deps.accounts, deps.clock);
+  const auth = tools[0]?.trigger.auth;
+  const guard = createTriggerGuard({ ...(auth ? { auth } : {}) }, deps.accounts, deps.clock, deps.refuse);
 
   const definitions: McpToolDefinition[] = tools.map((p) => ({
     name: p.trigger.tool,
@@ -57,7 +74,14 @@ export function registerMcpRoute(route: RouteRegistrar, tools: readonly Triggere
     inputSchema: p.trigger.inputSchema,
     run: async (args: Json): Promise<Json> => {
       const outcome = await deps.engine.execute({ pipeline: p.name, message: args, validate: (m) => validateArguments(p.trigger, m), trigger: 'mcp-tool' });
-      if (!outcome.ok) throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), { code: outcome.error.code, kind: outcome.error.kind });
+      // The tool's error shows what an HTTP reply would: message, code, execution id, violations.
+      if (!outcome.ok) {
+        throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), {
+          code: outcome.error.code,
+          kind: outcome.error.kind,
+          details: publicErrorObject(outcome.error.kind, outcome.errorObject),
+        });
+      }
       return outcome.result instanceof Reply ? outcome.result.body : (outcome.result as Json);
     },
   }));
@@ -69,6 +93,9 @@ export function registerMcpRoute(route: RouteRegistrar, tools: readonly Triggere
   };
 
   route('mcp-tool', ['*'], '/mcp', async (c) => {
+    if (!originAllowed(c.req.header('origin') ?? null, deps.origins, localPortOf(c))) {
+      return deps.refuse(new PipeError('Origin not allowed', { code: 403, kind: 'ORIGIN_NOT_ALLOWED' }), c.req.raw);
+    }
     if (guard) {
       const checked = await guard(c);
       if (!checked.ok) return checked.response;
