@@ -248,9 +248,9 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
     condition = `kk.length > ${pe.prefix.length + pe.suffix.length} && kk.startsWith(${lit(pe.prefix)}) && kk.endsWith(${lit(pe.suffix)})`;
   } else if (pe.kind === 'star-double') condition = `J.star2(kk, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
   else {
-    const re = ctx.prog.name('RE');
-    ctx.prog.declare(`const ${re} = new RegExp(${lit(pe.source)});`);
-    condition = `${re}.test(kk)`;
+    const parts = ctx.prog.name('SP');
+    ctx.prog.declare(`const ${parts} = ${JSON.stringify(pe.parts)};`);
+    condition = `J.starN(kk, ${parts}) !== null`;
   }
   out.add(ind, `if (${condition}) {`);
   emitChild(ctx, out, ind + 1, child);
