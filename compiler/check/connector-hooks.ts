@@ -4,6 +4,7 @@
  * and output shapes that follow from parameters. Generic rules come from the schema's `x-pipe-ref`
  * marks; a few connectors add their own step.
  */
+import { storeExpireSeconds } from './check-declarations.js';
 import type { ConnectorStep, ObjectValue, Step, Value } from '../ast/ast.js';
 import type { ConnectorSchema } from '../connectors/connector-registry.js';
 import { paramProperties } from '../connectors/connector-registry.js';
@@ -163,9 +164,7 @@ function storeHook({ step, ctx, extra }: HookInput, result: HookResult): void {
   result.params['store'] = { js: JSON.stringify(store), constant: true };
   result.params['operation'] = { js: JSON.stringify(operation), constant: true };
   const decl = known ? ctx.facts.decls.stores.get(store) : undefined;
-  const expire = entryOf(decl?.options, 'expire-after');
-  const seconds = expire?.kind === 'duration' ? Math.round(expire.ms / 1000) : expire?.kind === 'number' ? expire.value : 0;
-  result.params['storeOptions'] = { js: JSON.stringify({ expireAfterSeconds: seconds }), constant: true };
+  result.params['storeOptions'] = { js: JSON.stringify({ expireAfterSeconds: storeExpireSeconds(decl) ?? 0 }), constant: true };
   // list-indexes rows are closed: `{ name, key, unique }`.
   const docs: PipeType =
     operation === 'list-indexes'

@@ -32,6 +32,8 @@ export interface ConnectorSchema {
   readonly synchronous?: boolean;
   /** Folder of the runtime implementation, relative to runtime/ (e.g. 'connectors/rest'). */
   readonly module?: string;
+  /** The options of a declaration of this connector's resource (`store NAME { … }`), checked like parameters. */
+  readonly declaration?: JsonSchema;
   /** What `run` does with its incoming message; absent: it may read all of it. */
   readonly message?: MessageUse;
 }

@@ -34,4 +34,15 @@ export const patternCodes: CodeTable = {
       'check the excluded case with a second rule (`not: { pattern: "^admin" }`), or match more and check the rest in ' +
       'a later step.',
   },
+  PIPE5505: {
+    title: 'Invalid regular expression',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A regular expression written in a JSON Schema (`pattern`, the keys of `patternProperties`) or as the separator ' +
+      'of a JOLT `=split` does not compile. JSON Schema patterns are ECMAScript regular expressions (`u` mode); JOLT ' +
+      'separators are Java ones. Both run on RE2.\n\n' +
+      'Example: `pattern: "^[0-9"` misses the closing `]`; `pattern: "\\\\Aabc"` uses Java\'s `\\A`, which ECMAScript ' +
+      'writes `^`.',
+  },
 };
