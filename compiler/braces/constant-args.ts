@@ -4,7 +4,7 @@
  * date pattern is a compile-time diagnostic instead of a failed execution.
  * In: the kind of constant and the literal value. Out: undefined, or the problem and its code.
  */
-import { JSONPath } from 'jsonpath-plus';
+import { compileJsonPath } from '../../runtime/jsonpath.js';
 import { compileDatePattern, DatePatternError, zoneOf } from '../../runtime/braces/date-pattern.js';
 import { DATE_UNITS, unitOf } from '../../runtime/braces/date.js';
 import { escapeTypeOf } from '../../runtime/braces/escape.js';
@@ -87,8 +87,7 @@ export function checkConstant(kind: ConstantKind, value: string): ConstantProble
 function jsonPathProblem(path: string): ConstantProblem | undefined {
   if (!path.trim().startsWith('$') && !path.trim().startsWith('@')) return { code: 'PIPE4017', message: `the JSONPath ${JSON.stringify(path)} must start with \`$\`` };
   try {
-    // Evaluating against an empty document exercises the path parser without any data.
-    JSONPath({ path: splitTailFunction(path).path, json: {}, wrap: true, eval: 'safe' });
+    compileJsonPath(splitTailFunction(path).path);
     return undefined;
   } catch (err) {
     return { code: 'PIPE4017', message: `invalid JSONPath ${JSON.stringify(path)}: ${(err as Error).message}` };

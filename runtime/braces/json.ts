@@ -1,11 +1,12 @@
 /**
  * Double Braces JSON / array / object functions (reference §1.4.6) plus the listed-but-undocumented
  * ARRAYTOOBJECT / OBJECTTOARRAY and the extra FIRSTELEMENT. Arrays are never mutated: each function
- * returns a new array. JSONPATH runs jsonpath-plus in its safe evaluation mode and adds Jayway's
+ * returns a new array. JSONPATH runs the linear-time evaluator of runtime/jsonpath.ts and adds Jayway's
  * tail functions (`min() max() avg() stddev() length() sum() first() last() keys()`).
  */
-import { JSONPath } from 'jsonpath-plus';
+import { compileJsonPath, jsonPathQuery, type CompiledJsonPath } from '../jsonpath.js';
 import type { Json, JsonObject } from '../types.js';
+import { PipeError } from '../errors.js';
 import { unescapeJson } from './escape.js';
 import { describeValue, fail, isAbsent, isPlainObject, newObject, obj, setOwn, toArr, toInt, toNum, toStr } from './values.js';
 
@@ -72,15 +73,36 @@ export function JSONPATH(value: Json, expression: Json): Json {
   if (isAbsent(value)) return null;
   const root: Json = typeof value === 'string' ? parseJsonOrFail(value) : value;
   const { path, fn } = splitTailFunction(toStr('JSONPATH', 2, expression));
-  let matches: Json[];
+  let compiled: CompiledJsonPath;
   try {
-    matches = JSONPath({ path, json: root as object, wrap: true, eval: 'safe' }) as Json[];
+    compiled = compiledPath(path);
   } catch (err) {
     return fail('JSONPATH', `invalid JSONPath ${JSON.stringify(expression)}: ${(err as Error).message}`);
+  }
+  let matches: Json[];
+  try {
+    matches = jsonPathQuery(compiled, root, { objectFilter: 'members' });
+  } catch (err) {
+    if (err instanceof PipeError) throw err;
+    return fail('JSONPATH', `JSONPath ${JSON.stringify(expression)} failed: ${(err as Error).message}`);
   }
   const indefinite = isIndefinitePath(path);
   const result: Json = indefinite ? matches : (matches[0] ?? null);
   return fn === undefined ? result : applyTail(fn, result);
+}
+
+const PATH_CACHE_LIMIT = 256;
+/** Parsed paths by text (a constant path parses once; one from the data costs one parse); oldest dropped first. */
+const pathCache = new Map<string, CompiledJsonPath>();
+
+function compiledPath(path: string): CompiledJsonPath {
+  let compiled = pathCache.get(path);
+  if (!compiled) {
+    compiled = compileJsonPath(path);
+    if (pathCache.size >= PATH_CACHE_LIMIT) pathCache.delete(pathCache.keys().next().value as string);
+    pathCache.set(path, compiled);
+  }
+  return compiled;
 }
 
 function parseJsonOrFail(text: string): Json {

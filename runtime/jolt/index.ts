@@ -6,6 +6,7 @@
  * deep copies. Every recursive helper is depth-limited and throws a PipeError instead of overflowing.
  */
 import { PipeError } from '../errors.js';
+import { tick } from '../work-meter.js';
 import { compareUtf16, isMap, MAX_DEPTH, parseJavaInt, scalarString, tooDeep, type JsonMap } from './java.js';
 
 export {
@@ -150,6 +151,7 @@ function overwrite(s: ShiftState, tree: unknown, kind: StepKind, key: string, va
  * A null key (an unresolvable reference) or a type clash on the way skips the write, as in Jolt.
  */
 export function put(s: ShiftState, kinds: string, keys: readonly (string | null)[], data: unknown): void {
+  tick(kinds.length);
   for (const k of keys) if (k === null) return;
   let tree: unknown = s.o;
   let kind: StepKind = 'M';
@@ -258,6 +260,7 @@ export function starN(k: string, parts: readonly string[]): string[] | null {
 export function copy(v: unknown, depth = 0): unknown {
   if (v === null || typeof v !== 'object') return v;
   if (depth > MAX_DEPTH) throw tooDeep('copy');
+  tick();
   if (Array.isArray(v)) return v.map((e) => copy(e, depth + 1));
   const out: JsonMap = {};
   for (const k of Object.keys(v)) set(out, k, copy((v as JsonMap)[k], depth + 1));
