@@ -22,8 +22,12 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
   });
 
   it('filters cannot reach prototypes', () => {
-    const hostile = compileJsonPath("$.items[?(@.constructor.constructor('return process')())]");
-    expect(() => jsonPathQuery(hostile, message)).toThrow();
+    expect(() => compileJsonPath("$.items[?(@.constructor.constructor('return process')())]")).toThrow(/calls are limited/);
+    expect(jsonPathQuery(compileJsonPath('$.items[?(@.constructor)]'), message)).toEqual([]);
+    // No method that would run a JavaScript regular expression (ReDoS) or allocate without bound.
+    expect(() => compileJsonPath("$.items[?(@.code.match('^(a+)+$'))]")).toThrow(/calls are limited/);
+    expect(() => compileJsonPath("$.items[?(@.code.repeat(1e9))]")).toThrow(/calls are limited/);
+    expect(jsonPathQuery(compileJsonPath("$.items[?(@.code.startsWith('a') && @.name.toLowerCase() == 'a')]"), message)).toEqual([{ code: 'a', name: 'A' }]);
   });
 });
 

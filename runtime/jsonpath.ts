@@ -8,19 +8,14 @@
  * evaluated here one segment at a time over the list of selected nodes, without recursion; a deep
  * scan (`..`) visits every container once, however many scans the path has. (jsonpath-plus, which
  * evaluated paths before, copied the path array at every level and took 29 s for
- * `$..[?(@.flag == true)]` on 96 KB of nesting.) Filter expressions are parsed once by
- * jsonpath-plus's safe evaluator (jsep; no `eval`, no prototype access) and run per node with
- * `@`, `@parent`, `@property` and `@root`. The work counts towards the execution's deadline.
+ * `$..[?(@.flag == true)]` on 96 KB of nesting.) jsonpath-plus still splits the path; filter
+ * expressions are compiled once into closures (jsonpath-filter.ts). The work counts towards the
+ * execution's deadline.
  */
 import { JSONPath } from 'jsonpath-plus';
 import type { Json } from './types.js';
+import { compileExpression, type CompiledExpression, type FilterScope } from './jsonpath-filter.js';
 import { tick } from './work-meter.js';
-
-interface SafeScript {
-  runInNewContext(context: Record<string, unknown>): unknown;
-}
-type SafeScriptClass = new (code: string) => SafeScript;
-const SafeScript = (JSONPath as unknown as { prototype: { safeVm: { Script: SafeScriptClass } } }).prototype.safeVm.Script;
 
 type Segment =
   | { readonly kind: 'name'; readonly name: string }
@@ -28,8 +23,8 @@ type Segment =
   | { readonly kind: 'wildcard' }
   | { readonly kind: 'descend' }
   | { readonly kind: 'slice'; readonly start: number | undefined; readonly end: number | undefined; readonly step: number }
-  | { readonly kind: 'filter'; readonly script: SafeScript; readonly afterDescend: boolean }
-  | { readonly kind: 'script'; readonly script: SafeScript };
+  | { readonly kind: 'filter'; readonly script: CompiledExpression; readonly afterDescend: boolean }
+  | { readonly kind: 'script'; readonly script: CompiledExpression };
 
 export interface CompiledJsonPath {
   readonly source: string;
@@ -84,7 +79,7 @@ function compileSegment(text: string, afterDescend: boolean): Segment {
   return { kind: 'name', name: text };
 }
 
-function compileScript(code: string): SafeScript {
+function compileScript(code: string): CompiledExpression {
   if (code.includes('@path')) throw new Error('`@path` is not supported in JSONPath filters');
   const script = code
     .replaceAll('@parentProperty', '_$_parentProperty')
@@ -93,7 +88,7 @@ function compileScript(code: string): SafeScript {
     .replaceAll('@root', '_$_root')
     .replaceAll(/@([.\s)[]|$)/gu, '_$_v$1');
   try {
-    return new SafeScript(script);
+    return compileExpression(script);
   } catch (err) {
     throw new Error(`cannot parse the filter \`${code}\`: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -219,13 +214,14 @@ function pushSlice(list: readonly Json[], slice: Extract<Segment, { kind: 'slice
  */
 function descendants(nodes: readonly Json[]): Json[] {
   const out: Json[] = [];
-  const seen = new Set<Container>();
+  // From one node no container can be reached twice: only several starting nodes need the check.
+  const seen = nodes.length > 1 ? new Set<Container>() : undefined;
   const stack: Json[] = [];
   for (let i = nodes.length - 1; i >= 0; i--) stack.push(nodes[i] as Json);
   while (stack.length > 0) {
     const node = stack.pop() as Json;
-    if (!isContainer(node) || seen.has(node)) continue;
-    seen.add(node);
+    if (!isContainer(node) || seen?.has(node)) continue;
+    seen?.add(node);
     out.push(node);
     tick();
     if (Array.isArray(node)) {
@@ -242,7 +238,7 @@ function descendants(nodes: readonly Json[]): Json[] {
   return out;
 }
 
-function filterMembers(node: Container, script: SafeScript, root: Json, out: Json[]): void {
+function filterMembers(node: Container, script: CompiledExpression, root: Json, out: Json[]): void {
   if (Array.isArray(node)) {
     node.forEach((item, i) => {
       if (truthy(run(script, item, node, i, root))) out.push(item);
@@ -256,20 +252,18 @@ function filterMembers(node: Container, script: SafeScript, root: Json, out: Jso
   }
 }
 
-/**
- * Evaluates a filter or script for one node. Reading a field of a missing value (`@.a.b` where
- * there is no `a`) is false, as in Jayway; anything else the safe evaluator refuses (prototype
- * access, calls) is thrown.
- */
-function run(script: SafeScript, value: Json, parent: Container | undefined, property: string | number | undefined, root: Json): unknown {
-  tick(4);
-  try {
-    return script.runInNewContext({ _$_v: value, _$_parent: parent, _$_property: property, _$_parentProperty: undefined, _$_root: root });
-  } catch (err) {
-    if (err instanceof TypeError && /^Cannot read properties of (?:null|undefined)/.test(err.message)) return false;
-    throw err;
-  }
+/** Evaluates a filter or script for one node (a member of a missing value is undefined, as in Jayway). */
+function run(script: CompiledExpression, value: Json, parent: Container | undefined, property: string | number | undefined, root: Json): unknown {
+  tick();
+  // One scope object for all evaluations: they run one at a time, and none keeps it.
+  scope.v = value;
+  scope.parent = parent;
+  scope.property = property;
+  scope.root = root;
+  return script(scope);
 }
+
+const scope: FilterScope = { v: undefined, parent: undefined, property: undefined, root: undefined };
 
 function truthy(value: unknown): boolean {
   return Boolean(value);

@@ -190,7 +190,7 @@ export function REPLACE(value: Json, pattern: Json, replacement: Json): Json {
   const re = compileRegex('REPLACE', patternText);
   let out = '';
   let last = 0;
-  for (const m of allMatches(re, s)) {
+  for (const m of allMatches(re, s, with_.includes('$'))) {
     out += s.slice(last, m.index) + expandReplacement(with_, m.groups, m.named);
     last = m.end;
     checkLength('REPLACE', out.length);
@@ -236,7 +236,7 @@ export function STRINGMATCHES(value: Json, pattern: Json, flags?: Json): Json {
   }
   const s = toStr('STRINGMATCHES', 1, value);
   const re = compileRegex('STRINGMATCHES', toStr('STRINGMATCHES', 2, pattern), javaFlags);
-  return allMatches(re, s).map((m) => s.slice(m.index, m.end));
+  return allMatches(re, s, false).map((m) => s.slice(m.index, m.end));
 }
 
 /**

@@ -142,7 +142,7 @@ function replace(input: JsltValue, pattern: JsltValue, replacement: JsltValue): 
   checkSubject(text, 'replace');
   let result = '';
   let last = 0;
-  for (const found of allMatches(regex, text)) {
+  for (const found of allMatches(regex, text, false)) {
     if (found.end === found.index) {
       throw jsltError(`Regexp ${regexText} in replace() matched empty string in '${toJsonText(input)}'`);
     }
