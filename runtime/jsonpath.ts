@@ -17,7 +17,7 @@ import type { Json } from './types.js';
 import { compileExpression, type CompiledExpression, type FilterScope } from './jsonpath-filter.js';
 import { tick } from './work-meter.js';
 
-type Segment =
+export type Segment =
   | { readonly kind: 'name'; readonly name: string }
   | { readonly kind: 'names'; readonly names: readonly string[] }
   | { readonly kind: 'wildcard' }
@@ -39,8 +39,15 @@ export interface JsonPathOptions {
   readonly objectFilter?: 'self' | 'members';
 }
 
+/**
+ * Longest path accepted. Paths are short; the bound keeps jsonpath-plus's splitter (regular
+ * expressions of its own) quick on a path that comes from the data.
+ */
+export const MAX_PATH_LENGTH = 2_000;
+
 /** Parses a path once; throws an Error naming what is wrong (the compiler reports it as PIPE5501). */
 export function compileJsonPath(source: string): CompiledJsonPath {
+  if (source.length > MAX_PATH_LENGTH) throw new Error(`the path is longer than ${MAX_PATH_LENGTH} characters`);
   const raw = JSONPath.toPathArray(normalizeJsonPath(source)) as string[];
   // `@` (the current value) is the root too where a path stands alone (Double Braces' JSONPATH).
   if (raw[0] !== '$' && raw[0] !== '@') throw new Error('a JSONPath starts with `$`');

@@ -13,19 +13,25 @@ import { describeValue, fail, isAbsent, isPlainObject, newObject, obj, setOwn, t
 const TAIL_FUNCTIONS = ['min', 'max', 'avg', 'stddev', 'length', 'sum', 'first', 'last', 'keys'] as const;
 type TailFunction = (typeof TAIL_FUNCTIONS)[number];
 
-/** Splits `$.a.max()` into `$.a` and `max`. */
+/**
+ * Splits `$.a.max()` into `$.a` and `max`. Read from the end without a regular expression: the
+ * path may come from the data, and a lazy `(.*?)` pattern took quadratic time on a long one.
+ */
 export function splitTailFunction(path: string): { readonly path: string; readonly fn: TailFunction | undefined } {
-  const m = /^(.*?)\.?([a-z]+)\(\)\s*$/.exec(path.trim());
-  if (m && (TAIL_FUNCTIONS as readonly string[]).includes(m[2] as string)) {
-    const base = (m[1] as string) === '' ? '$' : (m[1] as string);
-    return { path: base, fn: m[2] as TailFunction };
-  }
-  return { path, fn: undefined };
+  const trimmed = path.trim();
+  if (!trimmed.endsWith('()')) return { path, fn: undefined };
+  const head = trimmed.slice(0, -2);
+  let start = head.length;
+  while (start > 0 && /[a-z]/.test(head.charAt(start - 1))) start--;
+  const name = head.slice(start);
+  if (!(TAIL_FUNCTIONS as readonly string[]).includes(name)) return { path, fn: undefined };
+  const base = head.slice(0, start).replace(/\.$/, '');
+  return { path: base === '' ? '$' : base, fn: name as TailFunction };
 }
 
-/** Jayway: a path with wildcards, deep scan, filters, unions or slices returns a list. */
-export function isIndefinitePath(path: string): boolean {
-  return /\*|\.\.|\?\(|\[[^\]]*[,:][^\]]*\]/.test(path.replace(/'[^']*'|"[^"]*"/g, "''"));
+/** Jayway: a path with wildcards, deep scan, filters, unions, slices or scripts returns a list. */
+export function isIndefinitePath(path: CompiledJsonPath): boolean {
+  return path.segments.some((segment) => segment.kind !== 'name');
 }
 
 function numbersOf(values: readonly Json[]): number[] {
@@ -86,7 +92,7 @@ export function JSONPATH(value: Json, expression: Json): Json {
     if (err instanceof PipeError) throw err;
     return fail('JSONPATH', `JSONPath ${JSON.stringify(expression)} failed: ${(err as Error).message}`);
   }
-  const indefinite = isIndefinitePath(path);
+  const indefinite = isIndefinitePath(compiled);
   const result: Json = indefinite ? matches : (matches[0] ?? null);
   return fn === undefined ? result : applyTail(fn, result);
 }

@@ -120,3 +120,22 @@ describe('regex', () => {
     expect(matches[matches.length - 1]).toMatchObject({ index: input.length - 1, end: input.length });
   });
 });
+
+describe('JSONPATH on paths from the data', () => {
+  it('reads tail functions from the end of the path', async () => {
+    const { splitTailFunction } = await import('./json.js');
+    expect(splitTailFunction('$.a.max()')).toEqual({ path: '$.a', fn: 'max' });
+    expect(splitTailFunction('$.length()')).toEqual({ path: '$', fn: 'length' });
+    expect(splitTailFunction('length()')).toEqual({ path: '$', fn: 'length' });
+    expect(splitTailFunction('$.a.nope()')).toEqual({ path: '$.a.nope()', fn: undefined });
+  });
+
+  it('refuses a very long path instead of scanning it with backtracking regexes', async () => {
+    const { JSONPATH } = await import('./json.js');
+    // Both took seconds: `[,,,…` (the indefinite-path check) and `aaa…` (the tail-function split).
+    expect(() => JSONPATH({ a: 1 }, `$[${','.repeat(200_000)}`)).toThrow(/longer than/);
+    expect(() => JSONPATH({ a: 1 }, 'a'.repeat(200_000))).toThrow(/longer than/);
+    expect(JSONPATH({ a: [1, 2] }, '$.a[0,1]')).toEqual([1, 2]);
+    expect(JSONPATH({ a: [1, 2] }, '$.a[0]')).toBe(1);
+  });
+});
