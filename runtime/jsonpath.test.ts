@@ -22,7 +22,56 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
   });
 
   it('filters cannot reach prototypes', () => {
-    const hostile = compileJsonPath("$.items[?(@.constructor.constructor('return process')())]");
-    expect(() => jsonPathQuery(hostile, message)).toThrow();
+    expect(() => compileJsonPath("$.items[?(@.constructor.constructor('return process')())]")).toThrow(/calls are limited/);
+    expect(jsonPathQuery(compileJsonPath('$.items[?(@.constructor)]'), message)).toEqual([]);
+    // No method that would run a JavaScript regular expression (ReDoS) or allocate without bound.
+    expect(() => compileJsonPath("$.items[?(@.code.match('^(a+)+$'))]")).toThrow(/calls are limited/);
+    expect(() => compileJsonPath("$.items[?(@.code.repeat(1e9))]")).toThrow(/calls are limited/);
+    expect(jsonPathQuery(compileJsonPath("$.items[?(@.code.startsWith('a') && @.name.toLowerCase() == 'a')]"), message)).toEqual([{ code: 'a', name: 'A' }]);
+  });
+});
+
+describe('jsonpath evaluation is linear and Jayway-like', () => {
+  const nest = (depth: number): Json => {
+    let node: Json = { flag: true };
+    for (let i = 0; i < depth; i++) node = { a: node, flag: false, list: [1, { flag: true }] };
+    return node;
+  };
+
+  it('a deep scan with a filter finds each match once, however deep', () => {
+    const found = jsonPathQuery(compileJsonPath('$..[?(@.flag == true)]'), nest(500));
+    expect(found).toHaveLength(501);
+    expect(new Set(found).size).toBe(501);
+  });
+
+  it('a deep scan after a deep scan adds nothing twice', () => {
+    const doc: Json = { a: { a: { a: { b: 1 } } } };
+    expect(jsonPathQuery(compileJsonPath('$..a..b'), doc)).toEqual([1]);
+    expect(jsonPathQuery(compileJsonPath('$..*'), { x: [1, 2], y: { z: 3 } })).toEqual([[1, 2], { z: 3 }, 1, 2, 3]);
+  });
+
+  it('reads indices from the end, slices, unions and scripts', () => {
+    const doc: Json = { a: [1, 2, 3, 4], o: { x: 1, 'y z': 2 } };
+    expect(jsonPathQuery(compileJsonPath('$.a[-1]'), doc)).toEqual([4]);
+    expect(jsonPathQuery(compileJsonPath('$.a[1:3]'), doc)).toEqual([2, 3]);
+    expect(jsonPathQuery(compileJsonPath('$.a[::-2]'), doc)).toEqual([4, 2]);
+    expect(jsonPathQuery(compileJsonPath("$.o['x','y z']"), doc)).toEqual([1, 2]);
+    expect(jsonPathQuery(compileJsonPath('$.a[(@.length-1)]'), doc)).toEqual([4]);
+    expect(jsonPathQuery(compileJsonPath('$.a.length'), doc)).toEqual([4]);
+  });
+
+  it('a field missing inside a filter is no match, not an error', () => {
+    expect(jsonPathQuery(compileJsonPath('$.items[?(@.x.y == 1)]'), { items: [{}, null, { x: { y: 1 } }] })).toEqual([{ x: { y: 1 } }]);
+  });
+
+  it('inherited names are not members', () => {
+    expect(jsonPathQuery(compileJsonPath('$.constructor'), { a: 1 })).toEqual([]);
+    expect(jsonPathQuery(compileJsonPath("$['__proto__']"), JSON.parse('{"__proto__": 5}') as Json)).toEqual([5]);
+  });
+
+  it('refuses at compile time what it cannot evaluate', () => {
+    expect(() => compileJsonPath('$.a[?(@path == 1)]')).toThrow(/@path/);
+    expect(() => compileJsonPath('$.a[?(@.x ==)]')).toThrow(/cannot parse the filter/);
+    expect(() => compileJsonPath('a.b')).toThrow(/starts with/);
   });
 });

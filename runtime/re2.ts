@@ -1,14 +1,30 @@
 /**
- * RE2 (re2-wasm): linear-time regular expressions for every user-supplied pattern. Its WebAssembly
- * module compiles when loaded (~45 ms), so it is loaded on the first pattern, not at service start.
+ * RE2 (re2js, a pure JavaScript port of RE2): linear-time regular expressions for every pattern a
+ * request can reach. Pure JavaScript, so patterns and inputs live on the ordinary heap: no fixed
+ * WebAssembly memory to exhaust (re2-wasm, used before, aborted for good after some thousands of
+ * distinct patterns or one input of a few MB) and nothing to download or build at install. The
+ * module takes ≈ 15 ms to load, so it is loaded on the first pattern, not at service start.
  */
 import { createRequire } from 'node:module';
-import type { RE2 as RE2Class } from 're2-wasm';
+import type { RE2JS } from 're2js';
 
-let loaded: typeof RE2Class | undefined;
+export type Re2Pattern = RE2JS;
 
-/** The RE2 class (loaded once, synchronously, on first use). */
-export function re2(): typeof RE2Class {
-  loaded ??= (createRequire(import.meta.url)('re2-wasm') as { RE2: typeof RE2Class }).RE2;
-  return loaded;
+let engine: typeof RE2JS | undefined;
+
+/** The RE2JS class (loaded once, synchronously, on first use). */
+export function re2(): typeof RE2JS {
+  engine ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS;
+  return engine;
+}
+
+/** Compiles RE2 syntax (flags as a leading `(?ims)` group); throws RE2's syntax error. */
+export function compileRe2(source: string): Re2Pattern {
+  return re2().compile(source);
+}
+
+/** RE2's error text without its `error parsing regexp:` prefix. */
+export function re2ErrorMessage(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/^error parsing regexp:\s*/, '');
 }

@@ -5,6 +5,7 @@
  */
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
 import { Reply, type CompiledValidator, type ExecutionContext, type Json, type JsonObject, type SpanKindName } from './types.js';
+import { enterDeadline, isExecutionTimeout, leaveDeadline } from './work-meter.js';
 
 /** Facts about one step, emitted once per step as a module constant. */
 export interface StepInfo {
@@ -87,6 +88,8 @@ export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, 
   const token = hooks?.before?.(info, ctx, chained);
   let resolved: P | undefined;
   let output: Json | Promise<Json>;
+  // The step's synchronous work (its parameters, a transformation) counts against the execution's deadline.
+  enterDeadline(ctx.deadline, ctx.timeoutMs);
   try {
     resolved = typeof params === 'function' ? (params as (m: Json, c: ExecutionContext) => P)(message, ctx) : params;
     const mocked = hooks?.mock?.(info, resolved, message, ctx);
@@ -97,6 +100,8 @@ export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, 
     } else output = run(resolved, message, ctx);
   } catch (err) {
     return stepFailed(ctx, info, hooks, token, resolved, err, chained);
+  } finally {
+    leaveDeadline();
   }
   if (!isPending(output)) return stepSucceeded(ctx, info, hooks, token, resolved, output, chained);
   const settledParams = resolved;
@@ -117,7 +122,7 @@ function stepFailed(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | un
   const error = withStep(asPipeError(err, info.label ?? info.connector), info);
   hooks?.after?.(info, token, 'error', undefined, error, ctx, params, chained);
   // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
-  if (info.failOnError || ctx.signal.aborted) throw error;
+  if (info.failOnError || ctx.signal.aborted || isExecutionTimeout(error)) throw error;
   ctx.log.warn({ step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code }, 'step failed; continuing (fail-on-error is off)');
   const output = toFailureOutput(error);
   if (info.label !== undefined) ctx.steps[info.label] = output;

@@ -100,6 +100,12 @@ export interface ExecutionContext {
   readonly signal: AbortSignal;
   /** Per-execution scratch folder (uploads, files); removed when the execution ends. */
   readonly workDir: string;
+  /**
+   * When the execution's time is up (a `performance.now()` reading) and its timeout: synchronous
+   * evaluation checks it cooperatively (runtime/work-meter.ts). Absent: no deadline.
+   */
+  readonly deadline?: number;
+  readonly timeoutMs?: number;
 }
 
 /** What connectors reach beyond the message: backends, other pipelines, time. */

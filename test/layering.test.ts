@@ -27,11 +27,15 @@ const LAYERS = ['base', 'grammar', 'compiler', 'runtime'];
 
 /**
  * The one dependency of the compiler on the runtime: what build time and run time must share to
- * agree — the embedded languages' helpers (Double Braces, JOLT, JSLT: one implementation of their
- * functions, date and number patterns and Java semantics), the error type they throw, and the
+ * agree — the embedded languages' helpers (Double Braces, JOLT, JSLT, JSONPath: one implementation
+ * of their functions, date and number patterns and Java semantics; the RE2 pattern translator, so
+ * a pattern refused at build time is the one that would run), the error type they throw, and the
  * test plan's keys (the compiler writes them, the runner reads them).
  */
-const SHARED_WITH_RUNTIME = [/^runtime\/braces\//, /^runtime\/jolt\//, /^runtime\/jslt\//, /^runtime\/errors\.ts$/, /^runtime\/testing\/test-plan\.ts$/];
+const SHARED_WITH_RUNTIME = [
+  /^runtime\/braces\//, /^runtime\/jolt\//, /^runtime\/jslt\//, /^runtime\/jsonpath(-filter)?\.ts$/, /^runtime\/regex\//,
+  /^runtime\/errors\.ts$/, /^runtime\/testing\/test-plan\.ts$/,
+];
 const HOOK_API = 'compiler/connectors/hook-api.ts';
 const COMPILE_PART = /^runtime\/(connectors|triggers)\/[^/]+\/compile\.ts$/;
 

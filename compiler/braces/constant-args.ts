@@ -4,13 +4,13 @@
  * date pattern is a compile-time diagnostic instead of a failed execution.
  * In: the kind of constant and the literal value. Out: undefined, or the problem and its code.
  */
-import { JSONPath } from 'jsonpath-plus';
+import { compileJsonPath } from '../../runtime/jsonpath.js';
 import { compileDatePattern, DatePatternError, zoneOf } from '../../runtime/braces/date-pattern.js';
 import { DATE_UNITS, unitOf } from '../../runtime/braces/date.js';
 import { escapeTypeOf } from '../../runtime/braces/escape.js';
 import { splitTailFunction } from '../../runtime/braces/json.js';
 import { compileNumberPattern, normalizeLocale, NumberPatternError } from '../../runtime/braces/number-format.js';
-import { parseJavaFlags, regexProblem } from '../../runtime/braces/regex.js';
+import { parseJavaFlags, regexProblem } from '../../runtime/regex/index.js';
 import { RANDOM_CHARSETS } from '../../runtime/braces/string.js';
 import { CHARSET_NAMES, charsetOf } from '../../runtime/braces/utilities.js';
 import type { ConstantKind } from './signatures.js';
@@ -23,6 +23,8 @@ export interface ConstantProblem {
   readonly candidates?: readonly string[];
 }
 
+const BACKTRACKING_HINT = 'rewrite the pattern without lookaround, backreferences, atomic groups or possessive quantifiers';
+
 const NUMERIC_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 export function checkConstant(kind: ConstantKind, value: string): ConstantProblem | undefined {
@@ -31,7 +33,10 @@ export function checkConstant(kind: ConstantKind, value: string): ConstantProble
       return NUMERIC_TEXT.test(value) ? undefined : { code: 'PIPE4004', message: `the text ${JSON.stringify(value)} is not a number`, hint: 'write the number without quotes' };
     case 'regex': {
       const problem = regexProblem(value);
-      return problem === undefined ? undefined : { code: 'PIPE4014', message: `invalid regular expression ${JSON.stringify(value)}: ${problem}` };
+      if (problem === undefined) return undefined;
+      return problem.needsBacktracking
+        ? { code: 'PIPE5504', message: `the regular expression ${JSON.stringify(value)} needs a backtracking engine: ${problem.message}`, hint: BACKTRACKING_HINT }
+        : { code: 'PIPE4014', message: `invalid regular expression ${JSON.stringify(value)}: ${problem.message}` };
     }
     case 'regex-flags':
       try {
@@ -82,8 +87,7 @@ export function checkConstant(kind: ConstantKind, value: string): ConstantProble
 function jsonPathProblem(path: string): ConstantProblem | undefined {
   if (!path.trim().startsWith('$') && !path.trim().startsWith('@')) return { code: 'PIPE4017', message: `the JSONPath ${JSON.stringify(path)} must start with \`$\`` };
   try {
-    // Evaluating against an empty document exercises the path parser without any data.
-    JSONPath({ path: splitTailFunction(path).path, json: {}, wrap: true, eval: 'safe' });
+    compileJsonPath(splitTailFunction(path).path);
     return undefined;
   } catch (err) {
     return { code: 'PIPE4017', message: `invalid JSONPath ${JSON.stringify(path)}: ${(err as Error).message}` };

@@ -123,14 +123,28 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       }
       const value = valueAt(instance.json, pointer);
       const close = allowed && typeof value === 'string' ? suggest(value, allowed.map(String)) : undefined;
+      const problem = durationLimit(error, schemaAt(schema.params, pointer)) ?? error.message ?? 'not allowed';
       return diagnostic('PIPE3003', {
-        message: `invalid value for${where || ' the parameters'} of ${subject.what} \`${subject.name}\`: ${error.message ?? 'not allowed'}`,
+        message: `invalid value for${where || ' the parameters'} of ${subject.what} \`${subject.name}\`: ${problem}`,
         span,
-        label: close ? `did you mean \`${close}\`?` : (error.message ?? 'invalid value'),
+        label: close ? `did you mean \`${close}\`?` : problem,
         ...(allowed ? { body: [`Allowed values: ${allowed.map((v) => `\`${String(v)}\``).join(', ')}.`] } : {}),
       });
     }
   }
+}
+
+/** A minimum or maximum of a duration field (`x-pipe-unit: ms`) said as a duration: "must be at least 1s". */
+function durationLimit(error: ErrorObject, fieldSchema: JsonSchema | undefined): string | undefined {
+  if (fieldSchema?.['x-pipe-unit'] !== 'ms' || (error.keyword !== 'minimum' && error.keyword !== 'maximum')) return undefined;
+  const limit = Number(error.params['limit']);
+  return `must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${formatDuration(limit)}`;
+}
+
+function formatDuration(ms: number): string {
+  const units: readonly [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  for (const [unit, size] of units) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
 }
 
 /** `{{ }}` and env() only where the schema says `x-pipe-braces` (or the field accepts any value). */

@@ -19,6 +19,7 @@ import { SchemaCompiler } from './json-schema.js';
 import { walkDeclSteps } from '../ast/walk.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
+import { checkSchemaDeclarations, checkStoreDeclarations, storeExpireSeconds } from './check-declarations.js';
 import { checkTrigger } from './check-trigger.js';
 import { envelopeDemand } from './envelope-demand.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
@@ -90,9 +91,9 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     type: a.accountType,
     js: compileValue(a.config, emptyEnv(a.nameSpan.file), diagnostics, { envStyle: 'reference' }).js,
   }));
+  diagnostics.push(...checkSchemaDeclarations(input.decls, facts.schemas), ...checkStoreDeclarations(input.decls, input.registry, facts.validators));
   const stores = [...input.decls.stores.values()].map((s) => {
-    const expire = entryOf(s.options, 'expire-after');
-    const seconds = expire?.kind === 'duration' ? Math.round(expire.ms / 1000) : expire?.kind === 'number' ? expire.value : undefined;
+    const seconds = storeExpireSeconds(s);
     return { name: s.name, ...(seconds !== undefined ? { expireAfterSeconds: seconds } : {}) };
   });
   return {

@@ -14,7 +14,7 @@ import type { Span } from '../../base/source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
 import type { ParamValidators } from './check-params.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
-import { detectDraft, DRAFTS, type Draft, type SchemaCompiler } from './json-schema.js';
+import { detectDraft, DRAFTS, type Draft, type SchemaCompiler, type SchemaProblem } from './json-schema.js';
 
 export interface ServiceFacts {
   readonly registry: ConnectorRegistry;
@@ -102,19 +102,7 @@ export class PipelineContext {
     if (cached) return cached;
     const outcome = this.facts.schemas.compile(schema, draft);
     if (!outcome.ok) {
-      const problems = outcome.problems;
-      // ajv reports one problem several ways (enum, type, anyOf): the most specific is enough.
-      const specific = problems.find((p) => p.keyword === 'enum') ?? problems.find((p) => p.keyword !== 'anyOf') ?? problems[0];
-      for (const problem of specific ? [specific] : []) {
-        this.diagnostics.push(
-          diagnostic('PIPE3006', {
-            message: `invalid JSON Schema (${draft}): ${problem.message}`,
-            span: locate ? locate(problem.pointer) : span,
-            label: 'invalid schema',
-            hint: 'fix the schema keyword named above',
-          }),
-        );
-      }
+      this.diagnostics.push(...schemaDiagnostics(outcome.problems, draft, span, locate));
       return undefined;
     }
     const name = this.addValidator(hint, outcome.code);
@@ -134,4 +122,29 @@ export class PipelineContext {
       ...extra,
     };
   }
+}
+
+/**
+ * The diagnostics of a schema that does not compile: every pattern and format problem with its own
+ * code, else the most specific meta-schema problem (ajv reports one several ways: enum, type, anyOf).
+ */
+export function schemaDiagnostics(
+  problems: readonly SchemaProblem[], draft: Draft, span: Span, locate?: (pointer: string) => Span,
+): Diagnostic[] {
+  const where = (pointer: string): Span => (locate ? locate(pointer) : span);
+  const coded = problems.filter((p) => p.code !== undefined);
+  if (coded.length > 0) {
+    return coded.map((p) =>
+      diagnostic(p.code as string, { message: p.message, span: where(p.pointer), label: p.label ?? 'here', ...(p.hint ? { hint: p.hint } : {}) }));
+  }
+  const specific = problems.find((p) => p.keyword === 'enum') ?? problems.find((p) => p.keyword !== 'anyOf') ?? problems[0];
+  if (!specific) return [];
+  return [
+    diagnostic('PIPE3006', {
+      message: `invalid JSON Schema (${draft}): ${specific.message}`,
+      span: where(specific.pointer),
+      label: 'invalid schema',
+      hint: 'fix the schema keyword named above',
+    }),
+  ];
 }

@@ -8,6 +8,8 @@ import addFormatsModule from 'ajv-formats';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import validateDraft07Schema from './generated/draft-07-meta.js';
 import { META_CHECK_OPTIONS } from './meta-validator-source.js';
+import { schemaKeywordProblems } from './schema-keywords.js';
+import { schemaRegExp } from '../../runtime/regex/schema-pattern.js';
 
 type AjvClass = new (opts: Options) => Ajv;
 
@@ -57,7 +59,8 @@ function createAjv(draft: Draft, forCode: boolean): Ajv {
     loadSchema: undefined,
     // Checked before compiling, by the precompiled meta-validator where the draft has one.
     ...(PRECOMPILED_META[draft] ? { validateSchema: false } : {}),
-    ...(forCode ? { code: { source: true, esm: true } } : {}),
+    // `pattern` and `patternProperties` run on RE2 (linear time), also in the standalone modules.
+    code: forCode ? { source: true, esm: true, regExp: schemaRegExp } : { regExp: schemaRegExp },
   };
   let ajv: Ajv;
   switch (draft) {
@@ -77,6 +80,10 @@ function createAjv(draft: Draft, forCode: boolean): Ajv {
 
 export interface SchemaProblem {
   readonly message: string;
+  /** Set for problems with a code of their own (patterns, formats); others are PIPE3006. */
+  readonly code?: string;
+  readonly label?: string;
+  readonly hint?: string;
   /** The meta-schema keyword that failed (enum, type, anyOf, …). */
   readonly keyword?: string;
   /** JSON pointer inside the schema, when ajv names one. */
@@ -126,6 +133,8 @@ export class SchemaCompiler {
     const prepared = withoutSchemaId(schema, draft) as object;
     const problems = schemaProblems(ajv, draft, prepared);
     if (problems) return { ok: false, problems };
+    const keywordProblems = schemaKeywordProblems(prepared);
+    if (keywordProblems.length > 0) return { ok: false, problems: keywordProblems };
     try {
       return { ok: true, code: standaloneCode(ajv, ajv.compile(prepared)) };
     } catch (err) {

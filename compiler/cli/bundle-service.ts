@@ -4,7 +4,7 @@
  * cache of it, so that a cold start reads two files and compiles almost nothing.
  *
  * Packages stay outside the bundle when they are native (better-sqlite3), ship files they read
- * beside themselves (re2-wasm), or are loaded only on first use (the distributed backends, the
+ * beside themselves, or are loaded only on first use (RE2, the distributed backends, the
  * agent stack, the HTTP client, metrics and tracing exporters): the bundle `require`s those from
  * node_modules when, and only when, they are needed.
  */
@@ -18,7 +18,7 @@ import { bundle } from './bundle.js';
 /** Loaded on demand: neither on first use (native, own files) nor at start (lazy in the runtime). */
 export const UNBUNDLED_PACKAGES: readonly string[] = [
   'better-sqlite3',
-  're2-wasm',
+  're2js',
   'pg',
   'nats',
   'undici',

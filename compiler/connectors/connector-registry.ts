@@ -41,6 +41,8 @@ export interface ConnectorSchema {
   readonly module?: string;
   /** The folder it was loaded from (absolute); absent for fixture schemas. */
   readonly folder?: string;
+  /** The options of a declaration of this connector's resource (`store NAME { … }`), checked like parameters. */
+  readonly declaration?: JsonSchema;
   /** What `run` does with its incoming message; absent: it may read all of it. */
   readonly message?: MessageUse;
   /** The span a step (connector) or an execution (trigger) opens; absent: internal, no attributes. */

@@ -25,6 +25,9 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
     summary: { type: 'string', minLength: 10 },
     positional: { type: 'array', items: PARAM },
     params: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
+    // The options of the resource declaration a connector owns (`store NAME { expire-after: 7d }`),
+    // checked like parameters (compiler/check/check-declarations.ts).
+    declaration: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
     output: { anyOf: [{ const: 'input' }, { type: 'string', pattern: '^params\\.' }, { type: 'object' }, { type: 'null' }] },
     synchronous: { type: 'boolean' },
     message: {
@@ -110,6 +113,6 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
   for (const param of schema['x-pipe-graph']?.label ?? []) need(param, 'x-pipe-graph.label');
   const trigger = schema.kind === 'trigger';
   for (const key of ['x-pipe-envelope', 'x-pipe-route'] as const) if (!trigger && schema[key] !== undefined) problems.push(`${key} is for triggers`);
-  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'positional', 'synchronous', 'message'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
+  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
   return problems;
 }

@@ -144,11 +144,11 @@ function matchExpr(prog: Program, pe: PathElement): string {
     case 'star-single':
       return `kk.length > ${pe.prefix.length + pe.suffix.length} && kk.startsWith(${lit(pe.prefix)}) && kk.endsWith(${lit(pe.suffix)})`;
     case 'star-double':
+      return `J.star2(kk, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
     case 'star-regex': {
-      const source = `^${pe.raw.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('(.+?)')}$`;
-      const re = prog.name('RE');
-      prog.declare(`const ${re} = new RegExp(${lit(source)});`);
-      return `${re}.test(kk)`;
+      const parts = prog.name('SP');
+      prog.declare(`const ${parts} = ${JSON.stringify(pe.parts)};`);
+      return `J.starN(kk, ${parts}) !== null`;
     }
     default:
       return 'false';

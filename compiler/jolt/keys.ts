@@ -4,6 +4,7 @@
  * classification order of bazaarvoice/jolt's PathElementBuilder. Input: key text; output: a
  * PathElement description, or a thrown SpecError carrying the diagnostic code and message.
  */
+import { starN } from '../../runtime/jolt/index.js';
 
 /** A spec problem found while parsing one key or path; the caller attaches the location. */
 export class SpecError extends Error {
@@ -39,7 +40,7 @@ export type PathElement =
   | { readonly kind: 'star-all' }
   | { readonly kind: 'star-single'; readonly raw: string; readonly prefix: string; readonly suffix: string }
   | { readonly kind: 'star-double'; readonly raw: string; readonly prefix: string; readonly mid: string; readonly suffix: string }
-  | { readonly kind: 'star-regex'; readonly raw: string; readonly source: string; readonly groups: number }
+  | { readonly kind: 'star-regex'; readonly raw: string; readonly parts: readonly string[]; readonly groups: number }
   | { readonly kind: 'amp'; readonly tokens: readonly (string | Ref)[]; readonly canonical: string }
   | { readonly kind: 'array'; readonly index: ArrayIndex; readonly canonical: string }
   | { readonly kind: 'at' }
@@ -207,12 +208,7 @@ function parseStar(key: string, inspect: string): PathElement {
     const parts = key.split('*');
     return { kind: 'star-double', raw: key, prefix: parts[0] ?? '', mid: parts[1] ?? '', suffix: parts[2] ?? '' };
   }
-  const source = `^${key.split('*').map(escapeRegex).join('(.+?)')}$`;
-  return { kind: 'star-regex', raw: key, source, groups: stars };
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return { kind: 'star-regex', raw: key, parts: key.split('*'), groups: stars };
 }
 
 /** Classifies one left-hand key (also one segment of a right-hand path). */
@@ -292,7 +288,7 @@ export function starMatches(star: StarElement, text: string): boolean {
       return from < to && text.substring(from, to).indexOf(star.mid) >= 0;
     }
     case 'star-regex':
-      return new RegExp(star.source).test(text);
+      return starN(text, star.parts) !== null;
   }
 }
 

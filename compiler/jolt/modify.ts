@@ -10,6 +10,7 @@ import { canonicalOf, isStar, parseDotPath, parseKey, type PathElement, SpecErro
 import { compareUtf16, parseJavaDouble, parseJavaInt, parseJavaLong } from '../../runtime/jolt/java.js';
 import { FUNCTIONS, KEEPS_ARGUMENTS, LIST_FORMS, ONE_ARGUMENT_FORMS, TWO_ARGUMENT_FORMS } from '../../runtime/jolt/functions.js';
 import { readExpr, readPathExpr, Scope } from './walk.js';
+import { regexProblem } from '../../runtime/regex/index.js';
 
 export type ModifyMode = 0 | 1 | 2;
 const MODE_PREFIX: Record<string, ModifyMode> = { '+': 0, '~': 1, _: 2 };
@@ -248,9 +249,9 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
     condition = `kk.length > ${pe.prefix.length + pe.suffix.length} && kk.startsWith(${lit(pe.prefix)}) && kk.endsWith(${lit(pe.suffix)})`;
   } else if (pe.kind === 'star-double') condition = `J.star2(kk, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
   else {
-    const re = ctx.prog.name('RE');
-    ctx.prog.declare(`const ${re} = new RegExp(${lit(pe.source)});`);
-    condition = `${re}.test(kk)`;
+    const parts = ctx.prog.name('SP');
+    ctx.prog.declare(`const ${parts} = ${JSON.stringify(pe.parts)};`);
+    condition = `J.starN(kk, ${parts}) !== null`;
   }
   out.add(ind, `if (${condition}) {`);
   emitChild(ctx, out, ind + 1, child);
@@ -315,9 +316,24 @@ function evaluatorLines(ctx: Ctx, scope: Scope, level: number, rhs: unknown, fal
   const open = text.indexOf('(');
   if (open < 0 || !text.endsWith(')')) throw new SpecError('PIPE5018', `cannot parse the function call \`${rhs}\``);
   const fn = functionRef(ctx, text.slice(0, open), fallbacks, where);
-  const args = splitFunctionArgs(text.slice(open + 1, -1)).map((a) => argExpr(ctx, scope, level, a, true));
+  const rawArgs = splitFunctionArgs(text.slice(open + 1, -1));
+  if (fn.stock === 'split' && rawArgs[0] !== undefined) checkSplitSeparator(ctx, rawArgs[0], where);
+  const args = rawArgs.map((a) => argExpr(ctx, scope, level, a, true));
   if (args.length === 1) return [`{ const a = ${args[0]?.source}; ${callOne(ctx, fn, 'a', 'a !== J.N')} }`];
   return [callMany(ctx, fn, args)];
+}
+
+/** A separator written in the spec runs on RE2 like every pattern: what RE2 cannot run is an error here. */
+function checkSplitSeparator(ctx: Ctx, raw: string, where: JsonPath): void {
+  if (raw.startsWith('^') || raw.startsWith('@') || raw === '') return;
+  const separator = raw.length >= 2 && raw.startsWith("'") && raw.endsWith("'") ? raw.slice(1, -1) : raw;
+  const problem = regexProblem(separator, 'java');
+  if (problem === undefined) return;
+  if (problem.needsBacktracking) {
+    ctx.prog.error('PIPE5504', where, 'value', `the =split separator ${JSON.stringify(separator)} needs a backtracking engine: ${problem.message}`);
+  } else {
+    ctx.prog.error('PIPE5505', where, 'value', `the =split separator ${JSON.stringify(separator)} is not a valid regular expression: ${problem.message}`);
+  }
 }
 
 /** A function reference: its source, its stock name, whether a call site may reuse one argument list. */

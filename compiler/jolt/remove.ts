@@ -25,8 +25,7 @@ export function parseMatcher(key: string): Matcher {
   }
   const parts = key.split('*');
   if (stars === 2) return { kind: 'star-double', raw: key, prefix: parts[0] ?? '', mid: parts[1] ?? '', suffix: parts[2] ?? '' };
-  const source = `^${parts.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('(.+?)')}$`;
-  return { kind: 'star-regex', raw: key, source, groups: stars };
+  return { kind: 'star-regex', raw: key, parts, groups: stars };
 }
 
 function parseNodes(prog: Program, spec: Record<string, unknown>, path: JsonPath, depth: number): Node[] {
@@ -70,9 +69,9 @@ function matchExpr(prog: Program, m: Matcher, key: string): string {
     case 'star-double':
       return `J.star2(${key}, ${lit(m.prefix)}, ${lit(m.mid)}, ${lit(m.suffix)}) !== null`;
     case 'star-regex': {
-      const re = prog.name('RE');
-      prog.declare(`const ${re} = new RegExp(${lit(m.source)});`);
-      return `${re}.test(${key})`;
+      const parts = prog.name('SP');
+      prog.declare(`const ${parts} = ${JSON.stringify(m.parts)};`);
+      return `J.starN(${key}, ${parts}) !== null`;
     }
   }
 }

@@ -422,9 +422,9 @@ function emitComputedChain(
         capture = `m${depth}`;
         break;
       case 'star-regex': {
-        const re = prog.name('RE');
-        prog.declare(`const ${re} = new RegExp(${lit(pe.source)});`);
-        out.add(ind, `const m${depth} = ${re}.exec(kk);`);
+        const parts = prog.name('SP');
+        prog.declare(`const ${parts} = ${JSON.stringify(pe.parts)};`);
+        out.add(ind, `const m${depth} = J.starN(kk, ${parts});`);
         condition = `m${depth} !== null`;
         capture = `m${depth}`;
         break;

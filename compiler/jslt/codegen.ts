@@ -8,12 +8,12 @@
  * Input: parsed programs (main + imported modules). Output: JS text and problems with source ranges.
  */
 import { BUILTINS } from '../../runtime/jslt/builtins.js';
-import { javaRegex } from '../../runtime/jslt/regex.js';
+import { regexProblem } from '../../runtime/jslt/regex.js';
 import type { Expr, FunctionDecl, LetBinding, Program, Range } from './ast.js';
 
 /** A static problem, located in the main query (module problems point at their import). */
 export interface CodegenProblem {
-  readonly code: 'PIPE5302' | 'PIPE5303' | 'PIPE5304' | 'PIPE5305' | 'PIPE5306' | 'PIPE5308' | 'PIPE5309' | 'PIPE5310';
+  readonly code: 'PIPE5302' | 'PIPE5303' | 'PIPE5304' | 'PIPE5305' | 'PIPE5306' | 'PIPE5308' | 'PIPE5309' | 'PIPE5310' | 'PIPE5504';
   readonly message: string;
   readonly start: number;
   readonly end: number;
@@ -390,10 +390,12 @@ class Generator {
 
   private checkRegex(arg: Expr | undefined): void {
     if (arg?.kind !== 'literal' || typeof arg.value !== 'string') return;
-    try {
-      javaRegex(arg.value);
-    } catch (error) {
-      this.report('PIPE5310', error instanceof Error ? error.message : String(error), arg);
+    const problem = regexProblem(arg.value, 'java');
+    if (problem === undefined) return;
+    if (problem.needsBacktracking) {
+      this.report('PIPE5504', `The regular expression '${arg.value}' needs a backtracking engine: ${problem.message}`, arg);
+    } else {
+      this.report('PIPE5310', `Syntax error in regular expression '${arg.value}': ${problem.message}`, arg);
     }
   }
 

@@ -3,6 +3,7 @@
  * message shape at build time, evaluated by runtime/jsonpath.ts) or a `{{ }}` expression.
  */
 import { JSONPath } from 'jsonpath-plus';
+import { compileJsonPath } from '../../runtime/jsonpath.js';
 import type { BracesValue, Value } from '../ast/ast.js';
 import { compileBraces } from '../braces/index.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
@@ -87,7 +88,7 @@ interface CheckedPath {
 /** Parses the path (syntax errors → PIPE5501) and checks field names against the shape (PIPE5502). */
 function checkJsonPath(source: string, span: Span, message: PipeType, ctx: PipelineContext): CheckedPath | undefined {
   const inner = { file: span.file, start: span.start + 1, end: span.end - 1 };
-  const syntaxError = jsonPathSyntaxError(source);
+  const syntaxError = jsonPathSyntaxError(source) ?? compileProblem(source);
   if (syntaxError) {
     ctx.diagnostics.push(
       diagnostic('PIPE5501', {
@@ -121,6 +122,16 @@ function checkJsonPath(source: string, span: Span, message: PipeType, ctx: Pipel
     current = next;
   }
   return { element: current };
+}
+
+/** What the run time's parser (runtime/jsonpath.ts) refuses, e.g. a filter that does not parse. */
+function compileProblem(source: string): string | undefined {
+  try {
+    compileJsonPath(source);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 function jsonPathSyntaxError(source: string): string | undefined {

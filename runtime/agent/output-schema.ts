@@ -12,6 +12,7 @@ import addFormatsModule from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { PipeError } from '../errors.js';
+import { schemaRegExp } from '../regex/schema-pattern.js';
 import type { Json, JsonObject } from '../types.js';
 import { dropNullOptionals, toStrictSchema } from './strict-schema.js';
 
@@ -82,7 +83,8 @@ export class OutputValidatorCache {
 }
 
 function compileSchema(schema: JsonObject): ValidateFunction {
-  const options = { allErrors: true, strict: false, validateFormats: true } as const;
+  // The reply is outside data too: its patterns run on RE2, as the compiled validators' do.
+  const options = { allErrors: true, strict: false, validateFormats: true, code: { regExp: schemaRegExp } } as const;
   const draft = typeof schema.$schema === 'string' ? schema.$schema : '';
   const ajv = draft.includes('draft-04')
     ? new AjvDraft04(options)

@@ -1,11 +1,10 @@
 /**
  * Regex guardrails on the model's reply. In: the reply body (the schema-valid object, or
  * `{ text }`) and rules `{ field: "a.b", pattern, message? }`; out: nothing, or a PipeError
- * (422, kind AGENT_GUARDRAIL) naming the first failing field. Patterns run on RE2 (re2-wasm), which
+ * (422, kind AGENT_GUARDRAIL) naming the first failing field. Patterns run on RE2 (runtime/regex), which
  * is linear-time, because the checked text comes from a model and patterns from configuration.
  */
-import type { RE2 } from 're2-wasm';
-import { re2 } from '../re2.js';
+import { compileRegex, type Re2Pattern } from '../regex/index.js';
 import { PipeError } from '../errors.js';
 import type { Json, JsonObject } from '../types.js';
 
@@ -49,9 +48,9 @@ export function checkRule(body: Json, rule: RegexRule): GuardrailViolation[] {
   return [];
 }
 
-function compilePattern(rule: RegexRule): RE2 {
+function compilePattern(rule: RegexRule): Re2Pattern {
   try {
-    return new (re2())(rule.pattern, 'u');
+    return compileRegex(rule.pattern, 'ecmascript');
   } catch (err) {
     throw new PipeError(`Guardrail pattern for field "${rule.field}" is not a supported regular expression: ${(err as Error).message}`, {
       code: 500, kind: 'AGENT_GUARDRAIL_CONFIG', cause: err,

@@ -12,6 +12,7 @@
  * nor exhaust its memory.
  */
 import type { Json, JsonObject } from '../types.js';
+import { tick } from '../work-meter.js';
 import { compare, isTrue } from './operators.js';
 import { describeValue, elementNumber, fail, newObject, numericValue, setOwn } from './values.js';
 
@@ -69,6 +70,7 @@ function callReducer(work: Work, reducer: Reducer, acc: Json, x: Json): Json {
 
 function countCall(fn: string, work: Work): void {
   work.calls++;
+  tick();
   if (work.calls > MAX_LAMBDA_CALLS) fail(fn, `more than ${MAX_LAMBDA_CALLS} lambda calls in one computation (nested array functions multiply); split the work over several steps`);
 }
 

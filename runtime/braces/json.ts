@@ -1,30 +1,37 @@
 /**
  * Double Braces JSON / array / object functions (reference §1.4.6) plus the listed-but-undocumented
  * ARRAYTOOBJECT / OBJECTTOARRAY and the extra FIRSTELEMENT. Arrays are never mutated: each function
- * returns a new array. JSONPATH runs jsonpath-plus in its safe evaluation mode and adds Jayway's
+ * returns a new array. JSONPATH runs the linear-time evaluator of runtime/jsonpath.ts and adds Jayway's
  * tail functions (`min() max() avg() stddev() length() sum() first() last() keys()`).
  */
-import { JSONPath } from 'jsonpath-plus';
+import { compileJsonPath, jsonPathQuery, type CompiledJsonPath } from '../jsonpath.js';
 import type { Json, JsonObject } from '../types.js';
+import { PipeError } from '../errors.js';
 import { unescapeJson } from './escape.js';
 import { describeValue, fail, isAbsent, isPlainObject, newObject, obj, setOwn, toArr, toInt, toNum, toStr } from './values.js';
 
 const TAIL_FUNCTIONS = ['min', 'max', 'avg', 'stddev', 'length', 'sum', 'first', 'last', 'keys'] as const;
 type TailFunction = (typeof TAIL_FUNCTIONS)[number];
 
-/** Splits `$.a.max()` into `$.a` and `max`. */
+/**
+ * Splits `$.a.max()` into `$.a` and `max`. Read from the end without a regular expression: the
+ * path may come from the data, and a lazy `(.*?)` pattern took quadratic time on a long one.
+ */
 export function splitTailFunction(path: string): { readonly path: string; readonly fn: TailFunction | undefined } {
-  const m = /^(.*?)\.?([a-z]+)\(\)\s*$/.exec(path.trim());
-  if (m && (TAIL_FUNCTIONS as readonly string[]).includes(m[2] as string)) {
-    const base = (m[1] as string) === '' ? '$' : (m[1] as string);
-    return { path: base, fn: m[2] as TailFunction };
-  }
-  return { path, fn: undefined };
+  const trimmed = path.trim();
+  if (!trimmed.endsWith('()')) return { path, fn: undefined };
+  const head = trimmed.slice(0, -2);
+  let start = head.length;
+  while (start > 0 && /[a-z]/.test(head.charAt(start - 1))) start--;
+  const name = head.slice(start);
+  if (!(TAIL_FUNCTIONS as readonly string[]).includes(name)) return { path, fn: undefined };
+  const base = head.slice(0, start).replace(/\.$/, '');
+  return { path: base === '' ? '$' : base, fn: name as TailFunction };
 }
 
-/** Jayway: a path with wildcards, deep scan, filters, unions or slices returns a list. */
-export function isIndefinitePath(path: string): boolean {
-  return /\*|\.\.|\?\(|\[[^\]]*[,:][^\]]*\]/.test(path.replace(/'[^']*'|"[^"]*"/g, "''"));
+/** Jayway: a path with wildcards, deep scan, filters, unions, slices or scripts returns a list. */
+export function isIndefinitePath(path: CompiledJsonPath): boolean {
+  return path.segments.some((segment) => segment.kind !== 'name');
 }
 
 function numbersOf(values: readonly Json[]): number[] {
@@ -72,15 +79,36 @@ export function JSONPATH(value: Json, expression: Json): Json {
   if (isAbsent(value)) return null;
   const root: Json = typeof value === 'string' ? parseJsonOrFail(value) : value;
   const { path, fn } = splitTailFunction(toStr('JSONPATH', 2, expression));
-  let matches: Json[];
+  let compiled: CompiledJsonPath;
   try {
-    matches = JSONPath({ path, json: root as object, wrap: true, eval: 'safe' }) as Json[];
+    compiled = compiledPath(path);
   } catch (err) {
     return fail('JSONPATH', `invalid JSONPath ${JSON.stringify(expression)}: ${(err as Error).message}`);
   }
-  const indefinite = isIndefinitePath(path);
+  let matches: Json[];
+  try {
+    matches = jsonPathQuery(compiled, root, { objectFilter: 'members' });
+  } catch (err) {
+    if (err instanceof PipeError) throw err;
+    return fail('JSONPATH', `JSONPath ${JSON.stringify(expression)} failed: ${(err as Error).message}`);
+  }
+  const indefinite = isIndefinitePath(compiled);
   const result: Json = indefinite ? matches : (matches[0] ?? null);
   return fn === undefined ? result : applyTail(fn, result);
+}
+
+const PATH_CACHE_LIMIT = 256;
+/** Parsed paths by text (a constant path parses once; one from the data costs one parse); oldest dropped first. */
+const pathCache = new Map<string, CompiledJsonPath>();
+
+function compiledPath(path: string): CompiledJsonPath {
+  let compiled = pathCache.get(path);
+  if (!compiled) {
+    compiled = compileJsonPath(path);
+    if (pathCache.size >= PATH_CACHE_LIMIT) pathCache.delete(pathCache.keys().next().value as string);
+    pathCache.set(path, compiled);
+  }
+  return compiled;
 }
 
 function parseJsonOrFail(text: string): Json {

@@ -3,7 +3,8 @@ import { PipeError } from '../errors.js';
 import { compileDatePattern, formatDate, parseDate, zoneOf } from './date-pattern.js';
 import { compileNumberPattern, formatNumber, parseNumber } from './number-format.js';
 import { add, arith, compare, template } from './operators.js';
-import { allMatches, compileRegex, compileRegexOrThrow, REGEX_WORK_LIMIT } from './regex.js';
+import { allMatches, compileRegex as compileShared } from '../regex/index.js';
+import { compileRegex } from './regex.js';
 import { deepEqual, get, obj, toText } from './values.js';
 
 describe('values', () => {
@@ -104,17 +105,37 @@ describe('regex', () => {
   });
 
   it('translates Java syntax and refuses what RE2 cannot run', () => {
-    expect(compileRegexOrThrow('\\p{Upper}+').test('ABC')).toBe(true);
-    expect(compileRegexOrThrow('(?x) a b # comment').test('ab')).toBe(true);
-    expect(() => compileRegexOrThrow('(a)\\1')).toThrow(/backreferences/);
-    expect(() => compileRegexOrThrow('a(?<=b)')).toThrow(/lookbehind/);
-    expect(() => compileRegexOrThrow('a++')).toThrow(/possessive/);
+    expect(compileShared('\\p{Upper}+').test('ABC')).toBe(true);
+    expect(compileShared('(?x) a b # comment').test('ab')).toBe(true);
+    expect(() => compileShared('(a)\\1')).toThrow(/backreferences/);
+    expect(() => compileShared('a(?<=b)')).toThrow(/lookbehind/);
+    expect(() => compileShared('a++')).toThrow(/possessive/);
     expect(() => compileRegex('SPLIT', '[')).toThrow(PipeError);
   });
 
-  it('bounds the work of global searches over huge inputs', () => {
+  it('finds every match of a global search over a large input', () => {
     const input = 'ab'.repeat(1024 * 1024);
-    expect(() => allMatches('REPLACE', compileRegexOrThrow('a|b'), input)).toThrow(/too much regular-expression work/);
-    expect(REGEX_WORK_LIMIT).toBeGreaterThan(1024 * 1024);
+    const matches = allMatches(compileShared('a|b'), input);
+    expect(matches).toHaveLength(input.length);
+    expect(matches[matches.length - 1]).toMatchObject({ index: input.length - 1, end: input.length });
+  });
+});
+
+describe('JSONPATH on paths from the data', () => {
+  it('reads tail functions from the end of the path', async () => {
+    const { splitTailFunction } = await import('./json.js');
+    expect(splitTailFunction('$.a.max()')).toEqual({ path: '$.a', fn: 'max' });
+    expect(splitTailFunction('$.length()')).toEqual({ path: '$', fn: 'length' });
+    expect(splitTailFunction('length()')).toEqual({ path: '$', fn: 'length' });
+    expect(splitTailFunction('$.a.nope()')).toEqual({ path: '$.a.nope()', fn: undefined });
+  });
+
+  it('refuses a very long path instead of scanning it with backtracking regexes', async () => {
+    const { JSONPATH } = await import('./json.js');
+    // Both took seconds: `[,,,…` (the indefinite-path check) and `aaa…` (the tail-function split).
+    expect(() => JSONPATH({ a: 1 }, `$[${','.repeat(200_000)}`)).toThrow(/longer than/);
+    expect(() => JSONPATH({ a: 1 }, 'a'.repeat(200_000))).toThrow(/longer than/);
+    expect(JSONPATH({ a: [1, 2] }, '$.a[0,1]')).toEqual([1, 2]);
+    expect(JSONPATH({ a: [1, 2] }, '$.a[0]')).toBe(1);
   });
 });

@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import type { Json } from '../types.js';
 import { escapeAs, escapeTypeOf, unescapeAs, type EscapeType } from './escape.js';
-import { allMatches, compileRegex, literalPattern, parseJavaFlags, RegexSyntaxError } from './regex.js';
+import { allMatches, compileRegex, javaSplit, literalPattern, parseJavaFlags, RegexSyntaxError } from './regex.js';
 import { checkLength, fail, isAbsent, toInt, toStr, toText } from './values.js';
 
 /** @example CAPITALIZE("hello") // "Hello" */
@@ -114,8 +114,7 @@ export function UPPERCASE(value: Json): Json {
  */
 export function MATCHES(value: Json, pattern: Json): boolean {
   if (isAbsent(value) || isAbsent(pattern)) return false;
-  const re = compileRegex('MATCHES', `\\A(?:${toStr('MATCHES', 2, pattern)})\\z`);
-  return re.test(toStr('MATCHES', 1, value));
+  return compileRegex('MATCHES', toStr('MATCHES', 2, pattern)).testExact(toStr('MATCHES', 1, value));
 }
 
 /** @example NORMALIZE("São Paulo") // "Sao Paulo" */
@@ -145,7 +144,7 @@ export function RANDOMSTRINGS(charset: Json, length: Json): string {
 }
 
 /** Expands a Java replacement string: `$1`, `${name}`, `\$` (escaped dollar). */
-function expandReplacement(replacement: string, groups: readonly (string | undefined)[], named: Readonly<Record<string, string>> | undefined): string {
+function expandReplacement(replacement: string, groups: readonly (string | undefined)[], named: Readonly<Record<string, string | undefined>> | undefined): string {
   let out = '';
   for (let i = 0; i < replacement.length; i++) {
     const c = replacement[i] as string;
@@ -191,7 +190,7 @@ export function REPLACE(value: Json, pattern: Json, replacement: Json): Json {
   const re = compileRegex('REPLACE', patternText);
   let out = '';
   let last = 0;
-  for (const m of allMatches('REPLACE', re, s)) {
+  for (const m of allMatches(re, s, with_.includes('$'))) {
     out += s.slice(last, m.index) + expandReplacement(with_, m.groups, m.named);
     last = m.end;
     checkLength('REPLACE', out.length);
@@ -210,25 +209,14 @@ export function SPLIT(value: Json, pattern: Json): Json {
   const patternText = toStr('SPLIT', 2, pattern);
   const literal = literalPattern(patternText);
   if (literal === '') return s === '' ? [''] : Array.from(s);
-  const pieces: string[] = [];
   if (literal !== undefined) {
-    pieces.push(...s.split(literal));
+    // Not `push(...parts)`: spreading a large array overflows the stack.
+    const pieces = s.split(literal);
     while (pieces.length > 1 && pieces[pieces.length - 1] === '') pieces.pop();
     if (pieces.length === 1 && pieces[0] === '' && s !== '') return [];
     return pieces;
   }
-  const re = compileRegex('SPLIT', patternText);
-  let last = 0;
-  for (const m of allMatches('SPLIT', re, s)) {
-    if (m.end === 0) continue;
-    if (m.index === m.end && m.index >= s.length) break;
-    pieces.push(s.slice(last, m.index));
-    last = m.end;
-  }
-  pieces.push(s.slice(last));
-  while (pieces.length > 1 && pieces[pieces.length - 1] === '') pieces.pop();
-  if (pieces.length === 1 && pieces[0] === '' && s !== '') return [];
-  return pieces;
+  return javaSplit(compileRegex('SPLIT', patternText), s);
 }
 
 /**
@@ -248,7 +236,7 @@ export function STRINGMATCHES(value: Json, pattern: Json, flags?: Json): Json {
   }
   const s = toStr('STRINGMATCHES', 1, value);
   const re = compileRegex('STRINGMATCHES', toStr('STRINGMATCHES', 2, pattern), javaFlags);
-  return allMatches('STRINGMATCHES', re, s).map((m) => s.slice(m.index, m.end));
+  return allMatches(re, s, false).map((m) => s.slice(m.index, m.end));
 }
 
 /**

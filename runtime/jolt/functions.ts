@@ -20,6 +20,7 @@ import {
   compareUtf16,
   type JsonMap,
 } from './java.js';
+import { compileRegex, javaSplit as splitOnPattern, patternRefused, RegexSyntaxError, type Re2Pattern } from '../regex/index.js';
 
 /** "Nothing to write": the absent result of a function or of a failed lookup. */
 export const NONE: unique symbol = Symbol('jolt.none');
@@ -101,23 +102,21 @@ function join(separator: string, list: readonly unknown[]): string {
   return out;
 }
 
-/** Java String.split(regex): trailing empty strings dropped. */
+/**
+ * Java String.split(regex) on RE2 (runtime/regex): linear time whatever the separator. A separator
+ * written in the spec is checked at build time; one read from the data that RE2 cannot run fails
+ * the transform with 422.
+ */
 function javaSplit(separator: string, source: unknown): unknown {
   if (typeof source !== 'string') return NONE;
-  let pattern: RegExp;
+  let pattern: Re2Pattern;
   try {
-    pattern = new RegExp(separator, 'u');
-  } catch {
-    return NONE;
+    pattern = compileRegex(separator, 'java');
+  } catch (err) {
+    if (err instanceof RegexSyntaxError) throw patternRefused('=split', separator, err);
+    throw err;
   }
-  if (source === '') return [''];
-  const parts = source.split(pattern);
-  while (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
-  if (parts.length > 1 && parts[0] === '' && separator !== '') {
-    const first = pattern.exec(source);
-    if (first !== null && first.index === 0 && first[0].length > 0) return parts;
-  }
-  return parts;
+  return splitOnPattern(pattern, source);
 }
 
 function pad(left: boolean, source: string, args: readonly unknown[]): unknown {

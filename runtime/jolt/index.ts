@@ -6,6 +6,7 @@
  * deep copies. Every recursive helper is depth-limited and throws a PipeError instead of overflowing.
  */
 import { PipeError } from '../errors.js';
+import { tick } from '../work-meter.js';
 import { compareUtf16, isMap, MAX_DEPTH, parseJavaInt, scalarString, tooDeep, type JsonMap } from './java.js';
 
 export {
@@ -150,6 +151,7 @@ function overwrite(s: ShiftState, tree: unknown, kind: StepKind, key: string, va
  * A null key (an unresolvable reference) or a type clash on the way skips the write, as in Jolt.
  */
 export function put(s: ShiftState, kinds: string, keys: readonly (string | null)[], data: unknown): void {
+  tick(kinds.length);
   for (const k of keys) if (k === null) return;
   let tree: unknown = s.o;
   let kind: StepKind = 'M';
@@ -228,10 +230,37 @@ export function star2(k: string, prefix: string, mid: string, suffix: string): [
   return [k.substring(prefix.length, midAt), k.substring(midAt + mid.length, k.length - suffix.length)];
 }
 
+/**
+ * A key with three or more `*` (`a*b*c*d`), matched as Jolt's `^a(.+?)b(.+?)c(.+?)d$` would be,
+ * but in linear time (a backtracking regex takes polynomial time on a long key): each literal is
+ * placed as early as it can be, which finds a match whenever there is one (a later placement only
+ * leaves less room for the rest) and is the one the lazy groups take. `parts` are the literals
+ * between the stars. Returns [key, group 1, …] or null.
+ */
+export function starN(k: string, parts: readonly string[]): string[] | null {
+  const prefix = parts[0] ?? '';
+  const suffix = parts[parts.length - 1] ?? '';
+  const end = k.length - suffix.length;
+  if (end < prefix.length || !k.startsWith(prefix) || !k.endsWith(suffix)) return null;
+  const groups = [k];
+  let at = prefix.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const literal = parts[i] as string;
+    const found = k.indexOf(literal, at + 1);
+    if (found < 0 || found + literal.length >= end) return null;
+    groups.push(k.slice(at, found));
+    at = found + literal.length;
+  }
+  if (end - at < 1) return null;
+  groups.push(k.slice(at, end));
+  return groups;
+}
+
 /** Deep copy of a JSON value (spec defaults are copied so runs never share state). */
 export function copy(v: unknown, depth = 0): unknown {
   if (v === null || typeof v !== 'object') return v;
   if (depth > MAX_DEPTH) throw tooDeep('copy');
+  tick();
   if (Array.isArray(v)) return v.map((e) => copy(e, depth + 1));
   const out: JsonMap = {};
   for (const k of Object.keys(v)) set(out, k, copy((v as JsonMap)[k], depth + 1));

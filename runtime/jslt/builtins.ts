@@ -8,7 +8,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { parseJsonText } from './json-parse.js';
 import { mod, parseNumberText } from './operators.js';
-import { checkSubject, globalRegex, javaRegex, javaSplit, namedGroups } from './regex.js';
+import { allMatches, firstMatch } from '../regex/index.js';
+import { checkSubject, javaRegex, javaSplit, namedGroups } from './regex.js';
 import { PatternError, UnparseableError, formatTime, isKnownZone, parseTime } from './time.js';
 import { parseUrl } from './url.js';
 import {
@@ -103,18 +104,18 @@ function hashInt(value: JsltValue): JsltValue {
 function test(input: JsltValue, pattern: JsltValue): JsltValue {
   if (input === null) return false;
   if (pattern === null) throw jsltError("test() can't test null regexp");
-  return javaRegex(toText(pattern)).test(checkSubject(toText(input), 'test'));
+  return javaRegex(toText(pattern), 'test').test(checkSubject(toText(input), 'test'));
 }
 
 function capture(input: JsltValue, pattern: JsltValue): JsltValue {
   if (input === null) return null;
   if (pattern === null) throw jsltError("capture() can't match against null regexp");
-  const regexText = toText(pattern);
-  const found = javaRegex(regexText).exec(checkSubject(toText(input), 'capture'));
+  const regex = javaRegex(toText(pattern), 'capture');
+  const found = firstMatch(regex, checkSubject(toText(input), 'capture'));
   const result = newObject();
   if (!found) return result;
-  for (const name of namedGroups(regexText)) {
-    const groupValue = found.groups?.[name];
+  for (const name of namedGroups(regex)) {
+    const groupValue = found.named?.[name];
     setKey(result, name, groupValue === undefined ? null : groupValue);
   }
   return result;
@@ -123,7 +124,7 @@ function capture(input: JsltValue, pattern: JsltValue): JsltValue {
 function split(input: JsltValue, pattern: JsltValue): JsltValue {
   if (input === null) return null;
   if (pattern === null) throw jsltError("split() can't split on null");
-  return javaSplit(checkSubject(toText(input), 'split'), toText(pattern));
+  return javaSplit(javaRegex(toText(pattern), 'split'), checkSubject(toText(input), 'split'));
 }
 
 function join(array: JsltValue, separator: JsltValue): JsltValue {
@@ -137,16 +138,16 @@ function replace(input: JsltValue, pattern: JsltValue, replacement: JsltValue): 
   if (text === null) return null;
   const regexText = toText(pattern);
   const out = toText(replacement);
-  const regex = globalRegex(regexText);
+  const regex = javaRegex(regexText, 'replace');
   checkSubject(text, 'replace');
   let result = '';
   let last = 0;
-  for (let found = regex.exec(text); found !== null; found = regex.exec(text)) {
-    if (found[0].length === 0) {
+  for (const found of allMatches(regex, text, false)) {
+    if (found.end === found.index) {
       throw jsltError(`Regexp ${regexText} in replace() matched empty string in '${toJsonText(input)}'`);
     }
     result += text.slice(last, found.index) + out;
-    last = found.index + found[0].length;
+    last = found.end;
   }
   return result + text.slice(last);
 }

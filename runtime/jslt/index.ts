@@ -5,6 +5,7 @@
  * runaway program (`def f(x) f(x)`) ends with a PipeError instead of a stack overflow or a hang.
  */
 import { PipeError } from '../errors.js';
+import { tick } from '../work-meter.js';
 import {
   type JsltObject,
   type JsltValue,
@@ -72,6 +73,7 @@ export function begin(variables: Readonly<Record<string, unknown>> | undefined):
 export function enter(state: RunState, functionName: string): void {
   state.depth++;
   state.calls++;
+  tick();
   if (state.depth > MAX_CALL_DEPTH) {
     throw jsltError(`JSLT recursion too deep: function ${functionName}() nested more than ${MAX_CALL_DEPTH} calls`);
   }

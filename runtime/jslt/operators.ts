@@ -3,6 +3,7 @@
  * `for` loops, object comprehensions and object matching. Compiled JSLT calls these; each takes
  * and returns JsltValues and throws a PipeError with the reference's wording on type errors.
  */
+import { tick } from '../work-meter.js';
 import {
   type JsltObject,
   type JsltValue,
@@ -220,6 +221,7 @@ export function forArray(sequence: JsltValue, body: (item: JsltValue) => JsltVal
   if (items === null) return null;
   const result: JsltValue[] = [];
   for (const item of items) {
+    tick();
     const value = body(orNull(item));
     if (value !== SKIP) result.push(value);
   }
@@ -231,7 +233,10 @@ export function forObject(sequence: JsltValue, body: (item: JsltValue, target: J
   const items = loopItems(sequence, "Object comprehension can't loop over");
   if (items === null) return null;
   const target = newObject();
-  for (const item of items) body(orNull(item), target);
+  for (const item of items) {
+    tick();
+    body(orNull(item), target);
+  }
   return target;
 }
 
@@ -268,6 +273,7 @@ export function match(
   if (!isObject(context)) return target;
   for (const key of objectKeys(context)) {
     if (skippedKeys.includes(key)) continue;
+    tick();
     setKey(target, key, valueOf(getKey(context, key)));
   }
   return target;

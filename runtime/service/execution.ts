@@ -32,6 +32,7 @@ import { PipelineSeries, type ExecutionOutcomeLabel, type ServiceMetrics } from 
 import { InFlightTracker, settleWithin } from './shutdown.js';
 import { createStepHooks, type StepClock } from './step-observer.js';
 import { invalidMessageError, type Violation } from './validation.js';
+import { enterDeadline, executionTimeoutError, leaveDeadline } from '../work-meter.js';
 import { createWorkDir, type WorkDir } from './work-dir.js';
 
 /** After an abort, how long a run that ignores its signal may keep its slot and work folder. */
@@ -135,9 +136,7 @@ interface Run {
   readonly span: Span | undefined;
 }
 
-function timeoutError(ms: number): PipeError {
-  return new PipeError('execution timed out', { code: 500, kind: 'TIMEOUT', details: { timeoutMs: ms } });
-}
+const timeoutError = executionTimeoutError;
 
 function shutdownError(): PipeError {
   return new PipeError('service is shutting down', { code: 503, kind: 'SHUTDOWN' });
@@ -230,7 +229,9 @@ class EngineContext implements ContextWithHooks, StepClock {
     private readonly id: ExecutionId,
     readonly pipeline: string,
     private readonly startTimestamp: number,
-    private readonly timeoutMs: number,
+    readonly timeoutMs: number,
+    /** performance.now() time at which the timeout expires (see runtime/work-meter.ts). */
+    readonly deadline: number,
     private readonly redelivery: boolean,
     readonly globals: Readonly<Record<string, Json>>,
     readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
@@ -474,7 +475,13 @@ export class ExecutionEngine {
       run.slot.invalid = true;
       throw invalidMessageError(violations);
     }
-    return run.entry.module.run(message, ctx);
+    // The pipeline's synchronous start runs under its deadline (steps after an await set it themselves).
+    enterDeadline(ctx.deadline, ctx.timeoutMs);
+    try {
+      return run.entry.module.run(message, ctx);
+    } finally {
+      leaveDeadline();
+    }
   }
 
   private releaseSlot(entry: PipelineEntry, slot: Slot): void {
@@ -528,7 +535,8 @@ export class ExecutionEngine {
     // The start was read on the monotonic clock already; the system clock turns it into wall time.
     const startTimestamp = clock.wallTimeAt ? clock.wallTimeAt(run.startedAt) : clock.now();
     return new EngineContext(
-      run.id, run.entry.module.name, startTimestamp, run.timeoutMs, redelivery, this.deps.globals, this.deps.accounts, this.services,
+      run.id, run.entry.module.name, startTimestamp, run.timeoutMs, run.startedAt + run.timeoutMs, redelivery, this.deps.globals,
+      this.deps.accounts, this.services,
       this.hooks, run.log, run.abort, run.workDir,
     );
   }

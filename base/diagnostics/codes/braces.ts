@@ -102,7 +102,7 @@ export const bracesCodes: CodeTable = {
     severity: 'error',
     phase: 'check',
     explain:
-      'A literal regex argument does not compile, or uses a feature the linear-time engine (RE2) refuses: backreferences `\\1`, lookahead `(?=…)`, lookbehind, atomic groups or possessive quantifiers. For example `{{ MATCHES(message.id, "(a)\\\\1") }}`. Patterns run in linear time so a hostile input cannot hang an execution. Fix: rewrite the pattern without those features.',
+      'A literal regex argument does not compile: for example `{{ MATCHES(message.id, "[0-9") }}` misses the closing `]`. The syntax is Java\'s `Pattern`; Java-only forms RE2 lacks are translated (`\\p{Alpha}`, `\\h`, `(?x)` comments). Features that need backtracking (backreferences, lookaround) are PIPE5504.',
   },
   PIPE4015: {
     title: 'Invalid date pattern',

@@ -64,4 +64,16 @@ export const configCodes: CodeTable = {
     explain:
       'An account declaration has an unknown type or fields that its type does not take. Account types: secret-key, api-key, basic, bearer, private-key, public-key, oauth2, mock.\n\nExample: `account crm: basic { user: "x" }` — a basic account takes `username` and `password`.',
   },
+  PIPE3010: {
+    title: 'Unknown JSON Schema format',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A schema names a `format` the validators do not know. JSON Schema lets a validator ignore formats it does not ' +
+      'know, so a misspelt format would check nothing; pipec refuses it instead. Known formats (ajv-formats): date, ' +
+      'time, date-time, iso-time, iso-date-time, duration, uri, uri-reference, uri-template, url, email, hostname, ' +
+      'ipv4, ipv6, regex, uuid, json-pointer, json-pointer-uri-fragment, relative-json-pointer, byte, int32, int64, ' +
+      'float, double, password, binary (`password` and `binary` accept any string, as OpenAPI uses them).\n\n' +
+      'Example: `email: { type: "string", format: "emial" }`. Fix the spelling, or check the value with a `pattern`.',
+  },
 };

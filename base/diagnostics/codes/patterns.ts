@@ -19,4 +19,30 @@ export const patternCodes: CodeTable = {
     phase: 'check',
     explain: 'A scheduler trigger takes a cron expression with 5 fields (minute hour day-of-month month day-of-week) or 6 (with seconds first), and an IANA time zone.\n\nExample: `cron: "*/5 * * *"` has only four fields.',
   },
+  PIPE5504: {
+    title: 'Regular expression needs backtracking',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'Every regular expression a request can reach runs on RE2, a linear-time engine, so no input can make a match take ' +
+      'longer than a pass over it (a backtracking engine can take minutes on a 30-byte input with a pattern such as ' +
+      '`^([a-z0-9]+)*$`). RE2 has no backtracking, so it cannot run backreferences (`\\1`, `\\k<name>`), lookahead ' +
+      'and lookbehind (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`), atomic groups (`(?>…)`) or possessive quantifiers ' +
+      '(`a*+`). This applies to JSON Schema `pattern` and `patternProperties`, Double Braces (MATCHES, REPLACE, SPLIT, ' +
+      'STRINGMATCHES), JSLT (`test`, `capture`, `split`, `replace`) and JOLT (`=split`).\n\n' +
+      'Example: `pattern: "^(?!admin).*$"` in a schema. Fix: rewrite the pattern without those features, for example ' +
+      'check the excluded case with a second rule (`not: { pattern: "^admin" }`), or match more and check the rest in ' +
+      'a later step.',
+  },
+  PIPE5505: {
+    title: 'Invalid regular expression',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A regular expression written in a JSON Schema (`pattern`, the keys of `patternProperties`) or as the separator ' +
+      'of a JOLT `=split` does not compile. JSON Schema patterns are ECMAScript regular expressions (`u` mode); JOLT ' +
+      'separators are Java ones. Both run on RE2.\n\n' +
+      'Example: `pattern: "^[0-9"` misses the closing `]`; `pattern: "\\\\Aabc"` uses Java\'s `\\A`, which ECMAScript ' +
+      'writes `^`.',
+  },
 };

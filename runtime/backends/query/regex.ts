@@ -2,8 +2,7 @@
  * `$regex` evaluation with RE2 (linear time, so hostile patterns such as `(a+)+$` cannot hang).
  * A small per-instance cache of compiled patterns; an invalid pattern is PipeError 400 BAD_QUERY.
  */
-import type { RE2 } from 're2-wasm';
-import { re2 } from '../../re2.js';
+import { compileRegex, type Re2Pattern } from '../../regex/index.js';
 import { badQuery } from '../json-safe.js';
 
 export interface RegexTester {
@@ -13,14 +12,14 @@ export interface RegexTester {
 }
 
 export function createRegexTester(capacity = 256): RegexTester {
-  const compiled = new Map<string, RE2>();
-  const get = (pattern: string, flags: string): RE2 => {
+  const compiled = new Map<string, Re2Pattern>();
+  const get = (pattern: string, flags: string): Re2Pattern => {
     const key = `${flags}/${pattern}`;
     const hit = compiled.get(key);
     if (hit) return hit;
-    let re: RE2;
+    let re: Re2Pattern;
     try {
-      re = new (re2())(pattern, `${flags}u`);
+      re = compileRegex(pattern, 'ecmascript', regexFlagNames(flags));
     } catch (err) {
       throw badQuery(`invalid $regex ${JSON.stringify(pattern.slice(0, 80))}: ${(err as Error).message}`);
     }
@@ -33,10 +32,17 @@ export function createRegexTester(capacity = 256): RegexTester {
   };
   return {
     test: (pattern, flags, text) => {
-      const re = get(pattern, flags);
-      re.lastIndex = 0;
-      return re.test(text);
+      return get(pattern, flags).test(text);
     },
     check: (pattern, flags) => void get(pattern, flags),
   };
+}
+
+/** `$regex` options (i, m, s) as the flag names the shared translator takes. */
+function regexFlagNames(flags: string): string[] {
+  const names: string[] = [];
+  if (flags.includes('i')) names.push('CASE_INSENSITIVE');
+  if (flags.includes('m')) names.push('MULTILINE');
+  if (flags.includes('s')) names.push('DOTALL');
+  return names;
 }

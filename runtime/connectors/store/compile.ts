@@ -30,9 +30,11 @@ export const compile: ConnectorCompiler = {
         }),
       );
     }
+    // The same rule as the service's store list (check-declarations.ts storeExpireSeconds): a duration, or a
+    // number of milliseconds (as every duration), in whole seconds rounded up.
     const expire = api.entryOf(ctx.facts.decls.stores.get(store)?.options, 'expire-after');
-    const seconds = expire?.kind === 'duration' ? Math.round(expire.ms / 1000) : expire?.kind === 'number' ? expire.value : 0;
-    result.params['storeOptions'] = { js: JSON.stringify({ expireAfterSeconds: seconds }), constant: true };
+    const ms = expire?.kind === 'duration' ? expire.ms : expire?.kind === 'number' ? expire.value : 0;
+    result.params['storeOptions'] = { js: JSON.stringify({ expireAfterSeconds: Math.ceil(ms / 1000) }), constant: true };
     result.output = outputOf(operation, api.types);
   },
 };

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileValidatorModule, type Draft } from '../../../compiler/check/json-schema.js';
+import { validatorPreamble } from '../../../compiler/codegen/generate-service.js';
 import { PipeError } from '../../errors.js';
 import { fakeContext } from '../../service/test-support/fake-context.js';
 import type { CompiledValidator, Json } from '../../types.js';
@@ -12,7 +13,10 @@ import { run } from './validate.js';
 
 /** Loads an ajv standalone module (as the compiler generates it) from source. */
 async function validatorFor(schema: unknown, draft: Draft): Promise<CompiledValidator> {
-  const code = `import { createRequire } from 'node:module';\nconst require = createRequire(${JSON.stringify(import.meta.url)});\n${compileValidatorModule(schema, draft)}`;
+  const source = compileValidatorModule(schema, draft);
+  const preamble = validatorPreamble(source, new URL('../..', import.meta.url).href.replace(/\/$/, ''))
+    .replace('createRequire(import.meta.url)', `createRequire(${JSON.stringify(import.meta.url)})`);
+  const code = `${preamble}${source}`;
   const mod = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as { default: CompiledValidator };
   return mod.default;
 }

@@ -1,0 +1,104 @@
+/**
+ * The keywords of a JSON Schema that ajv would accept but that must not pass silently: every
+ * `pattern` and `patternProperties` key must run on RE2 (the validators' regex engine, see
+ * runtime/regex/schema-pattern.ts), and every `format` must be one the validators enforce (ajv
+ * ignores an unknown format, so a typo such as `"emial"` would validate nothing).
+ * In: a schema (JSON). Out: problems with the JSON pointer of the offending value.
+ */
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import { regexProblem } from '../../runtime/regex/index.js';
+
+export interface SchemaKeywordProblem {
+  readonly code: 'PIPE5504' | 'PIPE5505' | 'PIPE3010';
+  readonly pointer: string;
+  readonly message: string;
+  readonly label: string;
+  readonly hint?: string;
+}
+
+/** The formats the validators check (ajv-formats, added to every validator's ajv). */
+export const KNOWN_FORMATS: readonly string[] = Object.keys(fullFormats).sort();
+
+/** Keywords whose value is a map of subschemas. */
+const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas'];
+/** Keywords whose value is one subschema. */
+const SCHEMA_VALUES = [
+  'additionalProperties', 'additionalItems', 'items', 'contains', 'propertyNames', 'not', 'if', 'then', 'else',
+  'unevaluatedItems', 'unevaluatedProperties', 'contentSchema',
+];
+/** Keywords whose value is a list of subschemas (`items` too, in its array form). */
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
+/** Deeper than this the walk stops: it bounds the recursion whatever the schema. */
+const MAX_DEPTH = 256;
+
+export function schemaKeywordProblems(schema: unknown): SchemaKeywordProblem[] {
+  const problems: SchemaKeywordProblem[] = [];
+  walk(schema, '', 0, problems);
+  return problems;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function escape(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function walk(schema: unknown, pointer: string, depth: number, problems: SchemaKeywordProblem[]): void {
+  if (!isObject(schema) || depth > MAX_DEPTH) return;
+  const pattern = schema['pattern'];
+  if (typeof pattern === 'string') checkPattern(pattern, `${pointer}/pattern`, problems);
+  const patternProperties = schema['patternProperties'];
+  if (isObject(patternProperties)) {
+    for (const key of Object.keys(patternProperties)) checkPattern(key, `${pointer}/patternProperties/${escape(key)}`, problems);
+  }
+  const format = schema['format'];
+  if (typeof format === 'string' && !KNOWN_FORMATS.includes(format)) {
+    const close = suggest(format, KNOWN_FORMATS);
+    problems.push({
+      code: 'PIPE3010',
+      pointer: `${pointer}/format`,
+      message: `unknown JSON Schema format ${JSON.stringify(format)}: no validator would check it`,
+      label: close ? `did you mean "${close}"?` : 'unknown format',
+      hint: close ? `write "${close}"` : `known formats: ${KNOWN_FORMATS.join(', ')}; or check the value with \`pattern\``,
+    });
+  }
+  for (const keyword of SCHEMA_MAPS) {
+    const map = schema[keyword];
+    if (isObject(map)) for (const key of Object.keys(map)) walk(map[key], `${pointer}/${keyword}/${escape(key)}`, depth + 1, problems);
+  }
+  for (const keyword of SCHEMA_VALUES) walk(schema[keyword], `${pointer}/${keyword}`, depth + 1, problems);
+  for (const keyword of SCHEMA_LISTS) {
+    const list = schema[keyword];
+    if (Array.isArray(list)) list.forEach((item, i) => walk(item, `${pointer}/${keyword}/${i}`, depth + 1, problems));
+  }
+  // draft-04..07 `dependencies`: a subschema, or a list of property names.
+  const dependencies = schema['dependencies'];
+  if (isObject(dependencies)) {
+    for (const key of Object.keys(dependencies)) walk(dependencies[key], `${pointer}/dependencies/${escape(key)}`, depth + 1, problems);
+  }
+}
+
+function checkPattern(pattern: string, pointer: string, problems: SchemaKeywordProblem[]): void {
+  const problem = regexProblem(pattern, 'ecmascript');
+  if (problem === undefined) return;
+  problems.push(
+    problem.needsBacktracking
+      ? {
+        code: 'PIPE5504',
+        pointer,
+        message: `the pattern ${JSON.stringify(pattern)} needs a backtracking engine: ${problem.message}`,
+        label: 'needs backtracking',
+        hint: 'rewrite it without lookaround or backreferences (for an exclusion, add `not: { pattern: … }`)',
+      }
+      : {
+        code: 'PIPE5505',
+        pointer,
+        message: `the pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${problem.message}`,
+        label: 'invalid pattern',
+        hint: 'JSON Schema patterns are ECMAScript regular expressions',
+      },
+  );
+}
