@@ -9,7 +9,6 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { connect } from 'nats';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +19,7 @@ import { parseFilter } from './query/filter.js';
 import { matchesFilter } from './query/match.js';
 import { createRegexTester } from './query/regex.js';
 
-import { IN_CI, NATS_URL, PG_URL, reachable } from '../../test/support/servers.js';
+import { IN_CI, NATS_URL, PG_URL, reachable, removeNatsStreams } from '../../test/support/servers.js';
 const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 const WORKER = join(import.meta.dirname, 'test-support', 'event-worker.ts');
 
@@ -130,10 +129,7 @@ for (const variant of variants) {
         );
         for (const { indexname } of indexes.rows) await client.query(`DROP INDEX IF EXISTS "${indexname.replace(/"/g, '')}"`);
         await client.end();
-        const nc = await connect({ servers: new URL(NATS_URL).host });
-        const jsm = await nc.jetstreamManager();
-        await jsm.streams.delete(String(variant.env['PIPEC_NATS_STREAM'])).catch(() => false);
-        await nc.close();
+        await removeNatsStreams(String(variant.env['PIPEC_NATS_STREAM']));
       }
       rmSync(dataDir, { recursive: true, force: true });
     });
