@@ -77,8 +77,17 @@ export interface EventTriggerSpec {
   readonly expiration: number;
   /** ms an execution may take before it is considered failed and redelivered. */
   readonly maxTimeout: number;
-  /** Maximum deliveries of one event (1 = no redelivery). */
+  /** Maximum deliveries of one event (1 = no redelivery); then it is dead-lettered. */
   readonly maxDeliveries: number;
+  /** Wait between a failed delivery and the next (exponential, with jitter); absent: the broker's default. */
+  readonly backoff?: RedeliveryBackoff;
+}
+
+/** The n-th wait is initialMs · multiplier^(n-1), at most maxMs, drawn from its upper half. */
+export interface RedeliveryBackoff {
+  readonly initialMs: number;
+  readonly maxMs: number;
+  readonly multiplier: number;
 }
 
 export interface SchedulerTriggerSpec {
@@ -88,6 +97,11 @@ export interface SchedulerTriggerSpec {
   /** IANA zone, default UTC. */
   readonly timezone: string;
   readonly allowConcurrent: boolean;
+  /**
+   * Ticks whose time passed while no replica ran: 'run-once' (the default) runs the latest of them
+   * once at start, 'skip' leaves them.
+   */
+  readonly missedTicks?: 'run-once' | 'skip';
 }
 
 export interface McpToolTriggerSpec {
@@ -229,20 +243,31 @@ export interface EventBroker {
   publish(name: string, payload: Json, headers?: Readonly<Record<string, string>>): Promise<void>;
   /**
    * One durable consumer per (subscriber, event): every subscriber gets every event; replicas of one
-   * subscriber share it. The handler's promise resolving acks; rejecting leads to redelivery until
-   * maxDeliveries.
+   * subscriber share it. The handler's promise resolving acks; rejecting leads to redelivery after
+   * `backoff` until maxDeliveries, then to the dead letters — at once when the rejection is an
+   * error with `permanent: true` (see DeliveryRefusal).
    */
   subscribe(
     subscriber: string,
     event: string,
     handler: (delivery: Delivery) => Promise<void>,
-    opts: { maxDeliveries: number; ackTimeout: number; concurrency: number },
+    opts: { maxDeliveries: number; ackTimeout: number; concurrency: number; backoff?: RedeliveryBackoff },
   ): Promise<Subscription>;
   close(): Promise<void>;
 }
 
 export interface Subscription {
   stop(): Promise<void>;
+}
+
+/**
+ * What a delivery handler may reject with to say "do not retry": `permanent: true` sends the event
+ * to the dead letters at once, with `deadLetterReason` ('expired', 'unreadable') when given.
+ * PipeError carries `permanent` too (its classification of the failure).
+ */
+export interface DeliveryRefusal {
+  readonly permanent: true;
+  readonly deadLetterReason?: 'expired' | 'unreadable';
 }
 
 // ───────────────────────────── connectors ─────────────────────────────

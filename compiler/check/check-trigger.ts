@@ -87,7 +87,9 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelop
       const body = bodySchema('body');
       const redelivery = bool('redelivery', true);
       const maxDeliveries = num('max-deliveries', redelivery ? 5 : 1);
-      const spec = `{ kind: "event", event: ${JSON.stringify(str('name', ''))}, expiration: ${num('expiration', 600000)}, maxTimeout: ${num('max-timeout', 30000)}, maxDeliveries: ${maxDeliveries}${body.validator ? `, validateBody: ${body.validator}` : ''} }`;
+      const backoff = eventBackoff(entryOf(config, 'backoff'), ctx);
+      // expiration 0: an event waits as long as the broker keeps it (its retention), never dropped sooner.
+      const spec = `{ kind: "event", event: ${JSON.stringify(str('name', ''))}, expiration: ${num('expiration', 0)}, maxTimeout: ${num('max-timeout', 30000)}, maxDeliveries: ${maxDeliveries}${backoff ? `, backoff: ${backoff}` : ''}${body.validator ? `, validateBody: ${body.validator}` : ''} }`;
       return { plan: { kind: 'event', spec }, message: body.type };
     }
     case 'scheduler': {
@@ -95,7 +97,9 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelop
       const timezone = str('timezone', 'UTC');
       const cronValue = entryOf(config, 'cron');
       if (cronValue) checkCron(cron, timezone, cronValue, entryOf(config, 'timezone'), ctx);
-      const spec = `{ kind: "scheduler", cron: ${JSON.stringify(cron)}, timezone: ${JSON.stringify(timezone)}, allowConcurrent: ${bool('allow-concurrent', false)} }`;
+      const missed = str('missed-ticks', '');
+      const missedTicks = missed === 'skip' || missed === 'run-once' ? `, missedTicks: ${JSON.stringify(missed)}` : '';
+      const spec = `{ kind: "scheduler", cron: ${JSON.stringify(cron)}, timezone: ${JSON.stringify(timezone)}, allowConcurrent: ${bool('allow-concurrent', false)}${missedTicks} }`;
       return { plan: { kind: 'scheduler', spec }, message: SCHEDULER_MESSAGE };
     }
     case 'mcp-tool': {
@@ -109,6 +113,32 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelop
     default:
       return undefined;
   }
+}
+
+/** Defaults of the event trigger's `backoff` (runtime/backends/backoff.ts DEFAULT_REDELIVERY_BACKOFF). */
+const BACKOFF_DEFAULTS = { initial: 1000, max: 300_000, multiplier: 2 };
+
+/**
+ * The event trigger's `backoff` as the runtime's RedeliveryBackoff (JS), absent when not given. The
+ * schema checked each field; what it cannot say — `max` below `initial` — is checked here.
+ */
+function eventBackoff(value: Value | undefined, ctx: PipelineContext): string | undefined {
+  if (!value || value.kind !== 'object') return undefined;
+  const json = staticJson(value) as Record<string, unknown> | undefined;
+  if (!json) return undefined;
+  const pick = (key: 'initial' | 'max' | 'multiplier'): number => (typeof json[key] === 'number' ? json[key] : BACKOFF_DEFAULTS[key]);
+  const initialMs = pick('initial');
+  const maxMs = pick('max');
+  if (maxMs < initialMs) {
+    const at = entryOf(value, 'max') ?? entryOf(value, 'initial') ?? value;
+    ctx.diagnostics.push(diagnostic('PIPE3003', {
+      message: `\`backoff.max\` (${maxMs} ms) is below \`backoff.initial\` (${initialMs} ms)`,
+      span: at.span,
+      label: 'the longest wait cannot be shorter than the first',
+      hint: `write a \`max\` of at least ${initialMs} ms, or a smaller \`initial\``,
+    }));
+  }
+  return JSON.stringify({ initialMs, maxMs: Math.max(maxMs, initialMs), multiplier: pick('multiplier') });
 }
 
 /** The runtime AuthSpec (runtime/security/auth.ts) as JS, with the account checked. */

@@ -16,6 +16,7 @@ import { resolveAccounts, resolveEnvRecord } from './env-values.js';
 import { subscribeEventTrigger } from './event-trigger.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
+import { ADMIN_PREFIX, registerDeadLetterRoutes } from './dead-letter-routes.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
 import { registerHttpFileTrigger } from './http-file-trigger.js';
@@ -23,7 +24,7 @@ import { refusalResponse } from './http-response.js';
 import { registerHttpTrigger } from './http-trigger.js';
 import { registerJwksRoute } from './jwks-route.js';
 import { registerMcpRoute } from './mcp-route.js';
-import { createLogger } from './logging.js';
+import { createLogger, routeProcessOutput } from './logging.js';
 import { SystemClock } from './system-clock.js';
 import { createServiceMetrics } from './metrics.js';
 import { ScheduleRunner } from './scheduler-trigger.js';
@@ -56,6 +57,8 @@ export interface ServiceOptions {
   readonly tracer?: Tracer;
   /** Extra step observers (mocks, coverage), run alongside the service's metrics and spans. */
   readonly stepHooks?: StepHooks;
+  /** Service processes: `console.*` and process warnings become JSON log records (logging.ts). */
+  readonly routeProcessOutput?: boolean;
 }
 
 export interface Service {
@@ -85,7 +88,9 @@ function checkRoutes(pipelines: readonly PipelineModule[]): void {
   const seen = new Map<string, string>();
   for (const p of pipelines) {
     if (p.trigger.kind !== 'http' && p.trigger.kind !== 'http-file') continue;
-    if (OPERATIONAL_PATHS.has(p.trigger.path)) throw new Error(`pipeline "${p.name}" uses the reserved path ${p.trigger.path}`);
+    if (OPERATIONAL_PATHS.has(p.trigger.path) || p.trigger.path.startsWith(ADMIN_PREFIX)) {
+      throw new Error(`pipeline "${p.name}" uses the reserved path ${p.trigger.path}`);
+    }
     for (const method of p.trigger.methods) {
       const key = `${method.toUpperCase()} ${p.trigger.path}`;
       const other = seen.get(key);
@@ -100,6 +105,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const clock = opts.clock ?? new SystemClock();
   const logger = opts.logger ?? createLogger({ level: env['LOG_LEVEL'] ?? 'info', service: def.name });
   const dataDir = opts.dataDir ?? env['PIPEC_DATA_DIR'] ?? './.pipec-data';
+  if (opts.routeProcessOutput) routeProcessOutput(logger);
   checkRoutes(def.pipelines);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
@@ -131,7 +137,17 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     }
     return dispatch(request, ...rest);
   };
-  registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry() });
+  registerHealthRoutes(app, {
+    phase: () => phase,
+    registry: () => metrics.registry(),
+    ...(backends.availability ? { availability: backends.availability } : {}),
+  });
+  const deadLetters = backends.deadLetters;
+  if (deadLetters) {
+    metrics.deadLetters.collectFrom(() => deadLetters.countByEvent());
+    const apiKey = env['PIPEC_ADMIN_API_KEY'];
+    if (apiKey) registerDeadLetterRoutes(app, { deadLetters, apiKey, now: () => clock.now() });
+  }
 
   const httpDeps = { engine, metrics, clock, accounts };
   const schedulers = new Map<string, ScheduleRunner>();

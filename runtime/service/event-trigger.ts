@@ -1,12 +1,12 @@
 /**
  * The event trigger: one durable subscription per event-triggered pipeline. The event payload is
- * the message. An invalid payload is logged, counted and acknowledged (bad data does not get
- * better by retrying); a failed execution rejects the delivery so the broker redelivers it (up to
- * `maxDeliveries`). An event older than the trigger's `expiration` is acknowledged without running
- * (it waited in the queue longer than its consumers care for).
+ * the message. What cannot succeed on another attempt goes to the dead letters at once — an
+ * invalid payload, a failure the runtime classifies as permanent (PipeError.permanent: a 4xx), an
+ * event older than the trigger's `expiration` — and everything else is redelivered after the
+ * trigger's backoff until `max-deliveries`, then dead-lettered too. Nothing is acknowledged unseen.
  */
 import type { Logger } from 'pino';
-import type { Clock, Delivery, EventBroker, EventTriggerSpec, PipelineModule, Subscription } from '../types.js';
+import type { Clock, Delivery, DeliveryRefusal, EventBroker, EventTriggerSpec, PipelineModule, Subscription } from '../types.js';
 import type { ExecutionEngine } from './execution.js';
 import type { ServiceMetrics } from './metrics.js';
 import { validateTriggerMessage } from './validation.js';
@@ -19,9 +19,14 @@ export interface EventTriggerDeps {
   readonly clock: Clock;
 }
 
-/** Thrown to the broker so it redelivers; carries no payload data. */
+/** Thrown to the broker; carries no payload data. `permanent`: dead-letter now, do not retry. */
 export class DeliveryFailed extends Error {
-  constructor(readonly executionId: string, message: string) {
+  constructor(
+    readonly executionId: string,
+    message: string,
+    readonly permanent: boolean,
+    readonly deadLetterReason?: DeliveryRefusal['deadLetterReason'],
+  ) {
     super(message);
     this.name = 'DeliveryFailed';
   }
@@ -34,8 +39,7 @@ export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerS
     const ageMs = deps.clock.now() - delivery.envelope.publishedAt;
     if (spec.expiration > 0 && ageMs > spec.expiration) {
       deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'expired' });
-      deps.logger.warn({ pipeline: pipeline.name, event: spec.event, eventId: delivery.envelope.id, ageMs }, 'expired event acknowledged without running');
-      return;
+      throw new DeliveryFailed('', `expired: waited ${ageMs} ms, the trigger's expiration is ${spec.expiration} ms`, true, 'expired');
     }
     const outcome = await deps.engine.execute({
       pipeline: pipeline.name,
@@ -51,14 +55,12 @@ export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerS
     }
     if (outcome.outcome === 'invalid') {
       deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'invalid' });
-      deps.logger.warn(
-        { executionId: outcome.executionId, pipeline: pipeline.name, event: spec.event, eventId: delivery.envelope.id, violations: outcome.errorObject['violations'] ?? null },
-        'invalid event payload acknowledged without redelivery',
-      );
-      return;
+      const violations = JSON.stringify(outcome.errorObject['violations'] ?? null).slice(0, 400);
+      throw new DeliveryFailed(outcome.executionId, `invalid event payload (execution ${outcome.executionId}): ${violations}`, true);
     }
     deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'failure' });
-    throw new DeliveryFailed(outcome.executionId, `execution ${outcome.executionId} failed: ${outcome.error.message}`);
+    const what = outcome.error.permanent ? 'failed permanently' : 'failed';
+    throw new DeliveryFailed(outcome.executionId, `execution ${outcome.executionId} ${what}: ${outcome.error.code} ${outcome.error.message}`, outcome.error.permanent);
   };
 }
 
@@ -67,5 +69,6 @@ export function subscribeEventTrigger(pipeline: PipelineModule, spec: EventTrigg
     maxDeliveries: Math.max(1, spec.maxDeliveries),
     ackTimeout: spec.maxTimeout,
     concurrency: pipeline.options.concurrency,
+    ...(spec.backoff ? { backoff: spec.backoff } : {}),
   });
 }

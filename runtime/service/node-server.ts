@@ -68,7 +68,7 @@ export function serve(service: Service, opts: ServeOptions = {}): Promise<Runnin
 
 /** What a generated server.ts calls: create, start triggers, listen. */
 export async function startService(def: ServiceDefinition): Promise<void> {
-  const service = await createService(def);
+  const service = await createService(def, { routeProcessOutput: true });
   await service.start();
   await serve(service);
 }

@@ -3,6 +3,13 @@
  * while the previous run of the pipeline is still going (unless allowConcurrent), and runs under
  * the lock `schedule:<pipeline>:<tick ms>` so that, across replicas, one of them runs it.
  * The message is `{ scheduledAt: <tick ms> }`.
+ *
+ * Missed ticks: every tick that runs is recorded as the schedule's latest (`schedule:<pipeline>`
+ * in the lock backend: SQLite file, PostgreSQL, or NATS KV). At start, when the latest tick due by
+ * now is later than the recorded one, no replica was running at that time: with `missed-ticks:
+ * run-once` (the default) that latest missed tick runs once, under its own tick lock (so replicas
+ * starting together, or one already running it, do not run it twice); with `skip` it is left. A
+ * schedule seen for the first time records the latest due tick without running it.
  */
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
@@ -22,6 +29,11 @@ export interface SchedulerDeps {
 export type TickResult =
   | { readonly kind: 'ran'; readonly outcome: EngineOutcome }
   | { readonly kind: 'skipped'; readonly reason: 'overlap' | 'locked' };
+
+/** What the start-up look at missed ticks did. */
+export type CatchUp =
+  | { readonly kind: 'first-start' | 'none-missed' | 'skipped'; readonly latestDue: number | null }
+  | { readonly kind: 'caught-up'; readonly tick: number; readonly result: TickResult };
 
 /** Parses a cron expression the way the trigger will (throws on an invalid one). */
 export function createCron(spec: SchedulerTriggerSpec, onTick?: (tickTime: number) => void): Cron {
@@ -59,6 +71,29 @@ export class ScheduleRunner {
     this.job = createCron(this.spec, (tickTime) => {
       void this.tick(tickTime).catch((err: unknown) => this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler tick failed'));
     });
+    void this.catchUp().catch((err: unknown) => this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler catch-up failed'));
+  }
+
+  /** Runs the latest tick missed while no replica ran (see the top of this file). */
+  async catchUp(): Promise<CatchUp> {
+    const name = this.pipeline.name;
+    const now = this.deps.clock.now();
+    const latestDue = createCron(this.spec).previousRuns(1, new Date(now + 1))[0]?.getTime() ?? null;
+    const recorded = await this.deps.lock.lastTick(scheduleKey(name));
+    if (recorded === null) {
+      if (latestDue !== null) await this.deps.lock.recordTick(scheduleKey(name), latestDue);
+      return { kind: 'first-start', latestDue };
+    }
+    if (latestDue === null || latestDue <= recorded) return { kind: 'none-missed', latestDue };
+    if ((this.spec.missedTicks ?? 'run-once') === 'skip') {
+      this.deps.logger.info({ pipeline: name, lastTick: recorded, latestDue }, 'scheduler: ticks missed while no replica ran are skipped');
+      await this.deps.lock.recordTick(scheduleKey(name), latestDue);
+      return { kind: 'skipped', latestDue };
+    }
+    this.deps.logger.info({ pipeline: name, lastTick: recorded, tick: latestDue }, 'scheduler: running the latest tick missed while no replica ran');
+    const result = await this.tick(latestDue);
+    if (result.kind === 'ran') this.deps.metrics.schedulerTicks.inc({ pipeline: name, outcome: 'caught-up' });
+    return { kind: 'caught-up', tick: latestDue, result };
   }
 
   stop(): void {
@@ -87,6 +122,7 @@ export class ScheduleRunner {
     try {
       let outcome: EngineOutcome | undefined;
       const run = async (): Promise<void> => {
+        if (useLock) await this.deps.lock.recordTick(scheduleKey(name), tickTime);
         outcome = await this.deps.engine.execute({ pipeline: name, message: { scheduledAt: tickTime }, trigger: 'scheduler' });
       };
       const locked = useLock ? await this.deps.lock.tryLock(`schedule:${name}:${tickTime}`, run) : (await run(), true);
@@ -101,4 +137,9 @@ export class ScheduleRunner {
       this.running--;
     }
   }
+}
+
+/** The key under which a schedule's latest tick is recorded. */
+export function scheduleKey(pipeline: string): string {
+  return `schedule:${pipeline}`;
 }

@@ -64,4 +64,11 @@ export const configCodes: CodeTable = {
     explain:
       'An account declaration has an unknown type or fields that its type does not take. Account types: secret-key, api-key, basic, bearer, private-key, public-key, oauth2, mock.\n\nExample: `account crm: basic { user: "x" }` — a basic account takes `username` and `password`.',
   },
+  PIPE3010: {
+    title: 'Durability turned off',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      'A step turns off a safeguard that keeps data from being lost, and the warning names what can then happen.\n\nExample: `publish order-created { fail-on-error: false }`. By default a `publish` that the broker did not store (broker unreachable, payload refused) fails the execution, so an HTTP caller gets an error and can retry. With `fail-on-error: false` the execution goes on with `{ success: false, … }` instead: unless the pipeline checks `success` itself, the event is lost while the caller is told all went well. Remove the setting, or handle `{ success: false }` right after the step.',
+  },
 };
