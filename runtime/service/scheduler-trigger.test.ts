@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { PipeError } from '../errors.js';
 import type { SchedulerTriggerSpec } from '../types.js';
 import { tmpdir } from 'node:os';
 import { ExecutionEngine } from './execution.js';
@@ -107,8 +108,8 @@ describe('scheduler trigger', () => {
     const T0 = Date.UTC(2025, 0, 1, 10, 30); // 10:30, the 10:00 tick is the latest due
 
     /** A replica of an hourly schedule on the shared lock, at the time `now()`. */
-    const replica = (spec: SchedulerTriggerSpec, lock: FakeLock, now: () => number, seen: number[]): ScheduleRunner => {
-      const timer = pipelineOf('hourly', spec, async (m) => { seen.push((m as { scheduledAt: number }).scheduledAt); return null; });
+    const replica = (spec: SchedulerTriggerSpec, lock: FakeLock, now: () => number, seen: number[], onRun?: () => void): ScheduleRunner => {
+      const timer = pipelineOf('hourly', spec, async (m) => { seen.push((m as { scheduledAt: number }).scheduledAt); onRun?.(); return null; });
       const metrics = createServiceMetrics('replica');
       const logger = createLogger({ level: 'silent' });
       const backends = createFakeBackends();
@@ -116,8 +117,27 @@ describe('scheduler trigger', () => {
         pipelines: [timer], logger, metrics, clock: { now }, dataDir: tmpdir(), globals: {}, accounts: {},
         store: backends.store, broker: backends.broker, createExecutor: createPipelineExecutor,
       });
-      return new ScheduleRunner(timer, spec, { engine, lock, clock: { now }, metrics, logger });
+      return new ScheduleRunner(timer, spec, { engine, lock, clock: { now }, metrics, logger, catchUpRetryMs: 10 });
     };
+
+    it('tries the catch-up again while the lock backend is away, and runs the missed tick once it is back', async () => {
+      const lock = new FakeLock();
+      const seen: number[] = [];
+      await replica(HOURLY, lock, () => T0, seen).catchUp();
+      let failures = 3;
+      const read = lock.lastTick.bind(lock);
+      lock.lastTick = async (schedule) => {
+        if (failures-- > 0) throw new PipeError('postgres is unavailable', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
+        return read(schedule);
+      };
+      const ran = deferred();
+      const runner = replica(HOURLY, lock, () => T0 + 3600_000, seen, () => ran.resolve());
+      runner.start();
+      await ran.promise;
+      runner.stop();
+      expect(seen).toEqual([Date.UTC(2025, 0, 1, 11)]);
+      expect(failures).toBe(-1);
+    });
 
     it('a first start records the latest due tick without running it', async () => {
       const lock = new FakeLock();

@@ -13,6 +13,7 @@
  */
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
+import { PipeError } from '../errors.js';
 import type { Clock, PipelineModule, SchedulerTriggerSpec } from '../types.js';
 import type { LockBackend } from './backends-port.js';
 import type { EngineOutcome, ExecutionEngine } from './execution.js';
@@ -24,7 +25,12 @@ export interface SchedulerDeps {
   readonly clock: Clock;
   readonly metrics: ServiceMetrics;
   readonly logger: Logger;
+  /** How soon a start-up catch-up that met an unavailable backend is tried again (default 5 s). */
+  readonly catchUpRetryMs?: number;
 }
+
+/** How soon a catch-up that met an unavailable backend is tried again. */
+const CATCH_UP_RETRY_MS = 5000;
 
 export type TickResult =
   | { readonly kind: 'ran'; readonly outcome: EngineOutcome }
@@ -71,7 +77,25 @@ export class ScheduleRunner {
     this.job = createCron(this.spec, (tickTime) => {
       void this.tick(tickTime).catch((err: unknown) => this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler tick failed'));
     });
-    void this.catchUp().catch((err: unknown) => this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler catch-up failed'));
+    void this.catchUpUntilDone();
+  }
+
+  /** The start-up catch-up, tried again every few seconds while its backend is away (until stopped). */
+  private async catchUpUntilDone(): Promise<void> {
+    let logged = false;
+    const started = this.job;
+    while (this.job === started && started !== undefined) {
+      try {
+        await this.catchUp();
+        return;
+      } catch (err) {
+        const backendAway = err instanceof PipeError && err.code === 503;
+        if (!logged || !backendAway) this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler catch-up failed');
+        logged = true;
+        if (!backendAway) return;
+        await new Promise((resolve) => setTimeout(resolve, this.deps.catchUpRetryMs ?? CATCH_UP_RETRY_MS).unref());
+      }
+    }
   }
 
   /** Runs the latest tick missed while no replica ran (see the top of this file). */

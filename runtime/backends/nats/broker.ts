@@ -195,8 +195,9 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
           msg.nak(backoffDelay(RECONNECT_BACKOFF, 4, random));
           return;
         }
-        msg.ack();
-        forget(session, msg);
+        // Confirmed by the server: an ack lost on the way would bring the event back, and its second
+        // dead letter (same id) would replace this one with a poorer record of the attempts.
+        if (await msg.ackAck().catch(() => false)) forget(session, msg);
         logger.error({ event, subscriber, eventId: envelope.id, attempts: attemptCount, reason, error: attempts.at(-1)?.error }, 'event moved to dead letters');
       };
 

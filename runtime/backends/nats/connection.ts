@@ -28,8 +28,8 @@ import {
 import { Backoff, pause, RECONNECT_BACKOFF } from '../backoff.js';
 import type { Dependency } from '../availability.js';
 
-/** How often the client pings the server; two missed answers make it reconnect (~10 s to notice a silent link). */
-const PING_INTERVAL_MS = 5000;
+/** How often the client pings the server; two missed answers make it reconnect (~6 s to notice a silent link). */
+const PING_INTERVAL_MS = 2000;
 /** Longest a connection attempt may take (a black-holed address must not stall reconnecting). */
 const CONNECT_TIMEOUT_MS = 5000;
 

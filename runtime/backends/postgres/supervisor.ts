@@ -11,6 +11,11 @@ import { createPgSchema, isConnectionError, type PgPool } from './pool.js';
 
 /** How often a healthy connection is checked. */
 const PROBE_INTERVAL_MS = 5000;
+/** Longest a check may take: a link that went silent counts as lost after this. */
+const PROBE_TIMEOUT_MS = 3000;
+
+/** pg reads a per-query `query_timeout` that its typings leave out of QueryConfig. */
+const probeQuery = { text: 'SELECT 1', query_timeout: PROBE_TIMEOUT_MS } as { text: string };
 
 export class PgSupervisor {
   private schemaReady = false;
@@ -43,7 +48,7 @@ export class PgSupervisor {
         if (this.stopping.signal.aborted) return;
       }
       try {
-        if (this.schemaReady) await this.pool.query('SELECT 1');
+        if (this.schemaReady) await this.pool.query(probeQuery);
         else await createPgSchema(this.pool);
         this.schemaReady = true;
         retry.reset();
