@@ -1,6 +1,6 @@
 /**
  * The NATS broker against real servers: the shared one (through a TCP proxy of the test's own to
- * cut the link) and private nats-server processes for authentication and TLS. An outage makes the
+ * cut the link) and private nats-server processes for authentication (token, user, NKey, creds) and TLS. An outage makes the
  * backend unavailable (once in the log), publishes fail at once with 503, and everything resumes by
  * itself afterwards; a deleted consumer or stream is recreated; a message no publisher of ours could
  * send is dead-lettered; NATS alone gives a scheduler lock shared by replicas.
@@ -226,6 +226,41 @@ describe.runIf(binary || IN_CI)('NATS connection settings from the environment (
     expect(await roundTrip({ PIPEC_BROKER: nkeyServer.url })).toEqual(['nats']);
 
     await expect(roundTrip({ PIPEC_BROKER: tokenServer.url, PIPEC_NATS_TOKEN: 'a', PIPEC_NATS_USER: 'b' })).rejects.toThrow(/choose one/);
+  });
+
+  it('authenticates with a .creds file (operator mode: JWTs signed by the test), and not with a stranger\'s', { timeout: 60_000 }, async () => {
+    const jwt = await import('@nats-io/jwt');
+    const operator = jwt.createOperator();
+    const account = jwt.createAccount();
+    const system = jwt.createAccount();
+    const unlimited = {
+      subs: -1, data: -1, payload: -1, imports: -1, exports: -1, wildcards: true, conn: -1, leaf: -1,
+      mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1,
+    };
+    const operatorJwt = await jwt.encodeOperator('O', operator, { system_account: system.getPublicKey() } as never);
+    const accountJwt = await jwt.encodeAccount('A', account, { limits: unlimited } as never, { signer: operator });
+    const systemJwt = await jwt.encodeAccount('SYS', system, {}, { signer: operator });
+    const user = jwt.createUser();
+    const dir = mkdtempSync(join(tmpdir(), 'pipec-nats-creds-'));
+    try {
+      const creds = join(dir, 'pipec.creds');
+      writeFileSync(creds, jwt.fmtCreds(await jwt.encodeUser('pipec', user, account), user));
+      const stranger = join(dir, 'stranger.creds');
+      const other = jwt.createAccount();
+      const otherUser = jwt.createUser();
+      writeFileSync(stranger, jwt.fmtCreds(await jwt.encodeUser('x', otherUser, other), otherUser));
+      const operatorServer = await server([
+        `operator: ${operatorJwt}`,
+        `system_account: ${system.getPublicKey()}`,
+        'resolver: MEMORY',
+        `resolver_preload: { ${account.getPublicKey()}: ${accountJwt}, ${system.getPublicKey()}: ${systemJwt} }`,
+      ].join('\n'));
+      expect(await roundTrip({ PIPEC_BROKER: operatorServer.url, PIPEC_NATS_CREDS: creds })).toEqual([]);
+      expect(await roundTrip({ PIPEC_BROKER: operatorServer.url, PIPEC_NATS_CREDS: stranger })).toEqual(['nats']);
+      await expect(roundTrip({ PIPEC_BROKER: operatorServer.url, PIPEC_NATS_CREDS: join(dir, 'missing.creds') })).rejects.toThrow(/ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('connects over TLS with the CA from PIPEC_NATS_TLS_CA, and not without trusting it', { timeout: 60_000 }, async () => {
