@@ -145,6 +145,7 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
     names,
     clock,
     session: ready,
+    recover,
     publishReplay: (letter: DeadLetter) =>
       publishEvent(letter.event, letter.payload, { ...letter.headers, [HEADER_REPLAY_FOR]: letter.subscriber, [HEADER_REPLAY_OF]: letter.id }),
   });

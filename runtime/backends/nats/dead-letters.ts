@@ -13,9 +13,10 @@
 import type { Json } from '../../types.js';
 import type { FailedAttempt } from '../broker-input.js';
 import {
-  checkDeadLetterId, notFound, pageOf, summaryOf, type DeadLetter, type DeadLetterReplay, type DeadLetterStore,
+  checkDeadLetterId, notFound, pageOf, summaryOf, type DeadLetter, type DeadLetterQuery, type DeadLetterReplay,
+  type DeadLetterStore, type DeadLetterSummary, type PurgeQuery,
 } from '../dead-letters.js';
-import { eventOfToken, eventToken, type Session, type StreamNames } from './jetstream.js';
+import { eventOfToken, eventToken, isNoStream, isStreamNotFound, type Session, type StreamNames } from './jetstream.js';
 
 /** Keeps a record under the broker's max_payload: the attempt errors are cut before anything else. */
 const RECORD_RESERVE_BYTES = 2048;
@@ -24,6 +25,8 @@ export interface NatsDeadLetterDeps {
   readonly names: StreamNames;
   /** The JetStream session with the dead-letter stream ensured; throws 503 while NATS is away. */
   readonly session: () => Promise<Session>;
+  /** Sets the streams up again (after the server lost them) and returns the new session. */
+  readonly recover: () => Promise<Session>;
   /** Publishes a replay for one subscriber; returns the new event id. */
   readonly publishReplay: (letter: DeadLetter) => Promise<string>;
   readonly clock: { now(): number };
@@ -76,41 +79,44 @@ export function createNatsDeadLetters(deps: NatsDeadLetterDeps): DeadLetterStore
   };
 
   const write = async (letter: Omit<DeadLetter, 'payload'>, payloadJson: string): Promise<void> => {
-    const session = await deps.session();
-    const maxBytes = session.nc.info?.max_payload ?? 1024 * 1024;
-    await session.js.publish(deadLetterSubject(names, letter.event, letter.id), encodeDeadLetter(letter, payloadJson, maxBytes));
+    const send = async (session: Session): Promise<void> => {
+      const maxBytes = session.nc.info?.max_payload ?? 1024 * 1024;
+      await session.js.publish(deadLetterSubject(names, letter.event, letter.id), encodeDeadLetter(letter, payloadJson, maxBytes));
+    };
+    try {
+      await send(await deps.session());
+    } catch (err) {
+      // The dead-letter stream was lost (deleted, or the server's JetStream state): set it up again once.
+      if (!isNoStream(err)) throw err;
+      await send(await deps.recover());
+    }
+  };
+
+  /** A read of a dead-letter stream that does not exist (yet, or any more) finds nothing. */
+  const orNothing = async <T>(nothing: T, read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (err) {
+      if (isStreamNotFound(err)) return nothing;
+      throw err;
+    }
   };
 
   return {
     write,
 
-    async list(query) {
-      const { limit, offset } = pageOf(query);
-      const session = await deps.session();
-      const filter = query?.event ? `${names.deadLetterPrefix}.${eventToken(query.event)}.*` : allSubjects;
-      const out: DeadLetter[] = [];
-      let skipped = 0;
-      let seq = 1;
-      while (out.length < limit) {
-        const next = await nextMatching(session, filter, seq);
-        if (next === null) break;
-        seq = next.seq + 1;
-        if (query?.subscriber !== undefined && next.letter.subscriber !== query.subscriber) continue;
-        if (skipped < offset) skipped += 1;
-        else out.push(next.letter);
-      }
-      return out.map(summaryOf);
-    },
-
-    async get(id) {
+    list: (query) => orNothing([], () => list(query)),
+    get: (id) => {
       checkDeadLetterId(id);
-      return find(await deps.session(), id);
+      return orNothing(null, async () => find(await deps.session(), id));
     },
+    purge: (query) => orNothing(0, () => purge(query)),
+    countByEvent: () => orNothing({}, countByEvent),
 
     async replay(id) {
       checkDeadLetterId(id);
       const session = await deps.session();
-      const letter = await find(session, id);
+      const letter = await orNothing(null, () => find(session, id));
       if (!letter) throw notFound(id);
       const eventId = await deps.publishReplay(letter);
       const replays: DeadLetterReplay[] = [...letter.replays, { at: deps.clock.now(), eventId }];
@@ -118,42 +124,60 @@ export function createNatsDeadLetters(deps: NatsDeadLetterDeps): DeadLetterStore
       await write({ ...rest, replays }, JSON.stringify(payload as Json));
       return { eventId };
     },
-
-    async purge(query) {
-      const session = await deps.session();
-      if (query.id !== undefined) checkDeadLetterId(query.id);
-      const event = query.event === undefined ? '*' : eventToken(query.event);
-      const id = query.id ?? '*';
-      if (query.subscriber === undefined) {
-        const filter = event === '*' && id === '*' ? allSubjects : `${names.deadLetterPrefix}.${event}.${id}`;
-        return (await session.jsm.streams.purge(names.deadLetters, { filter })).purged;
-      }
-      // By subscriber: read the matching ones, purge each by its subject.
-      let purged = 0;
-      let seq = 1;
-      const filter = `${names.deadLetterPrefix}.${event}.${id}`;
-      for (;;) {
-        const next = await nextMatching(session, filter, seq);
-        if (next === null) return purged;
-        seq = next.seq + 1;
-        if (next.letter.subscriber !== query.subscriber) continue;
-        const subject = deadLetterSubject(names, next.letter.event, next.letter.id);
-        purged += (await session.jsm.streams.purge(names.deadLetters, { filter: subject })).purged;
-      }
-    },
-
-    async countByEvent() {
-      const session = await deps.session();
-      const info = await session.jsm.streams.info(names.deadLetters, { subjects_filter: allSubjects });
-      const counts: Record<string, number> = {};
-      for (const [subject, n] of Object.entries(info.state.subjects ?? {})) {
-        const tokens = subject.slice(names.deadLetterPrefix.length + 1).split('.');
-        const event = eventOfToken(tokens[0] ?? '');
-        Object.defineProperty(counts, event, { value: (counts[event] ?? 0) + n, enumerable: true, writable: true, configurable: true });
-      }
-      return counts;
-    },
   };
+
+  async function list(query: DeadLetterQuery | undefined): Promise<DeadLetterSummary[]> {
+    const { limit, offset } = pageOf(query);
+    const session = await deps.session();
+    const filter = query?.event ? `${names.deadLetterPrefix}.${eventToken(query.event)}.*` : allSubjects;
+    const out: DeadLetter[] = [];
+    let skipped = 0;
+    let seq = 1;
+    while (out.length < limit) {
+      const next = await nextMatching(session, filter, seq);
+      if (next === null) break;
+      seq = next.seq + 1;
+      if (query?.subscriber !== undefined && next.letter.subscriber !== query.subscriber) continue;
+      if (skipped < offset) skipped += 1;
+      else out.push(next.letter);
+    }
+    return out.map(summaryOf);
+  }
+
+  async function purge(query: PurgeQuery): Promise<number> {
+    const session = await deps.session();
+    if (query.id !== undefined) checkDeadLetterId(query.id);
+    const event = query.event === undefined ? '*' : eventToken(query.event);
+    const id = query.id ?? '*';
+    if (query.subscriber === undefined) {
+      const filter = event === '*' && id === '*' ? allSubjects : `${names.deadLetterPrefix}.${event}.${id}`;
+      return (await session.jsm.streams.purge(names.deadLetters, { filter })).purged;
+    }
+    // By subscriber: read the matching ones, purge each by its subject.
+    let purged = 0;
+    let seq = 1;
+    const filter = `${names.deadLetterPrefix}.${event}.${id}`;
+    for (;;) {
+      const next = await nextMatching(session, filter, seq);
+      if (next === null) return purged;
+      seq = next.seq + 1;
+      if (next.letter.subscriber !== query.subscriber) continue;
+      const subject = deadLetterSubject(names, next.letter.event, next.letter.id);
+      purged += (await session.jsm.streams.purge(names.deadLetters, { filter: subject })).purged;
+    }
+  }
+
+  async function countByEvent(): Promise<Record<string, number>> {
+    const session = await deps.session();
+    const info = await session.jsm.streams.info(names.deadLetters, { subjects_filter: allSubjects });
+    const counts: Record<string, number> = {};
+    for (const [subject, n] of Object.entries(info.state.subjects ?? {})) {
+      const tokens = subject.slice(names.deadLetterPrefix.length + 1).split('.');
+      const event = eventOfToken(tokens[0] ?? '');
+      Object.defineProperty(counts, event, { value: (counts[event] ?? 0) + n, enumerable: true, writable: true, configurable: true });
+    }
+    return counts;
+  }
 }
 
 export type { FailedAttempt };

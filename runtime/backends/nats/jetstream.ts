@@ -146,6 +146,13 @@ export function isNotFound(err: unknown): boolean {
   return /not found/i.test(err instanceof Error ? err.message : String(err));
 }
 
+/** The JetStream API said the stream does not exist (and nothing else: not a timeout, not an outage). */
+export function isStreamNotFound(err: unknown): boolean {
+  if (err === null || typeof err !== 'object' || (err as { name?: unknown }).name === 'PipeError') return false;
+  const code = (err as { code?: unknown }).code;
+  return code === 10059 || (err as { name?: unknown }).name === 'StreamNotFoundError' || /stream not found/i.test((err as Error).message ?? '');
+}
+
 /** No stream answers on the subject (it was deleted, or the server lost its JetStream state). */
 export function isNoStream(err: unknown): boolean {
   const name = (err as { name?: unknown } | null)?.name;
