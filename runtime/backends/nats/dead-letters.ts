@@ -106,7 +106,7 @@ export function createNatsDeadLetters(deps: NatsDeadLetterDeps): DeadLetterStore
     write,
 
     list: (query) => orNothing([], () => list(query)),
-    get: (id) => {
+    async get(id) {
       checkDeadLetterId(id);
       return orNothing(null, async () => find(await deps.session(), id));
     },
