@@ -13,8 +13,6 @@ import { assertJson, isPlainObject, validateEventName } from './json-safe.js';
 
 const SUBSCRIBER_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/;
 const HEADER_NAME = /^[A-Za-z0-9-]{1,100}$/;
-/** @deprecated name kept for callers; the limit is runtime/limits.ts MAX_EVENT_PAYLOAD_BYTES. */
-export const MAX_EVENT_BYTES = MAX_EVENT_PAYLOAD_BYTES;
 
 /** Set on a replayed dead letter: only this subscriber runs it; the event's other subscribers ack it unseen. */
 export const HEADER_REPLAY_FOR = 'pipec-replay-for';
