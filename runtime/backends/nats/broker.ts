@@ -166,7 +166,8 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       const backoff = redeliveryBackoff(subOpts);
       const stopping = new AbortController();
       const batches = new Set<{ stop(): void }>();
-      let failing = false;
+      /** Whether the consumer loop is failing, and whether that was logged (a 'resumed' line then follows). */
+      let failing: boolean | 'logged' = false;
 
       const historyKey = (msg: JsMsg): string => `${durable}.${msg.seq}`;
 
@@ -267,15 +268,22 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
             } finally {
               batches.delete(batch);
             }
-            if (failing) logger.info({ event, subscriber }, 'event consumer resumed');
+            if (failing === 'logged') logger.info({ event, subscriber }, 'event consumer resumed');
             failing = false;
             retry.reset();
           } catch (err) {
             if (stopping.signal.aborted) break;
             attached = null;
-            if (isNoStream(err) || isNotFound(err)) await recover().catch(() => undefined);
-            if (!failing && dependency.up) logger.warn({ event, subscriber, err: failureText(err) }, 'event consumer interrupted; retrying');
-            failing = true;
+            // A lost consumer or stream is worth a line; a lost connection is the dependency's (logged once).
+            const stateLost = isNoStream(err) || isNotFound(err);
+            if (stateLost) await recover().catch(() => undefined);
+            if (failing === false && stateLost) {
+              logger.warn({ event, subscriber, err: failureText(err) }, 'event consumer lost its server state; recreating it');
+              failing = 'logged';
+            } else if (failing === false) {
+              logger.debug({ event, subscriber, err: failureText(err) }, 'event consumer interrupted; retrying');
+              failing = true;
+            }
             await pause(retry.next(), stopping.signal);
           }
         }

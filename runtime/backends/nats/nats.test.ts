@@ -102,6 +102,8 @@ describe.runIf(natsUp || IN_CI)('NATS broker: outages and missing server state',
       const back = records.filter((r) => String(r['msg']).startsWith('backend available again: nats'));
       expect(went).toHaveLength(1);
       expect(back).toHaveLength(1);
+      // Nothing else above info: not a line per reconnect attempt or per consumer.
+      expect(records.filter((r) => Number(r['level']) >= 40).map((r) => r['msg'])).toEqual([went[0]?.['msg']]);
     } finally {
       await sub.stop();
       await backends.close();
