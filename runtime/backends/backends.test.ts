@@ -771,6 +771,18 @@ for (const variant of variants) {
         await backends.deadLetters.purge({ event });
       });
 
+      it('dead-letters an event its trigger found expired, with the reason', async () => {
+        const event = newEvent();
+        const sub = await backends.broker.subscribe(`expired-${RUN_ID}`, event, async () => {
+          throw Object.assign(new Error('expired: waited too long'), { permanent: true, deadLetterReason: 'expired' });
+        }, opts);
+        await backends.broker.publish(event, { n: 1 });
+        const [letter] = await waitForDeadLetters(event, 1);
+        await sub.stop();
+        expect(letter).toMatchObject({ reason: 'expired', attemptCount: 1, lastError: 'expired: waited too long' });
+        await backends.deadLetters.purge({ event });
+      });
+
       it('waits at least half of each backoff step between attempts', async () => {
         const event = newEvent();
         const at: number[] = [];
