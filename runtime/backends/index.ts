@@ -12,7 +12,8 @@
  * with 503 and calls that need the missing backend with 503, and heals when it comes back.
  * Optional env: PIPEC_STORE_MAX_DOC (bytes, default 1 MB), PIPEC_STORE_MAX_AGGREGATE (documents),
  * PIPEC_NATS_STREAM / PIPEC_NATS_SUBJECT_PREFIX (default PIPEC_EVENTS / pipec.events),
- * PIPEC_NATS_MAX_AGE_MS (how long NATS keeps an unacknowledged event, default 7 days); connection
+ * PIPEC_NATS_MAX_AGE_MS (how long NATS keeps an unacknowledged event, default 7 days),
+ * PIPEC_SQLITE_SYNCHRONOUS (normal | full: commits that survive a machine crash too); connection
  * settings: postgres/pool.ts and nats/connection.ts.
  */
 import type { Logger } from 'pino';
@@ -68,7 +69,7 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
   let supervisor: PgSupervisor | null = null;
   let link: NatsLink | null = null;
   try {
-    if (!usePostgres || !useNats) sqlite = openSqlite(sqliteFile(opts.dataDir), regex);
+    if (!usePostgres || !useNats) sqlite = openSqlite(sqliteFile(opts.dataDir), regex, sqliteSynchronous(env));
     // The distributed drivers (pg, nats) load only when configured: an embedded service starts faster.
     let store: ObjectStoreBackend;
     let lock: SchedulerLock;
@@ -144,6 +145,13 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
 async function waitForBackends(dependencies: ReadonlyArray<Dependency | undefined>, ms: number): Promise<void> {
   const deadline = AbortSignal.timeout(ms);
   await Promise.all(dependencies.map((d) => d?.whenUp(deadline)));
+}
+
+function sqliteSynchronous(env: NodeJS.ProcessEnv): 'normal' | 'full' {
+  const value = env['PIPEC_SQLITE_SYNCHRONOUS'];
+  if (value === undefined || value === 'normal') return 'normal';
+  if (value === 'full') return 'full';
+  throw new Error(`PIPEC_SQLITE_SYNCHRONOUS must be normal or full, not ${JSON.stringify(value)}`);
 }
 
 function startWaitFrom(env: NodeJS.ProcessEnv): number {

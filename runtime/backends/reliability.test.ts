@@ -145,3 +145,20 @@ describe('an embedded file from before dead letters kept their attempts', () => 
     again.close();
   });
 });
+
+describe('PIPEC_SQLITE_SYNCHRONOUS', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pipec-sync-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('flushes every commit to disk with full, keeps WAL NORMAL by default, refuses anything else', async () => {
+    const { createBackends } = await import('./index.js');
+    const normal = openSqlite(join(dir, 'a.db'), createRegexTester());
+    const full = openSqlite(join(dir, 'b.db'), createRegexTester(), 'full');
+    expect([normal.pragma('synchronous', { simple: true }), full.pragma('synchronous', { simple: true })]).toEqual([1, 2]);
+    normal.close();
+    full.close();
+    const open = (value: string) => createBackends({ dataDir: dir, env: { PIPEC_SQLITE_SYNCHRONOUS: value }, clock: { now: () => 0 }, logger: pino({ level: 'silent' }) });
+    await expect(open('sometimes')).rejects.toThrow(/PIPEC_SQLITE_SYNCHRONOUS/);
+    await (await open('full')).close();
+  });
+});

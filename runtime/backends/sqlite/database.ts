@@ -79,11 +79,15 @@ CREATE TABLE IF NOT EXISTS pipec_indexes (
 );
 `;
 
-export function openSqlite(file: string, regex: RegexTester): SqliteDatabase {
+/**
+ * `synchronous`: NORMAL (the default) keeps every commit across a crash of the process; FULL also
+ * across a crash of the machine (power loss), at the cost of a disk flush per commit.
+ */
+export function openSqlite(file: string, regex: RegexTester, synchronous: 'normal' | 'full' = 'normal'): SqliteDatabase {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 10000');
-  db.pragma('synchronous = NORMAL');
+  db.pragma(synchronous === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.function('pipec_regexp', { deterministic: true }, (pattern: unknown, flags: unknown, text: unknown) =>
     typeof pattern === 'string' && typeof flags === 'string' && typeof text === 'string' && regex.test(pattern, flags, text) ? 1 : 0,
