@@ -32,6 +32,8 @@ import type { Dependency } from '../availability.js';
 const PING_INTERVAL_MS = 2000;
 /** Longest a connection attempt may take (a black-holed address must not stall reconnecting). */
 const CONNECT_TIMEOUT_MS = 5000;
+/** Longest a close waits for the connection to drain. */
+const DRAIN_WAIT_MS = 2000;
 
 /** Builds the client's options from the broker URL and the environment; throws on contradictory settings. */
 export function natsConnectionOptions(url: string, env: NodeJS.ProcessEnv): NodeConnectionOptions {
@@ -135,7 +137,11 @@ export class NatsLink {
   async close(): Promise<void> {
     this.stopping.abort();
     const nc = this.current;
-    if (nc && !nc.isClosed()) await nc.drain().catch(() => nc.close());
+    if (nc && !nc.isClosed()) {
+      // Draining flushes what is pending; a link that is down cannot, so it gets a moment, not for ever.
+      await Promise.race([nc.drain().catch(() => undefined), pause(DRAIN_WAIT_MS)]);
+      if (!nc.isClosed()) await nc.close().catch(() => undefined);
+    }
     await this.running;
   }
 

@@ -104,7 +104,10 @@ describe.runIf(natsUp || IN_CI)('NATS broker: outages and missing server state',
       expect(back).toHaveLength(1);
       // Nothing else above info: not a line per reconnect attempt or per consumer.
       expect(records.filter((r) => Number(r['level']) >= 40).map((r) => r['msg'])).toEqual([went[0]?.['msg']]);
+      proxy.cut();
+      await until('nats to be reported unavailable again', () => backends.availability.unavailable().length === 1);
     } finally {
+      // Stopping while the link is down ends too (the test's time limit bounds it).
       await sub.stop();
       await backends.close();
       await proxy.close();
