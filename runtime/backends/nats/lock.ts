@@ -11,9 +11,15 @@ import { Kvm } from '@nats-io/kv';
 import { StorageType } from '@nats-io/jetstream';
 import type { SchedulerLock } from '../locks.js';
 import type { NatsLink } from './connection.js';
-import { openSession } from './jetstream.js';
+import { PipeError } from '../../errors.js';
+import { isNoStream, openSession } from './jetstream.js';
 
 const LEDGER_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The key exists already: another replica took this tick. */
+function isTaken(err: unknown): boolean {
+  return /wrong last sequence|exists/i.test(err instanceof Error ? err.message : String(err));
+}
 
 function keyOf(text: string): string {
   return `k${createHash('sha256').update(text).digest('hex').slice(0, 40)}`;
@@ -48,49 +54,66 @@ export function createNatsLock(link: NatsLink, stream: string): SchedulerLock {
     }
   };
 
+  const asUnavailable = (err: unknown): unknown => (err instanceof PipeError || isTaken(err) ? err : link.dependency.unavailable(err));
+
+  /**
+   * Runs `use` on the buckets; when the server lost them (its JetStream state), opens them again
+   * once. Failures other than "key taken" are 503 (the scheduler tries again later).
+   */
+  const withBuckets = async <T>(use: (b: { ledger: KV; state: KV }) => Promise<T>): Promise<T> => {
+    try {
+      return await use(await open());
+    } catch (err) {
+      // A write to a bucket whose stream is gone may also go unanswered (a timeout) rather than refused.
+      const maybeLost = isNoStream(err) || (err as { name?: unknown } | null)?.name === 'TimeoutError';
+      if (!maybeLost || isTaken(err)) throw asUnavailable(err);
+      buckets = null;
+      try {
+        return await use(await open());
+      } catch (again) {
+        throw asUnavailable(again);
+      }
+    }
+  };
+
   return {
     async tryLock(key, fn) {
-      const { ledger } = await open();
       try {
-        await ledger.create(keyOf(key), String(Date.now()));
+        await withBuckets(({ ledger }) => ledger.create(keyOf(key), String(Date.now())));
       } catch (err) {
-        if (/wrong last sequence|exists/i.test(err instanceof Error ? err.message : String(err))) return false;
-        throw link.dependency.unavailable(err);
+        if (isTaken(err)) return false;
+        throw err;
       }
       await fn();
       return true;
     },
 
     async lastTick(schedule) {
-      const { state } = await open();
-      const entry = await state.get(keyOf(schedule));
+      const entry = await withBuckets(({ state }) => state.get(keyOf(schedule)));
       if (!entry || entry.operation !== 'PUT') return null;
       const tick = Number(entry.string());
       return Number.isFinite(tick) ? tick : null;
     },
 
     async recordTick(schedule, tick) {
-      const { state } = await open();
-      const key = keyOf(schedule);
-      // Compare-and-set: keeps the latest tick when replicas record at once.
-      for (let tries = 0; tries < 10; tries++) {
-        const entry = await state.get(key);
-        if (!entry || entry.operation !== 'PUT') {
-          try {
-            await state.create(key, String(tick));
-            return;
-          } catch {
-            continue;
-          }
-        }
-        if (Number(entry.string()) >= tick) return;
-        try {
-          await state.update(key, String(tick), entry.revision);
-          return;
-        } catch {
-          continue;
-        }
-      }
+      await withBuckets(({ state }) => keepLatest(state, keyOf(schedule), tick));
     },
   };
+}
+
+/** Compare-and-set: keeps the latest tick when replicas record at once. */
+async function keepLatest(state: KV, key: string, tick: number): Promise<void> {
+  for (let tries = 0; tries < 10; tries++) {
+    const entry = await state.get(key);
+    const current = entry && entry.operation === 'PUT' ? Number(entry.string()) : null;
+    if (current !== null && current >= tick) return;
+    try {
+      if (current === null || !entry) await state.create(key, String(tick));
+      else await state.update(key, String(tick), entry.revision);
+      return;
+    } catch (err) {
+      // Another replica wrote first: read again.
+      if (!isTaken(err)) throw err;
+    }
+  }
 }

@@ -179,6 +179,20 @@ describe.runIf(natsUp || IN_CI)('NATS broker: outages and missing server state',
       await a.lock.recordTick('schedule:p', 3000);
       await b.lock.recordTick('schedule:p', 2000);
       expect(await b.lock.lastTick('schedule:p')).toBe(3000);
+      // The server lost the buckets (its JetStream state): they are made again on the next use.
+      const nc = await connect({ servers: new URL(NATS_URL).host });
+      try {
+        const jsm = await jetstreamManager(nc);
+        await jsm.streams.delete(`KV_${env.PIPEC_NATS_STREAM}_SCHEDULE_LEDGER`);
+        await jsm.streams.delete(`KV_${env.PIPEC_NATS_STREAM}_SCHEDULE_STATE`);
+      } finally {
+        await nc.close();
+      }
+      expect(await a.lock.tryLock(`${key}:next`, async () => void (runs += 1))).toBe(true);
+      expect(runs).toBe(2);
+      expect(await b.lock.lastTick('schedule:p')).toBeNull();
+      await b.lock.recordTick('schedule:p', 4000);
+      expect(await a.lock.lastTick('schedule:p')).toBe(4000);
     } finally {
       await a.close();
       await b.close();
