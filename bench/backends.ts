@@ -4,11 +4,10 @@
  * and Object Store inserts/finds per second on SQLite and PostgreSQL. Distributed cases are left out
  * (with a console note) when their server is unreachable. Env: PIPEC_BENCH_POSTGRES, PIPEC_BENCH_NATS.
  */
-import { reachable } from '../test/support/servers.js';
+import { reachable, removeNatsStreams } from '../test/support/servers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'nats';
 import pg from 'pg';
 import pino from 'pino';
 import { createBackends, type Backends } from '../runtime/backends/index.js';
@@ -74,9 +73,7 @@ export async function benchBackends(opts: { seconds: number }): Promise<BenchRes
       await client.end();
     }
     if (natsUp) {
-      const nc = await connect({ servers: new URL(NATS_URL).host });
-      await (await nc.jetstreamManager()).streams.delete(distributedEnv.PIPEC_NATS_STREAM).catch(() => false);
-      await nc.close();
+      await removeNatsStreams(distributedEnv.PIPEC_NATS_STREAM, NATS_URL);
     }
   }
   return results;

@@ -15,6 +15,18 @@ export interface PipeErrorOptions {
   /** Extra fields merged into the error object (e.g. `validation` for Validator v2). */
   readonly details?: JsonObject;
   readonly cause?: unknown;
+  /** Overrides the classification by `code` (see `isPermanentStatus`). */
+  readonly permanent?: boolean;
+}
+
+/**
+ * Whether a failure with this status can succeed when tried again unchanged. A 4xx says the input
+ * or the request is wrong (a validation failure, a refused payload, a 404 from a REST call), so
+ * retrying is pointless — except 408 (timeout), 425 (too early) and 429 (rate limited), which say
+ * "later". Every 5xx (timeouts, outages, shutdown, unknown failures) may pass on another attempt.
+ */
+export function isPermanentStatus(code: number): boolean {
+  return code >= 400 && code < 500 && code !== 408 && code !== 425 && code !== 429;
 }
 
 export class PipeError extends Error {
@@ -22,6 +34,12 @@ export class PipeError extends Error {
   readonly kind: string;
   readonly step: string | undefined;
   readonly details: JsonObject | undefined;
+  /**
+   * True when trying again cannot help (the event trigger dead-letters such a failure at once
+   * instead of redelivering it); false when a later attempt may succeed. Defaults to the status
+   * classification of `isPermanentStatus`.
+   */
+  readonly permanent: boolean;
 
   constructor(message: string, opts: PipeErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -30,6 +48,7 @@ export class PipeError extends Error {
     this.kind = opts.kind ?? 'ERROR';
     this.step = opts.step;
     this.details = opts.details;
+    this.permanent = opts.permanent ?? isPermanentStatus(this.code);
   }
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PipeError } from './errors.js';
 import type { Json } from './types.js';
 import { fakeContext } from './service/test-support/fake-context.js';
 import { step, stepNow, type StepHooks, type StepInfo } from './steps.js';
@@ -42,5 +43,15 @@ describe('stepNow (steps of an all-synchronous pipeline)', () => {
     expect(() => stepNow(pending, info, double, { n: 1 }, null)).toThrow('did not finish synchronously');
     // `step` itself hands such a promise on.
     expect(step(pending, info, double, { n: 1 }, null)).toBeInstanceOf(Promise);
+  });
+});
+
+describe('a step whose backend is away', () => {
+  it('ends the execution even with fail-on-error off, while other failures become its output', () => {
+    const lenient: StepInfo = { label: 'save', connector: 'store', source: 'p.pipe:4', failOnError: false };
+    const away = withHooks({ mock: () => { throw new PipeError('postgres is unavailable', { code: 503, kind: 'BACKEND_UNAVAILABLE' }); } });
+    expect(() => stepNow(away, lenient, double, { n: 1 }, null)).toThrow('postgres is unavailable');
+    const refused = withHooks({ mock: () => { throw new PipeError('duplicate key', { code: 409, kind: 'DUPLICATE_KEY' }); } });
+    expect(stepNow(refused, lenient, double, { n: 1 }, null)).toMatchObject({ success: false, code: 409 });
   });
 });

@@ -122,7 +122,8 @@ function stepFailed(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | un
   const error = withStep(asPipeError(err, info.label ?? info.connector), info);
   hooks?.after?.(info, token, 'error', undefined, error, ctx, params, chained);
   // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
-  if (info.failOnError || ctx.signal.aborted || isExecutionTimeout(error)) throw error;
+  // A backend that is away ends it too: going on would answer 2xx for work that was not done (503 instead).
+  if (info.failOnError || ctx.signal.aborted || isExecutionTimeout(error) || error.kind === 'BACKEND_UNAVAILABLE') throw error;
   ctx.log.warn({ step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code }, 'step failed; continuing (fail-on-error is off)');
   const output = toFailureOutput(error);
   if (info.label !== undefined) ctx.steps[info.label] = output;

@@ -48,6 +48,13 @@ export interface TriggerSpec {
 /** OpenTelemetry span kinds besides internal, by name. */
 export type SpanKindName = 'server' | 'client' | 'producer' | 'consumer';
 
+/** The n-th wait is initialMs · multiplier^(n-1), at most maxMs, drawn from its upper half. */
+export interface RedeliveryBackoff {
+  readonly initialMs: number;
+  readonly maxMs: number;
+  readonly multiplier: number;
+}
+
 /** An ajv standalone validate function: returns true or sets `.errors`. */
 export interface CompiledValidator {
   (data: unknown): boolean;
@@ -209,20 +216,31 @@ export interface EventBroker {
   publish(name: string, payload: Json, headers?: Readonly<Record<string, string>>): Promise<void>;
   /**
    * One durable consumer per (subscriber, event): every subscriber gets every event; replicas of one
-   * subscriber share it. The handler's promise resolving acks; rejecting leads to redelivery until
-   * maxDeliveries.
+   * subscriber share it. The handler's promise resolving acks; rejecting leads to redelivery after
+   * `backoff` until maxDeliveries, then to the dead letters — at once when the rejection is an
+   * error with `permanent: true` (see DeliveryRefusal).
    */
   subscribe(
     subscriber: string,
     event: string,
     handler: (delivery: Delivery) => Promise<void>,
-    opts: { maxDeliveries: number; ackTimeout: number; concurrency: number },
+    opts: { maxDeliveries: number; ackTimeout: number; concurrency: number; backoff?: RedeliveryBackoff },
   ): Promise<Subscription>;
   close(): Promise<void>;
 }
 
 export interface Subscription {
   stop(): Promise<void>;
+}
+
+/**
+ * What a delivery handler may reject with to say "do not retry": `permanent: true` sends the event
+ * to the dead letters at once, with `deadLetterReason` ('expired', 'unreadable') when given.
+ * PipeError carries `permanent` too (its classification of the failure).
+ */
+export interface DeliveryRefusal {
+  readonly permanent: true;
+  readonly deadLetterReason?: 'expired' | 'unreadable';
 }
 
 // ───────────────────────────── connectors ─────────────────────────────

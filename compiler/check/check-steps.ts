@@ -185,6 +185,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
 
   const failOnErrorValue = entryOf(step.params, 'fail-on-error');
   const failOnError = failOnErrorValue?.kind === 'boolean' ? failOnErrorValue.value : defaultFailOnError(schema.params);
+  warnOptOuts(step, schema.params, ctx);
   const onFail = hook.onFailSteps ? checkBlock(hook.onFailSteps, FAILURE_OUTPUT, ctx, opts) : undefined;
 
   // With fail-on-error off the output may also be `{ success: false, … }`; shapes stay optimistic
@@ -245,6 +246,27 @@ function registerLabel(label: string, span: Span, output: PipeType, ctx: Pipelin
   }
   ctx.labels.set(label, span);
   ctx.stepTypes[label] = output;
+}
+
+/**
+ * PIPE3011 for a boolean parameter marked `x-pipe-opt-out` in the connector's schema (the text says
+ * what can be lost) when the step sets it against its default.
+ */
+function warnOptOuts(step: ConnectorStep, params: Readonly<Record<string, unknown>>, ctx: PipelineContext): void {
+  const props = params['properties'] as Record<string, { default?: unknown; 'x-pipe-opt-out'?: unknown }> | undefined;
+  if (!props) return;
+  for (const [key, prop] of Object.entries(props)) {
+    const consequence = prop['x-pipe-opt-out'];
+    if (typeof consequence !== 'string' || typeof prop.default !== 'boolean') continue;
+    const value = entryOf(step.params, key);
+    if (value?.kind !== 'boolean' || value.value === prop.default) continue;
+    ctx.diagnostics.push(diagnostic('PIPE3011', {
+      message: `\`${key}: ${String(value.value)}\` on \`${step.connector}\`: ${consequence}`,
+      span: value.span,
+      label: `${key} turned ${value.value ? 'on' : 'off'}`,
+      hint: `remove \`${key}: ${String(value.value)}\`, or handle \`{ success: false }\` right after this step`,
+    }));
+  }
 }
 
 function defaultFailOnError(params: Readonly<Record<string, unknown>>): boolean {

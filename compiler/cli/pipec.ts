@@ -10,6 +10,7 @@ import { compileFiles, printDiagnostics, processOutput, type Output } from './co
 import { toolCommands } from './tool-commands.js';
 import { dxCommands } from './dx-commands.js';
 import { testCommand } from './test-command.js';
+import { deadLettersCommand } from './dead-letters-command.js';
 
 interface Command {
   readonly summary: string;
@@ -112,6 +113,7 @@ const COMMANDS: Record<string, Command> = {
   ...toolCommands(),
   ...dxCommands(),
   ...testCommand(),
+  ...deadLettersCommand(),
 };
 
 /** Entry point (bin/pipec.js): returns the exit code. */

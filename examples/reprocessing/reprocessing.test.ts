@@ -179,9 +179,15 @@ for (const variant of variants) {
       expect((await postJson(h.service, '/reprocessing/sync-orders', order('sync-never', 99, 1, 3))).status).toBe(202);
       await eventually('both failures are stored', async () => (await h.status()).pending === 2);
 
+      // A failed re-send queues the message again through an event handled in the background, and
+      // the re-sent copy is deleted after it: the next tick finds it due only once both happened.
+      const queuedAfterResends = (n: number): number => h.log.records().filter((r) => r.pipeline === 'add-reprocess-event'
+        && String(r.msg).includes('reprocessing-demo-sync') && String(r.msg).includes(`re-sends so far: ${n})`)).length;
+
       h.clock.set(t0 + MINUTE);
       await h.tick();
       await eventually('sync-ok attempt 1', async () => (await h.attempts('sync-ok')).length === 2);
+      await eventually('sync-ok queued again', async () => queuedAfterResends(1) === 1 && (await h.status()).pending === 2);
       h.clock.set(t0 + 2 * MINUTE);
       await h.tick();
       await eventually('sync-ok attempt 2', async () => (await h.attempts('sync-ok')).length === 3);
@@ -195,6 +201,7 @@ for (const variant of variants) {
       h.clock.set(t0 + 3 * MINUTE);
       await h.tick();
       await eventually('sync-never re-sent', async () => (await h.attempts('sync-never')).length === 2);
+      await eventually('sync-never queued again', async () => queuedAfterResends(1) === 2 && (await h.status()).pending === 1);
       await h.tick();
       await eventually('sync-never notified', async () => (await h.status()).notifications.length === 1);
       const status = await settled(() => h.status());

@@ -9,11 +9,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'nats';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
 
-import { IN_CI, NATS_URL, PG_URL, reachable } from '../../test/support/servers.js';
+import { IN_CI, NATS_URL, PG_URL, reachable, removeNatsStreams } from '../../test/support/servers.js';
 
 export { IN_CI, NATS_URL, PG_URL };
 const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
@@ -82,13 +81,7 @@ export async function isolatedBackend(variant: BackendVariant, tag: string): Pro
       } finally {
         await cleaner.end();
       }
-      const nc = await connect({ servers: new URL(NATS_URL).host });
-      try {
-        const jsm = await nc.jetstreamManager();
-        await jsm.streams.delete(stream).catch(() => false);
-      } finally {
-        await nc.close();
-      }
+      await removeNatsStreams(stream);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -9,18 +9,18 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { connect } from 'nats';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery, Json, JsonObject } from '../types.js';
 import { PipeError } from '../errors.js';
+import { MAX_EVENT_PAYLOAD_BYTES } from '../limits.js';
 import { createBackends, type Backends } from './index.js';
 import { parseFilter } from './query/filter.js';
 import { matchesFilter } from './query/match.js';
 import { createRegexTester } from './query/regex.js';
 
-import { IN_CI, NATS_URL, PG_URL, reachable } from '../../test/support/servers.js';
+import { IN_CI, NATS_URL, PG_URL, reachable, removeNatsStreams } from '../../test/support/servers.js';
 const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 const WORKER = join(import.meta.dirname, 'test-support', 'event-worker.ts');
 
@@ -124,16 +124,14 @@ for (const variant of variants) {
         await client.query('DELETE FROM pipec_stores WHERE store = ANY($1::text[])', [usedStores]);
         await client.query('DELETE FROM pipec_indexes WHERE store = ANY($1::text[])', [usedStores]);
         await client.query('DELETE FROM pipec_lock_ledger WHERE key LIKE $1', [`${RUN_ID}%`]);
+        await client.query('DELETE FROM pipec_schedule_state WHERE schedule LIKE $1', [`${RUN_ID}%`]);
         const indexes = await client.query<{ indexname: string }>(
           "SELECT indexname FROM pg_indexes WHERE tablename = 'pipec_documents' AND indexdef LIKE $1",
           [`%t${RUN_ID}_%`],
         );
         for (const { indexname } of indexes.rows) await client.query(`DROP INDEX IF EXISTS "${indexname.replace(/"/g, '')}"`);
         await client.end();
-        const nc = await connect({ servers: new URL(NATS_URL).host });
-        const jsm = await nc.jetstreamManager();
-        await jsm.streams.delete(String(variant.env['PIPEC_NATS_STREAM'])).catch(() => false);
-        await nc.close();
+        await removeNatsStreams(String(variant.env['PIPEC_NATS_STREAM']));
       }
       rmSync(dataDir, { recursive: true, force: true });
     });
@@ -594,8 +592,17 @@ for (const variant of variants) {
     // ─────────────────────────────── Event broker ───────────────────────────────
 
     describe('event broker', () => {
-      const opts = { maxDeliveries: 5, ackTimeout: 1000, concurrency: 4 };
+      const opts = { maxDeliveries: 5, ackTimeout: 1000, concurrency: 4, backoff: { initialMs: 100, maxMs: 400, multiplier: 2 } };
       let eventCounter = 0;
+      const waitForDeadLetters = async (event: string, n: number) => {
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const letters = await backends.deadLetters.list({ event });
+          if (letters.length >= n) return letters;
+          if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} dead letters of ${event}, got ${letters.length}`);
+          await sleep(50);
+        }
+      };
       const newEvent = (): string => `ev-${RUN_ID}-${eventCounter++}`;
 
       it('fans out every event to every subscriber', async () => {
@@ -724,6 +731,124 @@ for (const variant of variants) {
         expect(got.count()).toBe(0);
       });
 
+      it('dead-letters with the payload, headers, every attempt\'s error and timestamps; list, show, count, purge', async () => {
+        const event = newEvent();
+        const subscriber = `dl-${RUN_ID}`;
+        const done = deferredCounter();
+        const fast = { ...opts, maxDeliveries: 3, backoff: { initialMs: 20, maxMs: 40, multiplier: 2 } };
+        const sub = await backends.broker.subscribe(subscriber, event, async (d) => {
+          done.bump();
+          throw new Error(`attempt ${d.attempt} failed`);
+        }, fast);
+        await backends.broker.publish(event, { order: 'o-1', list: [1, 2] }, { 'x-correlation': 'c-9' });
+        await done.until(3);
+        const letters = await waitForDeadLetters(event, 1);
+        await sub.stop();
+        const [summary] = letters;
+        expect(summary).toMatchObject({ event, subscriber, reason: 'max-deliveries', attemptCount: 3, lastError: 'attempt 3 failed', publishedAt: time, deadAt: time });
+        const letter = await backends.deadLetters.get(String(summary?.id));
+        expect(letter).toMatchObject({ payload: { order: 'o-1', list: [1, 2] }, headers: { 'x-correlation': 'c-9' }, replays: [] });
+        expect(letter?.attempts).toEqual([1, 2, 3].map((n) => ({ attempt: n, at: time, error: `attempt ${n} failed` })));
+        expect((await backends.deadLetters.countByEvent())[event]).toBe(1);
+        expect(await backends.deadLetters.list({ event: `${event}-other` })).toEqual([]);
+        expect(await backends.deadLetters.purge({ event })).toBe(1);
+        expect(await backends.deadLetters.get(String(summary?.id))).toBeNull();
+        expect((await backends.deadLetters.countByEvent())[event]).toBeUndefined();
+      });
+
+      it('dead-letters a permanent failure on its first delivery', async () => {
+        const event = newEvent();
+        let attempts = 0;
+        const sub = await backends.broker.subscribe(`perm-${RUN_ID}`, event, async () => {
+          attempts += 1;
+          throw new PipeError('the CRM answered 404', { code: 404, kind: 'REST_CLIENT_ERROR' });
+        }, opts);
+        await backends.broker.publish(event, { n: 1 });
+        const [letter] = await waitForDeadLetters(event, 1);
+        await sub.stop();
+        expect(attempts).toBe(1);
+        expect(letter).toMatchObject({ reason: 'permanent-error', attemptCount: 1, lastError: 'the CRM answered 404' });
+        await backends.deadLetters.purge({ event });
+      });
+
+      it('dead-letters an event its trigger found expired, with the reason', async () => {
+        const event = newEvent();
+        const sub = await backends.broker.subscribe(`expired-${RUN_ID}`, event, async () => {
+          throw Object.assign(new Error('expired: waited too long'), { permanent: true, deadLetterReason: 'expired' });
+        }, opts);
+        await backends.broker.publish(event, { n: 1 });
+        const [letter] = await waitForDeadLetters(event, 1);
+        await sub.stop();
+        expect(letter).toMatchObject({ reason: 'expired', attemptCount: 1, lastError: 'expired: waited too long' });
+        await backends.deadLetters.purge({ event });
+      });
+
+      it('waits at least half of each backoff step between attempts', async () => {
+        const event = newEvent();
+        const at: number[] = [];
+        const done = deferredCounter();
+        const sub = await backends.broker.subscribe(`backoff-${RUN_ID}`, event, async () => {
+          at.push(performance.now());
+          done.bump();
+          if (at.length < 3) throw new Error('later');
+        }, { ...opts, backoff: { initialMs: 400, maxMs: 10_000, multiplier: 2 } });
+        await backends.broker.publish(event, { n: 1 });
+        await done.until(3);
+        await sub.stop();
+        const [first = 0, second = 0, third = 0] = at;
+        // Equal jitter: the n-th wait is drawn from [step/2, step] with steps 400 ms, 800 ms.
+        expect(second - first).toBeGreaterThanOrEqual(200 - 5);
+        expect(third - second).toBeGreaterThanOrEqual(400 - 5);
+      });
+
+      it('replays a dead letter to the subscriber that failed only, and records the replay', async () => {
+        const event = newEvent();
+        const failing = `replay-a-${RUN_ID}`;
+        const other = `replay-b-${RUN_ID}`;
+        let healed = false;
+        const got: Record<string, number[]> = { [failing]: [], [other]: [] };
+        const done = deferredCounter();
+        const subs = await Promise.all([failing, other].map((name) => backends.broker.subscribe(name, event, async (d) => {
+          if (name === failing && !healed) throw new PipeError('bad request', { code: 400 });
+          got[name]?.push((d.envelope.payload as { n: number }).n);
+          done.bump();
+        }, opts)));
+        await backends.broker.publish(event, { n: 7 });
+        const [letter] = await waitForDeadLetters(event, 1);
+        await done.until(1);
+        healed = true;
+        const { eventId } = await backends.deadLetters.replay(String(letter?.id));
+        await done.until(2);
+        await sleep(300);
+        await Promise.all(subs.map((s) => s.stop()));
+        expect(got).toEqual({ [failing]: [7], [other]: [7] });
+        const replayed = await backends.deadLetters.get(String(letter?.id));
+        expect(replayed?.replays).toEqual([{ at: time, eventId }]);
+        await expectPipeError(backends.deadLetters.replay('0'.repeat(24)), 404, 'NOT_FOUND');
+        await expectPipeError(backends.deadLetters.get('../etc'), 400, 'BAD_QUERY');
+        await backends.deadLetters.purge({ event });
+      });
+
+      it('accepts the same payloads on every backend: 512 levels, no NUL, no lone surrogate, 960 KiB', async () => {
+        const event = newEvent();
+        const got = deferredCounter();
+        const sub = await backends.broker.subscribe(`limits-${RUN_ID}`, event, async () => got.bump(), opts);
+        const nest = (depth: number): Json => (depth === 0 ? 'leaf' : [nest(depth - 1)]);
+        await backends.broker.publish(event, { deep: nest(510) } as Json);
+        await expectPipeError(backends.broker.publish(event, { deep: nest(512) } as Json), 422, 'UNSTORABLE_JSON', 'deeper than 512');
+        await expectPipeError(backends.broker.publish(event, { text: 'a\u0000b' }), 422, 'UNSTORABLE_JSON', 'NUL');
+        await expectPipeError(backends.broker.publish(event, { ['k\u0000']: 1 }), 422, 'UNSTORABLE_JSON', 'NUL');
+        await expectPipeError(backends.broker.publish(event, { text: 'x\ud800y' }), 422, 'UNSTORABLE_JSON', 'surrogate');
+        await backends.broker.publish(event, { text: 'pair \ud83d\ude00 ok' });
+        await backends.broker.publish(event, { text: 'x'.repeat(MAX_EVENT_PAYLOAD_BYTES - 20) });
+        await expectPipeError(backends.broker.publish(event, { text: 'x'.repeat(MAX_EVENT_PAYLOAD_BYTES) }), 413, 'PAYLOAD_TOO_LARGE');
+        await got.until(3);
+        await sub.stop();
+        const store = newStore();
+        await expectPipeError(backends.store.insert(store, [{ text: 'a\u0000b' }]), 422, 'UNSTORABLE_JSON');
+        await expectPipeError(backends.store.insert(store, [{ text: '\udc00' }]), 422, 'UNSTORABLE_JSON');
+      });
+
       it('keeps pending events across a restart (durable subscriber)', async () => {
         const event = newEvent();
         const subscriber = `durable-${RUN_ID}`;
@@ -837,6 +962,21 @@ for (const variant of variants) {
     // ─────────────────────────────── Scheduler lock ───────────────────────────────
 
     describe('scheduler lock', () => {
+      it('keeps each schedule\'s latest tick, shared by replicas, never moving back', async () => {
+        const schedule = `${RUN_ID}:schedule:state`;
+        const second = await open();
+        try {
+          expect(await backends.lock.lastTick(schedule)).toBeNull();
+          await backends.lock.recordTick(schedule, 2000);
+          await second.lock.recordTick(schedule, 1000);
+          expect(await second.lock.lastTick(schedule)).toBe(2000);
+          await Promise.all([backends.lock.recordTick(schedule, 5000), second.lock.recordTick(schedule, 4000)]);
+          expect(await backends.lock.lastTick(schedule)).toBe(5000);
+        } finally {
+          await second.close();
+        }
+      });
+
       it('fires a key once, even for a replica arriving after the first finished', async () => {
         const key = `${RUN_ID}:schedule:p:${time}`;
         let runs = 0;

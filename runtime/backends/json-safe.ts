@@ -78,34 +78,59 @@ export function badQuery(message: string): PipeError {
   return new PipeError(message, { code: 400, kind: 'BAD_QUERY' });
 }
 
-/**
- * Throws PipeError 400 `kind` unless `value` is strict JSON: plain objects/arrays, finite numbers,
- * strings, booleans, null; no undefined, functions, class instances, cycles or excessive depth.
- */
-export function assertJson(value: unknown, what: string, kind = 'NOT_JSON'): asserts value is Json {
-  const problem = findJsonProblem(value, 0);
-  if (problem !== null) throw new PipeError(`${what} is not JSON-serializable: ${problem}`, { code: 400, kind });
+/** How deep and what a JSON value may hold; `maxDepth` defaults to MAX_JSON_DEPTH. */
+export interface JsonRules {
+  readonly maxDepth?: number;
 }
 
-function findJsonProblem(value: unknown, depth: number): string | null {
-  if (depth > MAX_JSON_DEPTH) return `nested deeper than ${MAX_JSON_DEPTH} levels`;
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
-  if (typeof value === 'number') return Number.isFinite(value) ? null : `number ${String(value)}`;
+/**
+ * Throws PipeError unless `value` is strict JSON that every backend stores alike: plain
+ * objects/arrays, finite numbers, strings, booleans, null (else 400 `kind`: no undefined,
+ * functions, class instances or cycles); nested at most `maxDepth` levels and with no text that
+ * PostgreSQL refuses — U+0000 or a lone UTF-16 surrogate in a string or a key (else 422
+ * `UNSTORABLE_JSON`). SQLite would keep such text, PostgreSQL would not: one rule for both.
+ */
+export function assertJson(value: unknown, what: string, kind = 'NOT_JSON', rules: JsonRules = {}): asserts value is Json {
+  const problem = findJsonProblem(value, 0, rules.maxDepth ?? MAX_JSON_DEPTH);
+  if (problem === null) return;
+  if (problem.storable) throw new PipeError(`${what} is not JSON-serializable: ${problem.text}`, { code: 400, kind });
+  throw new PipeError(`${what} cannot be stored: ${problem.text}`, { code: 422, kind: 'UNSTORABLE_JSON' });
+}
+
+/** `storable: false`: valid JSON that a backend would refuse (depth, text). */
+type JsonProblem = { readonly text: string; readonly storable: boolean };
+
+function findJsonProblem(value: unknown, depth: number, maxDepth: number): JsonProblem | null {
+  if (depth > maxDepth) return { text: `nested deeper than ${maxDepth} levels`, storable: false };
+  if (value === null || typeof value === 'boolean') return null;
+  if (typeof value === 'string') return textProblem(value, 'a string');
+  if (typeof value === 'number') return Number.isFinite(value) ? null : { text: `number ${String(value)}`, storable: true };
   if (Array.isArray(value)) {
     for (const item of value) {
-      const p = findJsonProblem(item, depth + 1);
+      const p = findJsonProblem(item, depth + 1, maxDepth);
       if (p !== null) return p;
     }
     return null;
   }
   if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
-      const p = findJsonProblem(value[key], depth + 1);
+      const p = textProblem(key, 'a key') ?? findJsonProblem(value[key], depth + 1, maxDepth);
       if (p !== null) return p;
     }
     return null;
   }
-  return `a value of type ${value === undefined ? 'undefined' : typeof value === 'object' ? 'object (not plain)' : typeof value}`;
+  const type = value === undefined ? 'undefined' : typeof value === 'object' ? 'object (not plain)' : typeof value;
+  return { text: `a value of type ${type}`, storable: true };
+}
+
+/** Checks for what no backend must be asked to keep: NUL and unpaired surrogates. */
+const SUSPECT_TEXT = /[\u0000\uD800-\uDFFF]/;
+
+function textProblem(text: string, what: string): JsonProblem | null {
+  if (!SUSPECT_TEXT.test(text)) return null;
+  if (text.includes('\u0000')) return { text: `${what} holds U+0000 (NUL)`, storable: false };
+  if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return { text: `${what} holds a lone UTF-16 surrogate`, storable: false };
+  return null;
 }
 
 /** Serializes a stored document, enforcing the size limit (PipeError 413, nothing written). */

@@ -5,7 +5,6 @@
  * the caller's trace with the right parent, on the SQLite broker and (when reachable) on NATS.
  */
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
-import { connect } from 'nats';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { buildService, type BuiltService } from '../../test/e2e/in-process.js';
 import { freePort, tempDir } from '../../test/e2e/service-process.js';
 import { requestedExporters } from './tracing.js';
 
-import { NATS_URL, natsReachable } from '../../test/support/servers.js';
+import { NATS_URL, natsReachable, removeNatsStreams } from '../../test/support/servers.js';
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN_ID = 'b7ad6b7169203331';
 
@@ -125,9 +124,7 @@ describe('tracing across pipelines', () => {
     try {
       expectTrace(await traceOnce({ PIPEC_BROKER: NATS_URL, PIPEC_NATS_STREAM: stream, PIPEC_NATS_SUBJECT_PREFIX: `pipectrace.${run}` }));
     } finally {
-      const nc = await connect({ servers: '127.0.0.1:4222' });
-      await (await nc.jetstreamManager()).streams.delete(stream).catch(() => false);
-      await nc.close();
+      await removeNatsStreams(stream);
     }
   });
 });

@@ -5,18 +5,33 @@
  * on stop.
  */
 import type { Logger } from 'pino';
+import type { DeadLetterStore } from '../backends/dead-letters.js';
 import type { Clock, EventBroker, ObjectStoreBackend } from '../types.js';
+
+export type { DeadLetterStore };
 
 /** A lock that makes one replica do a piece of work (a scheduler tick) while others skip it. */
 export interface LockBackend {
   /** Runs `fn` when the lock for `key` is obtained and resolves true; resolves false otherwise. */
   tryLock(key: string, fn: () => Promise<void>): Promise<boolean>;
+  /** The latest tick recorded for a schedule (epoch ms), null when none was. */
+  lastTick(schedule: string): Promise<number | null>;
+  /** Records a schedule's tick unless a later one is recorded already. */
+  recordTick(schedule: string, tick: number): Promise<void>;
+}
+
+/** Which remote backends are unreachable now, with why (empty when all answer). */
+export interface BackendAvailability {
+  unavailable(): ReadonlyArray<{ readonly backend: string; readonly reason: string }>;
 }
 
 export interface Backends {
   readonly store: ObjectStoreBackend;
   readonly broker: EventBroker;
   readonly lock: LockBackend;
+  /** Events no subscriber could handle (absent in test fakes without one). */
+  readonly deadLetters?: DeadLetterStore;
+  readonly availability?: BackendAvailability;
   close(): Promise<void>;
 }
 

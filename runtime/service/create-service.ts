@@ -18,13 +18,14 @@ import { withDevelopmentKeys, withOwnKeySet } from '../security/development-keys
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
 import { ConnectionRegistry } from './connections.js';
+import { registerDeadLetterRoutes } from './dead-letter-routes.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
 import { errorDetailFromEnv } from './http-response.js';
 import { createRefusals } from './refusal.js';
 import { originPolicyFromEnv } from '../security/origin.js';
 import { registerJwksRoute } from './jwks-route.js';
-import { createLogger } from './logging.js';
+import { createLogger, routeProcessOutput } from './logging.js';
 import { SystemClock } from './system-clock.js';
 import { createServiceMetrics } from './metrics.js';
 import { settleWithin } from './shutdown.js';
@@ -58,6 +59,8 @@ export interface ServiceOptions {
   readonly tracer?: Tracer;
   /** Extra step observers (mocks, coverage), run alongside the service's metrics and spans. */
   readonly stepHooks?: StepHooks;
+  /** Service processes: `console.*` and process warnings become JSON log records (logging.ts). */
+  readonly routeProcessOutput?: boolean;
 }
 
 export interface Service {
@@ -101,6 +104,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const clock = opts.clock ?? new SystemClock();
   const logger = opts.logger ?? createLogger({ level: env['LOG_LEVEL'] ?? 'info', service: def.name });
   const dataDir = opts.dataDir ?? env['PIPEC_DATA_DIR'] ?? './.pipec-data';
+  if (opts.routeProcessOutput) routeProcessOutput(logger);
   const byKind = pipelinesByKind(def);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
@@ -144,7 +148,19 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     return dispatch(request, ...rest);
   };
   const routes = new RouteTable(app);
-  registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry(), notReady: () => [...routes.notReady(), ...connections.notReady()] });
+  // One list of what the service waits for: trigger dependencies, connections, and the backends.
+  const notReady = (): string[] => [
+    ...routes.notReady(),
+    ...connections.notReady(),
+    ...(backends.availability?.unavailable() ?? []).map((u) => u.backend),
+  ];
+  registerHealthRoutes(app, { phase: () => phase, registry: () => metrics.registry(), notReady });
+  const deadLetters = backends.deadLetters;
+  if (deadLetters) {
+    metrics.deadLetters.collectFrom(() => deadLetters.countByEvent());
+    const apiKey = env['PIPEC_ADMIN_API_KEY'];
+    if (apiKey) registerDeadLetterRoutes(app, { deadLetters, apiKey, refuse });
+  }
 
   const host: TriggerHost = {
     engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,

@@ -7,10 +7,12 @@
 import type { IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
 import { PipeError } from '../errors.js';
+import { MAX_MESSAGE_DEPTH } from '../limits.js';
 import type { Json, JsonObject } from '../types.js';
 
 export const DEFAULT_MAX_BODY_SIZE = 5 * 1024 * 1024;
-export const MAX_JSON_DEPTH = 512;
+/** The one message depth limit (runtime/limits.ts), also what an event may carry. */
+export const MAX_JSON_DEPTH = MAX_MESSAGE_DEPTH;
 
 export function tooLargeError(limit: number): PipeError {
   return new PipeError('Request size limit exceeded', { code: 413, kind: 'PAYLOAD_TOO_LARGE', details: { limit } });

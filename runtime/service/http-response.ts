@@ -26,6 +26,8 @@ const BASE_FIELDS = ['timestamp', 'error', 'message', 'code', 'executionId'] as 
 const PUBLIC_DETAILS: Readonly<Record<string, readonly string[]>> = {
   VALIDATION: ['violations', 'validation'],
   PAYLOAD_TOO_LARGE: ['limit'],
+  // Which backend is away (as /ready names it) and when to try again (also the Retry-After header).
+  BACKEND_UNAVAILABLE: ['backend', 'retryAfter'],
 };
 
 /**

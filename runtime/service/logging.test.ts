@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, REDACTED, redactRecord } from './logging.js';
+import { createLogger, REDACTED, redactRecord, routeProcessOutput } from './logging.js';
 import { LogCapture } from './test-support/test-service.js';
 
 describe('redactRecord', () => {
@@ -34,5 +34,28 @@ describe('createLogger', () => {
     expect(logs.text).not.toContain('child-secret');
     expect(logs.text).not.toContain('Bearer t');
     expect(logs.records[0]).toMatchObject({ pipeline: 'p', msg: 'hello', headers: { authorization: REDACTED } });
+  });
+});
+
+describe('routeProcessOutput', () => {
+  it('turns console lines and process warnings into JSON records, and can be undone', async () => {
+    const capture = new LogCapture();
+    const undo = routeProcessOutput(createLogger({ level: 'debug', service: 's', destination: capture }));
+    try {
+      console.log('reader closed', { reason: 'x' });
+      console.error('!!! boom');
+      process.emitWarning('SSL modes are aliases', { code: 'PIPEC_TEST_WARNING' });
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      undo();
+    }
+    const records = capture.records;
+    expect(records.map((r) => [r['level'], r['msg']])).toEqual([
+      [30, "reader closed { reason: 'x' }"],
+      [50, '!!! boom'],
+      [40, 'SSL modes are aliases'],
+    ]);
+    expect(records[2]).toMatchObject({ source: 'process', code: 'PIPEC_TEST_WARNING' });
+    expect(process.listeners('warning').length).toBeGreaterThan(0);
   });
 });

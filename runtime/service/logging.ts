@@ -4,6 +4,7 @@
  * redacted, and account values are masked out of free text (the `log` connector uses
  * `maskSecrets`).
  */
+import { formatWithOptions } from 'node:util';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export const REDACTED = '[REDACTED]';
@@ -119,4 +120,32 @@ export function maskSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
   return out;
+}
+
+/**
+ * Makes the service process's log JSON only: what libraries print with `console.*` (the NATS
+ * client does on rare internal errors) and Node's process warnings (a TLS or deprecation notice)
+ * become records of `logger` instead of plain lines on stdout/stderr. For service processes only
+ * (`startService`); tests and tools keep their console. Returns a function that undoes it.
+ */
+export function routeProcessOutput(logger: Logger): () => void {
+  const original = { log: console.log, info: console.info, debug: console.debug, warn: console.warn, error: console.error };
+  const lineOf = (args: unknown[]): string => formatWithOptions({ breakLength: Infinity }, ...args).slice(0, 4000);
+  console.log = (...args: unknown[]) => logger.info({ source: 'console' }, lineOf(args));
+  console.info = console.log;
+  console.debug = (...args: unknown[]) => logger.debug({ source: 'console' }, lineOf(args));
+  console.warn = (...args: unknown[]) => logger.warn({ source: 'console' }, lineOf(args));
+  console.error = (...args: unknown[]) => logger.error({ source: 'console' }, lineOf(args));
+  // Node prints warnings through its own 'warning' listener; replaced by one that logs JSON.
+  const previous = process.listeners('warning');
+  process.removeAllListeners('warning');
+  const onWarning = (warning: Error & { code?: string }): void => {
+    logger.warn({ source: 'process', warning: warning.name, ...(warning.code ? { code: warning.code } : {}) }, warning.message);
+  };
+  process.on('warning', onWarning);
+  return () => {
+    Object.assign(console, original);
+    process.off('warning', onWarning);
+    for (const listener of previous) process.on('warning', listener);
+  };
 }

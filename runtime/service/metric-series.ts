@@ -162,6 +162,40 @@ export class SeriesHistogram extends SeriesMetricBase<HistogramSeries> {
 }
 
 /**
+ * A gauge read from somewhere else when scraped (a backend's counts): `source` answers the value
+ * per label value of the one label. The last answer is kept for `cacheMs` (and shown again when the
+ * source fails), so frequent scrapes do not load the backend.
+ */
+export class CollectedGauge implements SeriesMetric {
+  readonly type = 'gauge' as const;
+  private source: (() => Promise<Readonly<Record<string, number>>>) | undefined;
+  private last: { at: number; values: Readonly<Record<string, number>> } | undefined;
+
+  constructor(readonly name: string, readonly help: string, private readonly label: string, private readonly cacheMs = 10_000) {}
+
+  collectFrom(source: () => Promise<Readonly<Record<string, number>>>): void {
+    this.source = source;
+  }
+
+  reset(): void {
+    this.last = undefined;
+  }
+
+  async get(): Promise<ExportedMetric> {
+    const now = Date.now();
+    if (this.source && (this.last === undefined || now - this.last.at >= this.cacheMs)) {
+      try {
+        this.last = { at: now, values: await this.source() };
+      } catch {
+        // The backend is away: keep showing the last counts (its outage is on /ready and in the log).
+      }
+    }
+    const values = Object.entries(this.last?.values ?? {}).map(([value, n]) => ({ value: n, labels: { [this.label]: value } }));
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: 'sum' };
+  }
+}
+
+/**
  * Adds a series metric to a prom-client registry. The registry only reads `name`, `help`, `type`,
  * `get()` and `reset()` (the documented `MetricObjectWithValues` shape), which these implement; the
  * cast is needed because its TypeScript signature names prom-client's own classes.

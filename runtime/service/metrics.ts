@@ -9,7 +9,7 @@
  * never scraped do not load prom-client at start-up.
  */
 import type { Registry } from 'prom-client';
-import { registerSeriesMetric, SeriesCounter, SeriesGauge, SeriesHistogram, type CounterSeries, type HistogramSeries, type SeriesMetric } from './metric-series.js';
+import { CollectedGauge, registerSeriesMetric, SeriesCounter, SeriesGauge, SeriesHistogram, type CounterSeries, type HistogramSeries, type SeriesMetric } from './metric-series.js';
 
 /** How an execution ended, as a metric label. */
 export type ExecutionOutcomeLabel = 'success' | 'error' | 'invalid' | 'timeout' | 'rejected';
@@ -35,6 +35,8 @@ export interface ServiceMetrics {
   readonly schedulerTicks: SeriesCounter;
   /** pipec_agent_tokens_total{pipeline, model, type = input | output} */
   readonly agentTokens: SeriesCounter;
+  /** pipec_dead_letters{event}: events in the dead-letter store, read from it when scraped. */
+  readonly deadLetters: CollectedGauge;
 }
 
 export function createServiceMetrics(service: string): ServiceMetrics {
@@ -51,6 +53,7 @@ export function createServiceMetrics(service: string): ServiceMetrics {
     requestsRejected: new SeriesCounter('pipec_http_requests_rejected_total', 'HTTP requests refused before an execution started', ['pipeline', 'reason']),
     schedulerTicks: new SeriesCounter('pipec_scheduler_ticks_total', 'Scheduler ticks by what happened', ['pipeline', 'outcome']),
     agentTokens: new SeriesCounter('pipec_agent_tokens_total', 'Language model tokens used by agent steps', ['pipeline', 'model', 'type']),
+    deadLetters: new CollectedGauge('pipec_dead_letters', 'Events in the dead-letter store, by event name', 'event'),
   };
   let registry: Promise<Registry> | undefined;
   return {

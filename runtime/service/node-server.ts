@@ -271,7 +271,7 @@ export function serve(
  * event or schedule trigger has started.
  */
 export async function startService(def: ServiceDefinition): Promise<void> {
-  const service = await createService(def);
+  const service = await createService(def, { routeProcessOutput: true });
   let server: RunningServer;
   try {
     server = await serve(service);

@@ -25,4 +25,10 @@ describe('result mapping', () => {
     expect(mapFailure(200, { error: 'x' }).status).toBe(500);
     expect(mapFailure(1000, { error: 'x' }).status).toBe(500);
   });
+
+  it('tells a client when to retry a 503 whose error object carries retryAfter (a backend away)', () => {
+    expect(mapFailure(503, { error: 'nats is unavailable', backend: 'nats', retryAfter: 5 }).headers['retry-after']).toBe('5');
+    expect(mapFailure(503, { error: 'draining' }).headers['retry-after']).toBeUndefined();
+    expect(mapFailure(500, { error: 'x', retryAfter: 5 }).headers['retry-after']).toBeUndefined();
+  });
 });

@@ -78,7 +78,13 @@ export function mapResult(result: Json | Reply): HttpResponseParts {
 }
 
 export function mapFailure(code: number, errorObject: JsonObject): HttpResponseParts {
-  return withBody(code >= 400 && code <= 599 ? code : 500, errorObject, {});
+  const status = code >= 400 && code <= 599 ? code : 500;
+  // A backend away (503 BACKEND_UNAVAILABLE) says when to come back.
+  const retryAfter = errorObject['retryAfter'];
+  const headers: Record<string, string> = (status === 503 || status === 429) && typeof retryAfter === 'number' && retryAfter > 0
+    ? { 'retry-after': String(Math.ceil(retryAfter)) }
+    : {};
+  return withBody(status, errorObject, headers);
 }
 
 /** An error body for requests refused before an execution existed (404, 400, 413, 503). */

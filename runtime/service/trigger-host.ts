@@ -23,7 +23,7 @@ import type { ExecutionEngine } from './execution.js';
 import type { ErrorDetail } from './http-response.js';
 import type { Refuse } from './refusal.js';
 import type { OriginPolicy } from '../security/origin.js';
-import { OPERATIONAL_PATHS } from './health.js';
+import { isReservedPath } from './health.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { Violation } from './validation.js';
 
@@ -75,7 +75,7 @@ export interface TriggerHost {
   /**
    * Serves `methods` (upper-case; `['*']`: every method) at a Hono path for `owner` (a pipeline, or
    * the trigger for a shared endpoint). Throws when another owner serves the same method and path
-   * or the path is an operational one (/health, /ready, /metrics).
+   * or the path is reserved (/health, /ready, /metrics, anything under /_pipec/).
    */
   route(owner: string, methods: readonly string[], path: string, handler: RouteHandler): void;
   /** A readiness dependency: /ready answers 503 naming it while `check` answers false. */
@@ -90,7 +90,7 @@ export class RouteTable {
   constructor(private readonly app: Hono) {}
 
   route(owner: string, methods: readonly string[], path: string, handler: RouteHandler): void {
-    if (OPERATIONAL_PATHS.has(path)) throw new Error(`pipeline "${owner}" uses the reserved path ${path}`);
+    if (isReservedPath(path)) throw new Error(`pipeline "${owner}" uses the reserved path ${path}`);
     for (const method of methods) {
       const key = `${method.toUpperCase()} ${path}`;
       const other = this.owners.get(key) ?? (method === '*' ? this.anyOwnerOf(path) : this.owners.get(`* ${path}`));

@@ -26,3 +26,22 @@ export function reachable(url: string, defaultPort: number): Promise<boolean> {
 
 export const postgresReachable = (): Promise<boolean> => reachable(PG_URL, 5432);
 export const natsReachable = (): Promise<boolean> => reachable(NATS_URL, 4222);
+
+/**
+ * Deletes what a broker configured with PIPEC_NATS_STREAM=`stream` made on the NATS server: the
+ * event stream, its dead letters, and its KV buckets (attempts, schedule ledger and state).
+ */
+export async function removeNatsStreams(stream: string, url: string = NATS_URL): Promise<void> {
+  const [{ connect }, { jetstreamManager }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
+  const nc = await connect({ servers: new URL(url).host });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for await (const name of jsm.streams.names()) {
+      if (name === stream || name.startsWith(`${stream}_`) || name.startsWith(`KV_${stream}_`)) {
+        await jsm.streams.delete(name).catch(() => false);
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+}

@@ -76,4 +76,11 @@ export const configCodes: CodeTable = {
       'float, double, password, binary (`password` and `binary` accept any string, as OpenAPI uses them).\n\n' +
       'Example: `email: { type: "string", format: "emial" }`. Fix the spelling, or check the value with a `pattern`.',
   },
+  PIPE3011: {
+    title: 'Durability turned off',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      'A step turns off a safeguard that keeps data from being lost, and the warning names what can then happen.\n\nExample: `publish order-created { fail-on-error: false }`. By default a `publish` that the broker did not store (broker unreachable, payload refused) fails the execution, so an HTTP caller gets an error and can retry. With `fail-on-error: false` the execution goes on with `{ success: false, … }` instead: unless the pipeline checks `success` itself, the event is lost while the caller is told all went well. Remove the setting, or handle `{ success: false }` right after the step.',
+  },
 };

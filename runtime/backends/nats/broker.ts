@@ -3,148 +3,309 @@
  * `pipec.events.>`, interest retention: an event is kept until every subscriber acked it) and one
  * durable pull consumer per (subscriber, event), shared by all replicas of that subscriber; each
  * concurrency slot pulls one message at a time.
- * ack_wait = ackTimeout and max_deliver = maxDeliveries; the handler's success acks, failure naks
- * (or terms and logs on the last attempt); the server's MAX_DELIVERIES advisory is logged too.
- * Envelope headers travel as NATS headers (traceparent…), the payload as JSON.
+ *
+ * A publish resolves once JetStream acknowledged the event (stored); while NATS is away it fails at
+ * once with 503. Consumers run for as long as the service does: after an outage, a deleted
+ * consumer or a lost stream they recreate what is missing and go on. The handler's success acks;
+ * a failure records the attempt's error (KV bucket `<stream>_ATTEMPTS`) and naks with the trigger's
+ * backoff delay; after `maxDeliveries` attempts, or at once for a permanent failure, the event is
+ * written to the dead letters (nats/dead-letters.ts) and only then acked. The server does not limit
+ * deliveries (`max_deliver: -1`): a delivery beyond maxDeliveries (its earlier attempts timed out)
+ * is dead-lettered by the consumer, so no event is ever dropped by the server unseen.
  */
-import { createHash } from 'node:crypto';
 import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import {
-  AckPolicy,
-  connect,
-  DeliverPolicy,
-  headers as natsHeaders,
-  nanos,
-  RetentionPolicy,
-  StorageType,
-  type ConsumerMessages,
-  type JetStreamClient,
-  type JetStreamManager,
-  type JsMsg,
-  type NatsConnection,
-  type Subscription as NatsSubscription,
-} from 'nats';
+import type { JsMsg } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import type { Clock, Delivery, EventBroker, EventEnvelope, Json, Subscription } from '../../types.js';
 import { PipeError } from '../../errors.js';
-import { failureText, preparePublish, validateSubscribe, type SubscribeOptions } from '../broker-input.js';
+import { MAX_EVENT_PAYLOAD_BYTES, MAX_MESSAGE_DEPTH } from '../../limits.js';
+import { Backoff, backoffDelay, pause, RECONNECT_BACKOFF } from '../backoff.js';
+import {
+  appendAttempt, completeAttempts, deadLetterId, failureText, HEADER_REPLAY_FOR, HEADER_REPLAY_OF, judgeFailure,
+  preparePublish, redeliveryBackoff, replayedForOther, validateSubscribe, type DeadLetterReason, type FailedAttempt,
+  type SubscribeOptions,
+} from '../broker-input.js';
+import type { DeadLetter, DeadLetterStore } from '../dead-letters.js';
+import { assertJson } from '../json-safe.js';
+import { errorText, type NatsLink } from './connection.js';
+import { createNatsDeadLetters } from './dead-letters.js';
+import {
+  ensureConsumer, ensureDeadLetterStream, ensureEventStream, isNoStream, isNotFound, isPayloadTooLarge,
+  openAttemptsBucket, openSession, streamNames, type Session, type StreamNames,
+} from './jetstream.js';
 
 export interface NatsBrokerOptions {
-  /** `nats://[user:pass@]host:port`, several separated by commas. */
-  readonly url: string;
+  readonly link: NatsLink;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly stream?: string;
   readonly subjectPrefix?: string;
   /** How long the stream keeps unacknowledged events (default 7 days). */
   readonly maxAgeMs?: number;
+  /** Jitter source for redelivery backoff (tests pin it). */
+  readonly random?: () => number;
 }
 
 const HEADER_EVENT_ID = 'Pipec-Event-Id';
 const HEADER_PUBLISHED_AT = 'Pipec-Published-At';
-/** Longest a fetch waits for messages before asking again (nats.js minimum is 1 s). */
+/** Longest a fetch waits for messages before asking again. */
 const FETCH_EXPIRES_MS = 1000;
+/** Longest a JetStream request (publish ack, stream info) may take before the call fails with 503. */
+const REQUEST_TIMEOUT_MS = 5000;
+export const DEFAULT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
-export async function createNatsBroker(opts: NatsBrokerOptions): Promise<EventBroker & { readonly streamName: string }> {
-  const stream = opts.stream ?? 'PIPEC_EVENTS';
-  const prefix = opts.subjectPrefix ?? 'pipec.events';
-  const { logger, clock } = opts;
-  const nc: NatsConnection = await connect(connectionOptions(opts.url));
-  let jsm: JetStreamManager;
-  try {
-    jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, stream, `${prefix}.>`, opts.maxAgeMs ?? 7 * 24 * 3600 * 1000);
-  } catch (err) {
-    await nc.close();
-    throw err;
-  }
-  const js: JetStreamClient = nc.jetstream();
+/** One connection's JetStream handles, with pipec's streams and bucket in place. */
+interface Ready extends Session {
+  readonly attempts: KV;
+}
+
+export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { readonly streamName: string; readonly deadLetters: DeadLetterStore } {
+  const names = streamNames(opts.stream ?? 'PIPEC_EVENTS', opts.subjectPrefix ?? 'pipec.events');
+  const maxAgeMs = opts.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  const { link, logger, clock } = opts;
+  const random = opts.random ?? Math.random;
+  const dependency = link.dependency;
   const subscriptions = new Set<Subscription>();
+  /** The consumers this process needs, recreated at once when the stream had to be recreated. */
+  const consumerSetups = new Set<(session: Session) => Promise<void>>();
+
+  let prepared: { nc: NatsConnection; ready: Promise<Ready> } | null = null;
+  link.onConnect((nc) => checkMaxPayload(nc, logger));
+
+  const setUp = async (nc: NatsConnection): Promise<Ready> => {
+    const session = await openSession(nc, REQUEST_TIMEOUT_MS);
+    await ensureEventStream(session.jsm, names, maxAgeMs);
+    await ensureDeadLetterStream(session.jsm, names);
+    const attempts = await openAttemptsBucket(session.js, names, maxAgeMs);
+    return { ...session, attempts };
+  };
+
+  /** The ready session of the current connection; 503 while NATS is away or JetStream refuses. */
+  const ready = async (): Promise<Ready> => {
+    const nc = link.connection();
+    if (!nc) throw dependency.unavailable();
+    if (prepared?.nc !== nc) {
+      const attempt = { nc, ready: setUp(nc) };
+      prepared = attempt;
+      attempt.ready.catch(() => {
+        if (prepared === attempt) prepared = null;
+      });
+    }
+    try {
+      return await prepared.ready;
+    } catch (err) {
+      throw err instanceof PipeError ? err : dependency.unavailable(err);
+    }
+  };
+
+  /** After JetStream lost the stream: set everything up again, this process's consumers first. */
+  const recover = async (): Promise<Ready> => {
+    prepared = null;
+    const session = await ready();
+    await Promise.allSettled([...consumerSetups].map((setup) => setup(session)));
+    return session;
+  };
+
+  const publishMessage = async (subject: string, body: Uint8Array, headers: ReturnType<typeof natsHeaders>, msgID: string): Promise<void> => {
+    const send = async (session: Ready): Promise<void> => {
+      await session.js.publish(subject, body, { msgID, headers, timeout: REQUEST_TIMEOUT_MS });
+    };
+    let session = await ready();
+    try {
+      await send(session);
+    } catch (err) {
+      if (isPayloadTooLarge(err)) {
+        throw new PipeError(`event is larger than the broker accepts: ${failureText(err)}`, { code: 413, kind: 'PAYLOAD_TOO_LARGE', cause: err });
+      }
+      if (!isNoStream(err)) throw dependency.unavailable(err);
+      try {
+        session = await recover();
+        await send(session);
+      } catch (retryErr) {
+        throw retryErr instanceof PipeError ? retryErr : dependency.unavailable(retryErr);
+      }
+    }
+  };
+
+  const publishEvent = async (name: string, payload: Json, headers: Readonly<Record<string, string>> | undefined): Promise<string> => {
+    const checked = preparePublish(name, payload, headers);
+    const id = randomUUID();
+    const h = natsHeaders();
+    for (const [k, v] of Object.entries(checked.headers)) h.set(k, v);
+    h.set(HEADER_EVENT_ID, id);
+    h.set(HEADER_PUBLISHED_AT, String(clock.now()));
+    await publishMessage(`${names.subjectPrefix}.${name}`, new TextEncoder().encode(checked.body), h, id);
+    return id;
+  };
+
+  const deadLetters = createNatsDeadLetters({
+    names,
+    clock,
+    session: ready,
+    recover,
+    publishReplay: (letter: DeadLetter) =>
+      publishEvent(letter.event, letter.payload, { ...letter.headers, [HEADER_REPLAY_FOR]: letter.subscriber, [HEADER_REPLAY_OF]: letter.id }),
+  });
 
   return {
-    streamName: stream,
+    streamName: names.events,
+    deadLetters,
 
     async publish(name, payload, headers) {
-      const prepared = preparePublish(name, payload, headers);
-      const id = randomUUID();
-      const h = natsHeaders();
-      for (const [k, v] of Object.entries(prepared.headers)) h.set(k, v);
-      h.set(HEADER_EVENT_ID, id);
-      h.set(HEADER_PUBLISHED_AT, String(clock.now()));
-      try {
-        await js.publish(`${prefix}.${name}`, new TextEncoder().encode(prepared.body), { msgID: id, headers: h });
-      } catch (err) {
-        throw new PipeError(`event broker unavailable: ${failureText(err)}`, { code: 503, kind: 'BROKER_UNAVAILABLE', cause: err });
-      }
+      await publishEvent(name, payload, headers);
     },
 
     async subscribe(subscriber, event, handler, subOpts: SubscribeOptions) {
       validateSubscribe(subscriber, event, subOpts);
       const durable = durableName(subscriber, event);
-      await ensureConsumer(jsm, stream, durable, `${prefix}.${event}`, subOpts);
-      const consumer = await js.consumers.get(stream, durable);
-      const advisory: NatsSubscription = nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${stream}.${durable}`, {
-        callback: (err, msg) => {
-          if (err) return;
-          const info = safeJson(msg.data) as { stream_seq?: number; deliveries?: number } | null;
-          logger.error({ event, subscriber, streamSeq: info?.stream_seq, attempts: info?.deliveries }, 'event dropped after max deliveries (ack timeouts)');
-        },
-      });
-      let stopped = false;
-      const batches = new Set<ConsumerMessages>();
+      const settings = { durable, filterSubject: `${names.subjectPrefix}.${event}`, ackWaitMs: subOpts.ackTimeout };
+      const setupConsumer = (session: Session): Promise<void> => ensureConsumer(session.jsm, names.events, settings);
+      const backoff = redeliveryBackoff(subOpts);
+      const stopping = new AbortController();
+      const batches = new Set<{ stop(): void }>();
+      /** Whether the consumer loop is failing, and whether that was logged (a 'resumed' line then follows). */
+      let failing: boolean | 'logged' = false;
 
-      const handle = async (msg: JsMsg): Promise<void> => {
-        const attempt = msg.info.redeliveryCount;
-        const delivery: Delivery = { envelope: toEnvelope(msg, event), attempt, redelivery: attempt > 1 };
+      const historyKey = (msg: JsMsg): string => `${durable}.${msg.seq}`;
+
+      const readHistory = async (session: Ready, msg: JsMsg): Promise<FailedAttempt[]> => {
         try {
-          await handler(delivery);
+          const entry = await session.attempts.get(historyKey(msg));
+          if (!entry || entry.operation !== 'PUT') return [];
+          return entry.json<FailedAttempt[]>();
+        } catch {
+          return [];
+        }
+      };
+
+      const forget = (session: Ready, msg: JsMsg): void => {
+        session.attempts.purge(historyKey(msg)).catch(() => undefined);
+      };
+
+      /** Writes the dead letter, then acks; if the write fails the event comes back later. */
+      const bury = async (session: Ready, msg: JsMsg, envelope: EventEnvelope, payloadJson: string, reason: DeadLetterReason, attempts: FailedAttempt[], attemptCount: number): Promise<void> => {
+        try {
+          await deadLetters.write({
+            id: deadLetterId(subscriber, envelope.id), event, subscriber, eventId: envelope.id, headers: envelope.headers, reason,
+            attemptCount, attempts, publishedAt: envelope.publishedAt, deadAt: clock.now(), replays: [],
+          }, payloadJson);
         } catch (err) {
-          if (attempt >= subOpts.maxDeliveries) {
-            msg.term(failureText(err));
-            logger.error({ event, subscriber, eventId: delivery.envelope.id, attempts: attempt, error: failureText(err) }, 'event dropped after max deliveries');
-          } else {
-            msg.nak();
-          }
+          logger.warn({ event, subscriber, eventId: envelope.id, err: failureText(err) }, 'could not store a dead letter; the event will come back');
+          msg.nak(backoffDelay(RECONNECT_BACKOFF, 4, random));
+          return;
+        }
+        // Confirmed by the server: an ack lost on the way would bring the event back, and its second
+        // dead letter (same id) would replace this one with a poorer record of the attempts.
+        if (await msg.ackAck().catch(() => false)) forget(session, msg);
+        logger.error({ event, subscriber, eventId: envelope.id, attempts: attemptCount, reason, error: attempts.at(-1)?.error }, 'event moved to dead letters');
+      };
+
+      const handle = async (session: Ready, msg: JsMsg): Promise<void> => {
+        const attempt = msg.info.deliveryCount;
+        const payloadJson = new TextDecoder().decode(msg.data);
+        const read = readEnvelope(msg, event, payloadJson);
+        const envelope = read.envelope;
+        if (read.problem !== null) {
+          const attempts = [{ attempt, at: clock.now(), error: read.problem }];
+          return bury(session, msg, envelope, JSON.stringify(payloadJson), 'unreadable', attempts, attempt);
+        }
+        if (replayedForOther(envelope.headers, subscriber)) return msg.ack();
+        if (attempt > subOpts.maxDeliveries) {
+          const attempts = completeAttempts(await readHistory(session, msg), attempt - 1);
+          return bury(session, msg, envelope, payloadJson, 'ack-timeout', attempts, attempt - 1);
+        }
+        try {
+          await handler({ envelope, attempt, redelivery: attempt > 1 } satisfies Delivery);
+        } catch (err) {
+          const verdict = judgeFailure(err);
+          const history = attempt > 1 ? completeAttempts(await readHistory(session, msg), attempt - 1) : [];
+          const attempts = appendAttempt(history, { attempt, at: clock.now(), error: verdict.text });
+          const reason = verdict.deadLetterNow ?? (attempt >= subOpts.maxDeliveries ? 'max-deliveries' : null);
+          if (reason !== null) return bury(session, msg, envelope, payloadJson, reason, attempts, attempt);
+          await session.attempts.put(historyKey(msg), JSON.stringify(attempts)).catch(() => undefined);
+          msg.nak(backoffDelay(backoff, attempt, random));
           return;
         }
         msg.ack();
+        if (attempt > 1) forget(session, msg);
+      };
+
+      /** The consumer, created if missing; shared by the slots of this subscription. */
+      let attached: Promise<Awaited<ReturnType<Ready['js']['consumers']['get']>>> | null = null;
+      const attach = (session: Ready): NonNullable<typeof attached> => {
+        attached ??= (async () => {
+          await setupConsumer(session);
+          return session.js.consumers.get(names.events, durable);
+        })();
+        attached.catch(() => (attached = null));
+        return attached;
       };
 
       /**
        * One worker per concurrency slot, each with a single outstanding pull of one message: a fetch
        * of 1 returns as soon as a message exists, and nothing waits in a local buffer while its
-       * ack_wait runs.
+       * ack_wait runs. Any failure (outage, missing consumer or stream) → wait with backoff, then
+       * set up again and go on; logged once per spell of failures.
        */
       const worker = async (): Promise<void> => {
-        while (!stopped) {
+        const retry = new Backoff(RECONNECT_BACKOFF, random);
+        while (!stopping.signal.aborted) {
+          if (!(await link.connected(stopping.signal))) break;
           try {
+            const session = await ready();
+            const consumer = await attach(session);
             const batch = await consumer.fetch({ max_messages: 1, expires: FETCH_EXPIRES_MS });
             batches.add(batch);
             try {
               for await (const msg of batch) {
                 // Stopping mid-fetch: hand the message straight back for another replica.
-                if (stopped) msg.nak();
-                else await handle(msg);
+                if (stopping.signal.aborted) msg.nak();
+                else await handle(session, msg);
               }
             } finally {
               batches.delete(batch);
             }
+            if (failing === 'logged') logger.info({ event, subscriber }, 'event consumer resumed');
+            failing = false;
+            retry.reset();
           } catch (err) {
-            if (stopped) break;
-            logger.warn({ event, subscriber, err: failureText(err) }, 'event fetch failed; retrying');
-            await new Promise((r) => setTimeout(r, 500));
+            if (stopping.signal.aborted) break;
+            attached = null;
+            // A lost consumer or stream is worth a line; a lost connection is the dependency's (logged once).
+            const stateLost = isNoStream(err) || isNotFound(err);
+            if (stateLost) await recover().catch(() => undefined);
+            if (failing === false && stateLost) {
+              logger.warn({ event, subscriber, err: failureText(err) }, 'event consumer lost its server state; recreating it');
+              failing = 'logged';
+            } else if (failing === false) {
+              logger.debug({ event, subscriber, err: failureText(err) }, 'event consumer interrupted; retrying');
+              failing = true;
+            }
+            await pause(retry.next(), stopping.signal);
           }
         }
       };
+
+      consumerSetups.add(setupConsumer);
+      // The consumer exists before subscribe resolves (events published from then on are kept for
+      // it); while NATS is away the workers create it once it is back.
+      if (link.connection()) {
+        await ready().then(attach).catch((err: unknown) => {
+          logger.warn({ event, subscriber, err: failureText(err) }, 'could not create the event consumer yet; retrying');
+        });
+      }
       const workers = Array.from({ length: subOpts.concurrency }, () => worker());
 
       const subscription: Subscription = {
         async stop() {
-          if (stopped) return;
-          stopped = true;
+          if (stopping.signal.aborted) return;
+          stopping.abort();
           for (const batch of batches) batch.stop();
           await Promise.allSettled(workers);
-          advisory.unsubscribe();
+          consumerSetups.delete(setupConsumer);
           subscriptions.delete(subscription);
         },
       };
@@ -154,66 +315,16 @@ export async function createNatsBroker(opts: NatsBrokerOptions): Promise<EventBr
 
     async close() {
       await Promise.all([...subscriptions].map((s) => s.stop()));
-      await nc.drain();
     },
   };
 }
 
-function connectionOptions(url: string): Parameters<typeof connect>[0] {
-  const servers: string[] = [];
-  let user: string | undefined;
-  let pass: string | undefined;
-  for (const part of url.split(',')) {
-    const parsed = new URL(part.trim());
-    servers.push(`${parsed.hostname}:${parsed.port || '4222'}`);
-    if (parsed.username) user = decodeURIComponent(parsed.username);
-    if (parsed.password) pass = decodeURIComponent(parsed.password);
+/** Warns once per connection when the server would refuse events this service accepts. */
+function checkMaxPayload(nc: NatsConnection, logger: Logger): void {
+  const max = nc.info?.max_payload;
+  if (max !== undefined && max < MAX_EVENT_PAYLOAD_BYTES + 64 * 1024) {
+    logger.error({ maxPayload: max, needed: MAX_EVENT_PAYLOAD_BYTES + 64 * 1024 }, 'the NATS server max_payload is below what events may carry; raise it to 1 MiB or more');
   }
-  if (user !== undefined && pass === undefined) return { servers, token: user, name: 'pipec' };
-  return { servers, name: 'pipec', ...(user !== undefined ? { user, pass } : {}) };
-}
-
-async function ensureStream(jsm: JetStreamManager, name: string, subject: string, maxAgeMs: number): Promise<void> {
-  try {
-    await jsm.streams.info(name);
-  } catch {
-    try {
-      await jsm.streams.add({
-        name,
-        subjects: [subject],
-        retention: RetentionPolicy.Interest,
-        storage: StorageType.File,
-        max_age: nanos(maxAgeMs),
-        duplicate_window: nanos(2 * 60 * 1000),
-      });
-    } catch (err) {
-      // Another replica may have created it meanwhile.
-      await jsm.streams.info(name).catch(() => {
-        throw err;
-      });
-    }
-  }
-}
-
-async function ensureConsumer(jsm: JetStreamManager, stream: string, durable: string, subject: string, opts: SubscribeOptions): Promise<void> {
-  const wanted = { ack_wait: nanos(opts.ackTimeout), max_deliver: opts.maxDeliveries };
-  try {
-    const info = await jsm.consumers.info(stream, durable);
-    if (info.config.ack_wait !== wanted.ack_wait || info.config.max_deliver !== wanted.max_deliver) {
-      await jsm.consumers.update(stream, durable, wanted);
-    }
-    return;
-  } catch (err) {
-    if (!/consumer not found/i.test(failureText(err))) throw err;
-  }
-  await jsm.consumers.add(stream, {
-    durable_name: durable,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.New,
-    filter_subject: subject,
-    max_ack_pending: 10_000,
-    ...wanted,
-  });
 }
 
 /** A durable name NATS accepts (no `.`, `*`, `>`, spaces), unique per (subscriber, event). */
@@ -223,7 +334,11 @@ export function durableName(subscriber: string, event: string): string {
   return `${clean(subscriber)}__${clean(event)}_${digest}`;
 }
 
-function toEnvelope(msg: JsMsg, event: string): EventEnvelope {
+/**
+ * The envelope of a delivered message. `problem` is set when the payload is not what a publisher
+ * may send (not JSON, too deep, text no backend stores): such an event is dead-lettered at once.
+ */
+function readEnvelope(msg: JsMsg, event: string, payloadJson: string): { envelope: EventEnvelope; problem: string | null } {
   const headers: Record<string, string> = {};
   let id = `${msg.info.stream}:${msg.seq}`;
   let publishedAt = msg.info.timestampNanos ? Math.floor(msg.info.timestampNanos / 1e6) : 0;
@@ -234,13 +349,14 @@ function toEnvelope(msg: JsMsg, event: string): EventEnvelope {
     else if (lower === HEADER_PUBLISHED_AT.toLowerCase()) publishedAt = Number(value);
     else if (!lower.startsWith('nats-')) Object.defineProperty(headers, lower, { value, enumerable: true, writable: true, configurable: true });
   }
-  return { id, name: event, payload: (safeJson(msg.data) ?? null) as Json, headers, publishedAt };
-}
-
-function safeJson(data: Uint8Array): unknown {
+  let payload: Json = null;
+  let problem: string | null = null;
   try {
-    return JSON.parse(new TextDecoder().decode(data)) as unknown;
-  } catch {
-    return null;
+    payload = JSON.parse(payloadJson) as Json;
+    assertJson(payload, 'event payload', 'BAD_PAYLOAD', { maxDepth: MAX_MESSAGE_DEPTH });
+  } catch (err) {
+    problem = `unreadable event payload: ${errorText(err)}`;
+    payload = null;
   }
+  return { envelope: { id, name: event, payload, headers, publishedAt }, problem };
 }

@@ -28,4 +28,20 @@ describe('publish connector', () => {
     await expect(failure).rejects.toBeInstanceOf(PipeError);
     await expect(failure).rejects.toMatchObject({ code: 500, kind: 'PUBLISH_ERROR', message: 'could not publish event "e": broker closed' });
   });
+
+  it('keeps the broker\'s status: 503 with its retry hint while away, 4xx for a refused payload', async () => {
+    const { ctx, backends } = fakeContext();
+    const broker = backends.broker;
+    const answers = [
+      new PipeError('nats is unavailable: disconnected', { code: 503, kind: 'BACKEND_UNAVAILABLE', details: { backend: 'nats', retryAfter: 5 } }),
+      new PipeError('event payload cannot be stored: a string holds U+0000 (NUL)', { code: 422, kind: 'UNSTORABLE_JSON' }),
+    ];
+    broker.publish = async () => {
+      throw answers.shift();
+    };
+    await expect(run({ event: 'e', payload: 1 }, null, ctx)).rejects.toMatchObject({
+      code: 503, kind: 'BACKEND_UNAVAILABLE', details: { backend: 'nats', retryAfter: 5 }, permanent: false,
+    });
+    await expect(run({ event: 'e', payload: 1 }, null, ctx)).rejects.toMatchObject({ code: 422, kind: 'UNSTORABLE_JSON', permanent: true });
+  });
 });

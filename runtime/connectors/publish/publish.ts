@@ -1,6 +1,9 @@
 /**
- * Connector `publish` (Event Publisher): hands `payload` to the broker under `event` and returns
- * the input message unchanged (fire-and-forget; delivery is the broker's at-least-once job).
+ * Connector `publish` (Event Publisher): hands `payload` to the broker under `event`, waits until
+ * the broker stored it (JetStream's publish acknowledgement, the SQLite commit) and returns the
+ * input message unchanged; delivery is then the broker's at-least-once job. A publish that was not
+ * stored fails with the broker's status — 503 while it is away, 413/422/400 for a payload no
+ * backend keeps — so the caller of the execution learns it (fail-on-error is on by default).
  * The publishing execution and pipeline travel as headers for tracing, with the W3C trace context
  * of the publish step when tracing is on (the consuming execution's span becomes its child).
  */
@@ -42,7 +45,15 @@ export const run: ConnectorRun<PublishParams> = async (params, message, ctx) => 
     await ctx.services.broker.publish(event, payload, headers);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new PipeError(`could not publish event "${event}": ${reason}`, { code: 500, kind: 'PUBLISH_ERROR', step: 'publish', cause: err });
+    // The broker's 4xx (refused payload) and 503 (unavailable, with its retry hint) reach the caller as they are.
+    const known = err instanceof PipeError && err.code >= 400 && err.code < 600 ? err : undefined;
+    throw new PipeError(`could not publish event "${event}": ${reason}`, {
+      code: known?.code ?? 500,
+      kind: known?.kind ?? 'PUBLISH_ERROR',
+      step: 'publish',
+      cause: err,
+      ...(known?.details ? { details: known.details } : {}),
+    });
   }
   return message;
 };

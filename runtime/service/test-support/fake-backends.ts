@@ -12,8 +12,10 @@ import type {
 import type { Backends, LockBackend } from '../backends-port.js';
 
 type Handler = (delivery: Delivery) => Promise<void>;
-interface ConsumerOptions { maxDeliveries: number; ackTimeout: number; concurrency: number }
+interface ConsumerOptions { maxDeliveries: number; ackTimeout: number; concurrency: number; backoff?: unknown }
 interface Pending { readonly envelope: EventEnvelope; readonly attempt: number }
+/** A dead-lettered event as the fake keeps it: the envelope, who failed and why. */
+export interface FakeDeadLetter { readonly envelope: EventEnvelope; readonly subscriber: string; readonly reason: string; readonly error: string }
 
 /** One durable consumer (subscriber, event): a queue, a concurrency bound and redelivery. */
 class FakeConsumer {
@@ -26,7 +28,7 @@ class FakeConsumer {
     readonly event: string,
     private readonly handler: Handler,
     private readonly opts: ConsumerOptions,
-    private readonly onDeadLetter: (p: Pending) => void,
+    private readonly onDeadLetter: (p: Pending, reason: string, error: string) => void,
     private readonly onSettled: () => void,
   ) {}
 
@@ -60,10 +62,13 @@ class FakeConsumer {
     });
     try {
       await Promise.race([this.handler(delivery), ackTimedOut]);
-    } catch {
+    } catch (err) {
       if (this.stopped) return;
-      if (p.attempt < this.opts.maxDeliveries) this.queue.push({ envelope: p.envelope, attempt: p.attempt + 1 });
-      else this.onDeadLetter(p);
+      const refusal = err as { permanent?: unknown; deadLetterReason?: unknown; message?: unknown };
+      const error = String(refusal?.message ?? err);
+      if (refusal?.permanent === true) this.onDeadLetter(p, typeof refusal.deadLetterReason === 'string' ? refusal.deadLetterReason : 'permanent-error', error);
+      else if (p.attempt < this.opts.maxDeliveries) this.queue.push({ envelope: p.envelope, attempt: p.attempt + 1 });
+      else this.onDeadLetter(p, 'max-deliveries', error);
     } finally {
       clearTimeout(timer);
     }
@@ -72,8 +77,12 @@ class FakeConsumer {
 
 export class FakeBroker implements EventBroker {
   readonly published: EventEnvelope[] = [];
-  /** Events that failed on every allowed delivery. */
+  /** Events that failed on every allowed delivery, or permanently. */
   readonly deadLetters: EventEnvelope[] = [];
+  /** The same, with the subscriber and the reason. */
+  readonly deadLetterRecords: FakeDeadLetter[] = [];
+  /** The options each subscription was made with. */
+  readonly subscribeOptions: ConsumerOptions[] = [];
   closed = false;
   private readonly consumers = new Map<string, FakeConsumer>();
   private idleWaiters: Array<() => void> = [];
@@ -94,9 +103,13 @@ export class FakeBroker implements EventBroker {
   async subscribe(subscriber: string, event: string, handler: Handler, opts: ConsumerOptions): Promise<Subscription> {
     const key = `${subscriber}\u0000${event}`;
     if (this.consumers.has(key)) throw new Error(`already subscribed: ${subscriber} → ${event}`);
+    this.subscribeOptions.push(opts);
     const consumer = new FakeConsumer(
       subscriber, event, handler, opts,
-      (p) => this.deadLetters.push(p.envelope),
+      (p, reason, error) => {
+        this.deadLetters.push(p.envelope);
+        this.deadLetterRecords.push({ envelope: p.envelope, subscriber, reason, error });
+      },
       () => this.checkIdle(),
     );
     this.consumers.set(key, consumer);
@@ -303,6 +316,15 @@ function applyUpdate(doc: JsonObject, update: JsonObject): JsonObject {
 /** Each key runs at most once: a tick key already taken (running or done) is refused. */
 export class FakeLock implements LockBackend {
   readonly taken = new Set<string>();
+  readonly ticks = new Map<string, number>();
+
+  async lastTick(schedule: string): Promise<number | null> {
+    return this.ticks.get(schedule) ?? null;
+  }
+
+  async recordTick(schedule: string, tick: number): Promise<void> {
+    this.ticks.set(schedule, Math.max(tick, this.ticks.get(schedule) ?? tick));
+  }
 
   async tryLock(key: string, fn: () => Promise<void>): Promise<boolean> {
     if (this.taken.has(key)) return false;

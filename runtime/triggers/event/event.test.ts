@@ -59,20 +59,47 @@ describe('event trigger', () => {
     expect(t.backends.broker.deadLetters).toHaveLength(1);
   });
 
-  it('acknowledges an invalid payload without running or redelivering it', async () => {
+  it('dead-letters an invalid payload at once, without running or redelivering it', async () => {
     let runs = 0;
     t = await makeTestService([pipelineOf('on-order', eventTrigger({ validateBody: requireId }), async () => { runs++; return null; })]);
     await t.service.start();
     await t.backends.broker.publish('order-created', { nope: true });
     await t.backends.broker.idle();
     expect(runs).toBe(0);
-    expect(t.backends.broker.deadLetters).toHaveLength(0);
-    const warning = t.logs.records.find((r) => r['msg'] === 'invalid event payload acknowledged without redelivery');
-    expect(warning).toMatchObject({ pipeline: 'on-order', violations: [{ path: '/id' }] });
+    expect(t.backends.broker.deadLetterRecords).toHaveLength(1);
+    expect(t.backends.broker.deadLetterRecords[0]).toMatchObject({ subscriber: 'on-order', reason: 'permanent-error' });
+    expect(t.backends.broker.deadLetterRecords[0]?.error).toMatch(/invalid event payload.*\/id/);
     expect(await (await t.service.app.request('/metrics')).text()).toMatch(/pipec_events_consumed_total\{[^}]*outcome="invalid"[^}]*\} 1/);
   });
 
-  it('acknowledges events older than the expiration without running them', async () => {
+  it('dead-letters a permanent failure (a 4xx) on the first attempt, retries a transient one', async () => {
+    const attempts: Record<string, number> = { permanent: 0, transient: 0 };
+    t = await makeTestService([
+      pipelineOf('on-order', eventTrigger({ maxDeliveries: 3 }), async (m) => {
+        const kind = (m as { kind: string }).kind;
+        attempts[kind] = (attempts[kind] ?? 0) + 1;
+        throw kind === 'permanent'
+          ? new PipeError('the CRM answered 404', { code: 404, kind: 'REST_CLIENT_ERROR' })
+          : new PipeError('the CRM answered 429', { code: 429, kind: 'REST_CLIENT_ERROR' });
+      }),
+    ]);
+    await t.service.start();
+    await t.backends.broker.publish('order-created', { kind: 'permanent' });
+    await t.backends.broker.publish('order-created', { kind: 'transient' });
+    await t.backends.broker.idle();
+    expect(attempts).toEqual({ permanent: 1, transient: 3 });
+    const reasons = t.backends.broker.deadLetterRecords.map((d) => [(d.envelope.payload as { kind: string }).kind, d.reason]);
+    expect(reasons.sort()).toEqual([['permanent', 'permanent-error'], ['transient', 'max-deliveries']]);
+  });
+
+  it('hands the trigger\'s backoff to the broker', async () => {
+    const backoff = { initialMs: 250, maxMs: 4000, multiplier: 3 };
+    t = await makeTestService([pipelineOf('on-order', eventTrigger({ backoff }), async () => null)]);
+    await t.service.start();
+    expect(t.backends.broker.subscribeOptions[0]).toMatchObject({ maxDeliveries: 3, backoff });
+  });
+
+  it('dead-letters events older than the expiration without running them', async () => {
     let now = 1_000_000;
     let runs = 0;
     t = await makeTestService([pipelineOf('on-order', eventTrigger({ expiration: 1_000 }), async () => { runs++; return null; })], {}, { clock: { now: () => now } });
@@ -82,7 +109,7 @@ describe('event trigger', () => {
     await published;
     await t.backends.broker.idle();
     expect(runs).toBe(0);
-    expect(t.backends.broker.deadLetters).toHaveLength(0);
+    expect(t.backends.broker.deadLetterRecords.map((d) => d.reason)).toEqual(['expired']);
     expect(await (await t.service.app.request('/metrics')).text()).toMatch(/pipec_events_consumed_total\{[^}]*outcome="expired"[^}]*\} 1/);
   });
 

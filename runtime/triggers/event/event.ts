@@ -1,12 +1,14 @@
 /**
  * The event trigger: one durable subscription per event-triggered pipeline. The event payload is
- * the message. An invalid payload is logged, counted and acknowledged (bad data does not get
- * better by retrying); a failed execution rejects the delivery so the broker redelivers it (up to
- * `maxDeliveries`). An event older than the trigger's `expiration` is acknowledged without running
- * (it waited in the queue longer than its consumers care for).
+ * the message. What cannot succeed on another attempt goes to the dead letters at once — an
+ * invalid payload, a failure the runtime classifies as permanent (PipeError.permanent: a 4xx), an
+ * event older than the trigger's `expiration` — and everything else is redelivered after the
+ * trigger's backoff until `max-deliveries`, then dead-lettered too. Nothing is acknowledged unseen.
  */
 import type { Logger } from 'pino';
-import type { Clock, CompiledValidator, Delivery, EventBroker, Json, PipelineModule, Subscription, TriggerSpec } from '../../types.js';
+import type {
+  Clock, CompiledValidator, Delivery, DeliveryRefusal, EventBroker, Json, PipelineModule, RedeliveryBackoff, Subscription, TriggerSpec,
+} from '../../types.js';
 import type { ExecutionEngine } from '../../service/execution.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
 import type { TriggerRuntime } from '../../service/trigger-host.js';
@@ -16,12 +18,14 @@ export interface EventTriggerSpec extends TriggerSpec {
   readonly kind: 'event';
   readonly event: string;
   readonly validateBody?: CompiledValidator;
-  /** ms an event may wait in the queue. */
+  /** ms an event may wait in the queue (0: as long as the broker keeps it); an older one is dead-lettered. */
   readonly expiration: number;
   /** ms an execution may take before it is considered failed and redelivered. */
   readonly maxTimeout: number;
-  /** Maximum deliveries of one event (1 = no redelivery). */
+  /** Maximum deliveries of one event (1 = no redelivery); then it is dead-lettered. */
   readonly maxDeliveries: number;
+  /** Wait between a failed delivery and the next (exponential, with jitter); absent: the broker's default. */
+  readonly backoff?: RedeliveryBackoff;
 }
 
 /** The payload is the message: the schema checks it whole. */
@@ -53,9 +57,14 @@ export interface EventTriggerDeps {
   readonly clock: Clock;
 }
 
-/** Thrown to the broker so it redelivers; carries no payload data. */
+/** Thrown to the broker; carries no payload data. `permanent`: dead-letter now, do not retry. */
 export class DeliveryFailed extends Error {
-  constructor(readonly executionId: string, message: string) {
+  constructor(
+    readonly executionId: string,
+    message: string,
+    readonly permanent: boolean,
+    readonly deadLetterReason?: DeliveryRefusal['deadLetterReason'],
+  ) {
     super(message);
     this.name = 'DeliveryFailed';
   }
@@ -68,8 +77,7 @@ export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerS
     const ageMs = deps.clock.now() - delivery.envelope.publishedAt;
     if (spec.expiration > 0 && ageMs > spec.expiration) {
       deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'expired' });
-      deps.logger.warn({ pipeline: pipeline.name, event: spec.event, eventId: delivery.envelope.id, ageMs }, 'expired event acknowledged without running');
-      return;
+      throw new DeliveryFailed('', `expired: waited ${ageMs} ms, the trigger's expiration is ${spec.expiration} ms`, true, 'expired');
     }
     const outcome = await deps.engine.execute({
       pipeline: pipeline.name,
@@ -85,14 +93,12 @@ export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerS
     }
     if (outcome.outcome === 'invalid') {
       deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'invalid' });
-      deps.logger.warn(
-        { executionId: outcome.executionId, pipeline: pipeline.name, event: spec.event, eventId: delivery.envelope.id, violations: outcome.errorObject['violations'] ?? null },
-        'invalid event payload acknowledged without redelivery',
-      );
-      return;
+      const violations = JSON.stringify(outcome.errorObject['violations'] ?? null).slice(0, 400);
+      throw new DeliveryFailed(outcome.executionId, `invalid event payload (execution ${outcome.executionId}): ${violations}`, true);
     }
     deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'failure' });
-    throw new DeliveryFailed(outcome.executionId, `execution ${outcome.executionId} failed: ${outcome.error.message}`);
+    const what = outcome.error.permanent ? 'failed permanently' : 'failed';
+    throw new DeliveryFailed(outcome.executionId, `execution ${outcome.executionId} ${what}: ${outcome.error.code} ${outcome.error.message}`, outcome.error.permanent);
   };
 }
 
@@ -101,5 +107,6 @@ export function subscribeEventTrigger(pipeline: PipelineModule, spec: EventTrigg
     maxDeliveries: Math.max(1, spec.maxDeliveries),
     ackTimeout: spec.maxTimeout,
     concurrency: pipeline.options.concurrency,
+    ...(spec.backoff ? { backoff: spec.backoff } : {}),
   });
 }

@@ -1,7 +1,7 @@
 /**
  * Compile-time part of the `scheduler` trigger: the cron expression (5 or 6 fields) and time zone
  * are parsed by croner, the library the trigger runs on, so a schedule that cannot fire is a build
- * error; the first message is `{ scheduledAt }`.
+ * error; `missed-ticks` travels with the spec; the first message is `{ scheduledAt }`.
  */
 import { createRequire } from 'node:module';
 import type { CompileApi, PipelineContext, TriggerCompiler, Value } from '../../../compiler/connectors/hook-api.js';
@@ -18,8 +18,14 @@ export const compile: TriggerCompiler = {
     const timezone = read.str('timezone', 'UTC');
     const cronValue = api.entryOf(trigger.config, 'cron');
     if (cronValue) checkCron(cron, timezone, cronValue, api.entryOf(trigger.config, 'timezone'), ctx, api);
+    const missed = read.str('missed-ticks', '');
     return {
-      spec: { cron: JSON.stringify(cron), timezone: JSON.stringify(timezone), allowConcurrent: String(read.bool('allow-concurrent', false)) },
+      spec: {
+        cron: JSON.stringify(cron),
+        timezone: JSON.stringify(timezone),
+        allowConcurrent: String(read.bool('allow-concurrent', false)),
+        ...(missed === 'skip' || missed === 'run-once' ? { missedTicks: JSON.stringify(missed) } : {}),
+      },
       message: api.types.closed({ scheduledAt: api.types.INTEGER }),
     };
   },

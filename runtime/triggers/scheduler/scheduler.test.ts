@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { PipeError } from '../../errors.js';
 import { tmpdir } from 'node:os';
 import { ConnectionRegistry } from '../../service/connections.js';
 import { ExecutionEngine } from '../../service/execution.js';
@@ -101,5 +102,87 @@ describe('scheduler trigger', () => {
       expect(job.nextRuns(2, new Date('2024-03-30T23:00:00Z')).map((d) => d.toISOString())).toEqual(['2024-04-01T09:30:00.000Z', '2024-04-08T09:30:00.000Z']);
       job.stop();
     }
+  });
+
+  describe('missed ticks', () => {
+    const HOURLY = schedule({ cron: '0 * * * *' });
+    const T0 = Date.UTC(2025, 0, 1, 10, 30); // 10:30, the 10:00 tick is the latest due
+
+    /** A replica of an hourly schedule on the shared lock, at the time `now()`. */
+    const replica = (spec: SchedulerTriggerSpec, lock: FakeLock, now: () => number, seen: number[], onRun?: () => void): ScheduleRunner => {
+      const timer = pipelineOf('hourly', spec, async (m) => { seen.push((m as { scheduledAt: number }).scheduledAt); onRun?.(); return null; });
+      const metrics = createServiceMetrics('replica');
+      const logger = createLogger({ level: 'silent' });
+      const backends = createFakeBackends();
+      const engine = new ExecutionEngine({
+        pipelines: [timer], logger, metrics, clock: { now }, dataDir: tmpdir(), globals: {}, accounts: {},
+        store: backends.store, broker: backends.broker, createExecutor: createPipelineExecutor, connections: new ConnectionRegistry(logger),
+      });
+      return new ScheduleRunner(timer, spec, { engine, lock, clock: { now }, metrics, logger, catchUpRetryMs: 10 });
+    };
+
+    it('tries the catch-up again while the lock backend is away, and runs the missed tick once it is back', async () => {
+      const lock = new FakeLock();
+      const seen: number[] = [];
+      await replica(HOURLY, lock, () => T0, seen).catchUp();
+      let failures = 3;
+      const read = lock.lastTick.bind(lock);
+      lock.lastTick = async (schedule) => {
+        if (failures-- > 0) throw new PipeError('postgres is unavailable', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
+        return read(schedule);
+      };
+      const ran = deferred();
+      const runner = replica(HOURLY, lock, () => T0 + 3600_000, seen, () => ran.resolve());
+      runner.start();
+      await ran.promise;
+      runner.stop();
+      expect(seen).toEqual([Date.UTC(2025, 0, 1, 11)]);
+      expect(failures).toBe(-1);
+    });
+
+    it('a first start records the latest due tick without running it', async () => {
+      const lock = new FakeLock();
+      const seen: number[] = [];
+      expect(await replica(HOURLY, lock, () => T0, seen).catchUp()).toEqual({ kind: 'first-start', latestDue: Date.UTC(2025, 0, 1, 10) });
+      expect(seen).toEqual([]);
+      expect(await lock.lastTick('schedule:hourly')).toBe(Date.UTC(2025, 0, 1, 10));
+    });
+
+    it('runs the latest missed tick once at start, once across replicas starting together', async () => {
+      const lock = new FakeLock();
+      const seen: number[] = [];
+      await replica(HOURLY, lock, () => T0, seen).catchUp();
+      // Every replica was down from 10:30 to 13:15: the 11:00, 12:00 and 13:00 ticks were missed.
+      const later = T0 + 2 * 3600_000 + 45 * 60_000;
+      const results = await Promise.all([replica(HOURLY, lock, () => later, seen).catchUp(), replica(HOURLY, lock, () => later, seen).catchUp()]);
+      expect(seen).toEqual([Date.UTC(2025, 0, 1, 13)]);
+      const kinds = results.map((r) => (r.kind === 'caught-up' ? r.result.kind : r.kind)).sort();
+      expect(kinds).toEqual(['ran', 'skipped']);
+      expect(await lock.lastTick('schedule:hourly')).toBe(Date.UTC(2025, 0, 1, 13));
+      // A replica starting after that finds nothing missed.
+      expect((await replica(HOURLY, lock, () => later + 60_000, seen).catchUp()).kind).toBe('none-missed');
+      expect(seen).toHaveLength(1);
+    });
+
+    it('a tick that ran normally is not run again at the next start', async () => {
+      const lock = new FakeLock();
+      const seen: number[] = [];
+      const runner = replica(HOURLY, lock, () => T0, seen);
+      await runner.catchUp();
+      expect((await runner.tick(Date.UTC(2025, 0, 1, 11))).kind).toBe('ran');
+      expect((await replica(HOURLY, lock, () => Date.UTC(2025, 0, 1, 11, 20), seen).catchUp()).kind).toBe('none-missed');
+      expect(seen).toEqual([Date.UTC(2025, 0, 1, 11)]);
+    });
+
+    it('with missed-ticks: skip, leaves them and moves the record on', async () => {
+      const lock = new FakeLock();
+      const seen: number[] = [];
+      const skipping = schedule({ cron: '0 * * * *', missedTicks: 'skip' });
+      await replica(skipping, lock, () => T0, seen).catchUp();
+      const later = T0 + 5 * 3600_000;
+      expect((await replica(skipping, lock, () => later, seen).catchUp()).kind).toBe('skipped');
+      expect(seen).toEqual([]);
+      expect(await lock.lastTick('schedule:hourly')).toBe(Date.UTC(2025, 0, 1, 15));
+    });
   });
 });

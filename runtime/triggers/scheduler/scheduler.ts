@@ -3,9 +3,17 @@
  * while the previous run of the pipeline is still going (unless allowConcurrent), and runs under
  * the lock `schedule:<pipeline>:<tick ms>` so that, across replicas, one of them runs it.
  * The message is `{ scheduledAt: <tick ms> }`.
+ *
+ * Missed ticks: every tick that runs is recorded as the schedule's latest (`schedule:<pipeline>`
+ * in the lock backend: SQLite file, PostgreSQL, or NATS KV). At start, when the latest tick due by
+ * now is later than the recorded one, no replica was running at that time: with `missed-ticks:
+ * run-once` (the default) that latest missed tick runs once, under its own tick lock (so replicas
+ * starting together, or one already running it, do not run it twice); with `skip` it is left. A
+ * schedule seen for the first time records the latest due tick without running it.
  */
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
+import { PipeError } from '../../errors.js';
 import type { Clock, PipelineModule, TriggerSpec } from '../../types.js';
 import type { LockBackend } from '../../service/backends-port.js';
 import { publicOutcome, type ExecutionOutcome } from '../../service/create-service.js';
@@ -20,6 +28,11 @@ export interface SchedulerTriggerSpec extends TriggerSpec {
   /** IANA zone, default UTC. */
   readonly timezone: string;
   readonly allowConcurrent: boolean;
+  /**
+   * Ticks whose time passed while no replica ran: 'run-once' (the default) runs the latest of them
+   * once at start, 'skip' leaves them.
+   */
+  readonly missedTicks?: 'run-once' | 'skip';
 }
 
 /** One runner per pipeline; ticks from the start of the service until it drains. `fire` runs one now. */
@@ -57,11 +70,21 @@ export interface SchedulerDeps {
   readonly clock: Clock;
   readonly metrics: ServiceMetrics;
   readonly logger: Logger;
+  /** How soon a start-up catch-up that met an unavailable backend is tried again (default 5 s). */
+  readonly catchUpRetryMs?: number;
 }
+
+/** How soon a catch-up that met an unavailable backend is tried again. */
+const CATCH_UP_RETRY_MS = 5000;
 
 export type TickResult =
   | { readonly kind: 'ran'; readonly outcome: EngineOutcome }
   | { readonly kind: 'skipped'; readonly reason: 'overlap' | 'locked' };
+
+/** What the start-up look at missed ticks did. */
+export type CatchUp =
+  | { readonly kind: 'first-start' | 'none-missed' | 'skipped'; readonly latestDue: number | null }
+  | { readonly kind: 'caught-up'; readonly tick: number; readonly result: TickResult };
 
 /** Parses a cron expression the way the trigger will (throws on an invalid one). */
 export function createCron(spec: SchedulerTriggerSpec, onTick?: (tickTime: number) => void): Cron {
@@ -99,6 +122,47 @@ export class ScheduleRunner {
     this.job = createCron(this.spec, (tickTime) => {
       void this.tick(tickTime).catch((err: unknown) => this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler tick failed'));
     });
+    void this.catchUpUntilDone();
+  }
+
+  /** The start-up catch-up, tried again every few seconds while its backend is away (until stopped). */
+  private async catchUpUntilDone(): Promise<void> {
+    let logged = false;
+    const started = this.job;
+    while (this.job === started && started !== undefined) {
+      try {
+        await this.catchUp();
+        return;
+      } catch (err) {
+        const backendAway = err instanceof PipeError && err.code === 503;
+        if (!logged || !backendAway) this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler catch-up failed');
+        logged = true;
+        if (!backendAway) return;
+        await new Promise((resolve) => setTimeout(resolve, this.deps.catchUpRetryMs ?? CATCH_UP_RETRY_MS).unref());
+      }
+    }
+  }
+
+  /** Runs the latest tick missed while no replica ran (see the top of this file). */
+  async catchUp(): Promise<CatchUp> {
+    const name = this.pipeline.name;
+    const now = this.deps.clock.now();
+    const latestDue = createCron(this.spec).previousRuns(1, new Date(now + 1))[0]?.getTime() ?? null;
+    const recorded = await this.deps.lock.lastTick(scheduleKey(name));
+    if (recorded === null) {
+      if (latestDue !== null) await this.deps.lock.recordTick(scheduleKey(name), latestDue);
+      return { kind: 'first-start', latestDue };
+    }
+    if (latestDue === null || latestDue <= recorded) return { kind: 'none-missed', latestDue };
+    if ((this.spec.missedTicks ?? 'run-once') === 'skip') {
+      this.deps.logger.info({ pipeline: name, lastTick: recorded, latestDue }, 'scheduler: ticks missed while no replica ran are skipped');
+      await this.deps.lock.recordTick(scheduleKey(name), latestDue);
+      return { kind: 'skipped', latestDue };
+    }
+    this.deps.logger.info({ pipeline: name, lastTick: recorded, tick: latestDue }, 'scheduler: running the latest tick missed while no replica ran');
+    const result = await this.tick(latestDue);
+    if (result.kind === 'ran') this.deps.metrics.schedulerTicks.inc({ pipeline: name, outcome: 'caught-up' });
+    return { kind: 'caught-up', tick: latestDue, result };
   }
 
   stop(): void {
@@ -127,6 +191,7 @@ export class ScheduleRunner {
     try {
       let outcome: EngineOutcome | undefined;
       const run = async (): Promise<void> => {
+        if (useLock) await this.deps.lock.recordTick(scheduleKey(name), tickTime);
         outcome = await this.deps.engine.execute({ pipeline: name, message: { scheduledAt: tickTime }, trigger: 'scheduler' });
       };
       const locked = useLock ? await this.deps.lock.tryLock(`schedule:${name}:${tickTime}`, run) : (await run(), true);
@@ -141,4 +206,9 @@ export class ScheduleRunner {
       this.running--;
     }
   }
+}
+
+/** The key under which a schedule's latest tick is recorded. */
+export function scheduleKey(pipeline: string): string {
+  return `schedule:${pipeline}`;
 }

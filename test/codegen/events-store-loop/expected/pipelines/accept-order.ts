@@ -7,7 +7,7 @@ import { run as runStore } from '../runtime/connectors/store/store.js';
 
 const stepSaved: R.StepInfo = { label: "saved", connector: "store", source: "input.pipe:6", failOnError: false };
 const paramsSaved = (message: Json, ctx: ExecutionContext) => ({ document: (B.fields(message).body ?? null), store: "orders", operation: "insert", storeOptions: { "expireAfterSeconds": 0 } });
-const stepPublish: R.StepInfo = { connector: "publish", source: "input.pipe:7", failOnError: false, span: { "kind": "producer", "attributes": { "messaging.destination.name": "event" } }, metrics: { "events-published": { "event": "event" } } };
+const stepPublish: R.StepInfo = { connector: "publish", source: "input.pipe:7", failOnError: true, span: { "kind": "producer", "attributes": { "messaging.destination.name": "event" } }, metrics: { "events-published": { "event": "event" } } };
 const paramsPublish = (message: Json, ctx: ExecutionContext) => ({ payload: { order: (B.fields(message).body ?? null), ids: (B.fields(B.fields(ctx.steps).saved).ids ?? null) }, event: "order-accepted" });
 
 /** Runs the steps of the pipeline over the trigger's message. */

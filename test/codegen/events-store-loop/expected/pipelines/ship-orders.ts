@@ -48,7 +48,7 @@ async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply
 export const pipeline: PipelineModule = {
   name: "ship-orders",
   source: "input.pipe:11",
-  trigger: { kind: "event", event: "order-accepted", expiration: 600000, maxTimeout: 30000, maxDeliveries: 3, spanKind: "consumer" },
+  trigger: { kind: "event", event: "order-accepted", expiration: 0, maxTimeout: 30000, maxDeliveries: 3, spanKind: "consumer" },
   options: { concurrency: 10, timeout: 30000 },
   run,
 };
