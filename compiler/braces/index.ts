@@ -90,7 +90,8 @@ export function compileBraces(node: BracesValue, env: BracesEnv): CompiledBraces
 
 /**
  * Compiles `"text {{ a }} more"`: always a string; each part is interpolated as text (null → "",
- * objects and arrays → JSON text).
+ * objects and arrays → JSON text). A string that is exactly one `{{ a }}` is not a template: it
+ * keeps the expression's type (check/values.ts, HCL's rule).
  * @example compileTemplate(node, env).js // 'B.template("id-", B.field(message, "id"))'
  */
 export function compileTemplate(node: TemplateValue, env: BracesEnv): CompiledBraces {
@@ -115,8 +116,8 @@ export function compileTemplate(node: TemplateValue, env: BracesEnv): CompiledBr
         expected: env.expected.type,
         why: env.expected.why,
         actual: STRING,
-        where: ['text with `{{ }}` inside quotes is always a string'],
-        hint: onlyBraces ? 'Remove the quotes: a bare `{{ … }}` keeps the type of its value.' : undefined,
+        where: ['text around `{{ }}` inside quotes (even a space) makes a string'],
+        hint: onlyBraces ? 'Remove the spaces around `{{ … }}`: a value that is exactly one `{{ … }}`, quoted or not, keeps the type of its value.' : undefined,
       }),
     );
   }

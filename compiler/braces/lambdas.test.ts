@@ -146,13 +146,13 @@ describe('lambda diagnostics', () => {
     expect(codes('MAP(message.body.lines, l => SUM(MAP(message.body.tags, t => l.qty)))')).toEqual([]);
   });
 
-  it('checks deeply nested REDUCEs in little time (the accumulator pass does not multiply)', () => {
+  // No clock: were the accumulator pass to multiply per level, 60 levels would not end within the
+  // test's timeout.
+  it('checks deeply nested REDUCEs (the accumulator pass does not multiply)', () => {
     const depth = 60;
     const opening = Array.from({ length: depth }, (_, i) => `REDUCE(message.body.lines, (a${i}, l${i}) => a${i} + `).join('');
     const text = `${opening}1${', 0)'.repeat(depth)}`;
-    const started = Date.now();
     expect(codes(text)).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('reports an unknown function once, even with a lambda argument', () => {

@@ -36,6 +36,10 @@ export const ACCOUNT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'public-key': ['key', 'jwks-url', 'alg'],
   oauth2: ['token-url', 'client-id', 'client-secret', 'scope', 'audience'],
   mock: ['key', 'base-url'],
+  // A server the service connects to (databases, brokers, caches, SMTP): a URL, or its parts.
+  connection: ['url', 'host', 'port', 'username', 'password', 'database', 'tls', 'ca', 'cert', 'key'],
+  // An SSH server (SFTP): password or key authentication, and the host key it must present.
+  ssh: ['host', 'port', 'username', 'password', 'private-key', 'passphrase', 'host-key'],
 };
 
 export interface CheckInput {

@@ -5,6 +5,7 @@
  * schema's x-pipe-* data) and in the connector's own folder (its compile.ts).
  */
 import type { BranchBody, ChoiceStep, ConnectorStep, ForEachStep, Step, Value } from '../ast/ast.js';
+import { paramProperties, type ConnectorSchema } from '../connectors/connector-registry.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { ChoicePlan, JsExpr, PlanStep } from '../lower/plan.js';
@@ -16,8 +17,8 @@ import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
 import { compileCondition, compileCollection } from '../lower/conditions.js';
 import { entryOf } from '../ast/literal.js';
-import { ERROR_OBJECT, FAILURE_OUTPUT, FOR_EACH_OUTPUT, outputShape } from './shapes.js';
-import { compileObject, compileValue, propertyKey, unionOf } from '../lower/values.js';
+import { ERROR_OBJECT, FAILURE_OUTPUT, FOR_EACH_OUTPUT, outputShape, schemaToType } from './shapes.js';
+import { compileObject, compileValue, propertyKey, unionOf, type ExpectedOf } from '../lower/values.js';
 
 export interface BlockResult {
   readonly plan: PlanStep[];
@@ -180,7 +181,8 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
   ctx.diagnostics.push(...checked.diagnostics);
 
   const hook = applyStepHooks({ step, schema, extra, extraSpans, message, ctx, label });
-  const compiled = compileObject(step.params, ctx.bracesEnv(message), ctx.diagnostics, hook.replaced);
+  const expectedOf: ExpectedOf | undefined = capsule ? undefined : (key) => declaredParamType(schema, key);
+  const compiled = compileObject(step.params, ctx.bracesEnv(message), ctx.diagnostics, hook.replaced, {}, expectedOf);
   const params = mergeParams(compiled, hook.params, ctx, label ?? step.connector);
 
   const failOnErrorValue = entryOf(step.params, 'fail-on-error');
@@ -213,6 +215,18 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
     message: resultType,
     terminates: false,
   };
+}
+
+/**
+ * The type a parameter declares with a plain `type` (one type or a list), which an expression
+ * given for it must fit (`timeout: {{ message.body.t }}` with a string `t` is a build error).
+ * Parameters described otherwise (anyOf, oneOf, no type) take any expression.
+ */
+function declaredParamType(schema: ConnectorSchema, key: string): { type: PipeType; why: string } | undefined {
+  const property = Object.hasOwn(paramProperties(schema), key) ? paramProperties(schema)[key] : undefined;
+  const type = property?.['type'];
+  if (!property || (typeof type !== 'string' && !Array.isArray(type))) return undefined;
+  return { type: schemaToType({ type, ...(Array.isArray(property['enum']) ? { enum: property['enum'] } : {}) }), why: `the parameter \`${key}\` of connector \`${schema.name}\`` };
 }
 
 /** The generic parameters plus the hook's, as one object expression (hoisted when constant). */

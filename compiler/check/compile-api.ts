@@ -4,7 +4,7 @@
  * per-pipeline goes through the `ctx` they are given.
  */
 import type { ObjectValue, Value } from '../ast/ast.js';
-import { entryOf, spanAt, staticJson, stepsEntryOf, toLiteral } from '../ast/literal.js';
+import { entryOf, escapePointer, isDynamicPointer, spanAt, staticJson, stepsEntryOf, toLiteral } from '../ast/literal.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { CompileApi, ConfigReader, ShapeKit } from '../connectors/hook-api.js';
@@ -15,6 +15,7 @@ import { checkExists } from '../resolve/references.js';
 import { resolveSchemaValue, schemaLocator } from '../resolve/schema-refs.js';
 import { arrayOf, BOOLEAN, INTEGER, NULL, NUMBER, objectOf, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import type { PipelineContext } from './context.js';
+import { detectDraft } from './json-schema.js';
 import { schemaToType } from './shapes.js';
 
 const SHAPES: ShapeKit = {
@@ -37,6 +38,8 @@ export const COMPILE_API: CompileApi = {
   toLiteral,
   spanAt,
   staticJson,
+  isDynamicPointer,
+  escapePointer,
   reader: configReader,
   resolveSchema(value, ctx) {
     return resolveSchemaValue(value, ctx.facts.decls, ctx.diagnostics);
@@ -49,6 +52,9 @@ export const COMPILE_API: CompileApi = {
     return { ...(validator ? { validator } : {}), schema: resolved, type: schemaToType(resolved) };
   },
   schemaToType,
+  schemaViolations(schema, value, ctx) {
+    return ctx.facts.schemas.violations(schema, detectDraft(schema) ?? 'draft-07', value);
+  },
   compileValue(value, env, ctx) {
     return compileValue(value, env, ctx.diagnostics);
   },

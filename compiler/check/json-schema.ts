@@ -3,7 +3,7 @@
  * an ajv standalone validator module (ESM source), so a service never compiles schemas at start-up.
  */
 import { createRequire } from 'node:module';
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import validateDraft07Schema from './generated/draft-07-meta.js';
@@ -148,6 +148,27 @@ export class SchemaCompiler {
         }
       }
       return { ok: false, problems: [{ message: err instanceof Error ? err.message : String(err), pointer: '' }] };
+    }
+  }
+
+  private readonly checkers = new Map<Draft, Ajv>();
+
+  /**
+   * The violations of a literal value against a schema, for build-time checks of data written in
+   * a .pipe file (an agent's mock answers); undefined when the schema does not compile (compile()
+   * reports that).
+   */
+  violations(schema: unknown, draft: Draft, value: unknown): readonly ErrorObject[] | undefined {
+    let ajv = this.checkers.get(draft);
+    if (!ajv) {
+      ajv = createAjv(draft, false);
+      this.checkers.set(draft, ajv);
+    }
+    try {
+      const validate = ajv.compile(withoutSchemaId(schema, draft) as object);
+      return validate(value) ? [] : [...(validate.errors ?? [])];
+    } catch {
+      return undefined;
     }
   }
 }

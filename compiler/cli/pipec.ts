@@ -92,7 +92,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Build and serve .pipe files (rebuild on change with --watch)',
     usage: 'pipec run <files|dirs>... [--port N] [--watch] [--out DIR] [--root DIR]',
     options: { ...COMMON, port: { type: 'string', short: 'p' }, watch: { type: 'boolean', short: 'w' }, out: { type: 'string', short: 'o' }, name: { type: 'string' } },
-    help: 'Builds the service (like `pipec build`) and runs it on --port (default $PORT or 8080) with embedded defaults: SQLite under $PIPEC_DATA_DIR (default ./.pipec-data). With --watch, a change to any input rebuilds and restarts it; a build with errors keeps the previous version running.',
+    help: 'Builds the service (like `pipec build`) and runs it on --port (default $PORT or 8080) with embedded defaults: SQLite under $PIPEC_DATA_DIR (default ./.pipec-data). With --watch, a change to any input rebuilds and restarts it; a build with errors keeps the previous version running.\nFor development only (a `pipec build` output has no such route): `curl -X POST localhost:PORT/_pipec/schedules/<pipeline>` fires that pipeline\'s schedule now and answers its outcome; `GET /_pipec/schedules` lists them (callers on this machine only). --port 0 picks a free port; the address is printed once the service listens.',
     async run(values, positionals, output) {
       if (positionals.length === 0) return usage(this, output);
       const { runServe } = await import('./run-command.js');

@@ -1,13 +1,15 @@
 /**
  * `pipec run <files|dirs> [--watch]`: build, then serve the service in a child process; with
  * --watch, rebuild and restart when an input changes (a failed build keeps the old one running).
+ * The child is dev-server.js: the service as server.js starts it, plus development routes (fire a
+ * schedule now) that a `pipec build` output does not have.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build, defaultServiceName } from './build-command.js';
 import type { Output } from './compile-files.js';
-import { findPipeFiles } from '../project-files.js';
+import { findPipeFiles, packageRoot } from '../project-files.js';
 
 export interface RunOptions {
   readonly inputs: readonly string[];
@@ -22,17 +24,18 @@ export interface RunOptions {
 export async function runServe(opts: RunOptions, output: Output): Promise<number> {
   const name = opts.name ?? defaultServiceName(opts.inputs);
   const outDir = path.resolve(opts.out ?? path.join('out', name));
-  // A watched service is rebuilt often and started once per change: the start-up bundle is not worth its second.
+  // The development server loads the service's modules, never the start-up bundle: no need to make one.
   const buildOnce = async (): Promise<boolean> =>
     (await build({
-      inputs: opts.inputs, out: outDir, name, format: 'text', color: opts.color, bundle: !opts.watch,
+      inputs: opts.inputs, out: outDir, name, format: 'text', color: opts.color, bundle: false,
       ...(opts.root !== undefined ? { root: opts.root } : {}),
     }, output)).ok;
   if (!(await buildOnce()) && !opts.watch) return 1;
 
   let child: ChildProcess | undefined;
+  const devServer = path.join(packageRoot(), 'dist', 'compiler', 'cli', 'dev-server.js');
   const start = (): void => {
-    child = spawn(process.execPath, [path.join(outDir, 'server.js')], {
+    child = spawn(process.execPath, [devServer, outDir], {
       stdio: 'inherit',
       env: { ...process.env, ...(opts.port ? { PORT: opts.port } : {}) },
     });

@@ -57,6 +57,15 @@ export interface ConnectorSchema {
   readonly 'x-pipe-route'?: RouteFacts;
   /** How `pipec graph` labels the node (trigger: the parameters shown after its name). */
   readonly 'x-pipe-graph'?: GraphFacts;
+  /** How it fails: its reference page (docs/connectors/, `npm run docs:connectors`) and checks of error kinds. */
+  readonly 'x-pipe-errors'?: readonly ErrorFacts[];
+}
+
+/** One way a connector or trigger fails: the PipeError kind, the HTTP status (when fixed), and when. */
+export interface ErrorFacts {
+  readonly kind: string;
+  readonly status?: number;
+  readonly when: string;
 }
 
 /** OpenTelemetry span kinds besides `internal` (the default). */

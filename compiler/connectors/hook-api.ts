@@ -99,6 +99,14 @@ export interface ConfigReader {
   bool(key: string, fallback: boolean): boolean;
 }
 
+/** One way a value breaks a schema (an ajv error object). */
+export interface SchemaViolation {
+  readonly keyword: string;
+  readonly instancePath: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly message?: string;
+}
+
 /** A schema parameter (`body: Order` or an inline schema), resolved and compiled. */
 export interface CompiledSchemaParam {
   /** The import name of its validator module; absent when there is no schema or it is invalid. */
@@ -126,6 +134,10 @@ export interface CompileApi {
   spanAt(instance: LiteralInstance, pointer: string, fallback: Span): Span;
   /** The value as JSON when it holds no `{{ }}` or env(); undefined otherwise. */
   staticJson(value: Value): unknown;
+  /** True when the JSON pointer lies at or inside a `{{ }}`/env() of the literal (known only at run time). */
+  isDynamicPointer(instance: LiteralInstance, pointer: string): boolean;
+  /** An object key as a JSON pointer segment (`~` and `/` escaped). */
+  escapePointer(key: string): string;
   /** Scalars of an object value (numbers, durations, sizes, strings, words, booleans). */
   reader(obj: ObjectValue): ConfigReader;
 
@@ -135,6 +147,11 @@ export interface CompileApi {
   /** Resolves and compiles a schema parameter to a validator module (`hint` names the module). */
   compileSchemaParam(value: Value | undefined, ctx: PipelineContext, hint: string, draft?: string): CompiledSchemaParam;
   schemaToType(schema: unknown): PipeType;
+  /**
+   * What a value written in a .pipe file breaks of a schema (its draft from `$schema`, else
+   * draft-07): ajv's errors, empty when it fits; undefined when the schema does not compile.
+   */
+  schemaViolations(schema: unknown, value: unknown, ctx: PipelineContext): readonly SchemaViolation[] | undefined;
 
   // ── values and code ──
   /** A value compiled to JS with its type ({{ }} checked against `env`). */

@@ -67,7 +67,7 @@ export function compileValue(value: Value, env: BracesEnv, diagnostics: Diagnost
       return { js: compiled.js, constant: false, type: STRING };
     }
     case 'array': {
-      const items = value.items.map((item) => compileValue(item, env, diagnostics, opts));
+      const items = value.items.map((item) => compileValue(item, withoutExpected(env), diagnostics, opts));
       return {
         js: `[${items.map((i) => i.js).join(', ')}]`,
         constant: items.every((i) => i.constant),
@@ -75,26 +75,40 @@ export function compileValue(value: Value, env: BracesEnv, diagnostics: Diagnost
       };
     }
     case 'object':
-      return compileObject(value, env, diagnostics, new Set(), opts);
+      return compileObject(value, withoutExpected(env), diagnostics, new Set(), opts);
     case 'tagged': {
-      const inner = compileObject(value.value, env, diagnostics, new Set(), opts);
+      const inner = compileObject(value.value, withoutExpected(env), diagnostics, new Set(), opts);
       return { js: `{ type: ${JSON.stringify(value.tag)}, ${inner.js.slice(1)}`, constant: inner.constant, type: UNKNOWN };
     }
   }
 }
 
-export function compileObject(value: ObjectValue, env: BracesEnv, diagnostics: Diagnostic[], skip: ReadonlySet<string> = new Set(), opts: ValueOptions = {}): CompiledValue {
+/** The type an entry of an object must have, and why (a connector parameter's declared type). */
+export type ExpectedOf = (key: string) => { readonly type: PipeType; readonly why: string } | undefined;
+
+export function compileObject(
+  value: ObjectValue, env: BracesEnv, diagnostics: Diagnostic[], skip: ReadonlySet<string> = new Set(), opts: ValueOptions = {}, expectedOf?: ExpectedOf,
+): CompiledValue {
   const parts: string[] = [];
   const fields: Record<string, FieldType> = {};
   let constant = true;
   for (const entry of value.entries) {
     if (entry.kind !== 'entry' || skip.has(entry.key)) continue;
-    const compiled = compileValue(entry.value, env, diagnostics, opts);
+    // Only an expression is checked against the declared type here; literals are checked by ajv.
+    const expected = expectedOf && (entry.value.kind === 'braces' || entry.value.kind === 'template') ? expectedOf(entry.key) : undefined;
+    const compiled = compileValue(entry.value, expected ? { ...env, expected } : env, diagnostics, opts);
     constant &&= compiled.constant;
     parts.push(`${propertyKey(entry.key)}: ${compiled.js}`);
     Object.defineProperty(fields, entry.key, { value: { type: compiled.type, required: true }, enumerable: true });
   }
   return { js: parts.length === 0 ? '{}' : `{ ${parts.join(', ')} }`, constant, type: { kind: 'object', fields, open: false } };
+}
+
+/** The parts of an array or object are not what the whole is expected to be. */
+function withoutExpected(env: BracesEnv): BracesEnv {
+  if (!env.expected) return env;
+  const { expected: _whole, ...rest } = env;
+  return rest;
 }
 
 function numberLiteral(n: number): string {

@@ -230,9 +230,18 @@ describe('agent-docs example', () => {
       expect(result.structuredContent).toMatchObject({ name: 'object-store', category: 'storage', owner: 'storage-team@example.com' });
     });
 
-    it('arguments outside the input schema are a tool error', async () => {
+    it('arguments outside the input schema are a tool error that says which field breaks which rule', async () => {
       const result = await client.callTool({ name: 'agent_docs_component', arguments: { name: 'teleporter' } });
       expect(result.isError).toBe(true);
+      const expected = '/name: must be one of "rest", "object-store", "agent"';
+      expect(result.structuredContent).toMatchObject({
+        code: 422, kind: 'VALIDATION',
+        error: `the arguments do not match the tool's input schema — ${expected}`,
+        violations: [{ path: '/name', message: 'must be one of "rest", "object-store", "agent"' }],
+      });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? '{}')).toMatchObject({ error: expect.stringContaining(expected) });
+      const unknownField = await client.callTool({ name: 'agent_docs_component', arguments: { name: 'rest', colour: 'red' } });
+      expect(unknownField.structuredContent).toMatchObject({ violations: [{ path: '/colour', message: "must not have property 'colour'" }] });
     });
   });
 
@@ -245,9 +254,29 @@ describe('agent-docs example', () => {
         expect(res.status).toBe(200);
         const body = (await res.json()) as { section: Record<string, unknown>; tokenUsage: { totalTokenCount: number } };
         expectSeedSection(body.section);
+        // The agent's offline answer for this component: readable text, not made-up data.
+        expect(body.section).toMatchObject({ title: 'REST connector', description: expect.stringContaining('calls an HTTP API') });
         expect(body.tokenUsage.totalTokenCount).toBeGreaterThan(0);
         // The tool pipeline ran inside this service, called through /mcp by the agent.
         expect(served.logs()).toMatch(/"pipeline":"agent-docs-component","outcome":"success"/);
+      } finally {
+        await served.stop();
+      }
+    });
+
+    it('answers each catalogue component with its own section, and any other with a section that says so', async () => {
+      const served = await serveWithOwnMcp(built, {});
+      try {
+        const titles: Record<string, unknown> = {};
+        for (const component of ['rest', 'object-store', 'agent', 'teleporter']) {
+          const res = await requestSection(served.url, { component });
+          expect(res.status).toBe(200);
+          const { section } = (await res.json()) as { section: Record<string, unknown> };
+          expectSeedSection(section);
+          titles[component] = section['title'];
+          if (component === 'teleporter') expect(section['description']).toContain('teleporter is not in the offline catalogue');
+        }
+        expect(titles).toEqual({ rest: 'REST connector', 'object-store': 'Object Store', agent: 'Agent', teleporter: 'teleporter' });
       } finally {
         await served.stop();
       }

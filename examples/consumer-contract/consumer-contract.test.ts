@@ -44,10 +44,10 @@ describe('consumer-contract example', () => {
   });
 
   const invalid: Array<[string, unknown, string]> = [
-    ['no products field', { items: [{ code: 'X', name: 'Y' }] }, '$'],
-    ['products is not an array', { products: 'P1,P2' }, '$'],
-    // Shaping drops an empty list entirely, so the contract sees no message at all.
-    ['an empty products array', { products: [] }, '$'],
+    // Shaping keeps the fields the consumer needs: with none, an empty product list.
+    ['no products field', { items: [{ code: 'X', name: 'Y' }] }, '$.products'],
+    ['products is not an array', { products: 'P1,P2' }, '$.products'],
+    ['an empty products array', { products: [] }, '$.products'],
     ['an item without code', { products: [{ code: 'P3', name: 'Ok' }, { name: 'No code' }] }, '$.products[1].code'],
     ['an item without name', { products: [{ code: 'P4' }] }, '$.products[0].name'],
   ];
@@ -61,6 +61,9 @@ describe('consumer-contract example', () => {
       expect(validation.length).toBeGreaterThan(0);
       for (const v of validation) expect(Object.keys(v).sort()).toEqual(['arguments', 'code', 'details', 'message', 'path', 'schemaPath', 'type']);
       expect(validation.some((v) => String(v['path']).startsWith(pathPrefix))).toBe(true);
+      // Each message says where and what the contract expects — never a bare "$: null found".
+      for (const v of validation) expect(String(v['message'])).toMatch(/^\$\S*: .*expected|is missing but it is required/);
+      if (pathPrefix === '$.products') expect(validation.map((v) => v['message'])).toEqual(['$.products: 0 items found, at least 1 expected']);
       await eventually(async () => ((await get('errors'))['count'] as number) === before + 1);
       const catalog = (await get('catalog'))['products'] as Array<{ code: string }>;
       expect(catalog.map((p) => p.code).sort()).toEqual(['P1', 'P2']);

@@ -11,7 +11,8 @@ import { buildService, type BuiltService } from '../../test/e2e/in-process.js';
 import { REPO_ROOT, tempDir } from '../../test/e2e/service-process.js';
 
 const EXAMPLE = path.join(REPO_ROOT, 'examples/expense-validation');
-const SAMPLE_PDF = fs.readFileSync(path.join(EXAMPLE, 'sample-report.pdf'));
+const SAMPLES = path.join(EXAMPLE, 'samples');
+const SAMPLE_PDF = fs.readFileSync(path.join(SAMPLES, 'sales-trip-report.pdf'));
 const ROUTE = '/expense-validation/reports';
 
 interface Served {
@@ -160,14 +161,28 @@ describe('expense-validation example', () => {
       await served?.stop();
     });
 
-    it('answers the seed decision response with a decision that agrees with the total', async () => {
-      const res = await upload(served.url, 'sample-report.pdf', SAMPLE_PDF);
-      const body = (await res.json()) as { status: number; decision: string; total: number; employee: string; department: string; message: string };
+    // The three sample reports shipped with the example, and what the agent's mock answers say they hold.
+    it.each([
+      ['sales-trip-report.pdf', 200, { decision: 'APPROVED', employee: 'Ana Souza', department: 'Sales', total: 412.5 }],
+      ['client-visit-report.pdf', 202, { decision: 'MANAGER_APPROVAL', employee: 'Bruno Lima', department: 'Engineering', total: 1240 }],
+      ['conference-trip-report.pdf', 202, { decision: 'DIRECTOR_APPROVAL', employee: 'Carla Costa', department: 'Marketing', total: 4870 }],
+    ])('%s reaches its route: %i', async (file, status, expected) => {
+      const res = await upload(served.url, file, fs.readFileSync(path.join(SAMPLES, file)));
+      expect(res.status).toBe(status);
+      expect(await res.json()).toMatchObject({ status, ...expected });
+    });
+
+    it('any other PDF gets a plausible made-up report, the same one every time, routed by its total', async () => {
+      const other = new TextEncoder().encode(SAMPLE_PDF.toString('latin1').replace('Ana Souza', 'Ana Sousa'));
+      const first = await upload(served.url, 'march.pdf', other);
+      const body = (await first.json()) as { status: number; decision: string; total: number; employee: string; department: string; message: string };
       expect(Object.keys(body).sort()).toEqual(['decision', 'department', 'employee', 'message', 'status', 'total']);
-      expect(res.status).toBe(body.status);
-      const expected = body.total < 0 ? 'ERROR' : body.total < 500 ? 'APPROVED' : body.total < 2000 ? 'MANAGER_APPROVAL' : 'DIRECTOR_APPROVAL';
+      expect(first.status).toBe(body.status);
+      expect(body.total).toBeGreaterThan(0);
+      expect(body.employee).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+$/);
+      const expected = body.total < 500 ? 'APPROVED' : body.total < 2000 ? 'MANAGER_APPROVAL' : 'DIRECTOR_APPROVAL';
       expect(body.decision).toBe(expected);
-      expect(typeof body.employee).toBe('string');
+      expect(await (await upload(served.url, 'march.pdf', other)).json()).toEqual(body);
     });
 
     it('still rejects a non-PDF upload with 422', async () => {

@@ -141,10 +141,24 @@ describe('token-generator example over real HTTP', () => {
     let failingProvider: http.Server;
     let failingGenerator: RunningService;
 
+    // The stand-in provider answers by client: `a-client` 503; `no-token` 200 without a token;
+    // `auditor` 200 with a token rightly signed for a role the generator does not know.
     beforeAll(async () => {
-      failingProvider = http.createServer((_req, res) => {
-        res.writeHead(503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'temporarily_unavailable' }));
+      failingProvider = http.createServer((req, res) => {
+        let raw = '';
+        req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+        req.on('end', () => {
+          const username = String((JSON.parse(raw || '{}') as { username?: unknown }).username);
+          const answer = (status: number, body: unknown): void => {
+            res.writeHead(status, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(body));
+          };
+          if (username === 'no-token') return answer(200, { token_type: 'Bearer', expires_in: 3600 });
+          if (username !== 'auditor') return answer(503, { error: 'temporarily_unavailable' });
+          void new SignJWT({ role: 'auditor' }).setProtectedHeader({ alg: 'ES256' }).setIssuer(ISSUER).setAudience(AUDIENCE)
+            .setSubject('auditor').setIssuedAt().setExpirationTime('10m').sign(crypto.createPrivateKey(secrets.keys.privatePem))
+            .then((token) => answer(200, { token_type: 'Bearer', expires_in: 600, access_token: token }));
+        });
       });
       await new Promise<void>((resolve) => failingProvider.listen(0, '127.0.0.1', resolve));
       const { port } = failingProvider.address() as AddressInfo;
@@ -165,6 +179,18 @@ describe('token-generator example over real HTTP', () => {
       const res = await generate(failingGenerator, { client_id: 'a-client', client_secret: 'a-secret' }, apiKey);
       expect(res.status).toBe(502);
       expect(res.body['error']).toBe('credential provider answered 503');
+    });
+
+    it('a 200 without an access token is the provider\'s fault: 502', async () => {
+      const res = await generate(failingGenerator, { client_id: 'no-token', client_secret: 'a-secret' }, apiKey);
+      expect(res.status).toBe(502);
+      expect(res.body['error']).toBe('credential provider answered 200 without an access_token');
+    });
+
+    it('a role the generator does not know gets 403 naming it and the roles there are', async () => {
+      const res = await generate(failingGenerator, { client_id: 'auditor', client_secret: 'a-secret' }, apiKey);
+      expect(res.status).toBe(403);
+      expect(res.body['error']).toBe("the role 'auditor' grants no claims: the roles are salesperson, manager and admin");
     });
   });
 });

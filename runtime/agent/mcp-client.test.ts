@@ -42,9 +42,8 @@ describe('connectMcp', () => {
     mcp = await startTestMcpServer({ delayMs: 2000 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const started = Date.now();
+    // Without the abort the server's answer (after 2 s, within the 5 s timeout) would connect.
     await expect(connectMcp({ name: 'crm', url: mcp.url }, { timeout: 5000, signal: controller.signal, executionId: 'e' })).rejects.toMatchObject({ code: 504, kind: 'TIMEOUT' });
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 });
 

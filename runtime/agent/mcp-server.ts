@@ -79,6 +79,7 @@ async function runTool(tool: McpToolDefinition, args: Json): Promise<CallResult>
       structuredContent: isObject(result) ? result : { result },
     };
   } catch (err) {
+    // A PipeError's details (the violations of invalid arguments, …) go along, as in HTTP error bodies.
     const error: JsonObject = err instanceof PipeError
       ? { ...(err.details ?? {}), error: err.message, code: err.code, kind: err.kind }
       : { error: 'internal error', code: 500 };

@@ -10,6 +10,7 @@ import { hashSeed, mockReply } from './mock-model.js';
 import { responseFormatFor } from './output-schema.js';
 import { testContext } from './test-support/context.js';
 import { DOCUMENTATION_SCHEMA, EXPENSE_SCHEMA } from './test-support/seed-schemas.js';
+import { chatCompletion, startScriptedOpenAi } from './test-support/scripted-openai-server.js';
 import { startTestMcpServer, type TestMcpServer } from './test-support/test-mcp-server.js';
 
 const Ajv = AjvModule.default;
@@ -82,4 +83,70 @@ describe('offline mock model', () => {
     expect(typeof JSON.parse(reply.message.content ?? '').a).toBe('string');
     expect(hashSeed('a')).not.toBe(hashSeed('b'));
   });
+
+  it('answers the same content the same way, whatever name the file was stored under', () => {
+    const ask = (filename: string) => mockReply({
+      model: 'mock:x',
+      messages: [{ role: 'user', content: [{ type: 'file', file: { filename, file_data: 'data:application/pdf;base64,JVBERi0=' } }] }],
+      response_format: responseFormatFor(EXPENSE_SCHEMA),
+    }).message.content;
+    expect(ask('0b6c…-stored.pdf')).toBe(ask('a1f3…-other.pdf'));
+  });
 });
+
+describe('declared mock answers (the agent\'s `mock` parameter)', () => {
+  const answers: JsonObject[] = [
+    { when: false, answer: { title: 'Never', description: 'd', use_cases: ['a', 'b', 'c'], best_practices: ['a', 'b', 'c'] } },
+    { when: null, answer: { title: 'Null counts as false', description: 'd', use_cases: ['a', 'b', 'c'], best_practices: ['a', 'b', 'c'] } },
+    { when: true, answer: { title: 'REST', description: 'Calls HTTP APIs.', use_cases: ['x', 'y', 'z'], best_practices: ['p', 'q', 'r'] } },
+    { answer: { title: 'Default', description: 'd', use_cases: ['a', 'b', 'c'], best_practices: ['a', 'b', 'c'] } },
+  ];
+
+  it('replies with the first answer whose `when` holds, validated like a model reply', async () => {
+    const out = (await runMock({ user: 'Document REST', 'output-schema': DOCUMENTATION_SCHEMA, mock: answers })) as JsonObject;
+    expect(out.body).toEqual(answers[2]?.['answer']);
+    expect((out.tokenUsage as JsonObject).outputTokenCount).toBeGreaterThan(0);
+  });
+
+  it('an entry without `when` is the default; with no entry that holds the model makes data up', async () => {
+    const fallback = (await runMock({ user: 'x', 'output-schema': DOCUMENTATION_SCHEMA, mock: answers.slice(0, 2).concat(answers.slice(3)) })) as JsonObject;
+    expect((fallback.body as JsonObject).title).toBe('Default');
+    const madeUp = (await runMock({ user: 'x', 'output-schema': DOCUMENTATION_SCHEMA, mock: answers.slice(0, 2) })) as JsonObject;
+    expect((madeUp.body as JsonObject).title).not.toMatch(/Never|Null/);
+  });
+
+  it('is the reply text of an agent without an output schema', async () => {
+    expect(await runMock({ user: 'hi', mock: [{ answer: 'Hello from the mock.' }] })).toMatchObject({ body: { text: 'Hello from the mock.' } });
+  });
+
+  it('still lets the model call its tools first', async () => {
+    mcp = await startTestMcpServer();
+    const out = (await runMock({ user: 'Use the tools', tools: [{ name: 'crm', url: mcp.url }], mock: [{ answer: 'Done.' }] })) as { body: { text: string } };
+    expect(mcp.toolCalls.map((c) => c.tool).sort()).toEqual(['add_numbers', 'lookup_customer']);
+    expect(out.body.text).toBe('Done.');
+  });
+
+  it('an answer outside the output schema fails like a model reply that stays invalid (502)', async () => {
+    await expect(runMock({ user: 'x', 'output-schema': DOCUMENTATION_SCHEMA, mock: [{ answer: { title: 'Only a title' } }] }))
+      .rejects.toMatchObject({ code: 502, kind: 'AGENT_OUTPUT_INVALID' });
+  });
+
+  it('is ignored by a real model', async () => {
+    const server = await startScriptedOpenAi([chatCompletion({ content: 'From the real model.' })]);
+    try {
+      const out = await run(
+        { model: 'gpt-4o', accountFields: { key: 'sk-test', 'base-url': server.baseUrl }, user: 'hi', mock: [{ answer: 'From the mock.' }] },
+        {}, testContext(workDir),
+      );
+      expect(out).toMatchObject({ body: { text: 'From the real model.' } });
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a `when` that is not a boolean is a configuration error', async () => {
+    await expect(runMock({ user: 'x', mock: [{ when: 'yes', answer: 'x' }] })).rejects.toMatchObject({ code: 500, kind: 'AGENT_CONFIG' });
+  });
+});
+

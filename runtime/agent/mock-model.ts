@@ -1,15 +1,15 @@
 /**
  * The offline model (`model: "mock:…"` or an account of type `mock`): a ChatModel that never
- * touches the network and answers deterministically — the same request always gets the same reply.
- * In: a chat request; out:
+ * touches the network and answers deterministically — the same request always gets the same reply
+ * (seeded by a hash of the conversation, files included). In: a chat request; out:
  *   - with tools on offer: first a call of every tool not yet called in the conversation (arguments
  *     generated from each tool's input schema), then a final answer that includes the tool results;
- *   - with `response_format: json_schema`: an object generated from the schema (json-schema-faker,
- *     seeded from a hash of the conversation), so minItems, enum and closed objects are honoured;
+ *   - the agent's declared mock answer (its `mock` parameter), when one was chosen for this input;
+ *   - with `response_format: json_schema`: plausible data for the schema (mock-data.ts): numbers
+ *     within its bounds, strings that look like their field (names, e-mails, dates, ids…);
  *   - otherwise: a text echoing a summary of the user's message.
  * Token counts are estimated at about four characters per token.
  */
-import { generateSync, type JsonSchema } from 'json-schema-faker';
 import type {
   ChatCompletionContentPart,
   ChatCompletionMessage,
@@ -17,22 +17,32 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { PipeError } from '../errors.js';
+import type { Json } from '../types.js';
+import { plausibleData } from './mock-data.js';
 import type { ChatModel, ChatReply, ChatRequest } from './model.js';
 import { estimateTokens } from './token-usage.js';
 
+export interface MockModelOptions {
+  /**
+   * The final answer, instead of generated data: with an output schema the body object (sent as
+   * JSON, then validated like any reply), else the text (a non-string is sent as JSON text).
+   */
+  readonly answer?: Json;
+}
+
 const SUMMARY_CHARS = 160;
 
-export function createMockModel(): ChatModel {
+export function createMockModel(options: MockModelOptions = {}): ChatModel {
   return {
     complete(request: ChatRequest): Promise<ChatReply> {
-      return Promise.resolve(mockReply(request));
+      return Promise.resolve(mockReply(request, options));
     },
   };
 }
 
-export function mockReply(request: ChatRequest): ChatReply {
-  const seed = hashSeed(JSON.stringify(request.messages));
-  const message = toolCallsStillDue(request, seed) ?? finalAnswer(request, seed);
+export function mockReply(request: ChatRequest, options: MockModelOptions = {}): ChatReply {
+  const seed = hashSeed(seedText(request.messages));
+  const message = toolCallsStillDue(request, seed) ?? finalAnswer(request, seed, options);
   const inputTokens = estimateTokens(JSON.stringify(request.messages)) + estimateTokens(JSON.stringify(request.tools ?? []));
   const outputTokens = estimateTokens(message.content ?? JSON.stringify(message.tool_calls ?? []));
   return {
@@ -54,16 +64,20 @@ function toolCallsStillDue(request: ChatRequest, seed: number): ChatCompletionMe
   const toolCalls: ChatCompletionMessageFunctionToolCall[] = due.map((fn, index) => ({
     id: `call_mock_${seed.toString(16)}_${index}`,
     type: 'function',
-    function: { name: fn.name, arguments: JSON.stringify(generate((fn.parameters ?? { type: 'object' }) as JsonSchema, seed + index)) },
+    function: { name: fn.name, arguments: JSON.stringify(generate(fn.parameters ?? { type: 'object' }, seed + index)) },
   }));
   return { role: 'assistant', content: null, refusal: null, tool_calls: toolCalls };
 }
 
-function finalAnswer(request: ChatRequest, seed: number): ChatCompletionMessage {
+function finalAnswer(request: ChatRequest, seed: number, options: MockModelOptions): ChatCompletionMessage {
   const format = request.response_format;
+  const structured = format !== undefined && format.type === 'json_schema';
+  if (options.answer !== undefined) {
+    const content = typeof options.answer === 'string' && !structured ? options.answer : JSON.stringify(options.answer);
+    return { role: 'assistant', content, refusal: null };
+  }
   if (format && format.type === 'json_schema') {
-    const schema = (format.json_schema.schema ?? { type: 'object' }) as JsonSchema;
-    return { role: 'assistant', content: JSON.stringify(generate(schema, seed)), refusal: null };
+    return { role: 'assistant', content: JSON.stringify(generate(format.json_schema.schema ?? { type: 'object' }, seed)), refusal: null };
   }
   return { role: 'assistant', content: textAnswer(request.messages), refusal: null };
 }
@@ -86,14 +100,22 @@ function textOf(content: ChatCompletionMessageParam['content']): string {
     .join(' ');
 }
 
-function generate(schema: JsonSchema, seed: number): unknown {
+function generate(schema: unknown, seed: number): Json {
   try {
-    return generateSync(schema, { seed, maxDepth: 8, maxDefaultItems: 3 });
+    return plausibleData(schema, seed);
   } catch (err) {
     throw new PipeError(`The mock model cannot generate data for this schema: ${(err as Error).message}`, {
       code: 500, kind: 'AGENT_MOCK_ERROR', cause: err,
     });
   }
+}
+
+/**
+ * The conversation as the seed sees it: everything but the names files are stored under (an upload
+ * is saved under a random name), so the same content always gets the same reply.
+ */
+function seedText(messages: readonly ChatCompletionMessageParam[]): string {
+  return JSON.stringify(messages, (key, value: unknown) => (key === 'filename' ? undefined : value));
 }
 
 /** FNV-1a 32-bit of the text, as a positive seed. */

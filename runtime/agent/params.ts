@@ -30,6 +30,8 @@ export interface AgentParams {
   readonly maxToolIterations: number;
   readonly repairAttempts: number;
   readonly maxFileSize: number;
+  /** The `mock` entry chosen for this input (the first whose `when` holds): the offline model's reply. */
+  readonly mockAnswer?: Json;
 }
 
 export const DEFAULTS = {
@@ -68,6 +70,7 @@ export function parseAgentParams(params: JsonObject): AgentParams {
     maxToolIterations: integerOr(params, 'max-tool-iterations', DEFAULTS.maxToolIterations, 0),
     repairAttempts: integerOr(params, 'repair-attempts', DEFAULTS.repairAttempts, 0),
     maxFileSize: integerOr(params, 'max-file-size', DEFAULTS.maxFileSize, 1),
+    ...mockAnswer(params),
   };
 }
 
@@ -119,6 +122,23 @@ function schemaParam(params: JsonObject): { outputSchema?: JsonObject } {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw configError('"output-schema" must be a JSON Schema object');
   return { outputSchema: value };
+}
+
+/** The answer of the first `mock` entry whose `when` is true (an entry without `when` always is). */
+function mockAnswer(params: JsonObject): { mockAnswer?: Json } {
+  const value = own(params, 'mock');
+  if (value === undefined || value === null) return {};
+  if (!Array.isArray(value)) throw configError('"mock" must be an array of { when, answer }');
+  for (const [i, entry] of value.entries()) {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry) || own(entry, 'answer') === undefined) {
+      throw configError(`"mock[${i}]" must be an object with an "answer"`);
+    }
+    // null (a missing field) counts as false, as in Double Braces' logical functions.
+    const when = own(entry, 'when');
+    if (when !== undefined && when !== null && typeof when !== 'boolean') throw configError(`"mock[${i}].when" must be a boolean`);
+    if (when === undefined || when === true) return { mockAnswer: own(entry, 'answer') as Json };
+  }
+  return {};
 }
 
 function regexRules(guardrails: JsonObject | undefined): RegexRule[] {

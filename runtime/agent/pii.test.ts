@@ -50,7 +50,9 @@ describe('maskPii', () => {
     expect(result.found).toEqual({ EMAIL: 2, PHONE: 1, CREDIT_CARD: 1, CPF: 0, CNPJ: 0, IBAN: 0, IP: 0 });
   });
 
-  it('stays fast on adversarial input (linear-time patterns)', () => {
+  // No clock here: on 200 000 characters a backtracking pattern (quadratic or worse) would not end
+  // within the test's timeout, while the linear ones take milliseconds.
+  it('finishes on adversarial input (linear-time patterns)', () => {
     const inputs = [
       'a'.repeat(200_000) + '@',
       'a@' + 'b.'.repeat(100_000),
@@ -61,11 +63,7 @@ describe('maskPii', () => {
       '1.'.repeat(100_000),
       '(11) '.repeat(50_000),
     ];
-    for (const input of inputs) {
-      const started = performance.now();
-      maskPii(input);
-      expect(performance.now() - started).toBeLessThan(1500);
-    }
+    for (const input of inputs) expect(maskPii(input).text.length).toBeGreaterThan(0);
   });
 });
 

@@ -85,7 +85,9 @@ export async function runAgent(params: AgentParams, ctx: ExecutionContext, deps:
 /** The offline model for `mock:` models or `mock` accounts, else the OpenAI-compatible client. */
 export function chooseModel(params: AgentParams): ChatModel {
   const accountType = field(params.accountFields, 'type');
-  if (params.model.startsWith('mock:') || accountType === 'mock') return createMockModel();
+  if (params.model.startsWith('mock:') || accountType === 'mock') {
+    return createMockModel(params.mockAnswer !== undefined ? { answer: params.mockAnswer } : {});
+  }
   const apiKey = field(params.accountFields, 'key');
   if (!apiKey) {
     throw new PipeError('Agent configuration: the model needs an account with a "key" (secret-key account)', {

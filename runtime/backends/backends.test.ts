@@ -309,9 +309,8 @@ for (const variant of variants) {
       it('evaluates hostile regexes in linear time', async () => {
         const s = newStore();
         await backends.store.insert(s, [{ v: `${'a'.repeat(3000)}!` }]);
-        const started = Date.now();
+        // No clock: a backtracking engine would not end this within the test's timeout (2^3000 paths).
         expect(await backends.store.find(s, { v: { $regex: '^(a+)+$' } })).toEqual([]);
-        expect(Date.now() - started).toBeLessThan(3000);
       });
 
       it('finds by id and inserts documents with given or generated ids', async () => {

@@ -98,10 +98,9 @@ describe('date patterns', () => {
 });
 
 describe('regex', () => {
+  // No clock: a backtracking engine would not end this within the test's timeout (2^100000 paths).
   it('runs hostile patterns in linear time', () => {
-    const started = Date.now();
     expect(compileRegex('MATCHES', '^(a+)+$').test('a'.repeat(100_000) + '!')).toBe(false);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('translates Java syntax and refuses what RE2 cannot run', () => {

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExecutionContext, Json, PipelineModule } from '../types.js';
-import { deferred, httpTrigger, makeTestService, pipelineOf, sleep, type TestService } from './test-support/test-service.js';
+import { deferred, httpTrigger, makeTestService, pipelineOf, type TestService } from './test-support/test-service.js';
 
 let t: TestService;
 afterEach(async () => {
@@ -72,15 +72,24 @@ describe('concurrency', () => {
   it('queues executions beyond the pipeline concurrency', async () => {
     let active = 0;
     let peak = 0;
+    const twoRunning = deferred();
+    const release = deferred();
     const p = pipelineOf('limited', httpTrigger('/limited'), async () => {
       active++;
       peak = Math.max(peak, active);
-      await sleep(15);
+      if (active === 2) twoRunning.resolve();
+      await release.promise;
       active--;
       return null;
     }, { concurrency: 2 });
     t = await makeTestService([p]);
-    const statuses = await Promise.all(Array.from({ length: 6 }, () => post(t, '/limited').then((r) => r.status)));
+    const answers = Promise.all(Array.from({ length: 6 }, () => post(t, '/limited').then((r) => r.status)));
+    await twoRunning.promise;
+    // In-process requests need no I/O: one turn of the event loop lets any execution the queue
+    // wrongly admitted start too.
+    await new Promise((resolve) => setImmediate(resolve));
+    release.resolve();
+    const statuses = await answers;
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
     expect(peak).toBe(2);
   });
@@ -145,7 +154,8 @@ describe('run()', () => {
     t = await makeTestService([p]);
     const held = t.service.run('slot', 'hold');
     const queued = t.service.run('slot', 'next');
-    await sleep(20);
+    // In-process runs need no I/O: one turn of the event loop would let a wrongly admitted one start.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(running).toBe(1);
     gate.resolve();
     expect(await held).toMatchObject({ ok: true, result: 'hold' });
@@ -200,8 +210,8 @@ describe('graceful shutdown', () => {
     await t.service.start();
     const inFlight = post(t, '/slow');
     await started.promise;
+    // stop() turns the service to draining before its first await.
     const stopping = t.service.stop(5_000);
-    await sleep(5);
     expect((await t.service.app.request('/ready')).status).toBe(503);
     const refused = await post(t, '/slow');
     expect(refused.status).toBe(503);
@@ -217,12 +227,14 @@ describe('graceful shutdown', () => {
 
   it('aborts executions still running when the grace period ends', async () => {
     let aborted = false;
+    const running = deferred();
     const p = pipelineOf('stuck', httpTrigger('/stuck'), (_m, ctx) => new Promise<Json>((resolve) => {
       ctx.signal.addEventListener('abort', () => { aborted = true; resolve(null); });
+      running.resolve();
     }));
     t = await makeTestService([p]);
     const started = post(t, '/stuck');
-    await sleep(5);
+    await running.promise;
     await t.service.stop(30);
     expect(aborted).toBe(true);
     expect((await started).status).toBe(503);

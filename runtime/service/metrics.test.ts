@@ -74,13 +74,16 @@ describe('/metrics', () => {
 
   it('shows executions in flight while they run', async () => {
     const gate = deferred();
+    const bothRunning = deferred();
+    let started = 0;
     const slow = pipelineOf('slow', httpTrigger('/slow'), async () => {
+      if (++started === 2) bothRunning.resolve();
       await gate.promise;
       return null;
     });
     t = await makeTestService([slow]);
     const running = [post('/slow'), post('/slow')];
-    await new Promise((r) => setTimeout(r, 20));
+    await bothRunning.promise;
     expect(sample(await metricsText(), 'pipec_executions_in_flight', { pipeline: 'slow' })).toBe(2);
     gate.resolve();
     await Promise.all(running);
@@ -145,10 +148,14 @@ describe('step durations in a pipeline whose steps are all synchronous', () => {
       m = stepNow(ctx, second, (p: { json: Json }) => p.json, { json: 2 }, m);
       return stepNow(ctx, third, (p: { json: Json }) => p.json, { json: 3 }, m);
     });
-    t = await makeTestService([sync]);
-    // A clock that moves 1 ms per read: each duration shows how many reads it spans.
+    // A wall clock without wallTimeAt: the system clock re-reads performance.now() when its base is
+    // over a second old (a slow start on a busy machine), which would add a read to the count.
+    t = await makeTestService([sync], {}, { clock: { now: () => Date.now() } });
+    // A clock that moves 1 ms per read: each duration shows how many reads it spans. It starts on
+    // a whole millisecond (never behind the real clock), so its readings and their differences
+    // are exact.
     const realNow = performance.now.bind(performance);
-    let fake = realNow();
+    let fake = Math.ceil(realNow());
     performance.now = () => (fake += 1);
     let reads: number;
     try {

@@ -12,9 +12,22 @@ import type { Clock } from '../types.js';
 /** How long (ms of the monotonic clock) one pair of readings is used. */
 const REBASE_AFTER_MS = 1000;
 
+/** Where the readings come from (the system's clocks; tests give clocks of their own). */
+export interface ClockSources {
+  readonly wall: () => number;
+  readonly monotonic: () => number;
+}
+
+const SYSTEM_SOURCES: ClockSources = { wall: () => Date.now(), monotonic: () => performance.now() };
+
 export class SystemClock implements Clock {
-  private wallBase = Date.now();
-  private monotonicBase = performance.now();
+  private wallBase: number;
+  private monotonicBase: number;
+
+  constructor(private readonly sources: ClockSources = SYSTEM_SOURCES) {
+    this.wallBase = sources.wall();
+    this.monotonicBase = sources.monotonic();
+  }
 
   now(): number {
     return Date.now();
@@ -24,8 +37,8 @@ export class SystemClock implements Clock {
   wallTimeAt(monotonic: number): number {
     const sinceBase = monotonic - this.monotonicBase;
     if (sinceBase > REBASE_AFTER_MS || sinceBase < -REBASE_AFTER_MS) {
-      this.wallBase = Date.now();
-      this.monotonicBase = performance.now();
+      this.wallBase = this.sources.wall();
+      this.monotonicBase = this.sources.monotonic();
     }
     return Math.round(this.wallBase + (monotonic - this.monotonicBase));
   }

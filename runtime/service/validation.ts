@@ -28,9 +28,13 @@ function violationPath(e: ValidationErrorLike): string {
   return base === '' ? '/' : base;
 }
 
+/** What the rule wants: ajv's words, with the allowed values where ajv only says there are some. */
 function violationMessage(e: ValidationErrorLike): string {
   const extra = e.params['additionalProperty'];
   if (e.keyword === 'additionalProperties' && typeof extra === 'string') return `must not have property '${extra}'`;
+  const allowed = e.params['allowedValues'];
+  if (e.keyword === 'enum' && Array.isArray(allowed)) return `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'const' && 'allowedValue' in e.params) return `must be ${JSON.stringify(e.params['allowedValue'])}`;
   return e.message ?? `fails the '${e.keyword}' rule`;
 }
 

@@ -36,8 +36,24 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Starts `node <outDir>/server.js`; resolves when /health answers. */
+/**
+ * Starts `node <outDir>/server.js` on a free port; resolves when /health answers. The port is
+ * free when chosen, but another process may take it before the service binds it (other suites,
+ * other runs on the machine): a start that fails with EADDRINUSE is tried again on a new port.
+ */
 export async function startServer(outDir: string, env: Record<string, string> = {}): Promise<RunningService> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(outDir, env);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt === 5) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startServerOnce(outDir: string, env: Record<string, string>): Promise<RunningService> {
   const port = await freePort();
   let logs = '';
   const child: ChildProcess = spawn(process.execPath, [path.join(outDir, 'server.js')], {
@@ -46,10 +62,16 @@ export async function startServer(outDir: string, env: Record<string, string> = 
   });
   child.stdout?.on('data', (d: Buffer) => (logs += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (logs += d.toString()));
+  // 'close' comes once the output streams are read to their end too.
+  const closed = new Promise((resolve) => child.once('close', resolve));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 15000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${logs}`);
+    if (child.exitCode !== null) {
+      await closed;
+      if (logs.includes('EADDRINUSE')) throw new PortTaken(`port ${port} was taken`);
+      throw new Error(`server exited with ${child.exitCode}:\n${logs}`);
+    }
     try {
       const res = await fetch(`${url}/health`);
       if (res.ok) break;

@@ -83,4 +83,11 @@ export const configCodes: CodeTable = {
     explain:
       'A step turns off a safeguard that keeps data from being lost, and the warning names what can then happen.\n\nExample: `publish order-created { fail-on-error: false }`. By default a `publish` that the broker did not store (broker unreachable, payload refused) fails the execution, so an HTTP caller gets an error and can retry. With `fail-on-error: false` the execution goes on with `{ success: false, … }` instead: unless the pipeline checks `success` itself, the event is lost while the caller is told all went well. Remove the setting, or handle `{ success: false }` right after the step.',
   },
+  PIPE3020: {
+    title: 'Mock answer does not fit',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'An agent\'s `mock` answers stand in for the model when it runs offline (a `mock:` model or a mock account), so each `answer` must be a reply the model could give: with `output-schema`, an object valid against that schema; without one, the reply text (a string). The condition `when` must be a boolean.\n\nExample: `mock: [{ when: {{ message.body.total > 100 }}, answer: { total: "high" } }]` with an output schema whose `total` is a number — write `total: 250`.',
+  },
 };

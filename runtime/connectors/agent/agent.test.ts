@@ -288,10 +288,9 @@ describe('agent connector with MCP tools', () => {
   it('fails with 504 when the MCP server is too slow', async () => {
     mcp = await startTestMcpServer({ delayMs: 1500 });
     const server = await withScript([chatCompletion({ content: 'never' })]);
-    const started = Date.now();
+    // Without the 300 ms timeout the server's answer (after 1.5 s) would arrive: no 504.
     const err = await failure({ model: 'gpt-4o', accountFields: account(server), user: 'hi', timeout: 300, tools: [{ name: 'crm', url: mcp.url }] });
     expect(err).toMatchObject({ code: 504, kind: 'AGENT_MCP_TIMEOUT' });
-    expect(Date.now() - started).toBeLessThan(1400);
   });
 });
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
+import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PipeError } from '../../errors.js';
 import type { Json, JsonObject } from '../../types.js';
@@ -29,6 +30,13 @@ type Output = { status: number; statusMessage: string; body: Json; headers: Reco
 
 async function rest(params: JsonObject, ctx = restTestContext().ctx): Promise<Output> {
   return (await run(params, null, ctx)) as Output;
+}
+
+/** A test context whose log keeps the connector's `rest: retrying` lines (attempt, delayMs, why). */
+function retryRecording(): { ctx: ReturnType<typeof restTestContext>['ctx']; retries: () => JsonObject[] } {
+  const lines: JsonObject[] = [];
+  const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as JsonObject) });
+  return { ctx: { ...restTestContext().ctx, log }, retries: () => lines.filter((l) => l['msg'] === 'rest: retrying') };
 }
 
 async function failure(promise: Promise<unknown>): Promise<PipeError> {
@@ -242,12 +250,17 @@ describe('transport failures', () => {
   it('a closed port is REST_UNREACHABLE (502), retried, and the message carries no query', async () => {
     const closed = await startTestServer();
     await closed.close();
-    const started = Date.now();
-    const err = await failure(rest({ url: `${closed.origin}/x?token=s3cret`, retries: 2, 'retry-backoff': 20 }));
+    const recording = retryRecording();
+    const err = await failure(rest({ url: `${closed.origin}/x?token=s3cret`, retries: 2, 'retry-backoff': 20 }, recording.ctx));
     expect({ code: err.code, kind: err.kind }).toEqual({ code: 502, kind: 'REST_UNREACHABLE' });
     expect(err.message).toContain('ECONNREFUSED');
     expect(err.message).not.toContain('s3cret');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(10 + 20); // two waits: ≥ 10 ms and ≥ 20 ms
+    // Two retries, backing off 10–20 ms, then 20–40 ms.
+    const retries = recording.retries();
+    expect(retries.map((r) => r['attempt'])).toEqual([1, 2]);
+    expect(retries[0]?.['delayMs']).toBeGreaterThanOrEqual(10);
+    expect(retries[1]?.['delayMs']).toBeGreaterThanOrEqual(20);
+    expect(JSON.stringify(retries)).not.toContain('s3cret');
   });
 
   it('a server that accepts but never answers hits the read timeout (504 TIMEOUT), not retried', async () => {
@@ -289,12 +302,15 @@ describe('transport failures', () => {
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 15000);
         });`], { stdio: ['ignore', 'pipe', 'inherit'] });
       port = await new Promise<number>((resolve) => child.stdout?.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+      const connected: Array<Promise<unknown>> = [];
       for (let i = 0; i < 3; i++) {
         const socket = net.connect(port, '127.0.0.1');
         socket.on('error', () => undefined);
         fillers.push(socket);
+        connected.push(new Promise((resolve) => socket.once('connect', resolve)));
       }
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // A backlog of 1 holds two connections (Linux: backlog + 1); the third one's SYN is dropped.
+      await Promise.all(connected.slice(0, 2));
     });
     afterAll(() => {
       for (const socket of fillers) socket.destroy();
@@ -302,11 +318,12 @@ describe('transport failures', () => {
     });
 
     it('gives 504 TIMEOUT and is retried (the request never reached the server)', async () => {
-      const started = Date.now();
-      const err = await failure(rest({ url: `http://127.0.0.1:${port}/x`, 'connect-timeout': 150, retries: 1, 'retry-backoff': 1 }));
+      const recording = retryRecording();
+      const err = await failure(rest({ url: `http://127.0.0.1:${port}/x`, 'connect-timeout': 150, retries: 1, 'retry-backoff': 1 }, recording.ctx));
       expect({ code: err.code, kind: err.kind }).toEqual({ code: 504, kind: 'TIMEOUT' });
       expect(err.message).toContain('connect timeout (150 ms)');
-      expect(Date.now() - started).toBeGreaterThanOrEqual(280); // two attempts of 150 ms
+      // The first attempt timed out connecting, and was retried.
+      expect(recording.retries().map((r) => [r['attempt'], String(r['err'])])).toEqual([[1, expect.stringContaining('connect timeout (150 ms)')]]);
     });
   });
 });

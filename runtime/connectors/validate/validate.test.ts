@@ -89,3 +89,32 @@ describe('validate connector', () => {
     });
   }
 });
+
+describe('violation messages say where and what the schema expects', () => {
+  const contract = {
+    type: 'object', required: ['products'],
+    properties: {
+      products: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'object', properties: { name: { type: 'string', minLength: 2 }, qty: { type: 'integer', minimum: 1, exclusiveMaximum: 10 } } } },
+      note: { type: ['string', 'null'] },
+    },
+  };
+  const messages = async (data: Json): Promise<string[]> => {
+    const out = run({ validator: await validatorFor(contract, 'draft-07'), simplified: true }, data, fakeContext().ctx) as { validation: string[] };
+    return out.validation;
+  };
+
+  it('a null message: the whole message, what was found and the object the schema wants', async () => {
+    expect(await messages(null)).toEqual(['$ (the whole message): null found, object expected (an object with products)']);
+  });
+
+  it('sizes and bounds: what was found and the limit', async () => {
+    expect(await messages({ products: [] })).toEqual(['$.products: 0 items found, at least 1 expected']);
+    expect(await messages({ products: [{}, {}, {}] })).toEqual(['$.products: 3 items found, at most 2 expected']);
+    expect(await messages({ products: [{ name: 'é', qty: 0 }, { qty: 10 }] })).toEqual([
+      '$.products[0].name: 1 characters found, at least 2 expected',
+      '$.products[0].qty: 0 found, 1 or more expected',
+      '$.products[1].qty: 10 found, less than 10 expected',
+    ]);
+    expect(await messages({ products: [{}], note: 3 })).toEqual(['$.note: integer found, string or null expected']);
+  });
+});

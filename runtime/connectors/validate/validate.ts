@@ -51,8 +51,19 @@ export function describeViolation(error: ValidationErrorLike): JsonObject {
       break;
     }
     case 'type':
-      text = `${typeName(error)} found, ${String(params['type'])} expected`;
+      text = `${typeName(error)} found, ${String(params['type']).split(',').join(' or ')} expected${requiredFields(error)}`;
       args = [typeName(error), String(params['type'])];
+      break;
+    case 'minItems':
+    case 'maxItems':
+    case 'minLength':
+    case 'maxLength':
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      text = limitText(error);
+      args = [String(params['limit'])];
       break;
     case 'additionalProperties': {
       const extra = String(params['additionalProperty']);
@@ -78,8 +89,41 @@ export function describeViolation(error: ValidationErrorLike): JsonObject {
     schemaPath: `#${error.schemaPath.replace(/^#/, '')}`,
     arguments: args,
     details: null,
-    message: `${fieldPath}: ${text}`,
+    // `$` alone is easy to misread: say that it is the whole message.
+    message: `${fieldPath === '$' ? '$ (the whole message)' : fieldPath}: ${text}`,
   };
+}
+
+/** For an object expected where something else is: the fields the schema requires of it. */
+function requiredFields(error: ValidationErrorLike): string {
+  const required = (error as { parentSchema?: { required?: unknown } }).parentSchema?.required;
+  if (String(error.params['type']) !== 'object' || !Array.isArray(required) || required.length === 0) return '';
+  return ` (an object with ${required.map(String).join(', ')})`;
+}
+
+/** A size or bound rule, said as what was found and what the schema expects. */
+function limitText(error: ValidationErrorLike): string {
+  const limit = String(error.params['limit']);
+  const data = (error as { data?: unknown }).data;
+  const found = (what: string): string => (data === undefined ? '' : `${what} found, `);
+  switch (error.keyword) {
+    case 'minItems':
+      return `${found(`${Array.isArray(data) ? data.length : '?'} items`)}at least ${limit} expected`;
+    case 'maxItems':
+      return `${found(`${Array.isArray(data) ? data.length : '?'} items`)}at most ${limit} expected`;
+    case 'minLength':
+      return `${found(`${typeof data === 'string' ? [...data].length : '?'} characters`)}at least ${limit} expected`;
+    case 'maxLength':
+      return `${found(`${typeof data === 'string' ? [...data].length : '?'} characters`)}at most ${limit} expected`;
+    case 'minimum':
+      return `${found(String(data))}${limit} or more expected`;
+    case 'maximum':
+      return `${found(String(data))}${limit} or less expected`;
+    case 'exclusiveMinimum':
+      return `${found(String(data))}more than ${limit} expected`;
+    default:
+      return `${found(String(data))}less than ${limit} expected`;
+  }
 }
 
 function toJsonPath(instancePath: string): string {

@@ -92,10 +92,12 @@ describe('/mcp tool errors', () => {
     try {
       const result = await client.callTool({ name: 'get_order', arguments: { id: 7 } });
       expect(result.isError).toBe(true);
+      // The message lists each field and the rule it breaks (a model reads the text); the rest is the HTTP reply's.
       expect(result.structuredContent).toMatchObject({
         code: 422,
-        error: 'Request body does not match the schema',
+        error: expect.stringMatching(/^the arguments do not match the tool's input schema — /),
         executionId: expect.any(String),
+        violations: [expect.objectContaining({ path: expect.any(String), message: expect.any(String) })],
       });
       expect(result.structuredContent).not.toHaveProperty('step');
     } finally {

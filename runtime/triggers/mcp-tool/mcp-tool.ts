@@ -76,10 +76,12 @@ export function registerMcpRoute(route: RouteRegistrar, tools: readonly Triggere
       const outcome = await deps.engine.execute({ pipeline: p.name, message: args, validate: (m) => validateArguments(p.trigger, m), trigger: 'mcp-tool' });
       // The tool's error shows what an HTTP reply would: message, code, execution id, violations.
       if (!outcome.ok) {
-        throw new PipeError(String(outcome.errorObject['error'] ?? 'tool failed'), {
+        const details = publicErrorObject(outcome.error.kind, outcome.errorObject);
+        const message = toolErrorMessage(outcome.error.kind, details) ?? String(outcome.errorObject['error'] ?? 'tool failed');
+        throw new PipeError(message, {
           code: outcome.error.code,
           kind: outcome.error.kind,
-          details: publicErrorObject(outcome.error.kind, outcome.errorObject),
+          details: { ...details, message },
         });
       }
       return outcome.result instanceof Reply ? outcome.result.body : (outcome.result as Json);
@@ -107,3 +109,17 @@ export function registerMcpRoute(route: RouteRegistrar, tools: readonly Triggere
 }
 
 export type { JsonObject };
+
+/**
+ * Arguments outside the input schema: the message says which field breaks which rule (a model
+ * reads the text, not the `violations` beside it); undefined for other failures.
+ */
+function toolErrorMessage(kind: string, details: JsonObject): string | undefined {
+  const violations = details['violations'];
+  if (kind !== 'VALIDATION' || !Array.isArray(violations) || violations.length === 0) return undefined;
+  const listed = violations.map((v) => {
+    const { path, message: rule } = (v ?? {}) as { path?: unknown; message?: unknown };
+    return `${String(path) === '/' ? 'the arguments' : String(path)}: ${String(rule)}`;
+  });
+  return `the arguments do not match the tool's input schema — ${listed.join('; ')}`;
+}

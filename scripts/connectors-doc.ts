@@ -1,0 +1,188 @@
+/**
+ * Renders docs/connectors/: one page per connector and trigger — parameters, header words, the
+ * output (or, for a trigger, the first message), and how it fails — plus an index, all from the
+ * registry's schema.json data (the registry loader finds the folders). `npm run docs:connectors`
+ * writes them; test/connectors-doc.test.ts fails when they are stale.
+ */
+import type { ConnectorRegistry, ConnectorSchema, JsonSchema } from '../compiler/connectors/connector-registry.js';
+
+const GENERATED = 'Generated from its `schema.json` by `npm run docs:connectors` — do not edit by hand.';
+
+/** File name (relative to docs/connectors/) → content. */
+export function renderConnectorDocs(registry: ConnectorRegistry): Map<string, string> {
+  const pages = new Map<string, string>();
+  const all = [...registry.triggers.values(), ...registry.connectors.values()];
+  pages.set('README.md', renderIndex(registry));
+  for (const schema of all) pages.set(pageName(schema), renderPage(schema));
+  return pages;
+}
+
+const pageName = (schema: ConnectorSchema): string => `${schema.kind}-${schema.name}.md`;
+
+function renderIndex(registry: ConnectorRegistry): string {
+  const row = (s: ConnectorSchema): string => `| [\`${s.name}\`](${pageName(s)}) | ${cell(s.summary)} |`;
+  return [
+    '# Connectors and triggers',
+    '',
+    'Generated from the `schema.json` of each connector and trigger by `npm run docs:connectors` — do not',
+    'edit by hand. `pipec schema NAME` prints the same data as JSON.',
+    '',
+    '## Triggers',
+    '',
+    '| trigger | what it does |',
+    '|---|---|',
+    ...[...registry.triggers.values()].map(row),
+    '',
+    '## Connectors',
+    '',
+    '| connector | what it does |',
+    '|---|---|',
+    ...[...registry.connectors.values()].map(row),
+    '',
+    'Every step may also end with `504 TIMEOUT` when its pipeline\'s `timeout` passes. A connector',
+    'with `fail-on-error: false` does not end the execution when it fails: the next step gets',
+    '`{ success: false, message, error, code, … }` (the error\'s details included) instead of its output.',
+    '',
+  ].join('\n');
+}
+
+function renderPage(schema: ConnectorSchema): string {
+  const title = schema.kind === 'trigger' ? `trigger ${schema.name} { … }` : `${schema.name}${(schema.positional ?? []).map((p) => ` ${p.toUpperCase()}`).join('')} [label] { … }`;
+  const lines = [`# \`${title}\``, '', GENERATED, '', schema.summary, ''];
+  lines.push(...renderParameters(schema));
+  lines.push(...(schema.kind === 'trigger' ? renderTriggerMessage(schema) : renderOutput(schema)));
+  lines.push(...renderErrors(schema));
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+// ─────────────────────────────── parameters ───────────────────────────────
+
+interface ParamRow {
+  readonly name: string;
+  readonly schema: JsonSchema;
+  readonly required: boolean;
+}
+
+function renderParameters(schema: ConnectorSchema): string[] {
+  const out = ['## Parameters', ''];
+  const positional = schema.positional ?? [];
+  if (positional.length > 0) {
+    out.push(`Header words: ${positional.map((p) => `\`${p}\``).join(', ')} — written between \`${schema.name}\` and its \`{\`, then an optional step label (\`${schema.name} ${positional.map((p) => p.toUpperCase()).join(' ')} my-label { … }\`).`, '');
+  }
+  const rows = paramRows(schema.params, '', 0);
+  if (rows.length === 0) return [...out, 'None.', ''];
+  out.push('| parameter | type | required | default | `{{ }}` | description |', '|---|---|---|---|---|---|');
+  for (const row of rows) {
+    const s = row.schema;
+    const braces = s['x-pipe-braces'] === true ? 'yes' : '';
+    const ref = typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${s['x-pipe-ref']})` : '';
+    const unit = typeof s['x-pipe-unit'] === 'string' ? ` (${s['x-pipe-unit']})` : '';
+    const fallback = s['default'] !== undefined ? `\`${JSON.stringify(s['default'])}\`` : '';
+    const description = typeof s['description'] === 'string' ? s['description'] : '';
+    out.push(`| \`${row.name}\` | ${cell(typeText(s))}${unit} | ${row.required ? 'yes' : ''} | ${cell(fallback)} | ${braces} | ${cell(description + ref)} |`);
+  }
+  return [...out, ''];
+}
+
+/** The properties of an object schema, then those of its object and array-of-object properties (`a.b`, `a[].b`). */
+function paramRows(schema: JsonSchema, prefix: string, depth: number): ParamRow[] {
+  const properties = schema['properties'];
+  if (!properties || typeof properties !== 'object' || depth > 2) return [];
+  const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : []);
+  const rows: ParamRow[] = [];
+  for (const [key, child] of Object.entries(properties as Record<string, JsonSchema>)) {
+    const name = `${prefix}${key}`;
+    rows.push({ name, schema: child, required: required.has(key) });
+    rows.push(...paramRows(child, `${name}.`, depth + 1));
+    const items = child['items'];
+    if (items && typeof items === 'object' && !Array.isArray(items)) rows.push(...paramRows(items as JsonSchema, `${name}[].`, depth + 1));
+  }
+  return rows;
+}
+
+/** A schema's type in a few words: `string`, `integer ≥ 1`, `"mask" \| "off"`, `array of object`, `file or array of file`. */
+function typeText(s: JsonSchema): string {
+  if (Array.isArray(s['enum'])) return (s['enum'] as unknown[]).map((v) => JSON.stringify(v)).join(' | ');
+  if ('const' in s) return JSON.stringify(s['const']);
+  const alternatives = (s['anyOf'] ?? s['oneOf']) as JsonSchema[] | undefined;
+  if (Array.isArray(alternatives)) return alternatives.map(typeText).join(' or ');
+  if (typeof s['$ref'] === 'string') return (s['$ref'] as string).split('/').pop() ?? 'value';
+  const type = Array.isArray(s['type']) ? (s['type'] as string[]).join(' or ') : typeof s['type'] === 'string' ? (s['type'] as string) : 'any';
+  const bounds: string[] = [];
+  if (typeof s['minimum'] === 'number') bounds.push(`≥ ${s['minimum']}`);
+  if (typeof s['maximum'] === 'number') bounds.push(`≤ ${s['maximum']}`);
+  if (typeof s['minLength'] === 'number' && s['minLength'] > 0) bounds.push(`length ≥ ${s['minLength']}`);
+  if (typeof s['maxLength'] === 'number') bounds.push(`length ≤ ${s['maxLength']}`);
+  const items = s['items'];
+  const of = type === 'array' && items && typeof items === 'object' && !Array.isArray(items) ? ` of ${typeText(items as JsonSchema)}` : '';
+  return `${type}${of}${bounds.length > 0 ? ` ${bounds.join(', ')}` : ''}`;
+}
+
+// ─────────────────────────────── output ───────────────────────────────
+
+function renderOutput(schema: ConnectorSchema): string[] {
+  const out = ['## Output', ''];
+  const rule = schema.output;
+  if (rule === 'input') out.push('The incoming message, unchanged: the step passes it on.');
+  else if (typeof rule === 'string') out.push(`The value of \`${rule.slice('params.'.length)}\`, evaluated.`);
+  else if (rule && typeof rule === 'object') out.push(...shapeText(rule));
+  else out.push('Computed from the parameters; the compiler works out its shape from them where it can (a JOLT spec, a JSLT query, the actions).');
+  if (schema.message?.read === 'never') out.push('', 'The step does not read its incoming message.');
+  return [...out, ''];
+}
+
+function renderTriggerMessage(schema: ConnectorSchema): string[] {
+  const rule = schema.output;
+  const out = ['## First message', '', 'What the first step receives as `message`.', ''];
+  if (rule && typeof rule === 'object') out.push(...shapeText(rule));
+  return [...out, ''];
+}
+
+/** A shape as a sentence and a field table (alternatives one after the other). */
+function shapeText(shape: JsonSchema): string[] {
+  const alternatives = (shape['anyOf'] ?? shape['oneOf']) as JsonSchema[] | undefined;
+  if (Array.isArray(alternatives)) {
+    return alternatives.flatMap((alt, i) => [
+      `${i === 0 ? '' : '\n'}${typeof alt['description'] === 'string' ? `**${alt['description']}:**` : `**Alternative ${i + 1}:**`}`,
+      '',
+      ...fieldTable(alt),
+    ]);
+  }
+  const lead = typeof shape['description'] === 'string' ? [shape['description'] as string, ''] : [];
+  const table = fieldTable(shape);
+  return [...lead, ...(table.length > 0 ? table : lead.length > 0 ? [] : [`A value of type ${typeText(shape)}.`])];
+}
+
+function fieldTable(shape: JsonSchema): string[] {
+  const rows = paramRows(shape, '', 0);
+  if (rows.length === 0) return [];
+  return [
+    '| field | type | always there | description |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| \`${r.name}\` | ${cell(typeText(r.schema))} | ${r.required ? 'yes' : ''} | ${cell(typeof r.schema['description'] === 'string' ? r.schema['description'] : '')} |`),
+  ];
+}
+
+// ─────────────────────────────── errors ───────────────────────────────
+
+function renderErrors(schema: ConnectorSchema): string[] {
+  const errors = schema['x-pipe-errors'] ?? [];
+  const out = ['## Errors', ''];
+  if (errors.length === 0) {
+    out.push(schema.kind === 'trigger' ? 'None of its own.' : 'None of its own (its `{{ }}` expressions can still fail, with 500).');
+  } else {
+    out.push('| status | kind | when |', '|---|---|---|');
+    for (const e of errors) out.push(`| ${e.status ?? ''} | ${e.kind ? `\`${e.kind}\`` : ''} | ${cell(e.when)} |`);
+  }
+  const failOnError = (schema.params['properties'] as Record<string, JsonSchema> | undefined)?.['fail-on-error'];
+  if (failOnError) {
+    const byDefault = failOnError['default'] === true ? 'ends the execution by default' : 'does not end the execution by default';
+    out.push('', `A failure ${byDefault} (\`fail-on-error: ${String(failOnError['default'] ?? false)}\`); see the [index](README.md).`);
+  }
+  return [...out, ''];
+}
+
+/** Text for one table cell: no line breaks, `|` escaped. */
+function cell(text: string): string {
+  return text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+}
