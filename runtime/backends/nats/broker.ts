@@ -24,9 +24,9 @@ import { PipeError } from '../../errors.js';
 import { MAX_EVENT_PAYLOAD_BYTES, MAX_MESSAGE_DEPTH } from '../../limits.js';
 import { Backoff, backoffDelay, pause, RECONNECT_BACKOFF } from '../backoff.js';
 import {
-  appendAttempt, completeAttempts, deadLetterId, failureText, HEADER_REPLAY_FOR, HEADER_REPLAY_OF, judgeFailure,
-  preparePublish, redeliveryBackoff, replayedForOther, validateSubscribe, type DeadLetterReason, type FailedAttempt,
-  type SubscribeOptions,
+  appendAttempt, completeAttempts, deadLetterId, failureText, HEADER_REPLAY_FOR, HEADER_REPLAY_OF, isOutage, judgeFailure,
+  keepInterval, outageCount, preparePublish, redeliveryBackoff, replayedForOther, runThroughOutages, validateSubscribe,
+  type DeadLetterReason, type FailedAttempt, type SubscribeOptions,
 } from '../broker-input.js';
 import type { DeadLetter, DeadLetterStore } from '../dead-letters.js';
 import { assertJson } from '../json-safe.js';
@@ -203,6 +203,17 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
         logger.error({ event, subscriber, eventId: envelope.id, attempts: attemptCount, reason, error: attempts.at(-1)?.error }, 'event moved to dead letters');
       };
 
+      /** Extends the delivery's ack deadline; false while NATS is away (the server redelivers it then). */
+      const keepInProgress = (msg: JsMsg): boolean => {
+        if (!link.connection()) return false;
+        try {
+          msg.working();
+          return true;
+        } catch {
+          return false;
+        }
+      };
+
       const handle = async (session: Ready, msg: JsMsg): Promise<void> => {
         const attempt = msg.info.deliveryCount;
         const payloadJson = new TextDecoder().decode(msg.data);
@@ -213,20 +224,29 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
           return bury(session, msg, envelope, JSON.stringify(payloadJson), 'unreadable', attempts, attempt);
         }
         if (replayedForOther(envelope.headers, subscriber)) return msg.ack();
-        if (attempt > subOpts.maxDeliveries) {
-          const attempts = completeAttempts(await readHistory(session, msg), attempt - 1);
+        // Deliveries given up during an outage (recorded with `outage`) do not count as attempts.
+        const recorded = attempt > 1 ? await readHistory(session, msg) : [];
+        const counted = attempt - outageCount(recorded);
+        if (counted > subOpts.maxDeliveries) {
+          const attempts = completeAttempts(recorded, attempt - 1);
           return bury(session, msg, envelope, payloadJson, 'ack-timeout', attempts, attempt - 1);
         }
         try {
-          await handler({ envelope, attempt, redelivery: attempt > 1 } satisfies Delivery);
+          await runThroughOutages((again) => handler({ envelope, attempt, redelivery: attempt > 1 || again } satisfies Delivery), {
+            keep: () => keepInProgress(msg),
+            keepEveryMs: keepInterval(subOpts.ackTimeout),
+            signal: stopping.signal,
+            random,
+          });
         } catch (err) {
           const verdict = judgeFailure(err);
-          const history = attempt > 1 ? completeAttempts(await readHistory(session, msg), attempt - 1) : [];
-          const attempts = appendAttempt(history, { attempt, at: clock.now(), error: verdict.text });
-          const reason = verdict.deadLetterNow ?? (attempt >= subOpts.maxDeliveries ? 'max-deliveries' : null);
+          const outage = isOutage(err);
+          const history = attempt > 1 ? completeAttempts(recorded, attempt - 1) : [];
+          const attempts = appendAttempt(history, { attempt, at: clock.now(), error: verdict.text, ...(outage ? { outage } : {}) });
+          const reason = verdict.deadLetterNow ?? (!outage && counted >= subOpts.maxDeliveries ? 'max-deliveries' : null);
           if (reason !== null) return bury(session, msg, envelope, payloadJson, reason, attempts, attempt);
           await session.attempts.put(historyKey(msg), JSON.stringify(attempts)).catch(() => undefined);
-          msg.nak(backoffDelay(backoff, attempt, random));
+          msg.nak(backoffDelay(backoff, Math.max(1, counted), random));
           return;
         }
         msg.ack();
