@@ -131,9 +131,10 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
   afterAll(async () => {
     const order = (r: ScenarioResult): string => `${r.scenario.startsWith('SIGKILL') ? 1 : r.scenario.includes('cut') ? 0 : 2}${r.scenario}${r.backend}${r.replicas}`;
     const sorted = [...results].sort((a, b) => order(a).localeCompare(order(b), 'en', { numeric: true }));
-    console.log(`\nfault injection (long cut ${LONG_CUT_MS / 1000} s)\n${formatTable(sorted)}\n`);
+    const table = formatTable(sorted);
+    console.log(`\nfault injection (long cut ${LONG_CUT_MS / 1000} s)\n${table}\n`);
     const file = process.env['PIPEC_CHAOS_RESULTS'];
-    if (file) fs.writeFileSync(file, JSON.stringify({ longCutMs: LONG_CUT_MS, results: sorted }, null, 2));
+    if (file) fs.writeFileSync(file, JSON.stringify({ longCutMs: LONG_CUT_MS, table, results: sorted }, null, 2));
     if (pgUp && runs.length > 0) {
       const client = new pg.Client({ connectionString: PG_URL });
       await client.connect();
@@ -238,7 +239,7 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
               handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates, ready503DuringCut: null,
             }, started);
             expect(kills).toBe(KILLS);
-            expect(tally.accepted.size).toBe(KILL_EVENTS);
+            expect(tally.accepted.size).toBeGreaterThanOrEqual(KILL_EVENTS);
             expect(lost, 'lost events (answered 2xx, neither handled nor dead-lettered)').toEqual([]);
             expect(outcome.deadLettered).toEqual([]);
             expect(services.flatMap((s) => s.crashes)).toEqual([]);
