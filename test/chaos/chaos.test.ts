@@ -117,9 +117,9 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
   const runs: string[] = [];
   let appOut = '';
   let lateOut = '';
+  const dir = tempDir('chaos-build');
 
   beforeAll(async () => {
-    const dir = tempDir('chaos-build');
     for (const [name, set] of [['app', (o: string) => (appOut = o)], ['late', (o: string) => (lateOut = o)]] as const) {
       const out = path.join(dir, `${name}-out`);
       const built = await runCli(['build', path.join(import.meta.dirname, 'fixtures', name), '--out', out]);
@@ -141,6 +141,7 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
       await client.query("DELETE FROM pipec_documents WHERE store = $1 AND doc->>'run' = ANY($2)", [HANDLED_STORE, runs]);
       await client.end();
     }
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const record = (row: Omit<ScenarioResult, 'seconds'>, started: number): void => {
