@@ -183,7 +183,7 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
             scenario: `${link} link cut ${cutMs / 1000} s`, backend: backend.name, replicas: 1, accepted: tally.accepted.size,
             handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates, ready503DuringCut: ready503,
           }, started);
-          expect(lost, `lost events (answered 2xx, neither handled nor dead-lettered) after a ${cutMs} ms ${link} cut`).toEqual([]);
+          expect(lost, `lost events (answered 2xx, neither handled nor dead-lettered) after a ${cutMs} ms ${link} cut; log:\n${service.logs().slice(-3000)}`).toEqual([]);
           expect(outcome.deadLettered, 'nothing is dead-lettered merely because a backend was away').toEqual([]);
           expect(ready503, `/ready answered 503 throughout the ${cutMs} ms ${link} cut`).toBe(true);
           expect(tally.accepted.size).toBeGreaterThan(0);
@@ -241,7 +241,7 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
             }, started);
             expect(kills).toBe(KILLS);
             expect(tally.accepted.size).toBeGreaterThanOrEqual(KILL_EVENTS);
-            expect(lost, 'lost events (answered 2xx, neither handled nor dead-lettered)').toEqual([]);
+            expect(lost, `lost events (answered 2xx, neither handled nor dead-lettered); log:\n${services.map((s) => s.logs().slice(-2000)).join('\n')}`).toEqual([]);
             expect(outcome.deadLettered).toEqual([]);
             expect(services.flatMap((s) => s.crashes)).toEqual([]);
           } finally {
@@ -288,7 +288,7 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
             scenario: 'poison (permanent failures, NUL, oversize)', backend: name, replicas: 1, accepted: tally.accepted.size,
             handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates, ready503DuringCut: null,
           }, started);
-          expect(lost).toEqual([]);
+          expect(lost, `lost events; log:\n${service.logs().slice(-3000)}`).toEqual([]);
           expect(refusals.filter((r) => r.kind === 'NUL').map((r) => r.status)).toEqual(Array(10).fill(422));
           expect(refusals.filter((r) => r.kind === 'oversize').map((r) => r.status)).toEqual(Array(5).fill(413));
           expect(tally.accepted.size).toBe(120);
@@ -333,7 +333,7 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
             handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates, ready503DuringCut: null,
           }, started);
           expect(tally.accepted.size).toBe(20);
-          expect(lost).toEqual([]);
+          expect(lost, `lost events; logs:\n${app.logs().slice(-2000)}\n${late.logs().slice(-2000)}`).toEqual([]);
           expect(outcome.deadLettered.map((d) => d.reason)).toEqual(Array(20).fill('expired'));
           expect([...app.crashes, ...late.crashes]).toEqual([]);
         } finally {

@@ -71,6 +71,19 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
   const subscriptions = new Set<Subscription>();
   /** The consumers this process needs, recreated at once when the stream had to be recreated. */
   const consumerSetups = new Set<(session: Session) => Promise<void>>();
+  /**
+   * This process's consumers not yet known to exist on the server (subscribe could not create
+   * them: NATS was away or slow). A publish sets them up first and fails with 503 if it cannot:
+   * an event this service accepts must not reach the stream before its own subscribers' consumers
+   * exist, or a consumer created afterwards ("deliver new") would never see it.
+   */
+  const unconfirmed = new Set<(session: Session) => Promise<void>>();
+  const confirmConsumers = async (session: Session): Promise<void> => {
+    await Promise.all([...unconfirmed].map(async (setup) => {
+      await setup(session);
+      unconfirmed.delete(setup);
+    }));
+  };
 
   let prepared: { nc: NatsConnection; ready: Promise<Ready> } | null = null;
   link.onConnect((nc) => checkMaxPayload(nc, logger));
@@ -114,6 +127,9 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       await session.js.publish(subject, body, { msgID, headers, timeout: REQUEST_TIMEOUT_MS });
     };
     let session = await ready();
+    if (unconfirmed.size > 0) await confirmConsumers(session).catch((err: unknown) => {
+      throw err instanceof PipeError ? err : dependency.unavailable(err);
+    });
     try {
       await send(session);
     } catch (err) {
@@ -256,7 +272,7 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       let attached: Promise<void> | null = null;
       const attach = (session: Ready): Promise<void> => {
         attached ??= setupConsumer(session);
-        attached.catch(() => (attached = null));
+        attached.then(() => unconfirmed.delete(setupConsumer), () => (attached = null));
         return attached;
       };
 
@@ -310,6 +326,7 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       };
 
       consumerSetups.add(setupConsumer);
+      unconfirmed.add(setupConsumer);
       // The consumer exists before subscribe resolves (events published from then on are kept for
       // it); while NATS is away the workers create it once it is back.
       if (link.connection()) {
@@ -325,6 +342,7 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
           stopping.abort();
           await Promise.allSettled(workers);
           consumerSetups.delete(setupConsumer);
+          unconfirmed.delete(setupConsumer);
           subscriptions.delete(subscription);
         },
       };
