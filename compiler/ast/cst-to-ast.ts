@@ -18,6 +18,7 @@ import { joinSpans, span, type Span } from '../../base/source/span.js';
 import { locationSpan, tokenSpan } from '../../grammar/lexer.js';
 import { bracesFromToken, decodeNumber, decodeQuotedString, decodeTripleString } from './token-values.js';
 import * as T from '../../grammar/tokens.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 
 export function cstToAst(file: string, cst: CstNode): Result<PipeFile> {
   const builder = new AstBuilder(file);
@@ -72,7 +73,7 @@ class AstBuilder {
 
   constructor(private readonly path: string) {}
 
-  private report(code: string, facts: Parameters<typeof diagnostic>[1]): void {
+  private report(code: DiagnosticCode, facts: Parameters<typeof diagnostic>[1]): void {
     this.diagnostics.push(diagnostic(code, facts));
   }
 

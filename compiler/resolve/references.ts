@@ -8,10 +8,11 @@ import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { Span } from '../../base/source/span.js';
 import type { Declarations } from './declarations.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 
 export type ReferenceKind = 'account' | 'pipeline' | 'store';
 
-const CODES: Readonly<Record<ReferenceKind, string>> = { account: 'PIPE2005', pipeline: 'PIPE2007', store: 'PIPE2006' };
+const CODES: Readonly<Record<ReferenceKind, DiagnosticCode>> = { account: 'PIPE2005', pipeline: 'PIPE2007', store: 'PIPE2006' };
 
 function namesOf(decls: Declarations, kind: ReferenceKind): string[] {
   const table = kind === 'account' ? decls.accounts : kind === 'pipeline' ? decls.pipelines : decls.stores;
