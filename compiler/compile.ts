@@ -23,6 +23,7 @@ import type { ServicePlan } from './lower/plan.js';
 import { collectDeclarations, type Declarations, type SchemaSymbol } from './resolve/declarations.js';
 import { SourceFile } from '../base/source/source-file.js';
 import { checkTests } from './testing/check-tests.js';
+import { importNestedTooDeep, importNotFound, importNotJson, importOutsideProject, importRefused, jsonImportWithoutName, notImportable } from './resolve/errors.js';
 import type { TestSuite } from '../runtime/testing/test-plan.js';
 
 export interface CompileHost {
@@ -147,11 +148,7 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
       if (decl.kind !== 'import') continue;
       const target = path.resolve(path.dirname(next.path), decl.path);
       if (!IMPORTABLE.test(target)) {
-        diagnostics.push(diagnostic('PIPE2015', {
-          message: `cannot import \`${decl.path}\`: only \`.pipe\` and \`.json\` files can be imported`,
-          span: decl.pathSpan,
-          label: 'not a .pipe or .json file',
-        }));
+        diagnostics.push(notImportable(decl.path, decl.pathSpan));
         continue;
       }
       const read = readNamedFile(input.host, target);
@@ -165,27 +162,18 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
         continue;
       }
       if (!decl.alias || !decl.aliasSpan) {
-        diagnostics.push(diagnostic('PIPE2013', { message: `a JSON file is imported as a schema and needs a name: \`import "${decl.path}" as Name\``, span: decl.pathSpan, label: 'needs `as Name`' }));
+        diagnostics.push(jsonImportWithoutName(decl.path, decl.pathSpan));
         continue;
       }
       const deepAt = jsonNestingBeyond(content, MAX_NESTING);
       if (deepAt >= 0) {
-        const where = lineAndColumn(content, deepAt);
-        diagnostics.push(diagnostic('PIPE2015', {
-          message: `cannot import \`${decl.path}\`: it nests deeper than ${MAX_NESTING} levels (${where})`,
-          span: decl.pathSpan,
-          label: 'nested too deep',
-        }));
+        diagnostics.push(importNestedTooDeep(decl.path, decl.pathSpan, MAX_NESTING, lineAndColumn(content, deepAt)));
         continue;
       }
       try {
         schemas.push({ name: decl.alias, nameSpan: decl.aliasSpan, json: JSON.parse(content) as unknown, importedFrom: target });
       } catch (err) {
-        diagnostics.push(diagnostic('PIPE2013', {
-          message: `\`${decl.path}\` is not valid JSON: ${jsonErrorWithoutExcerpt(err, content)}`,
-          span: decl.pathSpan,
-          label: 'not JSON',
-        }));
+        diagnostics.push(importNotJson(decl.path, decl.pathSpan, jsonErrorWithoutExcerpt(err, content)));
       }
     }
   }
@@ -202,25 +190,11 @@ function readNamedFile(host: CompileHost, file: string): FileRead {
 function importRefusal(written: string, span: Span, read: Exclude<FileRead, { text: string }>): Diagnostic {
   switch (read.refused) {
     case 'not-found':
-      return diagnostic('PIPE2011', {
-        message: `cannot read \`${written}\``,
-        span,
-        label: 'file not found',
-        hint: 'paths are relative to the importing file',
-      });
+      return importNotFound(written, span);
     case 'outside-project':
-      return diagnostic('PIPE2014', {
-        message: `cannot import \`${written}\`: ${read.detail}`,
-        span,
-        label: 'outside the project',
-        hint: 'imports stay inside the folders given to pipec; name a wider project folder with `--root DIR`',
-      });
+      return importOutsideProject(written, span, read.detail);
     default:
-      return diagnostic('PIPE2015', {
-        message: `cannot import \`${written}\`: ${read.detail}`,
-        span,
-        label: read.refused === 'too-large' ? 'file too large' : 'not a regular file',
-      });
+      return importRefused(written, span, read.detail, read.refused === 'too-large');
   }
 }
 
