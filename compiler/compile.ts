@@ -49,8 +49,14 @@ export interface CompileInput {
   readonly host: CompileHost;
   /** Name of the generated service. */
   readonly serviceName?: string;
-  /** How paths appear in diagnostics and provenance comments. */
+  /** How paths appear in diagnostics. */
   readonly displayPath?: (file: string) => string;
+  /**
+   * How paths appear in the plan and the generated service (provenance comments, step sources in
+   * logs and spans): the CLI names them relative to the project root, so a build does not depend
+   * on the current directory. Default: `displayPath`.
+   */
+  readonly sourcePath?: (file: string) => string;
   /** Produce output files (build) or only diagnostics (check). */
   readonly emit?: boolean;
   readonly dependencies?: Readonly<Record<string, string>>;
@@ -74,7 +80,7 @@ export interface CompileResult {
 export function compile(input: CompileInput): CompileResult {
   const diagnostics: Diagnostic[] = [];
   const sources = new Map<string, SourceFile>();
-  const displayPath = input.displayPath ?? ((f: string) => f);
+  const sourcePath = input.sourcePath ?? input.displayPath ?? ((f: string) => f);
   const finish = (rest: Partial<CompileResult> = {}): CompileResult => ({
     diagnostics: sortDiagnostics(dedupeDiagnostics(diagnostics)),
     sources,
@@ -106,7 +112,7 @@ export function compile(input: CompileInput): CompileResult {
       registry: input.registry,
       decls: resolved.value,
       sourceOf: (f) => sources.get(f),
-      displayPath,
+      sourcePath,
     }),
   );
   if (!checked) return finish({ asts: parsed.asts, declarations: resolved.value });
@@ -115,7 +121,7 @@ export function compile(input: CompileInput): CompileResult {
   // `test` blocks (run by `pipec test`) are checked with everything else; build ignores them.
   const tests = parsed.asts.some((a) => (a.tests ?? []).length > 0)
     ? guard('test', firstFile, () => checkTests({
-      files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), displayPath,
+      files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), sourcePath,
       readFile: (f) => input.host.readFile(f), readProjectFile: (f) => readNamedFile(input.host, f),
     }))
     : undefined;

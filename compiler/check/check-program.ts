@@ -50,7 +50,8 @@ export interface CheckInput {
   readonly registry: ConnectorRegistry;
   readonly decls: Declarations;
   readonly sourceOf: (file: string) => SourceFile | undefined;
-  readonly displayPath: (file: string) => string;
+  /** How a source file is named in the plan (provenance of steps and generated code). */
+  readonly sourcePath: (file: string) => string;
 }
 
 export function checkProgram(input: CheckInput): { value: ServicePlan; diagnostics: Diagnostic[]; shapes: StepShape[] } {
@@ -75,7 +76,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     validators: new ParamValidators(),
     schemas: new SchemaCompiler(),
     sourceOf: input.sourceOf,
-    displayPath: input.displayPath,
+    sourcePath: input.sourcePath,
     globalTypes: Object.fromEntries(globals.map((g) => [g.name, g.type])),
     accountTypes,
   };

@@ -22,7 +22,7 @@ export interface ServiceFacts {
   readonly validators: ParamValidators;
   readonly sourceOf: (file: string) => SourceFile | undefined;
   /** How files are named in provenance comments (relative to the working directory). */
-  readonly displayPath: (file: string) => string;
+  readonly sourcePath: (file: string) => string;
   readonly globalTypes: Readonly<Record<string, PipeType>>;
   readonly accountTypes: Readonly<Record<string, PipeType>>;
   /** Checks and compiles JSON Schemas once per distinct schema in this compile run. */
@@ -64,7 +64,7 @@ export class PipelineContext {
 
   source(span: Span): SourceRef {
     const file = this.facts.sourceOf(span.file);
-    return { file: this.facts.displayPath(span.file), line: file ? file.positionOf(span.start).line : 1 };
+    return { file: this.facts.sourcePath(span.file), line: file ? file.positionOf(span.start).line : 1 };
   }
 
   /** A unique JavaScript identifier for a module-level declaration. */

@@ -11,7 +11,7 @@ import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-t
 import { SourceFile } from '../../base/source/source-file.js';
 import { loadRegistry } from '../connectors/load-registry.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import { findPipeFiles, isWithin, projectHost, projectRoots, readSource, runtimeDependencies } from '../project-files.js';
+import { findPipeFiles, isWithin, projectHost, projectRoots, projectSourcePath, readSource, runtimeDependencies } from '../project-files.js';
 
 export interface Output {
   out(text: string): void;
@@ -79,6 +79,7 @@ export async function compileFiles(opts: CompileFilesOptions): Promise<CompileRe
     host: projectHost(roots),
     serviceName: opts.serviceName ?? 'service',
     displayPath,
+    sourcePath: projectSourcePath(opts.inputs, opts.root),
     emit: opts.emit,
     // Only the generated package.json needs them; `check` skips reading and sorting them.
     ...(opts.emit ? { dependencies: runtimeDependencies() } : {}),

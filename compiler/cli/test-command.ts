@@ -24,7 +24,7 @@ import { importModule } from '../import-module.js';
 import type { Command } from './pipec.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { loadRegistry } from '../connectors/load-registry.js';
-import { findPipeFiles, projectHost, projectRoots, readSource, runtimeDependencies } from '../project-files.js';
+import { findPipeFiles, projectHost, projectRoots, projectSourcePath, readSource, runtimeDependencies } from '../project-files.js';
 
 export interface TestRunOptions {
   readonly inputs: readonly string[];
@@ -154,6 +154,7 @@ function compileWithTests(inputs: readonly string[], registry: ConnectorRegistry
     host: projectHost(roots),
     serviceName: 'pipec-test',
     displayPath,
+    sourcePath: projectSourcePath(inputs, root),
     emit: readErrors.length === 0,
     dependencies: runtimeDependencies(),
     skipFormat: true,

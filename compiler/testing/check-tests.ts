@@ -30,7 +30,8 @@ export interface CheckTestsInput {
   readonly files: readonly PipeFile[];
   readonly registry: ConnectorRegistry;
   readonly sourceOf: (file: string) => SourceFile | undefined;
-  readonly displayPath: (file: string) => string;
+  /** How a source file is named in the plan (as check-program names it). */
+  readonly sourcePath: (file: string) => string;
   /** Reads an `input: file(…)` fixture; undefined when it cannot be read. */
   readonly readFile: (filePath: string) => string | undefined;
   /** When given, reads fixtures instead of `readFile`, with the reason of a refusal (outside the project, …). */
@@ -91,7 +92,7 @@ class TestChecker {
   ) {}
 
   private where(span: Span): string {
-    return `${this.input.displayPath(span.file)}:${this.input.sourceOf(span.file)?.positionOf(span.start).line ?? 1}`;
+    return `${this.input.sourcePath(span.file)}:${this.input.sourceOf(span.file)?.positionOf(span.start).line ?? 1}`;
   }
 
   /** The expectation as written, on one line, for reports. */
