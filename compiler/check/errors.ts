@@ -47,12 +47,33 @@ export function unknownParameter(facts: {
 }
 
 /** `where` is `` (top level) or ` \`a.b\`` (inside); `description` the schema's, if any. */
-export function missingParameter(missing: string, where: string, owner: ParamOwner, at: Span, description: string | undefined): Diagnostic {
+export function missingParameter(missing: string, where: string, owner: ParamOwner, at: Span, description: string | undefined, when?: string): Diagnostic {
   return diagnostic('PIPE3002', {
-    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`} for ${owner.what} \`${owner.name}\``,
+    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
     span: at,
     label: `needs \`${missing}\``,
     hint: `add \`${missing}: …\`${description ? ` (${description})` : ''}`,
+  });
+}
+
+/** One of several parameters is required (the schema's `oneOf`/`anyOf` of `required` lists). */
+export function missingOneOf(names: readonly string[], owner: ParamOwner, at: Span, when: string | undefined): Diagnostic {
+  const list = names.map((n) => `\`${n}\``).join(' or ');
+  return diagnostic('PIPE3002', {
+    message: `missing required parameter ${list}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
+    span: at,
+    label: `needs ${list}`,
+    hint: `add one of ${list}`,
+  });
+}
+
+/** A parameter that a case of the schema rules out (`then: { properties: { x: false } }`). */
+export function parameterNotApplicable(key: string, owner: ParamOwner, at: Span, when: string | undefined): Diagnostic {
+  return diagnostic('PIPE3001', {
+    message: `parameter \`${key}\` does not apply to ${owner.what} \`${owner.name}\`${when ? ` when ${when}` : ''}`,
+    span: at,
+    label: 'not used here',
+    hint: `remove \`${key}\``,
   });
 }
 
