@@ -17,6 +17,7 @@ import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-ty
 import { ParamValidators } from './check-params.js';
 import { SchemaCompiler } from './json-schema.js';
 import { walkDeclSteps } from '../ast/walk.js';
+import { checkKindRouting, stepsKinds } from './check-policies.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
 import { checkSchemaDeclarations, checkStoreDeclarations, storeExpireSeconds } from './check-declarations.js';
@@ -149,6 +150,7 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
   const firstMessage = executedByPipelines ? UNKNOWN : (trigger?.message ?? UNKNOWN);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});
   const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
+  if (decl.onError) checkKindRouting(decl.onError, stepsKinds(decl.steps, ctx), `the steps of pipeline \`${decl.name}\``, ctx);
   for (const branch of decl.branches) {
     if (!ctx.usedBranches.has(branch.name)) {
       ctx.diagnostics.push(diagnostic('PIPE6006', { message: `branch \`${branch.name}\` is never used`, span: branch.nameSpan, label: 'unused branch', hint: `route to it with \`when … -> ${branch.name}\` or remove it` }));

@@ -161,7 +161,8 @@ function emitStep(step: PlanStep, state: EmitState): void {
       const runName = importConnector(step.module, step.connector, state);
       const info = uniqueName(`step-${step.label ?? step.connector}`, state);
       // The connector's span and metric facts (schema data) travel with the step: read at build time, never per request.
-      const facts = `${step.span ? `, span: ${JSON.stringify(step.span)}` : ''}${step.metrics ? `, metrics: ${JSON.stringify(step.metrics)}` : ''}`;
+      const facts = `${step.span ? `, span: ${JSON.stringify(step.span)}` : ''}${step.metrics ? `, metrics: ${JSON.stringify(step.metrics)}` : ''}`
+        + (step.retry ? `, retry: ${JSON.stringify(step.retry)}` : '');
       state.decls.line(`const ${info}: R.StepInfo = { ${step.label !== undefined ? `label: ${JSON.stringify(step.label)}, ` : ''}connector: ${JSON.stringify(step.connector)}, source: ${JSON.stringify(where)}, failOnError: ${step.failOnError}${facts} };`);
       let params = step.params.js;
       if (!step.params.constant) {
