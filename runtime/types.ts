@@ -14,6 +14,11 @@ export type JsonObject = { [key: string]: Json };
 export interface PipelineOptions {
   /** Maximum simultaneous executions of this pipeline in one process (default 10). */
   readonly concurrency: number;
+  /**
+   * Executions that may wait for a slot (default 1000); one more is shed: 503 OVERLOADED with
+   * Retry-After (an event is left with the broker for later). Absent (older modules): unbounded.
+   */
+  readonly queue?: number;
   /** Execution timeout in ms (default 30000). */
   readonly timeout: number;
 }

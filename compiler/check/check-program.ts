@@ -163,6 +163,7 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
       source: ctx.source(decl.nameSpan),
       trigger: trigger.plan,
       concurrency: options.concurrency,
+      queue: options.queue,
       timeout: options.timeout,
       steps: steps.plan,
       ...(onError ? { onError: onError.plan } : {}),
@@ -176,22 +177,30 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
   };
 }
 
-function checkOptions(decl: PipelineDecl, diagnostics: Diagnostic[]): { concurrency: number; timeout: number } {
+/** The default bound of a pipeline's wait queue: overload is shed (503), never queued without end. */
+export const DEFAULT_QUEUE = 1000;
+
+const PIPELINE_OPTIONS = ['concurrency', 'queue', 'timeout'];
+
+function checkOptions(decl: PipelineDecl, diagnostics: Diagnostic[]): { concurrency: number; queue: number; timeout: number } {
   let concurrency = 10;
+  let queue = DEFAULT_QUEUE;
   let timeout = 30000;
   for (const entry of decl.options?.entries ?? []) {
     if (entry.kind !== 'entry') continue;
     const v = entry.value;
     if (entry.key === 'concurrency' && v.kind === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= 1000) concurrency = v.value;
+    else if (entry.key === 'queue' && v.kind === 'number' && Number.isInteger(v.value) && v.value >= 0 && v.value <= 100_000) queue = v.value;
     else if (entry.key === 'timeout' && (v.kind === 'duration' || v.kind === 'number') && (v.kind === 'duration' ? v.ms : v.value) > 0) timeout = v.kind === 'duration' ? v.ms : v.value;
-    else if (entry.key === 'concurrency' || entry.key === 'timeout') {
-      diagnostics.push(diagnostic('PIPE3007', { message: `invalid value for pipeline option \`${entry.key}\``, span: v.span, label: entry.key === 'concurrency' ? 'expected an integer from 1 to 1000' : 'expected a duration such as 30s', hint: entry.key === 'concurrency' ? 'write for example `concurrency: 4`' : 'write for example `timeout: 30s`' }));
+    else if (PIPELINE_OPTIONS.includes(entry.key)) {
+      const expected = { concurrency: ['expected an integer from 1 to 1000', 'write for example `concurrency: 4`'], queue: ['expected an integer from 0 to 100000', 'write for example `queue: 100`'], timeout: ['expected a duration such as 30s', 'write for example `timeout: 30s`'] }[entry.key] as [string, string];
+      diagnostics.push(diagnostic('PIPE3007', { message: `invalid value for pipeline option \`${entry.key}\``, span: v.span, label: expected[0], hint: expected[1] }));
     } else {
-      const close = suggest(entry.key, ['concurrency', 'timeout']);
-      diagnostics.push(diagnostic('PIPE3007', { message: `unknown pipeline option \`${entry.key}\``, span: entry.keySpan, label: close ? `did you mean \`${close}\`?` : 'unknown option', body: ['Pipeline options: `concurrency` (default 10), `timeout` (default 30s).'] }));
+      const close = suggest(entry.key, PIPELINE_OPTIONS);
+      diagnostics.push(diagnostic('PIPE3007', { message: `unknown pipeline option \`${entry.key}\``, span: entry.keySpan, label: close ? `did you mean \`${close}\`?` : 'unknown option', body: ['Pipeline options: `concurrency` (default 10), `queue` (executions that may wait for a slot, default 1000; beyond it 503), `timeout` (default 30s).'] }));
     }
   }
-  return { concurrency, timeout };
+  return { concurrency, queue, timeout };
 }
 
 function checkAccounts(decls: Declarations, diagnostics: Diagnostic[]): Record<string, PipeType> {

@@ -105,7 +105,7 @@ export function emitPipeline(plan: PipelinePlan): string {
     out.line(`name: ${JSON.stringify(plan.name)},`);
     out.line(`source: ${JSON.stringify(`${plan.source.file}:${plan.source.line}`)},`);
     out.line(`trigger: ${plan.trigger.spec},`);
-    out.line(`options: { concurrency: ${plan.concurrency}, timeout: ${plan.timeout} },`);
+    out.line(`options: { concurrency: ${plan.concurrency}, queue: ${plan.queue}, timeout: ${plan.timeout} },`);
     out.line('run,');
   }, ';');
   return out.toString();

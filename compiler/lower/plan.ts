@@ -109,6 +109,8 @@ export interface PipelinePlan {
   readonly source: SourceRef;
   readonly trigger: TriggerPlan;
   readonly concurrency: number;
+  /** Executions that may wait for a slot; more are shed (503 with Retry-After). */
+  readonly queue: number;
   readonly timeout: number;
   readonly steps: readonly PlanStep[];
   readonly onError?: readonly PlanStep[];

@@ -122,3 +122,63 @@ async function metric(service: Service, name: string, target: string): Promise<n
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`target="${target}"`));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
+
+describe('failure-policies example: load shedding', () => {
+  let upstream: ScriptedUpstream;
+  let service: Service;
+
+  beforeAll(async () => {
+    upstream = await ScriptedUpstream.start();
+    const built = await buildService([path.join(import.meta.dirname, 'failure-policies.pipe')], 'failure-policies-shedding');
+    service = await built.runtime.createService(built.definition, {
+      backends: createFakeBackends(), startTriggers: false, dataDir: built.outDir,
+      env: { CRM_URL: upstream.url, LOG_LEVEL: 'silent' },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await service?.stop(100);
+    await upstream?.close();
+  });
+
+  it('a burst of 1,000 requests: 2 run, 10 wait, 988 are shed with 503 and Retry-After; /health still answers', async () => {
+    upstream.script('/price', [{ status: 200, body: { price: 42 }, hold: true }]);
+    const burst = Array.from({ length: 1000 }, () => service.app.request('/quote'));
+    // The shed requests are answered while the first ones still run (the upstream holds them).
+    await eventually(async () => (await metricValue(service, 'pipec_shed_total', 'pipeline="quote"')) === 988);
+    await eventually(async () => upstream.hits('/price').length === 2);
+    expect(await metricValue(service, 'pipec_queue_depth', 'pipeline="quote"')).toBe(10);
+    const health = await service.app.request('/health');
+    expect(health.status).toBe(200);
+    upstream.release();
+    // The queued ones reach the upstream as slots free up; each is held, then released.
+    await eventually(async () => {
+      upstream.release();
+      return upstream.hits('/price').length === 12;
+    });
+    upstream.release();
+    const responses = await Promise.all(burst);
+    const ok = responses.filter((r) => r.status === 200);
+    const shed = responses.filter((r) => r.status === 503);
+    expect(ok).toHaveLength(12);
+    expect(shed).toHaveLength(988);
+    expect(new Set(shed.map((r) => r.headers.get('retry-after')))).toEqual(new Set(['1']));
+    expect(await shed[0]?.json()).toMatchObject({ code: 503, error: expect.stringContaining('overloaded') });
+    expect(await metricValue(service, 'pipec_queue_depth', 'pipeline="quote"')).toBe(0);
+  }, 60_000);
+});
+
+/** Polls `check` (every 10 ms, up to 20 s) until it holds. */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('condition not met within 20 s');
+}
+
+/** The value of the metric's series whose labels include `label` (e.g. `pipeline="quote"`). */
+async function metricValue(service: Service, name: string, label: string): Promise<number | undefined> {
+  const text = await (await service.app.request('/metrics')).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(label));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}

@@ -2,7 +2,7 @@
  * An upstream HTTP server for failure-policy tests that fails on a script: each path answers the
  * steps of its script in turn (the last step repeats), one step per request. A step is an answer
  * (status, headers, JSON body), an answer sent late (`delayMs`, for read timeouts and slow
- * services), or a broken connection (`reset`: the socket is destroyed before any answer). Every
+ * services), an answer held until the test releases it, or a broken connection (`reset`: the socket is destroyed before any answer). Every
  * request is recorded (method, path, headers, body, and when it arrived on the test's clock).
  *
  * @example
@@ -14,7 +14,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type ScriptStep =
-  | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: unknown; readonly delayMs?: number }
+  | {
+    readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: unknown; readonly delayMs?: number;
+    /** Answer only once `release()` is called (a service that is busy for as long as the test wants). */
+    readonly hold?: boolean;
+  }
   | { readonly reset: true };
 
 export interface RecordedRequest {
@@ -29,6 +33,7 @@ export class ScriptedUpstream {
   private readonly scripts = new Map<string, { steps: readonly ScriptStep[]; next: number }>();
   private readonly sockets = new Set<import('node:net').Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private held: (() => void)[] = [];
 
   private constructor(private readonly server: http.Server, readonly url: string) {}
 
@@ -54,6 +59,13 @@ export class ScriptedUpstream {
   /** Requests that reached `path`. */
   hits(path: string): RecordedRequest[] {
     return this.requests.filter((r) => r.path === path);
+  }
+
+  /** Answers every held request (and those that arrive held later are held again). */
+  release(): void {
+    const held = this.held;
+    this.held = [];
+    for (const answer of held) answer();
   }
 
   async close(): Promise<void> {
@@ -84,7 +96,8 @@ export class ScriptedUpstream {
         const body = step.body === undefined ? '' : JSON.stringify(step.body);
         res.writeHead(step.status, { ...(body ? { 'content-type': 'application/json' } : {}), ...step.headers }).end(body);
       };
-      if (step.delayMs === undefined) answer();
+      if (step.hold) this.held.push(answer);
+      else if (step.delayMs === undefined) answer();
       else {
         const timer = setTimeout(() => {
           this.timers.delete(timer);

@@ -48,7 +48,7 @@ export const configCodes: CodeTable = {
     severity: 'error',
     phase: 'check',
     explain:
-      'Pipeline options in parentheses accept `concurrency` (a positive integer, default 10) and `timeout` (a duration, default 30s).\n\nExample: `pipeline p (concurency: 2) { … }` — the option is `concurrency`.',
+      'Pipeline options in parentheses accept `concurrency` (a positive integer, default 10), `queue` (how many executions may wait for a slot, 0 to 100000, default 1000; beyond it a request is answered 503 with Retry-After) and `timeout` (a duration, default 30s).\n\nExample: `pipeline p (concurency: 2) { … }` — the option is `concurrency`.',
   },
   PIPE3008: {
     title: 'Duplicate route',
