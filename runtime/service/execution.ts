@@ -26,6 +26,10 @@ import type {
   ServiceServices,
 } from '../types.js';
 import { ConcurrencyLimiter, QueueFull, type Release } from './concurrency.js';
+import { runIdempotent, type IdempotencySpec } from './idempotency.js';
+
+/** An idempotency claim still `running` this long after its execution's timeout was abandoned (its replica died). */
+const STALE_CLAIM_MARGIN_MS = 30_000;
 import { Deadlines } from './deadlines.js';
 import { ExecutionAbort } from './execution-abort.js';
 import { PipelineSeries, type ExecutionOutcomeLabel, type ServiceMetrics } from './metrics.js';
@@ -486,6 +490,20 @@ export class ExecutionEngine {
       run.slot.invalid = true;
       throw invalidMessageError(violations);
     }
+    const idempotency = run.entry.module.trigger['idempotency'] as IdempotencySpec | undefined;
+    if (idempotency && !request.parent) {
+      const { module } = run.entry;
+      return runIdempotent(idempotency, module.name, message, ctx, {
+        store: this.deps.store,
+        now: () => this.deps.clock.now(),
+        staleMs: module.options.timeout + STALE_CLAIM_MARGIN_MS,
+        replayed: () => this.deps.metrics.idempotentReplays.inc({ pipeline: module.name, trigger: request.trigger }),
+      }, () => this.runSteps(run, message, ctx));
+    }
+    return this.runSteps(run, message, ctx);
+  }
+
+  private runSteps(run: Run, message: Json, ctx: ContextWithHooks): Json | Reply | Promise<Json | Reply> {
     // The pipeline's synchronous start runs under its deadline (steps after an await set it themselves).
     enterDeadline(ctx.deadline, ctx.timeoutMs);
     try {

@@ -32,6 +32,8 @@ const PUBLIC_DETAILS: Readonly<Record<string, readonly string[]>> = {
   OVERLOADED: ['retryAfter'],
   // An outbound circuit is open and the pipeline let the failure through: when it probes again.
   CIRCUIT_OPEN: ['retryAfter'],
+  // A repeat of an idempotency key whose first request still runs.
+  IDEMPOTENCY_IN_PROGRESS: ['retryAfter'],
 };
 
 /**
