@@ -23,8 +23,8 @@ import type { PipelineContext } from './context.js';
 /** The step options every connector step takes, besides its connector's parameters. */
 export const STEP_OPTION_KEYS: readonly string[] = ['retry'];
 
-/** Kinds any step can fail with: an unexpected exception, and the execution's timeout or shutdown. */
-export const ANY_STEP_KINDS: readonly string[] = ['INTERNAL', 'TIMEOUT'];
+/** Kinds any step can fail with: an unexpected exception, the execution's timeout, the service's shutdown. */
+export const ANY_STEP_KINDS: readonly string[] = ['INTERNAL', 'TIMEOUT', 'SHUTDOWN'];
 
 /** Retried by default on every connector (a failure with such a status may pass). */
 const DEFAULT_STATUSES: readonly number[] = [408, 429, 502, 503, 504];
