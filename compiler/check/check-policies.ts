@@ -13,12 +13,12 @@
  */
 import type { ConnectorStep, ObjectEntry, ObjectValue, Step, StepsEntry, Value } from '../ast/ast.js';
 import { paramProperties, type ConnectorSchema } from '../connectors/connector-registry.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { Span } from '../../base/source/span.js';
 import { toLiteral } from '../ast/literal.js';
 import type { RetryPlan } from '../lower/plan.js';
 import type { PipelineContext } from './context.js';
+import { badRetryOption, kindNeverProduced, retriedNotIdempotent, retryCannotHelp, unknownRetryOption } from './errors.js';
 
 /** The step options every connector step takes, besides its connector's parameters. */
 export const STEP_OPTION_KEYS: readonly string[] = ['retry'];
@@ -76,13 +76,7 @@ export function checkRetry(step: ConnectorStep, schema: ConnectorSchema, extra: 
   const facts = schema['x-pipe-retry'];
   const transient = transientKinds(schema);
   if (!facts && schema['x-pipe-errors'] !== undefined && transient.length === 0) {
-    ctx.diagnostics.push(diagnostic('PIPE3012', {
-      message: `\`${step.connector}\` cannot fail in a way that passes on another attempt, so \`retry\` cannot help`,
-      span: entry.keySpan,
-      label: 'nothing to retry',
-      body: [`The failures \`${step.connector}\` lists: ${kindList(schema)}.`],
-      hint: 'remove `retry`; route its failures with `on-fail`, `try`/`catch` or a `choice` on `message.kind`',
-    }));
+    ctx.diagnostics.push(retryCannotHelp(step.connector, kindList(schema), entry.keySpan));
     return undefined;
   }
   const d = facts?.defaults ?? {};
@@ -124,12 +118,7 @@ function readRetryValue(value: Value, schema: ConnectorSchema, ctx: PipelineCont
   for (const e of value.entries) {
     if (e.kind !== 'entry' || !RETRY_KEYS.includes(e.key)) {
       const close = suggest(e.key, RETRY_KEYS);
-      ctx.diagnostics.push(diagnostic('PIPE3013', {
-        message: `unknown retry option \`${e.key}\``,
-        span: e.keySpan,
-        label: close ? `did you mean \`${close}\`?` : 'unknown option',
-        body: [`\`retry\` takes: ${RETRY_KEYS.map((k) => `\`${k}\``).join(', ')}.`],
-      }));
+      ctx.diagnostics.push(unknownRetryOption(e.key, e.keySpan, RETRY_KEYS, close));
       ok = false;
       continue;
     }
@@ -188,7 +177,7 @@ function integerIn(v: { value: number; span: Span }, min: number, max: number, w
 
 /** Reports PIPE3013; returns false (so `ok = invalid(…)` reads as what it does). */
 function invalid(span: Span, message: string, ctx: PipelineContext): false {
-  ctx.diagnostics.push(diagnostic('PIPE3013', { message: `invalid retry option: ${message}`, span, label: 'invalid value' }));
+  ctx.diagnostics.push(badRetryOption(message, span));
   return false;
 }
 
@@ -219,12 +208,7 @@ function checkKindsExist(words: readonly KindWord[], known: ReadonlySet<string> 
     if (known.has(word.kind)) continue;
     ok = false;
     const close = suggest(word.kind, [...known]);
-    ctx.diagnostics.push(diagnostic('PIPE6007', {
-      message: `${what} cannot fail with the error kind \`${word.kind}\``,
-      span: word.span,
-      label: close ? `did you mean \`${close}\`?` : 'never produced here',
-      body: [`The kinds it can produce: ${[...known].sort().map((k) => `\`${k}\``).join(', ')}.`],
-    }));
+    ctx.diagnostics.push(kindNeverProduced(what, word.kind, word.span, [...known].sort(), close));
   }
   return ok;
 }
@@ -242,12 +226,7 @@ function warnUnsafe(step: ConnectorStep, schema: ConnectorSchema, extra: Readonl
   const literal = toLiteral(connectorParams(step.params)).json as Record<string, unknown>;
   const instance = { ...defaults, ...literal, ...extra };
   if (!ctx.facts.validators.validatorForFact(unsafe.when)(instance)) return;
-  ctx.diagnostics.push(diagnostic('PIPE3014', {
-    message: `this \`${step.connector}\` call is not idempotent: a retry may do its work twice`,
-    span: entry.keySpan,
-    label: 'retried, but not idempotent',
-    hint: unsafe.how,
-  }));
+  ctx.diagnostics.push(retriedNotIdempotent(step.connector, unsafe.how, entry.keySpan));
 }
 
 // ───────────────────────────── routing on error kinds ─────────────────────────────
