@@ -37,6 +37,18 @@ export class ParamValidators {
     }
     return validate;
   }
+
+  /** A validator of a schema fact (x-pipe-retry.unsafe.when), compiled once per compile run. */
+  validatorForFact(fact: JsonSchema): ValidateFunction {
+    let validate = this.facts.get(fact);
+    if (!validate) {
+      validate = this.ajv.compile(fact as object);
+      this.facts.set(fact, validate);
+    }
+    return validate;
+  }
+
+  private readonly facts = new Map<JsonSchema, ValidateFunction>();
 }
 
 export interface ParamsSubject {
