@@ -236,7 +236,7 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
             const outcome = await drain(tally.accepted, reader(backend, run, 'chaos-event', () => services[0] as ServiceProcess), 120_000, SETTLE_MS);
             const { lost, duplicates, handledDistinct } = account(tally.accepted, outcome);
             record({
-              scenario: `SIGKILL ×${KILLS} during ${KILL_EVENTS} events`, backend: name, replicas, accepted: tally.accepted.size,
+              scenario: `SIGKILL ×${KILLS} during ${KILL_EVENTS.toLocaleString('en')} events`, backend: name, replicas, accepted: tally.accepted.size,
               handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates, ready503DuringCut: null,
             }, started);
             expect(kills).toBe(KILLS);
