@@ -12,7 +12,9 @@ const PARAM = { type: 'string', minLength: 1 };
 const SPAN_KIND = { enum: ['server', 'client', 'producer', 'consumer'] };
 
 /** A parameter's schema may carry these marks besides JSON Schema keywords. */
-export const PROPERTY_MARKS = ['x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out'] as const;
+export const PROPERTY_MARKS = [
+  'x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out', 'x-pipe-refuses-braces', 'x-pipe-account-types',
+] as const;
 
 export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
   type: 'object',
