@@ -41,7 +41,8 @@ function renderIndex(registry: ConnectorRegistry): string {
     '',
     'Every step may also end with `504 TIMEOUT` when its pipeline\'s `timeout` passes. A connector',
     'with `fail-on-error: false` does not end the execution when it fails: the next step gets',
-    '`{ success: false, message, error, code, … }` (the error\'s details included) instead of its output.',
+    '`{ success: false, message, error, code, kind, … }` (`kind`: the error kind to route on; the error\'s details',
+    'included) instead of its output.',
     '',
   ].join('\n');
 }
