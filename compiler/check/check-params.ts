@@ -160,9 +160,9 @@ function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstanc
     if (typeof refusal === 'string') {
       out.push(
         diagnostic('PIPE3030', {
-          message: `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\` takes values only as bound parameters, not \`{{ }}\``,
+          message: `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\` is query text and takes no \`{{ }}\``,
           span: firstExpressionSpan(astValueAt(params, pointer)) ?? span,
-          label: 'a value spliced into the text',
+          label: 'a value spliced into the query',
           hint: refusal,
         }),
       );
