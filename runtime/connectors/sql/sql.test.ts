@@ -5,7 +5,7 @@
  * tests' TCP proxy), wrong credentials, a statement over its time.
  */
 import { createServer } from 'node:net';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { IN_CI, reachable } from '../../../test/support/servers.js';
 import { startTcpProxy } from '../../../test/support/tcp-proxy.js';
 import { PipeError } from '../../errors.js';
@@ -186,6 +186,21 @@ describe.each(DATABASES.map((d, i) => ({ ...d, up: up[i] as boolean })))('sql on
       expect([error.kind, error.code]).toEqual(['CONNECTION_REFUSED', 503]);
       await Promise.resolve();
       expect(c.connections.notReady()).toEqual([`${dialect} gone`]);
+    });
+
+    // PostgreSQL names each session's client (application_name): the test finds the pool's connections by it.
+    if (dialect === 'postgres') it('closes the pool when the service stops: none of its connections stays open', async () => {
+      const c = sqlTestContext();
+      const app = uniqueTable('app');
+      const u = new URL(url);
+      u.searchParams.set('application_name', app);
+      const open = (): Promise<JsonObject> =>
+        step(admin, { sql: 'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', params: [app], 'row-schema': { properties: { n: { type: 'integer' } } } });
+      await run({ account: 'closing', accountFields: { url: u.toString() }, sql: 'SELECT 1' }, null, c.ctx);
+      expect((await open())['rows']).toEqual([{ n: 1 }]);
+      await c.connections.closeAll();
+      // The server forgets a session a moment after the client closed it.
+      await vi.waitFor(async () => expect((await open())['rows']).toEqual([{ n: 0 }]), { timeout: 10_000, interval: 50 });
     });
 
     it('reports a cut link (TCP proxy) unavailable and heals when it is back', async () => {
