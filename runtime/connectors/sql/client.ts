@@ -153,11 +153,16 @@ async function openPostgres(account: SqlAccount): Promise<SqlPool> {
   // An idle connection the server closed: the pool drops it; without a listener node would crash.
   pool.on('error', () => undefined);
   // The statement_timeout each pooled connection has now (set again only when a step asks another).
+  // Inside a transaction it is set with SET LOCAL: a session-wide SET there would be undone by a ROLLBACK.
   const timeouts = new WeakMap<object, number>();
-  const onClient = async (client: PgClient, sql: string, params: readonly Json[], timeoutMs: number): Promise<SqlResult> => {
-    if (timeouts.get(client) !== timeoutMs) {
-      await client.query(`SET statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
-      timeouts.set(client, timeoutMs);
+  const onClient = async (client: PgClient, sql: string, params: readonly Json[], timeoutMs: number, tx?: { timeoutMs?: number }): Promise<SqlResult> => {
+    const ms = Math.max(1, Math.floor(timeoutMs));
+    if (tx) {
+      if (tx.timeoutMs !== ms && timeouts.get(client) !== ms) await client.query(`SET LOCAL statement_timeout = ${ms}`);
+      tx.timeoutMs = ms;
+    } else if (timeouts.get(client) !== ms) {
+      await client.query(`SET statement_timeout = ${ms}`);
+      timeouts.set(client, ms);
     }
     const result = await client.query({ text: sql, values: params.map(pgValue) });
     const rows = (result.rows as Record<string, unknown>[]).map(jsonRow);
@@ -187,7 +192,8 @@ async function openPostgres(account: SqlAccount): Promise<SqlPool> {
     transaction: (fn) => held(async (client) => {
       await client.query('BEGIN');
       try {
-        const out = await fn({ query: (sql, params, timeoutMs) => onClient(client, sql, params, timeoutMs) });
+        const tx: { timeoutMs?: number } = {};
+        const out = await fn({ query: (sql, params, timeoutMs) => onClient(client, sql, params, timeoutMs, tx) });
         await client.query('COMMIT');
         return out;
       } catch (err) {
@@ -246,6 +252,7 @@ async function openMysql(account: SqlAccount): Promise<SqlPool> {
     run: (sql, params, timeoutMs) => onConnection(pool, sql, params, timeoutMs),
     async transaction(fn) {
       const connection = await pool.getConnection();
+      let dropped = false;
       try {
         await connection.beginTransaction();
         try {
@@ -253,11 +260,18 @@ async function openMysql(account: SqlAccount): Promise<SqlPool> {
           await connection.commit();
           return out;
         } catch (err) {
-          await connection.rollback().catch(() => undefined);
+          // A statement past its time still runs on the server, and a lost link answers nothing: closing the
+          // connection ends the session, and the server rolls its transaction back.
+          if (isConnectionLoss(err) || classify(err).kind === 'TIMEOUT') {
+            dropped = true;
+            connection.destroy();
+          } else {
+            await connection.rollback().catch(() => undefined);
+          }
           throw err;
         }
       } finally {
-        connection.release();
+        if (!dropped) connection.release();
       }
     },
     close: () => pool.end(),

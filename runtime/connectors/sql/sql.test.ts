@@ -188,6 +188,16 @@ describe.each(DATABASES.map((d, i) => ({ ...d, up: up[i] as boolean })))('sql on
       expect(c.connections.notReady()).toEqual([`${dialect} gone`]);
     });
 
+    it('keeps the statement timeout after a transaction that timed out and rolled back', async () => {
+      const c = context();
+      const sleep = dialect === 'postgres' ? 'SELECT pg_sleep(5)' : 'SELECT SLEEP(5)';
+      const inTx = await failure(step(c, { statements: [{ sql: 'SELECT 1' }, { sql: sleep }], timeout: 200 }));
+      expect(inTx.kind).toBe('TIMEOUT');
+      // The same connection again: its session still limits statements (a SET undone by the ROLLBACK would not).
+      const after = await failure(step(c, { sql: sleep, timeout: 200 }));
+      expect(after.kind).toBe('TIMEOUT');
+    });
+
     // PostgreSQL names each session's client (application_name): the test finds the pool's connections by it.
     if (dialect === 'postgres') it('closes the pool when the service stops: none of its connections stays open', async () => {
       const c = sqlTestContext();
