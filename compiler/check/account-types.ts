@@ -20,7 +20,8 @@ export function accountTypesOf(property: JsonSchema | undefined): readonly strin
 
 /** Reports (PIPE3031) an existing account whose type the parameter does not take. */
 export function checkAccountType(
-  diagnostics: Diagnostic[], decls: Declarations, property: JsonSchema | undefined, name: string, span: Span, owner: string,
+  diagnostics: Diagnostic[], decls: Declarations, property: JsonSchema | undefined,
+  name: string, span: Span, owner: string,
 ): void {
   const accepted = accountTypesOf(property);
   const account = decls.accounts.get(name);

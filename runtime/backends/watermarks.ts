@@ -16,20 +16,24 @@ import type { PgPool } from './postgres/pool.js';
 import { advisoryKey } from './locks.js';
 import type { SqliteDatabase } from './sqlite/database.js';
 
+/** A poll: gets the recorded value (null: none yet) and `advance`, which records a new one durably. */
+export type WatermarkWork = (current: string | null, advance: (value: string) => Promise<void>) => Promise<void>;
+
 export interface WatermarkStore {
   /**
    * Runs `fn` while this process holds `key`, with the recorded value (null: none yet) and
    * `advance`, which records a new value durably before it resolves. Resolves false, without
    * running `fn`, while another process (or another poll of this one) holds the key.
    */
-  withWatermark(key: string, fn: (current: string | null, advance: (value: string) => Promise<void>) => Promise<void>): Promise<boolean>;
+  withWatermark(key: string, fn: WatermarkWork): Promise<boolean>;
 }
 
 export function createSqliteWatermarks(db: SqliteDatabase, now: () => number): WatermarkStore {
   const held = new Set<string>();
   const read = db.prepare('SELECT value FROM pipec_watermarks WHERE key = ?');
   const write = db.prepare(
-    'INSERT INTO pipec_watermarks (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    'INSERT INTO pipec_watermarks (key, value, updated_at) VALUES (?, ?, ?) '
+      + 'ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
   );
   return {
     async withWatermark(key, fn) {
@@ -58,7 +62,9 @@ export function createPgWatermarks(pool: PgPool, now: () => number): WatermarkSt
       };
       client.on('error', onError);
       try {
-        const got = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [lockKey]);
+        const got = await client.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_lock($1::bigint) AS locked', [lockKey],
+        );
         locked = got.rows[0]?.locked === true;
         if (!locked) return false;
         const row = await client.query<{ value: string }>('SELECT value FROM pipec_watermarks WHERE key = $1', [key]);
@@ -74,7 +80,9 @@ export function createPgWatermarks(pool: PgPool, now: () => number): WatermarkSt
         broken ??= err instanceof Error && /Connection terminated|ECONNRESET|EPIPE/.test(err.message) ? err : undefined;
         throw err;
       } finally {
-        if (locked && !broken) await client.query('SELECT pg_advisory_unlock($1::bigint)', [lockKey]).catch(() => undefined);
+        if (locked && !broken) {
+          await client.query('SELECT pg_advisory_unlock($1::bigint)', [lockKey]).catch(() => undefined);
+        }
         client.off('error', onError);
         client.release(broken);
       }

@@ -65,7 +65,8 @@ export function dialectOf(account: SqlAccount | undefined, given: string | undef
   if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
   if (scheme === 'mysql' || scheme === 'mariadb') return 'mysql';
   throw new PipeError(
-    'sql: cannot tell the database: give the account a url starting with postgres://, mysql:// or mariadb://, or set `dialect`',
+    'sql: cannot tell the database: give the account a url starting with postgres://, mysql:// or mariadb://, '
+      + 'or set `dialect`',
     { code: 500, kind: 'ACCOUNT_CONFIGURATION', step: 'sql' },
   );
 }
@@ -79,12 +80,17 @@ export function dependencyName(dialect: Dialect, account: string): string {
  * The account's pool, opened on first use (a connection is made and checked then, so a database
  * that is down is reported at once and the next use tries again).
  */
-export function sqlPool(connections: Connections, account: string, fields: SqlAccount | undefined, given: string | undefined): Promise<SqlPool> {
+export function sqlPool(
+  connections: Connections, account: string, fields: SqlAccount | undefined, given: string | undefined,
+): Promise<SqlPool> {
   if (!fields) {
-    throw new PipeError(`sql: the account "${account}" has no fields at run time`, { code: 500, kind: 'ACCOUNT_CONFIGURATION', step: 'sql' });
+    throw new PipeError(`sql: the account "${account}" has no fields at run time`, {
+      code: 500, kind: 'ACCOUNT_CONFIGURATION', step: 'sql',
+    });
   }
   const dialect = dialectOf(fields, given);
-  return connections.get(`sql:${dialect}:${account}`, dependencyName(dialect, account), () => openPool(dialect, fields));
+  const open = (): Promise<OpenedConnection<SqlPool>> => openPool(dialect, fields);
+  return connections.get(`sql:${dialect}:${account}`, dependencyName(dialect, account), open);
 }
 
 export async function openPool(dialect: Dialect, account: SqlAccount): Promise<OpenedConnection<SqlPool>> {
@@ -98,7 +104,14 @@ export async function openPool(dialect: Dialect, account: SqlAccount): Promise<O
   return { client: pool, close: () => pool.close() };
 }
 
-function tlsOptions(account: SqlAccount): { rejectUnauthorized: boolean; ca?: string; cert?: string; key?: string } | undefined {
+interface TlsOptions {
+  readonly rejectUnauthorized: boolean;
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+}
+
+function tlsOptions(account: SqlAccount): TlsOptions | undefined {
   if (account.tls !== true && account.tls !== 'true') return undefined;
   return {
     rejectUnauthorized: true,
@@ -112,7 +125,9 @@ function portOf(account: SqlAccount): number | undefined {
   if (account.port === undefined || account.port === '') return undefined;
   const port = Number(account.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new PipeError(`sql: the account's port ${JSON.stringify(account.port)} is no port number`, { code: 500, kind: 'ACCOUNT_CONFIGURATION', step: 'sql' });
+    throw new PipeError(`sql: the account's port ${JSON.stringify(account.port)} is no port number`, {
+      code: 500, kind: 'ACCOUNT_CONFIGURATION', step: 'sql',
+    });
   }
   return port;
 }
@@ -155,7 +170,9 @@ async function openPostgres(account: SqlAccount): Promise<SqlPool> {
   // The statement_timeout each pooled connection has now (set again only when a step asks another).
   // Inside a transaction it is set with SET LOCAL: a session-wide SET there would be undone by a ROLLBACK.
   const timeouts = new WeakMap<object, number>();
-  const onClient = async (client: PgClient, sql: string, params: readonly Json[], timeoutMs: number, tx?: { timeoutMs?: number }): Promise<SqlResult> => {
+  const onClient = async (
+    client: PgClient, sql: string, params: readonly Json[], timeoutMs: number, tx?: { timeoutMs?: number },
+  ): Promise<SqlResult> => {
     const ms = Math.max(1, Math.floor(timeoutMs));
     if (tx) {
       if (tx.timeoutMs !== ms && timeouts.get(client) !== ms) await client.query(`SET LOCAL statement_timeout = ${ms}`);
@@ -237,12 +254,16 @@ async function openMysql(account: SqlAccount): Promise<SqlPool> {
     : mysql.createPool(options);
   pool.on('connection', (connection) => connection.on('error', () => undefined));
   type Executor = Pick<typeof pool, 'execute'>;
-  const onConnection = async (on: Executor, sql: string, params: readonly Json[], timeoutMs: number): Promise<SqlResult> => {
-    // Rows as arrays, made objects here: mysql2 refuses a column named `__proto__`, which is data to us.
-    const [result, fields] = await on.execute({ sql, timeout: timeoutMs, rowsAsArray: true }, params.map(mysqlValue) as never[]);
+  const onConnection = async (
+    on: Executor, sql: string, params: readonly Json[], timeoutMs: number,
+  ): Promise<SqlResult> => {
+    // Rows as arrays, made objects here (duplicate column names alike on both dialects: the last one wins).
+    const values = params.map(mysqlValue) as never[];
+    const [result, fields] = await on.execute({ sql, timeout: timeoutMs, rowsAsArray: true }, values);
     if (Array.isArray(result)) {
       const names = (fields ?? []).map((f) => f.name);
-      const rows = (result as unknown as unknown[][]).map((values) => jsonRow(Object.fromEntries(names.map((n, i) => [n, values[i]]))));
+      const rows = (result as unknown as unknown[][])
+        .map((row) => jsonRow(Object.fromEntries(names.map((n, i) => [n, row[i]]))));
       return { rows, rowCount: rows.length };
     }
     return { rows: [], rowCount: (result as { affectedRows?: number }).affectedRows ?? 0 };
@@ -322,7 +343,7 @@ interface DriverError {
 const REFUSED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const LOST = new Set(['ECONNRESET', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', 'ERR_SOCKET_CLOSED', 'ER_SERVER_SHUTDOWN']);
 const TIMED_OUT = new Set(['ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_LOCK_WAIT_TIMEOUT', 'ER_STATEMENT_TIMEOUT']);
-const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_|CERT_|HANDSHAKE_)/;
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_|CERT_)/;
 /** MySQL errors whose SQLSTATE (42000) does not tell them from a syntax error. */
 const MYSQL_DENIED = new Set([1044, 1045, 1142, 1143, 1227, 1370]);
 /** MySQL errors of a value that does not fit its column whose SQLSTATE is the general HY000. */
@@ -335,7 +356,9 @@ export function classify(err: unknown): { kind: string; status: number } {
   const message = typeof e.message === 'string' ? e.message : '';
   const sqlState = typeof e.sqlState === 'string' ? e.sqlState : /^[0-9A-Z]{5}$/.test(code) ? code : '';
   const errno = typeof e.errno === 'number' ? e.errno : 0;
-  if (errno === 1045 || errno === 1044 || sqlState.startsWith('28')) return { kind: 'AUTHENTICATION_FAILED', status: 502 };
+  if (errno === 1045 || errno === 1044 || sqlState.startsWith('28')) {
+    return { kind: 'AUTHENTICATION_FAILED', status: 502 };
+  }
   if (MYSQL_DENIED.has(errno) || sqlState === '42501') return { kind: 'PERMISSION_DENIED', status: 502 };
   if (sqlState === '57014' || sqlState === '70100' || TIMED_OUT.has(code)) return { kind: 'TIMEOUT', status: 504 };
   if (sqlState === '' && /timeout|timed out/i.test(message)) return { kind: 'TIMEOUT', status: 504 };
@@ -345,21 +368,27 @@ export function classify(err: unknown): { kind: string; status: number } {
   if (sqlState.startsWith('42')) return { kind: 'SQL_SYNTAX', status: 500 };
   if (REFUSED.has(code)) return { kind: 'CONNECTION_REFUSED', status: 503 };
   if (TLS_CODES.test(code) || /\bSSL\b|\bTLS\b|certificate/i.test(message)) return { kind: 'TLS', status: 502 };
-  if (sqlState.startsWith('08') || sqlState.startsWith('57P') || sqlState.startsWith('53') || LOST.has(code) || isConnectionLoss(err)) {
+  const lostLink = sqlState.startsWith('08') || sqlState.startsWith('57P') || sqlState.startsWith('53');
+  if (lostLink || LOST.has(code) || isConnectionLoss(err)) {
     return { kind: 'UNAVAILABLE', status: 503 };
   }
   return { kind: 'SQL_ERROR', status: 500 };
 }
 
+/** What the drivers say when the link closed under a statement. */
+const CLOSED_LINK = /Connection terminated|connection is closed|Can't add new command when connection is in closed/i;
+
 function isConnectionLoss(err: unknown): boolean {
   const e = (err ?? {}) as DriverError;
   const code = typeof e.code === 'string' ? e.code : '';
   const message = typeof e.message === 'string' ? e.message : '';
-  return REFUSED.has(code) || LOST.has(code) || /Connection terminated|connection is closed|Can't add new command when connection is in closed state/i.test(message);
+  return REFUSED.has(code) || LOST.has(code) || CLOSED_LINK.test(message);
 }
 
 /** Kinds that say the database (not the statement) is the trouble: /ready names it until a use succeeds. */
-export const DEPENDENCY_KINDS: ReadonlySet<string> = new Set(['CONNECTION_REFUSED', 'UNAVAILABLE', 'AUTHENTICATION_FAILED', 'TLS']);
+export const DEPENDENCY_KINDS: ReadonlySet<string> = new Set([
+  'CONNECTION_REFUSED', 'UNAVAILABLE', 'AUTHENTICATION_FAILED', 'TLS',
+]);
 
 /**
  * A driver error as a PipeError. The message is the database's (it names the table, column or
@@ -370,7 +399,9 @@ export function sqlError(err: unknown, what: string, step: string): PipeError {
   const { kind, status } = classify(err);
   const e = (err ?? {}) as DriverError & { constraint?: unknown; detail?: unknown };
   const reason = typeof e.message === 'string' && e.message !== '' ? e.message : String(err);
-  const sqlState = typeof e.sqlState === 'string' ? e.sqlState : typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;
+  const sqlState = typeof e.sqlState === 'string'
+    ? e.sqlState
+    : typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;
   const details: JsonObject = {};
   if (sqlState) details['sqlState'] = sqlState;
   if (typeof e.constraint === 'string') details['constraint'] = e.constraint;

@@ -17,7 +17,8 @@ export const compile: ConnectorCompiler = {
     };
     if (sql && statements) {
       conflict(statements.span, 'a `sql` step takes `sql` or `statements`, not both',
-        'run one statement with `sql`, or several in one transaction with `statements: [{ sql: "…", params: […] }, …]`');
+        'run one statement with `sql`, or several in one transaction with '
+          + '`statements: [{ sql: "…", params: […] }, …]`');
     } else if (!sql && !statements) {
       ctx.diagnostics.push(api.diagnostic('PIPE3002', {
         message: 'missing required parameter `sql` (or `statements`) for connector `sql`',

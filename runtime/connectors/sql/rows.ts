@@ -53,6 +53,7 @@ export function coerceRows(output: JsonObject, schema: Json | undefined): JsonOb
   };
   fix(output['rows']);
   const results = output['results'];
-  if (Array.isArray(results)) for (const r of results) if (r && typeof r === 'object' && !Array.isArray(r)) fix(r['rows']);
+  if (!Array.isArray(results)) return output;
+  for (const r of results) if (r && typeof r === 'object' && !Array.isArray(r)) fix(r['rows']);
   return output;
 }

@@ -66,7 +66,46 @@ function batchValues(item: Json, index: number, fields: readonly string[] | unde
       return (item as JsonObject)[field] as Json;
     });
   }
-  throw invalid(`batch item ${index} must be a list of values${fields ? ' or an object' : ' (or give `batch-fields` for objects)'}`);
+  const objects = fields ? ' or an object' : ' (or give `batch-fields` for objects)';
+  throw invalid(`batch item ${index} must be a list of values${objects}`);
+}
+
+interface Statement {
+  readonly sql: string;
+  readonly values: Json[];
+}
+
+/** What the step runs: one statement, or statements in one transaction (a batch, or `statements`). */
+interface Plan {
+  readonly form: 'one' | 'batch' | 'statements';
+  readonly statements: readonly Statement[];
+}
+
+/** The step's parameters as the statements it runs; checked before any connection is made. */
+export function planOf(params: SqlParams): Plan {
+  if (params.statements !== undefined) {
+    const statements = params.statements.map((s, i) => ({
+      sql: s.sql, values: valueList(s.params, `statements[${i}].params`),
+    }));
+    return { form: 'statements', statements };
+  }
+  const sql = params.sql;
+  if (sql === undefined) throw invalid('give `sql` (with `params`, or `batch`) or `statements`');
+  if (params.batch !== undefined) {
+    const items = valueList(params.batch, '`batch`');
+    const fields = params['batch-fields'];
+    return { form: 'batch', statements: items.map((item, i) => ({ sql, values: batchValues(item, i, fields) })) };
+  }
+  return { form: 'one', statements: [{ sql, values: valueList(params.params, '`params`') }] };
+}
+
+/** The step's output from the results of its statements. */
+function outputOf(form: Plan['form'], results: readonly SqlResult[]): JsonObject {
+  const rowCount = results.reduce((sum, r) => sum + r.rowCount, 0);
+  if (form === 'one') return { rows: results[0]?.rows ?? [], rowCount };
+  if (form === 'batch') return { rows: [], rowCount };
+  const each = results.map((r) => ({ rows: r.rows, rowCount: r.rowCount }));
+  return { rows: results[results.length - 1]?.rows ?? [], rowCount, results: each };
 }
 
 export const run: ConnectorRun<SqlParams> = async (params, _message, ctx) => {
@@ -75,52 +114,31 @@ export const run: ConnectorRun<SqlParams> = async (params, _message, ctx) => {
   const dialect = dialectOf(params.accountFields, params.dialect);
   const dependency = dependencyName(dialect, params.account);
   const connections = ctx.services.connections;
+  const plan = planOf(params);
   const bounded = (result: SqlResult): SqlResult => {
-    if (result.rows.length > maxRows) {
-      throw new PipeError(`sql: the statement returned ${result.rows.length} rows, more than max-rows (${maxRows})`, {
-        code: 502, kind: 'TOO_MANY_ROWS', step: 'sql',
-      });
-    }
-    return result;
+    if (result.rows.length <= maxRows) return result;
+    throw new PipeError(`sql: the statement returned ${result.rows.length} rows, more than max-rows (${maxRows})`, {
+      code: 502, kind: 'TOO_MANY_ROWS', step: 'sql',
+    });
   };
-  const inSession = async (session: SqlSession, statements: readonly { sql: string; values: Json[] }[]): Promise<SqlResult[]> => {
+  const inSession = async (session: SqlSession): Promise<SqlResult[]> => {
     const results: SqlResult[] = [];
-    for (const s of statements) {
-      if (ctx.signal.aborted) throw new PipeError('sql: the execution was aborted', { code: 504, kind: 'TIMEOUT', step: 'sql' });
+    for (const s of plan.statements) {
+      if (ctx.signal.aborted) {
+        throw new PipeError('sql: the execution was aborted', { code: 504, kind: 'TIMEOUT', step: 'sql' });
+      }
       results.push(bounded(await session.query(s.sql, s.values, timeoutMs)));
     }
     return results;
   };
-  // The parameters are checked before any connection is made.
-  type Plan = { form: 'statements' | 'batch' | 'one'; statements: { sql: string; values: Json[] }[] };
-  let plan: Plan;
-  if (params.statements !== undefined) {
-    plan = { form: 'statements', statements: params.statements.map((s, i) => ({ sql: s.sql, values: valueList(s.params, `statements[${i}].params`) })) };
-  } else if (params.sql === undefined) {
-    throw invalid('give `sql` (with `params`, or `batch`) or `statements`');
-  } else if (params.batch !== undefined) {
-    const sql = params.sql;
-    plan = { form: 'batch', statements: valueList(params.batch, '`batch`').map((item, i) => ({ sql, values: batchValues(item, i, params['batch-fields']) })) };
-  } else {
-    plan = { form: 'one', statements: [{ sql: params.sql, values: valueList(params.params, '`params`') }] };
-  }
   try {
     const pool = await sqlPool(connections, params.account, params.accountFields, params.dialect);
-    let output: JsonObject;
-    if (plan.form === 'one') {
-      const only = plan.statements[0] as { sql: string; values: Json[] };
-      const result = bounded(await pool.run(only.sql, only.values, timeoutMs));
-      output = { rows: result.rows, rowCount: result.rowCount };
-    } else {
-      const statements = plan.statements;
-      const results = statements.length === 0 ? [] : await pool.transaction((session) => inSession(session, statements));
-      const rowCount = results.reduce((sum, r) => sum + r.rowCount, 0);
-      output = plan.form === 'batch'
-        ? { rows: [], rowCount }
-        : { rows: results[results.length - 1]?.rows ?? [], rowCount, results: results.map((r) => ({ rows: r.rows, rowCount: r.rowCount })) };
-    }
+    const only = plan.form === 'one' ? plan.statements[0] : undefined;
+    let results: SqlResult[];
+    if (only) results = [bounded(await pool.run(only.sql, only.values, timeoutMs))];
+    else results = plan.statements.length === 0 ? [] : await pool.transaction(inSession);
     connections.report(dependency, true);
-    return coerceRows(output, params['row-schema']);
+    return coerceRows(outputOf(plan.form, results), params['row-schema']);
   } catch (err) {
     const error = sqlError(err, `sql on ${dependency} failed`, 'sql');
     if (DEPENDENCY_KINDS.has(error.kind)) connections.report(dependency, false, err);

@@ -18,7 +18,8 @@ export const compile: TriggerCompiler = {
     const row = rowSchema === undefined ? api.types.objectOf({}, true) : api.schemaToType(rowSchema);
     const each = read.str('each', 'row') === 'batch' ? 'batch' : 'row';
     const startAfter = json('start-after');
-    const optional = (key: string, value: unknown): Record<string, string> => (value === undefined ? {} : { [key]: JSON.stringify(value) });
+    const optional = (key: string, value: unknown): Record<string, string> =>
+      (value === undefined ? {} : { [key]: JSON.stringify(value) });
     return {
       spec: {
         account: JSON.stringify(read.str('account', '')),

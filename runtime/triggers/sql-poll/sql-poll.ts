@@ -63,28 +63,38 @@ export const trigger: TriggerRuntime<SqlPollTriggerSpec> = {
 /** A quoted identifier of the dialect (`a.b` → "a"."b"); the schema's patterns admit no quote. */
 export function quoteIdentifier(dialect: Dialect, name: string): string {
   const parts = name.split('.');
-  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p))) throw new Error(`sql-poll: "${name}" is no table or column name`);
+  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p))) {
+    throw new Error(`sql-poll: "${name}" is no table or column name`);
+  }
   const q = dialect === 'postgres' ? '"' : '`';
   return parts.map((p) => `${q}${p}${q}`).join('.');
 }
 
 /** The polling query: rows past `after` (all when null), or — `equal` — the rows of exactly that value. */
 export function pollQuery(
-  dialect: Dialect, spec: Pick<SqlPollTriggerSpec, 'table' | 'watermark' | 'columns' | 'where'>, after: string | null, limit: number, equal = false,
+  dialect: Dialect, spec: PollTarget, after: string | null, limit: number, equal = false,
 ): { sql: string; params: Json[] } {
   const t = 'pipec_t';
   const wm = `${t}.${quoteIdentifier(dialect, spec.watermark)}`;
   const columns = spec.columns ? spec.columns.map((c) => `${t}.${quoteIdentifier(dialect, c)}`).join(', ') : `${t}.*`;
+  const table = quoteIdentifier(dialect, spec.table);
   const asText = `CAST(${wm} AS ${dialect === 'postgres' ? 'TEXT' : 'CHAR'})`;
   const conditions: string[] = [];
   if (spec.where) conditions.push(`(${spec.where})`);
   if (after !== null) conditions.push(`${wm} ${equal ? '=' : '>'} ${dialect === 'postgres' ? '$1' : '?'}`);
   const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
   return {
-    sql: `SELECT ${columns}, ${asText} AS ${WATERMARK_COLUMN} FROM ${quoteIdentifier(dialect, spec.table)} AS ${t}${where} ORDER BY ${wm} LIMIT ${limit}`,
+    sql: `SELECT ${columns}, ${asText} AS ${WATERMARK_COLUMN} FROM ${table} AS ${t}${where} `
+      + `ORDER BY ${wm} LIMIT ${limit}`,
     params: after === null ? [] : [after],
   };
 }
+
+/** What the polling query needs of the spec. */
+type PollTarget = Pick<SqlPollTriggerSpec, 'table' | 'watermark' | 'columns' | 'where'>;
+
+/** Records a watermark durably. */
+type Advance = (value: string) => Promise<void>;
 
 interface PolledRow {
   readonly row: JsonObject;
@@ -95,7 +105,9 @@ interface PolledRow {
  * The next rows past `after`, never ending inside a run of rows sharing one value: a full batch
  * whose last value continues is cut before that value, and a batch of one value only is read whole.
  */
-export async function nextRows(pool: SqlPool, spec: SqlPollTriggerSpec, after: string | null): Promise<{ rows: PolledRow[]; full: boolean }> {
+export async function nextRows(
+  pool: SqlPool, spec: SqlPollTriggerSpec, after: string | null,
+): Promise<{ rows: PolledRow[]; full: boolean }> {
   const query = pollQuery(pool.dialect, spec, after, spec.batchSize);
   const rows = split((await pool.run(query.sql, query.params, spec.timeoutMs)).rows);
   const full = rows.length >= spec.batchSize;
@@ -105,7 +117,9 @@ export async function nextRows(pool: SqlPool, spec: SqlPollTriggerSpec, after: s
   if (before.length > 0) return { rows: before, full };
   const tied = pollQuery(pool.dialect, spec, last, MAX_TIED_ROWS + 1, true);
   const all = split((await pool.run(tied.sql, tied.params, spec.timeoutMs)).rows);
-  if (all.length > MAX_TIED_ROWS) throw new Error(`sql-poll: more than ${MAX_TIED_ROWS} rows share the watermark value ${last}`);
+  if (all.length > MAX_TIED_ROWS) {
+    throw new Error(`sql-poll: more than ${MAX_TIED_ROWS} rows share the watermark value ${last}`);
+  }
   return { rows: all, full };
 }
 
@@ -177,7 +191,7 @@ export class SqlPoller {
           const { rows, full } = await nextRows(pool, spec, after);
           this.host.connections.report(dependency as string, true);
           if (rows.length === 0) return;
-          const handled = spec.each === 'batch' ? await this.runBatch(rows, advance) : await this.runRows(rows, advance);
+          const handled = await (spec.each === 'batch' ? this.runBatch(rows, advance) : this.runRows(rows, advance));
           if (handled === undefined) return;
           after = handled;
           if (!full || this.stopping) return;
@@ -188,13 +202,15 @@ export class SqlPoller {
       const error = sqlError(err, `sql-poll of ${name} failed`, 'sql-poll');
       if (dependency && DEPENDENCY_KINDS.has(error.kind)) this.host.connections.report(dependency, false, err);
       // Said once while the same problem lasts, not at every poll.
-      if (error.message !== this.lastProblem) this.host.logger.warn({ pipeline: name, kind: error.kind, reason: error.message }, 'sql-poll: poll failed');
+      if (error.message !== this.lastProblem) {
+        this.host.logger.warn({ pipeline: name, kind: error.kind, reason: error.message }, 'sql-poll: poll failed');
+      }
       this.lastProblem = error.message;
     }
   }
 
-  /** One execution per row, in order; the watermark passes a value once its last row succeeded. Undefined: one failed. */
-  private async runRows(rows: readonly PolledRow[], advance: (value: string) => Promise<void>): Promise<string | undefined> {
+  /** One execution per row, in order; the watermark passes a value once its last row succeeded (undefined: a failure). */
+  private async runRows(rows: readonly PolledRow[], advance: Advance): Promise<string | undefined> {
     let reached: string | undefined;
     for (let i = 0; i < rows.length; i++) {
       const { row, watermark } = rows[i] as PolledRow;
@@ -210,7 +226,7 @@ export class SqlPoller {
   }
 
   /** One execution for the rows; the watermark passes them all when it succeeded. */
-  private async runBatch(rows: readonly PolledRow[], advance: (value: string) => Promise<void>): Promise<string | undefined> {
+  private async runBatch(rows: readonly PolledRow[], advance: Advance): Promise<string | undefined> {
     const last = (rows[rows.length - 1] as PolledRow).watermark;
     const message = coerceRows({ rows: rows.map((r) => r.row) }, this.spec.rowSchema);
     if (this.stopping || !(await this.execute(message, last))) return undefined;
@@ -222,7 +238,10 @@ export class SqlPoller {
     const outcome = await this.host.engine.execute({ pipeline: this.pipeline.name, message, trigger: 'sql-poll' });
     if (outcome.ok) return true;
     this.host.logger.warn(
-      { pipeline: this.pipeline.name, executionId: outcome.executionId, watermark, code: outcome.error.code, reason: outcome.error.message },
+      {
+        pipeline: this.pipeline.name, executionId: outcome.executionId, watermark,
+        code: outcome.error.code, reason: outcome.error.message,
+      },
       'sql-poll: the execution failed; the row is read again at the next poll',
     );
     return false;
