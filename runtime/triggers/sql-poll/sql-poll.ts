@@ -209,7 +209,7 @@ export class SqlPoller {
     }
   }
 
-  /** One execution per row, in order; the watermark passes a value once its last row succeeded (undefined: a failure). */
+  /** One execution per row, in order; the watermark passes a value once its last row is done (undefined: one failed). */
   private async runRows(rows: readonly PolledRow[], advance: Advance): Promise<string | undefined> {
     let reached: string | undefined;
     for (let i = 0; i < rows.length; i++) {
