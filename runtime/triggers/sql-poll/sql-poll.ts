@@ -209,7 +209,7 @@ export class SqlPoller {
     }
   }
 
-  /** One execution per row, in order; the watermark passes a value once its last row is done (undefined: one failed). */
+  /** One execution per row, in order; the watermark passes a value when its last row is done (undefined: a failure). */
   private async runRows(rows: readonly PolledRow[], advance: Advance): Promise<string | undefined> {
     let reached: string | undefined;
     for (let i = 0; i < rows.length; i++) {
