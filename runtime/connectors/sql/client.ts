@@ -390,15 +390,24 @@ export const DEPENDENCY_KINDS: ReadonlySet<string> = new Set([
   'CONNECTION_REFUSED', 'UNAVAILABLE', 'AUTHENTICATION_FAILED', 'TLS',
 ]);
 
+const LINK_PHRASES: Readonly<Record<string, string>> = {
+  CONNECTION_REFUSED: 'the database refused the connection, or its host is unknown',
+  UNAVAILABLE: 'the connection to the database was lost, or the server is not taking connections',
+  AUTHENTICATION_FAILED: "the database refused the account's credentials",
+  TLS: 'the TLS handshake with the database failed',
+};
+
 /**
- * A driver error as a PipeError. The message is the database's (it names the table, column or
- * constraint at fault, never the credentials); `details` carry the SQLSTATE when there is one.
+ * A driver error as a PipeError. The message is the database's for a statement's failure (it names
+ * the table, column or constraint at fault), ours for the link's; `details` carry the SQLSTATE.
  */
 export function sqlError(err: unknown, what: string, step: string): PipeError {
   if (err instanceof PipeError) return err;
   const { kind, status } = classify(err);
   const e = (err ?? {}) as DriverError & { constraint?: unknown; detail?: unknown };
-  const reason = typeof e.message === 'string' && e.message !== '' ? e.message : String(err);
+  // The link's troubles in words of our own: the driver's (host, port, user) reach the log through
+  // the connection registry, not an HTTP caller.
+  const reason = LINK_PHRASES[kind] ?? (typeof e.message === 'string' && e.message !== '' ? e.message : String(err));
   const sqlState = typeof e.sqlState === 'string'
     ? e.sqlState
     : typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;

@@ -184,6 +184,8 @@ describe.each(DATABASES.map((d, i) => ({ ...d, up: up[i] as boolean })))('sql on
       u.port = String(await closedPort());
       const error = await failure(run({ account: 'gone', accountFields: { url: u.toString() }, sql: 'SELECT 1' }, null, c.ctx));
       expect([error.kind, error.code]).toEqual(['CONNECTION_REFUSED', 503]);
+      // The caller learns what happened, not where the database is (the log has the driver's words).
+      expect(error.message).toBe(`sql on ${dialect} gone failed: the database refused the connection, or its host is unknown`);
       await Promise.resolve();
       expect(c.connections.notReady()).toEqual([`${dialect} gone`]);
     });
