@@ -6,11 +6,11 @@
  * Example (runtime/connectors/sql/schema.json):
  *   "account": { "type": "string", "x-pipe-ref": "account", "x-pipe-account-types": ["connection"] }
  */
-import { diagnostic } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 import type { JsonSchema } from '../connectors/connector-registry.js';
 import type { Declarations } from '../resolve/declarations.js';
+import { accountOfWrongType } from './errors.js';
 
 /** The types a parameter's schema accepts; undefined when it accepts any. */
 export function accountTypesOf(property: JsonSchema | undefined): readonly string[] | undefined {
@@ -26,12 +26,6 @@ export function checkAccountType(
   const accepted = accountTypesOf(property);
   const account = decls.accounts.get(name);
   if (!accepted || !account || accepted.includes(account.accountType)) return;
-  const list = accepted.map((t) => `\`${t}\``).join(' or ');
-  diagnostics.push(diagnostic('PIPE3031', {
-    message: `${owner} takes ${list} accounts; \`${name}\` is a \`${account.accountType}\` account`,
-    span,
-    label: `a \`${account.accountType}\` account`,
-    secondary: [{ span: account.typeSpan, message: `\`${name}\` is declared here as \`${account.accountType}\`` }],
-    hint: `declare \`account ${name}: ${accepted[0] ?? 'connection'} { … }\`, or name an account of that type`,
-  }));
+  const type = account.accountType;
+  diagnostics.push(accountOfWrongType({ name, type, accepted, parameter: owner, at: span, declaredAt: account.typeSpan }));
 }

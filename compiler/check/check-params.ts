@@ -9,7 +9,9 @@ import type { ObjectValue, Value } from '../ast/ast.js';
 import type { ConnectorSchema, JsonSchema } from '../connectors/connector-registry.js';
 import { paramProperties } from '../connectors/connector-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import {
+  expressionInFixedParameter, expressionInQueryText, invalidParameter, missingParameter, notOneOf, unknownParameter,
+} from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { Span } from '../../base/source/span.js';
 import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from '../ast/literal.js';
@@ -86,26 +88,15 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       const keySpan = instance.spans.get(`#key:${childPointer}`) ?? spanAt(instance, pointer, fallback);
       const accepted = Object.keys(propertiesAt(schema.params, pointer)).sort();
       const close = suggestParameter(key, accepted);
-      const owner = pointer === '' ? `${subject.what} \`${subject.name}\`` : `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\``;
-      return diagnostic('PIPE3001', {
-        message: `unknown parameter \`${key}\` for ${owner}`,
-        span: keySpan,
-        label: close ? `did you mean \`${close}\`?` : 'unknown parameter',
-        body: accepted.length > 0 ? [`${capitalize(subject.what)} \`${subject.name}\` accepts: ${listNames(accepted)}.`] : [],
-        ...(close ? { hint: `rename \`${key}\` to \`${close}\`` } : {}),
-      });
+      const inside = pointer === '' ? undefined : pointerToPath(pointer);
+      return unknownParameter({ key, at: keySpan, owner: subject, inside, accepted, suggestion: close });
     }
     case 'required': {
       const missing = String(error.params['missingProperty']);
       const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
       const propSchema = propertiesAt(schema.params, pointer)[missing];
-      const description = propSchema && typeof propSchema['description'] === 'string' ? ` (${propSchema['description']})` : '';
-      return diagnostic('PIPE3002', {
-        message: `missing required parameter \`${missing}\`${pointer === '' ? '' : ` in${where}`} for ${subject.what} \`${subject.name}\``,
-        span,
-        label: `needs \`${missing}\``,
-        hint: `add \`${missing}: …\`${description}`,
-      });
+      const description = propSchema && typeof propSchema['description'] === 'string' ? propSchema['description'] : undefined;
+      return missingParameter(missing, where, subject, span, description);
     }
     default: {
       const span = spanAt(instance, pointer, fallback);
@@ -114,22 +105,12 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       if (alternatives) {
         const value = valueAt(instance.json, pointer);
         const close = typeof value === 'string' ? suggest(value, alternatives.map(String)) : undefined;
-        return diagnostic('PIPE3003', {
-          message: `invalid value for${where} of ${subject.what} \`${subject.name}\`: expected one of ${alternatives.map((v) => `\`${String(v)}\``).join(', ')}`,
-          span,
-          label: close ? `did you mean \`${close}\`?` : 'not an allowed value',
-          ...(close ? { hint: `write \`${close}\`` } : {}),
-        });
+        return notOneOf(where, subject, span, alternatives, close);
       }
       const value = valueAt(instance.json, pointer);
       const close = allowed && typeof value === 'string' ? suggest(value, allowed.map(String)) : undefined;
       const problem = durationLimit(error, schemaAt(schema.params, pointer)) ?? error.message ?? 'not allowed';
-      return diagnostic('PIPE3003', {
-        message: `invalid value for${where || ' the parameters'} of ${subject.what} \`${subject.name}\`: ${problem}`,
-        span,
-        label: close ? `did you mean \`${close}\`?` : problem,
-        ...(allowed ? { body: [`Allowed values: ${allowed.map((v) => `\`${String(v)}\``).join(', ')}.`] } : {}),
-      });
+      return invalidParameter({ where, owner: subject, at: span, problem, allowed, suggestion: close });
     }
   }
 }
@@ -158,24 +139,10 @@ function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstanc
     if (!span) continue;
     const refusal = fieldSchema['x-pipe-refuses-braces'];
     if (typeof refusal === 'string') {
-      out.push(
-        diagnostic('PIPE3030', {
-          message: `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\` is query text and takes no \`{{ }}\``,
-          span: firstExpressionSpan(astValueAt(params, pointer)) ?? span,
-          label: 'a value spliced into the query',
-          hint: refusal,
-        }),
-      );
+      out.push(expressionInQueryText(pointerToPath(pointer), subject, firstExpressionSpan(astValueAt(params, pointer)) ?? span, refusal));
       continue;
     }
-    out.push(
-      diagnostic('PIPE3004', {
-        message: `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\` is fixed at build time and does not accept expressions`,
-        span,
-        label: 'expression not allowed here',
-        hint: 'write a literal value here',
-      }),
-    );
+    out.push(expressionInFixedParameter(pointerToPath(pointer), subject, span));
   }
   return out;
 }
@@ -299,15 +266,6 @@ export function pointerToPath(pointer: string): string {
     .map(unescapePointer)
     .map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`))
     .join('');
-}
-
-function listNames(names: readonly string[]): string {
-  const shown = names.slice(0, 12).map((n) => `\`${n}\``);
-  return names.length > 12 ? `${shown.join(', ')} …and ${names.length - 12} more` : shown.join(', ');
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function uniqueBySpan(): (d: Diagnostic) => boolean {

@@ -1,6 +1,6 @@
 import type { CodeTable } from '../codes.js';
 
-export const configCodes: CodeTable = {
+export const configCodes = {
   PIPE3001: {
     title: 'Unknown parameter',
     severity: 'error',
@@ -114,4 +114,4 @@ export const configCodes: CodeTable = {
       '`account` — a database takes a `connection` account: ' +
       '`account db: connection { url: env("DATABASE_URL") }`.',
   },
-};
+} as const satisfies CodeTable;
