@@ -114,4 +114,16 @@ export const configCodes = {
       '`account` — a database takes a `connection` account: ' +
       '`account db: connection { url: env("DATABASE_URL") }`.',
   },
+  PIPE3032: {
+    title: 'Placeholders and values differ',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A SQL statement takes as many values as it has placeholders — on PostgreSQL the highest `$n`, on MySQL and ' +
+      'MariaDB each `?` (outside strings, quoted names and comments) — and its `params` list gives a different ' +
+      'number. The database would refuse the statement at run time; pipec says so when it builds the service.\n\n' +
+      'Example: `sql: "INSERT INTO orders (id, total) VALUES ($1, $2)", params: [{{ message.id }}]` — add the ' +
+      'total: `params: [{{ message.id }}, {{ message.total }}]`. The check runs when the dialect is known (the ' +
+      'step\'s `dialect`, or an account url written out) or the text uses `$n`.',
+  },
 } as const satisfies CodeTable;
