@@ -76,7 +76,8 @@ function renderParameters(schema: ConnectorSchema): string[] {
   for (const row of rows) {
     const s = row.schema;
     const braces = s['x-pipe-braces'] === true ? 'yes' : typeof s['x-pipe-refuses-braces'] === 'string' ? 'no: query text' : '';
-    const types = Array.isArray(s['x-pipe-account-types']) ? (s['x-pipe-account-types'] as unknown[]).map((t) => `\`${String(t)}\``).join(' or ') : '';
+    const accountTypes = s['x-pipe-account-types'];
+    const types = Array.isArray(accountTypes) ? accountTypes.map((t) => `\`${String(t)}\``).join(' or ') : '';
     const ref = typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${types ? `${types} ` : ''}${s['x-pipe-ref']})` : '';
     const unit = typeof s['x-pipe-unit'] === 'string' ? ` (${s['x-pipe-unit']})` : '';
     const fallback = s['default'] !== undefined ? `\`${JSON.stringify(s['default'])}\`` : '';
