@@ -15,7 +15,7 @@ function closed(fields: Record<string, PipeType>, optional: readonly string[] = 
 }
 
 /** The standard error object seen by `catch` and `on-error`. */
-export const ERROR_OBJECT: PipeType = { kind: 'object', open: true, fields: { error: { type: STRING, required: true }, message: { type: STRING, required: true }, code: { type: INTEGER, required: true }, timestamp: { type: INTEGER, required: true }, executionId: { type: STRING, required: true } } };
+export const ERROR_OBJECT: PipeType = { kind: 'object', open: true, fields: { error: { type: STRING, required: true }, message: { type: STRING, required: true }, code: { type: INTEGER, required: true }, kind: { type: STRING, required: true }, timestamp: { type: INTEGER, required: true }, executionId: { type: STRING, required: true } } };
 
 export const FOR_EACH_OUTPUT: PipeType = closed({ total: INTEGER, success: INTEGER, failed: INTEGER });
 
