@@ -12,7 +12,7 @@
  * Out: { messageId, accepted, rejected, response }. Failures: PipeError with the kinds of
  * schema.json. Messages and logs never carry the password or the message's content.
  */
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { PipeError } from '../../errors.js';
@@ -111,7 +111,9 @@ export function smtpAccountOf(name: string | undefined, fields: Readonly<Record<
 
 type Transport = Transporter<SMTPPool.SentMessageInfo>;
 
-function transportOf(account: SmtpAccount, connectTimeout: number, sendTimeout: number): Transport {
+async function transportOf(account: SmtpAccount, connectTimeout: number, sendTimeout: number): Promise<Transport> {
+  // Loaded on first use: a service that never sends e-mail never loads nodemailer.
+  const { default: nodemailer } = await import('nodemailer');
   const options: SMTPPool.Options = {
     pool: true,
     maxConnections: 5,
@@ -142,7 +144,7 @@ const connectionKey = (account: SmtpAccount): string => `smtp:${account.name}`;
 function transportFor(account: SmtpAccount, connections: Connections, connectTimeout: number, sendTimeout: number): Promise<Transport> {
   const key = connectionKey(account);
   return connections.get(key, key, async () => {
-    const transport = transportOf(account, connectTimeout, sendTimeout);
+    const transport = await transportOf(account, connectTimeout, sendTimeout);
     return { client: transport, close: async () => transport.close() };
   });
 }

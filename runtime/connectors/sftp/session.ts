@@ -8,7 +8,6 @@
  * AUTHENTICATION_FAILED, TIMEOUT. Messages name the host and the account, never a secret.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import ssh2 from 'ssh2';
 import type { ConnectConfig, SFTPWrapper } from 'ssh2';
 import { PipeError } from '../../errors.js';
 import type { Connections, Json } from '../../types.js';
@@ -140,7 +139,9 @@ interface OpenedSession {
 }
 
 /** Opens the SSH connection and its SFTP channel; rejects with the step's PipeError. */
-function openSession(account: SshAccount, timeoutMs: number, onGone: (cause: unknown) => void): Promise<OpenedSession> {
+async function openSession(account: SshAccount, timeoutMs: number, onGone: (cause: unknown) => void): Promise<OpenedSession> {
+  // Loaded on first use: a service that never reaches SFTP never loads the SSH stack.
+  const { default: ssh2 } = await import('ssh2');
   const failure: OpenFailure = {};
   const client = new ssh2.Client();
   const config: ConnectConfig = {
