@@ -4,8 +4,9 @@
 #   scripts/sftp-server.sh start DIR   installs Debian's openssh-server when sshd is missing (needs
 #                                      root), then starts a separate sshd on 127.0.0.1 on a free high
 #                                      port, with its own config, host key, test user and keys, all in
-#                                      DIR (created). Prints the facts as KEY=VALUE lines, also kept in
-#                                      DIR/env for the tests (PIPEC_TEST_SFTP_ENV=DIR/env).
+#                                      DIR (created; its parents must be searchable by every user).
+#                                      Prints the facts as KEY='value' lines, also kept in DIR/env for
+#                                      the tests (PIPEC_TEST_SFTP_ENV=DIR/env).
 #   scripts/sftp-server.sh stop DIR    stops that sshd and removes DIR.
 #
 # Each server has a test user of its own, `pipec-sftp-PORT` (several test files may run a server
