@@ -5,7 +5,7 @@
  * `ca`). `messages()` reads back what it received, parsed by mailparser.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -24,6 +24,8 @@ export interface SmtpTestServer {
   messages(): Promise<ParsedMail[]>;
   /** The raw text of every message received so far. */
   raw(): string[];
+  /** The size in bytes of every message received so far (without reading them). */
+  sizes(): number[];
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startSmtpTestServer(): Promise<SmtpTestServer> {
   return {
     ports, username, password, ca: readFileSync(cert, 'utf8'),
     raw: () => files().map((f) => readFileSync(join(mail, f), 'utf8')),
+    sizes: () => files().map((f) => statSync(join(mail, f)).size),
     messages: () => Promise.all(files().map((f) => simpleParser(readFileSync(join(mail, f))))),
     stop: async () => {
       if (child.exitCode === null) {

@@ -4,9 +4,12 @@
  * checked, text and HTML bodies, attachments streamed from the work folder, and the errors a
  * pipeline routes on. What the server received is read back and parsed with mailparser.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PipeError } from '../../errors.js';
 import { ConnectionRegistry } from '../../service/connections.js';
@@ -155,6 +158,25 @@ describe('email against a real SMTP server', () => {
     expect(smtp.raw().length).toBe(before);
     expect(await failure(send({}, { url: 'http://127.0.0.1' }))).toMatchObject({ kind: 'ACCOUNT_CONFIGURATION', code: 500 });
   });
+});
+
+describe('a 100 MB attachment', () => {
+  it('is streamed from disk: the sending process\'s memory stays far below its size', async () => {
+    const child = fileURLToPath(new URL('./test-support-stream.ts', import.meta.url));
+    const before = smtp.raw().length;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child], {
+      env: { ...process.env, SMTP_FIELDS: JSON.stringify(account()) },
+      timeout: 600_000,
+    });
+    const result = JSON.parse(stdout.trim().split('\n').pop() as string) as { baselineMb: number; peakMb: number; accepted: string[] };
+    expect(result.accepted).toEqual(['ops@example.com']);
+    // Reading the file whole would add 100 MB, its base64 text 137 MB more.
+    expect(result.peakMb - result.baselineMb).toBeLessThan(48);
+    // The server got the whole message: 100 MB in base64 lines of 76 characters.
+    const received = smtp.sizes().slice(before);
+    expect(received).toHaveLength(2);
+    expect(received[1]).toBeGreaterThan((100 * 1024 * 1024 * 4) / 3);
+  }, 600_000);
 });
 
 describe('accounts and addresses', () => {
