@@ -77,8 +77,12 @@ function tlsOff(fields: Readonly<Record<string, Json>>): boolean {
 }
 
 /** The account's fields as an SmtpAccount; 500 ACCOUNT_CONFIGURATION naming what is wrong. */
-export function smtpAccountOf(name: string | undefined, fields: Readonly<Record<string, Json>> | undefined): SmtpAccount {
-  if (name === undefined || fields === undefined) throw accountError(name ?? '?', 'the step needs a connection account');
+export function smtpAccountOf(
+  name: string | undefined, fields: Readonly<Record<string, Json>> | undefined,
+): SmtpAccount {
+  if (name === undefined || fields === undefined) {
+    throw accountError(name ?? '?', 'the step needs a connection account');
+  }
   const url = text(fields, 'url');
   let scheme = 'smtp';
   let host = text(fields, 'host');
@@ -98,11 +102,15 @@ export function smtpAccountOf(name: string | undefined, fields: Readonly<Record<
     username ??= parsed.username ? decodeURIComponent(parsed.username) : undefined;
     password ??= parsed.password ? decodeURIComponent(parsed.password) : undefined;
   }
-  if (scheme !== 'smtp' && scheme !== 'smtps') throw accountError(name, `url must start with smtp:// or smtps://, not ${scheme}://`);
+  if (scheme !== 'smtp' && scheme !== 'smtps') {
+    throw accountError(name, `url must start with smtp:// or smtps://, not ${scheme}://`);
+  }
   if (host === undefined) throw accountError(name, 'give url (smtp://host:587 or smtps://host:465) or host');
   const implicitTls = scheme === 'smtps';
   const port = Number(portText ?? (implicitTls ? 465 : 587));
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw accountError(name, 'port must be a number from 1 to 65535');
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw accountError(name, 'port must be a number from 1 to 65535');
+  }
   return {
     name, host, port, implicitTls, requireTls: !implicitTls && !tlsOff(fields), username, password,
     ca: text(fields, 'ca'), cert: text(fields, 'cert'), key: text(fields, 'key'),
@@ -141,7 +149,9 @@ async function transportOf(account: SmtpAccount, connectTimeout: number, sendTim
 const connectionKey = (account: SmtpAccount): string => `smtp:${account.name}`;
 
 /** The pooled transport of the account (created on first use: it connects when it first sends). */
-function transportFor(account: SmtpAccount, connections: Connections, connectTimeout: number, sendTimeout: number): Promise<Transport> {
+function transportFor(
+  account: SmtpAccount, connections: Connections, connectTimeout: number, sendTimeout: number,
+): Promise<Transport> {
   const key = connectionKey(account);
   return connections.get(key, key, async () => {
     const transport = await transportOf(account, connectTimeout, sendTimeout);
@@ -151,7 +161,8 @@ function transportFor(account: SmtpAccount, connections: Connections, connectTim
 
 /** `a@x, b@y` or [`a@x`, `b@y`] as a list; each must hold an @. */
 export function addressesOf(value: unknown, param: string, required: boolean): string[] {
-  const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : value === undefined || value === null ? [] : undefined;
+  const none = value === undefined || value === null;
+  const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : none ? [] : undefined;
   if (items === undefined) throw invalid(`${param} must be an address, a comma-separated list or an array`);
   const out: string[] = [];
   for (const item of items) {
@@ -159,7 +170,9 @@ export function addressesOf(value: unknown, param: string, required: boolean): s
     const address = item.trim();
     if (address.length === 0) continue;
     // A display name may come before <address>; CR and LF never belong in a header.
-    if (!/^[^\r\n]*@[^\r\n]*$/.test(address) || /[\r\n]/.test(address)) throw invalid(`${param}: \`${address.slice(0, 80)}\` is not an e-mail address`);
+    if (!/^[^\r\n]*@[^\r\n]*$/.test(address)) {
+      throw invalid(`${param}: \`${address.slice(0, 80)}\` is not an e-mail address`);
+    }
     out.push(address);
   }
   if (required && out.length === 0) throw invalid(`${param} names no recipient`);
@@ -180,20 +193,40 @@ async function attachmentsOf(value: Json | undefined, ctx: ExecutionContext): Pr
   return out;
 }
 
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+]);
+
+/** What a nodemailer error carries besides its message. */
+interface NodemailerError extends Error {
+  code?: string;
+  originalCode?: string;
+  response?: string;
+  rejected?: unknown;
+  reason?: string;
+}
+
+/** Words of Node's and OpenSSL's TLS failures. */
+const TLS_PROBLEM =
+  /certificate|self[- ]signed|SSL|TLS|wrong version number|unable to verify|hostname\/IP does not match/i;
 
 /** A nodemailer failure as the step's PipeError. */
 function sendError(err: unknown, account: SmtpAccount, ctx: ExecutionContext): PipeError {
   const target = `${account.host}:${account.port}`;
   if (err instanceof PipeError) return err;
-  if (ctx.signal.aborted) return new PipeError(`email: sending through ${target} was aborted (execution timeout or shutdown)`, { code: 504, kind: 'TIMEOUT' });
-  const e = (err ?? {}) as Error & { code?: string; originalCode?: string; response?: string; rejected?: unknown; reason?: string };
+  if (ctx.signal.aborted) {
+    return new PipeError(`email: sending through ${target} was aborted (execution timeout or shutdown)`, {
+      code: 504, kind: 'TIMEOUT',
+    });
+  }
+  const e = (err ?? {}) as NodemailerError;
   const message = e.message ?? String(err);
   const answer = typeof e.response === 'string' ? e.response.slice(0, 300) : message.slice(0, 300);
-  const tlsProblem = /certificate|self[- ]signed|SSL|TLS|ERR_TLS|wrong version number|unable to verify|hostname\/IP does not match/i;
   switch (e.code) {
     case 'EAUTH':
-      return new PipeError(`email: ${target} refused the login of account \`${account.name}\``, { code: 502, kind: 'AUTHENTICATION_FAILED' });
+      return new PipeError(`email: ${target} refused the login of account \`${account.name}\``, {
+        code: 502, kind: 'AUTHENTICATION_FAILED',
+      });
     case 'ETLS':
     case 'EREQUIRETLS':
       return new PipeError(`email: TLS with ${target} failed: ${message}`, { code: 502, kind: 'TLS' });
@@ -201,7 +234,9 @@ function sendError(err: unknown, account: SmtpAccount, ctx: ExecutionContext): P
       return new PipeError(`email: ${target} did not answer in time`, { code: 504, kind: 'TIMEOUT' });
     case 'EENVELOPE': {
       const rejected = Array.isArray(e.rejected) ? e.rejected.filter((r): r is string => typeof r === 'string') : [];
-      return new PipeError(`email: ${target} refused the recipients: ${answer}`, { code: 422, kind: 'RECIPIENTS_REJECTED', details: { rejected } });
+      return new PipeError(`email: ${target} refused the recipients: ${answer}`, {
+        code: 422, kind: 'RECIPIENTS_REJECTED', details: { rejected },
+      });
     }
     case 'EMESSAGE':
       return new PipeError(`email: ${target} refused the message: ${answer}`, { code: 502, kind: 'MESSAGE_REJECTED' });
@@ -209,12 +244,14 @@ function sendError(err: unknown, account: SmtpAccount, ctx: ExecutionContext): P
     case 'ECONNECTION':
     case 'EDNS':
       // A connection reset or refused before TLS was up is the network's, not a TLS failure.
-      if (!NETWORK_CODES.has(e.originalCode ?? '') && (tlsProblem.test(message) || (e.reason !== undefined && tlsProblem.test(e.reason)))) {
+      if (!NETWORK_CODES.has(e.originalCode ?? '') && (TLS_PROBLEM.test(message) || TLS_PROBLEM.test(e.reason ?? ''))) {
         return new PipeError(`email: TLS with ${target} failed: ${message}`, { code: 502, kind: 'TLS' });
       }
       return new PipeError(`email: cannot reach ${target}: ${message}`, { code: 503, kind: 'CONNECTION_REFUSED' });
     default:
-      if (tlsProblem.test(message)) return new PipeError(`email: TLS with ${target} failed: ${message}`, { code: 502, kind: 'TLS' });
+      if (TLS_PROBLEM.test(message)) {
+        return new PipeError(`email: TLS with ${target} failed: ${message}`, { code: 502, kind: 'TLS' });
+      }
       return new PipeError(`email: sending through ${target} failed: ${answer}`, { code: 502, kind: 'SMTP_ERROR' });
   }
 }
@@ -236,7 +273,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * @example
  *   await run({ account: 'mail', accountFields: { url: 'smtps://smtp.example.com', username: 'u', password: '…' },
  *               from: 'orders@example.com', to: 'ops@example.com', subject: 'New file', text: 'See attached.',
- *               attachments: [{ fileName: '…', originalFileName: 'orders.csv', contentType: 'text/csv', size: 12, path: '…' }] },
+ *               attachments: [{ fileName: '…', originalFileName: 'orders.csv', contentType: 'text/csv', size: 12,
+ *                               path: '…' }] },
  *             message, ctx)
  *   // → { messageId: '<…@example.com>', accepted: ['ops@example.com'], rejected: [], response: '250 OK: queued as 1' }
  */
@@ -249,7 +287,9 @@ export const run: ConnectorRun<EmailParams> = async (params, _message, ctx) => {
   const bcc = addressesOf(params.bcc, 'bcc', false);
   const replyTo = addressesOf(params['reply-to'], 'reply-to', false);
   if (params.text === undefined && params.html === undefined) throw invalid('give text or html (or both)');
-  if (typeof params.subject === 'string' && /[\r\n]/.test(params.subject)) throw invalid('the subject holds a line break');
+  if (typeof params.subject === 'string' && /[\r\n]/.test(params.subject)) {
+    throw invalid('the subject holds a line break');
+  }
   const attachments = await attachmentsOf(params.attachments, ctx);
   const mail: Mail.Options = {
     from: from[0],
@@ -265,12 +305,15 @@ export const run: ConnectorRun<EmailParams> = async (params, _message, ctx) => {
   const connections = ctx.services.connections;
   const dependency = connectionKey(account);
   try {
-    const transport = await transportFor(account, connections, params['connect-timeout'] ?? DEFAULT_CONNECT_TIMEOUT, params['send-timeout'] ?? DEFAULT_SEND_TIMEOUT);
+    const connectTimeout = params['connect-timeout'] ?? DEFAULT_CONNECT_TIMEOUT;
+    const sendTimeout = params['send-timeout'] ?? DEFAULT_SEND_TIMEOUT;
+    const transport = await transportFor(account, connections, connectTimeout, sendTimeout);
     const info = await untilAborted(transport.sendMail(mail), ctx.signal);
     connections.report(dependency, true);
     const accepted = (info.accepted ?? []).map(String);
     ctx.log.debug({ target: `${account.host}:${account.port}`, recipients: accepted.length }, 'email: sent');
-    return { messageId: info.messageId, accepted, rejected: (info.rejected ?? []).map(String), response: info.response ?? '' };
+    const rejected = (info.rejected ?? []).map(String);
+    return { messageId: info.messageId, accepted, rejected, response: info.response ?? '' };
   } catch (err) {
     const failure = sendError(err, account, ctx);
     if (UNREACHABLE.has(failure.kind)) connections.report(dependency, false, failure);

@@ -30,7 +30,10 @@ const peakMb = (): number => process.resourceUsage().maxRSS / 1024;
 try {
   const block = randomBytes(1024 * 1024);
   const big = join(workDir, 'big.bin');
-  await pipeline(Readable.from((function* () { for (let i = 0; i < SIZE / block.length; i++) yield block; })()), createWriteStream(big));
+  const blocks = function* (): Generator<Buffer> {
+    for (let i = 0; i < SIZE / block.length; i++) yield block;
+  };
+  await pipeline(Readable.from(blocks()), createWriteStream(big));
   writeFileSync(join(workDir, 'small.txt'), 'small');
   await send({ subject: 'warm-up', attachments: join(workDir, 'small.txt') });
   const baselineMb = peakMb();

@@ -25,7 +25,9 @@ export interface SshAccount {
   readonly hostKeys: readonly HostKey[];
 }
 
-export type HostKey = { readonly kind: 'blob'; readonly blob: Buffer } | { readonly kind: 'fingerprint'; readonly value: string };
+export type HostKey =
+  | { readonly kind: 'blob'; readonly blob: Buffer }
+  | { readonly kind: 'fingerprint'; readonly value: string };
 
 export interface SftpSession {
   readonly sftp: SFTPWrapper;
@@ -73,13 +75,16 @@ export function sshAccountOf(name: string | undefined, fields: Readonly<Record<s
   if (password === undefined && privateKey === undefined) throw accountError(name, 'give password or private-key');
   const hostKeyText = field(fields, 'host-key');
   if (hostKeyText === undefined) {
-    throw accountError(name, 'host-key is missing: give the server\'s public key or its SHA256 fingerprint (`ssh-keyscan`, `ssh-keygen -l`)');
+    const how = 'give the server\'s public key or its SHA256 fingerprint (`ssh-keyscan`, `ssh-keygen -l`)';
+    throw accountError(name, `host-key is missing: ${how}`);
   }
   const hostKeys = parseHostKeys(hostKeyText);
   if (hostKeys.length === 0) throw accountError(name, 'host-key is neither a public key nor a SHA256: fingerprint');
   const portText = field(fields, 'port') ?? '22';
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw accountError(name, 'port must be a number from 1 to 65535');
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw accountError(name, 'port must be a number from 1 to 65535');
+  }
   return { name, host, port, username, password, privateKey, passphrase: field(fields, 'passphrase'), hostKeys };
 }
 
@@ -110,20 +115,23 @@ function connectError(account: SshAccount, err: unknown, failure: OpenFailure, t
   const target = `${account.host}:${account.port}`;
   if (failure.hostKeyRejected !== undefined) {
     return new PipeError(
-      `sftp: ${target} presented the host key SHA256:${failure.hostKeyRejected}, not the one of account \`${account.name}\` `
-        + '(host-key); the connection was refused before logging in',
+      `sftp: ${target} presented the host key SHA256:${failure.hostKeyRejected}, `
+        + `not the one of account \`${account.name}\` (host-key); the connection was refused before logging in`,
       { code: 502, kind: 'HOST_KEY_MISMATCH' },
     );
   }
   const e = err as (Error & { level?: string; code?: string }) | undefined;
   const message = e instanceof Error ? e.message : String(err);
   if (e?.level === 'client-authentication') {
-    return new PipeError(`sftp: ${target} refused the login of account \`${account.name}\` (wrong username, password or key)`, {
+    const why = `sftp: ${target} refused the login of account \`${account.name}\` (wrong username, password or key)`;
+    return new PipeError(why, {
       code: 502, kind: 'AUTHENTICATION_FAILED',
     });
   }
   if (e?.level === 'client-timeout' || e?.code === 'ETIMEDOUT') {
-    return new PipeError(`sftp: ${target} did not complete the login within ${timeoutMs} ms`, { code: 504, kind: 'TIMEOUT' });
+    return new PipeError(`sftp: ${target} did not complete the login within ${timeoutMs} ms`, {
+      code: 504, kind: 'TIMEOUT',
+    });
   }
   const refused = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET'];
   if (e?.code !== undefined && refused.includes(e.code)) {
@@ -139,7 +147,9 @@ interface OpenedSession {
 }
 
 /** Opens the SSH connection and its SFTP channel; rejects with the step's PipeError. */
-async function openSession(account: SshAccount, timeoutMs: number, onGone: (cause: unknown) => void): Promise<OpenedSession> {
+async function openSession(
+  account: SshAccount, timeoutMs: number, onGone: (cause: unknown) => void,
+): Promise<OpenedSession> {
   // Loaded on first use: a service that never reaches SFTP never loads the SSH stack.
   const { default: ssh2 } = await import('ssh2');
   const failure: OpenFailure = {};
@@ -168,7 +178,8 @@ async function openSession(account: SshAccount, timeoutMs: number, onGone: (caus
   };
   return new Promise<OpenedSession>((resolve, reject) => {
     // A socket that does not even connect is bounded too (readyTimeout counts from the TCP connect).
-    const timer = setTimeout(() => fail(Object.assign(new Error('timed out'), { level: 'client-timeout' })), timeoutMs + 1000);
+    const timedOut = Object.assign(new Error('timed out'), { level: 'client-timeout' });
+    const timer = setTimeout(() => fail(timedOut), timeoutMs + 1000);
     const fail = (err: unknown): void => {
       clearTimeout(timer);
       if (settled) return;
@@ -178,12 +189,21 @@ async function openSession(account: SshAccount, timeoutMs: number, onGone: (caus
       reject(connectError(account, err, failure, timeoutMs));
     };
     client.on('error', (err) => (settled ? gone(err) : fail(err)));
-    client.on('close', () => (settled ? gone(new Error('the connection closed')) : fail(new Error('the server closed the connection during the login'))));
+    client.on('close', () => {
+      if (settled) gone(new Error('the connection closed'));
+      else fail(new Error('the server closed the connection during the login'));
+    });
     client.on('ready', () => {
       client.sftp((err, sftp) => {
         if (err) return fail(err);
         clearTimeout(timer);
         settled = true;
+        // The server may end the SFTP channel alone: the connection is then of no use either.
+        sftp.on('close', () => {
+          if (ending) return;
+          gone(new Error('the server closed the SFTP channel'));
+          client.end();
+        });
         resolve({
           session: { sftp, target: `${account.username}@${account.host}:${account.port}` },
           end: () => {
@@ -199,7 +219,8 @@ async function openSession(account: SshAccount, timeoutMs: number, onGone: (caus
       // ssh2 refuses a private key it cannot parse (or decrypt) synchronously.
       clearTimeout(timer);
       settled = true;
-      reject(accountError(account.name, `private-key cannot be used: ${err instanceof Error ? err.message : String(err)}`));
+      const why = err instanceof Error ? err.message : String(err);
+      reject(accountError(account.name, `private-key cannot be used: ${why}`));
     }
   });
 }

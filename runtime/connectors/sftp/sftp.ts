@@ -49,9 +49,15 @@ function operationError(err: unknown, what: string): PipeError {
   if (err instanceof PipeError) return err;
   const e = err as (Error & { code?: number | string }) | undefined;
   const message = e instanceof Error ? e.message : String(err);
-  if (e?.code === STATUS_NO_SUCH_FILE) return new PipeError(`sftp: ${what}: no such file or directory`, { code: 404, kind: 'NOT_FOUND' });
-  if (e?.code === STATUS_PERMISSION_DENIED) return new PipeError(`sftp: ${what}: permission denied`, { code: 403, kind: 'PERMISSION_DENIED' });
-  if (typeof e?.code === 'number') return new PipeError(`sftp: ${what} failed: ${message}`, { code: 502, kind: 'SFTP_ERROR' });
+  if (e?.code === STATUS_NO_SUCH_FILE) {
+    return new PipeError(`sftp: ${what}: no such file or directory`, { code: 404, kind: 'NOT_FOUND' });
+  }
+  if (e?.code === STATUS_PERMISSION_DENIED) {
+    return new PipeError(`sftp: ${what}: permission denied`, { code: 403, kind: 'PERMISSION_DENIED' });
+  }
+  if (typeof e?.code === 'number') {
+    return new PipeError(`sftp: ${what} failed: ${message}`, { code: 502, kind: 'SFTP_ERROR' });
+  }
   // No SFTP status: the channel or the connection went away (No response from server, ECONNRESET, …).
   return new PipeError(`sftp: ${what}: the connection broke (${message})`, { code: 503, kind: 'UNAVAILABLE' });
 }
@@ -62,7 +68,8 @@ function call<T>(what: string, start: (done: (err: Error | undefined | null, val
   });
 }
 
-const statOf = (sftp: SFTPWrapper, path: string): Promise<Stats> => call(`stat ${path}`, (done) => sftp.stat(path, done));
+const statOf = (sftp: SFTPWrapper, path: string): Promise<Stats> =>
+  call(`stat ${path}`, (done) => sftp.stat(path, done));
 
 /** Whether a remote path exists (NOT_FOUND → false; other failures throw). */
 async function exists(sftp: SFTPWrapper, path: string): Promise<boolean> {
@@ -138,11 +145,13 @@ async function get(sftp: SFTPWrapper, path: string, maxSize: number, ctx: Execut
 
 function transferError(err: unknown, what: string, ctx: ExecutionContext): PipeError {
   if (err instanceof PipeError && !ctx.signal.aborted) return err;
-  if (ctx.signal.aborted) return new PipeError(`sftp: ${what} was aborted (execution timeout or shutdown)`, { code: 504, kind: 'TIMEOUT', cause: err });
+  if (ctx.signal.aborted) return aborted(what, err);
   return operationError(err, what);
 }
 
-async function put(sftp: SFTPWrapper, path: string, file: Json | undefined, overwrite: boolean, ctx: ExecutionContext): Promise<JsonObject> {
+async function put(
+  sftp: SFTPWrapper, path: string, file: Json | undefined, overwrite: boolean, ctx: ExecutionContext,
+): Promise<JsonObject> {
   const local = await workFileOf(file, ctx.workDir, 'sftp: file');
   if (!overwrite && (await exists(sftp, path))) {
     throw new PipeError(`sftp: put ${path}: the file exists (overwrite is off)`, { code: 409, kind: 'ALREADY_EXISTS' });
@@ -165,7 +174,11 @@ async function rename(sftp: SFTPWrapper, from: string, to: string, replace: bool
     await call(`move ${from} to ${to}`, (done) => sftp.ext_openssh_rename(from, to, done));
     return;
   }
-  if (await exists(sftp, to)) throw new PipeError(`sftp: move to ${to}: the file exists (overwrite is off)`, { code: 409, kind: 'ALREADY_EXISTS' });
+  if (await exists(sftp, to)) {
+    throw new PipeError(`sftp: move to ${to}: the file exists (overwrite is off)`, {
+      code: 409, kind: 'ALREADY_EXISTS',
+    });
+  }
   await call(`move ${from} to ${to}`, (done) => sftp.rename(from, to, done));
 }
 
@@ -178,7 +191,9 @@ async function perform(params: SftpParams, session: SftpSession, ctx: ExecutionC
     case 'get':
       return get(sftp, path, params['max-size'] ?? DEFAULT_MAX_SIZE, ctx);
     case 'put':
-      if (params.file === undefined || params.file === null) throw invalid('put needs `file` (a file of the work folder)');
+      if (params.file === undefined || params.file === null) {
+        throw invalid('put needs `file` (a file of the work folder)');
+      }
       return put(sftp, path, params.file, params.overwrite ?? true, ctx);
     case 'move': {
       const to = params.to;
@@ -194,11 +209,17 @@ async function perform(params: SftpParams, session: SftpSession, ctx: ExecutionC
   }
 }
 
+function aborted(what: string, cause?: unknown): PipeError {
+  return new PipeError(`sftp: ${what} was aborted (execution timeout or shutdown)`, {
+    code: 504, kind: 'TIMEOUT', cause,
+  });
+}
+
 /** Waits for `work`, or fails 504 TIMEOUT as soon as the execution is aborted. */
 function untilAborted<T>(work: Promise<T>, ctx: ExecutionContext, what: string): Promise<T> {
-  if (ctx.signal.aborted) return Promise.reject(new PipeError(`sftp: ${what} was aborted (execution timeout or shutdown)`, { code: 504, kind: 'TIMEOUT' }));
+  if (ctx.signal.aborted) return Promise.reject(aborted(what));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new PipeError(`sftp: ${what} was aborted (execution timeout or shutdown)`, { code: 504, kind: 'TIMEOUT' }));
+    const onAbort = (): void => reject(aborted(what));
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => ctx.signal.removeEventListener('abort', onAbort));
   });
@@ -206,7 +227,8 @@ function untilAborted<T>(work: Promise<T>, ctx: ExecutionContext, what: string):
 
 /**
  * @example
- *   await run({ operation: 'get', account: 'partner', accountFields: { host, username, password, 'host-key': 'SHA256:…' },
+ *   await run({ operation: 'get', account: 'partner',
+ *               accountFields: { host, username, password, 'host-key': 'SHA256:…' },
  *               path: 'in/orders.csv' }, message, ctx)
  *   // → { fileName: '3f…e1.csv', originalFileName: 'orders.csv', contentType: 'text/csv', size: 1234,
  *   //     path: '<work folder>/3f…e1.csv', remotePath: 'in/orders.csv' }
@@ -215,7 +237,8 @@ export const run: ConnectorRun<SftpParams> = async (params, _message, ctx) => {
   if (typeof params.path !== 'string' || params.path.length === 0) throw invalid('`path` is empty');
   const account: SshAccount = sshAccountOf(params.account, params.accountFields);
   const what = `${params.operation} ${params.path}`;
-  const session = await untilAborted(sessionOf(account, ctx.services.connections, params['connect-timeout'] ?? DEFAULT_CONNECT_TIMEOUT), ctx, what);
+  const connectTimeout = params['connect-timeout'] ?? DEFAULT_CONNECT_TIMEOUT;
+  const session = await untilAborted(sessionOf(account, ctx.services.connections, connectTimeout), ctx, what);
   try {
     const output = await untilAborted(perform(params, session, ctx), ctx, what);
     ctx.log.debug({ target: session.target, operation: params.operation }, 'sftp: done');

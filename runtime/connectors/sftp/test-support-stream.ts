@@ -36,7 +36,10 @@ async function sha256(path: string): Promise<string> {
 try {
   const block = randomBytes(1024 * 1024);
   const source = join(workDir, 'source.bin');
-  await pipeline(Readable.from((function* () { for (let i = 0; i < SIZE / block.length; i++) yield block; })()), createWriteStream(source));
+  const blocks = function* (): Generator<Buffer> {
+    for (let i = 0; i < SIZE / block.length; i++) yield block;
+  };
+  await pipeline(Readable.from(blocks()), createWriteStream(source));
   const expected = await sha256(source);
   await sftp({ operation: 'list', path: folder });
   const baselineMb = peakMb();

@@ -26,7 +26,10 @@ export const messageUseScenario: MessageUseScenario = () => {
   return {
     params: {
       operation: 'list', path: 'in', account: 'partner',
-      accountFields: { host: 'localhost', username: 'scenario', password: 'x', 'host-key': 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+      accountFields: {
+        host: 'localhost', username: 'scenario', password: 'x',
+        'host-key': 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      },
     },
     ctx: { ...ctx, services: { ...ctx.services, connections } },
   };
