@@ -308,7 +308,11 @@ export const run: ConnectorRun<EmailParams> = async (params, _message, ctx) => {
     const connectTimeout = params['connect-timeout'] ?? DEFAULT_CONNECT_TIMEOUT;
     const sendTimeout = params['send-timeout'] ?? DEFAULT_SEND_TIMEOUT;
     const transport = await transportFor(account, connections, connectTimeout, sendTimeout);
-    const info = await untilAborted(transport.sendMail(mail), ctx.signal);
+    // Through the account's circuit breaker: a server that keeps refusing or timing out is not
+    // called while its circuit is open (503 CIRCUIT_OPEN); its answers (a refused recipient) do not count.
+    const info = await connections.guard(dependency, () => untilAborted(transport.sendMail(mail), ctx.signal), {
+      failed: (err) => UNREACHABLE.has(sendError(err, account, ctx).kind),
+    });
     connections.report(dependency, true);
     const accepted = (info.accepted ?? []).map(String);
     ctx.log.debug({ target: `${account.host}:${account.port}`, recipients: accepted.length }, 'email: sent');

@@ -13,6 +13,7 @@ const connections: Connections = {
   get: <T>() => Promise.resolve(nodemailer.createTransport({ jsonTransport: true }) as T),
   drop: () => Promise.resolve(),
   report: () => undefined,
+  guard: (_target, call) => call(),
 };
 
 /** A run of `email` that must not look at its message (runtime/connectors/message-use.test.ts). */

@@ -36,6 +36,9 @@ const DEFAULT_MAX_SIZE = 1024 * 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT = 10_000;
 const MAX_LIST_ENTRIES = 100_000;
 
+/** Failures that say the server is unwell (they count against its circuit breaker). */
+const DEPENDENCY_FAULTS = new Set(['CONNECTION_REFUSED', 'TIMEOUT', 'UNAVAILABLE']);
+
 /** SFTP status codes (draft-ietf-secsh-filexfer-02) → the step's kinds. */
 const STATUS_NO_SUCH_FILE = 2;
 const STATUS_PERMISSION_DENIED = 3;
@@ -238,10 +241,16 @@ export const run: ConnectorRun<SftpParams> = async (params, _message, ctx) => {
   const account: SshAccount = sshAccountOf(params.account, params.accountFields);
   const what = `${params.operation} ${params.path}`;
   const connectTimeout = params['connect-timeout'] ?? DEFAULT_CONNECT_TIMEOUT;
-  const session = await untilAborted(sessionOf(account, ctx.services.connections, connectTimeout), ctx, what);
+  const connections = ctx.services.connections;
   try {
-    const output = await untilAborted(perform(params, session, ctx), ctx, what);
-    ctx.log.debug({ target: session.target, operation: params.operation }, 'sftp: done');
+    // Through the account's circuit breaker: a server that keeps refusing or timing out is not
+    // called while its circuit is open (503 CIRCUIT_OPEN); its answers (404, 403, …) do not count.
+    const output = await connections.guard(connectionKey(account), async () => {
+      const session = await untilAborted(sessionOf(account, connections, connectTimeout), ctx, what);
+      const done = await untilAborted(perform(params, session, ctx), ctx, what);
+      ctx.log.debug({ target: session.target, operation: params.operation }, 'sftp: done');
+      return done;
+    }, { failed: (err) => err instanceof PipeError && DEPENDENCY_FAULTS.has(err.kind) });
     return output;
   } catch (err) {
     const failure = err instanceof PipeError ? err : operationError(err, what);
