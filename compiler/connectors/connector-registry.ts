@@ -59,6 +59,27 @@ export interface ConnectorSchema {
   readonly 'x-pipe-graph'?: GraphFacts;
   /** How it fails: its reference page (docs/connectors/, `npm run docs:connectors`) and checks of error kinds. */
   readonly 'x-pipe-errors'?: readonly ErrorFacts[];
+  /** Connector: which parameters each operation takes (compiler/check/operation-rules.ts). */
+  readonly 'x-pipe-operations'?: OperationFacts;
+}
+
+/**
+ * Per-operation parameter rules of a connector whose `parameter` (a header word or parameter)
+ * names an operation (`csv parse`, `csv generate`). A parameter listed in some operation's
+ * `accepts` is refused by the operations that do not list it; one listed by none is common to all.
+ */
+export interface OperationFacts {
+  readonly parameter: string;
+  readonly rules: Readonly<Record<string, OperationRule>>;
+}
+
+export interface OperationRule {
+  /** The parameters only this operation (and others listing them) take. */
+  readonly accepts?: readonly string[];
+  /** Parameters the operation needs. */
+  readonly required?: readonly string[];
+  /** Groups of which exactly one parameter is given (`file` or `text`). */
+  readonly 'one-of'?: readonly (readonly string[])[];
 }
 
 /** One way a connector or trigger fails: the PipeError kind, the HTTP status (when fixed), and when. */

@@ -83,6 +83,13 @@ export const configCodes: CodeTable = {
     explain:
       'A step turns off a safeguard that keeps data from being lost, and the warning names what can then happen.\n\nExample: `publish order-created { fail-on-error: false }`. By default a `publish` that the broker did not store (broker unreachable, payload refused) fails the execution, so an HTTP caller gets an error and can retry. With `fail-on-error: false` the execution goes on with `{ success: false, … }` instead: unless the pipeline checks `success` itself, the event is lost while the caller is told all went well. Remove the setting, or handle `{ success: false }` right after the step.',
   },
+  PIPE3015: {
+    title: 'Parameter does not fit the operation',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A connector with several operations (`csv parse`, `csv generate`, `xml parse`, …) takes some parameters for one operation only, and some in alternatives of which one is given. Its schema says which (`x-pipe-operations`; the connector\'s page in docs/connectors/ lists them).\n\nExample: `csv generate { rows: {{ message.rows }}, delimiter: ";", file: {{ message.files[0] }} }` — `file` is what `csv parse` reads; `csv generate` writes its output as text, or to the file named by `to-file`. Remove the parameter, or give only one of the alternatives (`csv parse` reads `file` or `text`, not both).',
+  },
   PIPE3020: {
     title: 'Mock answer does not fit',
     severity: 'error',
