@@ -118,6 +118,16 @@ describe('csv parse', () => {
     expect((await failure(parse({ text: 42 }))).kind).toBe('BAD_CSV_PARAMS');
   });
 
+  it('reads latin1 and UTF-16 files', async () => {
+    writeFileSync(join(workDir, 'latin1.csv'), Buffer.from('name\nJos\xe9\n', 'latin1'));
+    expect(((await parse({ file: 'latin1.csv', encoding: 'latin1' })) as JsonObject)['rows']).toEqual([{ name: 'José' }]);
+    writeFileSync(join(workDir, 'utf16.csv'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name\nJosé\n', 'utf16le')]));
+    expect(((await parse({ file: 'utf16.csv', encoding: 'utf-16le' })) as JsonObject)['rows']).toEqual([{ name: 'José' }]);
+    expect((await failure(parse({ file: 'latin1.csv', encoding: 'ebcdic' as 'latin1' }))).kind).toBe('BAD_CSV_PARAMS');
+    // Text is already decoded.
+    expect(((await parse({ text: 'name\nJosé ☺\n', encoding: 'latin1' })) as JsonObject)['rows']).toEqual([{ name: 'José ☺' }]);
+  });
+
   it('streams valid rows to a batch pipeline instead of keeping them', async () => {
     const calls: { pipeline: string; payload: Json }[] = [];
     const execute = async (pipeline: string, payload: Json): Promise<Json> => {

@@ -34,6 +34,7 @@ export interface CsvParams {
   readonly quote?: string;
   readonly escape?: string;
   readonly comment?: string;
+  readonly encoding?: 'utf-8' | 'latin1' | 'utf-16le';
   readonly 'skip-empty-lines'?: boolean;
   readonly trim?: boolean;
   readonly 'on-invalid'?: 'fail' | 'reject';
@@ -75,7 +76,8 @@ interface Rejected {
 
 async function parseCsv(params: CsvParams, ctx: ExecutionContext): Promise<JsonObject> {
   const source = await inputStream(params, ctx);
-  const parser = parse(parseOptions(params));
+  // Text is already decoded: `encoding` is the file's.
+  const parser = parse(parseOptions(params, params.file === undefined ? 'utf-8' : params.encoding));
   source.on('error', (err) => parser.destroy(err));
   source.pipe(parser);
 
@@ -165,7 +167,7 @@ async function inputStream(params: CsvParams, ctx: ExecutionContext): Promise<Re
   throw badParams(`\`text\` is CSV text, not ${Array.isArray(params.text) ? 'an array' : typeof params.text}`);
 }
 
-function parseOptions(params: CsvParams): ParseOptions {
+function parseOptions(params: CsvParams, encoding: CsvParams['encoding']): ParseOptions {
   const single = (name: string, value: string | undefined, fallback: string): string => {
     const v = value ?? fallback;
     if (v.length === 0 || v.length > 4 || /[\r\n]/.test(v)) throw badParams(`\`${name}\` is 1 to 4 characters, no line break`);
@@ -177,12 +179,19 @@ function parseOptions(params: CsvParams): ParseOptions {
     escape: single('escape', params.escape, '"'),
     ...(params.comment !== undefined ? { comment: single('comment', params.comment, '#') } : {}),
     bom: true,
+    encoding: ENCODINGS[encoding ?? 'utf-8'] ?? badEncoding(encoding),
     info: true,
     relax_column_count: true,
     skip_empty_lines: params['skip-empty-lines'] ?? true,
     trim: params.trim ?? false,
     max_record_size: params['max-record-size'] ?? DEFAULT_MAX_RECORD_SIZE,
   };
+}
+
+const ENCODINGS: Readonly<Record<string, BufferEncoding>> = { 'utf-8': 'utf8', latin1: 'latin1', 'utf-16le': 'utf16le' };
+
+function badEncoding(encoding: unknown): never {
+  throw badParams(`unknown encoding "${String(encoding)}" (utf-8, latin1, utf-16le)`);
 }
 
 /** Where each record starts: csv-parse counts the line a record ends on, and the empty and comment lines so far. */
