@@ -72,6 +72,15 @@ describe('xml at compile time', () => {
     ]);
   });
 
+  it('types the records of record mode by the schema', () => {
+    expect(check(`  xml parse a { text: "<c><id>1</id></c>", record: "c/id", schema: Row, on-invalid: reject, batch-pipeline: load }
+  log { message: "{{ step.a.records[0].id }} {{ step.a.recordCount }} {{ step.a.rejected[0].line }} {{ step.a.batches }}" }`)).toEqual([]);
+    expect(check('  xml parse { text: "<c/>", record: "c/r", schema: Row }\n  log { message: "{{ message.records[0].nmae }} {{ message.batches }}" }')).toEqual([
+      { code: 'PIPE4006', message: 'no field `nmae` on `message.records[0]`' },
+      { code: 'PIPE4006', message: 'no field `batches` on `message`' },
+    ]);
+  });
+
   it('refuses parameters of the other operation and a generate without document', () => {
     expect(check('  xml generate { document: { a: 1 }, max-depth: 3 }')).toEqual([
       { code: 'PIPE3015', message: '`max-depth` is not a parameter of `xml generate`' },

@@ -122,6 +122,81 @@ describe('xml parse', () => {
   });
 });
 
+describe('xml parse, record by record', () => {
+  const ITEM = {
+    type: 'object', required: ['@sku', 'qty'],
+    properties: { '@sku': { type: 'string' }, qty: { type: 'integer', minimum: 1 }, tag: { type: 'array', items: { type: 'string' } } },
+  };
+  const validator = new Ajv({ allErrors: true }).compile(ITEM) as unknown as CompiledValidator;
+  const shape = ITEM as unknown as Json;
+  const CATALOG = [
+    '<?xml version="1.0"?>',
+    '<c:catalog xmlns:c="urn:c">',
+    '  <!-- <c:item> in a comment is no record -->',
+    '  <c:item sku="A"><c:qty>2</c:qty><c:tag>x</c:tag></c:item>',
+    '  <c:other><c:item sku="nested, not at the path"/></c:other>',
+    '  <c:item sku="B"><c:qty>0</c:qty></c:item>',
+    '  <c:item sku="C">',
+    '    <c:qty>5</c:qty><c:tag>y</c:tag><c:tag>z</c:tag><![CDATA[</c:item>]]>',
+    '  </c:item>',
+    '  <c:item sku=">"><c:qty>1</c:qty></c:item>',
+    '</c:catalog>',
+  ].join('\n');
+
+  it('reads each element at the path as a record, shaped and validated, rejecting with line and reason', async () => {
+    const out = (await parse({ text: CATALOG, record: 'catalog/item', namespaces: 'strip', validator, shape, 'on-invalid': 'reject' })) as JsonObject;
+    expect(out['records']).toEqual([
+      { '@sku': 'A', qty: 2, tag: ['x'] },
+      { '@sku': 'C', qty: 5, tag: ['y', 'z'], '#text': '</c:item>' },
+      { '@sku': '>', qty: 1 },
+    ]);
+    expect(out['recordCount']).toBe(3);
+    expect(out['rejected']).toEqual([{ line: 6, reason: '/qty must be >= 1', record: { '@sku': 'B', qty: '0' } }]);
+    const kept = (await parse({ text: CATALOG, record: 'c:catalog/c:item' })) as JsonObject;
+    expect(kept['recordCount']).toBe(4);
+    const failed = await failure(parse({ text: CATALOG, record: 'catalog/item', namespaces: 'strip', validator, shape }));
+    expect(failed.kind).toBe('RECORD_INVALID');
+    expect(failed.details).toEqual({ line: 6, reason: '/qty must be >= 1' });
+  });
+
+  it('streams a file in chunks, hands batches to a pipeline, and limits records', async () => {
+    const path = join(workDir, 'catalog.xml');
+    const items = Array.from({ length: 2500 }, (_, i) => `<item sku="S${i}"><qty>${i + 1}</qty></item>`).join('\n');
+    writeFileSync(path, `<catalog>\n${items}\n</catalog>`);
+    const calls: JsonObject[] = [];
+    const base = ctx();
+    const execute = async (_p: string, payload: Json): Promise<Json> => {
+      calls.push(payload as JsonObject);
+      return {};
+    };
+    const c = { ...base, services: { ...base.services, execute } };
+    const out = (await run({ operation: 'parse', file: { path }, record: 'catalog/item', validator, shape, 'batch-pipeline': 'load', 'batch-size': 1000 }, null, c)) as JsonObject;
+    expect(out).toMatchObject({ records: [], recordCount: 2500, rejectedCount: 0, batches: 3 });
+    expect(calls.map((b) => (b['records'] as Json[]).length)).toEqual([1000, 1000, 500]);
+    expect(calls[1]).toMatchObject({ firstLine: 1002, batch: 1 });
+    expect(((calls[2]?.['records'] as Json[])[499])).toEqual({ '@sku': 'S2499', qty: 2500 });
+    expect((await failure(parse({ file: { path }, record: 'catalog/item', 'max-records': 10 }))).kind).toBe('TOO_MANY_RECORDS');
+  });
+
+  it('is as strict and safe as a whole document', async () => {
+    const malformed = await failure(parse({ text: '<c>\n<item><qty>1</item>\n</c>', record: 'c/item' }));
+    expect(malformed.kind).toBe('MALFORMED_XML');
+    expect(malformed.details).toEqual({ line: 2, column: 13 });
+    const unclosed = await failure(parse({ text: '<c><item/>', record: 'c/item' }));
+    expect(unclosed.message).toContain('still open');
+    const inRecord = await failure(parse({ text: '<c>\n\n<item a="1" a="2"/></c>', record: 'c/item' }));
+    expect(inRecord.kind).toBe('MALFORMED_XML');
+    expect((inRecord.details as JsonObject)['line']).toBe(3);
+    expect((await failure(parse({ text: '<c><!DOCTYPE x [<!ENTITY a "b">]><item>&a;</item></c>', record: 'c/item' }))).kind).toBe('XML_DOCTYPE_REFUSED');
+    expect((await failure(parse({ text: `<c>${'<d>'.repeat(70)}${'</d>'.repeat(70)}</c>`, record: 'c/item' }))).kind).toBe('XML_TOO_DEEP');
+    expect((await failure(parse({ text: `<c><item>${'x'.repeat(100)}</item></c>`, record: 'c/item', 'max-size': 50 }))).kind).toBe('XML_TOO_LARGE');
+    expect((await failure(parse({ text: `<c><!--${'x'.repeat(100)}`, record: 'c/item', 'max-size': 50 }))).kind).toBe('XML_TOO_LARGE');
+    const proto = (await parse({ text: '<c><__proto__><polluted>1</polluted></__proto__></c>', record: 'c/__proto__' })) as JsonObject;
+    expect(proto['records']).toEqual([{ polluted: '1' }]);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});
+
 describe('xml generate', () => {
   it('writes attributes, text, repeated elements, escapes, and round-trips', async () => {
     const document: JsonObject = { order: { '@id': 7, customer: { '@vip': true, '#text': 'Ann & <Bob>' }, item: [{ sku: 'A"1' }, { sku: 'B2' }], empty: null } };

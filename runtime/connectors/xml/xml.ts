@@ -8,13 +8,16 @@
  * are kept (`ns:order`, `@xmlns:ns`) or stripped (`namespaces: strip`). With a declared schema the
  * document is shaped by it before validation — a text where the schema wants an integer, number
  * or boolean is converted, a single element where it wants a list becomes a list of one — and a
- * document that does not fit fails (INVALID_DOCUMENT 422). Safety: a DOCTYPE anywhere is refused
- * (no DTD, no entity of the document's own, so no entity expansion; only the XML and HTML
- * character entities are decoded), nesting deeper than `max-depth` is refused, the input is at most
- * `max-size` bytes, and element names such as `__proto__` are data, never an object's prototype.
- * Malformed XML is MALFORMED_XML 400 with its line and column.
+ * document that does not fit fails (INVALID_DOCUMENT 422). With `record`, the document is streamed
+ * and each element at that path is read, shaped and validated on its own (record-splitter.ts),
+ * like csv's rows: kept, handed to `batch-pipeline` in batches, or rejected with line and reason.
+ * Safety: a DOCTYPE anywhere is refused (no DTD, no entity of the document's own, so no entity
+ * expansion; only XML's five entities and character references are decoded), nesting deeper than
+ * `max-depth` is refused, the input (or a record) is at most `max-size` bytes, and element names
+ * such as `__proto__` are data, never an object's prototype. Malformed XML is MALFORMED_XML 400
+ * with its line and column.
  */
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline as pipeStreams } from 'node:stream/promises';
@@ -22,6 +25,7 @@ import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { PipeError } from '../../errors.js';
 import type { CompiledValidator, ConnectorRun, ExecutionContext, Json, JsonObject } from '../../types.js';
 import { fileReference, newWorkFilePath, resolveWorkFile } from '../../work-files.js';
+import { splitRecords } from './record-splitter.js';
 
 export interface XmlParams {
   readonly operation: 'parse' | 'generate';
@@ -31,6 +35,13 @@ export interface XmlParams {
   readonly namespaces?: 'keep' | 'strip';
   readonly 'max-depth'?: number;
   readonly 'max-size'?: number;
+  /** Stream the document and read each element at this path (`catalog/product`) as a record. */
+  readonly record?: string;
+  readonly 'on-invalid'?: 'fail' | 'reject';
+  readonly 'max-records'?: number;
+  readonly 'max-rejected'?: number;
+  readonly 'batch-pipeline'?: string;
+  readonly 'batch-size'?: number;
   /** The document schema's validator (compile.ts, from `schema`). */
   readonly validator?: CompiledValidator;
   /** The document schema, for shaping the document before validation (compile.ts). */
@@ -43,6 +54,10 @@ export interface XmlParams {
 
 export const DEFAULT_MAX_DEPTH = 64;
 export const DEFAULT_MAX_SIZE = 10 * 1024 * 1024;
+export const DEFAULT_MAX_RECORDS = 100_000;
+export const DEFAULT_MAX_REJECTED = 1000;
+export const DEFAULT_BATCH_SIZE = 500;
+const BATCH_TIMEOUT = 60_000;
 const ATTRIBUTE_PREFIX = '@';
 const TEXT_KEY = '#text';
 /** Not an XML name character: marks names fast-xml-parser would refuse or rename, restored afterwards. */
@@ -62,17 +77,27 @@ export const run: ConnectorRun<XmlParams> = async (params, _message, ctx) => {
 // ─────────────────────────────── parse ───────────────────────────────
 
 async function parseXml(params: XmlParams, ctx: ExecutionContext): Promise<Json> {
+  if (params.record !== undefined) return parseRecords(params, ctx);
   const maxSize = params['max-size'] ?? DEFAULT_MAX_SIZE;
   const text = await inputText(params, ctx, maxSize);
   refuseDoctype(text);
-  const checked = XMLValidator.validate(text);
-  if (checked !== true) {
-    const { line, col, msg } = checked.err;
-    throw new PipeError(`Malformed XML: line ${line}, column ${col}: ${msg}`, { code: 400, kind: 'MALFORMED_XML', details: { line, column: col } });
-  }
   const maxDepth = params['max-depth'] ?? DEFAULT_MAX_DEPTH;
+  let document = parseDocument(text, xmlParser(params, maxDepth), maxDepth);
+  if (params.shape !== undefined) document = shapeBySchema(document, params.shape, params.shape);
+  const validator = params.validator;
+  if (validator && !validator(document)) {
+    const validation = violations(validator);
+    throw new PipeError(`the XML document does not match the schema: ${validation.slice(0, 3).join('; ')}`, {
+      code: 422, kind: 'INVALID_DOCUMENT', details: { validation },
+    });
+  }
+  return document;
+}
+
+/** The parser for one step run (fast-xml-parser; entities decoded by XML_ENTITIES). */
+function xmlParser(params: XmlParams, maxDepth: number): XMLParser {
   const guard = (name: string): string => (GUARDED_NAMES.has(name) ? ESCAPE + name : name);
-  const parser = new XMLParser({
+  return new XMLParser({
     ignoreAttributes: params.attributes === false,
     attributeNamePrefix: ATTRIBUTE_PREFIX,
     textNodeName: TEXT_KEY,
@@ -81,12 +106,47 @@ async function parseXml(params: XmlParams, ctx: ExecutionContext): Promise<Json>
     parseAttributeValue: false,
     trimValues: true,
     processEntities: true,
-    htmlEntities: true,
+    entityDecoder: XML_ENTITIES,
     // fast-xml-parser counts the levels below the root.
     maxNestedTags: Math.max(0, maxDepth - 1),
     transformTagName: guard,
     transformAttributeName: guard,
   });
+}
+
+const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * XML's five predefined entities and character references (`&#65;`, `&#x263A;`); nothing else —
+ * no entity of the document's own (a DOCTYPE is refused before parsing), an unknown one stays text.
+ */
+export const XML_ENTITIES = {
+  reset: (): void => undefined,
+  setXmlVersion: (): void => undefined,
+  setExternalEntities: (): void => undefined,
+  addInputEntities: (): void => undefined,
+  decode: (text: string): string => (text.includes('&') ? text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|amp|lt|gt|quot|apos);/g, decodeEntity) : text),
+};
+
+function decodeEntity(whole: string, name: string): string {
+  if (!name.startsWith('#')) return PREDEFINED[name] ?? whole;
+  const code = name[1] === 'x' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+  const valid = code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff)
+    || (code >= 0xe000 && code <= 0x10ffff && code !== 0xfffe && code !== 0xffff);
+  return valid ? String.fromCodePoint(code) : whole;
+}
+
+const violations = (validator: CompiledValidator): string[] =>
+  (validator.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
+
+/** Well-formedness (line and column of the first fault), then the tree; `firstLine` places a record in its file. */
+function parseDocument(text: string, parser: XMLParser, maxDepth: number, firstLine = 1): Json {
+  const checked = XMLValidator.validate(text);
+  if (checked !== true) {
+    const line = checked.err.line + firstLine - 1;
+    const { col, msg } = checked.err;
+    throw new PipeError(`Malformed XML: line ${line}, column ${col}: ${msg}`, { code: 400, kind: 'MALFORMED_XML', details: { line, column: col } });
+  }
   let parsed: unknown;
   try {
     parsed = parser.parse(text);
@@ -97,18 +157,101 @@ async function parseXml(params: XmlParams, ctx: ExecutionContext): Promise<Json>
     }
     throw new PipeError(`Malformed XML: ${message}`, { code: 400, kind: 'MALFORMED_XML' });
   }
-  let document = restoreNames(parsed);
+  const document = restoreNames(parsed);
   // The `<?xml …?>` declaration is not data.
   if (isObject(document) && Object.hasOwn(document, '?xml')) delete document['?xml'];
-  if (params.shape !== undefined) document = shapeBySchema(document, params.shape, params.shape);
-  const validator = params.validator;
-  if (validator && !validator(document)) {
-    const validation = (validator.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
-    throw new PipeError(`the XML document does not match the schema: ${validation.slice(0, 3).join('; ')}`, {
-      code: 422, kind: 'INVALID_DOCUMENT', details: { validation },
-    });
-  }
   return document;
+}
+
+/**
+ * Record mode: the document is streamed (record-splitter.ts) and each element at `record` is read on
+ * its own — shaped by the schema, validated, then kept (up to max-records), handed to
+ * `batch-pipeline` in batches, or, invalid, failed on or set aside with its line and reason.
+ */
+async function parseRecords(params: XmlParams, ctx: ExecutionContext): Promise<JsonObject> {
+  const maxDepth = params['max-depth'] ?? DEFAULT_MAX_DEPTH;
+  const path = params.record ?? '';
+  if (!/^[^/\s]+(\/[^/\s]+)*$/.test(path)) throw badParams('`record` is a path of element names from the root (`catalog/product`)');
+  const chunks = await inputChunks(params, ctx);
+  const onInvalid = params['on-invalid'] ?? 'fail';
+  const maxRecords = params['max-records'] ?? DEFAULT_MAX_RECORDS;
+  const maxRejected = params['max-rejected'] ?? DEFAULT_MAX_REJECTED;
+  const batchPipeline = params['batch-pipeline'];
+  const batchSize = params['batch-size'] ?? DEFAULT_BATCH_SIZE;
+  const records: Json[] = [];
+  const rejected: JsonObject[] = [];
+  let recordCount = 0;
+  let batch: Json[] = [];
+  let batchFirstLine = 0;
+  let batches = 0;
+  const flush = async (): Promise<void> => {
+    if (!batchPipeline || batch.length === 0) return;
+    const payload: JsonObject = { records: batch, firstLine: batchFirstLine, batch: batches };
+    batch = [];
+    batches++;
+    await ctx.services.execute(batchPipeline, payload, { timeout: BATCH_TIMEOUT, parent: ctx });
+  };
+  const parser = xmlParser(params, maxDepth);
+  const split = splitRecords(chunks.stream, {
+    path, maxDepth, maxRecordSize: params['max-size'] ?? DEFAULT_MAX_SIZE, stripPrefixes: params.namespaces === 'strip',
+  });
+  try {
+    for await (const { text, line } of split) {
+      ctx.signal.throwIfAborted();
+      const parsed = parseDocument(text, parser, maxDepth, line);
+      const read = isObject(parsed) ? (Object.values(parsed)[0] ?? null) : parsed;
+      const value = params.shape !== undefined ? shapeBySchema(read, params.shape, params.shape) : read;
+      const validator = params.validator;
+      if (validator && !validator(value)) {
+        const reason = violations(validator).slice(0, 5).join('; ');
+        if (onInvalid === 'fail') throw new PipeError(`xml parse: the record at line ${line} does not match the schema: ${reason}`, { code: 422, kind: 'RECORD_INVALID', details: { line, reason } });
+        if (rejected.length >= maxRejected) {
+          throw new PipeError(`xml parse: more than ${maxRejected} rejected records (the last at line ${line})`, { code: 422, kind: 'TOO_MANY_REJECTED', details: { line } });
+        }
+        rejected.push({ line, reason, record: read });
+        continue;
+      }
+      recordCount++;
+      if (batchPipeline) {
+        if (batch.length === 0) batchFirstLine = line;
+        batch.push(value);
+        if (batch.length >= batchSize) await flush();
+        continue;
+      }
+      if (recordCount > maxRecords) {
+        throw new PipeError(`xml parse: more than ${maxRecords} records (at line ${line}); raise max-records or stream them to a batch-pipeline`, {
+          code: 413, kind: 'TOO_MANY_RECORDS', details: { line, maxRecords },
+        });
+      }
+      records.push(value);
+    }
+    await flush();
+  } finally {
+    chunks.close();
+  }
+  const out: JsonObject = { records, recordCount, rejected, rejectedCount: rejected.length };
+  if (batchPipeline) out['batches'] = batches;
+  return out;
+}
+
+/** The document as text chunks: a file read as a stream, or the text. */
+async function inputChunks(params: XmlParams, ctx: ExecutionContext): Promise<{ stream: AsyncIterable<string>; close: () => void }> {
+  if (params.file !== undefined && params.text !== undefined) throw badParams('give `file` or `text`, not both');
+  if (params.file !== undefined) {
+    const file = await resolveWorkFile(params.file, ctx.workDir, 'xml parse');
+    const stream = createReadStream(file.path, { encoding: 'utf8' });
+    return { stream: withoutBom(stream), close: () => stream.destroy() };
+  }
+  if (typeof params.text !== 'string') throw badParams(params.text === undefined ? '`file` or `text` is required' : '`text` is XML text');
+  return { stream: withoutBom([params.text]), close: () => undefined };
+}
+
+async function* withoutBom(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string> {
+  let first = true;
+  for await (const chunk of chunks) {
+    yield first ? stripBom(chunk) : chunk;
+    first = false;
+  }
 }
 
 async function inputText(params: XmlParams, ctx: ExecutionContext, maxSize: number): Promise<string> {
