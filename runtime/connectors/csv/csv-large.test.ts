@@ -48,7 +48,6 @@ it('parses a 100 MB CSV in bounded memory', async () => {
   expect(result.rejectedCount).toBe(invalid);
   expect(result.rowCount).toBe(rows - invalid);
   expect(result.rowsSeen).toBe(result.rowCount);
-  // Node, tsx and the modules take some 100 MB of their own; the file is never in memory whole.
   // Holding the file alone would take node, tsx and the modules (some 70 MB) plus 100 MB.
   expect(result.peakRss).toBeLessThan(160 * MB);
 }, 600_000);
