@@ -35,11 +35,12 @@ import { RouteTable, type TriggerAttachment, type TriggerHost, type TriggerRunti
 export interface ServiceDefinition {
   readonly name: string;
   readonly pipelines: readonly PipelineModule[];
-  /** Account fields by account name; values resolved from env at start (env() in .pipe). */
-  readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
-  readonly globals: Readonly<Record<string, Json>>;
-  /** Declared stores with options (expire-after seconds). */
-  readonly stores: Readonly<Record<string, { expireAfterSeconds?: number }>>;
+  /** Account fields by account name; values resolved from env at start (env() in .pipe). Absent: none. */
+  readonly accounts?: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+  /** Absent: none. */
+  readonly globals?: Readonly<Record<string, Json>>;
+  /** Declared stores with options (expire-after seconds). Absent: none declared. */
+  readonly stores?: Readonly<Record<string, { expireAfterSeconds?: number }>>;
   /** The run-time parts of the triggers the pipelines use, by kind (generated service.ts imports them). */
   readonly triggers: Readonly<Record<string, TriggerRuntime>>;
 }
@@ -108,7 +109,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const byKind = pipelinesByKind(def);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
-  const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts, env, logger), {
+  const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts ?? {}, env, logger), {
     dataDir, env,
     onMadeKey: (account, file, created) => logger.warn(
       { account, file },
@@ -125,8 +126,8 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   if (tracing) logger.info('tracing on (OpenTelemetry)');
   const engine = new ExecutionEngine({
     pipelines: def.pipelines, logger, metrics, clock, dataDir, accounts,
-    globals: resolveEnvRecord(def.globals, env, 'globals', logger),
-    store: withDeclaredStoreOptions(backends.store, def.stores),
+    globals: resolveEnvRecord(def.globals ?? {}, env, 'globals', logger),
+    store: withDeclaredStoreOptions(backends.store, def.stores ?? {}),
     broker: backends.broker,
     connections,
     createExecutor: createPipelineExecutor,

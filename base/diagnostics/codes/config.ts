@@ -1,6 +1,6 @@
 import type { CodeTable } from '../codes.js';
 
-export const configCodes: CodeTable = {
+export const configCodes = {
   PIPE3001: {
     title: 'Unknown parameter',
     severity: 'error',
@@ -97,4 +97,4 @@ export const configCodes: CodeTable = {
     explain:
       'An agent\'s `mock` answers stand in for the model when it runs offline (a `mock:` model or a mock account), so each `answer` must be a reply the model could give: with `output-schema`, an object valid against that schema; without one, the reply text (a string). The condition `when` must be a boolean.\n\nExample: `mock: [{ when: {{ message.body.total > 100 }}, answer: { total: "high" } }]` with an output schema whose `total` is a number — write `total: 250`.',
   },
-};
+} as const satisfies CodeTable;

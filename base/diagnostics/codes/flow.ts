@@ -1,6 +1,6 @@
 import type { CodeTable } from '../codes.js';
 
-export const flowCodes: CodeTable = {
+export const flowCodes = {
   PIPE6001: {
     title: 'Unreachable step',
     severity: 'error',
@@ -37,4 +37,4 @@ export const flowCodes: CodeTable = {
     phase: 'check',
     explain: 'A `branch NAME { … }` of the pipeline is not the target of any `when … -> NAME` or `otherwise -> NAME`. Remove it or route to it.',
   },
-};
+} as const satisfies CodeTable;
