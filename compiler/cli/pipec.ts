@@ -4,7 +4,10 @@
  */
 // Modules that `check` never needs (build, run, the bundler, child processes) are imported inside
 // their commands, so every `pipec check` does not pay for loading them.
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { packageRoot } from '../package-root.js';
 import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { compileFiles, printDiagnostics, processOutput, type Output } from './compile-files.js';
 import { toolCommands } from './tool-commands.js';
@@ -117,6 +120,12 @@ const COMMANDS: Record<string, Command> = {
 };
 
 /** Entry point (bin/pipec.js): returns the exit code. */
+/** The version of the installed pipec, from its package.json. */
+function pipecVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
+}
+
 export async function main(argv: readonly string[], output: Output = processOutput): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -124,7 +133,7 @@ export async function main(argv: readonly string[], output: Output = processOutp
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-v') {
-    output.out('pipec 0.1.0');
+    output.out(`pipec ${pipecVersion()}`);
     return 0;
   }
   const command = COMMANDS[name];

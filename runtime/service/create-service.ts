@@ -13,7 +13,7 @@ import { startTracingFromEnv, type Tracing } from '../observability/tracing.js';
 import type { StepHooks } from '../steps.js';
 import type { Clock, Json, JsonObject, PipelineModule, Reply } from '../types.js';
 import { loadDefaultBackends, type Backends } from './backends-port.js';
-import { resolveAccounts, resolveEnvRecord } from './env-values.js';
+import { resolveAccounts, resolveEnvRecord, withSecretFiles } from './env-values.js';
 import { withDevelopmentKeys, withOwnKeySet } from '../security/development-keys.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
@@ -100,7 +100,8 @@ function pipelinesByKind(def: ServiceDefinition): Map<string, PipelineModule[]> 
 }
 
 export async function createService(def: ServiceDefinition, opts: ServiceOptions = {}): Promise<Service> {
-  const env = opts.env ?? process.env;
+  // Secrets given as NAME_FILE (container secret mounts) are read here, once.
+  const env = withSecretFiles(opts.env ?? process.env);
   const clock = opts.clock ?? new SystemClock();
   const logger = opts.logger ?? createLogger({ level: env['LOG_LEVEL'] ?? 'info', service: def.name });
   const dataDir = opts.dataDir ?? env['PIPEC_DATA_DIR'] ?? './.pipec-data';

@@ -92,4 +92,24 @@ describe('a built service, shipped', () => {
       await service.stop();
     }
   }, 600_000);
+
+  it('takes its secrets from NAME_FILE (the admin key here) and listens on HOST', async () => {
+    const keyFile = path.join(outside, 'admin-key');
+    fs.writeFileSync(keyFile, 'k-from-a-mounted-secret\n');
+    const service = await startServer(built, { PIPEC_ADMIN_API_KEY_FILE: keyFile, HOST: '127.0.0.1' });
+    try {
+      expect((await fetch(`${service.url}/_pipec/dead-letters`)).status).toBe(401);
+      const res = await fetch(`${service.url}/_pipec/dead-letters`, { headers: { authorization: 'Bearer k-from-a-mounted-secret' } });
+      expect(res.status).toBe(200);
+      expect(service.logs()).not.toContain('k-from-a-mounted-secret');
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
+
+  it('pipec --version is the version of its package.json', () => {
+    const version = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const printed = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pipec.js'), '--version'], { encoding: 'utf8' });
+    expect(printed.trim()).toBe(`pipec ${version}`);
+  });
 });
