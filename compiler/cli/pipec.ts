@@ -91,6 +91,26 @@ const COMMANDS: Record<string, Command> = {
       return result.ok ? 0 : 1;
     },
   },
+  openapi: {
+    summary: 'Print the OpenAPI 3.1 document of the HTTP routes',
+    usage: 'pipec openapi <files|dirs>... [--out FILE] [--name NAME] [--root DIR]',
+    options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' } },
+    help: 'Prints (or writes to FILE) the OpenAPI 3.1 document of the pipelines\' HTTP routes: paths, methods, path and query parameters, body schemas, auth schemes, and the answers each pipeline can give (its respond and fail steps, the trigger\'s failures, the error object). A built service serves the same document at GET /openapi.json.',
+    async run(values, positionals, output) {
+      if (positionals.length === 0) return usage(this, output);
+      const { defaultServiceName } = await import('./build-command.js');
+      const name = typeof values['name'] === 'string' ? values['name'] : defaultServiceName(positionals);
+      const result = await compileFiles({ inputs: positionals, emit: false, serviceName: name, ...rootOption(values) });
+      if (hasErrors(result.diagnostics) || !result.openapi) {
+        printDiagnostics(result, 'text', output, wantsColor(values['color']));
+        return 1;
+      }
+      const text = `${JSON.stringify(result.openapi, null, 2)}\n`;
+      if (typeof values['out'] === 'string') fs.writeFileSync(values['out'], text);
+      else output.out(text);
+      return 0;
+    },
+  },
   run: {
     summary: 'Build and serve .pipe files (rebuild on change with --watch)',
     usage: 'pipec run <files|dirs>... [--port N] [--watch] [--out DIR] [--root DIR]',

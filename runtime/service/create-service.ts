@@ -42,6 +42,8 @@ export interface ServiceDefinition {
   readonly stores: Readonly<Record<string, { expireAfterSeconds?: number }>>;
   /** The run-time parts of the triggers the pipelines use, by kind (generated service.ts imports them). */
   readonly triggers: Readonly<Record<string, TriggerRuntime>>;
+  /** The OpenAPI document of the HTTP routes (made by the compiler), served at GET /openapi.json. */
+  readonly openapi?: Json;
 }
 
 export interface ServiceOptions {
@@ -178,6 +180,9 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     throw err;
   }
   registerJwksRoute(app, accounts);
+  // After the triggers: a pipeline of the service's own at /openapi.json keeps its route.
+  const openapi = def.openapi;
+  if (openapi !== undefined && !routes.has('GET', '/openapi.json')) app.get('/openapi.json', (c) => c.json(openapi));
   app.notFound((c) => refuse(
     new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw));
   // A throw that reached Hono is a bug of the HTTP layer: logged with its stack (refuse logs the cause of a 5xx).

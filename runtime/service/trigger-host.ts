@@ -101,6 +101,11 @@ export class RouteTable {
     else this.app.on([...methods], path, handler);
   }
 
+  /** True when a pipeline serves `method path` (or every method of path). */
+  has(method: string, path: string): boolean {
+    return this.owners.has(`${method.toUpperCase()} ${path}`) || this.owners.has(`* ${path}`);
+  }
+
   /** The names of the readiness dependencies that are not ready. */
   notReady(): string[] {
     return [...this.readinessChecks].filter(([, check]) => !check()).map(([name]) => name);
