@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { jwtVerify, importSPKI, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, tempDir, type RunningService } from '../../test/e2e/service-process.js';
+import { hashSecret } from '../../runtime/connectors/hash/hash.js';
 import {
   AUDIENCE,
   ISSUER,
@@ -35,11 +36,14 @@ interface Answer {
   readonly body: Record<string, unknown>;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 function generate(server: RunningService, body: unknown, apiKey: string | null): Promise<Answer> {
   return fetch(`${server.url}${GENERATE}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(apiKey === null ? {} : { 'x-api-key': apiKey }) },
-    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+    // The API key travels as `apikey` in the body, as the token service's admin apikey does.
+    body: JSON.stringify(apiKey === null || !isObject(body) ? body : { ...body, apikey: apiKey }),
   }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
 }
 
@@ -62,7 +66,7 @@ describe('token-generator example over real HTTP', () => {
     provider = await startServer(providerOut, secrets.env);
     generator = await startServer(generatorOut, {
       TOKEN_GENERATOR_PROVIDER_URL: `${provider.url}/oauth2/token`,
-      TOKEN_GENERATOR_API_KEY: apiKey,
+      TOKEN_GENERATOR_APIKEY_HASH: await hashSecret(apiKey),
       TOKEN_VERIFY_KEY: secrets.keys.publicPem,
     });
     client = new TokenServiceClient(provider.url, secrets.adminApikey);
@@ -100,7 +104,7 @@ describe('token-generator example over real HTTP', () => {
     });
   }
 
-  it('a missing or wrong API key → 401 before any step runs', async () => {
+  it('a missing or wrong API key → 401, before the credentials are looked at', async () => {
     const credentials = await credentialsFor('salesperson');
     for (const key of [null, 'wrong-key']) {
       const res = await generate(generator, credentials, key);
@@ -164,7 +168,7 @@ describe('token-generator example over real HTTP', () => {
       const { port } = failingProvider.address() as AddressInfo;
       failingGenerator = await startServer(generatorOut, {
         TOKEN_GENERATOR_PROVIDER_URL: `http://127.0.0.1:${port}/oauth2/token`,
-        TOKEN_GENERATOR_API_KEY: apiKey,
+        TOKEN_GENERATOR_APIKEY_HASH: await hashSecret(apiKey),
         TOKEN_VERIFY_KEY: secrets.keys.publicPem,
         PIPEC_DATA_DIR: path.join(tempDir('token-generator-failing'), '.data'),
       });
