@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { bundleService } from './bundle-service.js';
+import { DOCKERIGNORE, dockerfile } from './container.js';
 import { compileFiles, displayPath, printDiagnostics, type Output } from './compile-files.js';
 import type * as Esbuild from 'esbuild';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
@@ -21,6 +22,8 @@ export interface BuildOptions {
   readonly format: 'text' | 'json';
   readonly color: boolean;
   readonly skipFormat?: boolean;
+  /** Also write a Dockerfile and .dockerignore (container.ts); needs the bundle. */
+  readonly container?: boolean;
   /** Also write bundle/ (one file + V8 code cache) for a fast start; default true. */
   readonly bundle?: boolean;
   /** The connectors and triggers to build with (default: pipec's own). */
@@ -56,6 +59,10 @@ export async function build(opts: BuildOptions, output: Output): Promise<BuildRe
   }
   writeService(outDir, result.files, opts.registry, 'ship');
   if (opts.bundle !== false) await bundleService(outDir);
+  if (opts.container) {
+    fs.writeFileSync(path.join(outDir, 'Dockerfile'), dockerfile(name.toLowerCase(), opts.bundle !== false));
+    fs.writeFileSync(path.join(outDir, '.dockerignore'), DOCKERIGNORE);
+  }
   if (opts.format === 'text') {
     output.err(`Built ${result.plan?.pipelines.length ?? 0} pipeline(s) from ${result.inputFiles.length} file(s) into ${displayPath(outDir)} — start it with: node ${displayPath(path.join(outDir, 'server.js'))}`);
   }

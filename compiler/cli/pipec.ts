@@ -69,9 +69,9 @@ const COMMANDS: Record<string, Command> = {
   },
   build: {
     summary: 'Compile .pipe files into a standalone service',
-    usage: 'pipec build <files|dirs>... [--out DIR] [--name NAME] [--root DIR] [--no-bundle] [--format text|json]',
-    options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' }, 'no-bundle': { type: 'boolean' } },
-    help: 'Writes DIR (default out/<name>): server.js, service.js, pipelines/*.{ts,js}, validators/, the runtime, a package.json naming only the packages these pipelines load, a package-lock.json pinning the versions of pipec\'s own lockfile, node_modules/ with exactly those packages (when DIR does not already see installed ones), and bundle/: the same code as one file with a V8 code cache, which server.js starts from (a faster cold start; --no-bundle leaves it out, PIPEC_BUNDLE=0 ignores it).\nStart it with `node DIR/server.js` (env PORT, default 8080). To move it to another machine, copy DIR (without node_modules/) and run `npm ci --omit=dev` there; build with the Node.js version you deploy on, or the code cache is ignored.',
+    usage: 'pipec build <files|dirs>... [--out DIR] [--name NAME] [--root DIR] [--no-bundle] [--container] [--format text|json]',
+    options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' }, 'no-bundle': { type: 'boolean' }, container: { type: 'boolean' } },
+    help: 'Writes DIR (default out/<name>): server.js, service.js, pipelines/*.{ts,js}, validators/, the runtime, a package.json naming only the packages these pipelines load, a package-lock.json pinning the versions of pipec\'s own lockfile, node_modules/ with exactly those packages (when DIR does not already see installed ones), and bundle/: the same code as one file with a V8 code cache, which server.js starts from (a faster cold start; --no-bundle leaves it out, PIPEC_BUNDLE=0 ignores it).\nStart it with `node DIR/server.js` (env PORT, default 8080). To move it to another machine, copy DIR (without node_modules/) and run `npm ci --omit=dev` there; build with the Node.js version you deploy on, or the code cache is ignored.\n--container also writes a Dockerfile and .dockerignore: two stages (npm ci --omit=dev from the lockfile; the service with its code cache made in the image), the unprivileged node user, a /data volume for the embedded backends, a HEALTHCHECK on /ready (docs/deploy.md).',
     async run(values, positionals, output) {
       const format = formatOf(values['format']);
       if (!format || positionals.length === 0) return usage(this, output);
@@ -84,6 +84,7 @@ const COMMANDS: Record<string, Command> = {
           format,
           color: wantsColor(values['color']),
           bundle: values['no-bundle'] !== true,
+          container: values['container'] === true,
           ...rootOption(values),
         },
         output,
