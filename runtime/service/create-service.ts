@@ -14,6 +14,7 @@ import type { StepHooks } from '../steps.js';
 import type { Clock, Json, JsonObject, PipelineModule, Reply } from '../types.js';
 import { loadDefaultBackends, type Backends } from './backends-port.js';
 import { resolveAccounts, resolveEnvRecord, withSecretFiles } from './env-values.js';
+import { BackendConfigError, chooseBackends, replicaProblem } from '../backends/config.js';
 import { withDevelopmentKeys, withOwnKeySet } from '../security/development-keys.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
@@ -101,6 +102,23 @@ function pipelinesByKind(def: ServiceDefinition): Map<string, PipelineModule[]> 
   return byKind;
 }
 
+/**
+ * Refuses, before anything opens, backends the environment names wrongly or a mix that replicas
+ * would not share for what this service uses (runtime/backends/config.ts); logged as one line.
+ */
+function checkBackendChoice(def: ServiceDefinition, env: NodeJS.ProcessEnv, logger: Logger): void {
+  try {
+    const problem = replicaProblem(chooseBackends(env), {
+      stores: Object.keys(def.stores),
+      eventPipelines: def.pipelines.filter((p) => p.trigger.kind === 'event').map((p) => p.name),
+    });
+    if (problem) throw new BackendConfigError(problem);
+  } catch (err) {
+    if (err instanceof BackendConfigError) logger.fatal(err.message);
+    throw err;
+  }
+}
+
 export async function createService(def: ServiceDefinition, opts: ServiceOptions = {}): Promise<Service> {
   // Secrets given as NAME_FILE (container secret mounts) are read here, once.
   const env = withSecretFiles(opts.env ?? process.env);
@@ -109,6 +127,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const dataDir = opts.dataDir ?? env['PIPEC_DATA_DIR'] ?? './.pipec-data';
   if (opts.routeProcessOutput) routeProcessOutput(logger);
   const byKind = pipelinesByKind(def);
+  if (!opts.backends) checkBackendChoice(def, env, logger);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
   const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts, env, logger), {
@@ -167,6 +186,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   const host: TriggerHost = {
     engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,
+    ...(backends.rateLimits ? { rateLimits: backends.rateLimits } : {}),
     refuse, errorDetail: errorDetailFromEnv(env), origins: originPolicyFromEnv(env),
     route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),

@@ -16,6 +16,7 @@
 import type { Context } from 'hono';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
+import type { RateLimitStore } from '../security/rate-limit.js';
 import type { Clock, Connections, EventBroker, Json, PipelineModule, TriggerSpec } from '../types.js';
 import type { LockBackend } from './backends-port.js';
 import type { ExecutionOutcome } from './create-service.js';
@@ -72,6 +73,8 @@ export interface TriggerHost {
   readonly connections: Connections;
   /** The cross-replica lock (one replica runs a scheduler tick). */
   readonly lock: LockBackend;
+  /** Rate-limit counters shared by replicas (absent: each process counts alone). */
+  readonly rateLimits?: RateLimitStore;
   /**
    * Serves `methods` (upper-case; `['*']`: every method) at a Hono path for `owner` (a pipeline, or
    * the trigger for a shared endpoint). Throws when another owner serves the same method and path

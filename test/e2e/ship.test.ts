@@ -6,7 +6,7 @@
  * when it holds the packages) and serves. Item 2: `--container` writes a Dockerfile, whose steps
  * are run here outside a container.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -194,6 +194,29 @@ describe('a built service, shipped', () => {
     } finally {
       await service.stop();
     }
+  }, 60_000);
+
+  it('refuses to start with a backend it cannot use: one line, a non-zero exit', () => {
+    const start = (env: Record<string, string>): { status: number | null; lines: string[] } => {
+      const result = spawnSync(process.execPath, [path.join(built, 'server.js')], {
+        cwd: built, encoding: 'utf8', timeout: 30_000,
+        env: { ...process.env, PORT: '0', PIPEC_DATA_DIR: path.join(outside, 'refused-data'), ...env },
+      });
+      return { status: result.status, lines: `${result.stdout}${result.stderr}`.split('\n').filter(Boolean) };
+    };
+    const mistyped = start({ PIPEC_STORE: 'postgress://app:s3cret@db:5432/app' });
+    expect(mistyped.status).toBe(1);
+    expect(mistyped.lines).toHaveLength(1);
+    expect(JSON.parse(mistyped.lines[0] as string)).toMatchObject({ level: 60, msg: expect.stringMatching(/^PIPEC_STORE has an unknown scheme "postgress:"/) });
+    expect(mistyped.lines[0]).not.toContain('s3cret');
+    // Nothing written: the embedded backends were never opened instead.
+    expect(fs.existsSync(path.join(outside, 'refused-data'))).toBe(false);
+    const broker = start({ PIPEC_BROKER: 'nast://127.0.0.1:4222' });
+    expect(broker.status).toBe(1);
+    expect(broker.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([expect.stringMatching(/^PIPEC_BROKER has an unknown scheme "nast:"/)]);
+    const alone = start({ PIPEC_REPLICAS: '3' });
+    expect(alone.status).toBe(1);
+    expect(alone.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([expect.stringMatching(/^PIPEC_REPLICAS=3 with the embedded backends only/)]);
   }, 60_000);
 
   it('pipec --version is the version of its package.json', () => {
