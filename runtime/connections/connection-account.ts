@@ -42,9 +42,12 @@ function text(fields: Readonly<Record<string, Json>> | undefined, name: string):
 export function connectionTarget(fields: Readonly<Record<string, Json>> | undefined, protocol: Protocol): ConnectionTarget {
   if (!fields) throw accountError(`no account fields for the ${protocol.server} connection`);
   const given = text(fields, 'url');
+  if (given === undefined && text(fields, 'host') === undefined) {
+    throw accountError(`the account names no ${protocol.server}: give \`url\` or \`host\``);
+  }
   let url: URL;
   try {
-    url = new URL(given ?? `${protocol.scheme}://${text(fields, 'host') ?? '127.0.0.1'}:${text(fields, 'port') ?? protocol.defaultPort}`);
+    url = new URL(given ?? `${protocol.scheme}://${text(fields, 'host')}:${text(fields, 'port') ?? protocol.defaultPort}`);
   } catch {
     throw accountError(`the account's url is not a URL`);
   }

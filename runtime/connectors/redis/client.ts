@@ -67,11 +67,15 @@ async function openRedis(
     throw redisFailure(lastError ?? err, where);
   }
   opened = true;
+  let closing = false;
   client.on('ready', () => report(true));
-  client.on('close', () => report(false, lastError ?? new Error(`${where}: the connection was closed`)));
+  client.on('close', () => {
+    if (!closing) report(false, lastError ?? new Error(`${where}: the connection was closed`));
+  });
   return {
     client: { client, where },
     close: async () => {
+      closing = true;
       opened = false;
       await client.quit().catch(() => client.disconnect());
     },

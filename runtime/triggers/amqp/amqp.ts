@@ -108,6 +108,7 @@ class QueueConsumer {
   private readonly setupBackoff = new Backoff(RECONNECT_BACKOFF);
   private unlisten: (() => void) | undefined;
   private lastProblem: string | undefined;
+  private settingUp = false;
 
   constructor(
     readonly pipeline: TriggeredPipeline<AmqpTriggerSpec>,
@@ -138,14 +139,16 @@ class QueueConsumer {
   }
 
   private async setUp(model: ChannelModel): Promise<void> {
-    if (this.stopping.signal.aborted) return;
+    // One channel at a time: a reconnect and a retry after a closed channel may both ask.
+    if (this.stopping.signal.aborted || this.settingUp || this.channel !== undefined) return;
+    this.settingUp = true;
     let channel: Channel | undefined;
     try {
       channel = await model.createChannel();
       const opened = channel;
       this.channel = opened;
       opened.on('error', (err: unknown) => this.problem(`channel closed by the broker: ${err instanceof Error ? err.message : String(err)}`));
-      opened.on('close', () => this.channelClosed(model, opened));
+      opened.on('close', () => this.channelClosed(opened));
       await opened.prefetch(this.spec.prefetch);
       if (this.spec.declare) await opened.assertQueue(this.spec.queue, { durable: true });
       const { consumerTag } = await opened.consume(this.spec.queue, (msg) => {
@@ -164,18 +167,25 @@ class QueueConsumer {
     } catch (err) {
       this.problem(err instanceof Error ? err.message : String(err));
       await channel?.close().catch(() => undefined);
+    } finally {
+      this.settingUp = false;
     }
   }
 
-  /** The channel closed: while the connection lives (a missing queue, a cancel), try again later. */
-  private channelClosed(model: ChannelModel, channel: Channel): void {
+  /**
+   * The channel closed: while the connection lives (a missing queue, a cancel), try again later on
+   * the connection of that time; after a lost connection, the reconnect sets the consumer up.
+   */
+  private channelClosed(channel: Channel): void {
     if (this.channel === channel) {
       this.channel = undefined;
       this.consumerTag = undefined;
     }
     if (this.stopping.signal.aborted) return;
-    void pause(this.setupBackoff.next(), this.stopping.signal).then(() => {
-      if (!this.stopping.signal.aborted && this.channel === undefined && this.link.connected) void this.setUp(model);
+    void pause(this.setupBackoff.next(), this.stopping.signal).then(async () => {
+      if (this.stopping.signal.aborted || this.channel !== undefined || !this.link.connected) return;
+      const model = await this.link.connection().catch(() => undefined);
+      if (model) await this.setUp(model);
     });
   }
 
