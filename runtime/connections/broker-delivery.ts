@@ -31,7 +31,9 @@ export interface DeliveryPolicy {
 }
 
 /** Runs `execute` (1-based attempt) until it succeeds, fails for good, or the service stops. */
-export async function deliver(execute: (attempt: number) => Promise<EngineOutcome>, policy: DeliveryPolicy): Promise<DeliveryResult> {
+export async function deliver(
+  execute: (attempt: number) => Promise<EngineOutcome>, policy: DeliveryPolicy,
+): Promise<DeliveryResult> {
   for (let attempt = 1; ; attempt++) {
     if (policy.signal.aborted) return { kind: 'stopped', attempts: attempt - 1 };
     const outcome = await execute(attempt);
