@@ -45,9 +45,12 @@ export function encodeBody(payload: Json): { content: Buffer; contentType: strin
 }
 
 function headersOf(headers: JsonObject | undefined): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = Object.create(null) as Record<string, string | number | boolean>;
+  type Scalar = string | number | boolean;
+  const out: Record<string, Scalar> = Object.create(null) as Record<string, Scalar>;
   if (headers === undefined) return out;
-  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw invalid('`headers` must be an object');
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    throw invalid('`headers` must be an object');
+  }
   const entries = Object.entries(headers);
   if (entries.length > MAX_HEADERS) throw invalid(`at most ${MAX_HEADERS} headers`);
   for (const [name, value] of entries) {
@@ -66,11 +69,17 @@ function optionalText(value: unknown, name: string): string | undefined {
 }
 
 /** The properties of the message (amqplib's publish options) from the parameters. */
-export function publishOptions(params: AmqpPublishParams, contentType: string, ctx: { pipeline: string; executionId: string }): Options.Publish {
+export function publishOptions(
+  params: AmqpPublishParams, contentType: string, ctx: { pipeline: string; executionId: string },
+): Options.Publish {
   const priority = params.priority;
-  if (priority !== undefined && (!Number.isInteger(priority) || priority < 0 || priority > 255)) throw invalid('`priority` must be 0..255');
+  if (priority !== undefined && (!Number.isInteger(priority) || priority < 0 || priority > 255)) {
+    throw invalid('`priority` must be 0..255');
+  }
   const expiration = params.expiration;
-  if (expiration !== undefined && (!Number.isInteger(expiration) || expiration < 1)) throw invalid('`expiration` must be a positive number of ms');
+  if (expiration !== undefined && (!Number.isInteger(expiration) || expiration < 1)) {
+    throw invalid('`expiration` must be a positive number of ms');
+  }
   const messageId = optionalText(params['message-id'], 'message-id');
   const correlationId = optionalText(params['correlation-id'], 'correlation-id');
   const replyTo = optionalText(params['reply-to'], 'reply-to');
@@ -105,7 +114,8 @@ export const run: ConnectorRun<AmqpPublishParams> = async (params, message, ctx)
     await link.publish(exchange, routingKey, content, options, timeoutMs);
   } catch (err) {
     const failure = amqpFailure(err, link?.where ?? 'RabbitMQ');
-    throw failure.step ? failure : new PipeError(failure.message, { code: failure.code, kind: failure.kind, step: 'amqp-publish', cause: err });
+    if (failure.step) throw failure;
+    throw new PipeError(failure.message, { code: failure.code, kind: failure.kind, step: 'amqp-publish', cause: err });
   }
   return message;
 };

@@ -63,7 +63,10 @@ function headerValue(value: unknown, depth = 0): Json {
   if (Array.isArray(value)) return value.map((v) => headerValue(v, depth + 1));
   if (typeof value === 'object') {
     const out: JsonObject = Object.create(null) as JsonObject;
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: headerValue(v, depth + 1), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value)) {
+      const property = { value: headerValue(v, depth + 1), enumerable: true, writable: true, configurable: true };
+      Object.defineProperty(out, k, property);
+    }
     return out;
   }
   return String(value);
@@ -147,7 +150,7 @@ class QueueConsumer {
       channel = await model.createChannel();
       const opened = channel;
       this.channel = opened;
-      opened.on('error', (err: unknown) => this.problem(`channel closed by the broker: ${err instanceof Error ? err.message : String(err)}`));
+      opened.on('error', (err: unknown) => this.problem(`channel closed by the broker: ${describe(err)}`));
       opened.on('close', () => this.channelClosed(opened));
       await opened.prefetch(this.spec.prefetch);
       if (this.spec.declare) await opened.assertQueue(this.spec.queue, { durable: true });
@@ -162,7 +165,9 @@ class QueueConsumer {
       }, { noAck: false });
       this.consumerTag = consumerTag;
       this.setupBackoff.reset();
-      if (this.lastProblem !== undefined) this.host.logger.info({ pipeline: this.pipeline.name, queue: this.spec.queue }, 'amqp consumer running again');
+      if (this.lastProblem !== undefined) {
+        this.host.logger.info({ pipeline: this.pipeline.name, queue: this.spec.queue }, 'amqp consumer running again');
+      }
       this.lastProblem = undefined;
     } catch (err) {
       this.problem(err instanceof Error ? err.message : String(err));
@@ -192,7 +197,8 @@ class QueueConsumer {
   private problem(reason: string): void {
     if (reason === this.lastProblem) return;
     this.lastProblem = reason;
-    this.host.logger.warn({ pipeline: this.pipeline.name, queue: this.spec.queue, reason }, 'amqp consumer not running; retrying');
+    const where = { pipeline: this.pipeline.name, queue: this.spec.queue, reason };
+    this.host.logger.warn(where, 'amqp consumer not running; retrying');
   }
 
   private async handle(channel: Channel, msg: ConsumeMessage): Promise<void> {
@@ -201,11 +207,13 @@ class QueueConsumer {
     if (msg.fields.redelivered) host.metrics.eventsRedelivered.inc(labels);
     let body: Json;
     try {
-      if (msg.content.length > spec.maxSize) throw new Error(`the body has ${msg.content.length} bytes, more than max-size (${spec.maxSize})`);
+      if (msg.content.length > spec.maxSize) {
+        throw new Error(`the body has ${msg.content.length} bytes, more than max-size (${spec.maxSize})`);
+      }
       body = decodeBody(msg.content, msg.properties.contentType as string | undefined);
     } catch (err) {
       host.metrics.eventsConsumed.inc({ ...labels, outcome: 'invalid' });
-      await this.deadLetter(channel, msg, 'unreadable', 1, '', err instanceof Error ? err.message : String(err));
+      await this.deadLetter(channel, msg, 'unreadable', 1, '', describe(err));
       return;
     }
     const result: DeliveryResult = await deliver((attempt) => host.engine.execute({
@@ -227,17 +235,20 @@ class QueueConsumer {
   }
 
   /** A message that failed for good: to the dead-letter exchange (then acked), or back to the queue. */
-  private async deadLetter(channel: Channel, msg: ConsumeMessage, reason: string, attempts: number, executionId: string, error: string): Promise<void> {
+  private async deadLetter(
+    channel: Channel, msg: ConsumeMessage, reason: string, attempts: number, executionId: string, error: string,
+  ): Promise<void> {
     const { spec, pipeline, host } = this;
     const context = { pipeline: pipeline.name, queue: spec.queue, reason, attempts, executionId, error };
     if (spec.deadLetterExchange === undefined) {
-      host.logger.error(context, 'amqp message failed; rejected back to the queue (the trigger has no dead-letter-exchange)');
+      host.logger.error(context, 'amqp message failed; rejected back to the queue (no dead-letter-exchange)');
       settle(() => channel.nack(msg, false, true));
       return;
     }
     const p = msg.properties;
     try {
-      await this.link.publish(spec.deadLetterExchange, spec.deadLetterRoutingKey ?? msg.fields.routingKey, msg.content, {
+      const routingKey = spec.deadLetterRoutingKey ?? msg.fields.routingKey;
+      await this.link.publish(spec.deadLetterExchange, routingKey, msg.content, {
         persistent: true,
         mandatory: true,
         ...(p.contentType ? { contentType: p.contentType as string } : {}),
@@ -259,10 +270,15 @@ class QueueConsumer {
       settle(() => channel.ack(msg));
     } catch (err) {
       // Not confirmed: the message stays in the queue and comes back.
-      host.logger.error({ ...context, deadLetterError: err instanceof Error ? err.message : String(err) }, 'amqp dead-lettering failed; rejected back to the queue');
+      const failed = { ...context, deadLetterError: describe(err) };
+      host.logger.error(failed, 'amqp dead-lettering failed; rejected back to the queue');
       settle(() => channel.nack(msg, false, true));
     }
   }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** An ack or nack on a channel that closed meanwhile: the broker already gave the message back. */
@@ -278,12 +294,14 @@ export const trigger: TriggerRuntime<AmqpTriggerSpec> = {
   attach(pipelines, host) {
     const consumers: QueueConsumer[] = [];
     for (const p of pipelines) {
-      host.readiness(`amqp:${p.trigger.account}/${p.trigger.queue}`, () => consumers.find((c) => c.pipeline === p)?.consuming ?? true);
+      const consuming = (): boolean => consumers.find((c) => c.pipeline === p)?.consuming ?? true;
+      host.readiness(`amqp:${p.trigger.account}/${p.trigger.queue}`, consuming);
     }
     return {
       async start() {
         for (const p of pipelines) {
-          const link = await amqpLink(host.connections, p.trigger.account, host.accounts[p.trigger.account], host.logger);
+          const { account } = p.trigger;
+          const link = await amqpLink(host.connections, account, host.accounts[account], host.logger);
           const consumer = new QueueConsumer(p, host, link);
           consumers.push(consumer);
           consumer.start();

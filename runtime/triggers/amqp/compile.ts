@@ -17,9 +17,15 @@ export const compile: TriggerCompiler = {
     if (account) api.checkReference(ctx, 'account', account, accountValue?.span ?? trigger.kindSpan);
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
     const backoff = eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api, BROKER_BACKOFF_DEFAULTS)
-      ?? JSON.stringify({ initialMs: BROKER_BACKOFF_DEFAULTS.initial, maxMs: BROKER_BACKOFF_DEFAULTS.max, multiplier: BROKER_BACKOFF_DEFAULTS.multiplier });
+      ?? JSON.stringify({
+        initialMs: BROKER_BACKOFF_DEFAULTS.initial,
+        maxMs: BROKER_BACKOFF_DEFAULTS.max,
+        multiplier: BROKER_BACKOFF_DEFAULTS.multiplier,
+      });
     const deadLetterExchange = read.str('dead-letter-exchange', '');
+    const hasDeadLetterExchange = api.entryOf(trigger.config, 'dead-letter-exchange') !== undefined;
     const deadLetterRoutingKey = api.entryOf(trigger.config, 'dead-letter-routing-key');
+    const deadLetterRoutingKeyText = read.str('dead-letter-routing-key', '');
     const { types } = api;
     return {
       spec: {
@@ -30,8 +36,8 @@ export const compile: TriggerCompiler = {
         maxDeliveries: String(read.num('max-deliveries', 3)),
         backoff,
         maxSize: String(read.num('max-size', 5 * 1024 * 1024)),
-        ...(api.entryOf(trigger.config, 'dead-letter-exchange') ? { deadLetterExchange: JSON.stringify(deadLetterExchange) } : {}),
-        ...(deadLetterRoutingKey ? { deadLetterRoutingKey: JSON.stringify(read.str('dead-letter-routing-key', '')) } : {}),
+        ...(hasDeadLetterExchange ? { deadLetterExchange: JSON.stringify(deadLetterExchange) } : {}),
+        ...(deadLetterRoutingKey ? { deadLetterRoutingKey: JSON.stringify(deadLetterRoutingKeyText) } : {}),
         ...(body.validator ? { validateBody: body.validator } : {}),
       },
       message: types.closed({

@@ -12,12 +12,15 @@ export const compile: TriggerCompiler = {
   trigger({ trigger, ctx }, api) {
     const read = api.reader(trigger.config);
     const account = read.str('account', '');
-    if (account) api.checkReference(ctx, 'account', account, api.entryOf(trigger.config, 'account')?.span ?? trigger.kindSpan);
+    const accountSpan = api.entryOf(trigger.config, 'account')?.span ?? trigger.kindSpan;
+    if (account) api.checkReference(ctx, 'account', account, accountSpan);
     const topicsValue = api.entryOf(trigger.config, 'topics');
     const topics = topicsValue ? api.staticJson(topicsValue) : undefined;
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
     const backoff = eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api, BACKOFF_DEFAULTS)
-      ?? JSON.stringify({ initialMs: BACKOFF_DEFAULTS.initial, maxMs: BACKOFF_DEFAULTS.max, multiplier: BACKOFF_DEFAULTS.multiplier });
+      ?? JSON.stringify({
+        initialMs: BACKOFF_DEFAULTS.initial, maxMs: BACKOFF_DEFAULTS.max, multiplier: BACKOFF_DEFAULTS.multiplier,
+      });
     const deadLetterTopic = api.entryOf(trigger.config, 'dead-letter-topic');
     const { types } = api;
     return {
