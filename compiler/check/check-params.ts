@@ -9,7 +9,9 @@ import type { ObjectValue } from '../ast/ast.js';
 import type { ConnectorSchema, JsonSchema } from '../connectors/connector-registry.js';
 import { paramProperties } from '../connectors/connector-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import {
+  expressionInFixedParameter, invalidParameter, missingOneOf, missingParameter, notOneOf, parameterNotApplicable, unknownParameter,
+} from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { Span } from '../../base/source/span.js';
 import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from '../ast/literal.js';
@@ -35,6 +37,18 @@ export class ParamValidators {
     }
     return validate;
   }
+
+  /** A validator of a schema fact (x-pipe-retry.unsafe.when), compiled once per compile run. */
+  validatorForFact(fact: JsonSchema): ValidateFunction {
+    let validate = this.facts.get(fact);
+    if (!validate) {
+      validate = this.ajv.compile(fact as object);
+      this.facts.set(fact, validate);
+    }
+    return validate;
+  }
+
+  private readonly facts = new Map<JsonSchema, ValidateFunction>();
 }
 
 export interface ParamsSubject {
@@ -129,12 +143,7 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       // A parameter a case rules out (`then: { properties: { x: false } }`).
       const key = pointerToPath(pointer);
       const keySpan = instance.spans.get(`#key:${pointer}`) ?? spanAt(instance, pointer, fallback);
-      return diagnostic('PIPE3001', {
-        message: `parameter \`${key}\` does not apply to ${subject.what} \`${subject.name}\`${when ? ` when ${when}` : ''}`,
-        span: keySpan,
-        label: 'not used here',
-        hint: `remove \`${key}\``,
-      });
+      return parameterNotApplicable(key, subject, keySpan, when);
     }
     case 'additionalProperties': {
       const key = String(error.params['additionalProperty']);
@@ -142,27 +151,15 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       const keySpan = instance.spans.get(`#key:${childPointer}`) ?? spanAt(instance, pointer, fallback);
       const accepted = Object.keys(propertiesAt(schema.params, pointer)).sort();
       const close = suggestParameter(key, accepted);
-      const owner = pointer === '' ? `${subject.what} \`${subject.name}\`` : `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\``;
-      return diagnostic('PIPE3001', {
-        message: `unknown parameter \`${key}\` for ${owner}`,
-        span: keySpan,
-        label: close ? `did you mean \`${close}\`?` : 'unknown parameter',
-        body: accepted.length > 0 ? [`${capitalize(subject.what)} \`${subject.name}\` accepts: ${listNames(accepted)}.`] : [],
-        ...(close ? { hint: `rename \`${key}\` to \`${close}\`` } : {}),
-      });
+      const inside = pointer === '' ? undefined : pointerToPath(pointer);
+      return unknownParameter({ key, at: keySpan, owner: subject, inside, accepted, suggestion: close });
     }
     case 'oneOf':
     case 'anyOf': {
       const names = requiredAlternatives(error, schema.params);
       if (!names) break;
       const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
-      const list = names.map((n) => `\`${n}\``).join(' or ');
-      return diagnostic('PIPE3002', {
-        message: `missing required parameter ${list}${when ? ` (when ${when})` : ''} for ${subject.what} \`${subject.name}\``,
-        span,
-        label: `needs ${list}`,
-        hint: `add one of ${list}`,
-      });
+      return missingOneOf(names, subject, span, when);
     }
     default:
       break;
@@ -172,13 +169,8 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       const missing = String(error.params['missingProperty']);
       const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
       const propSchema = propertiesAt(schema.params, pointer)[missing];
-      const description = propSchema && typeof propSchema['description'] === 'string' ? ` (${propSchema['description']})` : '';
-      return diagnostic('PIPE3002', {
-        message: `missing required parameter \`${missing}\`${pointer === '' ? '' : ` in${where}`}${when ? ` (when ${when})` : ''} for ${subject.what} \`${subject.name}\``,
-        span,
-        label: `needs \`${missing}\``,
-        hint: `add \`${missing}: …\`${description}`,
-      });
+      const description = propSchema && typeof propSchema['description'] === 'string' ? propSchema['description'] : undefined;
+      return missingParameter(missing, pointer === '' ? '' : where, subject, span, description, when);
     }
     default: {
       const span = spanAt(instance, pointer, fallback);
@@ -187,22 +179,12 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       if (alternatives) {
         const value = valueAt(instance.json, pointer);
         const close = typeof value === 'string' ? suggest(value, alternatives.map(String)) : undefined;
-        return diagnostic('PIPE3003', {
-          message: `invalid value for${where} of ${subject.what} \`${subject.name}\`: expected one of ${alternatives.map((v) => `\`${String(v)}\``).join(', ')}`,
-          span,
-          label: close ? `did you mean \`${close}\`?` : 'not an allowed value',
-          ...(close ? { hint: `write \`${close}\`` } : {}),
-        });
+        return notOneOf(where, subject, span, alternatives, close);
       }
       const value = valueAt(instance.json, pointer);
       const close = allowed && typeof value === 'string' ? suggest(value, allowed.map(String)) : undefined;
       const problem = durationLimit(error, schemaAt(schema.params, pointer)) ?? error.message ?? 'not allowed';
-      return diagnostic('PIPE3003', {
-        message: `invalid value for${where || ' the parameters'} of ${subject.what} \`${subject.name}\`: ${problem}`,
-        span,
-        label: close ? `did you mean \`${close}\`?` : problem,
-        ...(allowed ? { body: [`Allowed values: ${allowed.map((v) => `\`${String(v)}\``).join(', ')}.`] } : {}),
-      });
+      return invalidParameter({ where, owner: subject, at: span, problem, allowed, suggestion: close });
     }
   }
 }
@@ -229,14 +211,7 @@ function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstanc
     if (allowsDynamic(fieldSchema) || inheritsDynamic(schema.params, pointer)) continue;
     const span = instance.spans.get(pointer);
     if (!span) continue;
-    out.push(
-      diagnostic('PIPE3004', {
-        message: `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\` is fixed at build time and does not accept expressions`,
-        span,
-        label: 'expression not allowed here',
-        hint: 'write a literal value here',
-      }),
-    );
+    out.push(expressionInFixedParameter(pointerToPath(pointer), subject, span));
   }
   return out;
 }
@@ -337,15 +312,6 @@ export function pointerToPath(pointer: string): string {
     .map(unescapePointer)
     .map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`))
     .join('');
-}
-
-function listNames(names: readonly string[]): string {
-  const shown = names.slice(0, 12).map((n) => `\`${n}\``);
-  return names.length > 12 ? `${shown.join(', ')} …and ${names.length - 12} more` : shown.join(', ');
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function uniqueBySpan(): (d: Diagnostic) => boolean {
