@@ -134,6 +134,16 @@ export function connectionFailure(
   return undefined;
 }
 
+/**
+ * What counts against a server's circuit breaker (`connections.guard`): a call that timed out. A
+ * refused or lost connection already fails at once (the clients do not wait while disconnected)
+ * and their reconnect is quicker than an open circuit's wait; a refused message says nothing of
+ * the server's health.
+ */
+export function slowFailure(err: unknown): boolean {
+  return err instanceof PipeError && err.kind === 'TIMEOUT';
+}
+
 /** Where a target is, for messages and logs: scheme, host and port (never credentials). */
 export function describeTarget(target: ConnectionTarget, protocol: Protocol): string {
   return `${protocol.server} at ${target.url.protocol}//${target.url.host}`;

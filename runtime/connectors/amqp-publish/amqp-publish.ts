@@ -11,6 +11,7 @@ import { PipeError } from '../../errors.js';
 import { activeTraceHeaders } from '../../observability/propagation.js';
 import type { ConnectorRun, Json, JsonObject } from '../../types.js';
 import { amqpFailure, amqpLink, type AmqpLink } from '../../connections/amqp-link.js';
+import { slowFailure } from '../../connections/connection-account.js';
 
 export interface AmqpPublishParams {
   account: string;
@@ -110,8 +111,11 @@ export const run: ConnectorRun<AmqpPublishParams> = async (params, message, ctx)
   const options = publishOptions(params, contentType, ctx);
   let link: AmqpLink | undefined;
   try {
-    link = await amqpLink(ctx.services.connections, params.account, params.accountFields, ctx.log);
-    await link.publish(exchange, routingKey, content, options, timeoutMs);
+    const opened = await amqpLink(ctx.services.connections, params.account, params.accountFields, ctx.log);
+    link = opened;
+    // Through the broker's circuit breaker: after consecutive timeouts, fail at once (CIRCUIT_OPEN).
+    const send = (): Promise<void> => opened.publish(exchange, routingKey, content, options, timeoutMs);
+    await ctx.services.connections.guard(`amqp:${params.account}`, send, { failed: slowFailure });
   } catch (err) {
     const failure = amqpFailure(err, link?.where ?? 'RabbitMQ');
     if (failure.step) throw failure;

@@ -9,6 +9,7 @@ import type { IClientPublishOptions } from 'mqtt';
 import { PipeError } from '../../errors.js';
 import type { ConnectorRun, Json, JsonObject } from '../../types.js';
 import { mqttFailure, mqttPublisher, type MqttPublisher } from '../../connections/mqtt-link.js';
+import { slowFailure } from '../../connections/connection-account.js';
 
 export interface MqttPublishParams {
   account: string;
@@ -111,6 +112,9 @@ export const run: ConnectorRun<MqttPublishParams> = async (params, message, ctx)
     throw new PipeError(failure.message, { code: failure.code, kind: failure.kind, step: 'mqtt-publish', cause: err });
   }
   const timeoutMs = typeof params.timeout === 'number' ? params.timeout : DEFAULT_TIMEOUT_MS;
-  await publishOn(publisher, topic, body, options, timeoutMs, 'mqtt-publish');
+  const opened = publisher;
+  // Through the broker's circuit breaker: after consecutive timeouts, fail at once (CIRCUIT_OPEN).
+  const send = (): Promise<void> => publishOn(opened, topic, body, options, timeoutMs, 'mqtt-publish');
+  await ctx.services.connections.guard(`mqtt:${params.account}`, send, { failed: slowFailure });
   return message;
 };

@@ -10,6 +10,7 @@
  */
 import { PipeError } from '../../errors.js';
 import type { ConnectorRun, Json, JsonObject } from '../../types.js';
+import { slowFailure } from '../../connections/connection-account.js';
 import { redisClient, redisFailure, type RedisHandle } from './client.js';
 
 export type RedisOperation =
@@ -190,12 +191,16 @@ function within<T>(work: Promise<T>, ms: number, where: string): Promise<T> {
 
 export const run: ConnectorRun<RedisParams> = async (params, message, ctx) => {
   const timeoutMs = integer(params.timeout, 'timeout', DEFAULT_TIMEOUT_MS);
-  let handle: RedisHandle | undefined;
-  try {
-    const opening = redisClient(ctx.services.connections, params.account, params.accountFields, timeoutMs);
-    handle = await within(opening, timeoutMs, 'Redis');
-    return await within(perform(params, message, handle), timeoutMs, handle.where);
-  } catch (err) {
-    throw redisFailure(err, handle?.where ?? 'Redis');
-  }
+  const { connections } = ctx.services;
+  // Calls go through the server's circuit breaker: after consecutive timeouts, fail at once (CIRCUIT_OPEN).
+  return connections.guard(`redis:${params.account}`, async () => {
+    let handle: RedisHandle | undefined;
+    try {
+      const opening = redisClient(connections, params.account, params.accountFields, timeoutMs);
+      handle = await within(opening, timeoutMs, 'Redis');
+      return await within(perform(params, message, handle), timeoutMs, handle.where);
+    } catch (err) {
+      throw redisFailure(err, handle?.where ?? 'Redis');
+    }
+  }, { failed: slowFailure });
 };
