@@ -313,4 +313,9 @@ export const trigger: TriggerRuntime<AmqpTriggerSpec> = {
     };
   },
   validate: validateMessage,
+  // A test gives what it cares about (`input: { body: … }`); the rest is what a first delivery from the queue has.
+  testMessage: (spec, given) => ({
+    body: null, headers: {}, exchange: '', routingKey: spec.queue, redelivered: false,
+    ...(given !== null && typeof given === 'object' && !Array.isArray(given) ? given : {}),
+  }),
 };

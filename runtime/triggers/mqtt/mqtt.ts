@@ -256,4 +256,9 @@ export const trigger: TriggerRuntime<MqttTriggerSpec> = {
     };
   },
   validate: validateMessage,
+  // A test gives what it cares about (`input: { body: … }`); the rest is what a first delivery has.
+  testMessage: (spec, given) => ({
+    topic: spec.topics[0] ?? '', body: null, qos: 1, retain: false, redelivered: false, headers: {},
+    ...(given !== null && typeof given === 'object' && !Array.isArray(given) ? given : {}),
+  }),
 };
