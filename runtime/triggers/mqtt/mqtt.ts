@@ -160,7 +160,8 @@ class TopicSubscriber {
   /** Runs the pipeline for one message; true: acknowledge it. */
   private async handle(packet: IPublishPacket): Promise<boolean> {
     const { spec, pipeline, host } = this;
-    const labels = { pipeline: pipeline.name, event: `mqtt:${packet.topic}` };
+    // By subscription, not by topic: topics carry ids (devices/<id>/…) and would grow the series without end.
+    const labels = { pipeline: pipeline.name, event: `mqtt:${spec.topics.join(',')}` };
     if (this.stopping.signal.aborted) return false;
     if (packet.dup) host.metrics.eventsRedelivered.inc(labels);
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
