@@ -25,6 +25,18 @@ describe('deliver', () => {
     expect(await deliver(async () => failed(422, 'invalid'), { maxDeliveries: 5, backoff: NO_WAIT, signal })).toMatchObject({ kind: 'failed', reason: 'permanent-error', attempts: 1 });
   });
 
+  it('does not count a run the service refused (overloaded, stopping) as an attempt', async () => {
+    const shed: EngineOutcome = {
+      ok: false, executionId: 'e', error: new PipeError('overloaded', { code: 503, kind: 'OVERLOADED' }), errorObject: {}, outcome: 'error',
+    };
+    const answers = [shed, shed, failed(503), shed, ok()];
+    const attempts: number[] = [];
+    const result = await deliver(async (n) => { attempts.push(n); return answers.shift()!; },
+      { maxDeliveries: 2, backoff: NO_WAIT, signal: new AbortController().signal });
+    expect(result).toEqual({ kind: 'done', attempts: 2 });
+    expect(attempts).toEqual([1, 1, 1, 2, 2]);
+  });
+
   it('starts no further run once the service stops', async () => {
     const stop = new AbortController();
     let runs = 0;
