@@ -12,7 +12,9 @@ const PARAM = { type: 'string', minLength: 1 };
 const SPAN_KIND = { enum: ['server', 'client', 'producer', 'consumer'] };
 
 /** A parameter's schema may carry these marks besides JSON Schema keywords. */
-export const PROPERTY_MARKS = ['x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out'] as const;
+export const PROPERTY_MARKS = [
+  'x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out', 'x-pipe-refuses-braces', 'x-pipe-account-types',
+] as const;
 
 export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
   type: 'object',
@@ -116,6 +118,14 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
   for (const [key, property] of Object.entries(properties)) {
     const ref = property['x-pipe-ref'];
     if (ref !== undefined && !REF_KINDS.includes(String(ref))) problems.push(`params.${key}: x-pipe-ref must be one of ${REF_KINDS.join(', ')}`);
+    const types = property['x-pipe-account-types'];
+    if (types !== undefined && (ref !== 'account' || !Array.isArray(types) || types.length === 0 || !types.every((t) => typeof t === 'string'))) {
+      problems.push(`params.${key}: x-pipe-account-types is a list of account types, on a parameter with x-pipe-ref: account`);
+    }
+    const refusal = property['x-pipe-refuses-braces'];
+    if (refusal !== undefined && (typeof refusal !== 'string' || refusal === '' || property['x-pipe-braces'] === true)) {
+      problems.push(`params.${key}: x-pipe-refuses-braces is the text saying how to pass a value instead, on a parameter without x-pipe-braces`);
+    }
     const split = property['x-pipe-split'] as { into?: unknown } | undefined;
     if (split !== undefined) {
       const into = Array.isArray(split.into) ? split.into.map(String) : [];
