@@ -12,9 +12,8 @@ export const BROKER_BACKOFF_DEFAULTS = { initial: 1000, max: 30_000, multiplier:
 export const compile: TriggerCompiler = {
   trigger({ trigger, ctx }, api) {
     const read = api.reader(trigger.config);
+    // The account's existence and type are checked from the schema (`x-pipe-ref`, `x-pipe-account-types`).
     const account = read.str('account', '');
-    const accountValue = api.entryOf(trigger.config, 'account');
-    if (account) api.checkReference(ctx, 'account', account, accountValue?.span ?? trigger.kindSpan);
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
     const backoff = eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api, BROKER_BACKOFF_DEFAULTS)
       ?? JSON.stringify({

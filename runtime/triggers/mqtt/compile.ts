@@ -11,9 +11,8 @@ const BACKOFF_DEFAULTS = { initial: 1000, max: 10_000, multiplier: 2 };
 export const compile: TriggerCompiler = {
   trigger({ trigger, ctx }, api) {
     const read = api.reader(trigger.config);
+    // The account's existence and type are checked from the schema (`x-pipe-ref`, `x-pipe-account-types`).
     const account = read.str('account', '');
-    const accountSpan = api.entryOf(trigger.config, 'account')?.span ?? trigger.kindSpan;
-    if (account) api.checkReference(ctx, 'account', account, accountSpan);
     const topicsValue = api.entryOf(trigger.config, 'topics');
     const topics = topicsValue ? api.staticJson(topicsValue) : undefined;
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
