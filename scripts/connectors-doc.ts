@@ -51,6 +51,7 @@ function renderPage(schema: ConnectorSchema): string {
   const title = schema.kind === 'trigger' ? `trigger ${schema.name} { … }` : `${schema.name}${(schema.positional ?? []).map((p) => ` ${p.toUpperCase()}`).join('')} [label] { … }`;
   const lines = [`# \`${title}\``, '', GENERATED, '', schema.summary, ''];
   lines.push(...renderParameters(schema));
+  lines.push(...renderOperations(schema));
   lines.push(...(schema.kind === 'trigger' ? renderTriggerMessage(schema) : renderOutput(schema)));
   lines.push(...renderErrors(schema));
   return `${lines.join('\n').trimEnd()}\n`;
@@ -83,6 +84,27 @@ function renderParameters(schema: ConnectorSchema): string[] {
     const fallback = s['default'] !== undefined ? `\`${JSON.stringify(s['default'])}\`` : '';
     const description = typeof s['description'] === 'string' ? s['description'] : '';
     out.push(`| \`${row.name}\` | ${cell(typeText(s))}${unit} | ${row.required ? 'yes' : ''} | ${cell(fallback)} | ${braces} | ${cell(description + ref)} |`);
+  }
+  return [...out, ''];
+}
+
+/** `x-pipe-operations`: the parameters each operation takes, needs, and takes one of. */
+function renderOperations(schema: ConnectorSchema): string[] {
+  const facts = schema['x-pipe-operations'];
+  if (!facts) return [];
+  const list = (names: readonly string[] | undefined): string => (names ?? []).map((n) => `\`${n}\``).join(', ');
+  const out = [
+    '## Operations',
+    '',
+    `\`${facts.parameter}\` names the operation. A parameter listed for some operations is refused by the others (PIPE3015);`,
+    'the parameters listed for none are common to all.',
+    '',
+    '| operation | its parameters | required | exactly one of |',
+    '|---|---|---|---|',
+  ];
+  for (const [operation, rule] of Object.entries(facts.rules)) {
+    const oneOf = (rule['one-of'] ?? []).map((group) => list(group)).join('; ');
+    out.push(`| \`${operation}\` | ${list(rule.accepts)} | ${list(rule.required)} | ${oneOf} |`);
   }
   return [...out, ''];
 }

@@ -60,6 +60,19 @@ describe('connector and trigger parameter schemas', () => {
     ]);
   });
 
+  it('reports per-operation rules naming parameters a schema does not declare', () => {
+    const schema = {
+      name: 'x', kind: 'connector' as const, summary: 'a broken schema',
+      params: { type: 'object', properties: { operation: { enum: ['read'] }, file: {} } },
+      'x-pipe-operations': { parameter: 'op', rules: { read: { accepts: ['file', 'path'], 'one-of': [['file', 'text']] } } },
+    };
+    expect(componentSchemaProblems(schema)).toEqual([
+      'x-pipe-operations.parameter names the parameter `op`, which params does not declare',
+      'x-pipe-operations.rules.read names the parameter `path`, which params does not declare',
+      'x-pipe-operations.rules.read names the parameter `text`, which params does not declare',
+    ]);
+  });
+
   it.each(schemas.map((s) => [`${s.kind} ${s.name}`, s] as const))('%s is a valid JSON Schema', (_label, schema) => {
     const ajv = new Ajv({ ...PARAM_AJV_OPTIONS, validateSchema: true });
     expect(ajv.validateSchema(schema.params as object), ajv.errorsText(ajv.errors)).toBe(true);

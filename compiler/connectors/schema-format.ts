@@ -60,6 +60,24 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
         publishes: { type: 'object', additionalProperties: false, required: ['event'], properties: { event: PARAM, payload: PARAM } },
       },
     },
+    // Per-operation parameter rules (`csv parse` / `csv generate`), checked by compiler/check/operation-rules.ts.
+    'x-pipe-operations': {
+      type: 'object', additionalProperties: false, required: ['parameter', 'rules'],
+      properties: {
+        parameter: PARAM,
+        rules: {
+          type: 'object', minProperties: 1,
+          additionalProperties: {
+            type: 'object', additionalProperties: false,
+            properties: {
+              accepts: { type: 'array', items: PARAM },
+              required: { type: 'array', items: PARAM },
+              'one-of': { type: 'array', items: { type: 'array', minItems: 2, items: PARAM } },
+            },
+          },
+        },
+      },
+    },
     'x-pipe-envelope': { const: true },
     'x-pipe-route': {
       type: 'object', additionalProperties: false, required: ['path', 'default-method'],
@@ -148,8 +166,16 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
   for (const kind of schema['x-pipe-retry']?.defaults?.on ?? []) {
     if (!kinds.has(kind)) problems.push(`x-pipe-retry.defaults.on names the error kind ${kind}, which x-pipe-errors does not list`);
   }
+  const operations = schema['x-pipe-operations'];
+  if (operations) {
+    need(operations.parameter, 'x-pipe-operations.parameter');
+    for (const [operation, rule] of Object.entries(operations.rules)) {
+      const where = `x-pipe-operations.rules.${operation}`;
+      for (const param of [...(rule.accepts ?? []), ...(rule.required ?? []), ...(rule['one-of'] ?? []).flat()]) need(param, where);
+    }
+  }
   const trigger = schema.kind === 'trigger';
   for (const key of ['x-pipe-envelope', 'x-pipe-route'] as const) if (!trigger && schema[key] !== undefined) problems.push(`${key} is for triggers`);
-  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'x-pipe-retry', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
+  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'x-pipe-retry', 'x-pipe-operations', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
   return problems;
 }

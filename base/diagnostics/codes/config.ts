@@ -104,6 +104,13 @@ export const configCodes = {
     explain:
       'A retried call may have reached the other side before it failed (the answer was lost, the connection broke after the request was sent), so a retry can do its work twice: two orders, two payments. Calls that are idempotent by nature (GET, PUT, DELETE) are safe; others need a key the server uses to recognise a repeat.\n\nExample: `rest { method: POST, url: "…/payments", retry: 3 }`. Send an idempotency key the server honours (`headers: { "Idempotency-Key": "{{ metadata.execution.key }}" }`, or a business id), or remove `retry`. The warning says how for each connector.',
   },
+  PIPE3015: {
+    title: 'Parameter does not fit the operation',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A connector with several operations (`csv parse`, `csv generate`, `xml parse`, …) takes some parameters for one operation only, and some in alternatives of which one is given. Its schema says which (`x-pipe-operations`; the connector\'s page in docs/connectors/ lists them).\n\nExample: `csv generate { rows: {{ message.rows }}, delimiter: ";", file: {{ message.files[0] }} }` — `file` is what `csv parse` reads; `csv generate` writes its output as text, or to the file named by `to-file`. Remove the parameter, or give only one of the alternatives (`csv parse` reads `file` or `text`, not both).',
+  },
   PIPE3020: {
     title: 'Mock answer does not fit',
     severity: 'error',
