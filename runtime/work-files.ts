@@ -5,25 +5,27 @@
  *
  *   { fileName, originalFileName, contentType, size, path }   (path: absolute, inside the work folder)
  *
- * Connectors that produce a file (`sftp get`) write it there and output that object; connectors
- * that consume one (`sftp put`, `email` attachments) take that object (or its `path`) and stream
- * the file from disk. They read only files inside the execution's own work folder: a path from a
- * message must not reach the rest of the disk.
+ * Connectors that produce a file (`sftp get`, `csv generate`, `xml generate`) write it there and
+ * output such a reference (`fileReference`); connectors that consume one (`sftp put`, `email`
+ * attachments, `csv parse`, `xml parse`) take the reference, or a path relative to the work
+ * folder, and stream the file from disk (`resolveWorkFile`). Whatever the reference says, the file
+ * must lie inside the work folder once symbolic links are resolved, so a message cannot make a
+ * step read the rest of the disk.
  */
 import { randomUUID } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PipeError } from './errors.js';
 import type { Json, JsonObject } from './types.js';
 
-/** A file of the work folder, as a message references it. */
+/** A file of the work folder a step reads. */
 export interface WorkFile {
-  readonly fileName: string;
-  readonly originalFileName: string | null;
+  /** The resolved path (inside the work folder). */
+  readonly path: string;
+  /** The name it travels under: the client's file name when known. */
+  readonly name: string;
   readonly contentType: string;
   readonly size: number;
-  /** Absolute, inside the execution's work folder. */
-  readonly path: string;
 }
 
 const CONTENT_TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
@@ -37,6 +39,9 @@ export function plainExtension(name: string): string {
   return /(\.[A-Za-z0-9]{1,16})$/.exec(name)?.[1] ?? '';
 }
 
+/** The extension of a name, lower-cased (`.csv`). */
+export const extensionOf = (name: string): string => extname(name).toLowerCase();
+
 /** The content type a file name suggests (application/octet-stream when it suggests none). */
 export function contentTypeOf(name: string): string {
   return CONTENT_TYPE_BY_EXTENSION[plainExtension(name).toLowerCase()] ?? 'application/octet-stream';
@@ -48,16 +53,35 @@ export function newWorkFilePath(workDir: string, originalName: string): { fileNa
   return { fileName, path: join(workDir, fileName) };
 }
 
-/** A file the step reads: where it is, and the name and type it should travel under. */
-export interface LocalFile {
-  readonly path: string;
-  readonly name: string;
-  readonly contentType: string;
-  readonly size: number;
+/** A file reference as http-file lists it, for a file a step wrote. */
+export function fileReference(path: string, fileName: string, originalFileName: string, contentType: string, size: number): JsonObject {
+  return { fileName, originalFileName, param: 'output', contentType, size, path };
 }
 
-function invalid(what: string, message: string): PipeError {
-  return new PipeError(`${what}: ${message}`, { code: 400, kind: 'INVALID_PARAMETER' });
+/**
+ * The work-folder file a parameter names: a file object (`message.files[0]`, the output of
+ * `sftp get`) or its path. `who` names the step and parameter in the message (`sftp: file`).
+ * Throws 400 BAD_FILE_REFERENCE when it is neither or not a regular file, 404 FILE_NOT_FOUND when
+ * no such file exists, 403 FILE_FORBIDDEN when it leads outside the work folder (also through a
+ * symbolic link).
+ */
+export async function resolveWorkFile(ref: Json | undefined, workDir: string, who: string): Promise<WorkFile> {
+  const { path, name, contentType } = referenceOf(ref, who);
+  if (path.includes('\u0000')) throw fileError(400, 'BAD_FILE_REFERENCE', `${who}: the file path is not valid`);
+  const root = await realpath(workDir).catch(() => resolve(workDir));
+  const candidate = isAbsolute(path) ? path : resolve(root, path);
+  let real: string;
+  try {
+    real = await realpath(candidate);
+  } catch {
+    throw fileError(404, 'FILE_NOT_FOUND', `${who}: no file "${name}" in the execution's work folder`);
+  }
+  if (!inside(root, real)) {
+    throw fileError(403, 'FILE_FORBIDDEN', `${who}: "${name}" is outside the execution's work folder (an uploaded file, or one a step fetched)`);
+  }
+  const info = await stat(real);
+  if (!info.isFile()) throw fileError(400, 'BAD_FILE_REFERENCE', `${who}: "${name}" is not a regular file`);
+  return { path: real, name, contentType: contentType ?? contentTypeOf(name), size: info.size };
 }
 
 function stringField(value: JsonObject, key: string): string | undefined {
@@ -65,37 +89,24 @@ function stringField(value: JsonObject, key: string): string | undefined {
   return typeof field === 'string' && field.length > 0 ? field : undefined;
 }
 
-/**
- * The work-folder file a parameter names: a file object (`message.files[0]`, the output of
- * `sftp get`) or its path. Throws 400 INVALID_PARAMETER when it is neither, when the path leads
- * outside the execution's work folder (also through a symbolic link), or when no such file exists.
- * `what` names the parameter in the message (`sftp: file`).
- */
-export async function workFileOf(value: Json | undefined, workDir: string, what: string): Promise<LocalFile> {
-  let path: string | undefined;
-  let name: string | undefined;
-  let contentType: string | undefined;
-  if (typeof value === 'string' && value.length > 0) path = value;
-  else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    path = stringField(value, 'path');
-    name = stringField(value, 'originalFileName') ?? stringField(value, 'fileName');
-    contentType = stringField(value, 'contentType');
+function referenceOf(ref: Json | undefined, who: string): { path: string; name: string; contentType?: string } {
+  if (typeof ref === 'string' && ref !== '') return { path: ref, name: basename(ref) };
+  if (ref !== null && typeof ref === 'object' && !Array.isArray(ref)) {
+    const path = stringField(ref, 'path');
+    if (path !== undefined) {
+      const name = stringField(ref, 'originalFileName') ?? stringField(ref, 'fileName') ?? basename(path);
+      const contentType = stringField(ref, 'contentType');
+      return { path, name, ...(contentType !== undefined ? { contentType } : {}) };
+    }
   }
-  if (path === undefined) throw invalid(what, 'expected a file of the work folder (an object with `path`, or a path)');
-  const root = await realpath(workDir);
-  const absolute = isAbsolute(path) ? path : resolve(root, path);
-  let real: string;
-  try {
-    real = await realpath(absolute);
-  } catch {
-    throw invalid(what, `no such file in the execution's work folder: ${basename(path)}`);
-  }
-  const inside = relative(root, real);
-  if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) {
-    throw invalid(what, 'the file must be in the execution\'s work folder (an uploaded file, or one a step fetched)');
-  }
-  const info = await stat(real);
-  if (!info.isFile()) throw invalid(what, `not a file: ${basename(path)}`);
-  const travelName = name ?? basename(real);
-  return { path: real, name: travelName, contentType: contentType ?? contentTypeOf(travelName), size: info.size };
+  throw fileError(400, 'BAD_FILE_REFERENCE', `${who}: a file is a file object of message.files[] ({ path, … }) or a path in the work folder`);
+}
+
+function inside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel !== '' && !rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel);
+}
+
+function fileError(code: number, kind: string, message: string): PipeError {
+  return new PipeError(message, { code, kind });
 }

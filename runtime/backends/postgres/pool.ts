@@ -45,6 +45,11 @@ CREATE TABLE IF NOT EXISTS pipec_schedule_state (
   schedule TEXT PRIMARY KEY,
   last_tick BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pipec_watermarks (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS pipec_indexes (
   seq BIGSERIAL,
   store TEXT NOT NULL,

@@ -179,11 +179,21 @@ describe('email against a real SMTP server', () => {
     writeFileSync(outside, 'secret');
     const cases: Array<Partial<EmailParams>> = [
       { to: 'not an address' }, { to: [] }, { from: 'a@x.test, b@x.test' }, { text: undefined, html: undefined },
-      { subject: 'two\r\nBcc: evil@x.test' }, { attachments: outside }, { attachments: [{ path: '/etc/passwd' }] }, { attachments: 'missing.txt' },
+      { subject: 'two\r\nBcc: evil@x.test' },
     ];
     const before = smtp.raw().length;
     for (const params of cases) {
       expect(await failure(send(params)), JSON.stringify(params)).toMatchObject({ kind: 'INVALID_PARAMETER', code: 400 });
+    }
+    // Attachments are files of the execution's work folder (runtime/work-files.ts), nothing else.
+    const attachments: Array<[Partial<EmailParams>, { kind: string; code: number }]> = [
+      [{ attachments: outside }, { kind: 'FILE_FORBIDDEN', code: 403 }],
+      [{ attachments: [{ path: '/etc/passwd' }] }, { kind: 'FILE_FORBIDDEN', code: 403 }],
+      [{ attachments: 'missing.txt' }, { kind: 'FILE_NOT_FOUND', code: 404 }],
+      [{ attachments: [{ name: 'no path' }] as unknown as EmailParams['attachments'] }, { kind: 'BAD_FILE_REFERENCE', code: 400 }],
+    ];
+    for (const [params, expected] of attachments) {
+      expect(await failure(send(params)), JSON.stringify(params)).toMatchObject(expected);
     }
     expect(smtp.raw().length).toBe(before);
     expect(await failure(send({}, { url: 'http://127.0.0.1' }))).toMatchObject({ kind: 'ACCOUNT_CONFIGURATION', code: 500 });

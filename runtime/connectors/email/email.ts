@@ -17,7 +17,7 @@ import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { PipeError } from '../../errors.js';
 import type { ConnectorRun, Connections, ExecutionContext, Json } from '../../types.js';
-import { workFileOf } from '../../work-files.js';
+import { resolveWorkFile } from '../../work-files.js';
 
 export interface EmailParams {
   account?: string;
@@ -186,7 +186,7 @@ async function attachmentsOf(value: Json | undefined, ctx: ExecutionContext): Pr
   if (items.length > MAX_ATTACHMENTS) throw invalid(`more than ${MAX_ATTACHMENTS} attachments`);
   const out: Mail.Attachment[] = [];
   for (const item of items) {
-    const file = await workFileOf(item, ctx.workDir, 'email: attachments');
+    const file = await resolveWorkFile(item, ctx.workDir, 'email: attachments');
     // nodemailer opens the path when it writes the message: streamed, never read whole.
     out.push({ filename: file.name, path: file.path, contentType: file.contentType });
   }

@@ -121,9 +121,16 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
     mkdir();
     const outside = join(mkdtempSync(join(tmpdir(), 'sftp-outside-')), 'secret.txt');
     writeFileSync(outside, 'secret');
-    for (const file of [outside, { path: outside }, '../../../../etc/passwd', { path: `${workDir}/../x` }, { name: 'no path' }]) {
+    const refused: Array<[unknown, { kind: string; code: number }]> = [
+      [outside, { kind: 'FILE_FORBIDDEN', code: 403 }],
+      [{ path: outside }, { kind: 'FILE_FORBIDDEN', code: 403 }],
+      ['../../../../etc/passwd', { kind: 'FILE_FORBIDDEN', code: 403 }],
+      [{ path: `${workDir}/../x` }, { kind: 'FILE_NOT_FOUND', code: 404 }],
+      [{ name: 'no path' }, { kind: 'BAD_FILE_REFERENCE', code: 400 }],
+    ];
+    for (const [file, expected] of refused) {
       const err = await failure(sftp({ operation: 'put', path: `${folder}/leak.txt`, file: file as Json }));
-      expect(err).toMatchObject({ kind: 'INVALID_PARAMETER', code: 400 });
+      expect(err, JSON.stringify(file)).toMatchObject(expected);
     }
     expect(readdirSync(join(srv.root, folder))).toEqual([]);
   });

@@ -17,7 +17,7 @@ import { posix } from 'node:path';
 import type { FileEntryWithStats, SFTPWrapper, Stats } from 'ssh2';
 import { PipeError } from '../../errors.js';
 import type { ConnectorRun, ExecutionContext, Json, JsonObject } from '../../types.js';
-import { contentTypeOf, newWorkFilePath, workFileOf } from '../../work-files.js';
+import { contentTypeOf, newWorkFilePath, resolveWorkFile } from '../../work-files.js';
 import { connectionKey, sessionOf, sshAccountOf, type SftpSession, type SshAccount } from './session.js';
 
 export interface SftpParams {
@@ -155,7 +155,7 @@ function transferError(err: unknown, what: string, ctx: ExecutionContext): PipeE
 async function put(
   sftp: SFTPWrapper, path: string, file: Json | undefined, overwrite: boolean, ctx: ExecutionContext,
 ): Promise<JsonObject> {
-  const local = await workFileOf(file, ctx.workDir, 'sftp: file');
+  const local = await resolveWorkFile(file, ctx.workDir, 'sftp: file');
   if (!overwrite && (await exists(sftp, path))) {
     throw new PipeError(`sftp: put ${path}: the file exists (overwrite is off)`, { code: 409, kind: 'ALREADY_EXISTS' });
   }
