@@ -27,6 +27,10 @@ sshd_path() {
 install_sshd() {
   sshd_path >/dev/null && return 0
   [ "$(id -u)" = 0 ] || die "sshd is missing and installing openssh-server needs root"
+  # Test files may start servers at once: one installs, the others wait for it.
+  exec 9>/tmp/pipec-sftp-install.lock
+  flock 9
+  sshd_path >/dev/null && return 0
   echo "sftp-server: installing openssh-server" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends openssh-server >&2 \
