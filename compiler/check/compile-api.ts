@@ -59,7 +59,10 @@ export const COMPILE_API: CompileApi = {
     return compileValue(value, env, ctx.diagnostics);
   },
   propertyKey,
-  compileJoltChain,
+  compileJoltChain(spec, locate, ctx) {
+    if (!ctx) return compileJoltChain(spec, locate);
+    return compileJoltChain(spec, locate, { sourceLine: (span) => { const at = ctx.source(span); return `${at.file}:${at.line}`; } });
+  },
   compileJsltValue(value, ctx) {
     return compileJslt(value.value, { file: value.span.file, mapOffset: offsetMapper(value, ctx) });
   },

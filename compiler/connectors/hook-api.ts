@@ -158,7 +158,13 @@ export interface CompileApi {
   compileValue(value: Value, env: BracesEnv, ctx: PipelineContext): CompiledValue;
   /** An object key as written in JS (`a`, `"content-type"`). */
   propertyKey(key: string): string;
-  compileJoltChain(spec: unknown, locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span): CompiledJolt;
+  /**
+   * Compiles a JOLT chain; `locate` maps a path inside the spec to its span. With `ctx`, the generated
+   * code's comments name the .pipe line of each spec entry.
+   */
+  compileJoltChain(
+    spec: unknown, locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span, ctx?: PipelineContext,
+  ): CompiledJolt;
   /** Compiles the JSLT query of a string value, its diagnostics pointing into the host file. */
   compileJsltValue(value: Extract<Value, { kind: 'string' }>, ctx: PipelineContext): CompiledJslt;
   /** The runtime AuthSpec of a trigger's `auth` block as JS (its account checked); undefined without one. */

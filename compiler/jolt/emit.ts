@@ -11,6 +11,8 @@ import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 
 export type JsonPath = readonly (string | number)[];
 export type Locate = (path: JsonPath, part: 'key' | 'value') => Span;
+/** Names where a span is for a reader of generated code: `orders.pipe:12`. */
+export type SourceLine = (span: Span) => string;
 
 /** Deepest spec nesting compiled (a spec, unlike input data, is code: deeper means a mistake). */
 export const MAX_SPEC_DEPTH = 200;
@@ -47,7 +49,22 @@ export class Program implements ReadNames {
   private readonly reported = new Set<string>();
   private readonly readers = new Map<string, string>();
 
-  constructor(readonly locate: Locate) {}
+  constructor(
+    readonly locate: Locate,
+    /** When given, the comments of generated code say on which line of the .pipe file each spec entry is. */
+    private readonly sourceLine?: SourceLine,
+  ) {}
+
+  /**
+   * A comment showing the spec entry at `path` as written, and its line when known:
+   * `// orders.pipe:12 "sku": "lines[&1].code"` (an object value shows as `{ … }`).
+   */
+  specLine(path: JsonPath, rhs: unknown): string {
+    const key = path[path.length - 1];
+    const value = rhs !== null && typeof rhs === 'object' && !Array.isArray(rhs) ? '{ … }' : clip(JSON.stringify(rhs) ?? 'null');
+    const where = this.sourceLine ? `${this.sourceLine(this.locate(path, 'key'))} ` : '';
+    return `// ${where}${clip(JSON.stringify(String(key)))}: ${value}`;
+  }
 
   /** A fresh identifier with a readable prefix. */
   name(prefix: string): string {
@@ -125,6 +142,11 @@ export class Program implements ReadNames {
   }
 }
 
+/** At most 60 characters of a spec text (`…` marks a cut). */
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
 /** An indented block of generated lines. */
 export class Lines {
   private readonly lines: string[] = [];
@@ -137,6 +159,10 @@ export class Lines {
 
   addAll(other: Lines): void {
     this.lines.push(...other.lines);
+  }
+
+  get empty(): boolean {
+    return this.lines.length === 0;
   }
 
   toString(): string {

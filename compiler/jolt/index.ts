@@ -8,7 +8,7 @@
 import * as J from '../../runtime/jolt/index.js';
 import type { ModifyFunction } from '../../runtime/jolt/functions.js';
 import { hasErrors, type Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { type JsonPath, type Locate, Program, isPlainObject, lit } from './emit.js';
+import { type JsonPath, type Locate, Program, type SourceLine, isPlainObject, lit } from './emit.js';
 import { compileShift } from './shift.js';
 import { compileDefault } from './default.js';
 import { compileRemove } from './remove.js';
@@ -16,7 +16,7 @@ import { compileCardinality } from './cardinality.js';
 import { compileModify, type ModifyMode } from './modify.js';
 import { locateInJson } from './locate.js';
 
-export type { JsonPath, Locate } from './emit.js';
+export type { JsonPath, Locate, SourceLine } from './emit.js';
 export { locateInJson } from './locate.js';
 
 export interface CompiledJolt {
@@ -37,6 +37,8 @@ export interface JoltExtensions {
 export interface CompileOptions {
   readonly customFunctions?: readonly string[];
   readonly customOperations?: readonly string[];
+  /** Where a span of the spec is (`orders.pipe:12`), for the comments of the generated code. */
+  readonly sourceLine?: SourceLine;
 }
 
 const OPERATIONS: Readonly<Record<string, string>> = {
@@ -68,7 +70,7 @@ const SHORT_NAMES = Object.keys(OPERATIONS).filter((n) => !n.includes('.'));
 
 /** Compiles a chain. `js` is a function expression; it is meaningful only when there are no errors. */
 export function compileJoltChain(chain: unknown, locate: Locate, options: CompileOptions = {}): CompiledJolt {
-  const prog = new Program(locate);
+  const prog = new Program(locate, options.sourceLine);
   const customOps = new Set(options.customOperations ?? []);
   const modifyOptions = { customFunctions: new Set(options.customFunctions ?? []) };
   if (!Array.isArray(chain)) {
@@ -90,9 +92,9 @@ export function compileJoltChain(chain: unknown, locate: Locate, options: Compil
     ...prog.declarations.map((d) => indent(d, 2)),
     '  /** The chain: each operation gets the previous one\'s output. */',
     '  return function joltChain(input, context) {',
-    '    let v = input;',
-    ...calls.map((c) => `    v = ${c};`),
-    '    return v;',
+    '    let value = input;',
+    ...calls.map((c) => `    value = ${c};`),
+    '    return value;',
     '  };',
     '})()',
   ].join('\n');
@@ -129,29 +131,29 @@ function compileEntry(
   }
   const specPath: JsonPath = [i, 'spec'];
   const spec = entry.spec;
-  if (customOps.has(operation)) return `X.op[${lit(operation)}](v, context, ${prog.constant(spec ?? null)})`;
+  if (customOps.has(operation)) return `X.op[${lit(operation)}](value, context, ${prog.constant(spec ?? null)})`;
   const op = OPERATIONS[operation];
   if (op === undefined) {
     const near = SHORT_NAMES.filter((n) => n.startsWith(operation.slice(0, 3).toLowerCase()));
     prog.error('PIPE5004', [i, 'operation'], 'value', `unknown JOLT operation \`${operation}\``, `Use one of: ${(near.length > 0 ? near : SHORT_NAMES).join(', ')}.`);
     return undefined;
   }
-  if (op === 'sort') return 'J.sort(v)';
+  if (op === 'sort') return 'J.sort(value)';
   if (!('spec' in entry)) {
     prog.error('PIPE5005', [i], 'value', `the \`${operation}\` operation needs a \`spec\``);
     return undefined;
   }
   switch (op) {
     case 'shift':
-      return `${compileShift(prog, spec, specPath)}(v)`;
+      return `${compileShift(prog, spec, specPath)}(value)`;
     case 'default':
-      return `${compileDefault(prog, spec, specPath)}(v)`;
+      return `${compileDefault(prog, spec, specPath)}(value)`;
     case 'remove':
-      return `${compileRemove(prog, spec, specPath)}(v)`;
+      return `${compileRemove(prog, spec, specPath)}(value)`;
     case 'cardinality':
-      return `${compileCardinality(prog, spec, specPath)}(v)`;
+      return `${compileCardinality(prog, spec, specPath)}(value)`;
     default:
-      return `${compileModify(prog, spec, specPath, MODIFY_MODES[op] ?? 0, modifyOptions)}(v, context)`;
+      return `${compileModify(prog, spec, specPath, MODIFY_MODES[op] ?? 0, modifyOptions)}(value, context)`;
   }
 }
 

@@ -42,8 +42,8 @@ export function compileModify(prog: Program, spec: unknown, path: JsonPath, mode
     [
       `/** ${['modify-overwrite-beta', 'modify-default-beta', 'modify-define-beta'][mode]}: computes values in place. */`,
       `function ${fn}(input, context) {`,
-      `  const S = { K: ["root"], C: [undefined], T: [input], O: [-1], cw: { root: context === undefined ? null : context } };`,
-      `  ${rootFn}(S, "root", input);`,
+      `  const state = { K: ["root"], C: [undefined], T: [input], O: [-1], cw: { root: context === undefined ? null : context } };`,
+      `  ${rootFn}(state, "root", input);`,
       `  return input;`,
       `}`,
     ].join('\n'),
@@ -133,40 +133,40 @@ function compileComposite(
   const computed = children.filter((c) => isStar(c.pe)).sort(computedCompare);
   const strategy = computed.length === 0 ? 'literals' : literals.length === 0 ? 'computed' : mode === 2 && dataType === 'list' ? 'conflict' : 'both';
 
-  const scope = outer.enter(level, { owner: level, capture: 'none', groups: 0 }, { key: 'k', data: 'v' });
+  const scope = outer.enter(level, { owner: level, capture: 'none', groups: 0 }, { key: 'key', data: 'data' });
   const body = new Lines();
-  if (dataType === 'map') body.add(1, `if (v !== null && v !== undefined && !J.isMap(v)) return;`);
-  if (dataType === 'list') body.add(1, `if (v !== null && v !== undefined && !Array.isArray(v)) return;`);
-  if (dataType === 'runtime') body.add(1, `if (v === null || v === undefined) return;`);
+  if (dataType === 'map') body.add(1, `if (data !== null && data !== undefined && !J.isMap(data)) return;`);
+  if (dataType === 'list') body.add(1, `if (data !== null && data !== undefined && !Array.isArray(data)) return;`);
+  if (dataType === 'runtime') body.add(1, `if (data === null || data === undefined) return;`);
   else {
-    body.add(1, `if (v === null || v === undefined) {`);
-    body.add(2, `v = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, k, ${mode}, ${dataType === 'list'});`);
-    body.add(2, `if (v === null) return;`);
+    body.add(1, `if (data === null || data === undefined) {`);
+    body.add(2, `data = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, key, ${mode}, ${dataType === 'list'});`);
+    body.add(2, `if (data === null) return;`);
     body.add(1, `}`);
   }
-  body.add(1, `const o = Array.isArray(v) ? ${dataType === 'list' ? `J.expand(v, ${maxIndex})` : 'v.length'} : -1;`);
+  body.add(1, `const size = Array.isArray(data) ? ${dataType === 'list' ? `J.expand(data, ${maxIndex})` : 'data.length'} : -1;`);
 
   const ctx: Ctx = { prog, scope, level, options, depth, mapOnly: dataType === 'map' };
   const walk = new Lines();
   if (dataType !== 'map') {
-    walk.add(1, `if (Array.isArray(v)) {`);
+    walk.add(1, `if (Array.isArray(data)) {`);
     emitStrategy(ctx, walk, 2, strategy, literals, computed, 'list');
-    walk.add(1, dataType === 'runtime' ? `} else if (J.isMap(v)) {` : `}`);
+    walk.add(1, dataType === 'runtime' ? `} else if (J.isMap(data)) {` : `}`);
   }
   if (dataType !== 'list') {
-    if (dataType === 'map') walk.add(1, `if (J.isMap(v)) {`);
+    if (dataType === 'map') walk.add(1, `if (J.isMap(data)) {`);
     emitStrategy(ctx, walk, 2, strategy, literals, computed, 'map');
     walk.add(1, `}`);
   }
   // the slots of this level, now that every function that could read them has been generated
   const stores = [
-    scope.slots.has('K', level) ? `S.K[${level}] = k;` : '',
-    scope.slots.has('T', level) ? `S.T[${level}] = v;` : '',
-    scope.slots.has('O', level) ? `S.O[${level}] = o;` : '',
+    scope.slots.has('K', level) ? `state.K[${level}] = key;` : '',
+    scope.slots.has('T', level) ? `state.T[${level}] = data;` : '',
+    scope.slots.has('O', level) ? `state.O[${level}] = size;` : '',
   ].filter((x) => x !== '');
   body.add(1, stores.join(' '));
   body.addAll(walk);
-  prog.declare(`/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(S, k, v) {\n${body.toString()}\n}`);
+  prog.declare(`/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(state, key, data) {\n${body.toString()}\n}`);
   return fn;
 }
 
@@ -207,23 +207,23 @@ function emitStrategy(ctx: Ctx, out: Lines, ind: number, strategy: string, liter
       out.add(ind, `{`);
       if (shape === 'map' && plainKey(key)) {
         // JSON values are never undefined, so a defined read of a non-prototype key is an own key
-        out.add(ind + 1, `const kk = ${lit(key)}, u = v[kk], p = u !== undefined, vv = p ? u : null;`);
-      } else if (shape === 'map') out.add(ind + 1, `const kk = ${lit(key)}, p = J.has(v, kk), vv = p ? v[kk] : null;`);
+        out.add(ind + 1, `const childKey = ${lit(key)}, found = data[childKey], present = found !== undefined, childValue = present ? found : null;`);
+      } else if (shape === 'map') out.add(ind + 1, `const childKey = ${lit(key)}, present = J.has(data, childKey), childValue = present ? data[childKey] : null;`);
       else {
         const index = parseJavaInt(key);
         const i = index === undefined ? 2147483647 : index;
         // present means "in the input": indexes added by growing the list do not count
-        out.add(ind + 1, `const kk = ${lit(key)}, p = ${i} < o, vv = ${i} < v.length ? v[${i}] : null;`);
+        out.add(ind + 1, `const childKey = ${lit(key)}, present = ${i} < size, childValue = ${i} < data.length ? data[${i}] : null;`);
       }
       emitChild(ctx, out, ind + 1, child);
       out.add(ind, `}`);
     }
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
-    if (shape === 'map') out.add(ind, `for (const kk of Object.keys(v)) { const p = true, vv = v[kk];`);
-    else out.add(ind, `for (let i = 0; i < v.length; i++) { const kk = String(i), p = true, vv = v[i];`);
+    if (shape === 'map') out.add(ind, `for (const childKey of Object.keys(data)) { const present = true, childValue = data[childKey];`);
+    else out.add(ind, `for (let i = 0; i < data.length; i++) { const childKey = String(i), present = true, childValue = data[i];`);
     if (strategy === 'conflict') {
-      out.add(ind + 1, `switch (kk) {`);
+      out.add(ind + 1, `switch (childKey) {`);
       for (const child of literals) {
         out.add(ind + 2, `case ${lit(literalKeyOf(child))}: {`);
         emitChild(ctx, out, ind + 3, child);
@@ -246,12 +246,12 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
   let condition: string;
   if (pe.kind === 'star-all') condition = 'true';
   else if (pe.kind === 'star-single') {
-    condition = `kk.length > ${pe.prefix.length + pe.suffix.length} && kk.startsWith(${lit(pe.prefix)}) && kk.endsWith(${lit(pe.suffix)})`;
-  } else if (pe.kind === 'star-double') condition = `J.star2(kk, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
+    condition = `childKey.length > ${pe.prefix.length + pe.suffix.length} && childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`;
+  } else if (pe.kind === 'star-double') condition = `J.star2(childKey, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
   else {
     const parts = ctx.prog.name('SP');
     ctx.prog.declare(`const ${parts} = ${JSON.stringify(pe.parts)};`);
-    condition = `J.starN(kk, ${parts}) !== null`;
+    condition = `J.starN(childKey, ${parts}) !== null`;
   }
   out.add(ind, `if (${condition}) {`);
   emitChild(ctx, out, ind + 1, child);
@@ -262,17 +262,18 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
   out.add(ind, `}`);
 }
 
-/** The child keyed `kk` (present `p`, value `vv`) of the composite holding `v` (original size `o`). */
+/** The child keyed `childKey` (`present`, value `childValue`) of the composite holding `data` (original size `size`). */
 function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
   const inner = child.checkValue ? ind + 1 : ind;
-  if (child.checkValue) out.add(ind, `if (p) {`);
+  out.add(ind, ctx.prog.specLine(child.path, child.rhs));
+  if (child.checkValue) out.add(ind, `if (present) {`);
   if (child.composite) {
     let fn = compiledChildren.get(child);
     if (fn === undefined) {
       fn = compileComposite(ctx.prog, child.rhs as Record<string, unknown>, child.path, ctx.scope, ctx.level + 1, child.mode, ctx.options, ctx.depth + 1);
       compiledChildren.set(child, fn);
     }
-    out.add(inner, `${fn}(S, kk, vv);`);
+    out.add(inner, `${fn}(state, childKey, childValue);`);
   } else {
     emitLeaf(ctx, out, inner, child);
   }
@@ -281,7 +282,7 @@ function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
 
 function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
   const leafLevel = ctx.level + 1;
-  const scope = ctx.scope.with(leafLevel, { owner: leafLevel, capture: 'none', groups: 0 }, { key: 'kk', data: 'vl', hash: '0' });
+  const scope = ctx.scope.with(leafLevel, { owner: leafLevel, capture: 'none', groups: 0 }, { key: 'childKey', data: 'leafValue', hash: '0' });
   const rhsList = Array.isArray(child.rhs) && child.rhs.length > 0 ? child.rhs : [child.rhs];
   const evaluators: string[] = [];
   rhsList.forEach((rhs, i) => {
@@ -293,25 +294,25 @@ function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
       ctx.prog.error(e.code, where, 'value', e.message);
     }
   });
-  // A leaf has no generated children, so its own key and value are read from the locals `kk`/`vl`
+  // A leaf has no generated children, so its own key and value are read from the locals `childKey`/`leafValue`
   // (see the scope above) and never from the S slots: no slot stores here.
   out.add(ind, `{`);
-  out.add(ind + 1, `const vl = p ? vv : null;`);
-  out.add(ind + 1, `let r = J.N;`);
-  evaluators.forEach((line, i) => out.add(ind + 1, i === 0 ? line : `if (r === J.N) { ${line} }`));
+  out.add(ind + 1, `const leafValue = present ? childValue : null;`);
+  out.add(ind + 1, `let result = J.N;`);
+  evaluators.forEach((line, i) => out.add(ind + 1, i === 0 ? line : `if (result === J.N) { ${line} }`));
   if (ctx.mapOnly && child.mode === 0 && child.pe.kind === 'literal' && plainKey(child.pe.key)) {
-    out.add(ind + 1, `if (r !== J.N) v[kk] = r;`);
-  } else out.add(ind + 1, `if (r !== J.N) J.mset(v, o, kk, r, ${child.mode});`);
+    out.add(ind + 1, `if (result !== J.N) data[childKey] = result;`);
+  } else out.add(ind + 1, `if (result !== J.N) J.mset(data, size, childKey, result, ${child.mode});`);
   out.add(ind, `}`);
 }
 
-/** One statement assigning `r` for one right-hand side (string expression or literal). */
+/** One statement assigning `result` for one right-hand side (string expression or literal). */
 function evaluatorLines(ctx: Ctx, scope: Scope, level: number, rhs: unknown, fallbacks: boolean, where: JsonPath): string[] {
-  if (typeof rhs !== 'string') return [`r = ${ctx.prog.freshValue(rhs)};`];
-  if (!rhs.startsWith('=')) return [`r = ${argExpr(ctx, scope, level, rhs, false).source};`];
+  if (typeof rhs !== 'string') return [`result = ${ctx.prog.freshValue(rhs)};`];
+  if (!rhs.startsWith('=')) return [`result = ${argExpr(ctx, scope, level, rhs, false).source};`];
   const text = rhs.slice(1);
   if (!text.includes('(') && !text.endsWith(')')) {
-    return [callOne(ctx, functionRef(ctx, text, fallbacks, where), 'vv', 'p')];
+    return [callOne(ctx, functionRef(ctx, text, fallbacks, where), 'childValue', 'present')];
   }
   const open = text.indexOf('(');
   if (open < 0 || !text.endsWith(')')) throw new SpecError('PIPE5018', `cannot parse the function call \`${rhs}\``);
@@ -319,7 +320,7 @@ function evaluatorLines(ctx: Ctx, scope: Scope, level: number, rhs: unknown, fal
   const rawArgs = splitFunctionArgs(text.slice(open + 1, -1));
   if (fn.stock === 'split' && rawArgs[0] !== undefined) checkSplitSeparator(ctx, rawArgs[0], where);
   const args = rawArgs.map((a) => argExpr(ctx, scope, level, a, true));
-  if (args.length === 1) return [`{ const a = ${args[0]?.source}; ${callOne(ctx, fn, 'a', 'a !== J.N')} }`];
+  if (args.length === 1) return [`{ const arg = ${args[0]?.source}; ${callOne(ctx, fn, 'arg', 'arg !== J.N')} }`];
   return [callMany(ctx, fn, args)];
 }
 
@@ -348,23 +349,23 @@ function has(table: object, name: string | undefined): boolean {
   return name !== undefined && Object.prototype.hasOwnProperty.call(table, name);
 }
 
-/** `r = fn([value])` when `present`, else `r = fn([])`, without allocating for stock functions. */
+/** `result = fn([value])` when `present`, else `r = fn([])`, without allocating for stock functions. */
 function callOne(ctx: Ctx, fn: FunctionRef, value: string, present: string): string {
-  if (fn.stock !== undefined && has(ONE_ARGUMENT_FORMS, fn.stock)) return `if (${present}) r = J.F1.${fn.stock}(${value}); else r = ${fn.source}(J.E);`;
-  if (!fn.reusesArguments) return `r = ${present} ? ${fn.source}([${value}]) : ${fn.source}([]);`;
+  if (fn.stock !== undefined && has(ONE_ARGUMENT_FORMS, fn.stock)) return `if (${present}) result = J.F1.${fn.stock}(${value}); else result = ${fn.source}(J.E);`;
+  if (!fn.reusesArguments) return `result = ${present} ? ${fn.source}([${value}]) : ${fn.source}([]);`;
   const list = ctx.prog.argumentList(['null']);
   // the list is cleared after the call so that it does not keep the input alive
-  return `if (${present}) { ${list}[0] = ${value}; r = ${fn.source}(${list}); ${list}[0] = null; } else r = ${fn.source}(J.E);`;
+  return `if (${present}) { ${list}[0] = ${value}; result = ${fn.source}(${list}); ${list}[0] = null; } else result = ${fn.source}(J.E);`;
 }
 
-/** `r = fn([a, b, …])` (absent values become null), through a positional form or a reused list. */
+/** `result = fn([a, b, …])` (absent values become null), through a positional form or a reused list. */
 function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
-  if (!fn.reusesArguments) return `r = ${fn.source}(J.args([${args.map((a) => a.source).join(', ')}]));`;
+  if (!fn.reusesArguments) return `result = ${fn.source}(J.args([${args.map((a) => a.source).join(', ')}]));`;
   const [first, second] = args;
   if (args.length === 2 && first && second && fn.stock !== undefined && has(TWO_ARGUMENT_FORMS, fn.stock)) {
     const value = (a: Arg, name: string): string => (a.constant ? a.source : `${name} === J.N ? null : ${name}`);
     const reads = [first, second].flatMap((a, i) => (a.constant ? [] : [`const x${i} = ${a.source};`]));
-    return `{ ${reads.join(' ')} r = J.F2.${fn.stock}(${value(first, 'x0')}, ${value(second, 'x1')}); }`;
+    return `{ ${reads.join(' ')} result = J.F2.${fn.stock}(${value(first, 'x0')}, ${value(second, 'x1')}); }`;
   }
   const callee = has(LIST_FORMS, fn.stock) ? `J.FL.${fn.stock}` : fn.source;
   // literal arguments are filled in once; the others are set before and cleared after each call
@@ -376,7 +377,7 @@ function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
     fill.push(`x = ${a.source}; ${list}[${i}] = x === J.N ? null : x;`);
     clear.push(`${list}[${i}] = null;`);
   });
-  return `{ let x; ${fill.join(' ')} r = ${callee}(${list}); ${clear.join(' ')} }`;
+  return `{ let x; ${fill.join(' ')} result = ${callee}(${list}); ${clear.join(' ')} }`;
 }
 
 function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath): FunctionRef {
@@ -422,7 +423,7 @@ interface Arg {
 function argExpr(ctx: Ctx, scope: Scope, level: number, arg: string, parse: boolean): Arg {
   if (arg.startsWith('^')) {
     const path = parseDotPath(`root.${arg.slice(1)}`);
-    return { source: readPathExpr(scope, level, 'S.cw', path), constant: false };
+    return { source: readPathExpr(scope, level, 'state.cw', path), constant: false };
   }
   if (arg.startsWith('@')) {
     const path = parseDotPath(`root.${arg}`);
