@@ -6,6 +6,7 @@
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey } from './emit.js';
 import { canonicalOf, type PathElement } from './keys.js';
 import { parseMatcher } from './remove.js';
+import * as E from './errors.js';
 
 interface Child {
   readonly pe: PathElement;
@@ -18,7 +19,7 @@ interface Child {
 export function compileCardinality(prog: Program, spec: unknown, path: JsonPath): string {
   const fn = prog.name('cardinality');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a `cardinality` must be an object');
+    prog.error(E.specNotAnObject('cardinality'), path, 'value');
     return fn;
   }
   const rootFn = emitComposite(prog, spec, path, 0);
@@ -34,7 +35,7 @@ function classify(raw: string): PathElement {
 function leafCall(prog: Program, child: Child, value: string): string | undefined {
   if (child.rhs === 'ONE') return `J.one(p, kk, ${value})`;
   if (child.rhs === 'MANY') return `J.many(p, kk, ${value})`;
-  prog.error('PIPE5015', child.path, 'value', `cardinality must be "ONE" or "MANY", found ${JSON.stringify(child.rhs)}`);
+  prog.error(E.badCardinality(JSON.stringify(child.rhs)), child.path, 'value');
   return undefined;
 }
 
@@ -42,11 +43,11 @@ function leafCall(prog: Program, child: Child, value: string): string | undefine
 function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonPath, depth: number): string {
   const fn = prog.name('card');
   if (depth > MAX_SPEC_DEPTH) {
-    prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
     prog.declare(`function ${fn}() {}`);
     return fn;
   }
-  if (Object.keys(spec).length === 0) prog.error('PIPE5012', path, 'value', 'a cardinality key cannot have an empty object as its value');
+  if (Object.keys(spec).length === 0) prog.error(E.emptyCardinalityObject(), path, 'value');
   const children: Child[] = [];
   const seen = new Set<string>();
   for (const raw of Object.keys(spec)) {
@@ -54,7 +55,7 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
     const pe = classify(raw);
     const canonical = canonicalOf(pe);
     if (seen.has(canonical)) {
-      prog.error('PIPE5011', childPath, 'key', `the key \`${raw}\` duplicates another key of this object`);
+      prog.error(E.sameKeyTwice(raw), childPath, 'key');
       continue;
     }
     seen.add(canonical);
@@ -68,7 +69,7 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
 
   const out = new Lines();
   if (at) {
-    if (isPlainObject(at.rhs)) prog.error('PIPE5007', at.path, 'key', 'an `@` cardinality key cannot have children');
+    if (isPlainObject(at.rhs)) prog.error(E.cardinalityAtWithChildren(), at.path, 'key');
     else {
       const call = leafCall(prog, at, 'v');
       if (call) out.add(1, `if (p !== undefined) { const kk = k; v = ${call}; }`);

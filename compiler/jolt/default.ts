@@ -6,6 +6,7 @@
  */
 import { compareUtf16 } from '../../runtime/jolt/java.js';
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey } from './emit.js';
+import * as E from './errors.js';
 
 type Op = 'literal' | 'or' | 'star';
 
@@ -30,18 +31,18 @@ function parseKey(prog: Program, raw: string, spec: unknown, path: JsonPath, par
   let op: Op = 'literal';
   if (name.includes('*')) {
     if (name !== '*') {
-      if (report) prog.error('PIPE5013', path, 'key', `the default key \`${raw}\` is invalid: a \`*\` key must be exactly \`*\``);
+      if (report) prog.error(E.badDefaultStar(raw), path, 'key');
       throw new KeyError();
     }
     op = 'star';
   } else if (name.includes('|')) op = 'or';
   const names = op === 'star' ? [] : op === 'or' ? name.split('|') : [name];
   if (parentIsArray && op !== 'star' && names.some((n) => !/^[+-]?\d+$/.test(n))) {
-    if (report) prog.error('PIPE5020', path, 'key', `\`${raw}\` is under a \`[]\` key, so it must be a list index (a number)`);
+    if (report) prog.error(E.defaultKeyNotAnIndex(raw), path, 'key');
     throw new KeyError();
   }
   if (depth > MAX_SPEC_DEPTH) {
-    if (report) prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    if (report) prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
     throw new KeyError();
   }
   if (!isPlainObject(spec)) return { raw, isArray, op, names, literal: spec, path, maxIndex: -1 };
@@ -72,7 +73,7 @@ function precedence(a: Key, b: Key): number {
 export function compileDefault(prog: Program, spec: unknown, path: JsonPath): string {
   const fn = prog.name('defaults');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a `default` must be an object');
+    prog.error(E.specNotAnObject('default'), path, 'value');
     return fn;
   }
   let mapRoot: Key;

@@ -7,7 +7,7 @@
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
-import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
+import type { JoltProblem } from './errors.js';
 
 export type JsonPath = readonly (string | number)[];
 export type Locate = (path: JsonPath, part: 'key' | 'value') => Span;
@@ -123,15 +123,17 @@ export class Program implements ReadNames {
     return `J.copy(${this.constant(value)})`;
   }
 
-  error(code: DiagnosticCode, path: JsonPath, part: 'key' | 'value', message: string, hint?: string): void {
-    this.report(code, path, part, message, hint, 'error');
+  /** Reports a problem (errors.ts) at the key or the value of the spec entry at `path`. */
+  error(problem: JoltProblem, path: JsonPath, part: 'key' | 'value'): void {
+    this.report(problem, path, part, 'error');
   }
 
-  warning(code: DiagnosticCode, path: JsonPath, part: 'key' | 'value', message: string): void {
-    this.report(code, path, part, message, undefined, 'warning');
+  warning(problem: JoltProblem, path: JsonPath, part: 'key' | 'value'): void {
+    this.report(problem, path, part, 'warning');
   }
 
-  private report(code: DiagnosticCode, path: JsonPath, part: 'key' | 'value', message: string, hint: string | undefined, severity: 'error' | 'warning'): void {
+  private report(problem: JoltProblem, path: JsonPath, part: 'key' | 'value', severity: 'error' | 'warning'): void {
+    const { code, message, hint } = problem;
     // the same spec element can be emitted in several branches; report it once
     const id = `${code}\u0000${JSON.stringify(path)}\u0000${part}\u0000${message}`;
     if (this.reported.has(id)) return;

@@ -15,6 +15,7 @@ import { compileRemove } from './remove.js';
 import { compileCardinality } from './cardinality.js';
 import { compileModify, type ModifyMode } from './modify.js';
 import { locateInJson } from './locate.js';
+import * as E from './errors.js';
 
 export type { JsonPath, Locate, SourceLine } from './emit.js';
 export { locateInJson } from './locate.js';
@@ -74,11 +75,11 @@ export function compileJoltChain(chain: unknown, locate: Locate, options: Compil
   const customOps = new Set(options.customOperations ?? []);
   const modifyOptions = { customFunctions: new Set(options.customFunctions ?? []) };
   if (!Array.isArray(chain)) {
-    prog.error('PIPE5001', [], 'value', `a JOLT chain must be a list of operations, found ${describeType(chain)}`, 'Wrap the operation in a list: [ { "operation": "shift", "spec": { … } } ].');
+    prog.error(E.chainNotAList(describeType(chain)), [], 'value');
     return { js: '', diagnostics: prog.diagnostics };
   }
   if (chain.length === 0) {
-    prog.error('PIPE5002', [], 'value', 'the JOLT chain has no operations');
+    prog.error(E.emptyChain(), [], 'value');
     return { js: '', diagnostics: prog.diagnostics };
   }
   const calls: string[] = [];
@@ -120,13 +121,13 @@ function compileEntry(
   modifyOptions: { customFunctions: ReadonlySet<string> },
 ): string | undefined {
   if (!isPlainObject(entry)) {
-    prog.error('PIPE5003', [i], 'value', `operation ${i + 1} of the chain must be an object with \`operation\` and \`spec\`, found ${describeType(entry)}`);
+    prog.error(E.operationNotAnObject(i, describeType(entry)), [i], 'value');
     return undefined;
   }
   const operation = entry.operation;
   if (typeof operation !== 'string') {
     const where: JsonPath = 'operation' in entry ? [i, 'operation'] : [i];
-    prog.error('PIPE5003', where, 'value', `operation ${i + 1} of the chain needs an \`operation\` name (a string), found ${describeType(operation)}`);
+    prog.error(E.operationWithoutName(i, describeType(operation)), where, 'value');
     return undefined;
   }
   const specPath: JsonPath = [i, 'spec'];
@@ -135,12 +136,12 @@ function compileEntry(
   const op = OPERATIONS[operation];
   if (op === undefined) {
     const near = SHORT_NAMES.filter((n) => n.startsWith(operation.slice(0, 3).toLowerCase()));
-    prog.error('PIPE5004', [i, 'operation'], 'value', `unknown JOLT operation \`${operation}\``, `Use one of: ${(near.length > 0 ? near : SHORT_NAMES).join(', ')}.`);
+    prog.error(E.unknownOperation(operation, near.length > 0 ? near : SHORT_NAMES), [i, 'operation'], 'value');
     return undefined;
   }
   if (op === 'sort') return 'J.sort(value)';
   if (!('spec' in entry)) {
-    prog.error('PIPE5005', [i], 'value', `the \`${operation}\` operation needs a \`spec\``);
+    prog.error(E.operationWithoutSpec(operation), [i], 'value');
     return undefined;
   }
   switch (op) {

@@ -11,6 +11,7 @@ import { compareUtf16, parseJavaDouble, parseJavaInt, parseJavaLong } from '../.
 import { FUNCTIONS, KEEPS_ARGUMENTS, LIST_FORMS, ONE_ARGUMENT_FORMS, TWO_ARGUMENT_FORMS } from '../../runtime/jolt/functions.js';
 import { readExpr, readPathExpr, Scope } from './walk.js';
 import { regexProblem } from '../../runtime/regex/index.js';
+import * as E from './errors.js';
 
 export type ModifyMode = 0 | 1 | 2;
 const MODE_PREFIX: Record<string, ModifyMode> = { '+': 0, '~': 1, _: 2 };
@@ -33,7 +34,7 @@ export interface ModifyOptions {
 export function compileModify(prog: Program, spec: unknown, path: JsonPath, mode: ModifyMode, options: ModifyOptions): string {
   const fn = prog.name('modify');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a modify operation must be an object');
+    prog.error(E.specNotAnObject('modify'), path, 'value');
     return fn;
   }
   const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog);
@@ -70,15 +71,15 @@ function parseChild(prog: Program, rawKey: string, rhs: unknown, path: JsonPath,
     pe = parseKey(key);
   } catch (e) {
     if (!(e instanceof SpecError)) throw e;
-    prog.error(e.code, path, 'key', e.message);
+    prog.error(e.problem, path, 'key');
     return undefined;
   }
   if (!isStar(pe) && pe.kind !== 'literal' && pe.kind !== 'array') {
-    prog.error('PIPE5007', path, 'key', `\`${rawKey}\`: modify keys must be names, \`*\` patterns or \`[index]\``);
+    prog.error(E.badModifyKey(rawKey), path, 'key');
     return undefined;
   }
   if (pe.kind === 'array' && pe.index.type !== 'explicit') {
-    prog.error('PIPE5007', path, 'key', `\`${rawKey}\`: modify supports only explicit list indexes like \`[2]\``);
+    prog.error(E.modifyIndexNotExplicit(rawKey), path, 'key');
     return undefined;
   }
   const composite = isPlainObject(rhs) && Object.keys(rhs).length > 0;
@@ -99,7 +100,7 @@ function compileComposite(
 ): string {
   const fn = prog.name('mod');
   if (depth > MAX_SPEC_DEPTH) {
-    prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
     prog.declare(`function ${fn}() {}`);
     return fn;
   }
@@ -114,7 +115,7 @@ function compileComposite(
       if (!child) continue;
       const canonical = canonicalOf(child.pe);
       if (seen.has(canonical)) {
-        prog.error('PIPE5011', child.path, 'key', `the key \`${keyText}\` is the same as another key of this object`);
+        prog.error(E.sameKeyTwice(keyText), child.path, 'key');
         continue;
       }
       seen.add(canonical);
@@ -126,7 +127,7 @@ function compileComposite(
     }
   }
   if (mapKey && arrayKey) {
-    prog.error('PIPE5017', arrayKey.path, 'key', `this object mixes list indexes (\`${canonicalOf(arrayKey.pe)}\`) with map keys (\`${canonicalOf(mapKey.pe)}\`)`, 'Split the spec: one object for the list indexes, another for the map keys.');
+    prog.error(E.listAndMapKeysMixed(canonicalOf(arrayKey.pe), canonicalOf(mapKey.pe)), arrayKey.path, 'key');
   }
   const dataType: DataType = arrayKey ? 'list' : mapKey ? 'map' : 'runtime';
   const literals = children.filter((c) => c.pe.kind === 'literal' || c.pe.kind === 'array');
@@ -291,7 +292,7 @@ function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
       evaluators.push(...evaluatorLines(ctx, scope, leafLevel, rhs, rhsList.length > 1, where));
     } catch (e) {
       if (!(e instanceof SpecError)) throw e;
-      ctx.prog.error(e.code, where, 'value', e.message);
+      ctx.prog.error(e.problem, where, 'value');
     }
   });
   // A leaf has no generated children, so its own key and value are read from the locals `childKey`/`leafValue`
@@ -315,7 +316,7 @@ function evaluatorLines(ctx: Ctx, scope: Scope, level: number, rhs: unknown, fal
     return [callOne(ctx, functionRef(ctx, text, fallbacks, where), 'childValue', 'present')];
   }
   const open = text.indexOf('(');
-  if (open < 0 || !text.endsWith(')')) throw new SpecError('PIPE5018', `cannot parse the function call \`${rhs}\``);
+  if (open < 0 || !text.endsWith(')')) throw new SpecError(E.unparsableFunctionCall(rhs));
   const fn = functionRef(ctx, text.slice(0, open), fallbacks, where);
   const rawArgs = splitFunctionArgs(text.slice(open + 1, -1));
   if (fn.stock === 'split' && rawArgs[0] !== undefined) checkSplitSeparator(ctx, rawArgs[0], where);
@@ -331,9 +332,9 @@ function checkSplitSeparator(ctx: Ctx, raw: string, where: JsonPath): void {
   const problem = regexProblem(separator, 'java');
   if (problem === undefined) return;
   if (problem.needsBacktracking) {
-    ctx.prog.error('PIPE5504', where, 'value', `the =split separator ${JSON.stringify(separator)} needs a backtracking engine: ${problem.message}`);
+    ctx.prog.error(E.splitNeedsBacktracking(JSON.stringify(separator), problem.message), where, 'value');
   } else {
-    ctx.prog.error('PIPE5505', where, 'value', `the =split separator ${JSON.stringify(separator)} is not a valid regular expression: ${problem.message}`);
+    ctx.prog.error(E.splitNotARegex(JSON.stringify(separator), problem.message), where, 'value');
   }
 }
 
@@ -385,10 +386,9 @@ function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath
   if (has(FUNCTIONS, name)) return { source: `J.F.${name}`, stock: name, reusesArguments: !KEEPS_ARGUMENTS.has(name) };
   const known = Object.keys(FUNCTIONS);
   const near = known.filter((k) => k.toLowerCase() === name.toLowerCase() || k.toLowerCase().startsWith(name.toLowerCase().slice(0, 3)));
-  const message = `unknown modify function \`${name}\`${near.length > 0 ? ` (did you mean ${near.slice(0, 3).map((n) => `\`${n}\``).join(', ')}?)` : ''}`;
-  if (!fallbacks) throw new SpecError('PIPE5016', message);
+  if (!fallbacks) throw new SpecError(E.unknownFunction(name, near, false));
   // In a fallback list Jolt skips an unknown function; keep that behaviour but say so.
-  ctx.prog.warning('PIPE5016', where, 'value', `${message}; it never yields a value, so the next alternative is used`);
+  ctx.prog.warning(E.unknownFunction(name, near, true), where, 'value');
   return { source: 'J.F.noop', stock: 'noop', reusesArguments: true };
 }
 
@@ -428,7 +428,7 @@ function argExpr(ctx: Ctx, scope: Scope, level: number, arg: string, parse: bool
   if (arg.startsWith('@')) {
     const path = parseDotPath(`root.${arg}`);
     const last = path[path.length - 1];
-    if (!last || last.kind !== 'transpose') throw new SpecError('PIPE5008', `\`${arg}\` must be a single \`@(…)\` reference`);
+    if (!last || last.kind !== 'transpose') throw new SpecError(E.notOneTranspose(arg));
     return { source: readExpr(scope, level, last.transpose), constant: false };
   }
   return { source: literalArg(arg, parse), constant: true };

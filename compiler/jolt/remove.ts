@@ -5,6 +5,7 @@
  */
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, splitOr } from './emit.js';
 import type { StarElement } from './keys.js';
+import * as E from './errors.js';
 
 export type Matcher = { readonly kind: 'literal'; readonly key: string } | StarElement;
 
@@ -34,13 +35,13 @@ function parseNodes(prog: Program, spec: Record<string, unknown>, path: JsonPath
     const rhs = spec[raw];
     const childPath = [...path, raw];
     if (depth > MAX_SPEC_DEPTH) {
-      prog.error('PIPE5019', childPath, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+      prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), childPath, 'key');
       return nodes;
     }
     for (const key of splitOr(raw)) {
       if (isPlainObject(rhs)) nodes.push({ matcher: parseMatcher(key), children: parseNodes(prog, rhs, childPath, depth + 1), path: childPath });
       else if (typeof rhs === 'string' && rhs.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '') === '') nodes.push({ matcher: parseMatcher(key), path: childPath });
-      else prog.error('PIPE5014', childPath, 'value', `the value of \`${raw}\` must be "" (remove it) or an object (descend into it)`);
+      else prog.error(E.badRemoveValue(raw), childPath, 'value');
     }
   }
   return nodes;
@@ -50,7 +51,7 @@ function parseNodes(prog: Program, spec: Record<string, unknown>, path: JsonPath
 export function compileRemove(prog: Program, spec: unknown, path: JsonPath): string {
   const fn = prog.name('remove');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a `remove` must be an object');
+    prog.error(E.specNotAnObject('remove'), path, 'value');
     return fn;
   }
   const rootFn = emitProcess(prog, parseNodes(prog, spec, path, 0), path);

@@ -9,6 +9,7 @@ import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plai
 import { canonicalOf, isStar, parseKey, parseOutputPath, type PathElement, SpecError, starMatches } from './keys.js';
 import { compareUtf16 } from '../../runtime/jolt/java.js';
 import { type CaptureKind, evaluateExpr, type Level, isInvariant, OWN_KEY, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
+import * as E from './errors.js';
 
 
 interface Child {
@@ -65,7 +66,7 @@ interface Match {
 export function compileShift(prog: Program, spec: unknown, path: JsonPath): string {
   const fn = prog.name('shift');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a `shift` must be an object of input keys');
+    prog.error(E.specNotAnObject('shift'), path, 'value');
     return fn;
   }
   // match counts cost a store per matched key; they are kept only when some `[#n]` may read them
@@ -97,14 +98,14 @@ function parseChildren(prog: Program, spec: Record<string, unknown>, path: JsonP
         pe = parseKey(keyText);
       } catch (e) {
         if (e instanceof SpecError) {
-          prog.error(e.code, childPath, 'key', e.message);
+          prog.error(e.problem, childPath, 'key');
           continue;
         }
         throw e;
       }
       const canonical = canonicalOf(pe);
       if (seen.has(canonical)) {
-        prog.error('PIPE5011', childPath, 'key', `the key \`${keyText}\` is the same as another key of this object (\`${canonical}\`)`);
+        prog.error(E.sameKeyTwice(keyText, canonical), childPath, 'key');
         continue;
       }
       seen.add(canonical);
@@ -118,31 +119,31 @@ function parseChildren(prog: Program, spec: Record<string, unknown>, path: JsonP
 function makeChild(prog: Program, pe: PathElement, rhs: unknown, path: JsonPath, keyText: string): Child | undefined {
   if (isPlainObject(rhs)) {
     if (pe.kind === 'at' || pe.kind === 'dollar') {
-      prog.error('PIPE5007', path, 'key', `the key \`${keyText}\` cannot have children: \`@\` and \`$\` keys are leaves`);
+      prog.error(E.leafKeyWithChildren(keyText), path, 'key');
       return undefined;
     }
     if (Object.keys(rhs).length === 0) {
-      prog.error('PIPE5012', path, 'value', `the key \`${keyText}\` has an empty object as its value`);
+      prog.error(E.emptyObjectValue(keyText), path, 'value');
       return undefined;
     }
     return { pe, rhs, path, composite: true, outputs: [] };
   }
   const texts = rhs === null ? [] : typeof rhs === 'string' ? [rhs] : Array.isArray(rhs) ? rhs : undefined;
   if (texts === undefined) {
-    prog.error('PIPE5010', path, 'value', `the value of \`${keyText}\` must be an output path, a list of paths, null or an object`);
+    prog.error(E.badShiftValue(keyText), path, 'value');
     return undefined;
   }
   const outputs: PathElement[][] = [];
   texts.forEach((text, i) => {
     const where = Array.isArray(rhs) ? [...path, i] : path;
     if (typeof text !== 'string') {
-      prog.error('PIPE5010', where, 'value', `the output paths of \`${keyText}\` must be strings`);
+      prog.error(E.outputPathsNotStrings(keyText), where, 'value');
       return;
     }
     try {
       outputs.push(parseOutputPath(text));
     } catch (e) {
-      if (e instanceof SpecError) prog.error(e.code, where, 'value', e.message);
+      if (e instanceof SpecError) prog.error(e.problem, where, 'value');
       else throw e;
     }
   });
@@ -206,7 +207,7 @@ function compileComposite(prog: Program, object: SpecObject): string {
   const { spec, path, outer, level, self, depth } = object;
   const fn = prog.name('node');
   if (depth > MAX_SPEC_DEPTH) {
-    prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
     prog.declare(`function ${fn}() {}`);
     return fn;
   }
@@ -495,7 +496,7 @@ function emitComputedChain(e: Emit, computed: readonly Child[], listIndex?: stri
     }
   } catch (problem) {
     if (!(problem instanceof SpecError)) throw problem;
-    prog.error(problem.code, child.path, 'key', problem.message);
+    prog.error(problem.problem, child.path, 'key');
     emitComputedChain(e, rest, listIndex);
     return;
   }
@@ -584,7 +585,7 @@ function emitSpecial(e: Emit, child: Child): void {
     }
   } catch (problem) {
     if (!(problem instanceof SpecError)) throw problem;
-    prog.error(problem.code, child.path, 'key', problem.message);
+    prog.error(problem.problem, child.path, 'key');
   }
 }
 
@@ -596,7 +597,7 @@ function emitWrites(e: Emit, child: Child, data: string, container?: SharedConta
       emitPut(e, writeSteps(e.scope, e.level, output), data, container);
     } catch (problem) {
       if (!(problem instanceof SpecError)) throw problem;
-      e.prog.error(problem.code, rhsList ? [...child.path, i] : child.path, 'value', problem.message);
+      e.prog.error(problem.problem, rhsList ? [...child.path, i] : child.path, 'value');
     }
   });
 }

@@ -6,6 +6,7 @@
  */
 import { type PathElement, type Ref, type Transpose, SpecError } from './keys.js';
 import { lit, type ReadNames } from './emit.js';
+import * as E from './errors.js';
 
 export type CaptureKind = 'none' | 'single' | 'double' | 'regex';
 
@@ -118,7 +119,7 @@ export class Scope {
   private levelAt(at: number, up: number, what: string): number {
     const index = at - up;
     if (index < 0 || index >= this.levels.length) {
-      throw new SpecError('PIPE5008', `${what} goes ${up} levels up, above the top of the spec`);
+      throw new SpecError(E.aboveTheTop(what, up));
     }
     return index;
   }
@@ -137,7 +138,7 @@ export class Scope {
     if (level?.capture === 'single' && g === 1) return cap;
     if (level?.capture === 'double' && g <= 2) return `${cap}[${g - 1}]`;
     if (level?.capture === 'regex' && g <= level.groups) return `${cap}[${g}]`;
-    throw new SpecError('PIPE5008', `${what} asks for \`*\` group ${g}, but the key it refers to has ${groupCount(level)}`);
+    throw new SpecError(E.noSuchGroup(what, g, groupCount(level)));
   }
 
   hashOf(at: number, up: number, what: string): string {
@@ -193,7 +194,7 @@ export function readPathExpr(scope: Scope, at: number, base: string, path: reado
         expr = pe.index.type === 'auto' ? 'J.N' : `J.ga(${expr}, ${arrayIndexExpr(scope, at, pe)})`;
         break;
       default:
-        throw new SpecError('PIPE5009', 'an `@(…)` lookup path may contain only names, `&` references, `[index]` and `@(…)`');
+        throw new SpecError(E.badLookupPath());
     }
   }
   return expr;
@@ -232,7 +233,7 @@ export function evaluateExpr(scope: Scope, at: number, pe: PathElement): string 
     case 'hash':
       return lit(pe.value);
     default:
-      throw new SpecError('PIPE5009', 'this key cannot be evaluated');
+      throw new SpecError(E.notEvaluable());
   }
 }
 
