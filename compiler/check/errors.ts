@@ -6,7 +6,7 @@
  * titles come from the catalogue (base/diagnostics/codes/). A connector's own checks are raised
  * from its folder with `api.diagnostic` (runtime/connectors/README.md).
  */
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 
@@ -339,4 +339,66 @@ export function unknownCapsuleParamType(type: string, capsule: string, at: Span,
     label: 'unknown type',
     body: [`Parameter types: ${names(known)}.`],
   });
+}
+
+/** A schema that breaks its draft's meta-schema; `problem` is the most specific complaint. */
+export function invalidSchema(draft: string, problem: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3006', {
+    message: `invalid JSON Schema (${draft}): ${problem}`,
+    span: at,
+    label: 'invalid schema',
+    hint: 'fix the schema keyword named above',
+  });
+}
+
+/** A pattern or format problem of a schema (below; json-schema.ts passes them on), at its value. */
+export function schemaKeywordDiagnostic(
+  problem: { readonly code: DiagnosticCode; readonly message: string; readonly label: string; readonly hint?: string }, at: Span,
+): Diagnostic {
+  return diagnostic(problem.code, { message: problem.message, span: at, label: problem.label, ...(problem.hint ? { hint: problem.hint } : {}) });
+}
+
+// ───────────────────────────── schema keywords (schema-keywords.ts) ─────────────────────────────
+// Problems of a schema's `pattern` and `format` values, at their JSON pointer; context.ts turns
+// them into diagnostics where the schema is written.
+
+/** A schema keyword's problem at `pointer` inside the schema. */
+export interface SchemaKeywordProblem {
+  readonly code: 'PIPE5504' | 'PIPE5505' | 'PIPE3010';
+  readonly pointer: string;
+  readonly message: string;
+  readonly label: string;
+  readonly hint?: string;
+}
+
+/** `known` are the formats the validators check. */
+export function unknownFormat(format: string, pointer: string, known: readonly string[], suggestion: string | undefined): SchemaKeywordProblem {
+  return {
+    code: 'PIPE3010',
+    pointer,
+    message: `unknown JSON Schema format ${JSON.stringify(format)}: no validator would check it`,
+    label: suggestion ? `did you mean "${suggestion}"?` : 'unknown format',
+    hint: suggestion ? `write "${suggestion}"` : `known formats: ${known.join(', ')}; or check the value with \`pattern\``,
+  };
+}
+
+/** `detail` is what the regex translator said of the pattern. */
+export function patternNeedsBacktracking(pattern: string, pointer: string, detail: string): SchemaKeywordProblem {
+  return {
+    code: 'PIPE5504',
+    pointer,
+    message: `the pattern ${JSON.stringify(pattern)} needs a backtracking engine: ${detail}`,
+    label: 'needs backtracking',
+    hint: 'rewrite it without lookaround or backreferences (for an exclusion, add `not: { pattern: … }`)',
+  };
+}
+
+export function invalidPattern(pattern: string, pointer: string, detail: string): SchemaKeywordProblem {
+  return {
+    code: 'PIPE5505',
+    pointer,
+    message: `the pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${detail}`,
+    label: 'invalid pattern',
+    hint: 'JSON Schema patterns are ECMAScript regular expressions',
+  };
 }
