@@ -96,10 +96,10 @@ export class Program implements ReadNames {
       this.readers.set(key, name);
       this.declare(
         `/** reads ${lit(key).replace(/\*\//g, '*\\/')} of a map (J.N when absent or not a map) */\n` +
-          `function ${name}(t) {\n` +
-          `  if (t === null || typeof t !== "object" || Array.isArray(t)) return J.N;\n` +
-          `  const x = t[${lit(key)}];\n` +
-          `  return x === undefined ? J.N : x;\n` +
+          `function ${name}(tree) {\n` +
+          `  if (tree === null || typeof tree !== "object" || Array.isArray(tree)) return J.N;\n` +
+          `  const value = tree[${lit(key)}];\n` +
+          `  return value === undefined ? J.N : value;\n` +
           `}`,
       );
     }
