@@ -47,12 +47,33 @@ export function unknownParameter(facts: {
 }
 
 /** `where` is `` (top level) or ` \`a.b\`` (inside); `description` the schema's, if any. */
-export function missingParameter(missing: string, where: string, owner: ParamOwner, at: Span, description: string | undefined): Diagnostic {
+export function missingParameter(missing: string, where: string, owner: ParamOwner, at: Span, description: string | undefined, when?: string): Diagnostic {
   return diagnostic('PIPE3002', {
-    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`} for ${owner.what} \`${owner.name}\``,
+    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
     span: at,
     label: `needs \`${missing}\``,
     hint: `add \`${missing}: …\`${description ? ` (${description})` : ''}`,
+  });
+}
+
+/** One of several parameters is required (the schema's `oneOf`/`anyOf` of `required` lists). */
+export function missingOneOf(names: readonly string[], owner: ParamOwner, at: Span, when: string | undefined): Diagnostic {
+  const list = names.map((n) => `\`${n}\``).join(' or ');
+  return diagnostic('PIPE3002', {
+    message: `missing required parameter ${list}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
+    span: at,
+    label: `needs ${list}`,
+    hint: `add one of ${list}`,
+  });
+}
+
+/** A parameter that a case of the schema rules out (`then: { properties: { x: false } }`). */
+export function parameterNotApplicable(key: string, owner: ParamOwner, at: Span, when: string | undefined): Diagnostic {
+  return diagnostic('PIPE3001', {
+    message: `parameter \`${key}\` does not apply to ${owner.what} \`${owner.name}\`${when ? ` when ${when}` : ''}`,
+    span: at,
+    label: 'not used here',
+    hint: `remove \`${key}\``,
   });
 }
 
@@ -243,13 +264,17 @@ export function unusedBranch(name: string, at: Span): Diagnostic {
   });
 }
 
-export function badPipelineOption(option: 'concurrency' | 'timeout', at: Span): Diagnostic {
-  const concurrency = option === 'concurrency';
+const PIPELINE_OPTION_VALUES = {
+  concurrency: { label: 'expected an integer from 1 to 1000', hint: 'write for example `concurrency: 4`' },
+  queue: { label: 'expected an integer from 0 to 100000', hint: 'write for example `queue: 100`' },
+  timeout: { label: 'expected a duration such as 30s', hint: 'write for example `timeout: 30s`' },
+} as const;
+
+export function badPipelineOption(option: keyof typeof PIPELINE_OPTION_VALUES, at: Span): Diagnostic {
   return diagnostic('PIPE3007', {
     message: `invalid value for pipeline option \`${option}\``,
     span: at,
-    label: concurrency ? 'expected an integer from 1 to 1000' : 'expected a duration such as 30s',
-    hint: concurrency ? 'write for example `concurrency: 4`' : 'write for example `timeout: 30s`',
+    ...PIPELINE_OPTION_VALUES[option],
   });
 }
 
@@ -258,7 +283,7 @@ export function unknownPipelineOption(key: string, at: Span, suggestion: string 
     message: `unknown pipeline option \`${key}\``,
     span: at,
     label: didYouMean(suggestion, 'unknown option'),
-    body: ['Pipeline options: `concurrency` (default 10), `timeout` (default 30s).'],
+    body: ['Pipeline options: `concurrency` (default 10), `queue` (executions that may wait for a slot, default 1000; beyond it 503), `timeout` (default 30s).'],
   });
 }
 
@@ -401,4 +426,51 @@ export function invalidPattern(pattern: string, pointer: string, detail: string)
     label: 'invalid pattern',
     hint: 'JSON Schema patterns are ECMAScript regular expressions',
   };
+}
+
+// ───────────────────────────── failure policies (check-policies.ts) ─────────────────────────────
+
+/** `kinds`: what the connector lists, already as text (`\`JOLT\` (500)`). */
+export function retryCannotHelp(connector: string, kinds: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3012', {
+    message: `\`${connector}\` cannot fail in a way that passes on another attempt, so \`retry\` cannot help`,
+    span: at,
+    label: 'nothing to retry',
+    body: [`The failures \`${connector}\` lists: ${kinds}.`],
+    hint: 'remove `retry`; route its failures with `on-fail`, `try`/`catch` or a `choice` on `message.kind`',
+  });
+}
+
+export function unknownRetryOption(key: string, at: Span, accepted: readonly string[], suggestion: string | undefined): Diagnostic {
+  return diagnostic('PIPE3013', {
+    message: `unknown retry option \`${key}\``,
+    span: at,
+    label: didYouMean(suggestion, 'unknown option'),
+    body: [`\`retry\` takes: ${names(accepted)}.`],
+  });
+}
+
+/** `problem`: what is wrong with the value, e.g. "`attempts` is an integer from 1 to 20". */
+export function badRetryOption(problem: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3013', { message: `invalid retry option: ${problem}`, span: at, label: 'invalid value' });
+}
+
+/** `how`: the connector's advice (its schema's `x-pipe-retry.unsafe.how`). */
+export function retriedNotIdempotent(connector: string, how: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3014', {
+    message: `this \`${connector}\` call is not idempotent: a retry may do its work twice`,
+    span: at,
+    label: 'retried, but not idempotent',
+    hint: how,
+  });
+}
+
+/** `what`: the steps in question (`\`rest\``, `the steps of this \`try\``); `known`: the kinds they can produce. */
+export function kindNeverProduced(what: string, kind: string, at: Span, known: readonly string[], suggestion: string | undefined): Diagnostic {
+  return diagnostic('PIPE6007', {
+    message: `${what} cannot fail with the error kind \`${kind}\``,
+    span: at,
+    label: didYouMean(suggestion, 'never produced here'),
+    body: [`The kinds it can produce: ${names(known)}.`],
+  });
 }
