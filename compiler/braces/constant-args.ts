@@ -75,11 +75,14 @@ export function checkConstant(kind: ConstantKind, value: string): ConstantProble
     case 'date-unit':
       return unitOf(value) !== undefined ? undefined : E.notOneOfConstants('time unit', value, DATE_UNITS);
     case 'escape-type':
-      return escapeTypeOf(value) !== undefined ? undefined : E.notOneOfConstants('escape type', value, ['JSON', 'XML', 'CSV', 'HTML']);
+      if (escapeTypeOf(value) !== undefined) return undefined;
+      return E.notOneOfConstants('escape type', value, ['JSON', 'XML', 'CSV', 'HTML']);
     case 'charset':
-      return charsetOf(value) !== undefined ? undefined : E.notOneOfConstants('charset', value, CHARSET_NAMES, 'unsupported');
+      if (charsetOf(value) !== undefined) return undefined;
+      return E.notOneOfConstants('charset', value, CHARSET_NAMES, 'unsupported');
     case 'random-charset':
-      return RANDOM_CHARSETS.includes(value.toUpperCase()) ? undefined : E.notOneOfConstants('charset', value, RANDOM_CHARSETS);
+      if (RANDOM_CHARSETS.includes(value.toUpperCase())) return undefined;
+      return E.notOneOfConstants('charset', value, RANDOM_CHARSETS);
     case 'jsonpath':
       return jsonPathProblem(value);
   }

@@ -366,14 +366,17 @@ export function badElements(facts: { readonly span: Span; readonly signature: Fu
 // What is wrong with a literal argument, found by the run time's own code; badConstant above turns
 // it into a diagnostic at the argument. `detail` is what that code said.
 
-const BACKTRACKING_HINT = 'rewrite the pattern without lookaround, backreferences, atomic groups or possessive quantifiers';
+const BACKTRACKING_HINT =
+  'rewrite the pattern without lookaround, backreferences, atomic groups or possessive quantifiers';
 
 export function textNotANumber(value: string): ConstantProblem {
-  return { code: 'PIPE4004', message: `the text ${JSON.stringify(value)} is not a number`, hint: 'write the number without quotes' };
+  const message = `the text ${JSON.stringify(value)} is not a number`;
+  return { code: 'PIPE4004', message, hint: 'write the number without quotes' };
 }
 
 export function regexNeedsBacktracking(value: string, detail: string): ConstantProblem {
-  return { code: 'PIPE5504', message: `the regular expression ${JSON.stringify(value)} needs a backtracking engine: ${detail}`, hint: BACKTRACKING_HINT };
+  const message = `the regular expression ${JSON.stringify(value)} needs a backtracking engine: ${detail}`;
+  return { code: 'PIPE5504', message, hint: BACKTRACKING_HINT };
 }
 
 export function invalidRegex(value: string, detail: string): ConstantProblem {
@@ -385,7 +388,8 @@ export function badRegexFlags(detail: string): ConstantProblem {
 }
 
 export function badDatePattern(detail: string): ConstantProblem {
-  return { code: 'PIPE4015', message: detail, hint: 'pattern letters follow Java: yyyy MM dd HH mm ss SSS; write "timestamp" for epoch milliseconds' };
+  const hint = 'pattern letters follow Java: yyyy MM dd HH mm ss SSS; write "timestamp" for epoch milliseconds';
+  return { code: 'PIPE4015', message: detail, hint };
 }
 
 export function badNumberPattern(detail: string): ConstantProblem {
@@ -397,7 +401,8 @@ export function badNumberPattern(detail: string): ConstantProblem {
 }
 
 export function unknownLocale(value: string): ConstantProblem {
-  return { code: 'PIPE4017', message: `unknown locale ${JSON.stringify(value)}`, hint: 'write a language tag such as "en-US", "pt-BR" or "de-DE"' };
+  const hint = 'write a language tag such as "en-US", "pt-BR" or "de-DE"';
+  return { code: 'PIPE4017', message: `unknown locale ${JSON.stringify(value)}`, hint };
 }
 
 export function unknownZone(value: string): ConstantProblem {
@@ -409,7 +414,9 @@ export function unknownZone(value: string): ConstantProblem {
 }
 
 /** A value that is none of `candidates`: `unknown time unit "x"`, `unsupported charset "x"`. */
-export function notOneOfConstants(what: string, value: string, candidates: readonly string[], verb = 'unknown'): ConstantProblem {
+export function notOneOfConstants(
+  what: string, value: string, candidates: readonly string[], verb = 'unknown',
+): ConstantProblem {
   return { code: 'PIPE4017', message: `${verb} ${what} ${JSON.stringify(value)}`, candidates };
 }
 

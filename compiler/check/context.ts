@@ -136,7 +136,10 @@ export function schemaDiagnostics(
   const coded = problems.filter((p): p is SchemaProblem & { code: DiagnosticCode } => p.code !== undefined);
   if (coded.length > 0) {
     return coded.map((p) =>
-      schemaKeywordDiagnostic({ code: p.code, message: p.message, label: p.label ?? 'here', ...(p.hint ? { hint: p.hint } : {}) }, where(p.pointer)));
+      schemaKeywordDiagnostic(
+        { code: p.code, message: p.message, label: p.label ?? 'here', ...(p.hint ? { hint: p.hint } : {}) },
+        where(p.pointer),
+      ));
   }
   const specific = problems.find((p) => p.keyword === 'enum') ?? problems.find((p) => p.keyword !== 'anyOf') ?? problems[0];
   if (!specific) return [];

@@ -378,9 +378,11 @@ export function invalidSchema(draft: string, problem: string, at: Span): Diagnos
 
 /** A pattern or format problem of a schema (below; json-schema.ts passes them on), at its value. */
 export function schemaKeywordDiagnostic(
-  problem: { readonly code: DiagnosticCode; readonly message: string; readonly label: string; readonly hint?: string }, at: Span,
+  problem: { readonly code: DiagnosticCode; readonly message: string; readonly label: string; readonly hint?: string },
+  at: Span,
 ): Diagnostic {
-  return diagnostic(problem.code, { message: problem.message, span: at, label: problem.label, ...(problem.hint ? { hint: problem.hint } : {}) });
+  const { code, message, label, hint } = problem;
+  return diagnostic(code, { message, span: at, label, ...(hint ? { hint } : {}) });
 }
 
 // ───────────────────────────── schema keywords (schema-keywords.ts) ─────────────────────────────
@@ -397,13 +399,17 @@ export interface SchemaKeywordProblem {
 }
 
 /** `known` are the formats the validators check. */
-export function unknownFormat(format: string, pointer: string, known: readonly string[], suggestion: string | undefined): SchemaKeywordProblem {
+export function unknownFormat(
+  format: string, pointer: string, known: readonly string[], suggestion: string | undefined,
+): SchemaKeywordProblem {
   return {
     code: 'PIPE3010',
     pointer,
     message: `unknown JSON Schema format ${JSON.stringify(format)}: no validator would check it`,
     label: suggestion ? `did you mean "${suggestion}"?` : 'unknown format',
-    hint: suggestion ? `write "${suggestion}"` : `known formats: ${known.join(', ')}; or check the value with \`pattern\``,
+    hint: suggestion
+      ? `write "${suggestion}"`
+      : `known formats: ${known.join(', ')}; or check the value with \`pattern\``,
   };
 }
 

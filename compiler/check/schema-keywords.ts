@@ -74,6 +74,8 @@ function checkPattern(pattern: string, pointer: string, problems: SchemaKeywordP
   const problem = regexProblem(pattern, 'ecmascript');
   if (problem === undefined) return;
   problems.push(
-    problem.needsBacktracking ? patternNeedsBacktracking(pattern, pointer, problem.message) : invalidPattern(pattern, pointer, problem.message),
+    problem.needsBacktracking
+      ? patternNeedsBacktracking(pattern, pointer, problem.message)
+      : invalidPattern(pattern, pointer, problem.message),
   );
 }

@@ -83,8 +83,12 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
       const inline = plainKey(child.raw) ? inlineLeaf(child.rhs, `data[${key}]`) : undefined;
       // JSON values are never undefined, so a defined read of a plain key is an own key
       if (inline !== undefined) out.add(2, `{ const childValue = data[${key}]; if (childValue !== undefined) ${inline} }`);
-      else if (plainKey(child.raw)) out.add(2, `{ const parent = data, childKey = ${key}, childValue = data[childKey]; if (childValue !== undefined) { ${applyChild(prog, child, depth)} } }`);
-      else out.add(2, `if (J.has(data, ${key})) { const parent = data, childKey = ${key}, childValue = data[childKey]; ${applyChild(prog, child, depth)} }`);
+      else {
+        const read = `const parent = data, childKey = ${key}, childValue = data[childKey];`;
+        const apply = applyChild(prog, child, depth);
+        if (plainKey(child.raw)) out.add(2, `{ ${read} if (childValue !== undefined) { ${apply} } }`);
+        else out.add(2, `if (J.has(data, ${key})) { ${read} ${apply} }`);
+      }
     }
     const indexes = new Lines();
     for (const child of rest) {
@@ -111,7 +115,8 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
   for (const child of computed) {
     match.add(1, `if (${matchExpr(prog, child.pe)}) { ${applyChild(prog, child, depth)} return; }`);
   }
-  prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'}: one key \`childKey\` of \`parent\` holding \`childValue\` */\nfunction ${visit}(parent, childKey, childValue) {\n${match.toString()}\n}`);
+  const doc = `/** cardinality ${path.slice(2).join(' › ') || 'root'}: one key \`childKey\` of \`parent\` holding \`childValue\` */`;
+  prog.declare(`${doc}\nfunction ${visit}(parent, childKey, childValue) {\n${match.toString()}\n}`);
   out.add(1, `if (Array.isArray(data)) { for (let i = 0; i < data.length; i++) ${visit}(data, String(i), data[i]); }`);
   out.add(1, `else if (J.isMap(data)) { for (const childKey of Object.keys(data)) ${visit}(data, childKey, data[childKey]); }`);
   prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(parent, key, data) {\n${out.toString()}\n}`);
@@ -149,7 +154,8 @@ function matchExpr(prog: Program, pe: PathElement): string {
     case 'star-all':
       return 'true';
     case 'star-single':
-      return `childKey.length > ${pe.prefix.length + pe.suffix.length} && childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`;
+      return `childKey.length > ${pe.prefix.length + pe.suffix.length} && ` +
+        `childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`;
     case 'star-double':
       return `J.star2(childKey, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
     case 'star-regex': {

@@ -131,7 +131,8 @@ function applyAt(prog: Program, out: Lines, ind: number, child: Key, read: strin
   if (child.children === undefined) {
     out.add(ind + 1, `if (value === null || value === undefined) ${write(prog.freshValue(child.literal))}`);
   } else {
-    out.add(ind + 1, `if (value === null || value === undefined) { value = ${child.isArray ? '[]' : '{}'}; ${write('value')} }`);
+    const fresh = child.isArray ? '[]' : '{}';
+    out.add(ind + 1, `if (value === null || value === undefined) { value = ${fresh}; ${write('value')} }`);
     out.add(ind + 1, `${emitApplyChildren(prog, child)}(value);`);
   }
   out.add(ind, `}`);

@@ -61,7 +61,8 @@ export class Program implements ReadNames {
    */
   specLine(path: JsonPath, rhs: unknown): string {
     const key = path[path.length - 1];
-    const value = rhs !== null && typeof rhs === 'object' && !Array.isArray(rhs) ? '{ … }' : clip(JSON.stringify(rhs) ?? 'null');
+    const isObject = rhs !== null && typeof rhs === 'object' && !Array.isArray(rhs);
+    const value = isObject ? '{ … }' : clip(JSON.stringify(rhs) ?? 'null');
     const where = this.sourceLine ? `${this.sourceLine(this.locate(path, 'key'))} ` : '';
     return `// ${where}${clip(JSON.stringify(String(key)))}: ${value}`;
   }

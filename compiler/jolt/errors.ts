@@ -35,11 +35,13 @@ export function emptyChain(): JoltProblem {
 
 /** `index` counts from 0. */
 export function operationNotAnObject(index: number, found: string): JoltProblem {
-  return problem('PIPE5003', `operation ${index + 1} of the chain must be an object with \`operation\` and \`spec\`, found ${found}`);
+  const what = `operation ${index + 1} of the chain`;
+  return problem('PIPE5003', `${what} must be an object with \`operation\` and \`spec\`, found ${found}`);
 }
 
 export function operationWithoutName(index: number, found: string): JoltProblem {
-  return problem('PIPE5003', `operation ${index + 1} of the chain needs an \`operation\` name (a string), found ${found}`);
+  const what = `operation ${index + 1} of the chain`;
+  return problem('PIPE5003', `${what} needs an \`operation\` name (a string), found ${found}`);
 }
 
 /** `candidates` are the operations to suggest. */

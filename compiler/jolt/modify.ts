@@ -43,7 +43,8 @@ export function compileModify(prog: Program, spec: unknown, path: JsonPath, mode
     [
       `/** ${['modify-overwrite-beta', 'modify-default-beta', 'modify-define-beta'][mode]}: computes values in place. */`,
       `function ${fn}(input, context) {`,
-      `  const state = { K: ["root"], C: [undefined], T: [input], O: [-1], cw: { root: context === undefined ? null : context } };`,
+      `  const walked = { root: context === undefined ? null : context };`,
+      `  const state = { K: ["root"], C: [undefined], T: [input], O: [-1], cw: walked };`,
       `  ${rootFn}(state, "root", input);`,
       `  return input;`,
       `}`,
@@ -208,21 +209,28 @@ function emitStrategy(ctx: Ctx, out: Lines, ind: number, strategy: string, liter
       out.add(ind, `{`);
       if (shape === 'map' && plainKey(key)) {
         // JSON values are never undefined, so a defined read of a non-prototype key is an own key
-        out.add(ind + 1, `const childKey = ${lit(key)}, found = data[childKey], present = found !== undefined, childValue = present ? found : null;`);
-      } else if (shape === 'map') out.add(ind + 1, `const childKey = ${lit(key)}, present = J.has(data, childKey), childValue = present ? data[childKey] : null;`);
+        out.add(ind + 1, `const childKey = ${lit(key)}, found = data[childKey], present = found !== undefined;`);
+        out.add(ind + 1, `const childValue = present ? found : null;`);
+      } else if (shape === 'map') {
+        out.add(ind + 1, `const childKey = ${lit(key)}, present = J.has(data, childKey);`);
+        out.add(ind + 1, `const childValue = present ? data[childKey] : null;`);
+      }
       else {
         const index = parseJavaInt(key);
         const i = index === undefined ? 2147483647 : index;
         // present means "in the input": indexes added by growing the list do not count
-        out.add(ind + 1, `const childKey = ${lit(key)}, present = ${i} < size, childValue = ${i} < data.length ? data[${i}] : null;`);
+        out.add(ind + 1, `const childKey = ${lit(key)}, present = ${i} < size;`);
+        out.add(ind + 1, `const childValue = ${i} < data.length ? data[${i}] : null;`);
       }
       emitChild(ctx, out, ind + 1, child);
       out.add(ind, `}`);
     }
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
-    if (shape === 'map') out.add(ind, `for (const childKey of Object.keys(data)) { const present = true, childValue = data[childKey];`);
-    else out.add(ind, `for (let i = 0; i < data.length; i++) { const childKey = String(i), present = true, childValue = data[i];`);
+    const each = shape === 'map'
+      ? 'for (const childKey of Object.keys(data)) { const present = true, childValue = data[childKey];'
+      : 'for (let i = 0; i < data.length; i++) { const childKey = String(i), present = true, childValue = data[i];';
+    out.add(ind, each);
     if (strategy === 'conflict') {
       out.add(ind + 1, `switch (childKey) {`);
       for (const child of literals) {
@@ -247,7 +255,8 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
   let condition: string;
   if (pe.kind === 'star-all') condition = 'true';
   else if (pe.kind === 'star-single') {
-    condition = `childKey.length > ${pe.prefix.length + pe.suffix.length} && childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`;
+    const affixes = `childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`;
+    condition = `childKey.length > ${pe.prefix.length + pe.suffix.length} && ${affixes}`;
   } else if (pe.kind === 'star-double') condition = `J.star2(childKey, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
   else {
     const parts = ctx.prog.name('SP');
@@ -352,11 +361,14 @@ function has(table: object, name: string | undefined): boolean {
 
 /** `result = fn([value])` when `present`, else `r = fn([])`, without allocating for stock functions. */
 function callOne(ctx: Ctx, fn: FunctionRef, value: string, present: string): string {
-  if (fn.stock !== undefined && has(ONE_ARGUMENT_FORMS, fn.stock)) return `if (${present}) result = J.F1.${fn.stock}(${value}); else result = ${fn.source}(J.E);`;
+  if (fn.stock !== undefined && has(ONE_ARGUMENT_FORMS, fn.stock)) {
+    return `if (${present}) result = J.F1.${fn.stock}(${value}); else result = ${fn.source}(J.E);`;
+  }
   if (!fn.reusesArguments) return `result = ${present} ? ${fn.source}([${value}]) : ${fn.source}([]);`;
   const list = ctx.prog.argumentList(['null']);
   // the list is cleared after the call so that it does not keep the input alive
-  return `if (${present}) { ${list}[0] = ${value}; result = ${fn.source}(${list}); ${list}[0] = null; } else result = ${fn.source}(J.E);`;
+  const call = `${list}[0] = ${value}; result = ${fn.source}(${list}); ${list}[0] = null;`;
+  return `if (${present}) { ${call} } else result = ${fn.source}(J.E);`;
 }
 
 /** `result = fn([a, b, …])` (absent values become null), through a positional form or a reused list. */

@@ -119,7 +119,8 @@ function emitProcess(prog: Program, nodes: readonly Node[], path: JsonPath): str
       const action = sub ? `${sub}(data[${k}]);` : deferred ? `drop.push(${k});` : `delete data[${k}];`;
       out.add(2, `if (J.has(data, ${k})) ${action}`);
     } else {
-      out.add(2, `for (const k of Object.keys(data)) if (${matchExpr(prog, node.matcher, 'k')}) ${sub ? `${sub}(data[k]);` : 'drop.push(k);'}`);
+      const act = sub ? `${sub}(data[k]);` : 'drop.push(k);';
+      out.add(2, `for (const k of Object.keys(data)) if (${matchExpr(prog, node.matcher, 'k')}) ${act}`);
     }
   }
   if (deferred) out.add(2, `J.removeKeys(data, drop);`);

@@ -615,7 +615,8 @@ function plainKeyExpr(expr: string): boolean {
 function readKey(name: string, into: string): string {
   if (plainKeyExpr(name)) return `let ${into} = target[${name}];`;
   if (name.startsWith('"')) return `let ${into} = J.has(target, ${name}) ? target[${name}] : undefined;`;
-  return `let ${into} = target[${name}]; if (typeof ${into} === "function" || ${into} === J.proto) ${into} = undefined;`;
+  const inherited = `typeof ${into} === "function" || ${into} === J.proto`;
+  return `let ${into} = target[${name}]; if (${inherited}) ${into} = undefined;`;
 }
 
 /** A statement setting map key `name` of `t` (`__proto__` becomes an own key, never the prototype). */
@@ -660,7 +661,8 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
     out.add(ind + 1, container.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`);
     out.add(at, `target = state.o.root;`);
   }
-  out.add(at, `if (target === undefined || target === null) { target = ${first.kind === 'M' ? '{}' : 'J.own(state, [])'}; state.o.root = target; }`);
+  const root = first.kind === 'M' ? '{}' : 'J.own(state, [])';
+  out.add(at, `if (target === undefined || target === null) { target = ${root}; state.o.root = target; }`);
   out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
   steps.forEach((step, i) => {
     const next = rest[i];
@@ -673,7 +675,11 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
       out.add(at + 1, `const next = ${fresh}; target.push(next); target = next;`);
     } else if (step.kind === 'A') {
       out.add(at + 1, `let next = ${name} < target.length ? target[${name}] : undefined;`);
-      out.add(at + 1, `if (next === undefined || next === null) { next = ${fresh}; while (target.length < ${name}) target.push(null); target[${name}] = next; }`);
+      out.add(at + 1, `if (next === undefined || next === null) {`);
+      out.add(at + 2, `next = ${fresh};`);
+      out.add(at + 2, `while (target.length < ${name}) target.push(null);`);
+      out.add(at + 2, `target[${name}] = next;`);
+      out.add(at + 1, `}`);
       out.add(at + 1, `else if (${wrongType}) break write;`);
       out.add(at + 1, `target = next;`);
     } else {
@@ -696,7 +702,8 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
   else {
     // the common case inline (a store specific to this site); merging into a list goes through J.fm
     out.add(ind + 1, readKey(lastName, 'existing'));
-    out.add(ind + 1, `if (existing === undefined || existing === null) { ${writeKey(lastName, data)} } else J.fm(state, target, ${lastName}, ${data});`);
+    const merge = `J.fm(state, target, ${lastName}, ${data});`;
+    out.add(ind + 1, `if (existing === undefined || existing === null) { ${writeKey(lastName, data)} } else ${merge}`);
   }
   out.add(ind, `}`);
 }

@@ -36,7 +36,11 @@ const joltTransform = (() => {
                 }
                 {
                   let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
-                  if (next === undefined || next === null) { next = {}; while (target.length < fixedKey1) target.push(null); target[fixedKey1] = next; }
+                  if (next === undefined || next === null) {
+                    next = {};
+                    while (target.length < fixedKey1) target.push(null);
+                    target[fixedKey1] = next;
+                  }
                   else if (!J.isMap(next)) break write;
                   target = next;
                 }
@@ -66,7 +70,11 @@ const joltTransform = (() => {
                 }
                 {
                   let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
-                  if (next === undefined || next === null) { next = {}; while (target.length < fixedKey1) target.push(null); target[fixedKey1] = next; }
+                  if (next === undefined || next === null) {
+                    next = {};
+                    while (target.length < fixedKey1) target.push(null);
+                    target[fixedKey1] = next;
+                  }
                   else if (!J.isMap(next)) break write;
                   target = next;
                 }
@@ -96,7 +104,11 @@ const joltTransform = (() => {
           }
           {
             let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
-            if (next === undefined || next === null) { next = {}; while (target.length < fixedKey1) target.push(null); target[fixedKey1] = next; }
+            if (next === undefined || next === null) {
+              next = {};
+              while (target.length < fixedKey1) target.push(null);
+              target[fixedKey1] = next;
+            }
             else if (!J.isMap(next)) break write;
             target = next;
           }
@@ -119,7 +131,11 @@ const joltTransform = (() => {
           }
           {
             let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
-            if (next === undefined || next === null) { next = {}; while (target.length < fixedKey1) target.push(null); target[fixedKey1] = next; }
+            if (next === undefined || next === null) {
+              next = {};
+              while (target.length < fixedKey1) target.push(null);
+              target[fixedKey1] = next;
+            }
             else if (!J.isMap(next)) break write;
             target = next;
           }
