@@ -115,6 +115,35 @@ export function expressionInFixedParameter(path: string, owner: ParamOwner, at: 
   });
 }
 
+/** A `{{ }}` in text a server parses (`x-pipe-refuses-braces`: SQL); `hint` is the schema's, how to pass a value instead. */
+export function expressionInQueryText(path: string, owner: ParamOwner, at: Span, hint: string): Diagnostic {
+  return diagnostic('PIPE3030', {
+    message: `\`${path}\` of ${owner.what} \`${owner.name}\` is query text and takes no \`{{ }}\``,
+    span: at,
+    label: 'a value spliced into the query',
+    hint,
+  });
+}
+
+/** An account whose type the parameter does not take (`x-pipe-account-types`); `declaredAt` its type word. */
+export function accountOfWrongType(facts: {
+  readonly name: string;
+  readonly type: string;
+  readonly accepted: readonly string[];
+  readonly parameter: string;
+  readonly at: Span;
+  readonly declaredAt: Span;
+}): Diagnostic {
+  const { name, type, accepted } = facts;
+  return diagnostic('PIPE3031', {
+    message: `${facts.parameter} takes ${accepted.map((t) => `\`${t}\``).join(' or ')} accounts; \`${name}\` is a \`${type}\` account`,
+    span: facts.at,
+    label: `a \`${type}\` account`,
+    secondary: [{ span: facts.declaredAt, message: `\`${name}\` is declared here as \`${type}\`` }],
+    hint: `declare \`account ${name}: ${accepted[0] ?? 'connection'} { … }\`, or name an account of that type`,
+  });
+}
+
 /** Like `names`, at most 12 shown. */
 function firstNames(list: readonly string[]): string {
   const shown = list.slice(0, 12).map((n) => `\`${n}\``);
