@@ -154,6 +154,47 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+// ───────────────────────────── per-operation rules (operation-rules.ts) ─────────────────────────────
+// `operation` is the connector and its operation as written (`csv parse`).
+
+/** `takers` are the operations that take `key` (already as code spans); `accepted` what this one takes. */
+export function notAnOperationParameter(
+  key: string, operation: string, at: Span, takers: readonly string[], accepted: readonly string[],
+): Diagnostic {
+  return diagnostic('PIPE3015', {
+    message: `\`${key}\` is not a parameter of \`${operation}\``,
+    span: at,
+    label: `only for ${takers.join(', ')}`,
+    body: [`\`${operation}\` takes: ${names(accepted) || 'no parameters of its own'}.`],
+    hint: `remove \`${key}\``,
+  });
+}
+
+export function missingOperationParameter(key: string, operation: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3002', {
+    message: `missing required parameter \`${key}\` for \`${operation}\``,
+    span: at,
+    label: `needs \`${key}\``,
+    hint: `add \`${key}: …\``,
+  });
+}
+
+export function operationNeedsOneOf(operation: string, group: readonly string[], at: Span): Diagnostic {
+  const list = group.map((k) => `\`${k}\``).join(' or ');
+  return diagnostic('PIPE3002', { message: `\`${operation}\` needs ${list}`, span: at, label: `needs ${list}`, hint: `add one of ${list}` });
+}
+
+/** `key` is a second parameter of `group` given; `first` the one given before it. */
+export function moreThanOneOf(operation: string, group: readonly string[], key: string, first: string, at: Span): Diagnostic {
+  const list = group.map((k) => `\`${k}\``).join(' or ');
+  return diagnostic('PIPE3015', {
+    message: `\`${operation}\` takes one of ${list}, not both`,
+    span: at,
+    label: `\`${first}\` is already given`,
+    hint: `remove \`${key}\``,
+  });
+}
+
 // ───────────────────────────── steps (check-steps.ts) ─────────────────────────────
 
 export function unreachableStep(at: Span): Diagnostic {
