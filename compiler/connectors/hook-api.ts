@@ -30,9 +30,10 @@ import type { CompiledJslt } from '../jslt/index.js';
 import type { FieldType, PipeType } from '../types/pipe-type.js';
 import type { ConnectorSchema } from './connector-registry.js';
 
+/** `DiagnosticCode`: the codes of base/diagnostics/codes/ (name it for a code kept in a variable or a table). */
 export type {
-  BracesEnv, StepsEntry, CompiledValue, ConnectorSchema, ConnectorStep, Diagnostic, FieldType, JsExpr, LiteralInstance, ObjectValue,
-  PipeType, PipelineContext, Span, Step, TriggerDecl, Value,
+  BracesEnv, StepsEntry, CompiledValue, ConnectorSchema, ConnectorStep, Diagnostic, DiagnosticCode, FieldType, JsExpr,
+  LiteralInstance, ObjectValue, PipeType, PipelineContext, Span, Step, TriggerDecl, Value,
 };
 
 /** A connector step being checked, after its parameters were checked against the schema. */
