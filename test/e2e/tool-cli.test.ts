@@ -100,8 +100,8 @@ describe('pipec schema and pipec explain', () => {
     const { code, output } = await runCli(['schema']);
     expect(code).toBe(0);
     const all = JSON.parse(output.out.join('')) as { connectors: Record<string, { params: { properties: object } }>; triggers: Record<string, unknown> };
-    expect(Object.keys(all.connectors)).toEqual(expect.arrayContaining(['rest', 'agent', 'validate', 'store', 'jolt', 'jslt', 'publish', 'execute', 'jwt', 'hash']));
-    expect(Object.keys(all.triggers).sort()).toEqual(['event', 'http', 'http-file', 'mcp-tool', 'scheduler']);
+    expect(Object.keys(all.connectors)).toEqual(expect.arrayContaining(['rest', 'agent', 'validate', 'store', 'jolt', 'jslt', 'publish', 'execute', 'jwt', 'hash', 'sql']));
+    expect(Object.keys(all.triggers).sort()).toEqual(['amqp', 'event', 'http', 'http-file', 'mcp-tool', 'mqtt', 'scheduler', 'sql-poll']);
     expect(all.connectors['rest']?.params.properties).toHaveProperty('url');
     const one = await runCli(['schema', 'agent']);
     expect((JSON.parse(one.output.out.join('')) as { name: string }).name).toBe('agent');
