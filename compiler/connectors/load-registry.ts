@@ -90,11 +90,12 @@ async function loadEntry({ group, name, folder }: ComponentFolder, own: boolean,
 function compileModuleOf(group: ComponentGroup, name: string, folder: string, own: boolean): string | undefined {
   if (!own) return [path.join(folder, 'compile.js'), path.join(folder, 'compile.ts')].find((file) => fs.existsSync(file));
   const source = path.join(folder, 'compile.ts');
-  if (!fs.existsSync(source)) return undefined;
-  if (!runningCompiled()) return source;
+  if (!runningCompiled()) return fs.existsSync(source) ? source : undefined;
+  // An installed pipec has the compiled parts only (the package holds no .ts sources).
   const compiled = path.join(packageRoot(), 'dist', 'runtime', group, name, 'compile.js');
-  if (!fs.existsSync(compiled)) throw new Error(`${compiled} is missing: run \`npm run build\``);
-  return compiled;
+  if (fs.existsSync(compiled)) return compiled;
+  if (fs.existsSync(source)) throw new Error(`${compiled} is missing: run \`npm run build\``);
+  return undefined;
 }
 
 /** True when this module runs from dist/ (JavaScript), false from the TypeScript sources. */
