@@ -5,12 +5,13 @@
  * where the schema marks `x-pipe-braces`; their types are checked by the Double Braces checker.
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import type { ObjectValue } from '../ast/ast.js';
+import type { ObjectValue, Value } from '../ast/ast.js';
 import type { ConnectorSchema, JsonSchema } from '../connectors/connector-registry.js';
 import { paramProperties } from '../connectors/connector-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import {
-  expressionInFixedParameter, invalidParameter, missingParameter, notOneOf, unknownParameter,
+  expressionInFixedParameter, expressionInQueryText, invalidParameter, missingOneOf, missingParameter, notOneOf,
+  parameterNotApplicable, unknownParameter,
 } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { Span } from '../../base/source/span.js';
@@ -71,19 +72,63 @@ export function checkParams(
   const diagnostics: Diagnostic[] = [];
   const validate = validators.validatorFor(schema);
   if (!validate(json)) {
-    for (const error of dedupeAjvErrors(validate.errors ?? [])) {
+    for (const error of dedupeAjvErrors(validate.errors ?? [], schema.params)) {
       const d = mapAjvError(error, schema, instance, subject, params.span);
       if (d) diagnostics.push(d);
     }
   }
-  diagnostics.push(...checkDynamicPlacement(schema, instance, subject));
+  diagnostics.push(...checkDynamicPlacement(schema, instance, subject, params));
   return { instance, diagnostics: diagnostics.filter(uniqueBySpan()) };
 }
 
-function dedupeAjvErrors(errors: readonly ErrorObject[]): ErrorObject[] {
-  // anyOf/oneOf produce one error per alternative plus a summary: keep the summary only.
-  const summaries = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
-  return errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || !summaries.has(e.instancePath) || e.keyword === 'additionalProperties' || e.keyword === 'required');
+function dedupeAjvErrors(errors: readonly ErrorObject[], root: JsonSchema): ErrorObject[] {
+  // A rule per case (`if`/`then`): the failing `then`'s own errors say what is wrong; its summary does not.
+  const kept = errors.filter((e) => e.keyword !== 'if');
+  // anyOf/oneOf produce one error per alternative plus a summary: keep the summary only — and when
+  // every alternative only requires a parameter, only the summary (one "needs one of …").
+  const requiredOnly = new Set(kept.filter((e) => requiredAlternatives(e, root) !== undefined).map((e) => e.schemaPath));
+  const summaries = new Set(kept.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
+  return kept.filter((e) => {
+    if (e.keyword === 'required' && [...requiredOnly].some((path) => e.schemaPath.startsWith(`${path}/`))) return false;
+    return e.keyword === 'anyOf' || e.keyword === 'oneOf' || !summaries.has(e.instancePath) || e.keyword === 'additionalProperties' || e.keyword === 'required';
+  });
+}
+
+/** The schema at an ajv schemaPath (`#/allOf/0/then/properties/x`), or undefined. */
+function schemaAtPath(root: JsonSchema, schemaPath: string): JsonSchema | undefined {
+  let current: unknown = root;
+  for (const segment of schemaPath.replace(/^#\/?/, '').split('/').filter(Boolean)) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[unescapePointer(segment)];
+  }
+  return current !== null && typeof current === 'object' ? (current as JsonSchema) : undefined;
+}
+
+/** For a failed `oneOf`/`anyOf` whose alternatives each only require parameters: those names. */
+function requiredAlternatives(error: ErrorObject, root: JsonSchema): string[] | undefined {
+  if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') return undefined;
+  if (error.keyword === 'oneOf' && error.params['passingSchemas'] != null) return undefined;
+  const options = schemaAtPath(root, error.schemaPath);
+  if (!Array.isArray(options) || options.length === 0) return undefined;
+  const names: string[] = [];
+  for (const option of options as JsonSchema[]) {
+    const keys = Object.keys(option);
+    const required = option['required'];
+    if (keys.length !== 1 || !Array.isArray(required)) return undefined;
+    names.push(...(required as string[]));
+  }
+  return names;
+}
+
+/** The case a failing `then` applies to (`operation` is `set`), from its `if`'s `const`s, for messages. */
+function caseOf(error: ErrorObject, root: JsonSchema): string | undefined {
+  const at = error.schemaPath.indexOf('/then/');
+  if (at < 0) return undefined;
+  const condition = schemaAtPath(root, `${error.schemaPath.slice(0, at)}/if`);
+  const props = condition?.['properties'] as Record<string, JsonSchema> | undefined;
+  if (!props) return undefined;
+  const parts = Object.entries(props).filter(([, v]) => 'const' in v).map(([k, v]) => `\`${k}\` is \`${String(v['const'])}\``);
+  return parts.length > 0 ? parts.join(' and ') : undefined;
 }
 
 function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject, fallback: Span): Diagnostic | undefined {
@@ -93,7 +138,14 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
   // resolved by the reference checks, not judged by the field's literal type.
   if (instance.idents.has(pointer) && typeof schemaAt(schema.params, pointer)?.['x-pipe-ref'] === 'string') return undefined;
   const where = pointer === '' ? '' : ` \`${pointerToPath(pointer)}\``;
+  const when = caseOf(error, schema.params);
   switch (error.keyword) {
+    case 'false schema': {
+      // A parameter a case rules out (`then: { properties: { x: false } }`).
+      const key = pointerToPath(pointer);
+      const keySpan = instance.spans.get(`#key:${pointer}`) ?? spanAt(instance, pointer, fallback);
+      return parameterNotApplicable(key, subject, keySpan, when);
+    }
     case 'additionalProperties': {
       const key = String(error.params['additionalProperty']);
       const childPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
@@ -103,12 +155,23 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       const inside = pointer === '' ? undefined : pointerToPath(pointer);
       return unknownParameter({ key, at: keySpan, owner: subject, inside, accepted, suggestion: close });
     }
+    case 'oneOf':
+    case 'anyOf': {
+      const names = requiredAlternatives(error, schema.params);
+      if (!names) break;
+      const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
+      return missingOneOf(names, subject, span, when);
+    }
+    default:
+      break;
+  }
+  switch (error.keyword) {
     case 'required': {
       const missing = String(error.params['missingProperty']);
       const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
       const propSchema = propertiesAt(schema.params, pointer)[missing];
       const description = propSchema && typeof propSchema['description'] === 'string' ? propSchema['description'] : undefined;
-      return missingParameter(missing, where, subject, span, description);
+      return missingParameter(missing, pointer === '' ? '' : where, subject, span, description, when);
     }
     default: {
       const span = spanAt(instance, pointer, fallback);
@@ -141,7 +204,7 @@ function formatDuration(ms: number): string {
 }
 
 /** `{{ }}` and env() only where the schema says `x-pipe-braces` (or the field accepts any value). */
-function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject): Diagnostic[] {
+function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject, params: ObjectValue): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const pointer of instance.dynamic) {
     const fieldSchema = schemaAt(schema.params, pointer);
@@ -149,9 +212,37 @@ function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstanc
     if (allowsDynamic(fieldSchema) || inheritsDynamic(schema.params, pointer)) continue;
     const span = instance.spans.get(pointer);
     if (!span) continue;
+    const refusal = fieldSchema['x-pipe-refuses-braces'];
+    if (typeof refusal === 'string') {
+      out.push(expressionInQueryText(pointerToPath(pointer), subject, firstExpressionSpan(astValueAt(params, pointer)) ?? span, refusal));
+      continue;
+    }
     out.push(expressionInFixedParameter(pointerToPath(pointer), subject, span));
   }
   return out;
+}
+
+/** The value written at a JSON pointer of the parameters (an AST value, for spans inside it). */
+function astValueAt(root: Value, pointer: string): Value | undefined {
+  let current: Value | undefined = root;
+  for (const segment of pointer.split('/').slice(1)) {
+    const key = unescapePointer(segment);
+    if (!current) return undefined;
+    if (current.kind === 'array') current = current.items[Number(key)];
+    else if (current.kind === 'object' || current.kind === 'tagged') {
+      const obj: ObjectValue = current.kind === 'tagged' ? current.value : current;
+      const entry = obj.entries.find((e) => e.kind === 'entry' && e.key === key);
+      current = entry?.kind === 'entry' ? entry.value : undefined;
+    } else return undefined;
+  }
+  return current;
+}
+
+/** Where the first `{{ }}` of a value is: the braces inside a template string, or the value itself. */
+function firstExpressionSpan(value: Value | undefined): Span | undefined {
+  if (!value) return undefined;
+  if (value.kind === 'template') return value.parts.find((p) => p.kind === 'braces')?.span ?? value.span;
+  return value.span;
 }
 
 /** The enum values offered by a schema's anyOf/oneOf alternatives (including arrays of them). */

@@ -47,12 +47,33 @@ export function unknownParameter(facts: {
 }
 
 /** `where` is `` (top level) or ` \`a.b\`` (inside); `description` the schema's, if any. */
-export function missingParameter(missing: string, where: string, owner: ParamOwner, at: Span, description: string | undefined): Diagnostic {
+export function missingParameter(missing: string, where: string, owner: ParamOwner, at: Span, description: string | undefined, when?: string): Diagnostic {
   return diagnostic('PIPE3002', {
-    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`} for ${owner.what} \`${owner.name}\``,
+    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
     span: at,
     label: `needs \`${missing}\``,
     hint: `add \`${missing}: …\`${description ? ` (${description})` : ''}`,
+  });
+}
+
+/** One of several parameters is required (the schema's `oneOf`/`anyOf` of `required` lists). */
+export function missingOneOf(names: readonly string[], owner: ParamOwner, at: Span, when: string | undefined): Diagnostic {
+  const list = names.map((n) => `\`${n}\``).join(' or ');
+  return diagnostic('PIPE3002', {
+    message: `missing required parameter ${list}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
+    span: at,
+    label: `needs ${list}`,
+    hint: `add one of ${list}`,
+  });
+}
+
+/** A parameter that a case of the schema rules out (`then: { properties: { x: false } }`). */
+export function parameterNotApplicable(key: string, owner: ParamOwner, at: Span, when: string | undefined): Diagnostic {
+  return diagnostic('PIPE3001', {
+    message: `parameter \`${key}\` does not apply to ${owner.what} \`${owner.name}\`${when ? ` when ${when}` : ''}`,
+    span: at,
+    label: 'not used here',
+    hint: `remove \`${key}\``,
   });
 }
 
@@ -91,6 +112,35 @@ export function expressionInFixedParameter(path: string, owner: ParamOwner, at: 
     span: at,
     label: 'expression not allowed here',
     hint: 'write a literal value here',
+  });
+}
+
+/** A `{{ }}` in text a server parses (`x-pipe-refuses-braces`: SQL); `hint` is the schema's, how to pass a value instead. */
+export function expressionInQueryText(path: string, owner: ParamOwner, at: Span, hint: string): Diagnostic {
+  return diagnostic('PIPE3030', {
+    message: `\`${path}\` of ${owner.what} \`${owner.name}\` is query text and takes no \`{{ }}\``,
+    span: at,
+    label: 'a value spliced into the query',
+    hint,
+  });
+}
+
+/** An account whose type the parameter does not take (`x-pipe-account-types`); `declaredAt` its type word. */
+export function accountOfWrongType(facts: {
+  readonly name: string;
+  readonly type: string;
+  readonly accepted: readonly string[];
+  readonly parameter: string;
+  readonly at: Span;
+  readonly declaredAt: Span;
+}): Diagnostic {
+  const { name, type, accepted } = facts;
+  return diagnostic('PIPE3031', {
+    message: `${facts.parameter} takes ${accepted.map((t) => `\`${t}\``).join(' or ')} accounts; \`${name}\` is a \`${type}\` account`,
+    span: facts.at,
+    label: `a \`${type}\` account`,
+    secondary: [{ span: facts.declaredAt, message: `\`${name}\` is declared here as \`${type}\`` }],
+    hint: `declare \`account ${name}: ${accepted[0] ?? 'connection'} { … }\`, or name an account of that type`,
   });
 }
 

@@ -172,6 +172,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   const host: TriggerHost = {
     engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,
+    watermarks: backends.watermarks,
     refuse, errorDetail: errorDetailFromEnv(env), origins: originPolicyFromEnv(env),
     route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),

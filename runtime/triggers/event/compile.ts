@@ -33,16 +33,20 @@ export const compile: TriggerCompiler = {
 const BACKOFF_DEFAULTS = { initial: 1000, max: 300_000, multiplier: 2 };
 
 /**
- * The event trigger's `backoff` as the runtime's RedeliveryBackoff (JS), absent when not given. The
- * schema checked each field; what it cannot say — `max` below `initial` — is checked here.
+ * A trigger's `backoff` as the runtime's RedeliveryBackoff (JS), absent when not given; `defaults`
+ * fill the fields left out (the event trigger's by default; the amqp and mqtt triggers reuse it).
+ * The schema checked each field; what it cannot say — `max` below `initial` — is checked here.
  */
-function eventBackoff(value: Value | undefined, ctx: PipelineContext, api: CompileApi): string | undefined {
+export function eventBackoff(
+  value: Value | undefined, ctx: PipelineContext, api: CompileApi,
+  defaults: { initial: number; max: number; multiplier: number } = BACKOFF_DEFAULTS,
+): string | undefined {
   if (!value || value.kind !== 'object') return undefined;
   const json = api.staticJson(value) as Record<string, unknown> | undefined;
   if (!json) return undefined;
   const pick = (key: 'initial' | 'max' | 'multiplier'): number => {
     const given = json[key];
-    return typeof given === 'number' ? given : BACKOFF_DEFAULTS[key];
+    return typeof given === 'number' ? given : defaults[key];
   };
   const initialMs = pick('initial');
   const maxMs = pick('max');
