@@ -221,7 +221,9 @@ function renderRetry(schema: ConnectorSchema): string[] {
   out.push(
     `With \`retry\` (see [docs/reliability.md](../reliability.md#retries-the-step-option-retry)): ${defaults.attempts} attempts,`,
     `waits from ${defaults.initialMs} ms growing ×${defaults.multiplier} up to ${defaults.maxDelayMs} ms with jitter, within ${defaults.budgetMs} ms;`,
-    `retried: ${kinds}, and the statuses ${defaults.statuses.join(', ')}.`,
+    defaults.statuses.length > 0
+      ? `retried: ${kinds}, and a failure whose \`details.status\` (the other side's answer) is ${defaults.statuses.join(', ')}.`
+      : `retried: ${kinds}.`,
   );
   const facts = schema['x-pipe-retry'];
   if (facts?.output) out.push(`An answer whose \`${facts.output.status}\` is one of those statuses is retried too (Retry-After honoured).`);

@@ -41,12 +41,13 @@ export function connectorParams(params: ObjectValue): ObjectValue {
 }
 
 /**
- * A status after which trying again may succeed: the other side was away, slow or busy (502, 503,
- * 504, 408, 425, 429). A 500 is left out: it is what a failure of the step's own work says (a
- * transformation that failed on this input), which the same input repeats.
+ * A status that says the other side was away, slow or busy (503, 504, 408, 425, 429): a failure
+ * listed with one may pass on another attempt. 500 and 502 are left out: connectors use them for
+ * what a repeat does not change (a transformation that failed on this input, credentials the
+ * server refused, an answer it could not read).
  */
 function transientStatus(status: number): boolean {
-  return [408, 425, 429, 502, 503, 504].includes(status);
+  return [408, 425, 429, 503, 504].includes(status);
 }
 
 /** The error kinds a connector lists; undefined when its schema does not say (anything is possible). */
