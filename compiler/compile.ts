@@ -24,6 +24,7 @@ import type { ServicePlan } from './lower/plan.js';
 import { collectDeclarations, type Declarations, type SchemaSymbol } from './resolve/declarations.js';
 import { SourceFile } from '../base/source/source-file.js';
 import { checkTests } from './testing/check-tests.js';
+import { importNestedTooDeep, importNotFound, importNotJson, importOutsideProject, importRefused, jsonImportWithoutName, notImportable } from './resolve/errors.js';
 import type { TestSuite } from '../runtime/testing/test-plan.js';
 
 export interface CompileHost {
@@ -49,8 +50,14 @@ export interface CompileInput {
   readonly host: CompileHost;
   /** Name of the generated service. */
   readonly serviceName?: string;
-  /** How paths appear in diagnostics and provenance comments. */
+  /** How paths appear in diagnostics. */
   readonly displayPath?: (file: string) => string;
+  /**
+   * How paths appear in the plan and the generated service (provenance comments, step sources in
+   * logs and spans): the CLI names them relative to the project root, so a build does not depend
+   * on the current directory. Default: `displayPath`.
+   */
+  readonly sourcePath?: (file: string) => string;
   /** Produce output files (build) or only diagnostics (check). */
   readonly emit?: boolean;
   readonly dependencies?: Readonly<Record<string, string>>;
@@ -81,7 +88,7 @@ function hasRoutes(document: { readonly paths?: unknown }): boolean {
 export function compile(input: CompileInput): CompileResult {
   const diagnostics: Diagnostic[] = [];
   const sources = new Map<string, SourceFile>();
-  const displayPath = input.displayPath ?? ((f: string) => f);
+  const sourcePath = input.sourcePath ?? input.displayPath ?? ((f: string) => f);
   const finish = (rest: Partial<CompileResult> = {}): CompileResult => ({
     diagnostics: sortDiagnostics(dedupeDiagnostics(diagnostics)),
     sources,
@@ -113,7 +120,7 @@ export function compile(input: CompileInput): CompileResult {
       registry: input.registry,
       decls: resolved.value,
       sourceOf: (f) => sources.get(f),
-      displayPath,
+      sourcePath,
     }),
   );
   if (!checked) return finish({ asts: parsed.asts, declarations: resolved.value });
@@ -122,7 +129,7 @@ export function compile(input: CompileInput): CompileResult {
   // `test` blocks (run by `pipec test`) are checked with everything else; build ignores them.
   const tests = parsed.asts.some((a) => (a.tests ?? []).length > 0)
     ? guard('test', firstFile, () => checkTests({
-      files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), displayPath,
+      files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), sourcePath,
       readFile: (f) => input.host.readFile(f), readProjectFile: (f) => readNamedFile(input.host, f),
     }))
     : undefined;
@@ -130,7 +137,7 @@ export function compile(input: CompileInput): CompileResult {
   const testSuite = tests ? { tests: tests.value } : {};
   const openapi = hasErrors(diagnostics) ? undefined : guard('openapi', firstFile, () => buildOpenApi(parsed.asts, resolved.value, input.registry, {
     title: input.serviceName ?? 'service', version: '0.0.0',
-    where: (span) => `${displayPath(span.file)}:${sources.get(span.file)?.positionOf(span.start).line ?? 0}`,
+    where: (span) => `${sourcePath(span.file)}:${sources.get(span.file)?.positionOf(span.start).line ?? 0}`,
   }));
   const openapiPart = openapi ? { openapi } : {};
   if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...openapiPart });
@@ -163,11 +170,7 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
       if (decl.kind !== 'import') continue;
       const target = path.resolve(path.dirname(next.path), decl.path);
       if (!IMPORTABLE.test(target)) {
-        diagnostics.push(diagnostic('PIPE2015', {
-          message: `cannot import \`${decl.path}\`: only \`.pipe\` and \`.json\` files can be imported`,
-          span: decl.pathSpan,
-          label: 'not a .pipe or .json file',
-        }));
+        diagnostics.push(notImportable(decl.path, decl.pathSpan));
         continue;
       }
       const read = readNamedFile(input.host, target);
@@ -181,27 +184,18 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
         continue;
       }
       if (!decl.alias || !decl.aliasSpan) {
-        diagnostics.push(diagnostic('PIPE2013', { message: `a JSON file is imported as a schema and needs a name: \`import "${decl.path}" as Name\``, span: decl.pathSpan, label: 'needs `as Name`' }));
+        diagnostics.push(jsonImportWithoutName(decl.path, decl.pathSpan));
         continue;
       }
       const deepAt = jsonNestingBeyond(content, MAX_NESTING);
       if (deepAt >= 0) {
-        const where = lineAndColumn(content, deepAt);
-        diagnostics.push(diagnostic('PIPE2015', {
-          message: `cannot import \`${decl.path}\`: it nests deeper than ${MAX_NESTING} levels (${where})`,
-          span: decl.pathSpan,
-          label: 'nested too deep',
-        }));
+        diagnostics.push(importNestedTooDeep(decl.path, decl.pathSpan, MAX_NESTING, lineAndColumn(content, deepAt)));
         continue;
       }
       try {
         schemas.push({ name: decl.alias, nameSpan: decl.aliasSpan, json: JSON.parse(content) as unknown, importedFrom: target });
       } catch (err) {
-        diagnostics.push(diagnostic('PIPE2013', {
-          message: `\`${decl.path}\` is not valid JSON: ${jsonErrorWithoutExcerpt(err, content)}`,
-          span: decl.pathSpan,
-          label: 'not JSON',
-        }));
+        diagnostics.push(importNotJson(decl.path, decl.pathSpan, jsonErrorWithoutExcerpt(err, content)));
       }
     }
   }
@@ -218,25 +212,11 @@ function readNamedFile(host: CompileHost, file: string): FileRead {
 function importRefusal(written: string, span: Span, read: Exclude<FileRead, { text: string }>): Diagnostic {
   switch (read.refused) {
     case 'not-found':
-      return diagnostic('PIPE2011', {
-        message: `cannot read \`${written}\``,
-        span,
-        label: 'file not found',
-        hint: 'paths are relative to the importing file',
-      });
+      return importNotFound(written, span);
     case 'outside-project':
-      return diagnostic('PIPE2014', {
-        message: `cannot import \`${written}\`: ${read.detail}`,
-        span,
-        label: 'outside the project',
-        hint: 'imports stay inside the folders given to pipec; name a wider project folder with `--root DIR`',
-      });
+      return importOutsideProject(written, span, read.detail);
     default:
-      return diagnostic('PIPE2015', {
-        message: `cannot import \`${written}\`: ${read.detail}`,
-        span,
-        label: read.refused === 'too-large' ? 'file too large' : 'not a regular file',
-      });
+      return importRefused(written, span, read.detail, read.refused === 'too-large');
   }
 }
 

@@ -14,9 +14,10 @@ import { parseJavaFlags, regexProblem } from '../../runtime/regex/index.js';
 import { RANDOM_CHARSETS } from '../../runtime/braces/string.js';
 import { CHARSET_NAMES, charsetOf } from '../../runtime/braces/utilities.js';
 import type { ConstantKind } from './signatures.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 
 export interface ConstantProblem {
-  readonly code: string;
+  readonly code: DiagnosticCode;
   readonly message: string;
   readonly hint?: string;
   /** Candidates for did-you-mean (units, charsets…). */

@@ -4,7 +4,7 @@
  * checker that knows the facts. Labels are one short phrase; a confident suggestion is the label.
  */
 import type { SyntaxProblem } from './parser.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
@@ -30,7 +30,7 @@ export function signatureText(s: FunctionSignature): string {
   return `${s.name}(${params.join(', ')})`;
 }
 
-const SYNTAX_CODES: Readonly<Record<SyntaxProblem['reason'], string>> = {
+const SYNTAX_CODES: Readonly<Record<SyntaxProblem['reason'], DiagnosticCode>> = {
   empty: 'PIPE4104',
   'too-deep': 'PIPE4103',
   'unterminated-string': 'PIPE4102',

@@ -7,7 +7,7 @@
  */
 import type { TriggerDecl } from '../ast/ast.js';
 import { staticJson } from '../ast/literal.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { unknownTrigger } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { ConnectorSchema } from '../connectors/connector-registry.js';
 import type { TriggerHookOutput } from '../connectors/hook-api.js';
@@ -30,13 +30,7 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelop
     const names = [...ctx.facts.registry.triggers.keys()];
     const close = suggest(trigger.kind, names);
     ctx.diagnostics.push(
-      diagnostic('PIPE2002', {
-        message: `unknown trigger \`${trigger.kind}\``,
-        span: trigger.kindSpan,
-        label: close ? `did you mean \`${close}\`?` : 'unknown trigger',
-        body: [`Triggers: ${names.map((n) => `\`${n}\``).join(', ')}.`],
-        ...(close ? { hint: `write \`trigger ${close} { … }\`` } : {}),
-      }),
+      unknownTrigger(trigger.kind, trigger.kindSpan, names, close),
     );
     return undefined;
   }

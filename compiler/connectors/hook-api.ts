@@ -18,7 +18,7 @@
 import type { ConnectorStep, ObjectValue, Step, StepsEntry, TriggerDecl, Value } from '../ast/ast.js';
 import type { LiteralInstance } from '../ast/literal.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import type { DiagnosticFacts } from '../../base/diagnostics/codes.js';
+import type { DiagnosticCode, DiagnosticFacts } from '../../base/diagnostics/codes.js';
 import type { Span } from '../../base/source/span.js';
 import type { PipelineContext } from '../check/context.js';
 import type { EnvelopeDemand } from '../check/envelope-demand.js';
@@ -121,7 +121,7 @@ export interface CompiledSchemaParam {
 export interface CompileApi {
   // ── diagnostics ──
   /** A diagnostic with a stable code (base/diagnostics/codes/); push it to `ctx.diagnostics`. */
-  diagnostic(code: string, facts: DiagnosticFacts): Diagnostic;
+  diagnostic(code: DiagnosticCode, facts: DiagnosticFacts): Diagnostic;
   /** The closest candidate, for "did you mean". */
   suggest(name: string, candidates: readonly string[]): string | undefined;
   /** Reports an unknown account/pipeline/store name (PIPE2005/7/6); true when it exists. */

@@ -78,6 +78,28 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
         },
       },
     },
+    // How the step option `retry` behaves on this connector (compiler/check/check-policies.ts):
+    // its defaults, the output field that carries a status (a connector that answers HTTP errors as
+    // data), and when a retried call is not idempotent (a JSON Schema over the literal parameters).
+    'x-pipe-retry': {
+      type: 'object', additionalProperties: false,
+      properties: {
+        defaults: {
+          type: 'object', additionalProperties: false,
+          properties: {
+            attempts: { type: 'integer', minimum: 1, maximum: 20 },
+            initial: { type: 'integer', minimum: 0 },
+            'max-delay': { type: 'integer', minimum: 0 },
+            multiplier: { type: 'number', minimum: 1 },
+            budget: { type: 'integer', minimum: 0 },
+            on: { type: 'array', items: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' } },
+            status: { type: 'array', items: { type: 'integer', minimum: 400, maximum: 599 } },
+          },
+        },
+        output: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: PARAM, headers: PARAM } },
+        unsafe: { type: 'object', additionalProperties: false, required: ['when', 'how'], properties: { when: { type: 'object' }, how: { type: 'string', minLength: 10 } } },
+      },
+    },
   },
 };
 
@@ -112,8 +134,12 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
     need(route.method, 'x-pipe-route.method');
   }
   for (const param of schema['x-pipe-graph']?.label ?? []) need(param, 'x-pipe-graph.label');
+  const kinds = new Set((schema['x-pipe-errors'] ?? []).map((e) => e.kind));
+  for (const kind of schema['x-pipe-retry']?.defaults?.on ?? []) {
+    if (!kinds.has(kind)) problems.push(`x-pipe-retry.defaults.on names the error kind ${kind}, which x-pipe-errors does not list`);
+  }
   const trigger = schema.kind === 'trigger';
   for (const key of ['x-pipe-envelope', 'x-pipe-route'] as const) if (!trigger && schema[key] !== undefined) problems.push(`${key} is for triggers`);
-  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
+  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'x-pipe-retry', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
   return problems;
 }

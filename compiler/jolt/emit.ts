@@ -7,6 +7,7 @@
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 
 export type JsonPath = readonly (string | number)[];
 export type Locate = (path: JsonPath, part: 'key' | 'value') => Span;
@@ -105,15 +106,15 @@ export class Program implements ReadNames {
     return `J.copy(${this.constant(value)})`;
   }
 
-  error(code: string, path: JsonPath, part: 'key' | 'value', message: string, hint?: string): void {
+  error(code: DiagnosticCode, path: JsonPath, part: 'key' | 'value', message: string, hint?: string): void {
     this.report(code, path, part, message, hint, 'error');
   }
 
-  warning(code: string, path: JsonPath, part: 'key' | 'value', message: string): void {
+  warning(code: DiagnosticCode, path: JsonPath, part: 'key' | 'value', message: string): void {
     this.report(code, path, part, message, undefined, 'warning');
   }
 
-  private report(code: string, path: JsonPath, part: 'key' | 'value', message: string, hint: string | undefined, severity: 'error' | 'warning'): void {
+  private report(code: DiagnosticCode, path: JsonPath, part: 'key' | 'value', message: string, hint: string | undefined, severity: 'error' | 'warning'): void {
     // the same spec element can be emitted in several branches; report it once
     const id = `${code}\u0000${JSON.stringify(path)}\u0000${part}\u0000${message}`;
     if (this.reported.has(id)) return;

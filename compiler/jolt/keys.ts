@@ -5,11 +5,12 @@
  * PathElement description, or a thrown SpecError carrying the diagnostic code and message.
  */
 import { starN } from '../../runtime/jolt/index.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 
 /** A spec problem found while parsing one key or path; the caller attaches the location. */
 export class SpecError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: DiagnosticCode,
     message: string,
   ) {
     super(message);

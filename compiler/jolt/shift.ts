@@ -8,7 +8,7 @@
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
 import { canonicalOf, isStar, parseKey, parseOutputPath, type PathElement, SpecError, starMatches } from './keys.js';
 import { compareUtf16 } from '../../runtime/jolt/java.js';
-import { type CaptureKind, evaluateExpr, isInvariant, OWN_KEY, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
+import { type CaptureKind, evaluateExpr, type Level, isInvariant, OWN_KEY, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
 
 
 interface Child {
@@ -25,6 +25,42 @@ const compiledChildren = new WeakMap<Child, string>();
 
 const COMPUTED_ORDER: Record<string, number> = { amp: 1, array: 1, 'star-regex': 2, 'star-double': 3, 'star-single': 4, 'star-all': 5 };
 
+/**
+ * What a shift emitter writes with and into: the chain's program (declarations, names,
+ * diagnostics), the lines of the function being generated and the indentation there, the spec
+ * levels in scope, the level of the spec object being compiled and how deep the spec is nested.
+ */
+interface Emit {
+  readonly prog: Program;
+  readonly out: Lines;
+  readonly ind: number;
+  readonly scope: Scope;
+  readonly level: number;
+  readonly depth: number;
+}
+
+/** The same emitter, `by` steps deeper in the generated code. */
+function inner(e: Emit, by = 1): Emit {
+  return { ...e, ind: e.ind + by };
+}
+
+/** The children of one spec object by how they match an input key (see strategyOf). */
+interface Children {
+  readonly strategy: Strategy;
+  readonly literals: readonly Child[];
+  readonly computed: readonly Child[];
+}
+
+/**
+ * How a child matched: `capture` the expression of its `*` captures, `listIndex` the index
+ * (variable or literal) when the key is a list index, `container` the write it shares (emitPut).
+ */
+interface Match {
+  readonly capture?: string;
+  readonly listIndex?: string;
+  readonly container?: SharedContainer;
+}
+
 /** Compiles a shift spec; returns the name of the generated step function `(input) => output`. */
 export function compileShift(prog: Program, spec: unknown, path: JsonPath): string {
   const fn = prog.name('shift');
@@ -35,7 +71,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
   // match counts cost a store per matched key; they are kept only when some `[#n]` may read them
   const counts = /\[\s*#/.test(JSON.stringify(spec));
   const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog, counts);
-  const rootFn = compileComposite(prog, spec, path, root, 1, { owner: 1, capture: 'none', groups: 0 }, 0);
+  const rootFn = compileComposite(prog, { spec, path, outer: root, level: 1, self: { owner: 1, capture: 'none', groups: 0 }, depth: 0 });
   prog.declare(
     [
       `/** shift: walks the input along the spec and moves matched values into a new output. */`,
@@ -153,15 +189,21 @@ function captureOf(pe: PathElement): { capture: CaptureKind; groups: number } {
  * One spec object at `level`: a function `(S, k, c, d)` setting its walked-path slot and applying
  * its children to `d`. `scope` describes the levels above; `self` this level.
  */
-function compileComposite(
-  prog: Program,
-  spec: Record<string, unknown>,
-  path: JsonPath,
-  outer: Scope,
-  level: number,
-  self: { owner: number; capture: CaptureKind; groups: number },
-  depth: number,
-): string {
+/**
+ * A spec object to compile to a function: its `spec` at `path`, at `level` below the levels of
+ * `outer`, `self` its own level (whose key it shares, what it captures), `depth` its nesting.
+ */
+interface SpecObject {
+  readonly spec: Record<string, unknown>;
+  readonly path: JsonPath;
+  readonly outer: Scope;
+  readonly level: number;
+  readonly self: Level;
+  readonly depth: number;
+}
+
+function compileComposite(prog: Program, object: SpecObject): string {
+  const { spec, path, outer, level, self, depth } = object;
   const fn = prog.name('node');
   if (depth > MAX_SPEC_DEPTH) {
     prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
@@ -177,18 +219,20 @@ function compileComposite(
   const strategy = strategyOf(literals, computed);
 
   const body = new Lines();
-  for (const child of specials) emitSpecial(prog, body, 1, child, scope, level, depth);
+  const e: Emit = { prog, out: body, ind: 1, scope, level, depth };
+  for (const child of specials) emitSpecial(e, child);
 
   if (literals.length > 0 || computed.length > 0) {
+    const kids: Children = { strategy, literals, computed };
     body.add(1, `if (d !== null && typeof d === "object") {`);
     body.add(2, `if (Array.isArray(d)) {`);
-    emitList(prog, body, 3, strategy, literals, computed, scope, level, depth);
+    emitList(inner(e, 2), kids);
     body.add(2, `} else {`);
-    emitMap(prog, body, 3, strategy, literals, computed, scope, level, depth);
+    emitMap(inner(e, 2), kids);
     body.add(2, `}`);
     body.add(1, `} else if (d !== null && d !== undefined) {`);
     body.add(2, `const s = J.jstr(d);`);
-    emitScalar(prog, body, 2, strategy, literals, computed, scope, level, depth);
+    emitScalar(inner(e), kids);
     body.add(1, `}`);
   }
   // the slots of this level, now that every function that could read them has been generated
@@ -211,7 +255,9 @@ function describe(path: JsonPath): string {
   return keys.length === 0 ? 'root' : keys.join(' › ').replace(/\*\//g, '*\\/');
 }
 
-function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+function emitMap(e: Emit, kids: Children): void {
+  const { out, ind, scope, level } = e;
+  const { strategy, literals, computed } = kids;
   if (strategy === 'literals' || strategy === 'both') {
     const containers = sharedContainers(literals, scope, level);
     literals.forEach((child, i) => {
@@ -224,13 +270,13 @@ function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, lit
         out.add(ind, `{`);
         out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
         out.add(ind + 1, `if (vv !== undefined) {`);
-        emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined, undefined, container);
+        emitMatched(inner(e, 2), child, { container });
         out.add(ind + 1, `}`);
         out.add(ind, `}`);
       } else {
         out.add(ind, `if (J.has(d, ${key})) {`);
         out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
-        emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined, undefined, container);
+        emitMatched(inner(e), child, { container });
         out.add(ind, `}`);
       }
     });
@@ -238,13 +284,13 @@ function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, lit
   if (strategy === 'computed' || strategy === 'both') {
     out.add(ind, `for (const kk of Object.keys(d)) {`);
     out.add(ind + 1, `const vv = d[kk];`);
-    emitComputedChain(prog, out, ind + 1, computed, scope, level, depth);
+    emitComputedChain(inner(e), computed);
     out.add(ind, `}`);
   }
   if (strategy === 'conflict') {
     out.add(ind, `for (const kk of Object.keys(d)) {`);
     out.add(ind + 1, `const vv = d[kk];`);
-    emitConflict(prog, out, ind + 1, literals, computed, scope, level, depth);
+    emitConflict(inner(e), kids);
     out.add(ind, `}`);
   }
 }
@@ -329,7 +375,9 @@ function containerWalk(child: Child, scope: Scope, level: number): ContainerWalk
   };
 }
 
-function emitList(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+function emitList(e: Emit, kids: Children): void {
+  const { out, ind } = e;
+  const { strategy, literals, computed } = kids;
   if (strategy === 'literals' || strategy === 'both') {
     for (const child of literals) {
       const key = literalKey(child);
@@ -337,7 +385,7 @@ function emitList(prog: Program, out: Lines, ind: number, strategy: Strategy, li
       if (!(index >= 0 && index <= 2147483647)) continue;
       out.add(ind, `if (${index} < d.length) {`);
       out.add(ind + 1, `const kk = ${lit(key)}, vv = d[${index}];`);
-      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined, String(index));
+      emitMatched(inner(e), child, { listIndex: String(index) });
       out.add(ind, `}`);
     }
   }
@@ -348,40 +396,43 @@ function emitList(prog: Program, out: Lines, ind: number, strategy: Strategy, li
     const [only] = computed;
     const indexOnly = strategy === 'computed' && computed.length === 1 && only !== undefined && only.pe.kind === 'star-all' && only.composite;
     out.add(ind + 1, indexOnly ? `const kk = null, vv = d[i];` : `const kk = String(i), vv = d[i];`);
-    if (strategy === 'conflict') emitConflict(prog, out, ind + 1, literals, computed, scope, level, depth, 'i');
-    else emitComputedChain(prog, out, ind + 1, computed, scope, level, depth, 'i');
+    if (strategy === 'conflict') emitConflict(inner(e), kids, 'i');
+    else emitComputedChain(inner(e), computed, 'i');
     out.add(ind, `}`);
   }
 }
 
-function emitScalar(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+function emitScalar(e: Emit, kids: Children): void {
+  const { out, ind } = e;
+  const { strategy, literals, computed } = kids;
   out.add(ind, `const kk = s, vv = null;`);
   if (strategy === 'conflict') {
-    emitConflict(prog, out, ind, literals, computed, scope, level, depth);
+    emitConflict(e, kids);
     return;
   }
   if (strategy === 'literals' || strategy === 'both') {
     for (const child of literals) {
       out.add(ind, `if (s === ${lit(literalKey(child))}) {`);
-      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined);
+      emitMatched(inner(e), child, {});
       out.add(ind, `}`);
     }
   }
-  if (strategy === 'computed' || strategy === 'both') emitComputedChain(prog, out, ind, computed, scope, level, depth);
+  if (strategy === 'computed' || strategy === 'both') emitComputedChain(e, computed);
 }
 
-function emitConflict(
-  prog: Program, out: Lines, ind: number, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number, listIndex?: string,
-): void {
+/** Literal and computed keys that may match the same input key: a `switch` with the chain as default. */
+function emitConflict(e: Emit, kids: Children, listIndex?: string): void {
+  const { out, ind } = e;
+  const at = listIndex === undefined ? {} : { listIndex };
   out.add(ind, `switch (kk) {`);
-  for (const child of literals) {
+  for (const child of kids.literals) {
     out.add(ind + 1, `case ${lit(literalKey(child))}: {`);
-    emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined, listIndex);
+    emitMatched(inner(e, 2), child, at);
     out.add(ind + 2, `break;`);
     out.add(ind + 1, `}`);
   }
   out.add(ind + 1, `default: {`);
-  emitComputedChain(prog, out, ind + 2, computed, scope, level, depth, listIndex);
+  emitComputedChain(inner(e, 2), kids.computed, listIndex);
   out.add(ind + 1, `}`);
   out.add(ind, `}`);
 }
@@ -394,9 +445,8 @@ function literalKey(child: Child): string {
  * `if (first computed key matches) … else if (second) …`: the first match handles the input key.
  * `listIndex`: the loop's index variable when the keys are those of a list.
  */
-function emitComputedChain(
-  prog: Program, out: Lines, ind: number, computed: readonly Child[], scope: Scope, level: number, depth: number, listIndex?: string,
-): void {
+function emitComputedChain(e: Emit, computed: readonly Child[], listIndex?: string): void {
+  const { prog, out, ind, scope, level, depth } = e;
   const [child, ...rest] = computed;
   if (child === undefined) return;
   const pe = child.pe;
@@ -438,30 +488,28 @@ function emitComputedChain(
       default:
         return;
     }
-  } catch (e) {
-    if (!(e instanceof SpecError)) throw e;
-    prog.error(e.code, child.path, 'key', e.message);
-    emitComputedChain(prog, out, ind, rest, scope, level, depth, listIndex);
+  } catch (problem) {
+    if (!(problem instanceof SpecError)) throw problem;
+    prog.error(problem.code, child.path, 'key', problem.message);
+    emitComputedChain(e, rest, listIndex);
     return;
   }
   out.add(ind, `if (${condition}) {`);
-  emitMatched(prog, out, ind + 1, child, scope, level, depth, capture, listIndex);
+  emitMatched(inner(e), child, { ...(capture !== undefined ? { capture } : {}), ...(listIndex !== undefined ? { listIndex } : {}) });
   if (rest.length > 0) {
     out.add(ind, `} else {`);
-    emitComputedChain(prog, out, ind + 1, rest, scope, level, depth, listIndex);
+    emitComputedChain(inner(e), rest, listIndex);
   }
   out.add(ind, `}`);
 }
 
 /**
- * A literal or computed child matched input key `kk` with value `vv`. `listIndex`: the index
- * (variable or literal) when `kk` is a list index, handed to a child function as its `n`.
- * `container`: see emitPut.
+ * A literal or computed child matched input key `kk` with value `vv`: a spec object calls its
+ * function (given the list index as its `n`), a leaf writes `vv` to its output paths.
  */
-function emitMatched(
-  prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, depth: number, capture: string | undefined,
-  listIndex?: string, container?: SharedContainer,
-): void {
+function emitMatched(e: Emit, child: Child, match: Match): void {
+  const { prog, out, ind, scope, level, depth } = e;
+  const { capture, listIndex, container } = match;
   const { capture: kind, groups } = captureOf(child.pe);
   const childLevel = level + 1;
   if (capture !== undefined && kind === 'single') out.add(ind, `const cc = ${capture};`);
@@ -469,12 +517,13 @@ function emitMatched(
   if (child.composite) {
     let fn = compiledChildren.get(child);
     if (fn === undefined) {
-      fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, { owner: childLevel, capture: kind, groups }, depth + 1);
+      const self = { owner: childLevel, capture: kind, groups };
+      fn = compileComposite(prog, { spec: child.rhs as Record<string, unknown>, path: child.path, outer: scope, level: childLevel, self, depth: depth + 1 });
       compiledChildren.set(child, fn);
     }
     out.add(ind, listIndex === undefined ? `${fn}(S, kk, ${capName}, vv);` : `${fn}(S, kk, ${capName}, vv, ${listIndex});`);
   } else {
-    emitWrites(prog, out, ind, child, leafScopeOf(scope, level, child, capName), childLevel, 'vv', container);
+    emitWrites({ ...e, scope: leafScopeOf(scope, level, child, capName), level: childLevel }, child, 'vv', container);
   }
   out.add(ind, scope.countMatch(level));
 }
@@ -485,7 +534,8 @@ function leafScopeOf(scope: Scope, level: number, child: Child, capName: string)
 }
 
 /** `@`, `@(…)`, `$…` and `#…` children: they see the composite's own key and data and never block. */
-function emitSpecial(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, depth: number): void {
+function emitSpecial(e: Emit, child: Child): void {
+  const { prog, out, ind, scope, level, depth } = e;
   const pe = child.pe;
   const childLevel = level + 1;
   const owner = scope.levels[level]?.owner ?? level;
@@ -497,47 +547,49 @@ function emitSpecial(prog: Program, out: Lines, ind: number, child: Child, scope
       out.add(ind + 1, `const v = ${read};`);
       out.add(ind + 1, `if (v !== J.N) {`);
       if (child.composite) {
-        const fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, alias, depth + 1);
+        const fn = compileComposite(prog, { spec: child.rhs as Record<string, unknown>, path: child.path, outer: scope, level: childLevel, self: alias, depth: depth + 1 });
         out.add(ind + 2, `${fn}(S, undefined, undefined, v);`);
         out.add(ind + 2, scope.countMatch(level));
       } else {
-        emitWrites(prog, out, ind + 2, child, scope.with(childLevel, alias, { data: 'd' }), childLevel, 'v');
+        emitWrites({ ...inner(e, 2), scope: scope.with(childLevel, alias, { data: 'd' }), level: childLevel }, child, 'v');
       }
       out.add(ind + 1, `}`);
       out.add(ind, `}`);
     } else if (pe.kind === 'at') {
-      emitWrites(prog, out, ind, child, scope.with(childLevel, alias, { data: 'd' }), childLevel, 'd');
+      emitWrites({ ...e, scope: scope.with(childLevel, alias, { data: 'd' }), level: childLevel }, child, 'd');
     } else if (pe.kind === 'dollar') {
       const value = evaluateExpr(scope, level, pe);
       out.add(ind, `{`);
       out.add(ind + 1, `const v = ${value};`);
       const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
-      emitWrites(prog, out, ind + 1, child, scope.with(childLevel, own, { key: 'v', data: 'd', hash: '0' }), childLevel, 'v');
+      emitWrites({ ...inner(e), scope: scope.with(childLevel, own, { key: 'v', data: 'd', hash: '0' }), level: childLevel }, child, 'v');
       out.add(ind, `}`);
     } else if (pe.kind === 'hash') {
       const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
       if (child.composite) {
-        const fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, own, depth + 1);
+        const fn = compileComposite(prog, { spec: child.rhs as Record<string, unknown>, path: child.path, outer: scope, level: childLevel, self: own, depth: depth + 1 });
         out.add(ind, `${fn}(S, ${lit(pe.value)}, undefined, d);`);
         out.add(ind, scope.countMatch(level));
       } else {
-        emitWrites(prog, out, ind, child, scope.with(childLevel, own, { key: lit(pe.value), data: 'd', hash: '0' }), childLevel, lit(pe.value));
+        const hashScope = scope.with(childLevel, own, { key: lit(pe.value), data: 'd', hash: '0' });
+        emitWrites({ ...e, scope: hashScope, level: childLevel }, child, lit(pe.value));
       }
     }
-  } catch (e) {
-    if (!(e instanceof SpecError)) throw e;
-    prog.error(e.code, child.path, 'key', e.message);
+  } catch (problem) {
+    if (!(problem instanceof SpecError)) throw problem;
+    prog.error(problem.code, child.path, 'key', problem.message);
   }
 }
 
-function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, data: string, container?: SharedContainer): void {
+/** A leaf's writes of `data` to each of its output paths; `e.scope` and `e.level` are the leaf's. */
+function emitWrites(e: Emit, child: Child, data: string, container?: SharedContainer): void {
   const rhsList = Array.isArray(child.rhs);
   child.outputs.forEach((output, i) => {
     try {
-      emitPut(out, ind, scope, writeSteps(scope, level, output), data, container);
-    } catch (e) {
-      if (!(e instanceof SpecError)) throw e;
-      prog.error(e.code, rhsList ? [...child.path, i] : child.path, 'value', e.message);
+      emitPut(e, writeSteps(e.scope, e.level, output), data, container);
+    } catch (problem) {
+      if (!(problem instanceof SpecError)) throw problem;
+      e.prog.error(problem.code, rhsList ? [...child.path, i] : child.path, 'value', problem.message);
     }
   });
 }
@@ -570,7 +622,8 @@ function writeKey(name: string, value: string): string {
  * negative index skips the write), walk/create containers below the root, then set the last step,
  * merging into what is there through J.fm / J.fa.
  */
-function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteStep[], data: string, container?: SharedContainer): void {
+function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?: SharedContainer): void {
+  const { out, ind, scope } = e;
   out.add(ind, `w: {`);
   const names = steps.map((step, i) => {
     if (step.kind === 'X' || step.constant) return step.key;

@@ -19,6 +19,7 @@ import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import type { ImportDecl, Program, Range } from './ast.js';
 import { EXPERIMENTAL_MODULE, type ModuleUnit, UNAVAILABLE_MODULE, generateJs } from './codegen.js';
 import { type ParseError, parseJslt } from './parser.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 
 export interface CompiledJslt {
   readonly js: string;
@@ -39,12 +40,12 @@ export interface CompileJsltOptions {
 export type JsltFunction = (input: unknown, variables?: Record<string, unknown>) => unknown;
 
 interface Problem {
-  readonly code: string;
+  readonly code: DiagnosticCode;
   readonly message: string;
   readonly range: Range;
 }
 
-const PARSE_CODES: Readonly<Record<ParseError['problem'], string>> = { syntax: 'PIPE5300', escape: 'PIPE5301', nesting: 'PIPE5311' };
+const PARSE_CODES: Readonly<Record<ParseError['problem'], DiagnosticCode>> = { syntax: 'PIPE5300', escape: 'PIPE5301', nesting: 'PIPE5311' };
 const MAIN_ID = 'query';
 
 /** Loads the imports of `program` (depth first), appending units in dependency order. */

@@ -19,6 +19,7 @@ import { withDevelopmentKeys, withOwnKeySet } from '../security/development-keys
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
 import { ConnectionRegistry } from './connections.js';
+import { breakerOptionsFromEnv, CIRCUIT_STATE_VALUE, CircuitBreakers } from '../policies/breakers.js';
 import { registerDeadLetterRoutes } from './dead-letter-routes.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
@@ -36,11 +37,12 @@ import { RouteTable, type TriggerAttachment, type TriggerHost, type TriggerRunti
 export interface ServiceDefinition {
   readonly name: string;
   readonly pipelines: readonly PipelineModule[];
-  /** Account fields by account name; values resolved from env at start (env() in .pipe). */
-  readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
-  readonly globals: Readonly<Record<string, Json>>;
-  /** Declared stores with options (expire-after seconds). */
-  readonly stores: Readonly<Record<string, { expireAfterSeconds?: number }>>;
+  /** Account fields by account name; values resolved from env at start (env() in .pipe). Absent: none. */
+  readonly accounts?: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+  /** Absent: none. */
+  readonly globals?: Readonly<Record<string, Json>>;
+  /** Declared stores with options (expire-after seconds). Absent: none declared. */
+  readonly stores?: Readonly<Record<string, { expireAfterSeconds?: number }>>;
   /** The run-time parts of the triggers the pipelines use, by kind (generated service.ts imports them). */
   readonly triggers: Readonly<Record<string, TriggerRuntime>>;
   /** The OpenAPI document of the HTTP routes (made by the compiler), served at GET /openapi.json. */
@@ -109,7 +111,7 @@ function pipelinesByKind(def: ServiceDefinition): Map<string, PipelineModule[]> 
 function checkBackendChoice(def: ServiceDefinition, env: NodeJS.ProcessEnv, logger: Logger): void {
   try {
     const problem = replicaProblem(chooseBackends(env), {
-      stores: Object.keys(def.stores),
+      stores: Object.keys(def.stores ?? {}),
       eventPipelines: def.pipelines.filter((p) => p.trigger.kind === 'event').map((p) => p.name),
     });
     if (problem) throw new BackendConfigError(problem);
@@ -130,7 +132,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   if (!opts.backends) checkBackendChoice(def, env, logger);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
-  const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts, env, logger), {
+  const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts ?? {}, env, logger), {
     dataDir, env,
     onMadeKey: (account, file, created) => logger.warn(
       { account, file },
@@ -139,7 +141,13 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
         : 'account has no key: using the development key in the data folder',
     ),
   }));
-  const connections = new ConnectionRegistry(logger);
+  const circuitState = metrics.circuitState;
+  const breakers = new CircuitBreakers(breakerOptionsFromEnv(env), (target, state) => {
+    circuitState.series([target]).value = CIRCUIT_STATE_VALUE[state];
+    if (state === 'open') logger.warn({ target }, 'circuit opened: calls fail fast with CIRCUIT_OPEN until a probe succeeds');
+    else logger.info({ target, state }, 'circuit state changed');
+  });
+  const connections = new ConnectionRegistry(logger, breakers);
   const tracing: Tracing | undefined = opts.tracer
     ? undefined
     : await startTracingFromEnv(env, { serviceName: def.name, warn: (message) => logger.warn(message) });
@@ -147,8 +155,8 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   if (tracing) logger.info('tracing on (OpenTelemetry)');
   const engine = new ExecutionEngine({
     pipelines: def.pipelines, logger, metrics, clock, dataDir, accounts,
-    globals: resolveEnvRecord(def.globals, env, 'globals', logger),
-    store: withDeclaredStoreOptions(backends.store, def.stores),
+    globals: resolveEnvRecord(def.globals ?? {}, env, 'globals', logger),
+    store: withDeclaredStoreOptions(backends.store, def.stores ?? {}),
     broker: backends.broker,
     connections,
     createExecutor: createPipelineExecutor,

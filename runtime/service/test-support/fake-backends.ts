@@ -5,6 +5,7 @@
  * without SQLite, PostgreSQL or NATS. Not for production use.
  */
 import { randomUUID } from 'node:crypto';
+import { PipeError } from '../../errors.js';
 import type {
   Clock, Delivery, EventBroker, EventEnvelope, FindOptions, Json, JsonObject, ObjectStoreBackend,
   StoreIndex, StoreOptions, Subscription,
@@ -218,10 +219,14 @@ export class FakeStore implements ObjectStoreBackend {
     this.insertOptions.push({ store, opts });
     const c = this.collection(store);
     const ttl = opts?.expireAfterSeconds ?? 0;
-    const ids = docs.map((d) => {
-      const id = randomUUID();
+    // As the real stores: a given `_oId` (string or number) is kept and must be new (409 DUPLICATE_KEY).
+    const given = docs.map((d) => (typeof d['_oId'] === 'string' || typeof d['_oId'] === 'number' ? String(d['_oId']) : undefined));
+    const taken = given.find((id, i) => id !== undefined && (c.has(id) || given.indexOf(id) !== i));
+    if (taken !== undefined) throw new PipeError(`duplicate key: _oId ${JSON.stringify(taken)}`, { code: 409, kind: 'DUPLICATE_KEY' });
+    const ids = docs.map((d, i) => {
+      const id = given[i] ?? randomUUID();
       const doc = structuredClone(d);
-      doc['_oId'] = id;
+      doc['_oId'] = given[i] === undefined ? id : d['_oId'] as Json;
       c.set(id, { doc, expiresAt: ttl > 0 ? this.clock.now() + ttl * 1000 : null });
       return id;
     });
