@@ -41,7 +41,8 @@ function renderIndex(registry: ConnectorRegistry): string {
     '',
     'Every step may also end with `504 TIMEOUT` when its pipeline\'s `timeout` passes. A connector',
     'with `fail-on-error: false` does not end the execution when it fails: the next step gets',
-    '`{ success: false, message, error, code, … }` (the error\'s details included) instead of its output.',
+    '`{ success: false, message, error, code, kind, … }` (`kind`: the error kind to route on; the error\'s details',
+    'included) instead of its output.',
     '',
   ].join('\n');
 }
@@ -75,8 +76,10 @@ function renderParameters(schema: ConnectorSchema): string[] {
   out.push('| parameter | type | required | default | `{{ }}` | description |', '|---|---|---|---|---|---|');
   for (const row of rows) {
     const s = row.schema;
-    const braces = s['x-pipe-braces'] === true ? 'yes' : '';
-    const ref = typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${s['x-pipe-ref']})` : '';
+    const braces = s['x-pipe-braces'] === true ? 'yes' : typeof s['x-pipe-refuses-braces'] === 'string' ? 'no: query text' : '';
+    const accountTypes = s['x-pipe-account-types'];
+    const types = Array.isArray(accountTypes) ? accountTypes.map((t) => `\`${String(t)}\``).join(' or ') : '';
+    const ref = typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${types ? `${types} ` : ''}${s['x-pipe-ref']})` : '';
     const unit = typeof s['x-pipe-unit'] === 'string' ? ` (${s['x-pipe-unit']})` : '';
     const fallback = s['default'] !== undefined ? `\`${JSON.stringify(s['default'])}\`` : '';
     const description = typeof s['description'] === 'string' ? s['description'] : '';

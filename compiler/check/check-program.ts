@@ -20,6 +20,7 @@ import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-ty
 import { ParamValidators } from './check-params.js';
 import { SchemaCompiler } from './json-schema.js';
 import { walkDeclSteps } from '../ast/walk.js';
+import { checkKindRouting, stepsKinds } from './check-policies.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
 import { checkSchemaDeclarations, checkStoreDeclarations, storeExpireSeconds } from './check-declarations.js';
@@ -153,6 +154,7 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
   const firstMessage = executedByPipelines ? UNKNOWN : (trigger?.message ?? UNKNOWN);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});
   const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
+  if (decl.onError) checkKindRouting(decl.onError, stepsKinds(decl.steps, ctx), `the steps of pipeline \`${decl.name}\``, ctx);
   for (const branch of decl.branches) {
     if (!ctx.usedBranches.has(branch.name)) {
       ctx.diagnostics.push(unusedBranch(branch.name, branch.nameSpan));
@@ -165,6 +167,7 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
       source: ctx.source(decl.nameSpan),
       trigger: trigger.plan,
       concurrency: options.concurrency,
+      queue: options.queue,
       timeout: options.timeout,
       steps: steps.plan,
       ...(onError ? { onError: onError.plan } : {}),
@@ -178,22 +181,29 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
   };
 }
 
-function checkOptions(decl: PipelineDecl, diagnostics: Diagnostic[]): { concurrency: number; timeout: number } {
+/** The default bound of a pipeline's wait queue: overload is shed (503), never queued without end. */
+export const DEFAULT_QUEUE = 1000;
+
+const PIPELINE_OPTIONS = ['concurrency', 'queue', 'timeout'];
+
+function checkOptions(decl: PipelineDecl, diagnostics: Diagnostic[]): { concurrency: number; queue: number; timeout: number } {
   let concurrency = 10;
+  let queue = DEFAULT_QUEUE;
   let timeout = 30000;
   for (const entry of decl.options?.entries ?? []) {
     if (entry.kind !== 'entry') continue;
     const v = entry.value;
     if (entry.key === 'concurrency' && v.kind === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= 1000) concurrency = v.value;
+    else if (entry.key === 'queue' && v.kind === 'number' && Number.isInteger(v.value) && v.value >= 0 && v.value <= 100_000) queue = v.value;
     else if (entry.key === 'timeout' && (v.kind === 'duration' || v.kind === 'number') && (v.kind === 'duration' ? v.ms : v.value) > 0) timeout = v.kind === 'duration' ? v.ms : v.value;
-    else if (entry.key === 'concurrency' || entry.key === 'timeout') {
+    else if (entry.key === 'concurrency' || entry.key === 'queue' || entry.key === 'timeout') {
       diagnostics.push(badPipelineOption(entry.key, v.span));
     } else {
-      const close = suggest(entry.key, ['concurrency', 'timeout']);
+      const close = suggest(entry.key, PIPELINE_OPTIONS);
       diagnostics.push(unknownPipelineOption(entry.key, entry.keySpan, close));
     }
   }
-  return { concurrency, timeout };
+  return { concurrency, queue, timeout };
 }
 
 function checkAccounts(decls: Declarations, diagnostics: Diagnostic[]): Record<string, PipeType> {

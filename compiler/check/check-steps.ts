@@ -15,6 +15,7 @@ import type { ChoicePlan, JsExpr, PlanStep } from '../lower/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import type { Span } from '../../base/source/span.js';
 import { checkParams } from './check-params.js';
+import { checkKindRouting, checkRetry, connectorKinds, connectorParams, stepsKinds } from './check-policies.js';
 import { applyStepHooks, splitHeaderWords } from './step-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
@@ -86,6 +87,7 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
     case 'try': {
       const body = checkBlock(step.body, message, ctx, opts);
       const catchBody = checkBlock(step.catchBody, ERROR_OBJECT, ctx, opts);
+      checkKindRouting(step.catchBody, stepsKinds(step.body, ctx), 'the steps of this `try`', ctx);
       const outputs = [body, catchBody].filter((b) => !b.terminates).map((b) => b.message);
       return {
         plan: [{ kind: 'try', source: ctx.source(step.span), body: body.plan, catchBody: catchBody.plan }],
@@ -98,7 +100,9 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
   }
 }
 
-function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+  // Step options (`retry`) are not the connector's parameters: checked apart, in check-policies.ts.
+  const step: ConnectorStep = { ...written, params: connectorParams(written.params) };
   const capsule = ctx.facts.decls.capsules.get(step.connector);
   const schema = ctx.facts.registry.connectors.get(step.connector) ?? (capsule ? capsuleSchema(capsule) : undefined);
   if (!schema) {
@@ -161,6 +165,8 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
   const failOnError = failOnErrorValue?.kind === 'boolean' ? failOnErrorValue.value : defaultFailOnError(schema.params);
   warnOptOuts(step, schema.params, ctx);
   const onFail = hook.onFailSteps ? checkBlock(hook.onFailSteps, FAILURE_OUTPUT, ctx, opts) : undefined;
+  if (hook.onFailSteps) checkKindRouting(hook.onFailSteps, connectorKinds(schema), `\`${step.connector}\``, ctx);
+  const retry = checkRetry(written, schema, extra, ctx);
 
   // With fail-on-error off the output may also be `{ success: false, … }`; shapes stay optimistic
   // (the success shape) so that paths into it are still checked — documented in docs/language.md.
@@ -178,10 +184,11 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
         ...(label !== undefined ? { label } : {}),
         params,
         failOnError,
-        synchronous: !capsule && schema.synchronous === true,
+        synchronous: !capsule && schema.synchronous === true && retry === undefined,
         ...(schema['x-pipe-span'] ? { span: schema['x-pipe-span'] } : {}),
         ...(schema['x-pipe-metrics'] ? { metrics: schema['x-pipe-metrics'] } : {}),
         ...(onFail ? { onFail: onFail.plan } : {}),
+        ...(retry ? { retry } : {}),
       },
     ],
     message: resultType,

@@ -115,6 +115,35 @@ export function expressionInFixedParameter(path: string, owner: ParamOwner, at: 
   });
 }
 
+/** A `{{ }}` in text a server parses (`x-pipe-refuses-braces`: SQL); `hint` is the schema's, how to pass a value instead. */
+export function expressionInQueryText(path: string, owner: ParamOwner, at: Span, hint: string): Diagnostic {
+  return diagnostic('PIPE3030', {
+    message: `\`${path}\` of ${owner.what} \`${owner.name}\` is query text and takes no \`{{ }}\``,
+    span: at,
+    label: 'a value spliced into the query',
+    hint,
+  });
+}
+
+/** An account whose type the parameter does not take (`x-pipe-account-types`); `declaredAt` its type word. */
+export function accountOfWrongType(facts: {
+  readonly name: string;
+  readonly type: string;
+  readonly accepted: readonly string[];
+  readonly parameter: string;
+  readonly at: Span;
+  readonly declaredAt: Span;
+}): Diagnostic {
+  const { name, type, accepted } = facts;
+  return diagnostic('PIPE3031', {
+    message: `${facts.parameter} takes ${accepted.map((t) => `\`${t}\``).join(' or ')} accounts; \`${name}\` is a \`${type}\` account`,
+    span: facts.at,
+    label: `a \`${type}\` account`,
+    secondary: [{ span: facts.declaredAt, message: `\`${name}\` is declared here as \`${type}\`` }],
+    hint: `declare \`account ${name}: ${accepted[0] ?? 'connection'} { … }\`, or name an account of that type`,
+  });
+}
+
 /** Like `names`, at most 12 shown. */
 function firstNames(list: readonly string[]): string {
   const shown = list.slice(0, 12).map((n) => `\`${n}\``);
@@ -264,13 +293,17 @@ export function unusedBranch(name: string, at: Span): Diagnostic {
   });
 }
 
-export function badPipelineOption(option: 'concurrency' | 'timeout', at: Span): Diagnostic {
-  const concurrency = option === 'concurrency';
+const PIPELINE_OPTION_VALUES = {
+  concurrency: { label: 'expected an integer from 1 to 1000', hint: 'write for example `concurrency: 4`' },
+  queue: { label: 'expected an integer from 0 to 100000', hint: 'write for example `queue: 100`' },
+  timeout: { label: 'expected a duration such as 30s', hint: 'write for example `timeout: 30s`' },
+} as const;
+
+export function badPipelineOption(option: keyof typeof PIPELINE_OPTION_VALUES, at: Span): Diagnostic {
   return diagnostic('PIPE3007', {
     message: `invalid value for pipeline option \`${option}\``,
     span: at,
-    label: concurrency ? 'expected an integer from 1 to 1000' : 'expected a duration such as 30s',
-    hint: concurrency ? 'write for example `concurrency: 4`' : 'write for example `timeout: 30s`',
+    ...PIPELINE_OPTION_VALUES[option],
   });
 }
 
@@ -279,7 +312,7 @@ export function unknownPipelineOption(key: string, at: Span, suggestion: string 
     message: `unknown pipeline option \`${key}\``,
     span: at,
     label: didYouMean(suggestion, 'unknown option'),
-    body: ['Pipeline options: `concurrency` (default 10), `timeout` (default 30s).'],
+    body: ['Pipeline options: `concurrency` (default 10), `queue` (executions that may wait for a slot, default 1000; beyond it 503), `timeout` (default 30s).'],
   });
 }
 
@@ -359,5 +392,52 @@ export function unknownCapsuleParamType(type: string, capsule: string, at: Span,
     span: at,
     label: 'unknown type',
     body: [`Parameter types: ${names(known)}.`],
+  });
+}
+
+// ───────────────────────────── failure policies (check-policies.ts) ─────────────────────────────
+
+/** `kinds`: what the connector lists, already as text (`\`JOLT\` (500)`). */
+export function retryCannotHelp(connector: string, kinds: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3012', {
+    message: `\`${connector}\` cannot fail in a way that passes on another attempt, so \`retry\` cannot help`,
+    span: at,
+    label: 'nothing to retry',
+    body: [`The failures \`${connector}\` lists: ${kinds}.`],
+    hint: 'remove `retry`; route its failures with `on-fail`, `try`/`catch` or a `choice` on `message.kind`',
+  });
+}
+
+export function unknownRetryOption(key: string, at: Span, accepted: readonly string[], suggestion: string | undefined): Diagnostic {
+  return diagnostic('PIPE3013', {
+    message: `unknown retry option \`${key}\``,
+    span: at,
+    label: didYouMean(suggestion, 'unknown option'),
+    body: [`\`retry\` takes: ${names(accepted)}.`],
+  });
+}
+
+/** `problem`: what is wrong with the value, e.g. "`attempts` is an integer from 1 to 20". */
+export function badRetryOption(problem: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3013', { message: `invalid retry option: ${problem}`, span: at, label: 'invalid value' });
+}
+
+/** `how`: the connector's advice (its schema's `x-pipe-retry.unsafe.how`). */
+export function retriedNotIdempotent(connector: string, how: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3014', {
+    message: `this \`${connector}\` call is not idempotent: a retry may do its work twice`,
+    span: at,
+    label: 'retried, but not idempotent',
+    hint: how,
+  });
+}
+
+/** `what`: the steps in question (`\`rest\``, `the steps of this \`try\``); `known`: the kinds they can produce. */
+export function kindNeverProduced(what: string, kind: string, at: Span, known: readonly string[], suggestion: string | undefined): Diagnostic {
+  return diagnostic('PIPE6007', {
+    message: `${what} cannot fail with the error kind \`${kind}\``,
+    span: at,
+    label: didYouMean(suggestion, 'never produced here'),
+    body: [`The kinds it can produce: ${names(known)}.`],
   });
 }

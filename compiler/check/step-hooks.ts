@@ -14,6 +14,7 @@ import { paramProperties, type ConnectorSchema } from '../connectors/connector-r
 import type { StepHookInput, StepHookResult } from '../connectors/hook-api.js';
 import { refOf, splitOf, splitWord } from '../connectors/schema-facts.js';
 import { checkExists } from '../resolve/references.js';
+import { checkAccountType } from './account-types.js';
 import { resolveSchemaValue } from '../resolve/schema-refs.js';
 import { COMPILE_API } from './compile-api.js';
 import { checkOperationRules } from './operation-rules.js';
@@ -66,6 +67,7 @@ function applyReferences({ step, schema, ctx, extra, extraSpans }: StepHookInput
     switch (ref) {
       case 'account':
         if (checkExists(ctx.diagnostics, ctx.facts.decls, 'account', name, span)) {
+          checkAccountType(ctx.diagnostics, ctx.facts.decls, property, name, span, `\`${key}\` of connector \`${schema.name}\``);
           result.params['accountFields'] = { js: `ctx.accounts[${JSON.stringify(name)}]`, constant: false };
         }
         break;

@@ -121,7 +121,7 @@ export function emitPipeline(plan: PipelinePlan): string {
     out.line(`name: ${JSON.stringify(plan.name)},`);
     out.line(`source: ${JSON.stringify(`${plan.source.file}:${plan.source.line}`)},`);
     out.line(`trigger: ${plan.trigger.spec},`);
-    out.line(`options: { concurrency: ${plan.concurrency}, timeout: ${plan.timeout} },`);
+    out.line(`options: { concurrency: ${plan.concurrency}, queue: ${plan.queue}, timeout: ${plan.timeout} },`);
     out.line('run,');
   }, ';');
   return out.toString();
@@ -177,7 +177,8 @@ function emitStep(step: PlanStep, state: EmitState): void {
       const runName = importConnector(step.module, step.connector, state);
       const info = uniqueName(`step-${step.label ?? step.connector}`, state);
       // The connector's span and metric facts (schema data) travel with the step: read at build time, never per request.
-      const facts = `${step.span ? `, span: ${JSON.stringify(step.span)}` : ''}${step.metrics ? `, metrics: ${JSON.stringify(step.metrics)}` : ''}`;
+      const facts = `${step.span ? `, span: ${JSON.stringify(step.span)}` : ''}${step.metrics ? `, metrics: ${JSON.stringify(step.metrics)}` : ''}`
+        + (step.retry ? `, retry: ${JSON.stringify(step.retry)}` : '');
       state.decls.line(`const ${info}: R.StepInfo = { ${step.label !== undefined ? `label: ${JSON.stringify(step.label)}, ` : ''}connector: ${JSON.stringify(step.connector)}, source: ${JSON.stringify(where)}, failOnError: ${step.failOnError}${facts} };`);
       let params = step.params.js;
       if (!step.params.constant) {

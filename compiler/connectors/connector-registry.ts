@@ -59,8 +59,29 @@ export interface ConnectorSchema {
   readonly 'x-pipe-graph'?: GraphFacts;
   /** How it fails: its reference page (docs/connectors/, `npm run docs:connectors`) and checks of error kinds. */
   readonly 'x-pipe-errors'?: readonly ErrorFacts[];
+  /** Connector: how the step option `retry` behaves on it (check/check-policies.ts). */
+  readonly 'x-pipe-retry'?: RetryFacts;
   /** Connector: which parameters each operation takes (compiler/check/operation-rules.ts). */
   readonly 'x-pipe-operations'?: OperationFacts;
+}
+
+/** A connector's retry facts: defaults of the `retry` option, where its output holds a status, and unsafe calls. */
+export interface RetryFacts {
+  readonly defaults?: {
+    readonly attempts?: number;
+    readonly initial?: number;
+    readonly 'max-delay'?: number;
+    readonly multiplier?: number;
+    readonly budget?: number;
+    /** Error kinds retried by default (each listed in x-pipe-errors). */
+    readonly on?: readonly string[];
+    /** Statuses retried by default. */
+    readonly status?: readonly number[];
+  };
+  /** The output fields that carry a status and the response headers (answers that are errors as data). */
+  readonly output?: { readonly status: string; readonly headers?: string };
+  /** A retried call is not idempotent when `when` (a JSON Schema over the literal parameters) matches; `how` makes it safe. */
+  readonly unsafe?: { readonly when: JsonSchema; readonly how: string };
 }
 
 /**

@@ -48,6 +48,18 @@ describe('connector and trigger parameter schemas', () => {
     ]);
   });
 
+  it('reports account types without an account reference, and a refusal of braces that says nothing', () => {
+    const schema = {
+      name: 'x', kind: 'connector' as const, summary: 'a broken schema',
+      params: { type: 'object', properties: { a: { 'x-pipe-account-types': ['connection'] }, b: { 'x-pipe-braces': true, 'x-pipe-refuses-braces': 'write $1' }, c: { 'x-pipe-refuses-braces': '' } } },
+    };
+    expect(componentSchemaProblems(schema)).toEqual([
+      'params.a: x-pipe-account-types is a list of account types, on a parameter with x-pipe-ref: account',
+      'params.b: x-pipe-refuses-braces is the text saying how to pass a value instead, on a parameter without x-pipe-braces',
+      'params.c: x-pipe-refuses-braces is the text saying how to pass a value instead, on a parameter without x-pipe-braces',
+    ]);
+  });
+
   it('reports per-operation rules naming parameters a schema does not declare', () => {
     const schema = {
       name: 'x', kind: 'connector' as const, summary: 'a broken schema',

@@ -18,6 +18,7 @@ import { withDevelopmentKeys, withOwnKeySet } from '../security/development-keys
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
 import { ConnectionRegistry } from './connections.js';
+import { breakerOptionsFromEnv, CIRCUIT_STATE_VALUE, CircuitBreakers } from '../policies/breakers.js';
 import { registerDeadLetterRoutes } from './dead-letter-routes.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
@@ -118,7 +119,13 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
         : 'account has no key: using the development key in the data folder',
     ),
   }));
-  const connections = new ConnectionRegistry(logger);
+  const circuitState = metrics.circuitState;
+  const breakers = new CircuitBreakers(breakerOptionsFromEnv(env), (target, state) => {
+    circuitState.series([target]).value = CIRCUIT_STATE_VALUE[state];
+    if (state === 'open') logger.warn({ target }, 'circuit opened: calls fail fast with CIRCUIT_OPEN until a probe succeeds');
+    else logger.info({ target, state }, 'circuit state changed');
+  });
+  const connections = new ConnectionRegistry(logger, breakers);
   const tracing: Tracing | undefined = opts.tracer
     ? undefined
     : await startTracingFromEnv(env, { serviceName: def.name, warn: (message) => logger.warn(message) });
@@ -165,6 +172,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   const host: TriggerHost = {
     engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,
+    watermarks: backends.watermarks,
     refuse, errorDetail: errorDetailFromEnv(env), origins: originPolicyFromEnv(env),
     route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),

@@ -17,7 +17,7 @@ import type { Context } from 'hono';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Clock, Connections, EventBroker, Json, PipelineModule, TriggerSpec } from '../types.js';
-import type { LockBackend } from './backends-port.js';
+import type { LockBackend, WatermarkStore } from './backends-port.js';
 import type { ExecutionOutcome } from './create-service.js';
 import type { ExecutionEngine } from './execution.js';
 import type { ErrorDetail } from './http-response.js';
@@ -72,6 +72,8 @@ export interface TriggerHost {
   readonly connections: Connections;
   /** The cross-replica lock (one replica runs a scheduler tick). */
   readonly lock: LockBackend;
+  /** How far polling triggers have read, kept durably in pipec's backend (sql-poll). */
+  readonly watermarks: WatermarkStore;
   /**
    * Serves `methods` (upper-case; `['*']`: every method) at a Hono path for `owner` (a pipeline, or
    * the trigger for a shared endpoint). Throws when another owner serves the same method and path

@@ -4,6 +4,7 @@
  * the first message is the payload, with the schema's shape.
  */
 import type { CompileApi, PipelineContext, TriggerCompiler, Value } from '../../../compiler/connectors/hook-api.js';
+import { idempotencySpec } from '../http/compile.js';
 
 export const compile: TriggerCompiler = {
   trigger({ trigger, ctx }, api) {
@@ -11,6 +12,7 @@ export const compile: TriggerCompiler = {
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
     const maxDeliveries = read.num('max-deliveries', read.bool('redelivery', true) ? 5 : 1);
     const backoff = eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api);
+    const idempotency = idempotencySpec(api.entryOf(trigger.config, 'idempotency-key'), body.type, ctx, api);
     return {
       spec: {
         event: JSON.stringify(read.str('name', '')),
@@ -20,6 +22,7 @@ export const compile: TriggerCompiler = {
         maxDeliveries: String(maxDeliveries),
         ...(backoff ? { backoff } : {}),
         ...(body.validator ? { validateBody: body.validator } : {}),
+        ...(idempotency ? { idempotency } : {}),
       },
       message: body.type,
     };

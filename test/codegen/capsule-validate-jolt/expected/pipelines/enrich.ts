@@ -103,6 +103,6 @@ export const pipeline: PipelineModule = {
   name: "enrich",
   source: "input.pipe:8",
   trigger: { kind: "http", methods: ["POST"], path: "/enrich", maxBodySize: 5242880, spanKind: "server" },
-  options: { concurrency: 10, timeout: 30000 },
+  options: { concurrency: 10, queue: 1000, timeout: 30000 },
   run,
 };

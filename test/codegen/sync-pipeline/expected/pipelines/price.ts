@@ -253,6 +253,6 @@ export const pipeline: PipelineModule = {
   name: "price",
   source: "input.pipe:6",
   trigger: { kind: "http", methods: ["POST"], path: "/price", envelope: ["body"], maxBodySize: 5242880, spanKind: "server" },
-  options: { concurrency: 10, timeout: 30000 },
+  options: { concurrency: 10, queue: 1000, timeout: 30000 },
   run,
 };
