@@ -32,6 +32,7 @@ export interface XmlParams {
   readonly file?: Json;
   readonly text?: Json;
   readonly attributes?: boolean;
+  readonly 'attribute-prefix'?: string;
   readonly namespaces?: 'keep' | 'strip';
   readonly 'max-depth'?: number;
   readonly 'max-size'?: number;
@@ -99,7 +100,7 @@ function xmlParser(params: XmlParams, maxDepth: number): XMLParser {
   const guard = (name: string): string => (GUARDED_NAMES.has(name) ? ESCAPE + name : name);
   return new XMLParser({
     ignoreAttributes: params.attributes === false,
-    attributeNamePrefix: ATTRIBUTE_PREFIX,
+    attributeNamePrefix: attributePrefix(params['attribute-prefix']),
     textNodeName: TEXT_KEY,
     removeNSPrefix: params.namespaces === 'strip',
     parseTagValue: false,
@@ -112,6 +113,13 @@ function xmlParser(params: XmlParams, maxDepth: number): XMLParser {
     transformTagName: guard,
     transformAttributeName: guard,
   });
+}
+
+/** `@` by default; `""` makes attributes plain fields (an attribute then hides a child element of its name). */
+function attributePrefix(prefix: string | undefined): string {
+  if (prefix === undefined) return ATTRIBUTE_PREFIX;
+  if (!/^[@_$-]{0,3}$/.test(prefix)) throw badParams('`attribute-prefix` is up to 3 of `@`, `_`, `$`, `-`, or empty');
+  return prefix;
 }
 
 const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
