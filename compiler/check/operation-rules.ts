@@ -32,7 +32,9 @@ export function checkOperationRules({ step, schema, extra, extraSpans }: StepHoo
   const specific = new Set(Object.values(facts.rules).flatMap((r) => r.accepts ?? []));
   for (const [key, span] of given) {
     if (!specific.has(key) || accepted.has(key)) continue;
-    const takers = Object.entries(facts.rules).filter(([, r]) => (r.accepts ?? []).includes(key)).map(([op]) => `\`${schema.name} ${op}\``);
+    const takers = Object.entries(facts.rules)
+      .filter(([, r]) => (r.accepts ?? []).includes(key))
+      .map(([op]) => `\`${schema.name} ${op}\``);
     out.push(diagnostic('PIPE3015', {
       message: `\`${key}\` is not a parameter of \`${named}\``,
       span,
@@ -74,7 +76,9 @@ export function checkOperationRules({ step, schema, extra, extraSpans }: StepHoo
 }
 
 /** The operation as written: a header word, or a literal string/word parameter. */
-function operationOf(parameter: string, entries: readonly { kind: string; key: string }[], extra: Readonly<Record<string, unknown>>): string | undefined {
+function operationOf(
+  parameter: string, entries: readonly { kind: string; key: string }[], extra: Readonly<Record<string, unknown>>,
+): string | undefined {
   const word = extra[parameter];
   if (typeof word === 'string') return word;
   const entry = entries.find((e): e is ObjectEntry => e.kind === 'entry' && e.key === parameter);
