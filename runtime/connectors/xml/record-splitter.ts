@@ -112,7 +112,9 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
         const open = stack[stack.length - 1];
         if (closed === undefined) fail('a malformed end tag');
         if (open !== closed) {
-          const problem = open === undefined ? `the end tag </${closed}> closes nothing` : `expected </${open}>, found </${closed}>`;
+          const problem = open === undefined
+            ? `the end tag </${closed}> closes nothing`
+            : `expected </${open}>, found </${closed}>`;
           fail(problem);
         }
         consume(construct);
