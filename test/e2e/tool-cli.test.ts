@@ -104,9 +104,11 @@ describe('pipec schema and pipec explain', () => {
     const folders = (group: string): string[] => fs.readdirSync(path.join(REPO_ROOT, 'runtime', group), { withFileTypes: true })
       .filter((d) => d.isDirectory() && fs.existsSync(path.join(REPO_ROOT, 'runtime', group, d.name, 'schema.json'))).map((d) => d.name).sort();
     expect(Object.keys(all.connectors).sort()).toEqual(folders('connectors'));
-    expect(Object.keys(all.connectors)).toEqual(expect.arrayContaining(['rest', 'agent', 'validate', 'store', 'csv', 'xml']));
+    expect(Object.keys(all.connectors)).toEqual(expect.arrayContaining([
+      'rest', 'agent', 'validate', 'store', 'jolt', 'jslt', 'publish', 'execute', 'jwt', 'hash', 'sql', 'csv', 'xml',
+    ]));
     expect(Object.keys(all.triggers).sort()).toEqual(folders('triggers'));
-    expect(Object.keys(all.triggers)).toEqual(expect.arrayContaining(['event', 'http', 'http-file', 'mcp-tool', 'scheduler']));
+    expect(Object.keys(all.triggers).sort()).toEqual(expect.arrayContaining(['amqp', 'event', 'http', 'http-file', 'mcp-tool', 'mqtt', 'scheduler', 'sql-poll']));
     expect(all.connectors['rest']?.params.properties).toHaveProperty('url');
     const one = await runCli(['schema', 'agent']);
     expect((JSON.parse(one.output.out.join('')) as { name: string }).name).toBe('agent');
