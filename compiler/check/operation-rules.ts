@@ -52,7 +52,9 @@ export function checkOperationRules({ step, schema, extra, extraSpans }: StepHoo
 }
 
 /** The operation as written: a header word, or a literal string/word parameter. */
-function operationOf(parameter: string, entries: readonly { kind: string; key: string }[], extra: Readonly<Record<string, unknown>>): string | undefined {
+function operationOf(
+  parameter: string, entries: readonly { kind: string; key: string }[], extra: Readonly<Record<string, unknown>>,
+): string | undefined {
   const word = extra[parameter];
   if (typeof word === 'string') return word;
   const entry = entries.find((e): e is ObjectEntry => e.kind === 'entry' && e.key === parameter);
