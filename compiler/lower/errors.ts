@@ -44,3 +44,13 @@ export function noSuchPathField(field: string, at: Span, fields: readonly string
     ...(fields.length > 0 ? { body: [`Fields here: ${fields.map((f) => `\`${f}\``).join(', ')}.`] } : {}),
   });
 }
+
+/** A `=` (or `+=`…) in a filter, where a comparison `==` was meant. */
+export function assignmentInJsonPath(problem: string, at: Span): Diagnostic {
+  return diagnostic('PIPE5501', {
+    message: `invalid JSONPath: ${problem}`,
+    span: at,
+    label: 'this assigns',
+    hint: "compare with `==`: `[?(@.status == 'paid')]`",
+  });
+}
