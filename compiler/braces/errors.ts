@@ -444,6 +444,9 @@ export function noSuchJsonPathField(facts: {
     span: facts.span,
     label: close ? `did you mean \`${close}\`?` : 'no such field',
     ...(fields.length > 0 ? { body: [`Fields here: ${fields.map((f) => `\`${f}\``).join(', ')}.`] } : {}),
+    hint: close
+      ? `Write \`${close}\` instead of \`${facts.field}\`.`
+      : 'Read one of the fields listed, or declare the field in the schema that gives this shape.',
   });
 }
 
