@@ -82,5 +82,6 @@ describe('jsonpath evaluation is linear and Jayway-like', () => {
     expect(() => compileJsonPath("$.items[?(@.name == 'a)]")).toThrow('unterminated string');
     expect(() => compileJsonPath("$.items[?(@.name = 'a')]")).toThrow('`=` assigns');
     expect(jsonPathQuery(compileJsonPath("$.items[?(@.name == 'a]b(')]"), { items: [{ name: 'a]b(' }] })).toHaveLength(1);
+    expect(jsonPathQuery(compileJsonPath("$.items[?(@.name == 'O\\'Brien')]"), { items: [{ name: "O'Brien" }] })).toHaveLength(1);
   });
 });

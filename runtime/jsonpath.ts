@@ -69,9 +69,12 @@ function balanceProblem(source: string): string | undefined {
   let square = 0;
   let round = 0;
   let quote: string | undefined;
+  let escaped = false;
   for (const ch of source) {
     if (quote !== undefined) {
-      if (ch === quote) quote = undefined;
+      if (escaped) escaped = false;
+      else if (ch === '\\') escaped = true;
+      else if (ch === quote) quote = undefined;
       continue;
     }
     if (ch === "'" || ch === '"') quote = ch;

@@ -38,6 +38,7 @@ describe('analyzeJsonPath', () => {
     expect(fields("$.body[?(@.meta.x.y == 1 && @.total == '@.nope')]")).toEqual([]);
     expect(fields("$.body.items[?(@.sku.includes('a') && @.sku.length > 2)]")).toEqual([]);
     expect(fields('$.body.items[?(@root.anything == 1)]')).toEqual([]);
+    expect(fields("$.body.items[?(@.sku == 'O\\'Brien @.nope' || @.qtyy)]")).toEqual(['qtyy@qtyy:47']);
     expect(analyzeJsonPath('$.body[?(@.nope == 1)]', order, { objectFilter: 'members' }).findings).toEqual([]);
   });
 

@@ -112,12 +112,14 @@ function loneEquals(source: string): { start: number; end: number } | undefined 
 function blankStrings(text: string): string {
   let out = '';
   let quote: string | undefined;
+  let escaped = false;
   for (const ch of text) {
     if (quote !== undefined) {
-      if (ch === quote) {
+      if (!escaped && ch === quote) {
         quote = undefined;
         out += ch;
       } else out += ' '.repeat(ch.length);
+      escaped = !escaped && ch === '\\';
     } else {
       if (ch === "'" || ch === '"') quote = ch;
       out += ch;
