@@ -12,6 +12,7 @@ import type { Span } from '../base/source/span.js';
 import { parseFile } from './ast/parse-file.js';
 import { MAX_NESTING } from '../grammar/parse.js';
 import { toLiteral } from './ast/literal.js';
+import { buildOpenApi } from './openapi/openapi.js';
 import { checkProgram } from './check/check-program.js';
 import type { StepShape } from './check/context.js';
 import { generateService, type OutputFile } from './codegen/generate-service.js';
@@ -73,8 +74,15 @@ export interface CompileResult {
   /** The message shape each step receives (for editors). */
   readonly shapes?: readonly StepShape[];
   readonly files?: readonly OutputFile[];
+  /** The OpenAPI 3.1 document of the HTTP routes (compiler/openapi), when the program checked clean. */
+  readonly openapi?: Readonly<Record<string, unknown>>;
   /** The checked `test` blocks, when the files have any (for `pipec test`). */
   readonly tests?: TestSuite;
+}
+
+/** Only a service with HTTP routes has a document to serve. */
+function hasRoutes(document: { readonly paths?: unknown }): boolean {
+  return typeof document.paths === 'object' && document.paths !== null && Object.keys(document.paths).length > 0;
 }
 
 export function compile(input: CompileInput): CompileResult {
@@ -127,12 +135,20 @@ export function compile(input: CompileInput): CompileResult {
     : undefined;
   if (tests) diagnostics.push(...tests.diagnostics);
   const testSuite = tests ? { tests: tests.value } : {};
-  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite });
+  const openapi = hasErrors(diagnostics) ? undefined : guard('openapi', firstFile, () => buildOpenApi(parsed.asts, resolved.value, input.registry, {
+    title: input.serviceName ?? 'service', version: '0.0.0',
+    where: (span) => `${sourcePath(span.file)}:${sources.get(span.file)?.positionOf(span.start).line ?? 0}`,
+  }));
+  const openapiPart = openapi ? { openapi } : {};
+  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...openapiPart });
 
   const files = guard('emit', firstFile, () =>
-    generateService(checked.value, { dependencies: input.dependencies ?? {}, ...(input.skipFormat ? { skipFormat: true } : {}) }),
+    generateService(checked.value, {
+      dependencies: input.dependencies ?? {}, ...(input.skipFormat ? { skipFormat: true } : {}),
+      ...(openapi && hasRoutes(openapi) ? { openapi } : {}),
+    }),
   );
-  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...(files ? { files } : {}) });
+  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...openapiPart, ...(files ? { files } : {}) });
 }
 
 /** Parses the given files and every file they import (once each). */

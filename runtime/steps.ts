@@ -3,6 +3,7 @@
  * fail-on-error, labelled outputs and per-step hooks), reply, fail, catch, for-each. Kept small and
  * allocation-light: they sit on every request's path.
  */
+import { envOrFile } from './service/env-values.js';
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
 import { Reply, type CompiledValidator, type ExecutionContext, type Json, type JsonObject, type SpanKindName } from './types.js';
 import { enterDeadline, isExecutionTimeout, leaveDeadline } from './work-meter.js';
@@ -251,10 +252,20 @@ export async function forEach(
   return output;
 }
 
-/** `env("NAME", fallback)`: read when the service starts (accounts, globals) or at the step. */
+/**
+ * `env("NAME", fallback)`: read when the service starts (accounts, globals) or at the step; when
+ * NAME is unset, the content of the file `NAME_FILE` names (read once, then kept).
+ */
 export function env(name: string, fallback?: string): string | null {
-  const value = process.env[name];
+  const value = process.env[name] ?? fromSecretFile(name);
   return value !== undefined && value !== '' ? value : (fallback ?? null);
+}
+
+const secretFiles = new Map<string, string | undefined>();
+
+function fromSecretFile(name: string): string | undefined {
+  if (!secretFiles.has(name)) secretFiles.set(name, envOrFile(process.env, name));
+  return secretFiles.get(name);
 }
 
 /** The context of a capsule's steps: the caller's, plus the call's parameters (`capsule.<param>`). */

@@ -26,6 +26,8 @@ export interface GenerateOptions {
   readonly dependencies: Readonly<Record<string, string>>;
   /** Skip ts-morph formatting (faster; used by `pipec run --watch` and benchmarks). */
   readonly skipFormat?: boolean;
+  /** The OpenAPI document of the service's HTTP routes (compiler/openapi), served at /openapi.json. */
+  readonly openapi?: unknown;
 }
 
 export function generateService(plan: ServicePlan, opts: GenerateOptions): OutputFile[] {
@@ -37,7 +39,7 @@ export function generateService(plan: ServicePlan, opts: GenerateOptions): Outpu
     sources.push({ path: `pipelines/${fileName}.ts`, text: emitPipeline(pipeline) });
   }
   for (const capsule of plan.capsules) sources.push({ path: `capsules/${capsuleFileName(capsule.name)}.ts`, text: emitCapsule(capsule) });
-  sources.push({ path: 'service.ts', text: emitServiceDefinition(plan, moduleNames) });
+  sources.push({ path: 'service.ts', text: emitServiceDefinition(plan, moduleNames, opts.openapi) });
   sources.push({ path: 'server.ts', text: emitServer(plan) });
 
   const formatted = opts.skipFormat ? sources : formatSources(sources);
@@ -72,7 +74,7 @@ const OUTPUT_TSCONFIG = {
   include: ['*.ts', 'pipelines/*.ts', 'capsules/*.ts'],
 };
 
-function emitServiceDefinition(plan: ServicePlan, moduleNames: ReadonlyMap<string, string>): string {
+function emitServiceDefinition(plan: ServicePlan, moduleNames: ReadonlyMap<string, string>, openapi: unknown): string {
   const imports = plan.pipelines.map((p, i) => ({ name: `pipeline${i}`, module: moduleNames.get(p.name) ?? p.name, pipeline: p.name }));
   // Only the triggers the pipelines use: each is the run-time part of its folder.
   const triggers = [...new Map(plan.pipelines.map((p) => [p.trigger.kind, p.trigger.module])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -99,6 +101,10 @@ function emitServiceDefinition(plan: ServicePlan, moduleNames: ReadonlyMap<strin
           body.line(`${propertyKey(s.name)}: ${s.expireAfterSeconds !== undefined ? `{ expireAfterSeconds: ${s.expireAfterSeconds} }` : '{}'},`);
         }
       }, ',');
+    }
+    if (openapi !== undefined) {
+      body.line('/** The OpenAPI 3.1 document of the HTTP routes, served at /openapi.json (`pipec openapi` prints it). */');
+      for (const line of `openapi: ${JSON.stringify(openapi, null, 2)},`.split('\n')) body.line(line);
     }
   }, ';');
   const text = body.toString();

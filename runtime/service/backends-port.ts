@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { DeadLetterStore } from '../backends/dead-letters.js';
 import type { WatermarkStore } from '../backends/watermarks.js';
+import type { RateLimitStore } from '../security/rate-limit.js';
 import type { Clock, EventBroker, ObjectStoreBackend } from '../types.js';
 
 export type { DeadLetterStore, WatermarkStore };
@@ -35,6 +36,8 @@ export interface Backends {
   /** Events no subscriber could handle (absent in test fakes without one). */
   readonly deadLetters?: DeadLetterStore;
   readonly availability?: BackendAvailability;
+  /** Where rate-limit counters shared by replicas live; absent: each process counts alone. */
+  readonly rateLimits?: RateLimitStore;
   close(): Promise<void>;
 }
 

@@ -13,7 +13,8 @@ import { startTracingFromEnv, type Tracing } from '../observability/tracing.js';
 import type { StepHooks } from '../steps.js';
 import type { Clock, Json, JsonObject, PipelineModule, Reply } from '../types.js';
 import { loadDefaultBackends, type Backends } from './backends-port.js';
-import { resolveAccounts, resolveEnvRecord } from './env-values.js';
+import { resolveAccounts, resolveEnvRecord, withSecretFiles } from './env-values.js';
+import { BackendConfigError, chooseBackends, replicaProblem } from '../backends/config.js';
 import { withDevelopmentKeys, withOwnKeySet } from '../security/development-keys.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
@@ -44,6 +45,8 @@ export interface ServiceDefinition {
   readonly stores?: Readonly<Record<string, { expireAfterSeconds?: number }>>;
   /** The run-time parts of the triggers the pipelines use, by kind (generated service.ts imports them). */
   readonly triggers: Readonly<Record<string, TriggerRuntime>>;
+  /** The OpenAPI document of the HTTP routes (made by the compiler), served at GET /openapi.json. */
+  readonly openapi?: Json;
 }
 
 export interface ServiceOptions {
@@ -101,13 +104,32 @@ function pipelinesByKind(def: ServiceDefinition): Map<string, PipelineModule[]> 
   return byKind;
 }
 
+/**
+ * Refuses, before anything opens, backends the environment names wrongly or a mix that replicas
+ * would not share for what this service uses (runtime/backends/config.ts); logged as one line.
+ */
+function checkBackendChoice(def: ServiceDefinition, env: NodeJS.ProcessEnv, logger: Logger): void {
+  try {
+    const problem = replicaProblem(chooseBackends(env), {
+      stores: Object.keys(def.stores ?? {}),
+      eventPipelines: def.pipelines.filter((p) => p.trigger.kind === 'event').map((p) => p.name),
+    });
+    if (problem) throw new BackendConfigError(problem);
+  } catch (err) {
+    if (err instanceof BackendConfigError) logger.fatal(err.message);
+    throw err;
+  }
+}
+
 export async function createService(def: ServiceDefinition, opts: ServiceOptions = {}): Promise<Service> {
-  const env = opts.env ?? process.env;
+  // Secrets given as NAME_FILE (container secret mounts) are read here, once.
+  const env = withSecretFiles(opts.env ?? process.env);
   const clock = opts.clock ?? new SystemClock();
   const logger = opts.logger ?? createLogger({ level: env['LOG_LEVEL'] ?? 'info', service: def.name });
   const dataDir = opts.dataDir ?? env['PIPEC_DATA_DIR'] ?? './.pipec-data';
   if (opts.routeProcessOutput) routeProcessOutput(logger);
   const byKind = pipelinesByKind(def);
+  if (!opts.backends) checkBackendChoice(def, env, logger);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
   const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts ?? {}, env, logger), {
@@ -173,6 +195,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const host: TriggerHost = {
     engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,
     watermarks: backends.watermarks,
+    ...(backends.rateLimits ? { rateLimits: backends.rateLimits } : {}),
     refuse, errorDetail: errorDetailFromEnv(env), origins: originPolicyFromEnv(env),
     route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),
@@ -186,6 +209,9 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     throw err;
   }
   registerJwksRoute(app, accounts);
+  // After the triggers: a pipeline of the service's own at /openapi.json keeps its route.
+  const openapi = def.openapi;
+  if (openapi !== undefined && !routes.has('GET', '/openapi.json')) app.get('/openapi.json', (c) => c.json(openapi));
   app.notFound((c) => refuse(
     new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw));
   // A throw that reached Hono is a bug of the HTTP layer: logged with its stack (refuse logs the cause of a 5xx).

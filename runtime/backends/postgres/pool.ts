@@ -50,6 +50,12 @@ CREATE TABLE IF NOT EXISTS pipec_watermarks (
   value TEXT NOT NULL,
   updated_at BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pipec_rate_limits (
+  key TEXT PRIMARY KEY,
+  state JSONB NOT NULL,
+  version BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS pipec_indexes (
   seq BIGSERIAL,
   store TEXT NOT NULL,

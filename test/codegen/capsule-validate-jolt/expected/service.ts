@@ -8,4 +8,128 @@ export const service: ServiceDefinition = {
   name: "capsule-validate-jolt",
   pipelines: [pipeline0],
   triggers: { http: trigger0 },
+  /** The OpenAPI 3.1 document of the HTTP routes, served at /openapi.json (`pipec openapi` prints it). */
+  openapi: {
+    "openapi": "3.1.0",
+    "info": {
+      "title": "capsule-validate-jolt",
+      "version": "0.0.0"
+    },
+    "paths": {
+      "/enrich": {
+        "post": {
+          "operationId": "enrich",
+          "summary": "pipeline enrich",
+          "responses": {
+            "200": {
+              "content": {
+                "application/json": {
+                  "schema": {}
+                }
+              },
+              "description": "OK: `respond 200` at input.pipe:13"
+            },
+            "400": {
+              "content": {
+                "application/json": {
+                  "schema": {}
+                }
+              },
+              "description": "Bad Request: `respond 400` at input.pipe:10; BAD_REQUEST: the body is malformed JSON, nested too deep, not valid text in its charset, or did not arrive completely"
+            },
+            "413": {
+              "description": "Payload Too Large: PAYLOAD_TOO_LARGE: the body is larger than max-body-size",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  }
+                }
+              }
+            },
+            "500": {
+              "description": "Internal Server Error: an unexpected failure of a step",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  }
+                }
+              }
+            },
+            "503": {
+              "description": "Service Unavailable: SHUTDOWN: the service is draining for shutdown; the service is draining, or a backend it needs is unavailable (Retry-After says when to try again)",
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "$ref": "#/components/schemas/Error"
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "components": {
+      "schemas": {
+        "Error": {
+          "type": "object",
+          "required": [
+            "error",
+            "code"
+          ],
+          "properties": {
+            "timestamp": {
+              "type": "integer",
+              "description": "When it failed, in milliseconds since the epoch."
+            },
+            "error": {
+              "type": "string",
+              "description": "What went wrong."
+            },
+            "message": {
+              "type": "string"
+            },
+            "code": {
+              "type": "integer",
+              "description": "The HTTP status."
+            },
+            "executionId": {
+              "type": "string",
+              "description": "The execution, as logged."
+            },
+            "violations": {
+              "type": "array",
+              "description": "Body schema violations (422).",
+              "items": {
+                "type": "object",
+                "properties": {
+                  "path": {
+                    "type": "string"
+                  },
+                  "message": {
+                    "type": "string"
+                  }
+                }
+              }
+            },
+            "limit": {
+              "type": "integer",
+              "description": "The size limit that was exceeded (413)."
+            },
+            "backend": {
+              "type": "string",
+              "description": "The backend that is unavailable (503)."
+            },
+            "retryAfter": {
+              "type": "integer",
+              "description": "Seconds to wait before trying again (503, 429)."
+            }
+          },
+          "additionalProperties": true
+        }
+      }
+    }
+  },
 };
