@@ -32,12 +32,14 @@ describe('analyzeJsonPath', () => {
     expect(fields("$.body[?(@.customer.tierr == 'vip')]")).toEqual(['tierr@tierr:20']);
     expect(fields('$.body[?(@.total > 0 || @.totl < 5)]')).toEqual(['totl@totl:26']);
     expect(fields("$.body.items[?(@['skuu'] == 'a')]")).toEqual(['skuu@skuu:18']);
+    expect(fields('$.body.items[?(@root.body.totl > @.qty)]')).toEqual(['totl@totl:26']);
+    expect(fields('$.body.items[?(@root.body.total > @.qty)]')).toEqual([]);
   });
 
   it('stays quiet on open shapes, strings, method calls, @root and members-mode objects', () => {
     expect(fields("$.body[?(@.meta.x.y == 1 && @.total == '@.nope')]")).toEqual([]);
     expect(fields("$.body.items[?(@.sku.includes('a') && @.sku.length > 2)]")).toEqual([]);
-    expect(fields('$.body.items[?(@root.anything == 1)]')).toEqual([]);
+    expect(fields('$.body.items[?(@parent.anything == 1 && @property > 0)]')).toEqual([]);
     expect(fields("$.body.items[?(@.sku == 'O\\'Brien @.nope' || @.qtyy)]")).toEqual(['qtyy@qtyy:47']);
     expect(analyzeJsonPath('$.body[?(@.nope == 1)]', order, { objectFilter: 'members' }).findings).toEqual([]);
   });

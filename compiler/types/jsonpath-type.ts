@@ -6,7 +6,8 @@
  * types a for-each's elements.
  * In: the path text and the root's shape. Out: findings with offsets into the path text (callers
  * turn them into diagnostics at the literal's span) and the selected shape. Quiet wherever the
- * shape is open or the path is dynamic (`..`, `(…)` scripts, `@root`, computed members).
+ * shape is open or the path is dynamic (`..`, `(…)` scripts, `@parent`, computed members). `@root`
+ * chains are checked against the root.
  */
 import { JSONPath } from 'jsonpath-plus';
 import { compileJsonPath, normalizeJsonPath } from '../../runtime/jsonpath.js';
@@ -67,7 +68,7 @@ export function analyzeJsonPath(source: string, root: PipeType, options: JsonPat
     if (segment.startsWith('?(')) {
       const target = filterTarget(current, options);
       const codeAt = at < 0 ? undefined : at + 2;
-      if (target.kind !== 'unknown') findings.push(...filterFindings(segment.slice(2, -1), codeAt, target));
+      findings.push(...filterFindings(segment.slice(2, -1), codeAt, target, root));
       current = target;
       continue;
     }
@@ -135,20 +136,23 @@ function filterTarget(current: PipeType, options: JsonPathTypeOptions): PipeType
   return UNKNOWN;
 }
 
-/** `@` followed by members (`.name`, `[0]`, `['name']`); `@root`, `@parent`, `@property` are not `@`. */
-const CHAIN = /@(?![\w$])((?:\s*\.\s*[A-Za-z_$][\w$]*|\s*\[\s*(?:\d+|'[^']*'|"[^"]*")\s*\])*)(\s*\()?/gu;
+/** `@` or `@root` followed by members (`.name`, `[0]`, `['name']`); `@parent`, `@property` are not read. */
+const CHAIN = /@(root)?(?![\w$])((?:\s*\.\s*[A-Za-z_$][\w$]*|\s*\[\s*(?:\d+|'[^']*'|"[^"]*")\s*\])*)(\s*\()?/gu;
 const LINK = /\.\s*([A-Za-z_$][\w$]*)|\[\s*(\d+)\s*\]|\[\s*'([^']*)'\s*\]|\[\s*"([^"]*)"\s*\]/gu;
 
-/** Each `@.a.b` chain of a filter (the member being called, `@.name.includes(…)`, excepted) against `target`. */
-function filterFindings(code: string, codeAt: number | undefined, target: PipeType): JsonPathFinding[] {
+/**
+ * Each `@.a.b` chain of a filter against `target`, each `@root.a.b` against `root` (the member being
+ * called, `@.name.includes(…)`, excepted).
+ */
+function filterFindings(code: string, codeAt: number | undefined, target: PipeType, root: PipeType): JsonPathFinding[] {
   const findings: JsonPathFinding[] = [];
   // Strings are blanked for finding chains (an `@.x` inside a literal is text); names are read from the code.
   const blank = blankStrings(code);
   for (const chain of blank.matchAll(CHAIN)) {
-    const chainAt = (chain.index ?? 0) + 1;
-    const members = [...code.slice(chainAt, chainAt + (chain[1] ?? '').length).matchAll(LINK)];
-    if (chain[2] !== undefined) members.pop();
-    let type = target;
+    const chainAt = (chain.index ?? 0) + 1 + (chain[1] ?? '').length;
+    const members = [...code.slice(chainAt, chainAt + (chain[2] ?? '').length).matchAll(LINK)];
+    if (chain[3] !== undefined) members.pop();
+    let type = chain[1] === undefined ? target : root;
     for (const link of members) {
       const index = link[2];
       if (index !== undefined) {

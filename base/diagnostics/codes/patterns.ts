@@ -21,8 +21,8 @@ export const patternCodes = {
       'The path names a field that the message cannot have at this step: its shape is known and closed (from a ' +
       'trigger body schema, a validate step, a JSON Generator literal or a connector output). Every field of the ' +
       'path is checked, and every `@.a.b` chain inside its filters, in each `&&` / `||` part, against the element ' +
-      'the filter tests; a `JSONPATH(value, "…")` literal is checked against the type of `value`. Open shapes, deep ' +
-      'scans (`..`), scripts and `@root` are not checked. A `for-each` gives its body the shape of the elements its ' +
+      'the filter tests (`@root.a.b` against the root); a `JSONPATH(value, "…")` literal is checked against the type ' +
+      'of `value`. Open shapes, deep scans (`..`), scripts and `@parent` are not checked. A `for-each` gives its body the shape of the elements its ' +
       'path selects, so `message.x` inside the loop is checked too (PIPE4006).\n\n' +
       'Example: `when "$.body[?(@.totl < 500)]"` after a validate whose schema has `total`; ' +
       '`when "$.body[?(@.customer.tierr == \'vip\')]"`. Fix the field name.',
