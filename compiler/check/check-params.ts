@@ -5,12 +5,13 @@
  * where the schema marks `x-pipe-braces`; their types are checked by the Double Braces checker.
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import type { ObjectValue } from '../ast/ast.js';
+import type { ObjectValue, Value } from '../ast/ast.js';
 import type { ConnectorSchema, JsonSchema } from '../connectors/connector-registry.js';
 import { paramProperties } from '../connectors/connector-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import {
-  expressionInFixedParameter, invalidParameter, missingOneOf, missingParameter, notOneOf, parameterNotApplicable, unknownParameter,
+  expressionInFixedParameter, expressionInQueryText, invalidParameter, missingOneOf, missingParameter, notOneOf,
+  parameterNotApplicable, unknownParameter,
 } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { Span } from '../../base/source/span.js';
@@ -76,7 +77,7 @@ export function checkParams(
       if (d) diagnostics.push(d);
     }
   }
-  diagnostics.push(...checkDynamicPlacement(schema, instance, subject));
+  diagnostics.push(...checkDynamicPlacement(schema, instance, subject, params));
   return { instance, diagnostics: diagnostics.filter(uniqueBySpan()) };
 }
 
@@ -203,7 +204,7 @@ function formatDuration(ms: number): string {
 }
 
 /** `{{ }}` and env() only where the schema says `x-pipe-braces` (or the field accepts any value). */
-function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject): Diagnostic[] {
+function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject, params: ObjectValue): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const pointer of instance.dynamic) {
     const fieldSchema = schemaAt(schema.params, pointer);
@@ -211,9 +212,37 @@ function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstanc
     if (allowsDynamic(fieldSchema) || inheritsDynamic(schema.params, pointer)) continue;
     const span = instance.spans.get(pointer);
     if (!span) continue;
+    const refusal = fieldSchema['x-pipe-refuses-braces'];
+    if (typeof refusal === 'string') {
+      out.push(expressionInQueryText(pointerToPath(pointer), subject, firstExpressionSpan(astValueAt(params, pointer)) ?? span, refusal));
+      continue;
+    }
     out.push(expressionInFixedParameter(pointerToPath(pointer), subject, span));
   }
   return out;
+}
+
+/** The value written at a JSON pointer of the parameters (an AST value, for spans inside it). */
+function astValueAt(root: Value, pointer: string): Value | undefined {
+  let current: Value | undefined = root;
+  for (const segment of pointer.split('/').slice(1)) {
+    const key = unescapePointer(segment);
+    if (!current) return undefined;
+    if (current.kind === 'array') current = current.items[Number(key)];
+    else if (current.kind === 'object' || current.kind === 'tagged') {
+      const obj: ObjectValue = current.kind === 'tagged' ? current.value : current;
+      const entry = obj.entries.find((e) => e.kind === 'entry' && e.key === key);
+      current = entry?.kind === 'entry' ? entry.value : undefined;
+    } else return undefined;
+  }
+  return current;
+}
+
+/** Where the first `{{ }}` of a value is: the braces inside a template string, or the value itself. */
+function firstExpressionSpan(value: Value | undefined): Span | undefined {
+  if (!value) return undefined;
+  if (value.kind === 'template') return value.parts.find((p) => p.kind === 'braces')?.span ?? value.span;
+  return value.span;
 }
 
 /** The enum values offered by a schema's anyOf/oneOf alternatives (including arrays of them). */

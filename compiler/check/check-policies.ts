@@ -41,12 +41,13 @@ export function connectorParams(params: ObjectValue): ObjectValue {
 }
 
 /**
- * A status after which trying again may succeed: the other side was away, slow or busy (502, 503,
- * 504, 408, 425, 429). A 500 is left out: it is what a failure of the step's own work says (a
- * transformation that failed on this input), which the same input repeats.
+ * A status that says the other side was away, slow or busy (503, 504, 408, 425, 429): a failure
+ * listed with one may pass on another attempt. 500 and 502 are left out: connectors use them for
+ * what a repeat does not change (a transformation that failed on this input, credentials the
+ * server refused, an answer it could not read).
  */
 function transientStatus(status: number): boolean {
-  return [408, 425, 429, 502, 503, 504].includes(status);
+  return [408, 425, 429, 503, 504].includes(status);
 }
 
 /** The error kinds a connector lists; undefined when its schema does not say (anything is possible). */
@@ -69,18 +70,28 @@ function retryEntry(step: ConnectorStep): ObjectEntry | undefined {
   return step.params.entries.find((e): e is ObjectEntry => e.kind === 'entry' && e.key === 'retry');
 }
 
-/** Checks the step's `retry` option and lowers it with the connector's defaults; undefined without one. */
-export function checkRetry(step: ConnectorStep, schema: ConnectorSchema, extra: Readonly<Record<string, unknown>>, ctx: PipelineContext): RetryPlan | undefined {
-  const entry = retryEntry(step);
-  if (!entry) return undefined;
+/** The `retry` of a connector when a step writes no option of its own (`retry: {}`). */
+export interface RetryDefaults {
+  readonly attempts: number;
+  readonly initialMs: number;
+  readonly maxDelayMs: number;
+  readonly multiplier: number;
+  readonly budgetMs: number;
+  readonly kinds: readonly string[];
+  readonly statuses: readonly number[];
+}
+
+/**
+ * The connector's `retry` defaults: its `x-pipe-retry.defaults`, else derived from its
+ * `x-pipe-errors` (the kinds listed with a transient status). Undefined when nothing it lists can
+ * pass on another attempt: `retry` cannot help (PIPE3012). Also read by docs/connectors/.
+ */
+export function retryDefaults(schema: ConnectorSchema): RetryDefaults | undefined {
   const facts = schema['x-pipe-retry'];
   const transient = transientKinds(schema);
-  if (!facts && schema['x-pipe-errors'] !== undefined && transient.length === 0) {
-    ctx.diagnostics.push(retryCannotHelp(step.connector, kindList(schema), entry.keySpan));
-    return undefined;
-  }
+  if (!facts && schema['x-pipe-errors'] !== undefined && transient.length === 0) return undefined;
   const d = facts?.defaults ?? {};
-  const plan = {
+  return {
     attempts: d.attempts ?? 3,
     initialMs: d.initial ?? 200,
     maxDelayMs: d['max-delay'] ?? 10_000,
@@ -89,6 +100,18 @@ export function checkRetry(step: ConnectorStep, schema: ConnectorSchema, extra: 
     kinds: d.on ?? transient,
     statuses: d.status ?? DEFAULT_STATUSES,
   };
+}
+
+/** Checks the step's `retry` option and lowers it with the connector's defaults; undefined without one. */
+export function checkRetry(step: ConnectorStep, schema: ConnectorSchema, extra: Readonly<Record<string, unknown>>, ctx: PipelineContext): RetryPlan | undefined {
+  const entry = retryEntry(step);
+  if (!entry) return undefined;
+  const facts = schema['x-pipe-retry'];
+  const plan = retryDefaults(schema);
+  if (!plan) {
+    ctx.diagnostics.push(retryCannotHelp(step.connector, kindList(schema), entry.keySpan));
+    return undefined;
+  }
   const given = readRetryValue(entry.value, schema, ctx);
   if (!given) return undefined;
   const out: RetryPlan = {

@@ -5,8 +5,8 @@
  *
  * Packages stay outside the bundle when they are native (better-sqlite3), ship files they read
  * beside themselves, or are loaded only on first use (RE2, the distributed backends, the
- * agent stack, the HTTP client, metrics and tracing exporters, the RabbitMQ, MQTT and Redis
- * clients): the bundle `require`s those from node_modules when, and only when, they are needed.
+ * agent stack, the HTTP client, metrics and tracing exporters, the RabbitMQ, MQTT, Redis, SSH and
+ * SMTP clients): the bundle `require`s those from node_modules when, and only when, they are needed.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,10 +31,12 @@ export const UNBUNDLED_PACKAGES: readonly string[] = [
   '@opentelemetry/sdk-trace-base',
   '@opentelemetry/resources',
   '@opentelemetry/exporter-trace-otlp-http',
-  // The messaging and cache connectors' clients, loaded on a connector's first use.
+  // The messaging, cache, SFTP and e-mail connectors' clients, loaded on a connector's first use.
   'amqplib',
   'mqtt',
   'ioredis',
+  'ssh2',
+  'nodemailer',
 ];
 
 /** Bundles the service written in `serviceDir` and writes its code cache; throws on any bundler warning. */

@@ -12,7 +12,9 @@ const PARAM = { type: 'string', minLength: 1 };
 const SPAN_KIND = { enum: ['server', 'client', 'producer', 'consumer'] };
 
 /** A parameter's schema may carry these marks besides JSON Schema keywords. */
-export const PROPERTY_MARKS = ['x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out'] as const;
+export const PROPERTY_MARKS = [
+  'x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out', 'x-pipe-refuses-braces', 'x-pipe-account-types',
+] as const;
 
 export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
   type: 'object',
@@ -56,6 +58,24 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
           items: { type: 'object', additionalProperties: false, required: ['why'], properties: { why: { type: 'string', pattern: '^it ' }, when: { type: 'object' } } },
         },
         publishes: { type: 'object', additionalProperties: false, required: ['event'], properties: { event: PARAM, payload: PARAM } },
+      },
+    },
+    // Per-operation parameter rules (`csv parse` / `csv generate`), checked by compiler/check/operation-rules.ts.
+    'x-pipe-operations': {
+      type: 'object', additionalProperties: false, required: ['parameter', 'rules'],
+      properties: {
+        parameter: PARAM,
+        rules: {
+          type: 'object', minProperties: 1,
+          additionalProperties: {
+            type: 'object', additionalProperties: false,
+            properties: {
+              accepts: { type: 'array', items: PARAM },
+              required: { type: 'array', items: PARAM },
+              'one-of': { type: 'array', items: { type: 'array', minItems: 2, items: PARAM } },
+            },
+          },
+        },
       },
     },
     'x-pipe-envelope': { const: true },
@@ -116,6 +136,14 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
   for (const [key, property] of Object.entries(properties)) {
     const ref = property['x-pipe-ref'];
     if (ref !== undefined && !REF_KINDS.includes(String(ref))) problems.push(`params.${key}: x-pipe-ref must be one of ${REF_KINDS.join(', ')}`);
+    const types = property['x-pipe-account-types'];
+    if (types !== undefined && (ref !== 'account' || !Array.isArray(types) || types.length === 0 || !types.every((t) => typeof t === 'string'))) {
+      problems.push(`params.${key}: x-pipe-account-types is a list of account types, on a parameter with x-pipe-ref: account`);
+    }
+    const refusal = property['x-pipe-refuses-braces'];
+    if (refusal !== undefined && (typeof refusal !== 'string' || refusal === '' || property['x-pipe-braces'] === true)) {
+      problems.push(`params.${key}: x-pipe-refuses-braces is the text saying how to pass a value instead, on a parameter without x-pipe-braces`);
+    }
     const split = property['x-pipe-split'] as { into?: unknown } | undefined;
     if (split !== undefined) {
       const into = Array.isArray(split.into) ? split.into.map(String) : [];
@@ -138,8 +166,16 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
   for (const kind of schema['x-pipe-retry']?.defaults?.on ?? []) {
     if (!kinds.has(kind)) problems.push(`x-pipe-retry.defaults.on names the error kind ${kind}, which x-pipe-errors does not list`);
   }
+  const operations = schema['x-pipe-operations'];
+  if (operations) {
+    need(operations.parameter, 'x-pipe-operations.parameter');
+    for (const [operation, rule] of Object.entries(operations.rules)) {
+      const where = `x-pipe-operations.rules.${operation}`;
+      for (const param of [...(rule.accepts ?? []), ...(rule.required ?? []), ...(rule['one-of'] ?? []).flat()]) need(param, where);
+    }
+  }
   const trigger = schema.kind === 'trigger';
   for (const key of ['x-pipe-envelope', 'x-pipe-route'] as const) if (!trigger && schema[key] !== undefined) problems.push(`${key} is for triggers`);
-  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'x-pipe-retry', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
+  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'x-pipe-retry', 'x-pipe-operations', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
   return problems;
 }

@@ -3,7 +3,8 @@
  *   PIPEC_STORE=postgres://… → PostgreSQL Object Store + advisory-lock scheduler lock, else SQLite;
  *   PIPEC_BROKER=nats://…    → NATS JetStream broker (dead letters in JetStream), else the SQLite
  *                              durable queue (dead letters in the file);
- *   the scheduler lock: PostgreSQL when configured, else NATS KV when NATS is, else the SQLite file.
+ *   the scheduler lock: PostgreSQL when configured, else NATS KV when NATS is, else the SQLite file;
+ *   watermarks of polling triggers (sql-poll): PostgreSQL when configured, else the SQLite file.
  * Any other scheme stops the start (config.ts), as does a mix PIPEC_REPLICAS says is not shared.
  * Embedded mode keeps everything in one SQLite file `<dataDir>/pipec.db`.
  *
@@ -26,6 +27,7 @@ import type { DeadLetterStore } from './dead-letters.js';
 import { guarded } from './guard.js';
 import { maxDocumentBytes } from './json-safe.js';
 import { createSqliteLock, type SchedulerLock } from './locks.js';
+import { createSqliteWatermarks, type WatermarkStore } from './watermarks.js';
 import type { NatsLink } from './nats/connection.js';
 import type { PgPool } from './postgres/pool.js';
 import type { PgSupervisor } from './postgres/supervisor.js';
@@ -40,6 +42,8 @@ export interface Backends {
   readonly broker: EventBroker;
   /** Runs fn only if this process got the lock `key` (once across replicas); false when another holds it. */
   readonly lock: SchedulerLock;
+  /** How far polling triggers have read (sql-poll), in PostgreSQL when configured, else in the SQLite file. */
+  readonly watermarks: WatermarkStore;
   readonly deadLetters: DeadLetterStore;
   /** Which remote backends are unreachable now (for `/ready`). */
   readonly availability: Availability;
@@ -78,6 +82,7 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
     // The distributed drivers (pg, nats) load only when configured: an embedded service starts faster.
     let store: ObjectStoreBackend;
     let lock: SchedulerLock;
+    let watermarks: WatermarkStore;
     let rateLimits: RateLimitStore | undefined;
     if (usePostgres && storeUrl) {
       const postgres = await loadPostgres();
@@ -90,10 +95,12 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
       const lost = (err: unknown): void => watch.lost(err);
       store = guarded(postgres.createPgStore({ pool: pgPool, clock, regex, ...limits }), dependency, postgres.isConnectionError, lost);
       lock = guarded(postgres.createPgLock(pgPool, clock, logger), dependency, postgres.isConnectionError, lost);
+      watermarks = guarded(postgres.createPgWatermarks(pgPool, () => clock.now()), dependency, postgres.isConnectionError, lost);
       rateLimits = guarded(postgres.createPgRateLimitStore(pgPool, clock), dependency, postgres.isConnectionError, lost);
     } else {
       store = createSqliteStore({ db: sqlite as SqliteDatabase, clock, regex, ...limits });
       lock = createSqliteLock(sqlite as SqliteDatabase, clock);
+      watermarks = createSqliteWatermarks(sqlite as SqliteDatabase, () => clock.now());
     }
 
     let broker: EventBroker & { readonly deadLetters: DeadLetterStore };
@@ -131,6 +138,7 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
       store,
       broker,
       lock,
+      watermarks,
       deadLetters: broker.deadLetters,
       availability,
       ...(rateLimits ? { rateLimits } : {}),
@@ -176,9 +184,9 @@ function maxAgeFrom(env: NodeJS.ProcessEnv): number | undefined {
 }
 
 async function loadPostgres() {
-  const [pool, store, locks, supervisor, rateLimits] = await Promise.all([
+  const [pool, store, locks, supervisor, watermarks, rateLimits] = await Promise.all([
     import('./postgres/pool.js'), import('./postgres/store.js'), import('./locks.js'), import('./postgres/supervisor.js'),
-    import('./postgres/rate-limits.js'),
+    import('./watermarks.js'), import('./postgres/rate-limits.js'),
   ]);
   return {
     createPgPool: pool.createPgPool,
@@ -186,6 +194,7 @@ async function loadPostgres() {
     isConnectionError: pool.isConnectionError,
     createPgStore: store.createPgStore,
     createPgLock: locks.createPgLock,
+    createPgWatermarks: watermarks.createPgWatermarks,
     PgSupervisor: supervisor.PgSupervisor,
     createPgRateLimitStore: rateLimits.createPgRateLimitStore,
   };

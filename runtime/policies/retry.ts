@@ -2,7 +2,7 @@
  * The `retry` step option: one policy for every connector (runtime/steps.ts applies it around the
  * connector's `run`). Attempts, exponential backoff with equal jitter (the backoff of the event
  * trigger, runtime/backends/backoff.ts), a cap on each wait and a total budget, and which failures
- * are retried: by error kind and by status. A failure that carries `Retry-After` (a 429 or 503)
+ * are retried: by error kind, and by the status the other side answered. A failure that carries `Retry-After` (a 429 or 503)
  * waits what the server asked for, when that fits in the budget.
  *
  * Time comes from a `Pacer` (the service's clock): tests inject one that records the waits and moves
@@ -25,7 +25,10 @@ export interface RetrySpec {
   readonly budgetMs: number;
   /** Error kinds retried (`TIMEOUT`, `REST_UNREACHABLE`, …). */
   readonly kinds: readonly string[];
-  /** Statuses retried: an error with this code, or an output whose status field has it. */
+  /**
+   * Statuses retried: what the other side answered — an output whose status field has it (an
+   * HTTP error answered as data), or an error whose `details.status` has it.
+   */
   readonly statuses: readonly number[];
   /**
    * The output field that holds a status (the connector's `x-pipe-retry.output`), for connectors
@@ -113,9 +116,12 @@ function errorFailure(spec: RetrySpec, err: unknown, now: number): Failure {
   if (!(err instanceof PipeError)) return { retryable: false, kind: 'INTERNAL', status: 500, retryAfterMs: undefined };
   const retryAfter = err.details?.['retryAfter'];
   const retryAfterMs = typeof retryAfter === 'string' || typeof retryAfter === 'number' ? parseRetryAfter(String(retryAfter), now) : undefined;
-  // An open circuit answers 503 but is retried only when named: its point is to fail fast.
-  const retryable = spec.kinds.includes(err.kind) || (err.kind !== 'CIRCUIT_OPEN' && spec.statuses.includes(err.code));
-  return { retryable, kind: err.kind, status: err.code, retryAfterMs };
+  // A status is what the other side answered (a `rest` error's details.status), never the error's
+  // own code: a response too large is a 502 of ours, not a 502 of the server.
+  const remote = err.details?.['status'];
+  const answered = typeof remote === 'number' ? remote : undefined;
+  const retryable = spec.kinds.includes(err.kind) || (answered !== undefined && spec.statuses.includes(answered));
+  return { retryable, kind: err.kind, status: answered ?? err.code, retryAfterMs };
 }
 
 function outputFailure(spec: RetrySpec, output: Json, now: number): Failure {

@@ -194,6 +194,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   const host: TriggerHost = {
     engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,
+    watermarks: backends.watermarks,
     ...(backends.rateLimits ? { rateLimits: backends.rateLimits } : {}),
     refuse, errorDetail: errorDetailFromEnv(env), origins: originPolicyFromEnv(env),
     route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),

@@ -18,7 +18,7 @@ import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { RateLimitStore } from '../security/rate-limit.js';
 import type { Clock, Connections, EventBroker, Json, PipelineModule, TriggerSpec } from '../types.js';
-import type { LockBackend } from './backends-port.js';
+import type { LockBackend, WatermarkStore } from './backends-port.js';
 import type { ExecutionOutcome } from './create-service.js';
 import type { ExecutionEngine } from './execution.js';
 import type { ErrorDetail } from './http-response.js';
@@ -73,6 +73,8 @@ export interface TriggerHost {
   readonly connections: Connections;
   /** The cross-replica lock (one replica runs a scheduler tick). */
   readonly lock: LockBackend;
+  /** How far polling triggers have read, kept durably in pipec's backend (sql-poll). */
+  readonly watermarks: WatermarkStore;
   /** Rate-limit counters shared by replicas (absent: each process counts alone). */
   readonly rateLimits?: RateLimitStore;
   /**

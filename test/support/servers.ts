@@ -6,6 +6,8 @@
 import { createConnection } from 'node:net';
 
 export const PG_URL = process.env['PIPEC_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** MySQL/MariaDB for the sql connector's tests (root without password here; CI's service the same). */
+export const MYSQL_URL = process.env['PIPEC_TEST_MYSQL'] ?? 'mysql://root@127.0.0.1:3306/test';
 export const NATS_URL = process.env['PIPEC_TEST_NATS'] ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env['PIPEC_TEST_REDIS'] ?? 'redis://127.0.0.1:6379';
 export const AMQP_URL = process.env['PIPEC_TEST_AMQP'] ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -28,6 +30,7 @@ export function reachable(url: string, defaultPort: number): Promise<boolean> {
 }
 
 export const postgresReachable = (): Promise<boolean> => reachable(PG_URL, 5432);
+export const mysqlReachable = (): Promise<boolean> => reachable(MYSQL_URL, 3306);
 export const natsReachable = (): Promise<boolean> => reachable(NATS_URL, 4222);
 export const redisReachable = (): Promise<boolean> => reachable(REDIS_URL, 6379);
 export const amqpReachable = (): Promise<boolean> => reachable(AMQP_URL, 5672);

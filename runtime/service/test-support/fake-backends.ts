@@ -10,7 +10,7 @@ import type {
   Clock, Delivery, EventBroker, EventEnvelope, FindOptions, Json, JsonObject, ObjectStoreBackend,
   StoreIndex, StoreOptions, Subscription,
 } from '../../types.js';
-import type { Backends, LockBackend } from '../backends-port.js';
+import type { Backends, LockBackend, WatermarkStore } from '../backends-port.js';
 
 type Handler = (delivery: Delivery) => Promise<void>;
 interface ConsumerOptions { maxDeliveries: number; ackTimeout: number; concurrency: number; backoff?: unknown }
@@ -339,10 +339,28 @@ export class FakeLock implements LockBackend {
   }
 }
 
+/** Watermarks in memory: one holder per key at a time, values kept for the fake's life. */
+export class FakeWatermarks implements WatermarkStore {
+  readonly values = new Map<string, string>();
+  private readonly held = new Set<string>();
+
+  async withWatermark(key: string, fn: (current: string | null, advance: (value: string) => Promise<void>) => Promise<void>): Promise<boolean> {
+    if (this.held.has(key)) return false;
+    this.held.add(key);
+    try {
+      await fn(this.values.get(key) ?? null, async (value) => void this.values.set(key, value));
+      return true;
+    } finally {
+      this.held.delete(key);
+    }
+  }
+}
+
 export interface FakeBackends extends Backends {
   readonly store: FakeStore;
   readonly broker: FakeBroker;
   readonly lock: FakeLock;
+  readonly watermarks: FakeWatermarks;
   closed: boolean;
 }
 
@@ -351,7 +369,7 @@ export function createFakeBackends(clock?: Clock): FakeBackends {
   const broker = new FakeBroker(clock);
   const lock = new FakeLock();
   const backends: FakeBackends = {
-    store, broker, lock, closed: false,
+    store, broker, lock, watermarks: new FakeWatermarks(), closed: false,
     async close() {
       backends.closed = true;
       await broker.close();
