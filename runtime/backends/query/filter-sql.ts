@@ -422,13 +422,17 @@ const LITERAL_SEGMENT = /^[A-Za-z0-9_$-]+$/;
  * array on the way (`a` in `a.b`) reaches values that no index on `a.b` holds.
  */
 export function indexProbesSql(filter: Filter, dialect: Dialect, params: ParamSink, context?: ProbeContext): string[] {
-  if (dialect === 'sqlite' && (context === undefined || context.indexed.size === 0)) return [];
   const items = filter.kind === 'and' ? filter.items : [filter];
   const probes: string[] = [];
   for (const item of items) {
     if (item.kind === 'and') probes.push(...indexProbesSql(item, dialect, params, context));
     if (item.kind !== 'field' || item.path.length !== 1) continue;
     const field = item.path[0] as string;
+    if (field === '_oId') {
+      const ids = idProbe(item.condition, params);
+      if (ids !== null) probes.push(ids);
+      continue;
+    }
     if (INDEX.test(field) || !LITERAL_SEGMENT.test(field)) continue;
     if (dialect === 'sqlite' && !context?.indexed.has(field)) continue;
     const probe = probeOf(item.condition, dialect);
@@ -436,6 +440,16 @@ export function indexProbesSql(filter: Filter, dialect: Dialect, params: ParamSi
     probes.push(dialect === 'sqlite' ? sqliteProbe(field, probe, params, (context as ProbeContext).store) : postgresProbe(field, probe, params));
   }
   return probes;
+}
+
+/**
+ * `_oId` is also the `id` column (String of it; `_oId` is immutable), which the UNIQUE (store, id)
+ * index answers: an equality or `$in` on strings or numbers reads only those ids.
+ */
+function idProbe(condition: FieldCondition, params: ParamSink): string | null {
+  const values = condition.op === 'eq' ? [condition.value] : condition.op === 'in' ? condition.values : null;
+  if (values === null || values.length === 0 || !values.every((v) => typeof v === 'string' || typeof v === 'number')) return null;
+  return `d.id IN (${values.map((v) => params.bind(String(v))).join(', ')})`;
 }
 
 /** The expressions of an index key on `field` (dotted), as createIndex writes them and queries must repeat them. */
