@@ -9,7 +9,7 @@ import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../
 import { PipeError } from '../../errors.js';
 import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
 import { runStages } from '../query/aggregate.js';
-import { indexExpressions, postgresParams, sortArraysSql, sortToSql, whereSql } from '../query/filter-sql.js';
+import { indexExpressions, postgresParams, querySql, sortArraysSql, sortToSql } from '../query/filter-sql.js';
 import { parseFilter, type Filter } from '../query/filter.js';
 import { mergeAmbiguous, mergedDocument, mergeTargetQuery, unmatchedDocument, type MergeSpec } from '../query/merge.js';
 import { sortThroughArray } from '../query/match.js';
@@ -56,7 +56,7 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     const params = postgresParams();
     const storeP = params.bind(store);
     const nowP = params.bind(clock.now());
-    const where = whereSql(filter, 'postgres', params);
+    const where = querySql(filter, 'postgres', params).where;
     const order = sortToSql(sort, 'postgres', params);
     const limit = params.bind(page.limit);
     const skip = params.bind(page.skip);
@@ -74,7 +74,7 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     if (arrays === null) return;
     const storeP = params.bind(store);
     const nowP = params.bind(clock.now());
-    const where = whereSql(filter, 'postgres', params);
+    const where = querySql(filter, 'postgres', params).where;
     const sql = `SELECT 1 FROM pipec_documents AS d WHERE d.store = ${storeP} AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint) AND ${where} AND ${arrays} LIMIT 1`;
     if ((await db.query(sql, params.values)).rows.length > 0) throw sortThroughArray();
   };
@@ -182,7 +182,7 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       const params = postgresParams();
       const storeP = params.bind(store);
       const nowP = params.bind(clock.now());
-      const where = whereSql(filter, 'postgres', params);
+      const where = querySql(filter, 'postgres', params).where;
       const sql =
         `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM pipec_documents AS d WHERE d.store = ${storeP}` +
         ` AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint) AND ${where} ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;

@@ -54,19 +54,31 @@ export function sqliteJsonPath(path: readonly string[]): string {
  * store and the placeholder of the store name; PostgreSQL probes every eligible field.
  */
 export interface ProbeContext {
-  readonly indexed: ReadonlySet<string>;
+  /** Field → the name of an index it leads (pipec_u?ix_<hex>, checked before it is spliced). */
+  readonly indexed: ReadonlyMap<string, string>;
+  /** The store name (validated: `[a-z][a-z0-9_-]*`), written as a literal so the partial index applies. */
   readonly store: string;
 }
 
 /**
- * The WHERE text of a filter: its exact predicate, preceded by the index probes that an index made
- * by `createIndex` can answer (indexProbesSql). The probes only narrow what the planner reads.
+ * FROM and WHERE text of a filter: its exact predicate, with the index probes an index made by
+ * `createIndex` can answer (indexProbesSql). The probes only narrow what the planner reads. On
+ * SQLite the first probe that lists rows drives the query (`CROSS JOIN` fixes the join order:
+ * without statistics SQLite would rather walk the store in `seq` order to skip the sort).
  */
-export function whereSql(filter: Filter, dialect: Dialect, params: ParamSink, probes?: ProbeContext): string {
+export function querySql(filter: Filter, dialect: Dialect, params: ParamSink, probes?: ProbeContext): { from: string; where: string } {
   const narrowing = indexProbesSql(filter, dialect, params, probes);
   const exact = filterToSql(filter, dialect, params);
-  return narrowing.length === 0 ? exact : `${narrowing.join(' AND ')} AND ${exact}`;
+  const rows = narrowing.find((p) => p.kind === 'rows');
+  const terms = narrowing.map((p) => (p === rows ? 'd.seq = p.seq' : p.kind === 'rows' ? `d.seq IN (${p.sql})` : p.sql));
+  return {
+    from: rows === undefined ? 'pipec_documents AS d' : `(${rows.sql}) AS p CROSS JOIN pipec_documents AS d`,
+    where: [...terms, exact].join(' AND '),
+  };
 }
+
+/** A probe: a WHERE term, or (SQLite) a SELECT of the `seq` of every row that may match. */
+export type IndexProbe = { readonly kind: 'where' | 'rows'; readonly sql: string };
 
 export function filterToSql(filter: Filter, dialect: Dialect, params: ParamSink): string {
   switch (filter.kind) {
@@ -409,9 +421,10 @@ const LITERAL_SEGMENT = /^[A-Za-z0-9_$-]+$/;
  * every matching document satisfies, written with exactly the expressions of the indexes createIndex
  * makes (indexExpressions), so the planner reads only the index entries that may match:
  *
- * - SQLite, index on `json_type(doc, '$."f"'), json_extract(doc, '$."f"')`: `d.seq IN (SELECT …
- *   WHERE json_type(…) = 'text' AND json_extract(…) = @v UNION ALL SELECT … WHERE json_type(…) =
- *   'array')` — one index search per alternative (SQLite does not split such an OR by itself).
+ * - SQLite, index on `json_type(doc, '$."f"'), json_extract(doc, '$."f"')`: `SELECT x.seq …
+ *   WHERE json_type(…) = 'text' AND json_extract(…) = @v UNION SELECT … WHERE json_type(…) =
+ *   'array'` — one index search per alternative (SQLite does not split such an OR by itself), each
+ *   `INDEXED BY` the index (without statistics SQLite may prefer the (store, seq) index).
  *   Only for fields that lead an index of the store (without one the subquery would scan).
  * - PostgreSQL, index on `doc #> '{f}'` (jsonb's own order: null < string < number < boolean <
  *   array < object, with `[]` below null): `x = $v::jsonb OR (x > 'true' AND x < '{}')`, which
@@ -421,23 +434,27 @@ const LITERAL_SEGMENT = /^[A-Za-z0-9_$-]+$/;
  * matching element; the exact predicate (filterToSql) still decides. Nested paths get no probe: an
  * array on the way (`a` in `a.b`) reaches values that no index on `a.b` holds.
  */
-export function indexProbesSql(filter: Filter, dialect: Dialect, params: ParamSink, context?: ProbeContext): string[] {
+export function indexProbesSql(filter: Filter, dialect: Dialect, params: ParamSink, context?: ProbeContext): IndexProbe[] {
   const items = filter.kind === 'and' ? filter.items : [filter];
-  const probes: string[] = [];
+  const probes: IndexProbe[] = [];
   for (const item of items) {
     if (item.kind === 'and') probes.push(...indexProbesSql(item, dialect, params, context));
     if (item.kind !== 'field' || item.path.length !== 1) continue;
     const field = item.path[0] as string;
     if (field === '_oId') {
       const ids = idProbe(item.condition, params);
-      if (ids !== null) probes.push(ids);
+      if (ids !== null) probes.push({ kind: 'where', sql: ids });
       continue;
     }
     if (INDEX.test(field) || !LITERAL_SEGMENT.test(field)) continue;
     if (dialect === 'sqlite' && !context?.indexed.has(field)) continue;
     const probe = probeOf(item.condition, dialect);
     if (probe === null) continue;
-    probes.push(dialect === 'sqlite' ? sqliteProbe(field, probe, params, (context as ProbeContext).store) : postgresProbe(field, probe, params));
+    probes.push(
+      dialect === 'sqlite'
+        ? { kind: 'rows', sql: sqliteProbe(field, probe, params, (context as ProbeContext).store, (context as ProbeContext).indexed.get(field) as string) }
+        : { kind: 'where', sql: postgresProbe(field, probe, params) },
+    );
   }
   return probes;
 }
@@ -495,7 +512,9 @@ function probeOf(condition: FieldCondition, dialect: Dialect): Probe | null {
   }
 }
 
-function sqliteProbe(field: string, probe: Probe, params: ParamSink, store: string): string {
+function sqliteProbe(field: string, probe: Probe, params: ParamSink, store: string, index: string): string {
+  if (!/^pipec_u?ix_[0-9a-f]{16}$/.test(index)) throw new Error(`not a pipec index name: ${index}`);
+  if (!/^[a-z][a-z0-9_-]*$/.test(store)) throw new Error(`store name not validated: ${store}`);
   const { type: t, value: v } = indexExpressions(field, 'sqlite', 'x.doc');
   const typed = (q: Scalar): string =>
     typeof q === 'number' ? `${t} IN ('integer','real')` : typeof q === 'string' ? `${t} = 'text'` : `${t} = '${q ? 'true' : 'false'}'`;
@@ -507,8 +526,8 @@ function sqliteProbe(field: string, probe: Probe, params: ParamSink, store: stri
             (probe.low ? ` AND ${v} ${probe.low[0]} ${params.bind(probe.low[1])}` : '') +
             (probe.high ? ` AND ${v} ${probe.high[0]} ${params.bind(probe.high[1])}` : ''),
         ];
-  const selects = [...alternatives, `${t} = 'array'`].map((a) => `SELECT x.seq FROM pipec_documents AS x WHERE x.store = ${store} AND ${a}`);
-  return `d.seq IN (${selects.join(' UNION ALL ')})`;
+  const selects = [...alternatives, `${t} = 'array'`].map((a) => `SELECT x.seq FROM pipec_documents AS x INDEXED BY "${index}" WHERE x.store = '${store}' AND ${a}`);
+  return selects.join(' UNION ');
 }
 
 function postgresProbe(field: string, probe: Probe, params: ParamSink): string {

@@ -43,7 +43,7 @@ async function runQueries(store: ObjectStoreBackend, name: string): Promise<void
 
 /** The captured statements that read or delete documents of the store through a filter. */
 const filtered = (captured: readonly Captured[]): Captured[] =>
-  captured.filter((c) => /FROM pipec_documents AS d WHERE/.test(c.sql) && /#>|json_type/.test(c.sql));
+  captured.filter((c) => /FROM (pipec_documents AS d|\(SELECT x\.seq .*\) AS p CROSS JOIN pipec_documents AS d) WHERE/.test(c.sql) && /#>|json_type/.test(c.sql));
 
 describe('indexes are used (SQLite)', () => {
   let dir: string;
@@ -76,7 +76,6 @@ describe('indexes are used (SQLite)', () => {
     await store.insert('plans', docs());
     await store.createIndex('plans', { status: 1 });
     await store.createIndex('plans', { n: -1 });
-    db.exec('ANALYZE');
     captured.length = 0;
     await runQueries(store, 'plans');
     const statements = filtered(captured);
