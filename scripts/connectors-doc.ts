@@ -5,6 +5,7 @@
  * writes them; test/connectors-doc.test.ts fails when they are stale.
  */
 import type { ConnectorRegistry, ConnectorSchema, JsonSchema } from '../compiler/connectors/connector-registry.js';
+import { retryDefaults } from '../compiler/check/check-policies.js';
 
 const GENERATED = 'Generated from its `schema.json` by `npm run docs:connectors` — do not edit by hand.';
 
@@ -54,6 +55,7 @@ function renderPage(schema: ConnectorSchema): string {
   lines.push(...renderOperations(schema));
   lines.push(...(schema.kind === 'trigger' ? renderTriggerMessage(schema) : renderOutput(schema)));
   lines.push(...renderErrors(schema));
+  if (schema.kind === 'connector') lines.push(...renderRetry(schema));
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
@@ -204,6 +206,28 @@ function renderErrors(schema: ConnectorSchema): string[] {
     const byDefault = failOnError['default'] === true ? 'ends the execution by default' : 'does not end the execution by default';
     out.push('', `A failure ${byDefault} (\`fail-on-error: ${String(failOnError['default'] ?? false)}\`); see the [index](README.md).`);
   }
+  return [...out, ''];
+}
+
+/** What the step option `retry` does on this connector (docs/reliability.md). */
+function renderRetry(schema: ConnectorSchema): string[] {
+  const out = ['## Retry', ''];
+  const defaults = retryDefaults(schema);
+  if (!defaults) {
+    out.push('`retry` does not apply: none of its failures can pass on another attempt (PIPE3012).');
+    return [...out, ''];
+  }
+  const kinds = defaults.kinds.length > 0 ? defaults.kinds.map((k) => `\`${k}\``).join(', ') : 'none by kind';
+  out.push(
+    `With \`retry\` (see [docs/reliability.md](../reliability.md#retries-the-step-option-retry)): ${defaults.attempts} attempts,`,
+    `waits from ${defaults.initialMs} ms growing ×${defaults.multiplier} up to ${defaults.maxDelayMs} ms with jitter, within ${defaults.budgetMs} ms;`,
+    defaults.statuses.length > 0
+      ? `retried: ${kinds}, and a failure whose \`details.status\` (the other side's answer) is ${defaults.statuses.join(', ')}.`
+      : `retried: ${kinds}.`,
+  );
+  const facts = schema['x-pipe-retry'];
+  if (facts?.output) out.push(`An answer whose \`${facts.output.status}\` is one of those statuses is retried too (Retry-After honoured).`);
+  if (facts?.unsafe) out.push('', `A retried call may not be idempotent (warning PIPE3014): ${facts.unsafe.how}.`);
   return [...out, ''];
 }
 

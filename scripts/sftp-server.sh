@@ -27,12 +27,21 @@ sshd_path() {
 install_sshd() {
   sshd_path >/dev/null && return 0
   [ "$(id -u)" = 0 ] || die "sshd is missing and installing openssh-server needs root"
-  echo "sftp-server: installing openssh-server" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends openssh-server >&2 \
-    || die "apt-get install openssh-server failed"
-  # The package's own service is not wanted here: the tests run their own sshd.
-  if command -v service >/dev/null 2>&1; then service ssh stop >/dev/null 2>&1 || true; fi
+  # Test files may start servers at once: one installs, the others wait for it. The lock's file
+  # descriptor is closed before sshd starts (a daemon inheriting it would hold the lock).
+  exec 9>/tmp/pipec-sftp-install.lock
+  flock 9
+  if ! sshd_path >/dev/null; then
+    echo "sftp-server: installing openssh-server" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends openssh-server >&2; }; then
+      exec 9>&-
+      die "apt-get install openssh-server failed"
+    fi
+    # The package's own service is not wanted here: the tests run their own sshd.
+    if command -v service >/dev/null 2>&1; then service ssh stop >/dev/null 2>&1 || true; fi
+  fi
+  exec 9>&-
 }
 
 free_port() {

@@ -13,7 +13,8 @@ import type { SourceFile } from '../../base/source/source-file.js';
 import type { Span } from '../../base/source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
 import type { ParamValidators } from './check-params.js';
-import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
+import { invalidSchema, schemaKeywordDiagnostic } from './errors.js';
 import { detectDraft, DRAFTS, type Draft, type SchemaCompiler, type SchemaProblem } from './json-schema.js';
 
 export interface ServiceFacts {
@@ -135,16 +136,14 @@ export function schemaDiagnostics(
   const coded = problems.filter((p): p is SchemaProblem & { code: DiagnosticCode } => p.code !== undefined);
   if (coded.length > 0) {
     return coded.map((p) =>
-      diagnostic(p.code, { message: p.message, span: where(p.pointer), label: p.label ?? 'here', ...(p.hint ? { hint: p.hint } : {}) }));
+      schemaKeywordDiagnostic(
+        { code: p.code, message: p.message, label: p.label ?? 'here', ...(p.hint ? { hint: p.hint } : {}) },
+        where(p.pointer),
+      ));
   }
   const specific = problems.find((p) => p.keyword === 'enum') ?? problems.find((p) => p.keyword !== 'anyOf') ?? problems[0];
   if (!specific) return [];
   return [
-    diagnostic('PIPE3006', {
-      message: `invalid JSON Schema (${draft}): ${specific.message}`,
-      span: where(specific.pointer),
-      label: 'invalid schema',
-      hint: 'fix the schema keyword named above',
-    }),
+    invalidSchema(draft, specific.message, where(specific.pointer)),
   ];
 }

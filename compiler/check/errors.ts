@@ -6,7 +6,7 @@
  * titles come from the catalogue (base/diagnostics/codes/). A connector's own checks are raised
  * from its folder with `api.diagnostic` (runtime/connectors/README.md).
  */
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 
@@ -152,6 +152,47 @@ function firstNames(list: readonly string[]): string {
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// ───────────────────────────── per-operation rules (operation-rules.ts) ─────────────────────────────
+// `operation` is the connector and its operation as written (`csv parse`).
+
+/** `takers` are the operations that take `key` (already as code spans); `accepted` what this one takes. */
+export function notAnOperationParameter(
+  key: string, operation: string, at: Span, takers: readonly string[], accepted: readonly string[],
+): Diagnostic {
+  return diagnostic('PIPE3015', {
+    message: `\`${key}\` is not a parameter of \`${operation}\``,
+    span: at,
+    label: `only for ${takers.join(', ')}`,
+    body: [`\`${operation}\` takes: ${names(accepted) || 'no parameters of its own'}.`],
+    hint: `remove \`${key}\``,
+  });
+}
+
+export function missingOperationParameter(key: string, operation: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3002', {
+    message: `missing required parameter \`${key}\` for \`${operation}\``,
+    span: at,
+    label: `needs \`${key}\``,
+    hint: `add \`${key}: …\``,
+  });
+}
+
+export function operationNeedsOneOf(operation: string, group: readonly string[], at: Span): Diagnostic {
+  const list = group.map((k) => `\`${k}\``).join(' or ');
+  return diagnostic('PIPE3002', { message: `\`${operation}\` needs ${list}`, span: at, label: `needs ${list}`, hint: `add one of ${list}` });
+}
+
+/** `key` is a second parameter of `group` given; `first` the one given before it. */
+export function moreThanOneOf(operation: string, group: readonly string[], key: string, first: string, at: Span): Diagnostic {
+  const list = group.map((k) => `\`${k}\``).join(' or ');
+  return diagnostic('PIPE3015', {
+    message: `\`${operation}\` takes one of ${list}, not both`,
+    span: at,
+    label: `\`${first}\` is already given`,
+    hint: `remove \`${key}\``,
+  });
 }
 
 // ───────────────────────────── steps (check-steps.ts) ─────────────────────────────
@@ -393,6 +434,74 @@ export function unknownCapsuleParamType(type: string, capsule: string, at: Span,
     label: 'unknown type',
     body: [`Parameter types: ${names(known)}.`],
   });
+}
+
+/** A schema that breaks its draft's meta-schema; `problem` is the most specific complaint. */
+export function invalidSchema(draft: string, problem: string, at: Span): Diagnostic {
+  return diagnostic('PIPE3006', {
+    message: `invalid JSON Schema (${draft}): ${problem}`,
+    span: at,
+    label: 'invalid schema',
+    hint: 'fix the schema keyword named above',
+  });
+}
+
+/** A pattern or format problem of a schema (below; json-schema.ts passes them on), at its value. */
+export function schemaKeywordDiagnostic(
+  problem: { readonly code: DiagnosticCode; readonly message: string; readonly label: string; readonly hint?: string },
+  at: Span,
+): Diagnostic {
+  const { code, message, label, hint } = problem;
+  return diagnostic(code, { message, span: at, label, ...(hint ? { hint } : {}) });
+}
+
+// ───────────────────────────── schema keywords (schema-keywords.ts) ─────────────────────────────
+// Problems of a schema's `pattern` and `format` values, at their JSON pointer; context.ts turns
+// them into diagnostics where the schema is written.
+
+/** A schema keyword's problem at `pointer` inside the schema. */
+export interface SchemaKeywordProblem {
+  readonly code: 'PIPE5504' | 'PIPE5505' | 'PIPE3010';
+  readonly pointer: string;
+  readonly message: string;
+  readonly label: string;
+  readonly hint?: string;
+}
+
+/** `known` are the formats the validators check. */
+export function unknownFormat(
+  format: string, pointer: string, known: readonly string[], suggestion: string | undefined,
+): SchemaKeywordProblem {
+  return {
+    code: 'PIPE3010',
+    pointer,
+    message: `unknown JSON Schema format ${JSON.stringify(format)}: no validator would check it`,
+    label: suggestion ? `did you mean "${suggestion}"?` : 'unknown format',
+    hint: suggestion
+      ? `write "${suggestion}"`
+      : `known formats: ${known.join(', ')}; or check the value with \`pattern\``,
+  };
+}
+
+/** `detail` is what the regex translator said of the pattern. */
+export function patternNeedsBacktracking(pattern: string, pointer: string, detail: string): SchemaKeywordProblem {
+  return {
+    code: 'PIPE5504',
+    pointer,
+    message: `the pattern ${JSON.stringify(pattern)} needs a backtracking engine: ${detail}`,
+    label: 'needs backtracking',
+    hint: 'rewrite it without lookaround or backreferences (for an exclusion, add `not: { pattern: … }`)',
+  };
+}
+
+export function invalidPattern(pattern: string, pointer: string, detail: string): SchemaKeywordProblem {
+  return {
+    code: 'PIPE5505',
+    pointer,
+    message: `the pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${detail}`,
+    label: 'invalid pattern',
+    hint: 'JSON Schema patterns are ECMAScript regular expressions',
+  };
 }
 
 // ───────────────────────────── failure policies (check-policies.ts) ─────────────────────────────

@@ -11,7 +11,7 @@
  */
 import type { ObjectEntry } from '../ast/ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { missingOperationParameter, moreThanOneOf, notAnOperationParameter, operationNeedsOneOf } from './errors.js';
 import type { Span } from '../../base/source/span.js';
 import type { OperationFacts } from '../connectors/connector-registry.js';
 import type { StepHookInput } from '../connectors/hook-api.js';
@@ -33,48 +33,28 @@ export function checkOperationRules({ step, schema, extra, extraSpans }: StepHoo
   for (const [key, span] of given) {
     if (!specific.has(key) || accepted.has(key)) continue;
     const takers = Object.entries(facts.rules).filter(([, r]) => (r.accepts ?? []).includes(key)).map(([op]) => `\`${schema.name} ${op}\``);
-    out.push(diagnostic('PIPE3015', {
-      message: `\`${key}\` is not a parameter of \`${named}\``,
-      span,
-      label: `only for ${takers.join(', ')}`,
-      body: [`\`${named}\` takes: ${[...accepted].map((k) => `\`${k}\``).join(', ') || 'no parameters of its own'}.`],
-      hint: `remove \`${key}\``,
-    }));
+    out.push(notAnOperationParameter(key, named, span, takers, [...accepted]));
   }
   for (const key of rule.required ?? []) {
     if (given.has(key) || extra[key] !== undefined) continue;
-    out.push(diagnostic('PIPE3002', {
-      message: `missing required parameter \`${key}\` for \`${named}\``,
-      span: step.connectorSpan,
-      label: `needs \`${key}\``,
-      hint: `add \`${key}: …\``,
-    }));
+    out.push(missingOperationParameter(key, named, step.connectorSpan));
   }
   for (const group of rule['one-of'] ?? []) {
     const present = group.filter((key) => given.has(key));
-    const list = group.map((k) => `\`${k}\``).join(' or ');
     if (present.length === 0) {
-      out.push(diagnostic('PIPE3002', {
-        message: `\`${named}\` needs ${list}`,
-        span: step.connectorSpan,
-        label: `needs ${list}`,
-        hint: `add one of ${list}`,
-      }));
+      out.push(operationNeedsOneOf(named, group, step.connectorSpan));
     }
     for (const key of present.slice(1)) {
-      out.push(diagnostic('PIPE3015', {
-        message: `\`${named}\` takes one of ${list}, not both`,
-        span: given.get(key) ?? step.connectorSpan,
-        label: `\`${present[0]}\` is already given`,
-        hint: `remove \`${key}\``,
-      }));
+      out.push(moreThanOneOf(named, group, key, present[0] ?? key, given.get(key) ?? step.connectorSpan));
     }
   }
   return out;
 }
 
 /** The operation as written: a header word, or a literal string/word parameter. */
-function operationOf(parameter: string, entries: readonly { kind: string; key: string }[], extra: Readonly<Record<string, unknown>>): string | undefined {
+function operationOf(
+  parameter: string, entries: readonly { kind: string; key: string }[], extra: Readonly<Record<string, unknown>>,
+): string | undefined {
   const word = extra[parameter];
   if (typeof word === 'string') return word;
   const entry = entries.find((e): e is ObjectEntry => e.kind === 'entry' && e.key === parameter);

@@ -108,7 +108,7 @@ function emitServiceDefinition(plan: ServicePlan, moduleNames: ReadonlyMap<strin
     }
     if (openapi !== undefined) {
       body.line('/** The OpenAPI 3.1 document of the HTTP routes, served at /openapi.json (`pipec openapi` prints it). */');
-      for (const text of `openapi: ${JSON.stringify(openapi, null, 2)},`.split('\n')) body.line(text);
+      for (const line of `openapi: ${JSON.stringify(openapi, null, 2)},`.split('\n')) body.line(line);
     }
   }, ';');
   const text = body.toString();

@@ -30,9 +30,10 @@ import type { CompiledJslt } from '../jslt/index.js';
 import type { FieldType, PipeType } from '../types/pipe-type.js';
 import type { ConnectorSchema } from './connector-registry.js';
 
+/** `DiagnosticCode`: the codes of base/diagnostics/codes/ (name it for a code kept in a variable or a table). */
 export type {
-  BracesEnv, StepsEntry, CompiledValue, ConnectorSchema, ConnectorStep, Diagnostic, FieldType, JsExpr, LiteralInstance, ObjectValue,
-  PipeType, PipelineContext, Span, Step, TriggerDecl, Value,
+  BracesEnv, StepsEntry, CompiledValue, ConnectorSchema, ConnectorStep, Diagnostic, DiagnosticCode, FieldType, JsExpr,
+  LiteralInstance, ObjectValue, PipeType, PipelineContext, Span, Step, TriggerDecl, Value,
 };
 
 /** A connector step being checked, after its parameters were checked against the schema. */
@@ -158,7 +159,13 @@ export interface CompileApi {
   compileValue(value: Value, env: BracesEnv, ctx: PipelineContext): CompiledValue;
   /** An object key as written in JS (`a`, `"content-type"`). */
   propertyKey(key: string): string;
-  compileJoltChain(spec: unknown, locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span): CompiledJolt;
+  /**
+   * Compiles a JOLT chain; `locate` maps a path inside the spec to its span. With `ctx`, the generated
+   * code's comments name the .pipe line of each spec entry.
+   */
+  compileJoltChain(
+    spec: unknown, locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span, ctx?: PipelineContext,
+  ): CompiledJolt;
   /** Compiles the JSLT query of a string value, its diagnostics pointing into the host file. */
   compileJsltValue(value: Extract<Value, { kind: 'string' }>, ctx: PipelineContext): CompiledJslt;
   /** The runtime AuthSpec of a trigger's `auth` block as JS (its account checked); undefined without one. */

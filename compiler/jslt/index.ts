@@ -20,6 +20,7 @@ import type { ImportDecl, Program, Range } from './ast.js';
 import { EXPERIMENTAL_MODULE, type ModuleUnit, UNAVAILABLE_MODULE, generateJs } from './codegen.js';
 import { type ParseError, parseJslt } from './parser.js';
 import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
+import * as E from './errors.js';
 
 export interface CompiledJslt {
   readonly js: string;
@@ -81,17 +82,17 @@ function loadModule(
     return EXPERIMENTAL_MODULE;
   }
   if (!resolveImport) {
-    problems.push({ code: 'PIPE5307', message: `import is not supported: the query imports "${decl.path}"`, range: at });
+    problems.push({ ...E.importNotSupported(decl.path), range: at });
     return undefined;
   }
   if (chain.includes(decl.path)) {
-    problems.push({ code: 'PIPE5308', message: `Module '${decl.path}' is already imported`, range: at });
+    problems.push({ ...E.importedTwice(decl.path), range: at });
     return undefined;
   }
   if (units.some((unit) => unit.id === decl.path)) return decl.path;
   const text = resolveImport(decl.path);
   if (text === undefined) {
-    problems.push({ code: 'PIPE5308', message: `Couldn't read resource ${decl.path}`, range: at });
+    problems.push({ ...E.moduleUnreadable(decl.path), range: at });
     return undefined;
   }
   const parsed = parseJslt(text, { module: true });

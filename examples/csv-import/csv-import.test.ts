@@ -87,6 +87,22 @@ describe('csv-import', () => {
     expect(await customer(2202)).toMatchObject({ status: 200, body: { name: 'Customer 1202', credit: 2 } });
   });
 
+  it('streams an XML catalog product by product: valid ones stored, the others answered with line and reason', async () => {
+    const res = await upload('/csv-import/catalog.xml', sample('catalog.xml'), 'catalog.xml');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as JsonObject;
+    expect(body['imported']).toBe(3);
+    expect(body['rejected']).toEqual([
+      { line: 5, reason: '/sku must match pattern "^[A-Z]+-[0-9]+$"', record: { sku: 'bad sku', name: 'Mystery', price: '1' } },
+      { line: 6, reason: '/price must be number', record: { sku: 'INK-9', name: 'Ink', price: 'free' } },
+    ]);
+    const pen = await service.app.request('/csv-import/products/PEN-01');
+    expect(await pen.json()).toMatchObject({ sku: 'PEN-01', name: 'Pen & cap', price: 1.25, tag: ['office'] });
+    const notebook = await service.app.request('/csv-import/products/NOTE-5');
+    expect(await notebook.json()).toMatchObject({ tag: ['office', 'paper'], price: 4.5 });
+    expect((await service.app.request('/csv-import/products/INK-9')).status).toBe(404);
+  });
+
   it('parses an XML purchase order by its schema and acknowledges it in XML', async () => {
     const res = await service.app.request('/csv-import/orders.xml', {
       method: 'POST', body: sample('purchase-order.xml'), headers: { 'content-type': 'application/xml' },

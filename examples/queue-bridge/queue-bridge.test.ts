@@ -51,6 +51,7 @@ describe.runIf(up)('queue-bridge example (RabbitMQ → JOLT → MQTT, latest in 
   let service: Service | undefined;
   const proxies: TcpProxy[] = [];
   const deadQueue = `${names.dead}.q`;
+  const temporary: string[] = [];
 
   beforeAll(async () => {
     const source = fs.readFileSync(path.join(REPO_ROOT, 'examples/queue-bridge/queue-bridge.pipe'), 'utf8');
@@ -61,8 +62,10 @@ describe.runIf(up)('queue-bridge example (RabbitMQ → JOLT → MQTT, latest in 
       .replaceAll('queue-bridge:latest:', `${names.key}:`);
     expect(renamed).not.toContain('"queue-bridge.readings"');
     const dir = tempDir('queue-bridge-src');
+    temporary.push(dir);
     fs.writeFileSync(path.join(dir, 'queue-bridge.pipe'), renamed);
     built = await buildService([dir], 'queue-bridge');
+    temporary.push(path.dirname(built.outDir));
     admin = await connect(AMQP_URL);
     ch = await admin.createChannel();
     // The plant system's side: the queue exists before the bridge runs (the trigger declares it too).
@@ -91,11 +94,14 @@ describe.runIf(up)('queue-bridge example (RabbitMQ → JOLT → MQTT, latest in 
     const keys = (await redis?.keys(`${names.key}:*`)) ?? [];
     if (keys.length > 0) await redis.del(...keys);
     redis?.disconnect();
+    for (const dir of temporary) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   async function start(env: Record<string, string> = {}): Promise<{ service: Service; log: ReturnType<typeof capturingLogger> }> {
     const log = capturingLogger();
-    service = await built.runtime.createService(built.definition, { dataDir: tempDir('queue-bridge-data'), env, logger: log.logger });
+    const dataDir = tempDir('queue-bridge-data');
+    temporary.push(dataDir);
+    service = await built.runtime.createService(built.definition, { dataDir, env, logger: log.logger });
     await service.start();
     return { service, log };
   }

@@ -17,7 +17,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { PipeError } from '../errors.js';
 import { Backoff, RECONNECT_BACKOFF, pause } from '../backends/backoff.js';
-import { connectionFailure, connectionTarget, describeTarget, type ConnectionTarget, type Protocol } from './connection-account.js';
+import {
+  connectionFailure, connectionTarget, describeTarget, type ConnectionTarget, type Protocol,
+} from './connection-account.js';
 import type { Connections, Json } from '../types.js';
 
 export const AMQP: Protocol = { scheme: 'amqp', secureScheme: 'amqps', defaultPort: 5672, server: 'RabbitMQ' };
@@ -79,22 +81,25 @@ export class AmqpLink {
    * Publishes and waits for the broker's confirm (PipeError TIMEOUT after `timeoutMs`); with
    * `mandatory`, a message no queue took fails with UNROUTABLE.
    */
-  async publish(exchange: string, routingKey: string, content: Buffer, options: Options.Publish, timeoutMs: number): Promise<void> {
+  async publish(
+    exchange: string, routingKey: string, content: Buffer, options: Options.Publish, timeoutMs: number,
+  ): Promise<void> {
     const channel = await this.confirmChannel();
     const tracking = options.mandatory ? `${options.messageId ?? ''}\u0000${randomUUID()}` : undefined;
-    const headers = tracking ? { ...(options.headers as Record<string, unknown> | undefined), 'x-pipec-publish-id': tracking } : options.headers;
+    const given = options.headers as Record<string, unknown> | undefined;
+    const headers = tracking ? { ...given, 'x-pipec-publish-id': tracking } : given;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new PipeError(`${this.where} did not confirm the message within ${timeoutMs} ms`, {
-        code: 504, kind: 'TIMEOUT', step: 'amqp-publish',
-      })), timeoutMs);
+      const timer = setTimeout(() => reject(new PipeError(
+        `${this.where} did not confirm the message within ${timeoutMs} ms`,
+        { code: 504, kind: 'TIMEOUT', step: 'amqp-publish' },
+      )), timeoutMs);
       const done = (err: unknown): void => {
         clearTimeout(timer);
         const wasReturned = tracking !== undefined && this.returned.delete(tracking);
         if (err) reject(this.channelFailure(channel, err));
         else if (wasReturned) {
-          reject(new PipeError(`${this.where}: no queue is bound to exchange "${exchange}" for routing key "${routingKey}" (the message was returned)`, {
-            code: 502, kind: 'UNROUTABLE', step: 'amqp-publish',
-          }));
+          const why = `no queue is bound to exchange "${exchange}" for routing key "${routingKey}" (returned)`;
+          reject(new PipeError(`${this.where}: ${why}`, { code: 502, kind: 'UNROUTABLE', step: 'amqp-publish' }));
         } else resolve();
       };
       try {
@@ -211,13 +216,19 @@ export class AmqpLink {
   private channelFailure(channel: ConfirmChannel, err: unknown): PipeError {
     const cause = (channel as ChannelWithFailure).pipecFailure ?? err;
     const text = cause instanceof Error ? cause.message : String(cause);
+    const step = 'amqp-publish';
+    const brokerSays = (code: string): string => text.replace(new RegExp(`^.*${code} - `), '').replace(/"$/, '');
     if (/\b404\b|NOT_FOUND/.test(text)) {
-      return new PipeError(`${this.where}: ${text.replace(/^.*NOT_FOUND - /, '').replace(/"$/, '')}`, { code: 502, kind: 'NOT_FOUND', step: 'amqp-publish' });
+      return new PipeError(`${this.where}: ${brokerSays('NOT_FOUND')}`, { code: 502, kind: 'NOT_FOUND', step });
     }
     if (/\b403\b|ACCESS_REFUSED/.test(text)) {
-      return new PipeError(`${this.where} refused access: ${text.replace(/^.*ACCESS_REFUSED - /, '').replace(/"$/, '')}`, { code: 502, kind: 'ACCESS_REFUSED', step: 'amqp-publish' });
+      const why = `${this.where} refused access: ${brokerSays('ACCESS_REFUSED')}`;
+      return new PipeError(why, { code: 502, kind: 'ACCESS_REFUSED', step });
     }
-    if (/nack/i.test(text)) return new PipeError(`${this.where} did not take the message (negative confirm)`, { code: 503, kind: 'NOT_CONFIRMED', step: 'amqp-publish' });
+    if (/nack/i.test(text)) {
+      const why = `${this.where} did not take the message (negative confirm)`;
+      return new PipeError(why, { code: 503, kind: 'NOT_CONFIRMED', step });
+    }
     if (!this.model) return this.lastFailure ?? this.unavailable('the connection was lost before the confirm');
     return amqpFailure(cause, this.where);
   }
@@ -251,9 +262,12 @@ export function amqpFailure(err: unknown, where: string): PipeError {
   const auth = /ACCESS[-_]REFUSED|\b403\b|authentication/i.test(text) && !/CHANNEL_ERROR/.test(text);
   const common = connectionFailure(err, where, { auth });
   if (common) return common;
-  if (/timeout|timed out/i.test(text)) return new PipeError(`${where} did not answer in time`, { code: 504, kind: 'TIMEOUT' });
+  if (/timeout|timed out/i.test(text)) {
+    return new PipeError(`${where} did not answer in time`, { code: 504, kind: 'TIMEOUT' });
+  }
   if (/NOT_ALLOWED|vhost|ConnectionOpenOk/i.test(text)) {
-    return new PipeError(`${where} refused the virtual host of the account`, { code: 502, kind: 'AUTHENTICATION_FAILED' });
+    const why = `${where} refused the virtual host of the account`;
+    return new PipeError(why, { code: 502, kind: 'AUTHENTICATION_FAILED' });
   }
   return new PipeError(`${where} is not available: ${text.slice(0, 300)}`, { code: 503, kind: 'UNAVAILABLE' });
 }

@@ -31,12 +31,24 @@ export interface DeliveryPolicy {
 }
 
 /** Runs `execute` (1-based attempt) until it succeeds, fails for good, or the service stops. */
-export async function deliver(execute: (attempt: number) => Promise<EngineOutcome>, policy: DeliveryPolicy): Promise<DeliveryResult> {
+export async function deliver(
+  execute: (attempt: number) => Promise<EngineOutcome>, policy: DeliveryPolicy,
+): Promise<DeliveryResult> {
+  let refusals = 0;
   for (let attempt = 1; ; attempt++) {
     if (policy.signal.aborted) return { kind: 'stopped', attempts: attempt - 1 };
     const outcome = await execute(attempt);
     if (outcome.ok) return { kind: 'done', attempts: attempt };
     if (policy.signal.aborted) return { kind: 'stopped', attempts: attempt };
+    if (notRun(outcome)) {
+      // The service refused to start the run (its pipeline's wait queue is full, or it is
+      // stopping): no attempt of the message's, so it neither counts nor dead-letters it.
+      attempt -= 1;
+      refusals += 1;
+      await pause(backoffDelay(policy.backoff, refusals, policy.random), policy.signal);
+      continue;
+    }
+    refusals = 0;
     const permanent = outcome.outcome === 'invalid' || outcome.error.permanent;
     if (permanent || attempt >= policy.maxDeliveries) {
       return {
@@ -49,6 +61,11 @@ export async function deliver(execute: (attempt: number) => Promise<EngineOutcom
     }
     await pause(backoffDelay(policy.backoff, attempt, policy.random), policy.signal);
   }
+}
+
+/** An execution the service did not run: shed (OVERLOADED) or refused while stopping. */
+function notRun(outcome: Extract<EngineOutcome, { ok: false }>): boolean {
+  return outcome.outcome === 'rejected' || outcome.error.kind === 'OVERLOADED';
 }
 
 /** The last error as one line for a dead-letter header or a log: `CODE KIND: message` (bounded). */

@@ -39,12 +39,18 @@ function text(fields: Readonly<Record<string, Json>> | undefined, name: string):
 }
 
 /** The account's fields as a target; PipeError 500 ACCOUNT_CONFIGURATION when they name no server. */
-export function connectionTarget(fields: Readonly<Record<string, Json>> | undefined, protocol: Protocol): ConnectionTarget {
+export function connectionTarget(
+  fields: Readonly<Record<string, Json>> | undefined, protocol: Protocol,
+): ConnectionTarget {
   if (!fields) throw accountError(`no account fields for the ${protocol.server} connection`);
   const given = text(fields, 'url');
+  if (given === undefined && text(fields, 'host') === undefined) {
+    throw accountError(`the account names no ${protocol.server}: give \`url\` or \`host\``);
+  }
   let url: URL;
   try {
-    url = new URL(given ?? `${protocol.scheme}://${text(fields, 'host') ?? '127.0.0.1'}:${text(fields, 'port') ?? protocol.defaultPort}`);
+    const port = text(fields, 'port') ?? protocol.defaultPort;
+    url = new URL(given ?? `${protocol.scheme}://${text(fields, 'host')}:${port}`);
   } catch {
     throw accountError(`the account's url is not a URL`);
   }
@@ -59,7 +65,9 @@ export function connectionTarget(fields: Readonly<Record<string, Json>> | undefi
   url.password = '';
   const tlsField = fields['tls'];
   const tlsOn = scheme === protocol.secureScheme || tlsField === true || tlsField === 'true';
-  if (tlsOn && scheme !== protocol.secureScheme) url = new URL(url.toString().replace(/^[a-z]+:/, `${protocol.secureScheme}:`));
+  if (tlsOn && scheme !== protocol.secureScheme) {
+    url = new URL(url.toString().replace(/^[a-z]+:/, `${protocol.secureScheme}:`));
+  }
   const tls: { ca?: string; cert?: string; key?: string } = {};
   for (const name of ['ca', 'cert', 'key'] as const) {
     const value = text(fields, name);
@@ -82,7 +90,11 @@ function codeOf(err: unknown): string | undefined {
   if (typeof code === 'string') return code;
   // AggregateError of a connect that tried several addresses.
   const inner = (err as { errors?: unknown } | null)?.errors;
-  if (Array.isArray(inner)) for (const e of inner) if (typeof (e as { code?: unknown })?.code === 'string') return (e as { code: string }).code;
+  if (!Array.isArray(inner)) return undefined;
+  for (const e of inner) {
+    const innerCode = (e as { code?: unknown } | null)?.code;
+    if (typeof innerCode === 'string') return innerCode;
+  }
   return undefined;
 }
 
@@ -95,7 +107,9 @@ function messageOf(err: unknown): string {
  * them (the connector classifies what its protocol says). `auth` tells whether the protocol said
  * the credentials were refused. The message names the server by its URL without credentials.
  */
-export function connectionFailure(err: unknown, where: string, opts: { auth?: boolean; step?: string } = {}): PipeError | undefined {
+export function connectionFailure(
+  err: unknown, where: string, opts: { auth?: boolean; step?: string } = {},
+): PipeError | undefined {
   if (err instanceof PipeError) return err;
   const step = opts.step ? { step: opts.step } : {};
   const code = codeOf(err);
@@ -103,13 +117,31 @@ export function connectionFailure(err: unknown, where: string, opts: { auth?: bo
   if (opts.auth) {
     return new PipeError(`${where} refused the credentials`, { code: 502, kind: 'AUTHENTICATION_FAILED', ...step });
   }
-  if (code && REFUSED.has(code)) return new PipeError(`${where} refused the connection (${code})`, { code: 503, kind: 'CONNECTION_REFUSED', ...step });
-  if (code && TIMED_OUT.has(code)) return new PipeError(`${where} did not answer in time (${code})`, { code: 504, kind: 'TIMEOUT', ...step });
-  if ((code && (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT'))) || /certificate|SSL routines|TLS/i.test(message)) {
+  if (code && REFUSED.has(code)) {
+    const why = `${where} refused the connection (${code})`;
+    return new PipeError(why, { code: 503, kind: 'CONNECTION_REFUSED', ...step });
+  }
+  if (code && TIMED_OUT.has(code)) {
+    return new PipeError(`${where} did not answer in time (${code})`, { code: 504, kind: 'TIMEOUT', ...step });
+  }
+  const tlsCode = code !== undefined && (/^ERR_(TLS|SSL)/.test(code) || code.includes('CERT'));
+  if (tlsCode || /certificate|SSL routines|TLS/i.test(message)) {
     return new PipeError(`${where}: TLS failed (${code ?? 'handshake'})`, { code: 502, kind: 'TLS', ...step });
   }
-  if (code && LOST.has(code)) return new PipeError(`${where}: the connection was lost (${code})`, { code: 503, kind: 'UNAVAILABLE', ...step });
+  if (code && LOST.has(code)) {
+    return new PipeError(`${where}: the connection was lost (${code})`, { code: 503, kind: 'UNAVAILABLE', ...step });
+  }
   return undefined;
+}
+
+/**
+ * What counts against a server's circuit breaker (`connections.guard`): a call that timed out. A
+ * refused or lost connection already fails at once (the clients do not wait while disconnected)
+ * and their reconnect is quicker than an open circuit's wait; a refused message says nothing of
+ * the server's health.
+ */
+export function slowFailure(err: unknown): boolean {
+  return err instanceof PipeError && err.kind === 'TIMEOUT';
 }
 
 /** Where a target is, for messages and logs: scheme, host and port (never credentials). */

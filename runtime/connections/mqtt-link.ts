@@ -14,7 +14,9 @@
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { PipeError } from '../errors.js';
 import { Backoff, RECONNECT_BACKOFF, pause } from '../backends/backoff.js';
-import { connectionFailure, connectionTarget, describeTarget, type ConnectionTarget, type Protocol } from './connection-account.js';
+import {
+  connectionFailure, connectionTarget, describeTarget, type ConnectionTarget, type Protocol,
+} from './connection-account.js';
 import type { Connections, Json } from '../types.js';
 
 export const MQTT: Protocol = { scheme: 'mqtt', secureScheme: 'mqtts', defaultPort: 1883, server: 'MQTT broker' };
@@ -45,10 +47,13 @@ export function mqttFailure(err: unknown, where: string): PipeError {
   if (err instanceof PipeError) return err;
   const code = (err as { code?: unknown } | null)?.code;
   const text = err instanceof Error ? err.message : String(err);
-  const auth = (typeof code === 'number' && AUTH_CODES.has(code)) || /not authori[sz]ed|bad user ?name or password/i.test(text);
+  const refusedCode = typeof code === 'number' && AUTH_CODES.has(code);
+  const auth = refusedCode || /not authori[sz]ed|bad user ?name or password/i.test(text);
   const common = connectionFailure(err, where, { auth });
   if (common) return common;
-  if (/connack timeout|timed? ?out/i.test(text)) return new PipeError(`${where} did not answer in time`, { code: 504, kind: 'TIMEOUT' });
+  if (/connack timeout|timed? ?out/i.test(text)) {
+    return new PipeError(`${where} did not answer in time`, { code: 504, kind: 'TIMEOUT' });
+  }
   return new PipeError(`${where} is not available: ${text.slice(0, 300)}`, { code: 503, kind: 'UNAVAILABLE' });
 }
 
@@ -143,7 +148,9 @@ export interface MqttPublisher {
 }
 
 /** The publishing client of `account`, opened on first use. */
-export function mqttPublisher(connections: Connections, account: string, fields: Readonly<Record<string, Json>> | undefined): Promise<MqttPublisher> {
+export function mqttPublisher(
+  connections: Connections, account: string, fields: Readonly<Record<string, Json>> | undefined,
+): Promise<MqttPublisher> {
   const dependency = `mqtt:${account}`;
   return connections.get(dependency, dependency, async () => {
     const target = connectionTarget(fields, MQTT);

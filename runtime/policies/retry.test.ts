@@ -78,18 +78,22 @@ describe('runWithRetry', () => {
     expect(run.calls()).toBe(1);
   });
 
-  it('retries by status as well as by kind', async () => {
-    const run = script(new PipeError('busy', { code: 503, kind: 'BACKEND_UNAVAILABLE' }));
+  it('retries by the status the other side answered as well as by kind, never by an error\'s own code', async () => {
+    const run = script(new PipeError('busy', { code: 503, kind: 'REST_SERVER_ERROR', details: { status: 503 } }));
     await expect(runWithRetry(SPEC, run.attempt, manualPacer(), signal)).resolves.toBe('ok');
     expect(run.calls()).toBe(2);
+    const ours = new PipeError('too large', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
+    const once = script(ours);
+    await expect(runWithRetry(SPEC, once.attempt, manualPacer(), signal)).rejects.toBe(ours);
+    expect(once.calls()).toBe(1);
   });
 
   it('waits what Retry-After says on a 429 (seconds or an HTTP date), not the backoff', async () => {
     const pacer = manualPacer();
     const date = new Date(pacer.time + 7000).toUTCString();
     const run = script(
-      new PipeError('slow down', { code: 429, kind: 'RATE_LIMITED', details: { retryAfter: '3' } }),
-      new PipeError('slow down', { code: 429, kind: 'RATE_LIMITED', details: { retryAfter: date } }),
+      new PipeError('slow down', { code: 429, kind: 'RATE_LIMITED', details: { status: 429, retryAfter: '3' } }),
+      new PipeError('slow down', { code: 429, kind: 'RATE_LIMITED', details: { status: 429, retryAfter: date } }),
     );
     await expect(runWithRetry(SPEC, run.attempt, pacer, signal)).resolves.toBe('ok');
     expect(pacer.waits[0]).toBe(3000);
@@ -121,7 +125,7 @@ describe('runWithRetry', () => {
 
   it('gives up at once when Retry-After asks for longer than the budget has left', async () => {
     const pacer = manualPacer();
-    const run = script(new PipeError('later', { code: 503, kind: 'REST_SERVER_ERROR', details: { retryAfter: '120' } }));
+    const run = script(new PipeError('later', { code: 503, kind: 'REST_SERVER_ERROR', details: { status: 503, retryAfter: '120' } }));
     await expect(runWithRetry({ ...SPEC, budgetMs: 30_000 }, run.attempt, pacer, signal)).rejects.toMatchObject({ code: 503 });
     expect(pacer.waits).toEqual([]);
   });
@@ -137,7 +141,7 @@ describe('runWithRetry', () => {
 
   it('tells each retry (attempt, wait, kind, status, and whether Retry-After set the wait)', async () => {
     const notices: unknown[] = [];
-    const run = script(new PipeError('slow down', { code: 429, kind: 'RATE_LIMITED', details: { retryAfter: 1 } }));
+    const run = script(new PipeError('slow down', { code: 429, kind: 'RATE_LIMITED', details: { status: 429, retryAfter: 1 } }));
     await runWithRetry(SPEC, run.attempt, manualPacer(), signal, (n) => notices.push(n));
     expect(notices).toEqual([{ attempt: 1, delayMs: 1000, kind: 'RATE_LIMITED', status: 429, retryAfter: true }]);
   });

@@ -32,17 +32,21 @@ import {
 
 const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 const LONG_CUT_MS = Number(process.env['PIPEC_CHAOS_LONG_CUT_MS'] ?? 15_000);
-if (!Number.isInteger(LONG_CUT_MS) || LONG_CUT_MS < 1000) throw new Error('PIPEC_CHAOS_LONG_CUT_MS must be an integer ≥ 1000');
+if (!Number.isInteger(LONG_CUT_MS) || LONG_CUT_MS < 1000) {
+  throw new Error('PIPEC_CHAOS_LONG_CUT_MS must be an integer ≥ 1000');
+}
 const CUTS_MS = [5_000, 30_000, LONG_CUT_MS];
 /** Events sent per second during a cut scenario. */
 const STREAM_EVERY_MS = 100;
 const KILL_EVENTS = 1000;
 const KILLS = 5;
-/** After the last event was handled: a little longer than the subscriber's max-timeout (5 s), for redeliveries to show. */
+/** After the last event was handled: longer than the subscriber's max-timeout (5 s), for redeliveries to show. */
 const SETTLE_MS = 6000;
 
 const [pgUp, natsUp] = await Promise.all([reachable(PG_URL, 5432), reachable(NATS_URL, 4222)]);
-if (IN_CI && (!pgUp || !natsUp)) throw new Error(`CI=true requires PostgreSQL (${PG_URL}) and NATS (${NATS_URL}) for the chaos suite`);
+if (IN_CI && (!pgUp || !natsUp)) {
+  throw new Error(`CI=true requires PostgreSQL (${PG_URL}) and NATS (${NATS_URL}) for the chaos suite`);
+}
 if (!pgUp || !natsUp) console.warn('[chaos.test] skipped: PostgreSQL or NATS unreachable');
 
 type BackendName = ScenarioResult['backend'];
@@ -93,16 +97,19 @@ async function waitReady(service: ServiceProcess, ms: number): Promise<void> {
     } catch {
       // not answering yet
     }
-    if (Date.now() > deadline) throw new Error(`${service.name} not ready within ${ms} ms:\n${service.logs().slice(-4000)}`);
+    if (Date.now() > deadline) {
+      throw new Error(`${service.name} not ready within ${ms} ms:\n${service.logs().slice(-4000)}`);
+    }
     await sleep(100);
   }
 }
 
 /** Reads where a scenario's events ended, the dead letters through a running service. */
-const reader = (backend: Backend, run: string, event: string, service: () => ServiceProcess) => async (): Promise<Outcome> => ({
-  handled: await handledOf(run, backend.where),
-  deadLettered: await deadLettersOf(service().url, event, run),
-});
+const reader = (backend: Backend, run: string, event: string, service: () => ServiceProcess) =>
+  async (): Promise<Outcome> => ({
+    handled: await handledOf(run, backend.where),
+    deadLettered: await deadLettersOf(service().url, event, run),
+  });
 
 /** One scenario at a time for the CPU-heavy ones (kills, poison, expiry); the cuts run beside them. */
 let serial: Promise<unknown> = Promise.resolve();
@@ -129,7 +136,9 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
   }, 120_000);
 
   afterAll(async () => {
-    const order = (r: ScenarioResult): string => `${r.scenario.startsWith('SIGKILL') ? 1 : r.scenario.includes('cut') ? 0 : 2}${r.scenario}${r.backend}${r.replicas}`;
+    const group = (r: ScenarioResult): number =>
+      r.scenario.includes('cut') ? 0 : r.scenario.startsWith('SIGKILL') ? 1 : 2;
+    const order = (r: ScenarioResult): string => `${group(r)}${r.scenario}${r.backend}${r.replicas}`;
     const sorted = [...results].sort((a, b) => order(a).localeCompare(order(b), 'en', { numeric: true }));
     const table = formatTable(sorted);
     console.log(`\nfault injection (long cut ${LONG_CUT_MS / 1000} s)\n${table}\n`);
@@ -138,19 +147,36 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
     if (pgUp && runs.length > 0) {
       const client = new pg.Client({ connectionString: PG_URL });
       await client.connect();
-      await client.query("DELETE FROM pipec_documents WHERE store = $1 AND doc->>'run' = ANY($2)", [HANDLED_STORE, runs]);
+      const remove = "DELETE FROM pipec_documents WHERE store = $1 AND doc->>'run' = ANY($2)";
+      await client.query(remove, [HANDLED_STORE, runs]);
       await client.end();
     }
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const record = (row: Omit<ScenarioResult, 'seconds'>, started: number): void => {
-    results.push({ ...row, seconds: Math.round((Date.now() - started) / 1000) });
+  /** Adds the scenario's row to the table (before its checks, so a failing one shows too); returns the lost events. */
+  const record = (
+    scenario: { readonly name: string; readonly backend: BackendName; readonly replicas: number; started: number },
+    accepted: ReadonlySet<number>,
+    outcome: Outcome,
+    ready503DuringCut: boolean | null,
+  ): number[] => {
+    const { lost, duplicates, handledDistinct } = account(accepted, outcome);
+    results.push({
+      scenario: scenario.name, backend: scenario.backend, replicas: scenario.replicas, accepted: accepted.size,
+      handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates,
+      ready503DuringCut,
+      seconds: Math.round((Date.now() - scenario.started) / 1000),
+    });
+    return lost;
   };
+  const logsOf = (...services: ServiceProcess[]): string => services.map((s) => s.logs().slice(-2500)).join('\n');
 
   for (const link of ['nats', 'postgres'] as const) {
     const budget = CUTS_MS.reduce((a, b) => a + b, 0) + CUTS_MS.length * 150_000;
-    it.concurrent(`cuts the link to ${link} for ${CUTS_MS.map((ms) => `${ms / 1000} s`).join(', ')} during a steady stream`, { timeout: budget }, async ({ expect }) => {
+    const cuts = CUTS_MS.map((ms) => `${ms / 1000} s`).join(', ');
+    const title = `cuts the link to ${link} for ${cuts} during a steady stream`;
+    it.concurrent(title, { timeout: budget }, async ({ expect }) => {
       const target = new URL(link === 'nats' ? NATS_URL : PG_URL);
       const proxy = await startTcpProxy(target.hostname, Number(target.port || (link === 'nats' ? 4222 : 5432)));
       const backend = backendFor('postgres+nats', `cut-${link}`, { [link]: proxy });
@@ -176,14 +202,13 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
           await sleep(2000);
           sending.abort();
           await stream;
-          const outcome = await drain(tally.accepted, reader(backend, run, 'chaos-event', () => service), 120_000, SETTLE_MS);
-          const { lost, duplicates, handledDistinct } = account(tally.accepted, outcome);
+          const read = reader(backend, run, 'chaos-event', () => service);
+          const outcome = await drain(tally.accepted, read, 120_000, SETTLE_MS);
           const ready503 = watch.was503Throughout(from, to);
-          record({
-            scenario: `${link} link cut ${cutMs / 1000} s`, backend: backend.name, replicas: 1, accepted: tally.accepted.size,
-            handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates, ready503DuringCut: ready503,
-          }, started);
-          expect(lost, `lost events (answered 2xx, neither handled nor dead-lettered) after a ${cutMs} ms ${link} cut; log:\n${service.logs().slice(-3000)}`).toEqual([]);
+          const scenario = { name: `${link} link cut ${cutMs / 1000} s`, backend: backend.name, replicas: 1, started };
+          const lost = record(scenario, tally.accepted, outcome, ready503);
+          const what = `lost events (answered 2xx, neither handled nor dead-lettered) after a ${cutMs} ms ${link} cut`;
+          expect(lost, `${what}; log:\n${logsOf(service)}`).toEqual([]);
           expect(outcome.deadLettered, 'nothing is dead-lettered merely because a backend was away').toEqual([]);
           expect(ready503, `/ready answered 503 throughout the ${cutMs} ms ${link} cut`).toBe(true);
           expect(tally.accepted.size).toBeGreaterThan(0);
@@ -200,14 +225,16 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
 
   for (const name of ['embedded', 'postgres+nats'] as const) {
     for (const replicas of [1, 2]) {
-      it.concurrent(`SIGKILLs a service ${KILLS} times while ${KILL_EVENTS} events flow: ${name}, ${replicas} replica(s)`, { timeout: 900_000 }, ({ expect }) =>
+      const title = `SIGKILLs a service ${KILLS} times while ${KILL_EVENTS} events flow: ${name}, ${replicas} replica(s)`;
+      it.concurrent(title, { timeout: 900_000 }, ({ expect }) =>
         oneAtATime(async () => {
           const started = Date.now();
           const key = `kill-${name === 'embedded' ? 'sqlite' : 'nats'}-${replicas}`;
           const run = `${RUN_ID}-${key}`;
           runs.push(run);
           const backend = backendFor(name, key);
-          const services = Array.from({ length: replicas }, (_, i) => new ServiceProcess(`${key}-${i}`, appOut, backend.env(i)));
+          const services = Array.from({ length: replicas }, (_, i) =>
+            new ServiceProcess(`${key}-${i}`, appOut, backend.env(i)));
           try {
             for (const s of services) await s.start();
             const tally = new Tally();
@@ -233,15 +260,15 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
             flowing = false;
             await killer;
             for (const s of services) await waitReady(s, 30_000);
-            const outcome = await drain(tally.accepted, reader(backend, run, 'chaos-event', () => services[0] as ServiceProcess), 120_000, SETTLE_MS);
-            const { lost, duplicates, handledDistinct } = account(tally.accepted, outcome);
-            record({
-              scenario: `SIGKILL ×${KILLS} during ${KILL_EVENTS.toLocaleString('en')} events`, backend: name, replicas, accepted: tally.accepted.size,
-              handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates, ready503DuringCut: null,
-            }, started);
+            const read = reader(backend, run, 'chaos-event', () => services[0] as ServiceProcess);
+            const outcome = await drain(tally.accepted, read, 120_000, SETTLE_MS);
+            const events = KILL_EVENTS.toLocaleString('en');
+            const scenario = { name: `SIGKILL ×${KILLS} during ${events} events`, backend: name, replicas, started };
+            const lost = record(scenario, tally.accepted, outcome, null);
             expect(kills).toBe(KILLS);
             expect(tally.accepted.size).toBeGreaterThanOrEqual(KILL_EVENTS);
-            expect(lost, `lost events (answered 2xx, neither handled nor dead-lettered); log:\n${services.map((s) => s.logs().slice(-2000)).join('\n')}`).toEqual([]);
+            const what = 'lost events (answered 2xx, neither handled nor dead-lettered)';
+            expect(lost, `${what}; log:\n${logsOf(...services)}`).toEqual([]);
             expect(outcome.deadLettered).toEqual([]);
             expect(services.flatMap((s) => s.crashes)).toEqual([]);
           } finally {
@@ -254,7 +281,8 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
   }
 
   for (const name of ['embedded', 'postgres+nats'] as const) {
-    it.concurrent(`poison: dead-letters permanent failures with their payload, refuses NUL and oversize at publish: ${name}`, { timeout: 900_000 }, ({ expect }) =>
+    const title = `poison: dead-letters permanent failures with their payload, refuses NUL and oversize: ${name}`;
+    it.concurrent(title, { timeout: 900_000 }, ({ expect }) =>
       oneAtATime(async () => {
         const started = Date.now();
         const key = `poison-${name === 'embedded' ? 'sqlite' : 'nats'}`;
@@ -283,12 +311,9 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
             }
           }
           const outcome = await drain(tally.accepted, reader(backend, run, 'chaos-event', () => service), 60_000, 1000);
-          const { lost, duplicates, handledDistinct } = account(tally.accepted, outcome);
-          record({
-            scenario: 'poison (permanent failures, NUL, oversize)', backend: name, replicas: 1, accepted: tally.accepted.size,
-            handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates, ready503DuringCut: null,
-          }, started);
-          expect(lost, `lost events; log:\n${service.logs().slice(-3000)}`).toEqual([]);
+          const scenario = { name: 'poison (permanent failures, NUL, oversize)', backend: name, replicas: 1, started };
+          const lost = record(scenario, tally.accepted, outcome, null);
+          expect(lost, `lost events; log:\n${logsOf(service)}`).toEqual([]);
           expect(refusals.filter((r) => r.kind === 'NUL').map((r) => r.status)).toEqual(Array(10).fill(422));
           expect(refusals.filter((r) => r.kind === 'oversize').map((r) => r.status)).toEqual(Array(5).fill(413));
           expect(tally.accepted.size).toBe(120);
@@ -307,7 +332,8 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
   }
 
   for (const name of ['embedded', 'postgres+nats'] as const) {
-    it.concurrent(`a consumer down past its expiration finds its events in the dead letters: ${name}`, { timeout: 900_000 }, ({ expect }) =>
+    const title = `a consumer down past its expiration finds its events in the dead letters: ${name}`;
+    it.concurrent(title, { timeout: 900_000 }, ({ expect }) =>
       oneAtATime(async () => {
         const started = Date.now();
         const key = `expiry-${name === 'embedded' ? 'sqlite' : 'nats'}`;
@@ -327,13 +353,10 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
           await sleep(3000);
           await late.start();
           const outcome = await drain(tally.accepted, reader(backend, run, 'chaos-late', () => late), 60_000, 1000);
-          const { lost, duplicates, handledDistinct } = account(tally.accepted, outcome);
-          record({
-            scenario: 'consumer down past expiration', backend: name, replicas: 1, accepted: tally.accepted.size,
-            handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates, ready503DuringCut: null,
-          }, started);
+          const scenario = { name: 'consumer down past expiration', backend: name, replicas: 1, started };
+          const lost = record(scenario, tally.accepted, outcome, null);
           expect(tally.accepted.size).toBe(20);
-          expect(lost, `lost events; logs:\n${app.logs().slice(-2000)}\n${late.logs().slice(-2000)}`).toEqual([]);
+          expect(lost, `lost events; logs:\n${logsOf(app, late)}`).toEqual([]);
           expect(outcome.deadLettered.map((d) => d.reason)).toEqual(Array(20).fill('expired'));
           expect([...app.crashes, ...late.crashes]).toEqual([]);
         } finally {

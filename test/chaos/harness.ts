@@ -46,7 +46,9 @@ export class ServiceProcess {
     for (let attempt = 1; ; attempt++) {
       this.port = await freePort();
       const child = spawn(process.execPath, [path.join(this.outDir, 'server.js')], {
-        env: { ...process.env, LOG_LEVEL: 'warn', PIPEC_ADMIN_API_KEY: ADMIN_KEY, ...this.env, PORT: String(this.port) },
+        env: {
+          ...process.env, LOG_LEVEL: 'warn', PIPEC_ADMIN_API_KEY: ADMIN_KEY, ...this.env, PORT: String(this.port),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       this.child = child;
@@ -61,7 +63,8 @@ export class ServiceProcess {
       child.stdout?.on('data', keep);
       child.stderr?.on('data', keep);
       child.once('exit', (code, signal) => {
-        if (!this.exitExpected) this.crashes.push(`${this.name} exited (${code ?? signal}) unasked:\n${this.output.slice(-4000)}`);
+        if (this.exitExpected) return;
+        this.crashes.push(`${this.name} exited (${code ?? signal}) unasked:\n${this.output.slice(-4000)}`);
       });
       const deadline = Date.now() + timeoutMs;
       let started = false;
@@ -251,7 +254,10 @@ export interface Outcome {
 }
 
 /** The documents the subscriber wrote for `run`, one n per handling. */
-export async function handledOf(run: string, where: { readonly dataDir: string } | { readonly postgres: string }): Promise<number[]> {
+export async function handledOf(
+  run: string,
+  where: { readonly dataDir: string } | { readonly postgres: string },
+): Promise<number[]> {
   if ('postgres' in where) {
     const client = new pg.Client({ connectionString: where.postgres });
     await client.connect();
@@ -271,7 +277,10 @@ export async function handledOf(run: string, where: { readonly dataDir: string }
   try {
     db.pragma('busy_timeout = 5000');
     const rows = db
-      .prepare("SELECT json_extract(json(doc), '$.n') AS n FROM pipec_documents WHERE store = ? AND json_extract(json(doc), '$.run') = ?")
+      .prepare(
+        "SELECT json_extract(json(doc), '$.n') AS n FROM pipec_documents " +
+          "WHERE store = ? AND json_extract(json(doc), '$.run') = ?",
+      )
       .all(HANDLED_STORE, run) as Array<{ n: number }>;
     return rows.map((r) => r.n);
   } finally {
@@ -284,16 +293,19 @@ export async function deadLettersOf(serviceUrl: string, event: string, run: stri
   const auth = { authorization: `Bearer ${ADMIN_KEY}` };
   const found: Outcome['deadLettered'] = [];
   for (let offset = 0; ; offset += 1000) {
-    const res = await fetch(`${serviceUrl}/_pipec/dead-letters?event=${event}&limit=1000&offset=${offset}`, { headers: auth });
+    const page = `${serviceUrl}/_pipec/dead-letters?event=${event}&limit=1000&offset=${offset}`;
+    const res = await fetch(page, { headers: auth });
     if (!res.ok) throw new Error(`listing dead letters answered ${res.status}: ${await res.text()}`);
-    const page = ((await res.json()) as { deadLetters: Array<{ id: string; reason: string }> }).deadLetters;
-    for (const summary of page) {
-      const letter = (await (await fetch(`${serviceUrl}/_pipec/dead-letters/${summary.id}`, { headers: auth })).json()) as {
+    const summaries = ((await res.json()) as { deadLetters: Array<{ id: string; reason: string }> }).deadLetters;
+    for (const summary of summaries) {
+      const shown = await fetch(`${serviceUrl}/_pipec/dead-letters/${summary.id}`, { headers: auth });
+      const letter = (await shown.json()) as {
         payload: ChaosEvent | null;
       };
-      if (letter.payload?.run === run) found.push({ n: letter.payload.n, reason: summary.reason, payload: letter.payload });
+      if (letter.payload?.run !== run) continue;
+      found.push({ n: letter.payload.n, reason: summary.reason, payload: letter.payload });
     }
-    if (page.length < 1000) return found;
+    if (summaries.length < 1000) return found;
   }
 }
 
@@ -313,18 +325,27 @@ export interface ScenarioResult {
 }
 
 /** accepted ∖ (handled ∪ dead-lettered), and the handlings beyond the first of each event. */
-export function account(accepted: ReadonlySet<number>, outcome: Outcome): { lost: number[]; duplicates: number; handledDistinct: number } {
+export function account(
+  accepted: ReadonlySet<number>,
+  outcome: Outcome,
+): { lost: number[]; duplicates: number; handledDistinct: number } {
   const handled = new Set(outcome.handled);
   const dead = new Set(outcome.deadLettered.map((d) => d.n));
   const lost = [...accepted].filter((n) => !handled.has(n) && !dead.has(n)).sort((a, b) => a - b);
-  return { lost, duplicates: outcome.handled.length - handled.size, handledDistinct: [...handled].filter((n) => accepted.has(n)).length };
+  const handledDistinct = [...handled].filter((n) => accepted.has(n)).length;
+  return { lost, duplicates: outcome.handled.length - handled.size, handledDistinct };
 }
 
 /**
  * Waits until every accepted event was handled or dead-lettered (or `deadlineMs` passed), then
  * `settleMs` more so that redeliveries of events whose acknowledgement was lost show as duplicates.
  */
-export async function drain(accepted: ReadonlySet<number>, read: () => Promise<Outcome>, deadlineMs: number, settleMs: number): Promise<Outcome> {
+export async function drain(
+  accepted: ReadonlySet<number>,
+  read: () => Promise<Outcome>,
+  deadlineMs: number,
+  settleMs: number,
+): Promise<Outcome> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const outcome = await read();
@@ -336,9 +357,13 @@ export async function drain(accepted: ReadonlySet<number>, read: () => Promise<O
 }
 
 export function formatTable(rows: readonly ScenarioResult[]): string {
-  const header = ['scenario', 'backend', 'replicas', 'accepted', 'handled', 'dead-lettered', 'lost', 'duplicates', 'ready-503-during-cut', 'seconds'];
+  const header = [
+    'scenario', 'backend', 'replicas', 'accepted', 'handled', 'dead-lettered', 'lost', 'duplicates', 'ready-503-during-cut',
+    'seconds',
+  ];
   const cells = rows.map((r) => [
-    r.scenario, r.backend, String(r.replicas), String(r.accepted), String(r.handled), String(r.deadLettered), String(r.lost),
+    r.scenario, r.backend, String(r.replicas), String(r.accepted), String(r.handled), String(r.deadLettered),
+    String(r.lost),
     String(r.duplicates), r.ready503DuringCut === null ? '—' : r.ready503DuringCut ? 'yes' : 'NO', String(r.seconds),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));

@@ -36,7 +36,10 @@ export async function startMosquitto(username: string, password: string): Promis
   chmodSync(passwords, 0o644);
   const port = await freePort();
   const conf = join(dir, 'mosquitto.conf');
-  writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous false\npassword_file ${passwords}\npersistence false\n`);
+  const lines = [
+    `listener ${port} 127.0.0.1`, 'allow_anonymous false', `password_file ${passwords}`, 'persistence false',
+  ];
+  writeFileSync(conf, `${lines.join('\n')}\n`);
   const child: ChildProcess = spawn(MOSQUITTO_BIN, ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));

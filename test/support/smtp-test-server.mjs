@@ -5,10 +5,10 @@
 // `implicit` (TLS from the first byte, as smtps://), `starttls` (plain, upgraded by STARTTLS) and
 // `plain` (no TLS offered). Every listener requires AUTH PLAIN/LOGIN with the configured username
 // and password (and refuses AUTH before TLS, except on `plain`), and refuses mail to any address
-// at reject.test. Each accepted message is written whole to DIR/<n>.eml (first to a .part name,
+// at reject.test, and any message whose text holds REFUSE-THIS-MESSAGE (554). Each accepted message is written whole to DIR/<n>.eml (first to a .part name,
 // renamed when complete). When all listen it prints one JSON line { implicit, starttls, plain };
 // it stops on SIGTERM.
-import { readFileSync, renameSync, createWriteStream } from 'node:fs';
+import { readFileSync, renameSync, createWriteStream, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { timingSafeEqual, createHash } from 'node:crypto';
@@ -43,6 +43,10 @@ function server(options) {
       const part = join(config.dir, `${process.pid}-${n}.part`);
       pipeline(stream, createWriteStream(part)).then(() => {
         if (stream.sizeExceeded) return done(Object.assign(new Error('Message too large'), { responseCode: 552 }));
+        if (statSync(part).size < 1024 * 1024 && readFileSync(part, 'utf8').includes('REFUSE-THIS-MESSAGE')) {
+          rmSync(part);
+          return done(Object.assign(new Error('Message refused by policy'), { responseCode: 554 }));
+        }
         renameSync(part, join(config.dir, `${String(n).padStart(6, '0')}.eml`));
         done(null, `queued as ${n}`);
       }, done);

@@ -88,7 +88,7 @@ export const configCodes = {
     severity: 'error',
     phase: 'check',
     explain:
-      'The step option `retry` runs a failed step again, which only helps when the failure can pass (a timeout, a refused connection, a 503). The connector lists no such failure in its schema (`x-pipe-errors`: a 502, 503, 504, 408, 425 or 429 status; a 500 is what a failure of its own work says): its failures come from the message or the parameters, and the same input fails the same way again.\n\nExample: `jolt { spec: …, retry: 3 }`. Remove `retry`; fix the input, or route the failure with `on-fail`, `try`/`catch` or `choice` on `message.kind`.',
+      'The step option `retry` runs a failed step again, which only helps when the failure can pass (a timeout, a refused connection, a 503). The connector lists no such failure in its schema (`x-pipe-errors`: a 503, 504, 408, 425 or 429 status; a 500 or 502 is what a failure of its own work or a refusal says): its failures come from the message or the parameters, and the same input fails the same way again.\n\nExample: `jolt { spec: …, retry: 3 }`. Remove `retry`; fix the input, or route the failure with `on-fail`, `try`/`catch` or `choice` on `message.kind`.',
   },
   PIPE3013: {
     title: 'Invalid retry option',

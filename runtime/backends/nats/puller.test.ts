@@ -59,7 +59,8 @@ describe.runIf(natsUp || IN_CI)('Puller', () => {
     }
   };
 
-  it('receives what the server sends to a pull it stopped waiting for, and acks, naks and extends on the ack subject', { timeout: 20_000 }, async () => {
+  const lateDelivery = 'receives what the server sends to a pull it stopped waiting for, and acks, naks and extends';
+  it(lateDelivery, { timeout: 20_000 }, async () => {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
     const stream = `PIPECPULL_${RUN_ID}`;

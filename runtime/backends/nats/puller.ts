@@ -116,7 +116,8 @@ export class Puller {
   private pull(): void {
     this.open += 1;
     const request = { batch: 1, expires: this.expiresMs * 1_000_000 };
-    this.nc.publish(`${this.apiPrefix}.CONSUMER.MSG.NEXT.${this.stream}.${this.consumer}`, JSON.stringify(request), { reply: this.inbox });
+    const subject = `${this.apiPrefix}.CONSUMER.MSG.NEXT.${this.stream}.${this.consumer}`;
+    this.nc.publish(subject, JSON.stringify(request), { reply: this.inbox });
   }
 
   private read(msg: Msg): PulledMsg | 'ended' | 'heartbeat' {
@@ -143,7 +144,8 @@ export class Puller {
       headers: msg.headers,
       info: { stream: info.stream, deliveryCount: info.deliveryCount, timestampNanos: info.timestampNanos },
       ack: () => msg.respond('+ACK'),
-      nak: (delayMs) => msg.respond(delayMs === undefined ? '-NAK' : `-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}`),
+      nak: (delayMs) =>
+        msg.respond(delayMs === undefined ? '-NAK' : `-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}`),
       working: () => msg.respond('+WPI'),
       ackAck: () =>
         nc.request(msg.reply ?? '', '+ACK', { timeout: Math.min(ackTimeoutMs, 5000) }).then(
@@ -159,10 +161,14 @@ export class Puller {
  * <dseq>.<ts>.<pending>` (9 tokens), or with `<domain>.<account hash>` after `ACK` and possibly a
  * random token at the end (11 or 12 tokens).
  */
-export function parseAckSubject(subject: string): { stream: string; deliveryCount: number; streamSequence: number; timestampNanos: number } {
+export function parseAckSubject(
+  subject: string,
+): { stream: string; deliveryCount: number; streamSequence: number; timestampNanos: number } {
   const tokens = subject.split('.');
   const at = tokens.length === 9 ? 2 : tokens.length >= 11 ? 4 : -1;
-  if (tokens[0] !== '$JS' || tokens[1] !== 'ACK' || at < 0) throw new Error(`not a JetStream ack subject: ${subject.slice(0, 200)}`);
+  if (tokens[0] !== '$JS' || tokens[1] !== 'ACK' || at < 0) {
+    throw new Error(`not a JetStream ack subject: ${subject.slice(0, 200)}`);
+  }
   return {
     stream: tokens[at] ?? '',
     deliveryCount: Number(tokens[at + 2]),

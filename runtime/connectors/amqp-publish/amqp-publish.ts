@@ -11,6 +11,7 @@ import { PipeError } from '../../errors.js';
 import { activeTraceHeaders } from '../../observability/propagation.js';
 import type { ConnectorRun, Json, JsonObject } from '../../types.js';
 import { amqpFailure, amqpLink, type AmqpLink } from '../../connections/amqp-link.js';
+import { slowFailure } from '../../connections/connection-account.js';
 
 export interface AmqpPublishParams {
   account: string;
@@ -45,9 +46,12 @@ export function encodeBody(payload: Json): { content: Buffer; contentType: strin
 }
 
 function headersOf(headers: JsonObject | undefined): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = Object.create(null) as Record<string, string | number | boolean>;
+  type Scalar = string | number | boolean;
+  const out: Record<string, Scalar> = Object.create(null) as Record<string, Scalar>;
   if (headers === undefined) return out;
-  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw invalid('`headers` must be an object');
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    throw invalid('`headers` must be an object');
+  }
   const entries = Object.entries(headers);
   if (entries.length > MAX_HEADERS) throw invalid(`at most ${MAX_HEADERS} headers`);
   for (const [name, value] of entries) {
@@ -66,11 +70,17 @@ function optionalText(value: unknown, name: string): string | undefined {
 }
 
 /** The properties of the message (amqplib's publish options) from the parameters. */
-export function publishOptions(params: AmqpPublishParams, contentType: string, ctx: { pipeline: string; executionId: string }): Options.Publish {
+export function publishOptions(
+  params: AmqpPublishParams, contentType: string, ctx: { pipeline: string; executionId: string },
+): Options.Publish {
   const priority = params.priority;
-  if (priority !== undefined && (!Number.isInteger(priority) || priority < 0 || priority > 255)) throw invalid('`priority` must be 0..255');
+  if (priority !== undefined && (!Number.isInteger(priority) || priority < 0 || priority > 255)) {
+    throw invalid('`priority` must be 0..255');
+  }
   const expiration = params.expiration;
-  if (expiration !== undefined && (!Number.isInteger(expiration) || expiration < 1)) throw invalid('`expiration` must be a positive number of ms');
+  if (expiration !== undefined && (!Number.isInteger(expiration) || expiration < 1)) {
+    throw invalid('`expiration` must be a positive number of ms');
+  }
   const messageId = optionalText(params['message-id'], 'message-id');
   const correlationId = optionalText(params['correlation-id'], 'correlation-id');
   const replyTo = optionalText(params['reply-to'], 'reply-to');
@@ -101,11 +111,15 @@ export const run: ConnectorRun<AmqpPublishParams> = async (params, message, ctx)
   const options = publishOptions(params, contentType, ctx);
   let link: AmqpLink | undefined;
   try {
-    link = await amqpLink(ctx.services.connections, params.account, params.accountFields, ctx.log);
-    await link.publish(exchange, routingKey, content, options, timeoutMs);
+    const opened = await amqpLink(ctx.services.connections, params.account, params.accountFields, ctx.log);
+    link = opened;
+    // Through the broker's circuit breaker: after consecutive timeouts, fail at once (CIRCUIT_OPEN).
+    const send = (): Promise<void> => opened.publish(exchange, routingKey, content, options, timeoutMs);
+    await ctx.services.connections.guard(`amqp:${params.account}`, send, { failed: slowFailure });
   } catch (err) {
     const failure = amqpFailure(err, link?.where ?? 'RabbitMQ');
-    throw failure.step ? failure : new PipeError(failure.message, { code: failure.code, kind: failure.kind, step: 'amqp-publish', cause: err });
+    if (failure.step) throw failure;
+    throw new PipeError(failure.message, { code: failure.code, kind: failure.kind, step: 'amqp-publish', cause: err });
   }
   return message;
 };

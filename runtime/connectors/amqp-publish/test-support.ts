@@ -4,7 +4,7 @@ import { fakeContext } from '../../service/test-support/fake-context.js';
 
 const AMQP_URL = process.env['PIPEC_TEST_AMQP'] ?? 'amqp://guest:guest@127.0.0.1:5672';
 
-/** With `payload` given, `amqp-publish` must not look at the step's message (runtime/connectors/message-use.test.ts). */
+/** With `payload` given, `amqp-publish` must not look at the step's message (see message-use.test.ts). */
 export const messageUseScenario: MessageUseScenario = () => ({
   params: {
     account: 'rabbit', accountFields: { url: AMQP_URL },

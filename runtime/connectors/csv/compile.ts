@@ -7,7 +7,9 @@
  * of texts with `header: false` and no columns. `csv generate` answers `{ text }` or, with `to-file`,
  * `{ file }`. Which parameters each operation takes is the schema's `x-pipe-operations`.
  */
-import type { ConnectorCompiler, PipeType, ShapeKit, StepHookInput, StepHookResult, CompileApi } from '../../../compiler/connectors/hook-api.js';
+import type {
+  CompileApi, ConnectorCompiler, PipeType, ShapeKit, StepHookInput, StepHookResult,
+} from '../../../compiler/connectors/hook-api.js';
 
 const SCALARS = ['integer', 'number', 'boolean', 'string'] as const;
 
@@ -15,7 +17,9 @@ export const compile: ConnectorCompiler = {
   step(input, result, api) {
     const operation = input.extra['operation'];
     if (operation === 'parse') compileParse(input, result, api);
-    else if (operation === 'generate') result.output = generateOutput(api.entryOf(input.step.params, 'to-file') !== undefined, api.types);
+    else if (operation === 'generate') {
+      result.output = generateOutput(api.entryOf(input.step.params, 'to-file') !== undefined, api.types);
+    }
   },
 };
 
@@ -24,7 +28,9 @@ function compileParse({ step, ctx, label }: StepHookInput, result: StepHookResul
   const schemaValue = api.entryOf(step.params, 'schema');
   const columnsValue = api.entryOf(step.params, 'columns');
   const columns = columnsValue ? api.staticJson(columnsValue) : undefined;
-  const names = Array.isArray(columns) && columns.every((c) => typeof c === 'string') ? (columns as string[]) : undefined;
+  const names = Array.isArray(columns) && columns.every((c) => typeof c === 'string')
+    ? (columns as string[])
+    : undefined;
   const headerValue = api.entryOf(step.params, 'header');
   const header = headerValue ? api.staticJson(headerValue) !== false : true;
   let row: PipeType;
@@ -62,13 +68,17 @@ function parseOutput(row: PipeType, batched: boolean, t: ShapeKit): PipeType {
 
 function generateOutput(toFile: boolean, t: ShapeKit): PipeType {
   if (!toFile) return t.closed({ text: t.STRING, rowCount: t.INTEGER });
-  const file = t.closed({ fileName: t.STRING, originalFileName: t.STRING, param: t.STRING, contentType: t.STRING, size: t.INTEGER, path: t.STRING });
+  const file = t.closed({
+    fileName: t.STRING, originalFileName: t.STRING, param: t.STRING,
+    contentType: t.STRING, size: t.INTEGER, path: t.STRING,
+  });
   return t.closed({ file, rowCount: t.INTEGER });
 }
 
 function propertiesOf(schema: unknown): Record<string, unknown> {
   const properties = schema && typeof schema === 'object' ? (schema as { properties?: unknown }).properties : undefined;
-  return properties && typeof properties === 'object' && !Array.isArray(properties) ? (properties as Record<string, unknown>) : {};
+  const isRecord = properties && typeof properties === 'object' && !Array.isArray(properties);
+  return isRecord ? (properties as Record<string, unknown>) : {};
 }
 
 /**

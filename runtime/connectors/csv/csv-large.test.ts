@@ -39,7 +39,7 @@ it('parses a 100 MB CSV in bounded memory', async () => {
   const path = join(dir, 'big.csv');
   const rows = await writeCsv(path, 100 * MB);
   expect(statSync(path).size).toBeGreaterThanOrEqual(100 * MB);
-  const child = fileURLToPath(new URL('large-input.child.ts', import.meta.url));
+  const child = fileURLToPath(new URL('test-support-large-input.ts', import.meta.url));
   const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=48', '--import', 'tsx', child, path], {
     maxBuffer: MB, timeout: 600_000,
   });

@@ -119,7 +119,9 @@ async function parseCsv(params: CsvParams, ctx: ExecutionContext): Promise<JsonO
       const outcome = toRow(entry.record, columns, types, params.validator);
       if ('reason' in outcome) {
         if (onInvalid === 'fail') {
-          throw new PipeError(`csv parse: line ${line}: ${outcome.reason}`, { code: 422, kind: 'ROW_INVALID', details: { line, reason: outcome.reason } });
+          throw new PipeError(`csv parse: line ${line}: ${outcome.reason}`, {
+            code: 422, kind: 'ROW_INVALID', details: { line, reason: outcome.reason },
+          });
         }
         if (rejected.length >= maxRejected) {
           throw new PipeError(`csv parse: more than ${maxRejected} rejected rows (the last at line ${line})`, {
@@ -137,7 +139,8 @@ async function parseCsv(params: CsvParams, ctx: ExecutionContext): Promise<JsonO
         continue;
       }
       if (rowCount > maxRows) {
-        throw new PipeError(`csv parse: more than ${maxRows} rows (at line ${line}); raise max-rows or stream them to a batch-pipeline`, {
+        const hint = 'raise max-rows or stream them to a batch-pipeline';
+        throw new PipeError(`csv parse: more than ${maxRows} rows (at line ${line}); ${hint}`, {
           code: 413, kind: 'TOO_MANY_ROWS', details: { line, maxRows },
         });
       }
@@ -170,7 +173,9 @@ async function inputStream(params: CsvParams, ctx: ExecutionContext): Promise<Re
 function parseOptions(params: CsvParams, encoding: CsvParams['encoding']): ParseOptions {
   const single = (name: string, value: string | undefined, fallback: string): string => {
     const v = value ?? fallback;
-    if (v.length === 0 || v.length > 4 || /[\r\n]/.test(v)) throw badParams(`\`${name}\` is 1 to 4 characters, no line break`);
+    if (v.length === 0 || v.length > 4 || /[\r\n]/.test(v)) {
+      throw badParams(`\`${name}\` is 1 to 4 characters, no line break`);
+    }
     return v;
   };
   return {
@@ -188,7 +193,9 @@ function parseOptions(params: CsvParams, encoding: CsvParams['encoding']): Parse
   };
 }
 
-const ENCODINGS: Readonly<Record<string, BufferEncoding>> = { 'utf-8': 'utf8', latin1: 'latin1', 'utf-16le': 'utf16le' };
+const ENCODINGS: Readonly<Record<string, BufferEncoding>> = {
+  'utf-8': 'utf8', latin1: 'latin1', 'utf-16le': 'utf16le',
+};
 
 function badEncoding(encoding: unknown): never {
   throw badParams(`unknown encoding "${String(encoding)}" (utf-8, latin1, utf-16le)`);
@@ -209,7 +216,9 @@ class LineCounter {
 
 function namedColumns(columns: Json | undefined): string[] | undefined {
   if (columns === undefined || columns === null) return undefined;
-  if (!Array.isArray(columns) || columns.some((c) => typeof c !== 'string')) throw badParams('`columns` is a list of column names');
+  if (!Array.isArray(columns) || columns.some((c) => typeof c !== 'string')) {
+    throw badParams('`columns` is a list of column names');
+  }
   return checkHeader(columns as string[], 0);
 }
 
@@ -226,8 +235,11 @@ function checkHeader(names: readonly string[], line: number): string[] {
 
 /** An object's own field, `__proto__` included (JSON.parse keeps such keys as data too). */
 function setField(obj: JsonObject, key: string, value: Json): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
 }
 
 function rawRecord(record: readonly string[], columns: readonly string[] | undefined): Json {
@@ -238,7 +250,10 @@ function rawRecord(record: readonly string[], columns: readonly string[] | undef
 }
 
 function toRow(
-  record: readonly string[], columns: readonly string[] | undefined, types: ReadonlyMap<string, CellType>, validator: CompiledValidator | undefined,
+  record: readonly string[],
+  columns: readonly string[] | undefined,
+  types: ReadonlyMap<string, CellType>,
+  validator: CompiledValidator | undefined,
 ): { row: Json } | { reason: string } {
   if (columns && record.length !== columns.length) {
     return { reason: `expected ${columns.length} fields, found ${record.length}` };
@@ -260,6 +275,8 @@ function toRow(
   return { row };
 }
 
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 /** A cell as the schema's type when it reads as one; otherwise the text, which validation then reports. */
 export function convert(cell: string, type: CellType): Json {
   const text = cell.trim();
@@ -267,7 +284,7 @@ export function convert(cell: string, type: CellType): Json {
     case 'integer':
       return /^[+-]?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : cell;
     case 'number':
-      return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) && Number.isFinite(Number(text)) ? Number(text) : cell;
+      return NUMBER.test(text) && Number.isFinite(Number(text)) ? Number(text) : cell;
     case 'boolean':
       return /^true$/i.test(text) ? true : /^false$/i.test(text) ? false : cell;
     default:
@@ -280,18 +297,21 @@ function describeErrors(validator: CompiledValidator): string {
     const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
     const missing = e.keyword === 'required' ? String(e.params['missingProperty']) : undefined;
     if (missing !== undefined) return `${path ? `${path}.` : ''}${missing}: is missing`;
-    const allowed = Array.isArray(e.params['allowedValues']) ? ` (${(e.params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')})` : '';
+    const values = e.params['allowedValues'];
+    const allowed = Array.isArray(values) ? ` (${values.map((v: unknown) => JSON.stringify(v)).join(', ')})` : '';
     return `${path || 'the row'}: ${e.message ?? e.keyword}${allowed}`;
   }).join('; ');
 }
 
-/** csv-parse's errors become MALFORMED_CSV with line and field (options it refuses: BAD_CSV_PARAMS); ours pass through. */
+/** csv-parse's errors become MALFORMED_CSV with line and field (refused options BAD_CSV_PARAMS); ours pass through. */
 function asParseError(err: unknown): unknown {
   if (!(err instanceof CsvError)) return err;
   const line = typeof err['lines'] === 'number' ? err['lines'] : 0;
   const column = typeof err['index'] === 'number' ? err['index'] + 1 : 0;
   if (err.code === 'CSV_MAX_RECORD_SIZE') {
-    return new PipeError(`csv parse: line ${line}: a record is larger than max-record-size`, { code: 413, kind: 'RECORD_TOO_LARGE', details: { line } });
+    return new PipeError(`csv parse: line ${line}: a record is larger than max-record-size`, {
+      code: 413, kind: 'RECORD_TOO_LARGE', details: { line },
+    });
   }
   if (err.code.startsWith('CSV_INVALID_OPTION') || err.code === 'CSV_INVALID_ARGUMENT') return badParams(err.message);
   const text = err.message.replace(/ at line \d+/, '');
@@ -336,7 +356,8 @@ async function generateCsv(params: CsvParams, ctx: ExecutionContext): Promise<Js
     },
   });
   try {
-    await pipeStreams(Readable.from(records, { objectMode: true }), stringifier, count, createWriteStream(target.path, { flags: 'wx', mode: 0o600 }));
+    const out = createWriteStream(target.path, { flags: 'wx', mode: 0o600 });
+    await pipeStreams(Readable.from(records, { objectMode: true }), stringifier, count, out);
   } catch (err) {
     throw new PipeError('csv generate: the file could not be written', { code: 503, kind: 'FILE_STORAGE', cause: err });
   }
@@ -370,7 +391,9 @@ function outputColumns(given: Json | undefined, rows: readonly Json[]): OutputCo
 
 function stringifyOptions(params: CsvParams): StringifyOptions {
   const delimiter = params.delimiter ?? ',';
-  if (delimiter.length === 0 || /[\r\n]/.test(delimiter)) throw badParams('`delimiter` is one or more characters, no line break');
+  if (delimiter.length === 0 || /[\r\n]/.test(delimiter)) {
+    throw badParams('`delimiter` is one or more characters, no line break');
+  }
   return {
     delimiter,
     quote: params.quote ?? '"',

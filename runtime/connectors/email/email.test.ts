@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PipeError } from '../../errors.js';
 import { ConnectionRegistry } from '../../service/connections.js';
+import { CircuitBreakers } from '../../policies/breakers.js';
 import { createLogger } from '../../service/logging.js';
 import { fakeContext } from '../../service/test-support/fake-context.js';
 import type { ExecutionContext, Json, JsonObject } from '../../types.js';
@@ -142,6 +144,34 @@ describe('email against a real SMTP server', () => {
     expect(err).toMatchObject({ kind: 'RECIPIENTS_REJECTED', code: 422 });
     const out = await send({ to: ['nobody@reject.test', 'ops@example.com'], subject: 'partly' });
     expect(out).toMatchObject({ accepted: ['ops@example.com'], rejected: ['nobody@reject.test'] });
+  });
+
+  it('says MESSAGE_REJECTED when the server refuses the message itself, TIMEOUT when it never greets', async () => {
+    const before = smtp.raw().length;
+    expect(await failure(send({ text: 'REFUSE-THIS-MESSAGE' }))).toMatchObject({ kind: 'MESSAGE_REJECTED', code: 502 });
+    expect(smtp.raw().length).toBe(before);
+    const silent = createServer(() => undefined); // accepts, never says a word
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const err = await failure(send({ 'connect-timeout': 300 }, account({ url: `smtp://127.0.0.1:${port}` })));
+      expect(err).toMatchObject({ kind: 'TIMEOUT', code: 504 });
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('opens the account\'s circuit after repeated refusals: CIRCUIT_OPEN without connecting', async () => {
+    const registry = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }), new CircuitBreakers({ failures: 2, halfOpenAfterMs: 60_000 }));
+    const ctx = context(registry);
+    const closed = await startTcpProxy('127.0.0.1', 1);
+    await closed.close();
+    const fields = account({ url: `smtps://127.0.0.1:${closed.port}` });
+    for (let i = 0; i < 2; i++) expect((await failure(send({}, fields, ctx))).kind).toBe('CONNECTION_REFUSED');
+    expect(await failure(send({}, fields, ctx))).toMatchObject({ kind: 'CIRCUIT_OPEN', code: 503 });
+    // A refused recipient is the server's answer, not an outage: it does not count.
+    const answering = context(new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }), new CircuitBreakers({ failures: 1, halfOpenAfterMs: 60_000 })));
+    for (let i = 0; i < 2; i++) expect((await failure(send({ to: 'x@reject.test' }, account(), answering))).kind).toBe('RECIPIENTS_REJECTED');
   });
 
   it('refuses bad input before connecting', async () => {

@@ -9,6 +9,7 @@ import type { IClientPublishOptions } from 'mqtt';
 import { PipeError } from '../../errors.js';
 import type { ConnectorRun, Json, JsonObject } from '../../types.js';
 import { mqttFailure, mqttPublisher, type MqttPublisher } from '../../connections/mqtt-link.js';
+import { slowFailure } from '../../connections/connection-account.js';
 
 export interface MqttPublishParams {
   account: string;
@@ -32,12 +33,16 @@ function invalid(message: string): PipeError {
 /** MQTT 5 user properties from the `headers` parameter. */
 function userProperties(headers: JsonObject | undefined): Record<string, string> | undefined {
   if (headers === undefined) return undefined;
-  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw invalid('`headers` must be an object');
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    throw invalid('`headers` must be an object');
+  }
   const entries = Object.entries(headers);
   if (entries.length > MAX_HEADERS) throw invalid(`at most ${MAX_HEADERS} headers`);
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of entries) {
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw invalid(`header "${name}" must be a string, a number or a boolean`);
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw invalid(`header "${name}" must be a string, a number or a boolean`);
+    }
     Object.defineProperty(out, name, { value: String(value), enumerable: true, writable: true, configurable: true });
   }
   return out;
@@ -45,10 +50,12 @@ function userProperties(headers: JsonObject | undefined): Record<string, string>
 
 /** Publishes on the connected client; rejects when the connection closes before the acknowledgement. */
 export async function publishOn(
-  { keeper, where }: MqttPublisher, topic: string, body: Buffer, options: IClientPublishOptions, timeoutMs: number, step: string,
+  { keeper, where }: MqttPublisher, topic: string, body: Buffer, options: IClientPublishOptions,
+  timeoutMs: number, step: string,
 ): Promise<void> {
   if (!keeper.connected) {
-    throw new PipeError(`${where} is not connected: the message was not sent`, { code: 503, kind: 'UNAVAILABLE', step });
+    const why = `${where} is not connected: the message was not sent`;
+    throw new PipeError(why, { code: 503, kind: 'UNAVAILABLE', step });
   }
   let timer: NodeJS.Timeout | undefined;
   let onClose: (() => void) | undefined;
@@ -56,10 +63,10 @@ export async function publishOn(
     await Promise.race([
       keeper.client.publishAsync(topic, body, options),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new PipeError(`${where} did not acknowledge the message within ${timeoutMs} ms`, {
-          code: 504, kind: 'TIMEOUT', step,
-        })), timeoutMs);
-        onClose = () => reject(new PipeError(`${where}: the connection was lost before the acknowledgement`, { code: 503, kind: 'UNAVAILABLE', step }));
+        const late = `${where} did not acknowledge the message within ${timeoutMs} ms`;
+        timer = setTimeout(() => reject(new PipeError(late, { code: 504, kind: 'TIMEOUT', step })), timeoutMs);
+        const lost = `${where}: the connection was lost before the acknowledgement`;
+        onClose = () => reject(new PipeError(lost, { code: 503, kind: 'UNAVAILABLE', step }));
         keeper.client.once('close', onClose);
       }),
     ]);
@@ -92,7 +99,9 @@ export const run: ConnectorRun<MqttPublishParams> = async (params, message, ctx)
     retain: params.retain === true,
     properties: {
       contentType,
-      userProperties: { ...(user ?? {}), 'x-pipec-source-pipeline': ctx.pipeline, 'x-pipec-source-execution': ctx.executionId },
+      userProperties: {
+        ...(user ?? {}), 'x-pipec-source-pipeline': ctx.pipeline, 'x-pipec-source-execution': ctx.executionId,
+      },
     },
   };
   let publisher: MqttPublisher | undefined;
@@ -102,6 +111,10 @@ export const run: ConnectorRun<MqttPublishParams> = async (params, message, ctx)
     const failure = mqttFailure(err, 'MQTT broker');
     throw new PipeError(failure.message, { code: failure.code, kind: failure.kind, step: 'mqtt-publish', cause: err });
   }
-  await publishOn(publisher, topic, body, options, typeof params.timeout === 'number' ? params.timeout : DEFAULT_TIMEOUT_MS, 'mqtt-publish');
+  const timeoutMs = typeof params.timeout === 'number' ? params.timeout : DEFAULT_TIMEOUT_MS;
+  const opened = publisher;
+  // Through the broker's circuit breaker: after consecutive timeouts, fail at once (CIRCUIT_OPEN).
+  const send = (): Promise<void> => publishOn(opened, topic, body, options, timeoutMs, 'mqtt-publish');
+  await ctx.services.connections.guard(`mqtt:${params.account}`, send, { failed: slowFailure });
   return message;
 };

@@ -10,7 +10,9 @@ import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { PipeError } from '../../errors.js';
 import type { Connections, OpenedConnection } from '../../types.js';
 import { RECONNECT_BACKOFF, backoffDelay } from '../../backends/backoff.js';
-import { connectionFailure, connectionTarget, describeTarget, type Protocol } from '../../connections/connection-account.js';
+import {
+  connectionFailure, connectionTarget, describeTarget, type Protocol,
+} from '../../connections/connection-account.js';
 import type { Json } from '../../types.js';
 
 export const REDIS: Protocol = { scheme: 'redis', secureScheme: 'rediss', defaultPort: 6379, server: 'Redis' };
@@ -26,7 +28,8 @@ export function redisClient(
   connections: Connections, account: string, fields: Readonly<Record<string, Json>> | undefined, timeoutMs: number,
 ): Promise<RedisHandle> {
   const dependency = `redis:${account}`;
-  return connections.get(dependency, dependency, () => openRedis(fields, timeoutMs, (up, cause) => connections.report(dependency, up, cause)));
+  const report = (up: boolean, cause?: unknown): void => connections.report(dependency, up, cause);
+  return connections.get(dependency, dependency, () => openRedis(fields, timeoutMs, report));
 }
 
 async function openRedis(
@@ -36,7 +39,8 @@ async function openRedis(
   const where = describeTarget(target, REDIS);
   const database = target.database ?? target.url.pathname.replace(/^\//, '');
   if (database !== '' && !/^\d{1,2}$/.test(database)) {
-    throw new PipeError(`the account's Redis database must be a number, not "${database}"`, { code: 500, kind: 'ACCOUNT_CONFIGURATION' });
+    const why = `the account's Redis database must be a number, not "${database}"`;
+    throw new PipeError(why, { code: 500, kind: 'ACCOUNT_CONFIGURATION' });
   }
   let opened = false;
   let lastError: unknown;
@@ -67,11 +71,15 @@ async function openRedis(
     throw redisFailure(lastError ?? err, where);
   }
   opened = true;
+  let closing = false;
   client.on('ready', () => report(true));
-  client.on('close', () => report(false, lastError ?? new Error(`${where}: the connection was closed`)));
+  client.on('close', () => {
+    if (!closing) report(false, lastError ?? new Error(`${where}: the connection was closed`));
+  });
   return {
     client: { client, where },
     close: async () => {
+      closing = true;
       opened = false;
       await client.quit().catch(() => client.disconnect());
     },
@@ -86,15 +94,19 @@ export function redisFailure(err: unknown, where: string): PipeError {
   const message = err instanceof Error ? err.message : String(err);
   const common = connectionFailure(err, where, { auth: AUTH_REPLY.test(message), step: 'redis' });
   if (common) return common;
-  if (/Command timed out/i.test(message)) return new PipeError(`${where} did not answer in time`, { code: 504, kind: 'TIMEOUT', step: 'redis' });
+  const step = 'redis';
+  if (/Command timed out/i.test(message)) {
+    return new PipeError(`${where} did not answer in time`, { code: 504, kind: 'TIMEOUT', step });
+  }
   if (/enableOfflineQueue|Connection is closed|max retries per request|Stream isn't writeable/i.test(message)) {
-    return new PipeError(`${where} is not connected: the command was not sent`, { code: 503, kind: 'UNAVAILABLE', step: 'redis' });
+    const why = `${where} is not connected: the command was not sent`;
+    return new PipeError(why, { code: 503, kind: 'UNAVAILABLE', step });
   }
   if (message.startsWith('WRONGTYPE')) {
-    return new PipeError(`${where}: the key holds another type`, { code: 409, kind: 'WRONG_TYPE', step: 'redis' });
+    return new PipeError(`${where}: the key holds another type`, { code: 409, kind: 'WRONG_TYPE', step });
   }
   if (/not an integer|out of range|increment or decrement would overflow/i.test(message)) {
-    return new PipeError(`${where}: the value is not an integer in range`, { code: 409, kind: 'NOT_A_NUMBER', step: 'redis' });
+    return new PipeError(`${where}: the value is not an integer in range`, { code: 409, kind: 'NOT_A_NUMBER', step });
   }
-  return new PipeError(`${where} answered: ${message.slice(0, 300)}`, { code: 502, kind: 'REDIS_ERROR', step: 'redis' });
+  return new PipeError(`${where} answered: ${message.slice(0, 300)}`, { code: 502, kind: 'REDIS_ERROR', step });
 }

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
+import { createServer, type AddressInfo } from 'node:net';
 import { PipeError } from '../../errors.js';
 import type { Json } from '../../types.js';
 import { ConnectionRegistry } from '../../service/connections.js';
@@ -124,6 +125,21 @@ describe.runIf(up)('redis connector (real server)', () => {
     await expect(run(params, null, refused.ctx)).rejects.toMatchObject({ kind: 'CONNECTION_REFUSED', code: 503 });
     await expect(run(params, null, refused.ctx)).rejects.toMatchObject({ kind: 'CONNECTION_REFUSED', code: 503 });
     expect(refused.connections.notReady()).toEqual(['redis:down']);
+  });
+
+  it('fails with TIMEOUT against a server that does not answer, and opens its circuit after five', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const hung = context({ host: '127.0.0.1', port });
+    const params: RedisParams = { operation: 'get', account: 'hung', accountFields: hung.fields, key: 'k', timeout: 100 };
+    try {
+      for (let i = 0; i < 5; i++) await expect(run(params, null, hung.ctx)).rejects.toMatchObject({ kind: 'TIMEOUT', code: 504 });
+      await expect(run(params, null, hung.ctx)).rejects.toMatchObject({ kind: 'CIRCUIT_OPEN', code: 503 });
+    } finally {
+      silent.close();
+      await hung.connections.closeAll();
+    }
   });
 
   it('answers UNAVAILABLE while the server is away, and works again when it is back', async () => {

@@ -10,6 +10,7 @@
  */
 import { PipeError } from '../../errors.js';
 import type { ConnectorRun, Json, JsonObject } from '../../types.js';
+import { slowFailure } from '../../connections/connection-account.js';
 import { redisClient, redisFailure, type RedisHandle } from './client.js';
 
 export type RedisOperation =
@@ -46,7 +47,9 @@ function invalid(message: string): PipeError {
 
 function keyOf(params: RedisParams): string {
   const key = params.key;
-  if (typeof key !== 'string' || key.length === 0 || key.length > 1024) throw invalid('`key` must be a non-empty string of at most 1024 characters');
+  if (typeof key !== 'string' || key.length === 0 || key.length > 1024) {
+    throw invalid('`key` must be a non-empty string of at most 1024 characters');
+  }
   return key;
 }
 
@@ -61,7 +64,8 @@ function decodeValue(value: string | null, as: 'text' | 'json' | undefined, wher
   try {
     return JSON.parse(value) as Json;
   } catch {
-    throw new PipeError(`${where}: a stored value is not JSON (as: "json")`, { code: 502, kind: 'VALUE_NOT_JSON', step: 'redis' });
+    const why = `${where}: a stored value is not JSON (as: "json")`;
+    throw new PipeError(why, { code: 502, kind: 'VALUE_NOT_JSON', step: 'redis' });
   }
 }
 
@@ -109,7 +113,9 @@ async function perform(params: RedisParams, message: Json, { client, where }: Re
     }
     case 'hash-get': {
       const key = keyOf(params);
-      if (typeof params.field !== 'string' || params.field.length === 0) throw invalid('`field` must be a non-empty string');
+      if (typeof params.field !== 'string' || params.field.length === 0) {
+        throw invalid('`field` must be a non-empty string');
+      }
       const value = await client.hget(key, params.field);
       return { key, field: params.field, value: decodeValue(value, params.as, where), found: value !== null };
     }
@@ -128,7 +134,9 @@ async function perform(params: RedisParams, message: Json, { client, where }: Re
       const all = await client.hgetall(key);
       const fields: JsonObject = Object.create(null) as JsonObject;
       for (const [name, value] of Object.entries(all)) {
-        Object.defineProperty(fields, name, { value: decodeValue(value, params.as, where), enumerable: true, writable: true, configurable: true });
+        // A field named __proto__ is data: defined, never assigned.
+        const decoded = decodeValue(value, params.as, where);
+        Object.defineProperty(fields, name, { value: decoded, enumerable: true, writable: true, configurable: true });
       }
       return { key, fields, found: Object.keys(all).length > 0 };
     }
@@ -142,7 +150,9 @@ async function perform(params: RedisParams, message: Json, { client, where }: Re
     }
     case 'list-push': {
       const key = keyOf(params);
-      if (!Array.isArray(params.values) || params.values.length === 0) throw invalid('`values` must be a non-empty array');
+      if (!Array.isArray(params.values) || params.values.length === 0) {
+        throw invalid('`values` must be a non-empty array');
+      }
       const values = params.values.map(encodeValue);
       const length = params.end === 'left' ? await client.lpush(key, ...values) : await client.rpush(key, ...values);
       return { key, length };
@@ -160,7 +170,8 @@ async function perform(params: RedisParams, message: Json, { client, where }: Re
     case 'publish': {
       const channel = params.channel;
       if (typeof channel !== 'string' || channel.length === 0) throw invalid('`channel` must be a non-empty string');
-      const receivers = await client.publish(channel, encodeValue(params.message === undefined ? message : params.message));
+      const published = params.message === undefined ? message : params.message;
+      const receivers = await client.publish(channel, encodeValue(published));
       return { channel, receivers };
     }
     default:
@@ -172,18 +183,24 @@ async function perform(params: RedisParams, message: Json, { client, where }: Re
 function within<T>(work: Promise<T>, ms: number, where: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PipeError(`${where} did not answer within ${ms} ms`, { code: 504, kind: 'TIMEOUT', step: 'redis' })), ms);
+    const why = `${where} did not answer within ${ms} ms`;
+    timer = setTimeout(() => reject(new PipeError(why, { code: 504, kind: 'TIMEOUT', step: 'redis' })), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 export const run: ConnectorRun<RedisParams> = async (params, message, ctx) => {
   const timeoutMs = integer(params.timeout, 'timeout', DEFAULT_TIMEOUT_MS);
-  let handle: RedisHandle | undefined;
-  try {
-    handle = await within(redisClient(ctx.services.connections, params.account, params.accountFields, timeoutMs), timeoutMs, 'Redis');
-    return await within(perform(params, message, handle), timeoutMs, handle.where);
-  } catch (err) {
-    throw redisFailure(err, handle?.where ?? 'Redis');
-  }
+  const { connections } = ctx.services;
+  // Calls go through the server's circuit breaker: after consecutive timeouts, fail at once (CIRCUIT_OPEN).
+  return connections.guard(`redis:${params.account}`, async () => {
+    let handle: RedisHandle | undefined;
+    try {
+      const opening = redisClient(connections, params.account, params.accountFields, timeoutMs);
+      handle = await within(opening, timeoutMs, 'Redis');
+      return await within(perform(params, message, handle), timeoutMs, handle.where);
+    } catch (err) {
+      throw redisFailure(err, handle?.where ?? 'Redis');
+    }
+  }, { failed: slowFailure });
 };

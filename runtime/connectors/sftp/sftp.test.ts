@@ -6,6 +6,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PipeError } from '../../errors.js';
 import { ConnectionRegistry } from '../../service/connections.js';
+import { CircuitBreakers } from '../../policies/breakers.js';
 import { createLogger } from '../../service/logging.js';
 import { fakeContext } from '../../service/test-support/fake-context.js';
 import type { ExecutionContext, Json, JsonObject } from '../../types.js';
@@ -193,6 +195,42 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
     delete (noHostKey as Record<string, string | undefined>)['host-key'];
     expect(await failure(sftp({ operation: 'list', path: '.' }, noHostKey, contextWith(own, workDir)))).toMatchObject({ kind: 'ACCOUNT_CONFIGURATION', code: 500 });
     await own.closeAll();
+  });
+
+  it('says TIMEOUT when the server does not complete the login in time, SFTP_ERROR for other refusals', async () => {
+    const silent = createServer(() => undefined); // accepts, never says a word
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const own = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }));
+    try {
+      const port = String((silent.address() as AddressInfo).port);
+      const err = await failure(sftp({ operation: 'list', path: '.', 'connect-timeout': 300 }, srv.account({ port }), contextWith(own, workDir)));
+      expect(err).toMatchObject({ kind: 'TIMEOUT', code: 504 });
+    } finally {
+      await own.closeAll();
+      silent.close();
+    }
+    mkdir();
+    // delete removes files: the server refuses a folder with a plain failure (EISDIR).
+    expect(await failure(sftp({ operation: 'delete', path: folder }))).toMatchObject({ kind: 'SFTP_ERROR', code: 502 });
+  });
+
+  it('opens the account\'s circuit after repeated refusals: CIRCUIT_OPEN without calling', async () => {
+    const own = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }), new CircuitBreakers({ failures: 2, halfOpenAfterMs: 60_000 }));
+    const closed = await startTcpProxy(srv.host, srv.port);
+    await closed.close();
+    const fields = srv.account({ port: String(closed.port) });
+    try {
+      for (let i = 0; i < 2; i++) expect((await failure(sftp({ operation: 'list', path: '.' }, fields, contextWith(own, workDir)))).kind).toBe('CONNECTION_REFUSED');
+      expect(await failure(sftp({ operation: 'list', path: '.' }, fields, contextWith(own, workDir)))).toMatchObject({ kind: 'CIRCUIT_OPEN', code: 503 });
+      // Answers of a server that is there do not count: a missing file leaves a circuit closed.
+      const healthy = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }), new CircuitBreakers({ failures: 1, halfOpenAfterMs: 60_000 }));
+      for (let i = 0; i < 2; i++) {
+        expect((await failure(sftp({ operation: 'get', path: 'no-such-file' }, srv.account(), contextWith(healthy, workDir)))).kind).toBe('NOT_FOUND');
+      }
+      await healthy.closeAll();
+    } finally {
+      await own.closeAll();
+    }
   });
 
   it('reports a broken connection, and opens a new one on the next use', async () => {

@@ -215,6 +215,37 @@ describe.each(DATABASES.map((d, i) => ({ ...d, up: up[i] as boolean })))('sql on
       await vi.waitFor(async () => expect((await open())['rows']).toEqual([{ n: 0 }]), { timeout: 10_000, interval: 50 });
     });
 
+    // MariaDB: a user of this test only (root creates it), whose sessions the process list shows.
+    if (dialect === 'mysql') it('refuses a wrong password of a real user, and closes the pool on stop (MariaDB)', async () => {
+      const user = uniqueTable('u');
+      const password = `pw-${user}`;
+      await exec(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'`);
+      await exec(`CREATE USER '${user}'@'localhost' IDENTIFIED BY '${password}'`);
+      const database = new URL(url).pathname.slice(1);
+      for (const host of ['%', 'localhost']) await exec(`GRANT SELECT ON \`${database}\`.* TO '${user}'@'${host}'`);
+      try {
+        const as = (pw: string): SqlParams => {
+          const u = new URL(url);
+          u.username = user;
+          u.password = pw;
+          return { account: 'own-user', accountFields: { url: u.toString() }, sql: 'SELECT CURRENT_USER() AS me' };
+        };
+        const c = sqlTestContext();
+        const wrong = await failure(run(as('not-the-password'), null, c.ctx));
+        expect([wrong.kind, wrong.code]).toEqual(['AUTHENTICATION_FAILED', 502]);
+        expect(wrong.message).not.toContain('not-the-password');
+        await run(as(password), null, c.ctx);
+        const sessions = async (): Promise<Json> =>
+          (await step(admin, { sql: 'SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE USER = ?', params: [user] }))['rows'] ?? null;
+        expect(await sessions()).toEqual([{ n: 1 }]);
+        await c.connections.closeAll();
+        await vi.waitFor(async () => expect(await sessions()).toEqual([{ n: 0 }]), { timeout: 10_000, interval: 50 });
+      } finally {
+        await exec(`DROP USER IF EXISTS '${user}'@'%'`);
+        await exec(`DROP USER IF EXISTS '${user}'@'localhost'`);
+      }
+    });
+
     it('reports a cut link (TCP proxy) unavailable and heals when it is back', async () => {
       const c = context();
       const target = new URL(url);

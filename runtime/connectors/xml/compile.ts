@@ -30,7 +30,8 @@ export const compile: ConnectorCompiler = {
     delete result.params['schema'];
     if (compiled.validator) result.params['validator'] = { js: compiled.validator, constant: true };
     // Parsed from its JSON text: a property named `__proto__` stays a property.
-    const shape = ctx.hoist(`xml-shape-${label ?? 'document'}`, `JSON.parse(${JSON.stringify(JSON.stringify(compiled.schema))})`, 'the document schema, for shaping');
+    const json = `JSON.parse(${JSON.stringify(JSON.stringify(compiled.schema))})`;
+    const shape = ctx.hoist(`xml-shape-${label ?? 'document'}`, json, 'the document schema, for shaping');
     result.params['shape'] = { js: shape, constant: true };
     result.output = records ? recordsOutput(compiled.type, batched, t) : compiled.type;
   },
@@ -48,5 +49,9 @@ function recordsOutput(record: PipeType, batched: boolean, t: ShapeKit): PipeTyp
 
 function generateOutput(toFile: boolean, t: ShapeKit): PipeType {
   if (!toFile) return t.closed({ text: t.STRING });
-  return t.closed({ file: t.closed({ fileName: t.STRING, originalFileName: t.STRING, param: t.STRING, contentType: t.STRING, size: t.INTEGER, path: t.STRING }) });
+  const file = t.closed({
+    fileName: t.STRING, originalFileName: t.STRING, param: t.STRING,
+    contentType: t.STRING, size: t.INTEGER, path: t.STRING,
+  });
+  return t.closed({ file });
 }

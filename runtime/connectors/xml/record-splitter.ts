@@ -12,6 +12,9 @@
  */
 import { PipeError } from '../../errors.js';
 
+/** The refusal of a DOCTYPE (also xml.ts's, for a whole document). */
+export const DOCTYPE_REFUSED = 'XML with a DOCTYPE is not accepted (DTDs and entity declarations are refused)';
+
 export interface XmlRecord {
   /** The element's source text, from its `<` to the end of its end tag. */
   readonly text: string;
@@ -40,14 +43,17 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
   let record: { parts: string[]; size: number; line: number; depth: number } | undefined;
 
   const fail = (message: string, kind = 'MALFORMED_XML', code = 400): never => {
-    throw new PipeError(`Malformed XML: line ${line}, column ${column}: ${message}`, { code, kind, details: { line, column } });
+    throw new PipeError(`Malformed XML: line ${line}, column ${column}: ${message}`, {
+      code, kind, details: { line, column },
+    });
   };
   /** Moves past `text`: keeps it when inside a record, counts lines. */
   const consume = (text: string): void => {
     if (record) {
       record.size += text.length;
       if (record.size > options.maxRecordSize) {
-        throw new PipeError(`an XML record (line ${record.line}) is larger than max-size (${options.maxRecordSize} bytes)`, {
+        const what = `an XML record (line ${record.line})`;
+        throw new PipeError(`${what} is larger than max-size (${options.maxRecordSize} bytes)`, {
           code: 413, kind: 'XML_TOO_LARGE', details: { line: record.line, maxSize: options.maxRecordSize },
         });
       }
@@ -89,7 +95,7 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
       else if (buf.startsWith('<!', at)) {
         if (buf.length - at < 9 && !final) return rest();
         if (/^<!DOCTYPE/i.test(buf.slice(at, at + 9))) {
-          throw new PipeError(`XML with a DOCTYPE is not accepted (DTDs and entity declarations are refused): line ${line}, column ${column}`, {
+          throw new PipeError(`${DOCTYPE_REFUSED}: line ${line}, column ${column}`, {
             code: 400, kind: 'XML_DOCTYPE_REFUSED', details: { line, column },
           });
         }
@@ -105,7 +111,12 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
         const closed = /^<\/([^\s>]+)\s*>$/.exec(construct)?.[1];
         const open = stack[stack.length - 1];
         if (closed === undefined) fail('a malformed end tag');
-        if (open !== closed) fail(open === undefined ? `the end tag </${closed}> closes nothing` : `expected </${open}>, found </${closed}>`);
+        if (open !== closed) {
+          const problem = open === undefined
+            ? `the end tag </${closed}> closes nothing`
+            : `expected </${open}>, found </${closed}>`;
+          fail(problem);
+        }
         consume(construct);
         stack.pop();
         if (record && stack.length === record.depth - 1) {
@@ -120,7 +131,9 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
         const selfClosing = construct.endsWith('/>');
         stack.push(opened as string);
         if (stack.length > options.maxDepth) {
-          throw new PipeError(`XML nested deeper than ${options.maxDepth} levels (line ${line})`, { code: 400, kind: 'XML_TOO_DEEP', details: { line, maxDepth: options.maxDepth } });
+          throw new PipeError(`XML nested deeper than ${options.maxDepth} levels (line ${line})`, {
+            code: 400, kind: 'XML_TOO_DEEP', details: { line, maxDepth: options.maxDepth },
+          });
         }
         if (!record && matchesPath()) record = { parts: [], size: 0, line, depth: stack.length };
         consume(construct);
@@ -141,7 +154,8 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
     buf += chunk;
     buf = yield* drain(false);
     if (buf.length > options.maxRecordSize) {
-      throw new PipeError(`a tag, comment or CDATA section (line ${line}) is larger than max-size (${options.maxRecordSize} bytes)`, {
+      const what = `a tag, comment or CDATA section (line ${line})`;
+      throw new PipeError(`${what} is larger than max-size (${options.maxRecordSize} bytes)`, {
         code: 413, kind: 'XML_TOO_LARGE', details: { line, maxSize: options.maxRecordSize },
       });
     }

@@ -45,7 +45,7 @@ it('parses a 30 MB XML document record by record in bounded memory', async () =>
   const path = join(dir, 'big.xml');
   const items = await writeXml(path, 30 * MB);
   expect(statSync(path).size).toBeGreaterThanOrEqual(30 * MB);
-  const child = fileURLToPath(new URL('large-input.child.ts', import.meta.url));
+  const child = fileURLToPath(new URL('test-support-large-input.ts', import.meta.url));
   const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=48', '--import', 'tsx', child, path], {
     maxBuffer: MB, timeout: 900_000,
   });

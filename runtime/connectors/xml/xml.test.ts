@@ -44,6 +44,12 @@ describe('xml parse', () => {
     });
   });
 
+  it('takes another attribute prefix, or none', async () => {
+    expect(await parse({ text: '<p sku="A"><n>y</n></p>', 'attribute-prefix': '' })).toEqual({ p: { sku: 'A', n: 'y' } });
+    expect(await parse({ text: '<p sku="A"/>', 'attribute-prefix': '_' })).toEqual({ p: { _sku: 'A' } });
+    expect((await failure(parse({ text: '<p/>', 'attribute-prefix': 'x' }))).kind).toBe('BAD_XML_PARAMS');
+  });
+
   it('shapes the document by its schema: scalars converted, single elements as lists, then validated', async () => {
     const schema = {
       type: 'object',

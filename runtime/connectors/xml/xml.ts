@@ -25,13 +25,14 @@ import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { PipeError } from '../../errors.js';
 import type { CompiledValidator, ConnectorRun, ExecutionContext, Json, JsonObject } from '../../types.js';
 import { fileReference, newWorkFilePath, resolveWorkFile } from '../../work-files.js';
-import { splitRecords } from './record-splitter.js';
+import { DOCTYPE_REFUSED, splitRecords } from './record-splitter.js';
 
 export interface XmlParams {
   readonly operation: 'parse' | 'generate';
   readonly file?: Json;
   readonly text?: Json;
   readonly attributes?: boolean;
+  readonly 'attribute-prefix'?: string;
   readonly namespaces?: 'keep' | 'strip';
   readonly 'max-depth'?: number;
   readonly 'max-size'?: number;
@@ -99,7 +100,7 @@ function xmlParser(params: XmlParams, maxDepth: number): XMLParser {
   const guard = (name: string): string => (GUARDED_NAMES.has(name) ? ESCAPE + name : name);
   return new XMLParser({
     ignoreAttributes: params.attributes === false,
-    attributeNamePrefix: ATTRIBUTE_PREFIX,
+    attributeNamePrefix: attributePrefix(params['attribute-prefix']),
     textNodeName: TEXT_KEY,
     removeNSPrefix: params.namespaces === 'strip',
     parseTagValue: false,
@@ -114,7 +115,15 @@ function xmlParser(params: XmlParams, maxDepth: number): XMLParser {
   });
 }
 
+/** `@` by default; `""` makes attributes plain fields (an attribute then hides a child element of its name). */
+function attributePrefix(prefix: string | undefined): string {
+  if (prefix === undefined) return ATTRIBUTE_PREFIX;
+  if (!/^[@_$-]{0,3}$/.test(prefix)) throw badParams('`attribute-prefix` is up to 3 of `@`, `_`, `$`, `-`, or empty');
+  return prefix;
+}
+
 const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const ENTITY = /&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|amp|lt|gt|quot|apos);/g;
 
 /**
  * XML's five predefined entities and character references (`&#65;`, `&#x263A;`); nothing else —
@@ -125,7 +134,7 @@ export const XML_ENTITIES = {
   setXmlVersion: (): void => undefined,
   setExternalEntities: (): void => undefined,
   addInputEntities: (): void => undefined,
-  decode: (text: string): string => (text.includes('&') ? text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|amp|lt|gt|quot|apos);/g, decodeEntity) : text),
+  decode: (text: string): string => (text.includes('&') ? text.replace(ENTITY, decodeEntity) : text),
 };
 
 function decodeEntity(whole: string, name: string): string {
@@ -145,7 +154,9 @@ function parseDocument(text: string, parser: XMLParser, maxDepth: number, firstL
   if (checked !== true) {
     const line = checked.err.line + firstLine - 1;
     const { col, msg } = checked.err;
-    throw new PipeError(`Malformed XML: line ${line}, column ${col}: ${msg}`, { code: 400, kind: 'MALFORMED_XML', details: { line, column: col } });
+    throw new PipeError(`Malformed XML: line ${line}, column ${col}: ${msg}`, {
+      code: 400, kind: 'MALFORMED_XML', details: { line, column: col },
+    });
   }
   let parsed: unknown;
   try {
@@ -153,7 +164,9 @@ function parseDocument(text: string, parser: XMLParser, maxDepth: number, firstL
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (/nested tags/i.test(message)) {
-      throw new PipeError(`XML nested deeper than ${maxDepth} levels`, { code: 400, kind: 'XML_TOO_DEEP', details: { maxDepth } });
+      throw new PipeError(`XML nested deeper than ${maxDepth} levels`, {
+        code: 400, kind: 'XML_TOO_DEEP', details: { maxDepth },
+      });
     }
     throw new PipeError(`Malformed XML: ${message}`, { code: 400, kind: 'MALFORMED_XML' });
   }
@@ -171,7 +184,9 @@ function parseDocument(text: string, parser: XMLParser, maxDepth: number, firstL
 async function parseRecords(params: XmlParams, ctx: ExecutionContext): Promise<JsonObject> {
   const maxDepth = params['max-depth'] ?? DEFAULT_MAX_DEPTH;
   const path = params.record ?? '';
-  if (!/^[^/\s]+(\/[^/\s]+)*$/.test(path)) throw badParams('`record` is a path of element names from the root (`catalog/product`)');
+  if (!/^[^/\s]+(\/[^/\s]+)*$/.test(path)) {
+    throw badParams('`record` is a path of element names from the root (`catalog/product`)');
+  }
   const chunks = await inputChunks(params, ctx);
   const onInvalid = params['on-invalid'] ?? 'fail';
   const maxRecords = params['max-records'] ?? DEFAULT_MAX_RECORDS;
@@ -204,9 +219,15 @@ async function parseRecords(params: XmlParams, ctx: ExecutionContext): Promise<J
       const validator = params.validator;
       if (validator && !validator(value)) {
         const reason = violations(validator).slice(0, 5).join('; ');
-        if (onInvalid === 'fail') throw new PipeError(`xml parse: the record at line ${line} does not match the schema: ${reason}`, { code: 422, kind: 'RECORD_INVALID', details: { line, reason } });
+        if (onInvalid === 'fail') {
+          throw new PipeError(`xml parse: the record at line ${line} does not match the schema: ${reason}`, {
+            code: 422, kind: 'RECORD_INVALID', details: { line, reason },
+          });
+        }
         if (rejected.length >= maxRejected) {
-          throw new PipeError(`xml parse: more than ${maxRejected} rejected records (the last at line ${line})`, { code: 422, kind: 'TOO_MANY_REJECTED', details: { line } });
+          throw new PipeError(`xml parse: more than ${maxRejected} rejected records (the last at line ${line})`, {
+            code: 422, kind: 'TOO_MANY_REJECTED', details: { line },
+          });
         }
         rejected.push({ line, reason, record: read });
         continue;
@@ -219,7 +240,8 @@ async function parseRecords(params: XmlParams, ctx: ExecutionContext): Promise<J
         continue;
       }
       if (recordCount > maxRecords) {
-        throw new PipeError(`xml parse: more than ${maxRecords} records (at line ${line}); raise max-records or stream them to a batch-pipeline`, {
+        const hint = 'raise max-records or stream them to a batch-pipeline';
+        throw new PipeError(`xml parse: more than ${maxRecords} records (at line ${line}); ${hint}`, {
           code: 413, kind: 'TOO_MANY_RECORDS', details: { line, maxRecords },
         });
       }
@@ -235,14 +257,16 @@ async function parseRecords(params: XmlParams, ctx: ExecutionContext): Promise<J
 }
 
 /** The document as text chunks: a file read as a stream, or the text. */
-async function inputChunks(params: XmlParams, ctx: ExecutionContext): Promise<{ stream: AsyncIterable<string>; close: () => void }> {
+async function inputChunks(
+  params: XmlParams, ctx: ExecutionContext,
+): Promise<{ stream: AsyncIterable<string>; close: () => void }> {
   if (params.file !== undefined && params.text !== undefined) throw badParams('give `file` or `text`, not both');
   if (params.file !== undefined) {
     const file = await resolveWorkFile(params.file, ctx.workDir, 'xml parse');
     const stream = createReadStream(file.path, { encoding: 'utf8' });
     return { stream: withoutBom(stream), close: () => stream.destroy() };
   }
-  if (typeof params.text !== 'string') throw badParams(params.text === undefined ? '`file` or `text` is required' : '`text` is XML text');
+  if (typeof params.text !== 'string') throw badParams(params.text === undefined ? NO_INPUT : '`text` is XML text');
   return { stream: withoutBom([params.text]), close: () => undefined };
 }
 
@@ -263,16 +287,20 @@ async function inputText(params: XmlParams, ctx: ExecutionContext, maxSize: numb
     if (bytes.length > maxSize) throw tooLarge(bytes.length, maxSize);
     return stripBom(bytes.toString('utf8'));
   }
-  if (typeof params.text !== 'string') throw badParams(params.text === undefined ? '`file` or `text` is required' : '`text` is XML text');
+  if (typeof params.text !== 'string') throw badParams(params.text === undefined ? NO_INPUT : '`text` is XML text');
   const size = Buffer.byteLength(params.text);
   if (size > maxSize) throw tooLarge(size, maxSize);
   return stripBom(params.text);
 }
 
+const NO_INPUT = '`file` or `text` is required';
+
 const stripBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 function tooLarge(size: number, maxSize: number): PipeError {
-  return new PipeError(`the XML document is ${size} bytes; max-size is ${maxSize}`, { code: 413, kind: 'XML_TOO_LARGE', details: { size, maxSize } });
+  return new PipeError(`the XML document is ${size} bytes; max-size is ${maxSize}`, {
+    code: 413, kind: 'XML_TOO_LARGE', details: { size, maxSize },
+  });
 }
 
 /**
@@ -286,7 +314,7 @@ export function refuseDoctype(text: string): void {
     const before = text.slice(0, match.index);
     const line = before.split('\n').length;
     const column = match.index - before.lastIndexOf('\n');
-    throw new PipeError(`XML with a DOCTYPE is not accepted (DTDs and entity declarations are refused): line ${line}, column ${column}`, {
+    throw new PipeError(`${DOCTYPE_REFUSED}: line ${line}, column ${column}`, {
       code: 400, kind: 'XML_DOCTYPE_REFUSED', details: { line, column },
     });
   }
@@ -296,8 +324,11 @@ const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'ob
 
 /** An own field, `__proto__` included (as JSON.parse keeps it). */
 function setField(obj: JsonObject, key: string, value: Json): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
 }
 
 /** Copies the parsed tree, giving guarded names back (`\u0001__proto__` → an own field `__proto__`). */
@@ -364,11 +395,13 @@ function valueType(value: Json): string {
   return typeof value;
 }
 
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 function convertText(text: string, types: readonly unknown[]): Json {
   if (types.includes('string')) return text;
   const t = text.trim();
   if (types.includes('integer') && /^[+-]?\d+$/.test(t) && Number.isSafeInteger(Number(t))) return Number(t);
-  if (types.includes('number') && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) && Number.isFinite(Number(t))) return Number(t);
+  if (types.includes('number') && NUMBER.test(t) && Number.isFinite(Number(t))) return Number(t);
   if (types.includes('boolean') && /^(true|false)$/.test(t)) return t === 'true';
   if (types.includes('object') && t === '') return {};
   if (types.includes('null') && t === '') return null;
@@ -398,7 +431,9 @@ async function generateXml(params: XmlParams, ctx: ExecutionContext): Promise<Js
   // Field names that are no XML names (`a b`, `1st`) would make a document nobody can read.
   const checked = XMLValidator.validate(text);
   if (checked !== true) {
-    throw new PipeError(`xml generate: the document cannot be written as XML: ${checked.err.msg}`, { code: 400, kind: 'BAD_XML_DOCUMENT' });
+    throw new PipeError(`xml generate: the document cannot be written as XML: ${checked.err.msg}`, {
+      code: 400, kind: 'BAD_XML_DOCUMENT',
+    });
   }
   const toFile = params['to-file'];
   if (toFile === undefined) return { text };

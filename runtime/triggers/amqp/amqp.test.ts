@@ -18,7 +18,7 @@ import { AMQP_URL, serverAvailable, uniqueName } from '../../../test/support/ser
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
 import { freePort } from '../../../test/support/ports.js';
 import { run as publish, type AmqpPublishParams } from '../../connectors/amqp-publish/amqp-publish.js';
-import { trigger as amqpTrigger, type AmqpTriggerSpec } from './amqp.js';
+import { decodeBody, trigger as amqpTrigger, type AmqpTriggerSpec } from './amqp.js';
 
 const up = await serverAvailable('RabbitMQ', AMQP_URL, 5672);
 const FAST = { initialMs: 20, maxMs: 50, multiplier: 2 };
@@ -356,5 +356,24 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
       await until(() => t!.logs.text.includes('refused the credentials'), 'the log line');
       expect(t!.logs.text).not.toContain('wrong-password');
     });
+  });
+});
+
+describe('amqp trigger without a broker', () => {
+  const spec = { kind: 'amqp', queue: 'orders' } as AmqpTriggerSpec;
+
+  it('completes a test input with what a first delivery from the queue has', () => {
+    expect(amqpTrigger.testMessage?.(spec, { body: { id: 1 } })).toEqual({
+      body: { id: 1 }, headers: {}, exchange: '', routingKey: 'orders', redelivered: false,
+    });
+    expect(amqpTrigger.testMessage?.(spec, undefined)).toMatchObject({ body: null, routingKey: 'orders' });
+  });
+
+  it('reads a body as JSON when it says or looks so, else as text', () => {
+    expect(decodeBody(Buffer.from('{"a":1}'), 'application/json')).toEqual({ a: 1 });
+    expect(decodeBody(Buffer.from('{"a":1}'), undefined)).toEqual({ a: 1 });
+    expect(decodeBody(Buffer.from('plain'), undefined)).toBe('plain');
+    expect(decodeBody(Buffer.from('{"a":1}'), 'text/plain')).toBe('{"a":1}');
+    expect(() => decodeBody(Buffer.from('{broken'), 'application/json')).toThrow(/not the JSON/);
   });
 });

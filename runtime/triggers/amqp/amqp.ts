@@ -63,7 +63,10 @@ function headerValue(value: unknown, depth = 0): Json {
   if (Array.isArray(value)) return value.map((v) => headerValue(v, depth + 1));
   if (typeof value === 'object') {
     const out: JsonObject = Object.create(null) as JsonObject;
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: headerValue(v, depth + 1), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value)) {
+      const property = { value: headerValue(v, depth + 1), enumerable: true, writable: true, configurable: true };
+      Object.defineProperty(out, k, property);
+    }
     return out;
   }
   return String(value);
@@ -108,6 +111,7 @@ class QueueConsumer {
   private readonly setupBackoff = new Backoff(RECONNECT_BACKOFF);
   private unlisten: (() => void) | undefined;
   private lastProblem: string | undefined;
+  private settingUp = false;
 
   constructor(
     readonly pipeline: TriggeredPipeline<AmqpTriggerSpec>,
@@ -138,14 +142,16 @@ class QueueConsumer {
   }
 
   private async setUp(model: ChannelModel): Promise<void> {
-    if (this.stopping.signal.aborted) return;
+    // One channel at a time: a reconnect and a retry after a closed channel may both ask.
+    if (this.stopping.signal.aborted || this.settingUp || this.channel !== undefined) return;
+    this.settingUp = true;
     let channel: Channel | undefined;
     try {
       channel = await model.createChannel();
       const opened = channel;
       this.channel = opened;
-      opened.on('error', (err: unknown) => this.problem(`channel closed by the broker: ${err instanceof Error ? err.message : String(err)}`));
-      opened.on('close', () => this.channelClosed(model, opened));
+      opened.on('error', (err: unknown) => this.problem(`channel closed by the broker: ${describe(err)}`));
+      opened.on('close', () => this.channelClosed(opened));
       await opened.prefetch(this.spec.prefetch);
       if (this.spec.declare) await opened.assertQueue(this.spec.queue, { durable: true });
       const { consumerTag } = await opened.consume(this.spec.queue, (msg) => {
@@ -159,30 +165,40 @@ class QueueConsumer {
       }, { noAck: false });
       this.consumerTag = consumerTag;
       this.setupBackoff.reset();
-      if (this.lastProblem !== undefined) this.host.logger.info({ pipeline: this.pipeline.name, queue: this.spec.queue }, 'amqp consumer running again');
+      if (this.lastProblem !== undefined) {
+        this.host.logger.info({ pipeline: this.pipeline.name, queue: this.spec.queue }, 'amqp consumer running again');
+      }
       this.lastProblem = undefined;
     } catch (err) {
       this.problem(err instanceof Error ? err.message : String(err));
       await channel?.close().catch(() => undefined);
+    } finally {
+      this.settingUp = false;
     }
   }
 
-  /** The channel closed: while the connection lives (a missing queue, a cancel), try again later. */
-  private channelClosed(model: ChannelModel, channel: Channel): void {
+  /**
+   * The channel closed: while the connection lives (a missing queue, a cancel), try again later on
+   * the connection of that time; after a lost connection, the reconnect sets the consumer up.
+   */
+  private channelClosed(channel: Channel): void {
     if (this.channel === channel) {
       this.channel = undefined;
       this.consumerTag = undefined;
     }
     if (this.stopping.signal.aborted) return;
-    void pause(this.setupBackoff.next(), this.stopping.signal).then(() => {
-      if (!this.stopping.signal.aborted && this.channel === undefined && this.link.connected) void this.setUp(model);
+    void pause(this.setupBackoff.next(), this.stopping.signal).then(async () => {
+      if (this.stopping.signal.aborted || this.channel !== undefined || !this.link.connected) return;
+      const model = await this.link.connection().catch(() => undefined);
+      if (model) await this.setUp(model);
     });
   }
 
   private problem(reason: string): void {
     if (reason === this.lastProblem) return;
     this.lastProblem = reason;
-    this.host.logger.warn({ pipeline: this.pipeline.name, queue: this.spec.queue, reason }, 'amqp consumer not running; retrying');
+    const where = { pipeline: this.pipeline.name, queue: this.spec.queue, reason };
+    this.host.logger.warn(where, 'amqp consumer not running; retrying');
   }
 
   private async handle(channel: Channel, msg: ConsumeMessage): Promise<void> {
@@ -191,11 +207,13 @@ class QueueConsumer {
     if (msg.fields.redelivered) host.metrics.eventsRedelivered.inc(labels);
     let body: Json;
     try {
-      if (msg.content.length > spec.maxSize) throw new Error(`the body has ${msg.content.length} bytes, more than max-size (${spec.maxSize})`);
+      if (msg.content.length > spec.maxSize) {
+        throw new Error(`the body has ${msg.content.length} bytes, more than max-size (${spec.maxSize})`);
+      }
       body = decodeBody(msg.content, msg.properties.contentType as string | undefined);
     } catch (err) {
       host.metrics.eventsConsumed.inc({ ...labels, outcome: 'invalid' });
-      await this.deadLetter(channel, msg, 'unreadable', 1, '', err instanceof Error ? err.message : String(err));
+      await this.deadLetter(channel, msg, 'unreadable', 1, '', describe(err));
       return;
     }
     const result: DeliveryResult = await deliver((attempt) => host.engine.execute({
@@ -217,17 +235,20 @@ class QueueConsumer {
   }
 
   /** A message that failed for good: to the dead-letter exchange (then acked), or back to the queue. */
-  private async deadLetter(channel: Channel, msg: ConsumeMessage, reason: string, attempts: number, executionId: string, error: string): Promise<void> {
+  private async deadLetter(
+    channel: Channel, msg: ConsumeMessage, reason: string, attempts: number, executionId: string, error: string,
+  ): Promise<void> {
     const { spec, pipeline, host } = this;
     const context = { pipeline: pipeline.name, queue: spec.queue, reason, attempts, executionId, error };
     if (spec.deadLetterExchange === undefined) {
-      host.logger.error(context, 'amqp message failed; rejected back to the queue (the trigger has no dead-letter-exchange)');
+      host.logger.error(context, 'amqp message failed; rejected back to the queue (no dead-letter-exchange)');
       settle(() => channel.nack(msg, false, true));
       return;
     }
     const p = msg.properties;
     try {
-      await this.link.publish(spec.deadLetterExchange, spec.deadLetterRoutingKey ?? msg.fields.routingKey, msg.content, {
+      const routingKey = spec.deadLetterRoutingKey ?? msg.fields.routingKey;
+      await this.link.publish(spec.deadLetterExchange, routingKey, msg.content, {
         persistent: true,
         mandatory: true,
         ...(p.contentType ? { contentType: p.contentType as string } : {}),
@@ -249,10 +270,15 @@ class QueueConsumer {
       settle(() => channel.ack(msg));
     } catch (err) {
       // Not confirmed: the message stays in the queue and comes back.
-      host.logger.error({ ...context, deadLetterError: err instanceof Error ? err.message : String(err) }, 'amqp dead-lettering failed; rejected back to the queue');
+      const failed = { ...context, deadLetterError: describe(err) };
+      host.logger.error(failed, 'amqp dead-lettering failed; rejected back to the queue');
       settle(() => channel.nack(msg, false, true));
     }
   }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** An ack or nack on a channel that closed meanwhile: the broker already gave the message back. */
@@ -268,12 +294,14 @@ export const trigger: TriggerRuntime<AmqpTriggerSpec> = {
   attach(pipelines, host) {
     const consumers: QueueConsumer[] = [];
     for (const p of pipelines) {
-      host.readiness(`amqp:${p.trigger.account}/${p.trigger.queue}`, () => consumers.find((c) => c.pipeline === p)?.consuming ?? true);
+      const consuming = (): boolean => consumers.find((c) => c.pipeline === p)?.consuming ?? true;
+      host.readiness(`amqp:${p.trigger.account}/${p.trigger.queue}`, consuming);
     }
     return {
       async start() {
         for (const p of pipelines) {
-          const link = await amqpLink(host.connections, p.trigger.account, host.accounts[p.trigger.account], host.logger);
+          const { account } = p.trigger;
+          const link = await amqpLink(host.connections, account, host.accounts[account], host.logger);
           const consumer = new QueueConsumer(p, host, link);
           consumers.push(consumer);
           consumer.start();
@@ -285,4 +313,9 @@ export const trigger: TriggerRuntime<AmqpTriggerSpec> = {
     };
   },
   validate: validateMessage,
+  // A test gives what it cares about (`input: { body: … }`); the rest is what a first delivery from the queue has.
+  testMessage: (spec, given) => ({
+    body: null, headers: {}, exchange: '', routingKey: spec.queue, redelivered: false,
+    ...(given !== null && typeof given === 'object' && !Array.isArray(given) ? given : {}),
+  }),
 };

@@ -12,14 +12,19 @@ export const BROKER_BACKOFF_DEFAULTS = { initial: 1000, max: 30_000, multiplier:
 export const compile: TriggerCompiler = {
   trigger({ trigger, ctx }, api) {
     const read = api.reader(trigger.config);
+    // The account's existence and type are checked from the schema (`x-pipe-ref`, `x-pipe-account-types`).
     const account = read.str('account', '');
-    const accountValue = api.entryOf(trigger.config, 'account');
-    if (account) api.checkReference(ctx, 'account', account, accountValue?.span ?? trigger.kindSpan);
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
     const backoff = eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api, BROKER_BACKOFF_DEFAULTS)
-      ?? JSON.stringify({ initialMs: BROKER_BACKOFF_DEFAULTS.initial, maxMs: BROKER_BACKOFF_DEFAULTS.max, multiplier: BROKER_BACKOFF_DEFAULTS.multiplier });
+      ?? JSON.stringify({
+        initialMs: BROKER_BACKOFF_DEFAULTS.initial,
+        maxMs: BROKER_BACKOFF_DEFAULTS.max,
+        multiplier: BROKER_BACKOFF_DEFAULTS.multiplier,
+      });
     const deadLetterExchange = read.str('dead-letter-exchange', '');
+    const hasDeadLetterExchange = api.entryOf(trigger.config, 'dead-letter-exchange') !== undefined;
     const deadLetterRoutingKey = api.entryOf(trigger.config, 'dead-letter-routing-key');
+    const deadLetterRoutingKeyText = read.str('dead-letter-routing-key', '');
     const { types } = api;
     return {
       spec: {
@@ -30,8 +35,8 @@ export const compile: TriggerCompiler = {
         maxDeliveries: String(read.num('max-deliveries', 3)),
         backoff,
         maxSize: String(read.num('max-size', 5 * 1024 * 1024)),
-        ...(api.entryOf(trigger.config, 'dead-letter-exchange') ? { deadLetterExchange: JSON.stringify(deadLetterExchange) } : {}),
-        ...(deadLetterRoutingKey ? { deadLetterRoutingKey: JSON.stringify(read.str('dead-letter-routing-key', '')) } : {}),
+        ...(hasDeadLetterExchange ? { deadLetterExchange: JSON.stringify(deadLetterExchange) } : {}),
+        ...(deadLetterRoutingKey ? { deadLetterRoutingKey: JSON.stringify(deadLetterRoutingKeyText) } : {}),
         ...(body.validator ? { validateBody: body.validator } : {}),
       },
       message: types.closed({

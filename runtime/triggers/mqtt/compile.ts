@@ -11,13 +11,15 @@ const BACKOFF_DEFAULTS = { initial: 1000, max: 10_000, multiplier: 2 };
 export const compile: TriggerCompiler = {
   trigger({ trigger, ctx }, api) {
     const read = api.reader(trigger.config);
+    // The account's existence and type are checked from the schema (`x-pipe-ref`, `x-pipe-account-types`).
     const account = read.str('account', '');
-    if (account) api.checkReference(ctx, 'account', account, api.entryOf(trigger.config, 'account')?.span ?? trigger.kindSpan);
     const topicsValue = api.entryOf(trigger.config, 'topics');
     const topics = topicsValue ? api.staticJson(topicsValue) : undefined;
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
     const backoff = eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api, BACKOFF_DEFAULTS)
-      ?? JSON.stringify({ initialMs: BACKOFF_DEFAULTS.initial, maxMs: BACKOFF_DEFAULTS.max, multiplier: BACKOFF_DEFAULTS.multiplier });
+      ?? JSON.stringify({
+        initialMs: BACKOFF_DEFAULTS.initial, maxMs: BACKOFF_DEFAULTS.max, multiplier: BACKOFF_DEFAULTS.multiplier,
+      });
     const deadLetterTopic = api.entryOf(trigger.config, 'dead-letter-topic');
     const { types } = api;
     return {

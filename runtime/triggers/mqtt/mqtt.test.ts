@@ -20,7 +20,7 @@ import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js
 import { freePort } from '../../../test/support/ports.js';
 import { mosquittoAvailable, startMosquitto, type PrivateMosquitto } from '../../../test/support/mosquitto.js';
 import { run as publish, type MqttPublishParams } from '../../connectors/mqtt-publish/mqtt-publish.js';
-import { trigger as mqttTrigger, type MqttTriggerSpec } from './mqtt.js';
+import { decodePayload, trigger as mqttTrigger, type MqttTriggerSpec } from './mqtt.js';
 
 const up = await serverAvailable('Mosquitto', MQTT_URL, 1883);
 const privateBroker = mosquittoAvailable();
@@ -306,5 +306,20 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
       await until(() => seen.length === 1, 'the message');
       expect(seen).toEqual([{ id: 'after' }]);
     });
+  });
+});
+
+describe('mqtt trigger without a broker', () => {
+  it('completes a test input with what a first delivery has', () => {
+    const spec = { kind: 'mqtt', topics: ['devices/+/telemetry'] } as unknown as MqttTriggerSpec;
+    expect(mqttTrigger.testMessage?.(spec, { topic: 'devices/d1/telemetry', body: { t: 20 } })).toEqual({
+      topic: 'devices/d1/telemetry', body: { t: 20 }, qos: 1, retain: false, redelivered: false, headers: {},
+    });
+  });
+
+  it('reads a payload as JSON when it is JSON, else as text', () => {
+    expect(decodePayload(Buffer.from('[1,2]'), undefined)).toEqual([1, 2]);
+    expect(decodePayload(Buffer.from('21.5 C'), undefined)).toBe('21.5 C');
+    expect(() => decodePayload(Buffer.from('nope'), 'application/json')).toThrow(/not the JSON/);
   });
 });

@@ -43,7 +43,9 @@ export function decodePayload(payload: Buffer, contentType: string | undefined):
   try {
     return JSON.parse(text) as Json;
   } catch {
-    if (contentType?.toLowerCase().includes('json')) throw new Error('the payload is not the JSON its content type says');
+    if (contentType?.toLowerCase().includes('json')) {
+      throw new Error('the payload is not the JSON its content type says');
+    }
     return text;
   }
 }
@@ -51,7 +53,8 @@ export function decodePayload(payload: Buffer, contentType: string | undefined):
 function userProperties(packet: IPublishPacket): JsonObject {
   const out: JsonObject = Object.create(null) as JsonObject;
   for (const [name, value] of Object.entries(packet.properties?.userProperties ?? {})) {
-    Object.defineProperty(out, name, { value: Array.isArray(value) ? value.map(String) : String(value), enumerable: true, writable: true, configurable: true });
+    const text = Array.isArray(value) ? value.map(String) : String(value);
+    Object.defineProperty(out, name, { value: text, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -106,7 +109,8 @@ class TopicSubscriber {
       properties: { sessionExpiryInterval: Math.min(0xfffffffe, Math.round(spec.sessionExpiryMs / 1000)) },
       resubscribe: true,
     }));
-    const keeper = new ConnectionKeeper(client, where, (up, cause) => host.connections.report(this.dependency, up, cause));
+    const report = (up: boolean, cause?: unknown): void => host.connections.report(this.dependency, up, cause);
+    const keeper = new ConnectionKeeper(client, where, report);
     this.keeper = keeper;
     let lastProblem: string | undefined;
     client.on('error', (err: unknown) => {
@@ -132,7 +136,8 @@ class TopicSubscriber {
       client.subscribe([...spec.topics], { qos: 1 }, (err, granted) => {
         const refused = granted?.filter((g) => g.qos !== 0 && g.qos !== 1 && g.qos !== 2) ?? [];
         if (err || refused.length > 0) {
-          host.logger.warn({ pipeline: this.pipeline.name, topics: spec.topics, reason: err?.message ?? 'subscription refused' }, 'mqtt subscription refused');
+          const reason = err?.message ?? 'subscription refused';
+          host.logger.warn({ pipeline: this.pipeline.name, topics: spec.topics, reason }, 'mqtt subscription refused');
           return;
         }
         this.subscribed = true;
@@ -155,13 +160,16 @@ class TopicSubscriber {
   /** Runs the pipeline for one message; true: acknowledge it. */
   private async handle(packet: IPublishPacket): Promise<boolean> {
     const { spec, pipeline, host } = this;
-    const labels = { pipeline: pipeline.name, event: `mqtt:${packet.topic}` };
+    // By subscription, not by topic: topics carry ids (devices/<id>/…) and would grow the series without end.
+    const labels = { pipeline: pipeline.name, event: `mqtt:${spec.topics.join(',')}` };
     if (this.stopping.signal.aborted) return false;
     if (packet.dup) host.metrics.eventsRedelivered.inc(labels);
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
     let body: Json;
     try {
-      if (payload.length > spec.maxSize) throw new Error(`the payload has ${payload.length} bytes, more than max-size (${spec.maxSize})`);
+      if (payload.length > spec.maxSize) {
+        throw new Error(`the payload has ${payload.length} bytes, more than max-size (${spec.maxSize})`);
+      }
       body = decodePayload(payload, packet.properties?.contentType);
     } catch (err) {
       host.metrics.eventsConsumed.inc({ ...labels, outcome: 'invalid' });
@@ -180,16 +188,19 @@ class TopicSubscriber {
       return true;
     }
     host.metrics.eventsConsumed.inc({ ...labels, outcome: 'failure' });
-    return this.deadLetter(packet, payload, result.reason, result.attempts, result.executionId, errorLine(result.error));
+    const { reason, attempts, executionId } = result;
+    return this.deadLetter(packet, payload, reason, attempts, executionId, errorLine(result.error));
   }
 
   /** A message that failed for good: to the dead-letter topic (true: acknowledge), or given back. */
-  private async deadLetter(packet: IPublishPacket, payload: Buffer, reason: string, attempts: number, executionId: string, error: string): Promise<boolean> {
+  private async deadLetter(
+    packet: IPublishPacket, payload: Buffer, reason: string, attempts: number, executionId: string, error: string,
+  ): Promise<boolean> {
     const { spec, pipeline, host, keeper } = this;
     const context = { pipeline: pipeline.name, topic: packet.topic, reason, attempts, executionId, error };
     if (!keeper) return false;
     if (spec.deadLetterTopic === undefined) {
-      host.logger.error(context, 'mqtt message failed; not acknowledged (the trigger has no dead-letter-topic): the broker delivers it again');
+      host.logger.error(context, 'mqtt message failed; not acknowledged (no dead-letter-topic): delivered again');
       keeper.dropConnection();
       return false;
     }
@@ -213,7 +224,8 @@ class TopicSubscriber {
       host.logger.warn(context, `mqtt message dead-lettered to topic "${spec.deadLetterTopic}"`);
       return true;
     } catch (err) {
-      host.logger.error({ ...context, deadLetterError: err instanceof Error ? err.message : String(err) }, 'mqtt dead-lettering failed; not acknowledged');
+      const deadLetterError = err instanceof Error ? err.message : String(err);
+      host.logger.error({ ...context, deadLetterError }, 'mqtt dead-lettering failed; not acknowledged');
       keeper.dropConnection();
       return false;
     }
@@ -224,7 +236,8 @@ export const trigger: TriggerRuntime<MqttTriggerSpec> = {
   attach(pipelines, host) {
     const subscribers: TopicSubscriber[] = [];
     for (const p of pipelines) {
-      host.readiness(`mqtt:${p.trigger.account}/${p.trigger.clientId}/subscribed`, () => subscribers.find((s) => s.pipeline === p)?.ready ?? true);
+      const ready = (): boolean => subscribers.find((s) => s.pipeline === p)?.ready ?? true;
+      host.readiness(`mqtt:${p.trigger.account}/${p.trigger.clientId}/subscribed`, ready);
     }
     return {
       async start() {
@@ -244,4 +257,9 @@ export const trigger: TriggerRuntime<MqttTriggerSpec> = {
     };
   },
   validate: validateMessage,
+  // A test gives what it cares about (`input: { body: … }`); the rest is what a first delivery has.
+  testMessage: (spec, given) => ({
+    topic: spec.topics[0] ?? '', body: null, qos: 1, retain: false, redelivered: false, headers: {},
+    ...(given !== null && typeof given === 'object' && !Array.isArray(given) ? given : {}),
+  }),
 };

@@ -12,68 +12,70 @@ const inputParams = Object.freeze({ validator: validateEnrichInput });
 const joltShape = (() => {
   "use strict";
   /** shift body */
-  function node3(S, k, c, d, n) {
-    if (d !== null && typeof d === "object") {
-      if (Array.isArray(d)) {
-      } else {
+  function node3(state, key, captures, data, index) {
+    if (data !== null && typeof data === "object") {
+      if (!Array.isArray(data)) {
         {
-          const kk = "customerId", vv = d["customerId"];
-          if (vv !== undefined) {
-            w: {
-              let t = S.o.root;
-              if (t === undefined || t === null) { t = {}; S.o.root = t; }
-              else if (!J.isMap(t)) break w;
-              let e = t["id"];
-              if (e === undefined || e === null) { t["id"] = vv; } else J.fm(S, t, "id", vv);
+          const childKey = "customerId", childValue = data["customerId"];
+          if (childValue !== undefined) {
+            // input.pipe:11 "customerId": "id"
+            write: {
+              let target = state.o.root;
+              if (target === undefined || target === null) { target = {}; state.o.root = target; }
+              else if (!J.isMap(target)) break write;
+              let existing = target["id"];
+              if (existing === undefined || existing === null) { target["id"] = childValue; } else J.fm(state, target, "id", childValue);
             }
           }
         }
       }
-    } else if (d !== null && d !== undefined) {
-      const s = J.jstr(d);
-      const kk = s, vv = null;
-      if (s === "customerId") {
-        w: {
-          let t = S.o.root;
-          if (t === undefined || t === null) { t = {}; S.o.root = t; }
-          else if (!J.isMap(t)) break w;
-          let e = t["id"];
-          if (e === undefined || e === null) { t["id"] = vv; } else J.fm(S, t, "id", vv);
+    } else if (data !== null && data !== undefined) {
+      const text = J.jstr(data);
+      const childKey = text, childValue = null;
+      if (text === "customerId") {
+        // input.pipe:11 "customerId": "id"
+        write: {
+          let target = state.o.root;
+          if (target === undefined || target === null) { target = {}; state.o.root = target; }
+          else if (!J.isMap(target)) break write;
+          let existing = target["id"];
+          if (existing === undefined || existing === null) { target["id"] = childValue; } else J.fm(state, target, "id", childValue);
         }
       }
     }
   }
   /** shift root */
-  function node2(S, k, c, d, n) {
-    if (d !== null && typeof d === "object") {
-      if (Array.isArray(d)) {
-      } else {
+  function node2(state, key, captures, data, index) {
+    if (data !== null && typeof data === "object") {
+      if (!Array.isArray(data)) {
         {
-          const kk = "body", vv = d["body"];
-          if (vv !== undefined) {
-            node3(S, kk, undefined, vv);
+          const childKey = "body", childValue = data["body"];
+          if (childValue !== undefined) {
+            // input.pipe:11 "body": { … }
+            node3(state, childKey, undefined, childValue);
           }
         }
       }
-    } else if (d !== null && d !== undefined) {
-      const s = J.jstr(d);
-      const kk = s, vv = null;
-      if (s === "body") {
-        node3(S, kk, undefined, vv);
+    } else if (data !== null && data !== undefined) {
+      const text = J.jstr(data);
+      const childKey = text, childValue = null;
+      if (text === "body") {
+        // input.pipe:11 "body": { … }
+        node3(state, childKey, undefined, childValue);
       }
     }
   }
   /** shift: walks the input along the spec and moves matched values into a new output. */
   function shift1(input) {
-    const S = J.shiftState(input);
-    node2(S, "root", undefined, input);
-    return J.shiftResult(S);
+    const state = J.shiftState(input);
+    node2(state, "root", undefined, input);
+    return J.shiftResult(state);
   }
   /** The chain: each operation gets the previous one's output. */
   return function joltChain(input, context) {
-    let v = input;
-    v = shift1(v);
-    return v;
+    let value = input;
+    value = shift1(value);
+    return value;
   };
 })();
 const shapeParams = Object.freeze({ transform: joltShape });
