@@ -40,6 +40,11 @@ describe('npm run bench -- --smoke', () => {
     // The SQLite cases always run; PostgreSQL and NATS ones only when their servers are reachable.
     expect(results.backends.filter((b) => b.case.startsWith('sqlite')).length).toBeGreaterThanOrEqual(4);
     for (const b of results.backends) expect(positive(b.perSec)).toBe(true);
+    // Scale and driver pairs: SQLite always, PostgreSQL/NATS when reachable.
+    expect(results.scale.filter((c) => c.backend === 'sqlite').map((c) => c.documents)).toEqual([...SMOKE.scaleSizes]);
+    for (const c of results.scale) expect(positive(c.findsPerSec) && positive(c.ofSmallest)).toBe(true);
+    expect(results.pairs.filter((p) => p.case.startsWith('sqlite')).length).toBe(3);
+    for (const p of results.pairs) expect(positive(p.platformPerSec) && positive(p.driverPerSec) && positive(p.ratio)).toBe(true);
     expect(results.machine.nproc).toBeGreaterThan(0);
 
     const rows = tableRows(results);

@@ -10,6 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchBackends } from './backends.js';
+import { benchDriverPairs } from './driver-pairs.js';
+import { benchScale } from './store-scale.js';
 import { benchBraces, type BracesResult } from './braces.js';
 import { benchColdStart, type ColdStartResult } from './cold-start.js';
 import { benchCompiler, type CompilerResult } from './compiler-speed.js';
@@ -30,6 +32,11 @@ export interface BenchSettings {
   readonly bracesSeconds: number;
   readonly joltSeconds: number;
   readonly backendsSeconds: number;
+  /** Store sizes of the indexed-find scale case (the first is the reference). */
+  readonly scaleSizes: readonly number[];
+  readonly scaleSeconds: number;
+  /** Seconds per operation pair (platform and driver in turns). */
+  readonly pairsSeconds: number;
 }
 
 export const FULL: BenchSettings = {
@@ -41,6 +48,9 @@ export const FULL: BenchSettings = {
   bracesSeconds: 1,
   joltSeconds: 2,
   backendsSeconds: 2,
+  scaleSizes: [1000, 100_000],
+  scaleSeconds: 2,
+  pairsSeconds: 4,
 };
 
 export const SMOKE: BenchSettings = {
@@ -52,7 +62,13 @@ export const SMOKE: BenchSettings = {
   bracesSeconds: 0.02,
   joltSeconds: 0.02,
   backendsSeconds: 0.2,
+  scaleSizes: [100, 1000],
+  scaleSeconds: 0.1,
+  pairsSeconds: 0.2,
 };
+
+const BENCH_PG_URL = process.env['PIPEC_BENCH_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const BENCH_NATS_URL = process.env['PIPEC_BENCH_NATS'] ?? 'nats://127.0.0.1:4222';
 
 export interface Machine {
   readonly nproc: number;
@@ -72,6 +88,8 @@ export interface BenchResults {
   readonly braces: BracesResult;
   readonly jolt: Awaited<ReturnType<typeof benchJolt>>;
   readonly backends: Awaited<ReturnType<typeof benchBackends>>;
+  readonly scale: Awaited<ReturnType<typeof benchScale>>;
+  readonly pairs: Awaited<ReturnType<typeof benchDriverPairs>>;
 }
 
 export function describeMachine(): Machine {
@@ -117,7 +135,11 @@ export async function runBench(settings: BenchSettings, log: (line: string) => v
     const jolt = await benchJolt({ seconds: settings.joltSeconds });
     log('backends …');
     const backends = await benchBackends({ seconds: settings.backendsSeconds });
-    return { machine: describeMachine(), settings, orderFlow, coldStart, compiler, braces, jolt, backends };
+    log(`Object Store scale (${settings.scaleSizes.join(', ')} documents) …`);
+    const scale = await benchScale({ sizes: settings.scaleSizes, seconds: settings.scaleSeconds, pgUrl: BENCH_PG_URL });
+    log('operations beside their drivers …');
+    const pairs = await benchDriverPairs({ seconds: settings.pairsSeconds, pgUrl: BENCH_PG_URL, natsUrl: BENCH_NATS_URL });
+    return { machine: describeMachine(), settings, orderFlow, coldStart, compiler, braces, jolt, backends, scale, pairs };
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
@@ -174,12 +196,25 @@ export function tableRows(r: BenchResults): TableRow[] {
   rows.push(['double braces', 'geometric mean ratio to JSONata', `×${number(r.braces.ratio, 1)}`, '≥ ×10']);
   for (const j of r.jolt) {
     rows.push(['jolt', `${j.workload}: transforms/s (Java reference)`, `${number(j.opsPerSec)} (${number(j.javaOpsPerSec)}, ×${number(j.ratio, 2)})`, '']);
+    if (j.handOpsPerSec !== undefined && j.ofHand !== undefined) {
+      rows.push(['jolt', `${j.workload}: compiled / hand-written JavaScript, in turns`, `${number(j.opsPerSec)} / ${number(j.handOpsPerSec)} (×${number(j.ofHand, 2)})`, '≥ 0.9']);
+    }
   }
   for (const b of r.backends) rows.push(['backends', b.case, `${number(b.perSec)} /s`, '']);
+  for (const c of r.scale) {
+    rows.push([
+      'store scale', `${c.backend} find by an indexed field, ${number(c.documents)} documents (load ${number(c.loadSeconds, 1)} s)`,
+      `${number(c.findsPerSec)} /s (time per find ×${number(c.ofSmallest, 2)} of ${number(r.scale.find((x) => x.backend === c.backend)?.documents ?? 0)})`,
+      c === r.scale.find((x) => x.backend === c.backend) ? '' : '≤ ×2',
+    ]);
+  }
+  for (const p of r.pairs) {
+    rows.push(['beside the driver', `${p.case}: platform / driver`, `${number(p.platformPerSec)} / ${number(p.driverPerSec)} /s (×${number(p.ratio, 2)})`, '≥ 0.8']);
+  }
   return rows;
 }
 
-function parseArgs(argv: readonly string[]): { smoke: boolean; out: string } {
+function parseArgs(argv: readonly string[]): { smoke: boolean; out: string; million: boolean } {
   let out = path.join(REPO_ROOT, 'bench', 'results.json');
   const at = argv.indexOf('--out');
   if (at >= 0) {
@@ -187,12 +222,14 @@ function parseArgs(argv: readonly string[]): { smoke: boolean; out: string } {
     if (!value) throw new Error('--out needs a file name');
     out = path.resolve(value);
   }
-  return { smoke: argv.includes('--smoke'), out };
+  return { smoke: argv.includes('--smoke'), out, million: argv.includes('--scale-1m') };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = parseArgs(process.argv.slice(2));
-  const results = await runBench(args.smoke ? SMOKE : FULL, (line) => process.stderr.write(`${line}\n`));
+  // --scale-1m: the scale case also at 1,000,000 documents (loading them takes minutes).
+  const settings = args.smoke ? SMOKE : args.million ? { ...FULL, scaleSizes: [...FULL.scaleSizes, 1_000_000] } : FULL;
+  const results = await runBench(settings, (line) => process.stderr.write(`${line}\n`));
   const m = results.machine;
   console.log(`pipec benchmarks${args.smoke ? ' (smoke: numbers are not meaningful)' : ''} — ${m.nproc} × ${m.cpu}, Node ${m.node}, ${m.platform}\n`);
   console.log(formatTable(['section', 'case', 'result', 'target'], tableRows(results)));

@@ -65,3 +65,18 @@ export function storeExpireSeconds(decl: StoreDecl | undefined): number | undefi
   const ms = expire?.kind === 'duration' ? expire.ms : expire?.kind === 'number' ? expire.value : undefined;
   return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
+
+/** A declared index of a store (`store NAME { indexes: [{ fields: { status: 1 }, unique: true }] }`). */
+export interface DeclaredIndex {
+  readonly fields: Readonly<Record<string, 1 | -1>>;
+  readonly unique?: boolean;
+}
+
+/** `indexes` of a store declaration (checked against the declaration schema before it is used). */
+export function storeIndexes(decl: StoreDecl | undefined): DeclaredIndex[] | undefined {
+  const value = entryOf(decl?.options, 'indexes');
+  if (value === undefined) return undefined;
+  const literal = toLiteral(value);
+  if (literal.dynamic.size > 0 || !Array.isArray(literal.json)) return undefined;
+  return literal.json as unknown as DeclaredIndex[];
+}

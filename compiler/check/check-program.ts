@@ -23,7 +23,7 @@ import { walkDeclSteps } from '../ast/walk.js';
 import { checkKindRouting, stepsKinds } from './check-policies.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
-import { checkSchemaDeclarations, checkStoreDeclarations, storeExpireSeconds } from './check-declarations.js';
+import { checkSchemaDeclarations, checkStoreDeclarations, storeExpireSeconds, storeIndexes } from './check-declarations.js';
 import { checkTrigger } from './check-trigger.js';
 import { envelopeDemand } from './envelope-demand.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
@@ -103,7 +103,8 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   diagnostics.push(...checkSchemaDeclarations(input.decls, facts.schemas), ...checkStoreDeclarations(input.decls, input.registry, facts.validators));
   const stores = [...input.decls.stores.values()].map((s) => {
     const seconds = storeExpireSeconds(s);
-    return { name: s.name, ...(seconds !== undefined ? { expireAfterSeconds: seconds } : {}) };
+    const indexes = storeIndexes(s);
+    return { name: s.name, ...(seconds !== undefined ? { expireAfterSeconds: seconds } : {}), ...(indexes !== undefined ? { indexes } : {}) };
   });
   return {
     value: { name: input.serviceName, pipelines, capsules: capsules.plans, accounts, globals: globals.map(({ name, js }) => ({ name, js })), stores },

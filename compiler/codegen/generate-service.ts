@@ -98,7 +98,11 @@ function emitServiceDefinition(plan: ServicePlan, moduleNames: ReadonlyMap<strin
     if (plan.stores.length > 0) {
       body.block('stores:', () => {
         for (const s of plan.stores) {
-          body.line(`${propertyKey(s.name)}: ${s.expireAfterSeconds !== undefined ? `{ expireAfterSeconds: ${s.expireAfterSeconds} }` : '{}'},`);
+          const options = [
+            ...(s.expireAfterSeconds !== undefined ? [`expireAfterSeconds: ${s.expireAfterSeconds}`] : []),
+            ...(s.indexes !== undefined ? [`indexes: ${JSON.stringify(s.indexes)}`] : []),
+          ];
+          body.line(`${propertyKey(s.name)}: ${options.length > 0 ? `{ ${options.join(', ')} }` : '{}'},`);
         }
       }, ',');
     }

@@ -139,5 +139,10 @@ export interface ServicePlan {
   /** Accounts: name → JS object expression (env() resolved at start). */
   readonly accounts: readonly { readonly name: string; readonly type: string; readonly js: string }[];
   readonly globals: readonly { readonly name: string; readonly js: string }[];
-  readonly stores: readonly { readonly name: string; readonly expireAfterSeconds?: number }[];
+  readonly stores: readonly {
+    readonly name: string;
+    readonly expireAfterSeconds?: number;
+    /** Indexes created at start (`store NAME { indexes: [...] }`). */
+    readonly indexes?: readonly { readonly fields: Readonly<Record<string, 1 | -1>>; readonly unique?: boolean }[];
+  }[];
 }

@@ -245,6 +245,8 @@ for (const variant of variants) {
       try {
         const claimed = await backends.store.update('reprocess', {}, { $set: { claim: 'claim-of-a-dead-timer', retryAt: t0 + MINUTE + LEASE } }, { upsert: false, multi: true });
         expect(claimed).toBe(1);
+        // The store declaration's indexes were created when the service started.
+        expect((await backends.store.listIndexes('reprocess')).map((i) => i.key)).toEqual([{ _oId: 1 }, { retryAt: 1 }, { claim: 1 }]);
       } finally {
         await backends.close();
       }

@@ -31,7 +31,7 @@ import { createLogger, routeProcessOutput } from './logging.js';
 import { SystemClock } from './system-clock.js';
 import { createServiceMetrics } from './metrics.js';
 import { settleWithin } from './shutdown.js';
-import { withDeclaredStoreOptions } from './store-options.js';
+import { createDeclaredIndexes, withDeclaredStoreOptions, type DeclaredStore } from './store-options.js';
 import { RouteTable, type TriggerAttachment, type TriggerHost, type TriggerRuntime } from './trigger-host.js';
 
 export interface ServiceDefinition {
@@ -41,8 +41,8 @@ export interface ServiceDefinition {
   readonly accounts?: Readonly<Record<string, Readonly<Record<string, Json>>>>;
   /** Absent: none. */
   readonly globals?: Readonly<Record<string, Json>>;
-  /** Declared stores with options (expire-after seconds). Absent: none declared. */
-  readonly stores?: Readonly<Record<string, { expireAfterSeconds?: number }>>;
+  /** Declared stores with options (expire-after seconds, indexes created at start). Absent: none declared. */
+  readonly stores?: Readonly<Record<string, DeclaredStore>>;
   /** The run-time parts of the triggers the pipelines use, by kind (generated service.ts imports them). */
   readonly triggers: Readonly<Record<string, TriggerRuntime>>;
   /** The OpenAPI document of the HTTP routes (made by the compiler), served at GET /openapi.json. */
@@ -261,6 +261,8 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     },
     async start() {
       if (phase !== 'created') return;
+      // Declared indexes exist before any trigger runs a query (IF NOT EXISTS: replicas and restarts keep them).
+      await createDeclaredIndexes(backends.store, def.stores ?? {});
       if (opts.startTriggers !== false) {
         try {
           for (const attachment of attachments) await attachment.start?.();

@@ -1,12 +1,25 @@
 /**
- * Declared store options (`store reprocess { expire-after: 1d }`) applied at the backend port:
- * inserts into a declared store get its `expireAfterSeconds` unless the caller set one, so
- * connectors need not know the declarations.
+ * Declared store options (`store reprocess { expire-after: 1d, indexes: [...] }`) applied at the
+ * backend port: inserts into a declared store get its `expireAfterSeconds` unless the caller set
+ * one, so connectors need not know the declarations; declared indexes are created at start.
  */
 import type { ObjectStoreBackend, StoreOptions } from '../types.js';
 
+/** What a `store NAME { … }` declaration says, as the generated service passes it. */
+export interface DeclaredStore {
+  readonly expireAfterSeconds?: number;
+  readonly indexes?: readonly { readonly fields: Readonly<Record<string, 1 | -1>>; readonly unique?: boolean }[];
+}
+
+/** Creates every declared index (createIndex is idempotent: an existing index is kept). */
+export async function createDeclaredIndexes(store: ObjectStoreBackend, declared: Readonly<Record<string, DeclaredStore>>): Promise<void> {
+  for (const [name, options] of Object.entries(declared)) {
+    for (const index of options.indexes ?? []) await store.createIndex(name, index.fields, { unique: index.unique === true });
+  }
+}
+
 export function withDeclaredStoreOptions(
-  store: ObjectStoreBackend, declared: Readonly<Record<string, { expireAfterSeconds?: number }>>,
+  store: ObjectStoreBackend, declared: Readonly<Record<string, DeclaredStore>>,
 ): ObjectStoreBackend {
   const optionsFor = (name: string, given: StoreOptions | undefined): StoreOptions | undefined => {
     const ttl = Object.hasOwn(declared, name) ? declared[name]?.expireAfterSeconds : undefined;

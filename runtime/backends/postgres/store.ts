@@ -9,7 +9,7 @@ import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../
 import { PipeError } from '../../errors.js';
 import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
 import { runStages } from '../query/aggregate.js';
-import { filterToSql, postgresParams, sortArraysSql, sortToSql } from '../query/filter-sql.js';
+import { indexExpressions, postgresParams, querySql, sortArraysSql, sortToSql } from '../query/filter-sql.js';
 import { parseFilter, type Filter } from '../query/filter.js';
 import { mergeAmbiguous, mergedDocument, mergeTargetQuery, unmatchedDocument, type MergeSpec } from '../query/merge.js';
 import { sortThroughArray } from '../query/match.js';
@@ -56,7 +56,7 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     const params = postgresParams();
     const storeP = params.bind(store);
     const nowP = params.bind(clock.now());
-    const where = filterToSql(filter, 'postgres', params);
+    const where = querySql(filter, 'postgres', params).where;
     const order = sortToSql(sort, 'postgres', params);
     const limit = params.bind(page.limit);
     const skip = params.bind(page.skip);
@@ -74,7 +74,7 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     if (arrays === null) return;
     const storeP = params.bind(store);
     const nowP = params.bind(clock.now());
-    const where = filterToSql(filter, 'postgres', params);
+    const where = querySql(filter, 'postgres', params).where;
     const sql = `SELECT 1 FROM pipec_documents AS d WHERE d.store = ${storeP} AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint) AND ${where} AND ${arrays} LIMIT 1`;
     if ((await db.query(sql, params.values)).rows.length > 0) throw sortThroughArray();
   };
@@ -182,7 +182,7 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       const params = postgresParams();
       const storeP = params.bind(store);
       const nowP = params.bind(clock.now());
-      const where = filterToSql(filter, 'postgres', params);
+      const where = querySql(filter, 'postgres', params).where;
       const sql =
         `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM pipec_documents AS d WHERE d.store = ${storeP}` +
         ` AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint) AND ${where} ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
@@ -215,7 +215,7 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       const unique = indexOpts?.unique === true;
       const name = pgIndexName(store, keys, unique);
       // DDL cannot take parameters: the store name and path segments are validated to [A-Za-z0-9_$-].
-      const columns = keys.map(([field, dir]) => `(doc #> '{${field.split('.').join(',')}}') ${dir === 1 ? 'ASC' : 'DESC'}`).join(', ');
+      const columns = keys.map(([field, dir]) => `${indexExpressions(field, 'postgres').value} ${dir === 1 ? 'ASC' : 'DESC'}`).join(', ');
       const sql = `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON pipec_documents (${columns}) WHERE store = '${store}'`;
       try {
         await withDdlLock(pool, async (client) => {

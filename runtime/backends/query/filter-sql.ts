@@ -49,6 +49,37 @@ export function sqliteJsonPath(path: readonly string[]): string {
   return '$' + path.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `."${s}"`)).join('');
 }
 
+/**
+ * Where index probes may go (indexProbesSql): SQLite needs the fields that lead an index of the
+ * store and the placeholder of the store name; PostgreSQL probes every eligible field.
+ */
+export interface ProbeContext {
+  /** Field → the name of an index it leads (pipec_u?ix_<hex>, checked before it is spliced). */
+  readonly indexed: ReadonlyMap<string, string>;
+  /** The store name (validated: `[a-z][a-z0-9_-]*`), written as a literal so the partial index applies. */
+  readonly store: string;
+}
+
+/**
+ * FROM and WHERE text of a filter: its exact predicate, with the index probes an index made by
+ * `createIndex` can answer (indexProbesSql). The probes only narrow what the planner reads. On
+ * SQLite the first probe that lists rows drives the query (`CROSS JOIN` fixes the join order:
+ * without statistics SQLite would rather walk the store in `seq` order to skip the sort).
+ */
+export function querySql(filter: Filter, dialect: Dialect, params: ParamSink, probes?: ProbeContext): { from: string; where: string } {
+  const narrowing = indexProbesSql(filter, dialect, params, probes);
+  const exact = filterToSql(filter, dialect, params);
+  const rows = narrowing.find((p) => p.kind === 'rows');
+  const terms = narrowing.map((p) => (p === rows ? 'd.seq = p.seq' : p.kind === 'rows' ? `d.seq IN (${p.sql})` : p.sql));
+  return {
+    from: rows === undefined ? 'pipec_documents AS d' : `(${rows.sql}) AS p CROSS JOIN pipec_documents AS d`,
+    where: [...terms, exact].join(' AND '),
+  };
+}
+
+/** A probe: a WHERE term, or (SQLite) a SELECT of the `seq` of every row that may match. */
+export type IndexProbe = { readonly kind: 'where' | 'rows'; readonly sql: string };
+
 export function filterToSql(filter: Filter, dialect: Dialect, params: ParamSink): string {
   switch (filter.kind) {
     case 'and':
@@ -379,4 +410,133 @@ export function sortToSql(sort: ReadonlyArray<readonly [readonly string[], 1 | -
   }
   terms.push('d.seq ASC');
   return terms.join(', ');
+}
+
+/** A path segment that may be spliced into SQL text (parseFieldPath allows no more than this). */
+const LITERAL_SEGMENT = /^[A-Za-z0-9_$-]+$/;
+
+/**
+ * Index probes: for each top-level field of the filter (in the filter's top-level AND) with an
+ * equality (`$eq`, `$in`) on scalars or a range on a number (a string too on SQLite), a condition
+ * every matching document satisfies, written with exactly the expressions of the indexes createIndex
+ * makes (indexExpressions), so the planner reads only the index entries that may match:
+ *
+ * - SQLite, index on `json_type(doc, '$."f"'), json_extract(doc, '$."f"')`: `SELECT x.seq …
+ *   WHERE json_type(…) = 'text' AND json_extract(…) = @v UNION SELECT … WHERE json_type(…) =
+ *   'array'` — one index search per alternative (SQLite does not split such an OR by itself), each
+ *   `INDEXED BY` the index (without statistics SQLite may prefer the (store, seq) index).
+ *   Only for fields that lead an index of the store (without one the subquery would scan).
+ * - PostgreSQL, index on `doc #> '{f}'` (jsonb's own order: null < string < number < boolean <
+ *   array < object, with `[]` below null): `x = $v::jsonb OR (x > 'true' AND x < '{}')`, which
+ *   the planner answers with a BitmapOr of index scans; without an index, a cheap extra test.
+ *
+ * The `array` alternative keeps Mongo's rule that a condition also matches an array holding a
+ * matching element; the exact predicate (filterToSql) still decides. Nested paths get no probe: an
+ * array on the way (`a` in `a.b`) reaches values that no index on `a.b` holds.
+ */
+export function indexProbesSql(filter: Filter, dialect: Dialect, params: ParamSink, context?: ProbeContext): IndexProbe[] {
+  const items = filter.kind === 'and' ? filter.items : [filter];
+  const probes: IndexProbe[] = [];
+  for (const item of items) {
+    if (item.kind === 'and') probes.push(...indexProbesSql(item, dialect, params, context));
+    if (item.kind !== 'field' || item.path.length !== 1) continue;
+    const field = item.path[0] as string;
+    if (field === '_oId') {
+      const ids = idProbe(item.condition, params);
+      if (ids !== null) probes.push({ kind: 'where', sql: ids });
+      continue;
+    }
+    if (INDEX.test(field) || !LITERAL_SEGMENT.test(field)) continue;
+    if (dialect === 'sqlite' && !context?.indexed.has(field)) continue;
+    const probe = probeOf(item.condition, dialect);
+    if (probe === null) continue;
+    probes.push(
+      dialect === 'sqlite'
+        ? { kind: 'rows', sql: sqliteProbe(field, probe, params, (context as ProbeContext).store, (context as ProbeContext).indexed.get(field) as string) }
+        : { kind: 'where', sql: postgresProbe(field, probe, params) },
+    );
+  }
+  return probes;
+}
+
+/**
+ * `_oId` is also the `id` column (String of it; `_oId` is immutable), which the UNIQUE (store, id)
+ * index answers: an equality or `$in` on strings or numbers reads only those ids.
+ */
+function idProbe(condition: FieldCondition, params: ParamSink): string | null {
+  const values = condition.op === 'eq' ? [condition.value] : condition.op === 'in' ? condition.values : null;
+  if (values === null || values.length === 0 || !values.every((v) => typeof v === 'string' || typeof v === 'number')) return null;
+  return `d.id IN (${values.map((v) => params.bind(String(v))).join(', ')})`;
+}
+
+/** The expressions of an index key on `field` (dotted), as createIndex writes them and queries must repeat them. */
+export function indexExpressions(field: string, dialect: Dialect, column = 'doc'): { readonly type: string; readonly value: string } {
+  const segments = field.split('.');
+  if (!segments.every((s) => LITERAL_SEGMENT.test(s))) throw new Error(`index path not validated: ${field}`);
+  if (dialect === 'sqlite') {
+    const path = sqliteJsonPath(segments);
+    return { type: `json_type(${column}, '${path}')`, value: `json_extract(${column}, '${path}')` };
+  }
+  return { type: '', value: `(${column} #> '{${segments.join(',')}}'::text[])` };
+}
+
+type Probe = { readonly eq: readonly Scalar[] } | { readonly low?: readonly ['>' | '>=', number | string]; readonly high?: readonly ['<' | '<=', number | string] };
+
+/** What of a condition an index can answer (null: nothing). */
+function probeOf(condition: FieldCondition, dialect: Dialect): Probe | null {
+  const scalar = (v: Json): v is Exclude<Scalar, null> => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+  const rangeable = (v: Scalar): v is number | string => typeof v === 'number' || (typeof v === 'string' && dialect === 'sqlite');
+  switch (condition.op) {
+    case 'eq':
+      return scalar(condition.value) ? { eq: [condition.value] } : null;
+    case 'in':
+      return condition.values.length > 0 && condition.values.every(scalar) ? { eq: condition.values as Scalar[] } : null;
+    case 'gt':
+    case 'gte':
+      return rangeable(condition.value) ? { low: [condition.op === 'gt' ? '>' : '>=', condition.value] } : null;
+    case 'lt':
+    case 'lte':
+      return rangeable(condition.value) ? { high: [condition.op === 'lt' ? '<' : '<=', condition.value] } : null;
+    case 'all': {
+      // An equality wins; else one range of a single type, both bounds when there are two.
+      const parts = condition.conditions.map((c) => probeOf(c, dialect)).filter((p): p is Probe => p !== null);
+      const eq = parts.find((p) => 'eq' in p);
+      if (eq) return eq;
+      const ranges = parts as Array<Exclude<Probe, { eq: unknown }>>;
+      const low = ranges.find((p) => p.low)?.low;
+      const high = ranges.find((p) => p.high && (low === undefined || typeof p.high[1] === typeof low[1]))?.high;
+      return low || high ? { ...(low ? { low } : {}), ...(high ? { high } : {}) } : null;
+    }
+    default:
+      return null;
+  }
+}
+
+function sqliteProbe(field: string, probe: Probe, params: ParamSink, store: string, index: string): string {
+  if (!/^pipec_u?ix_[0-9a-f]{16}$/.test(index)) throw new Error(`not a pipec index name: ${index}`);
+  if (!/^[a-z][a-z0-9_-]*$/.test(store)) throw new Error(`store name not validated: ${store}`);
+  const { type: t, value: v } = indexExpressions(field, 'sqlite', 'x.doc');
+  const typed = (q: Scalar): string =>
+    typeof q === 'number' ? `${t} IN ('integer','real')` : typeof q === 'string' ? `${t} = 'text'` : `${t} = '${q ? 'true' : 'false'}'`;
+  const alternatives =
+    'eq' in probe
+      ? probe.eq.map((q) => (typeof q === 'boolean' ? typed(q) : `${typed(q)} AND ${v} = ${params.bind(q as string | number)}`))
+      : [
+          typed((probe.low ?? probe.high)![1]) +
+            (probe.low ? ` AND ${v} ${probe.low[0]} ${params.bind(probe.low[1])}` : '') +
+            (probe.high ? ` AND ${v} ${probe.high[0]} ${params.bind(probe.high[1])}` : ''),
+        ];
+  const selects = [...alternatives, `${t} = 'array'`].map((a) => `SELECT x.seq FROM pipec_documents AS x INDEXED BY "${index}" WHERE x.store = '${store}' AND ${a}`);
+  return selects.join(' UNION ');
+}
+
+function postgresProbe(field: string, probe: Probe, params: ParamSink): string {
+  const { value: v } = indexExpressions(field, 'postgres', 'd.doc');
+  const json = (q: Scalar): string => `${params.bind(JSON.stringify(q))}::jsonb`;
+  const nonEmptyArray = `(${v} > 'true'::jsonb AND ${v} < '{}'::jsonb)`;
+  if ('eq' in probe) return `(${[...probe.eq.map((q) => `${v} = ${json(q)}`), nonEmptyArray].join(' OR ')})`;
+  // Numbers sit between strings and booleans in jsonb's order.
+  const low = probe.low ? `${v} ${probe.low[0]} ${json(probe.low[1])}` : `${v} > '""'::jsonb`;
+  const high = probe.high ? `${v} ${probe.high[0]} ${json(probe.high[1])}` : `${v} < 'false'::jsonb`;
+  return `((${low} AND ${high}) OR ${nonEmptyArray})`;
 }

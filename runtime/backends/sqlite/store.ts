@@ -10,7 +10,7 @@ import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../
 import { PipeError } from '../../errors.js';
 import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
 import { runStages } from '../query/aggregate.js';
-import { filterToSql, sortArraysSql, sortToSql, sqliteJsonPath, sqliteParams } from '../query/filter-sql.js';
+import { indexExpressions, sortArraysSql, sortToSql, sqliteParams, querySql, type ProbeContext } from '../query/filter-sql.js';
 import { parseFilter, type Filter } from '../query/filter.js';
 import { mergeAmbiguous, mergedDocument, mergeTargetQuery, unmatchedDocument, type MergeSpec } from '../query/merge.js';
 import { sortThroughArray } from '../query/match.js';
@@ -45,6 +45,17 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   const statement = statementCache(db);
   const visible = 'd.store = @store AND (d.expires_at IS NULL OR d.expires_at > @now)';
 
+  /** The fields that lead an index of `store`: queries on them get index probes (filter-sql.ts). */
+  const probes = (store: string): ProbeContext => {
+    const rows = statement('SELECT name, fields FROM pipec_indexes WHERE store = ? ORDER BY rowid').all(store) as Array<{ name: string; fields: string }>;
+    const indexed = new Map<string, string>();
+    for (const r of rows) {
+      const first = (JSON.parse(r.fields) as Array<[string, number]>)[0]?.[0];
+      if (first !== undefined && !indexed.has(first)) indexed.set(first, r.name);
+    }
+    return { indexed, store };
+  };
+
   const purgeExpired = (store: string, now: number): void => {
     statement('DELETE FROM pipec_documents WHERE store = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(store, now);
   };
@@ -52,11 +63,11 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   const selectRows = (store: string, filter: Filter, tail: { readonly limit: number | null; readonly skip: number }, sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>): Row[] => {
     refuseArraySortKeys(store, filter, sortKeys);
     const params = sqliteParams();
-    const where = filterToSql(filter, 'sqlite', params);
+    const { from, where } = querySql(filter, 'sqlite', params, probes(store));
     const order = sortToSql(sortKeys, 'sqlite', params);
     const limit = params.bind(tail.limit ?? -1);
     const skip = params.bind(tail.skip);
-    const sql = `SELECT d.seq, d.id, json(d.doc) AS doc FROM pipec_documents AS d WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
+    const sql = `SELECT d.seq, d.id, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
     return statement(sql).all({ ...params.values, store, now: clock.now() }) as Row[];
   };
 
@@ -65,8 +76,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     const params = sqliteParams();
     const arrays = sortArraysSql(sortKeys, 'sqlite', params);
     if (arrays === null) return;
-    const where = filterToSql(filter, 'sqlite', params);
-    const sql = `SELECT 1 FROM pipec_documents AS d WHERE ${visible} AND ${where} AND ${arrays} LIMIT 1`;
+    const { from, where } = querySql(filter, 'sqlite', params, probes(store));
+    const sql = `SELECT 1 FROM ${from} WHERE ${visible} AND ${where} AND ${arrays} LIMIT 1`;
     if (statement(sql).get({ ...params.values, store, now: clock.now() }) !== undefined) throw sortThroughArray();
   };
 
@@ -173,8 +184,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const filter = prepareFilter(store, query, regex);
       const multi = deleteOpts?.multi ?? true;
       const params = sqliteParams();
-      const where = filterToSql(filter, 'sqlite', params);
-      const sql = `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM pipec_documents AS d WHERE ${visible} AND ${where} ORDER BY d.seq ${multi ? '' : 'LIMIT 1'})`;
+      const { from, where } = querySql(filter, 'sqlite', params, probes(store));
+      const sql = `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where} ORDER BY d.seq ${multi ? '' : 'LIMIT 1'})`;
       const now = clock.now();
       return db.transaction(() => {
         purgeExpired(store, now);
@@ -207,8 +218,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       // DDL cannot take parameters: the store name and paths are validated to [A-Za-z0-9_$-] above.
       const columns = keys
         .map(([field, dir]) => {
-          const path = sqliteJsonPath(field.split('.'));
-          return `json_type(doc, '${path}'), json_extract(doc, '${path}') ${dir === 1 ? 'ASC' : 'DESC'}`;
+          const { type, value } = indexExpressions(field, 'sqlite');
+          return `${type}, ${value} ${dir === 1 ? 'ASC' : 'DESC'}`;
         })
         .join(', ');
       const sql = `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON pipec_documents (${columns}) WHERE store = '${store}'`;
