@@ -19,6 +19,7 @@ import { checkKindRouting, checkRetry, connectorKinds, connectorParams, stepsKin
 import { applyStepHooks, splitHeaderWords } from './step-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
+import { payloadDiagnostics } from './contracts.js';
 import { compileCondition, compileCollection } from '../lower/conditions.js';
 import { entryOf } from '../ast/literal.js';
 import { ERROR_OBJECT, FAILURE_OUTPUT, FOR_EACH_OUTPUT, outputShape, schemaToType } from './shapes.js';
@@ -171,6 +172,7 @@ function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: Pipe
   // With fail-on-error off the output may also be `{ success: false, … }`; shapes stay optimistic
   // (the success shape) so that paths into it are still checked — documented in docs/language.md.
   const paramTypes = compiled.type.kind === 'object' ? Object.fromEntries(Object.entries(compiled.type.fields).map(([k, f]) => [k, f.type])) : {};
+  if (!capsule) ctx.diagnostics.push(...payloadDiagnostics(step, schema, ctx.facts.contracts, paramTypes['payload'], message));
   const resultType = capsule ? capsuleOutputType(capsule, ctx.facts) : (hook.output ?? outputShape(schema, message, paramTypes));
   if (label !== undefined) ctx.stepTypes[label] = resultType;
 
