@@ -18,7 +18,9 @@ import type { Span } from '../../base/source/span.js';
 import { toLiteral } from '../ast/literal.js';
 import type { RetryPlan } from '../lower/plan.js';
 import type { PipelineContext } from './context.js';
-import { badRetryOption, kindNeverProduced, retriedNotIdempotent, retryCannotHelp, unknownRetryOption } from './errors.js';
+import {
+  badRetryOption, kindNeverProduced, retriedNotIdempotent, retryCannotHelp, unknownRetryOption,
+} from './errors.js';
 
 /** The step options every connector step takes, besides its connector's parameters. */
 export const STEP_OPTION_KEYS: readonly string[] = ['retry'];
@@ -61,7 +63,8 @@ export function connectorKinds(schema: ConnectorSchema): Set<string> | undefined
 
 /** Kinds that may pass on another attempt: listed with a transient status. */
 function transientKinds(schema: ConnectorSchema): string[] {
-  const kinds = (schema['x-pipe-errors'] ?? []).filter((e) => e.status !== undefined && transientStatus(e.status)).map((e) => e.kind);
+  const listed = schema['x-pipe-errors'] ?? [];
+  const kinds = listed.filter((e) => e.status !== undefined && transientStatus(e.status)).map((e) => e.kind);
   return [...new Set(kinds)].filter((k) => !NEVER_RETRIED_BY_DEFAULT.includes(k));
 }
 
@@ -103,7 +106,9 @@ export function retryDefaults(schema: ConnectorSchema): RetryDefaults | undefine
 }
 
 /** Checks the step's `retry` option and lowers it with the connector's defaults; undefined without one. */
-export function checkRetry(step: ConnectorStep, schema: ConnectorSchema, extra: Readonly<Record<string, unknown>>, ctx: PipelineContext): RetryPlan | undefined {
+export function checkRetry(
+  step: ConnectorStep, schema: ConnectorSchema, extra: Readonly<Record<string, unknown>>, ctx: PipelineContext,
+): RetryPlan | undefined {
   const entry = retryEntry(step);
   if (!entry) return undefined;
   const facts = schema['x-pipe-retry'];
@@ -117,10 +122,12 @@ export function checkRetry(step: ConnectorStep, schema: ConnectorSchema, extra: 
   const out: RetryPlan = {
     ...plan,
     ...given,
-    ...(facts?.output ? { outputStatus: facts.output.status, ...(facts.output.headers ? { outputHeaders: facts.output.headers } : {}) } : {}),
+    ...(facts?.output ? { outputStatus: facts.output.status } : {}),
+    ...(facts?.output?.headers ? { outputHeaders: facts.output.headers } : {}),
   };
   if (out.maxDelayMs < out.initialMs) {
-    invalid(entry.value.span, `\`max-delay\` (${out.maxDelayMs} ms) is shorter than \`backoff\` (${out.initialMs} ms)`, ctx);
+    const problem = `\`max-delay\` (${out.maxDelayMs} ms) is shorter than \`backoff\` (${out.initialMs} ms)`;
+    invalid(entry.value.span, problem, ctx);
     return undefined;
   }
   if (out.attempts > 1) warnUnsafe(step, schema, extra, entry, ctx);
@@ -133,7 +140,8 @@ type RetryFields = { -readonly [K in keyof RetryPlan]?: RetryPlan[K] };
 function readRetryValue(value: Value, schema: ConnectorSchema, ctx: PipelineContext): RetryFields | undefined {
   if (value.kind === 'number') return integerIn(value, 1, 20, 'retry', ctx) ? { attempts: value.value } : undefined;
   if (value.kind !== 'object') {
-    invalid(value.span, '`retry` is a number of attempts or an object `{ attempts, backoff, max-delay, multiplier, budget, on, status }`', ctx);
+    const shape = '`{ attempts, backoff, max-delay, multiplier, budget, on, status }`';
+    invalid(value.span, `\`retry\` is a number of attempts or an object ${shape}`, ctx);
     return undefined;
   }
   const out: RetryFields = {};
@@ -155,7 +163,9 @@ function readRetryValue(value: Value, schema: ConnectorSchema, ctx: PipelineCont
       case 'max-delay':
       case 'budget': {
         const ms = durationMs(v);
-        if (ms === undefined || ms < 0 || ms > 86_400_000) ok = invalid(v.span, `\`${e.key}\` is a duration such as \`200ms\`, \`10s\` (at most a day)`, ctx);
+        if (ms === undefined || ms < 0 || ms > 86_400_000) {
+          ok = invalid(v.span, `\`${e.key}\` is a duration such as \`200ms\`, \`10s\` (at most a day)`, ctx);
+        }
         else if (e.key === 'backoff') out.initialMs = ms;
         else if (e.key === 'max-delay') out.maxDelayMs = ms;
         else out.budgetMs = ms;
@@ -176,8 +186,12 @@ function readRetryValue(value: Value, schema: ConnectorSchema, ctx: PipelineCont
       }
       case 'status': {
         const items = v.kind === 'array' ? v.items : [v];
-        const statuses = items.map((i) => (i.kind === 'number' && Number.isInteger(i.value) && i.value >= 400 && i.value <= 599 ? i.value : undefined));
-        if (statuses.some((s) => s === undefined)) ok = invalid(v.span, '`status` is a list of statuses from 400 to 599, e.g. `[429, 503]`', ctx);
+        const statusOf = (i: Value): number | undefined =>
+          (i.kind === 'number' && Number.isInteger(i.value) && i.value >= 400 && i.value <= 599 ? i.value : undefined);
+        const statuses = items.map(statusOf);
+        if (statuses.some((s) => s === undefined)) {
+          ok = invalid(v.span, '`status` is a list of statuses from 400 to 599, e.g. `[429, 503]`', ctx);
+        }
         else out.statuses = statuses as number[];
         break;
       }
@@ -192,7 +206,9 @@ function durationMs(v: Value): number | undefined {
   return undefined;
 }
 
-function integerIn(v: { value: number; span: Span }, min: number, max: number, what: string, ctx: PipelineContext): boolean {
+function integerIn(
+  v: { value: number; span: Span }, min: number, max: number, what: string, ctx: PipelineContext,
+): boolean {
   if (Number.isInteger(v.value) && v.value >= min && v.value <= max) return true;
   invalid(v.span, `\`${what}\` is an integer from ${min} to ${max}`, ctx);
   return false;
@@ -224,7 +240,9 @@ function kindWords(v: Value, ctx: PipelineContext): KindWord[] | undefined {
 }
 
 /** PIPE6007 for each kind not in `known` (undefined: the steps may fail in any way). */
-function checkKindsExist(words: readonly KindWord[], known: ReadonlySet<string> | undefined, what: string, ctx: PipelineContext): boolean {
+function checkKindsExist(
+  words: readonly KindWord[], known: ReadonlySet<string> | undefined, what: string, ctx: PipelineContext,
+): boolean {
   if (known === undefined) return true;
   let ok = true;
   for (const word of words) {
@@ -242,10 +260,14 @@ function kindList(schema: ConnectorSchema): string {
 }
 
 /** PIPE3014 when the connector says this call is not idempotent (x-pipe-retry.unsafe.when matches). */
-function warnUnsafe(step: ConnectorStep, schema: ConnectorSchema, extra: Readonly<Record<string, unknown>>, entry: ObjectEntry, ctx: PipelineContext): void {
+function warnUnsafe(
+  step: ConnectorStep, schema: ConnectorSchema, extra: Readonly<Record<string, unknown>>, entry: ObjectEntry,
+  ctx: PipelineContext,
+): void {
   const unsafe = schema['x-pipe-retry']?.unsafe;
   if (!unsafe) return;
-  const defaults = Object.fromEntries(Object.entries(paramProperties(schema)).filter(([, p]) => p['default'] !== undefined).map(([k, p]) => [k, p['default']]));
+  const withDefault = Object.entries(paramProperties(schema)).filter(([, p]) => p['default'] !== undefined);
+  const defaults = Object.fromEntries(withDefault.map(([k, p]) => [k, p['default']]));
   const literal = toLiteral(connectorParams(step.params)).json as Record<string, unknown>;
   const instance = { ...defaults, ...literal, ...extra };
   if (!ctx.facts.validators.validatorForFact(unsafe.when)(instance)) return;
@@ -272,7 +294,9 @@ export function stepsKinds(steps: readonly Step[], ctx: PipelineContext, seen: S
         if (ctx.facts.decls.capsules.has(step.connector)) return undefined;
         const schema = ctx.facts.registry.connectors.get(step.connector);
         kinds = union(kinds, schema ? connectorKinds(schema) : undefined);
-        for (const e of step.params.entries) if (e.kind === 'steps-entry') kinds = union(kinds, stepsKinds((e as StepsEntry).steps, ctx, seen));
+        for (const e of step.params.entries) {
+          if (e.kind === 'steps-entry') kinds = union(kinds, stepsKinds((e as StepsEntry).steps, ctx, seen));
+        }
         break;
       }
       case 'fail':
@@ -324,13 +348,15 @@ const JSONPATH_KIND = /@\.kind\s*(?:===?|!==?)\s*(["'])([A-Z][A-Z0-9_]*)\1/g;
 /** The kinds a `when` condition compares `message.kind` with, each with the span of its literal. */
 export function kindsNamedBy(condition: Value): KindWord[] {
   const out: KindWord[] = [];
-  const braces = condition.kind === 'braces' ? condition : condition.kind === 'template' && condition.parts.length === 1 && condition.parts[0]?.kind === 'braces' ? condition.parts[0] : undefined;
+  const onlyPart = condition.kind === 'template' && condition.parts.length === 1 ? condition.parts[0] : undefined;
+  const braces = condition.kind === 'braces' ? condition : onlyPart?.kind === 'braces' ? onlyPart : undefined;
   if (braces) {
     for (const pattern of BRACES_KIND) {
       for (const m of braces.text.matchAll(pattern)) {
         const at = (m.index ?? 0) + m[0].indexOf(m[2] as string) - 1;
         const start = braces.offsets ? (braces.offsets[at] ?? braces.textStart + at) : braces.textStart + at;
-        out.push({ kind: m[2] as string, span: { file: braces.span.file, start, end: start + (m[2] as string).length + 2 } });
+        const kind = m[2] as string;
+        out.push({ kind, span: { file: braces.span.file, start, end: start + kind.length + 2 } });
       }
     }
   } else if (condition.kind === 'string') {

@@ -12,7 +12,9 @@
  * Used through the connections registry (`ctx.services.connections.guard(target, run)`), so every
  * connector that talks to a server gets the same breaker without code of its own.
  */
-import { CircuitState, ConsecutiveBreaker, BrokenCircuitError, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
+import {
+  BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy,
+} from 'cockatiel';
 import { PipeError } from '../errors.js';
 
 export interface BreakerOptions {
@@ -82,14 +84,17 @@ export class CircuitBreakers {
     return circuit ? stateName(circuit.state) : 'closed';
   }
 
-  private circuitOf(target: string, failed: (err: unknown) => boolean, failedResult: ((result: unknown) => boolean) | undefined): CircuitBreakerPolicy {
+  private circuitOf(
+    target: string, failed: (err: unknown) => boolean, failedResult: ((result: unknown) => boolean) | undefined,
+  ): CircuitBreakerPolicy {
     let circuit = this.circuits.get(target);
     if (circuit) return circuit;
     if (this.circuits.size >= CircuitBreakers.MAX_TARGETS) this.forgetClosed();
     let policy = handleWhen((err) => failed(err));
     if (failedResult) policy = policy.orWhenResult((result) => failedResult(result));
     else policy = policy.orWhenResult(() => false);
-    circuit = circuitBreaker(policy, { halfOpenAfter: this.options.halfOpenAfterMs, breaker: new ConsecutiveBreaker(this.options.failures) });
+    const breaker = new ConsecutiveBreaker(this.options.failures);
+    circuit = circuitBreaker(policy, { halfOpenAfter: this.options.halfOpenAfterMs, breaker });
     circuit.onStateChange((state) => this.listener?.(target, stateName(state)));
     this.circuits.set(target, circuit);
     return circuit;
@@ -97,7 +102,9 @@ export class CircuitBreakers {
 
   /** Drops the closed circuits (they hold no state worth keeping but their count). */
   private forgetClosed(): void {
-    for (const [target, circuit] of this.circuits) if (circuit.state === CircuitState.Closed) this.circuits.delete(target);
+    for (const [target, circuit] of this.circuits) {
+      if (circuit.state === CircuitState.Closed) this.circuits.delete(target);
+    }
   }
 }
 

@@ -2,8 +2,8 @@
  * The `retry` step option: one policy for every connector (runtime/steps.ts applies it around the
  * connector's `run`). Attempts, exponential backoff with equal jitter (the backoff of the event
  * trigger, runtime/backends/backoff.ts), a cap on each wait and a total budget, and which failures
- * are retried: by error kind, and by the status the other side answered. A failure that carries `Retry-After` (a 429 or 503)
- * waits what the server asked for, when that fits in the budget.
+ * are retried: by error kind, and by the status the other side answered. A failure that carries
+ * `Retry-After` (a 429 or 503) waits what the server asked for, when that fits in the budget.
  *
  * Time comes from a `Pacer` (the service's clock): tests inject one that records the waits and moves
  * time on without sleeping.
@@ -96,7 +96,8 @@ export async function runWithRetry(
       if (thrown) throw thrown.error;
       return output as Json;
     }
-    onRetry?.({ attempt: n, delayMs: delay, kind: failure.kind, status: failure.status, retryAfter: failure.retryAfterMs !== undefined });
+    const retryAfter = failure.retryAfterMs !== undefined;
+    onRetry?.({ attempt: n, delayMs: delay, kind: failure.kind, status: failure.status, retryAfter });
     await pacer.sleep(delay, signal);
   }
 }
@@ -105,8 +106,11 @@ export async function runWithRetry(
  * The wait before attempt `n + 1`, or undefined when it does not fit in the budget (a Retry-After
  * beyond the remaining budget gives up at once rather than sleep and fail anyway).
  */
-export function nextDelay(spec: RetrySpec, n: number, failure: Failure, elapsedMs: number, random: () => number): number | undefined {
-  const backoff = backoffDelay({ initialMs: spec.initialMs, maxMs: spec.maxDelayMs, multiplier: spec.multiplier }, n, random);
+export function nextDelay(
+  spec: RetrySpec, n: number, failure: Failure, elapsedMs: number, random: () => number,
+): number | undefined {
+  const policy = { initialMs: spec.initialMs, maxMs: spec.maxDelayMs, multiplier: spec.multiplier };
+  const backoff = backoffDelay(policy, n, random);
   const delay = failure.retryAfterMs === undefined ? backoff : Math.max(failure.retryAfterMs, 0);
   if (spec.budgetMs > 0 && elapsedMs + delay >= spec.budgetMs) return undefined;
   return delay;
@@ -115,7 +119,8 @@ export function nextDelay(spec: RetrySpec, n: number, failure: Failure, elapsedM
 function errorFailure(spec: RetrySpec, err: unknown, now: number): Failure {
   if (!(err instanceof PipeError)) return { retryable: false, kind: 'INTERNAL', status: 500, retryAfterMs: undefined };
   const retryAfter = err.details?.['retryAfter'];
-  const retryAfterMs = typeof retryAfter === 'string' || typeof retryAfter === 'number' ? parseRetryAfter(String(retryAfter), now) : undefined;
+  const given = typeof retryAfter === 'string' || typeof retryAfter === 'number';
+  const retryAfterMs = given ? parseRetryAfter(String(retryAfter), now) : undefined;
   // A status is what the other side answered (a `rest` error's details.status), never the error's
   // own code: a response too large is a 502 of ours, not a 502 of the server.
   const remote = err.details?.['status'];
@@ -126,13 +131,17 @@ function errorFailure(spec: RetrySpec, err: unknown, now: number): Failure {
 
 function outputFailure(spec: RetrySpec, output: Json, now: number): Failure {
   const none: Failure = { retryable: false, kind: 'OK', status: undefined, retryAfterMs: undefined };
-  if (spec.outputStatus === undefined || output === null || typeof output !== 'object' || Array.isArray(output)) return none;
+  if (spec.outputStatus === undefined || !isObject(output)) return none;
   const status = output[spec.outputStatus];
   if (typeof status !== 'number' || !spec.statuses.includes(status)) return none;
   const headers = spec.outputHeaders === undefined ? undefined : output[spec.outputHeaders];
-  const header = headers !== null && typeof headers === 'object' && !Array.isArray(headers) ? headers['retry-after'] : undefined;
+  const header = isObject(headers) ? headers['retry-after'] : undefined;
   const retryAfterMs = typeof header === 'string' ? parseRetryAfter(header, now) : undefined;
   return { retryable: true, kind: 'STATUS', status, retryAfterMs };
+}
+
+function isObject(value: Json | undefined): value is { [key: string]: Json } {
+  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when neither. */

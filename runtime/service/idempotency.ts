@@ -48,7 +48,9 @@ export function keyText(value: Json): string | undefined {
   if (value === null || value === '') return undefined;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text.length > MAX_KEY_LENGTH) {
-    throw new PipeError(`the idempotency key is longer than ${MAX_KEY_LENGTH} characters`, { code: 400, kind: 'BAD_IDEMPOTENCY_KEY' });
+    throw new PipeError(`the idempotency key is longer than ${MAX_KEY_LENGTH} characters`, {
+      code: 400, kind: 'BAD_IDEMPOTENCY_KEY',
+    });
   }
   return text;
 }
@@ -79,8 +81,10 @@ export async function runIdempotent(
     await deps.store.delete(IDEMPOTENCY_STORE, { _oId: id }).catch(() => undefined);
     throw err;
   }
-  await deps.store.update(IDEMPOTENCY_STORE, { _oId: id }, { $set: { state: 'done', answer: toAnswer(outcome) } }).catch((err: unknown) => {
-    ctx.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'idempotency: could not keep the answer; a repeat will run again');
+  const done = { $set: { state: 'done', answer: toAnswer(outcome) } };
+  await deps.store.update(IDEMPOTENCY_STORE, { _oId: id }, done).catch((err: unknown) => {
+    const reason = err instanceof Error ? err.message : String(err);
+    ctx.log.warn({ err: reason }, 'idempotency: could not keep the answer; a repeat will run again');
     return deps.store.delete(IDEMPOTENCY_STORE, { _oId: id }).catch(() => 0);
   });
   return outcome;
@@ -94,7 +98,8 @@ async function claim(id: string, windowMs: number, deps: IdempotencyDeps): Promi
   for (let tries = 0; tries < 3; tries++) {
     const now = deps.now();
     try {
-      await deps.store.insert(IDEMPOTENCY_STORE, [{ _oId: id, state: 'running', at: now }], { expireAfterSeconds: Math.ceil(windowMs / 1000) });
+      const ttl = { expireAfterSeconds: Math.ceil(windowMs / 1000) };
+      await deps.store.insert(IDEMPOTENCY_STORE, [{ _oId: id, state: 'running', at: now }], ttl);
       return undefined;
     } catch (err) {
       if (!(err instanceof PipeError) || err.kind !== 'DUPLICATE_KEY') throw err;
@@ -112,11 +117,15 @@ async function claim(id: string, windowMs: number, deps: IdempotencyDeps): Promi
       code: 409, kind: 'IDEMPOTENCY_IN_PROGRESS', permanent: false, details: { retryAfter: 1 },
     });
   }
-  throw new PipeError('the idempotency key could not be claimed; try again later', { code: 503, kind: 'IDEMPOTENCY_IN_PROGRESS', details: { retryAfter: 1 } });
+  throw new PipeError('the idempotency key could not be claimed; try again later', {
+    code: 503, kind: 'IDEMPOTENCY_IN_PROGRESS', details: { retryAfter: 1 },
+  });
 }
 
 function toAnswer(outcome: Json | Reply): JsonObject {
-  if (outcome instanceof Reply) return { reply: { status: outcome.status, body: outcome.body, headers: { ...outcome.headers } } };
+  if (outcome instanceof Reply) {
+    return { reply: { status: outcome.status, body: outcome.body, headers: { ...outcome.headers } } };
+  }
   return { result: outcome };
 }
 
@@ -124,7 +133,9 @@ function toAnswer(outcome: Json | Reply): JsonObject {
 function fromAnswer(answer: JsonObject): Json | Reply {
   const reply = answer['reply'];
   if (reply !== null && typeof reply === 'object' && !Array.isArray(reply)) {
-    const headers = reply['headers'] !== null && typeof reply['headers'] === 'object' && !Array.isArray(reply['headers']) ? reply['headers'] as Record<string, string> : {};
+    const kept = reply['headers'];
+    const isMap = kept !== null && typeof kept === 'object' && !Array.isArray(kept);
+    const headers = isMap ? kept as Record<string, string> : {};
     return new Reply(Number(reply['status']), reply['body'] ?? null, { ...headers, 'idempotent-replayed': 'true' });
   }
   return answer['result'] ?? null;
