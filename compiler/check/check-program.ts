@@ -167,8 +167,7 @@ function startPipeline(decl: PipelineDecl, facts: ServiceFacts): StartedPipeline
   const triggerSchema = decl.trigger ? facts.registry.triggers.get(decl.trigger.kind) : undefined;
   const envelope = triggerSchema?.['x-pipe-envelope'] === true ? envelopeDemand(decl, facts.registry) : 'all';
   const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx, envelope) : undefined;
-  const readsBody = envelope === 'all' || envelope.has('body');
-  const type = decl.trigger && triggerSchema && trigger ? triggerContract(decl.trigger, triggerSchema, trigger.message, readsBody) : undefined;
+  const type = decl.trigger && triggerSchema && trigger ? triggerContract(decl.trigger, triggerSchema, trigger.message) : undefined;
   return { decl, ctx, options, trigger, contract: type ? { pipeline: decl.name, type, at: decl.trigger?.kindSpan ?? decl.nameSpan, wrapsBody: triggerSchema?.['x-pipe-envelope'] === true } : undefined };
 }
 

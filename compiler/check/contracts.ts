@@ -49,18 +49,18 @@ export interface ContractProblem {
 
 /**
  * The contract a trigger gives its pipeline: for an envelope trigger (`x-pipe-envelope`), the
- * envelope's `body` (required when the pipeline reads it); for a trigger given a `body` schema,
- * its first message. Otherwise none: a caller may send anything.
+ * envelope's `body` (required when the trigger declares a `body` schema: the pipeline expects
+ * one); for another trigger given a `body` schema, its first message. Otherwise none: a caller
+ * may send anything.
  */
-export function triggerContract(trigger: TriggerDecl, schema: ConnectorSchema, message: PipeType, readsBody: boolean): PipeType | undefined {
+export function triggerContract(trigger: TriggerDecl, schema: ConnectorSchema, message: PipeType): PipeType | undefined {
+  const declaresBody = paramProperties(schema)['body']?.['x-pipe-ref'] === 'schema' && entryOf(trigger.config, 'body') !== undefined;
   if (schema['x-pipe-envelope'] === true) {
     const body = message.kind === 'object' ? message.fields['body'] : undefined;
     if (!body) return undefined;
-    return { kind: 'object', open: true, fields: { body: { type: body.type, required: readsBody } } };
+    return { kind: 'object', open: true, fields: { body: { type: body.type, required: declaresBody } } };
   }
-  const bodyProperty = paramProperties(schema)['body'];
-  if (bodyProperty?.['x-pipe-ref'] === 'schema' && entryOf(trigger.config, 'body') !== undefined) return message;
-  return undefined;
+  return declaresBody ? message : undefined;
 }
 
 function pushTo<T>(map: Map<string, T[]>, key: string, item: T): void {
