@@ -69,14 +69,24 @@ function pushTo<T>(map: Map<string, T[]>, key: string, item: T): void {
   else map.set(key, [item]);
 }
 
-/** The contracts of the subscribers of each event name (triggers with an `x-pipe-ref: event` parameter). */
+/**
+ * The contracts of the subscribers of each event name (triggers with an `x-pipe-ref: event`
+ * parameter), one per distinct shape: many subscribers of one schema cost one check per payload.
+ */
 export function eventContracts(decls: Declarations, registry: ConnectorRegistry, pipelines: ReadonlyMap<string, Contract>): Map<string, Contract[]> {
   const out = new Map<string, Contract[]>();
+  const seen = new Set<string>();
   for (const p of decls.pipelines.values()) {
     const contract = pipelines.get(p.name);
     const schema = p.trigger ? registry.triggers.get(p.trigger.kind) : undefined;
     if (!contract || !p.trigger || !schema) continue;
-    for (const ref of triggerReferences(p.trigger, schema, 'event')) pushTo(out, ref.name, contract);
+    const shape = JSON.stringify(contract.type);
+    for (const ref of triggerReferences(p.trigger, schema, 'event')) {
+      const key = `${ref.name}\u0000${shape}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      pushTo(out, ref.name, contract);
+    }
   }
   return out;
 }
