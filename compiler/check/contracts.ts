@@ -99,7 +99,14 @@ export function eventContracts(decls: Declarations, registry: ConnectorRegistry,
 export function contractProblems(value: Value | undefined, actual: PipeType, expected: PipeType, span: Span): ContractProblem[] {
   const out: ContractProblem[] = [];
   walk(value, actual, expected, [], span, out);
-  return out;
+  // One mistake, one report: problems of a typed value (not a literal) share its span.
+  const at = new Set<string>();
+  return out.filter((p) => {
+    const key = `${p.span.start}:${p.span.end}`;
+    if (at.has(key)) return false;
+    at.add(key);
+    return true;
+  });
 }
 
 function walk(value: Value | undefined, actual: PipeType, expected: PipeType, path: string[], span: Span, out: ContractProblem[]): void {
