@@ -60,6 +60,8 @@ export interface CompileInput {
   readonly sourcePath?: (file: string) => string;
   /** Produce output files (build) or only diagnostics (check). */
   readonly emit?: boolean;
+  /** Make the OpenAPI document without emitting (`pipec openapi`); a build always makes it. */
+  readonly openapi?: boolean;
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly skipFormat?: boolean;
 }
@@ -135,7 +137,8 @@ export function compile(input: CompileInput): CompileResult {
     : undefined;
   if (tests) diagnostics.push(...tests.diagnostics);
   const testSuite = tests ? { tests: tests.value } : {};
-  const openapi = hasErrors(diagnostics) ? undefined : guard('openapi', firstFile, () => buildOpenApi(parsed.asts, resolved.value, input.registry, {
+  // Made for a build (served by the service) or when asked (`pipec openapi`); `check` skips it.
+  const openapi = hasErrors(diagnostics) || !(input.emit || input.openapi) ? undefined : guard('openapi', firstFile, () => buildOpenApi(parsed.asts, resolved.value, input.registry, {
     title: input.serviceName ?? 'service', version: '0.0.0',
     where: (span) => `${sourcePath(span.file)}:${sources.get(span.file)?.positionOf(span.start).line ?? 0}`,
   }));

@@ -48,6 +48,8 @@ export interface CompileFilesOptions {
   readonly registry?: ConnectorRegistry;
   /** The project folder (`--root`): imports resolve only inside it; default the folders of the inputs. */
   readonly root?: string;
+  /** Make the OpenAPI document even without emitting (`pipec openapi`). */
+  readonly openapi?: boolean;
 }
 
 /** Finds, reads and compiles; a missing or unreadable input is itself a diagnostic. */
@@ -81,6 +83,7 @@ export async function compileFiles(opts: CompileFilesOptions): Promise<CompileRe
     displayPath,
     sourcePath: projectSourcePath(opts.inputs, opts.root),
     emit: opts.emit,
+    ...(opts.openapi ? { openapi: true } : {}),
     // Only the generated package.json needs them; `check` skips reading and sorting them.
     ...(opts.emit ? { dependencies: runtimeDependencies() } : {}),
     ...(opts.skipFormat ? { skipFormat: true } : {}),

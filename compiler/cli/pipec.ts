@@ -101,7 +101,7 @@ const COMMANDS: Record<string, Command> = {
       if (positionals.length === 0) return usage(this, output);
       const { defaultServiceName } = await import('./build-command.js');
       const name = typeof values['name'] === 'string' ? values['name'] : defaultServiceName(positionals);
-      const result = await compileFiles({ inputs: positionals, emit: false, serviceName: name, ...rootOption(values) });
+      const result = await compileFiles({ inputs: positionals, emit: false, openapi: true, serviceName: name, ...rootOption(values) });
       if (hasErrors(result.diagnostics) || !result.openapi) {
         printDiagnostics(result, 'text', output, wantsColor(values['color']));
         return 1;

@@ -180,7 +180,7 @@ describe('a built service, shipped', () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     }
-  }, 600_000);
+  }, 1_200_000);
 
   it('takes its secrets from NAME_FILE (the admin key here) and listens on HOST', async () => {
     const keyFile = path.join(outside, 'admin-key');
