@@ -26,7 +26,7 @@ import { checkCapsules } from './check-capsules.js';
 import { checkSchemaDeclarations, checkStoreDeclarations, storeExpireSeconds } from './check-declarations.js';
 import { checkTrigger } from './check-trigger.js';
 import { envelopeDemand } from './envelope-demand.js';
-import { checkEventFlow, eventContracts, triggerContract, type Contract } from './contracts.js';
+import { checkEventFlow, declaresBodySchema, eventContracts, triggerContract, type Contract } from './contracts.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
 import { entryOf, toLiteral } from '../ast/literal.js';
 import { ERROR_OBJECT } from './shapes.js';
@@ -158,6 +158,8 @@ interface StartedPipeline {
   readonly options: { concurrency: number; queue: number; timeout: number };
   readonly trigger: { plan: TriggerPlan; message: PipeType } | undefined;
   readonly contract: Contract | undefined;
+  /** The trigger declares a `body` schema: callers must send it, so the trigger's types hold. */
+  readonly typed: boolean;
 }
 
 function startPipeline(decl: PipelineDecl, facts: ServiceFacts): StartedPipeline {
@@ -168,14 +170,16 @@ function startPipeline(decl: PipelineDecl, facts: ServiceFacts): StartedPipeline
   const envelope = triggerSchema?.['x-pipe-envelope'] === true ? envelopeDemand(decl, facts.registry) : 'all';
   const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx, envelope) : undefined;
   const type = decl.trigger && triggerSchema && trigger ? triggerContract(decl.trigger, triggerSchema, trigger.message) : undefined;
-  return { decl, ctx, options, trigger, contract: type ? { pipeline: decl.name, type, at: decl.trigger?.kindSpan ?? decl.nameSpan, wrapsBody: triggerSchema?.['x-pipe-envelope'] === true } : undefined };
+  const typed = decl.trigger !== undefined && triggerSchema !== undefined && declaresBodySchema(decl.trigger, triggerSchema);
+  return { decl, ctx, options, trigger, typed, contract: type ? { pipeline: decl.name, type, at: decl.trigger?.kindSpan ?? decl.nameSpan, wrapsBody: triggerSchema?.['x-pipe-envelope'] === true } : undefined };
 }
 
 function finishPipeline(started: StartedPipeline, executedByPipelines: boolean): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[]; shapes: StepShape[] } {
   const { decl, ctx, options, trigger } = started;
   // Called through `execute`, the pipeline receives the caller's payload instead of its trigger's
-  // message: with a contract, callers are checked against it and the trigger's types hold.
-  const firstMessage = executedByPipelines && !started.contract ? UNKNOWN : (trigger?.message ?? UNKNOWN);
+  // message: with a `body` schema, callers are checked against it and the trigger's types hold;
+  // without one a caller may send anything (a self-executing pipeline reading `message.inner`).
+  const firstMessage = executedByPipelines && !started.typed ? UNKNOWN : (trigger?.message ?? UNKNOWN);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});
   const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
   if (decl.onError) checkKindRouting(decl.onError, stepsKinds(decl.steps, ctx), `the steps of pipeline \`${decl.name}\``, ctx);

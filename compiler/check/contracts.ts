@@ -54,7 +54,7 @@ export interface ContractProblem {
  * may send anything.
  */
 export function triggerContract(trigger: TriggerDecl, schema: ConnectorSchema, message: PipeType): PipeType | undefined {
-  const declaresBody = paramProperties(schema)['body']?.['x-pipe-ref'] === 'schema' && entryOf(trigger.config, 'body') !== undefined;
+  const declaresBody = declaresBodySchema(trigger, schema);
   if (schema['x-pipe-envelope'] === true) {
     const body = message.kind === 'object' ? message.fields['body'] : undefined;
     if (!body) return undefined;
@@ -67,6 +67,11 @@ function pushTo<T>(map: Map<string, T[]>, key: string, item: T): void {
   const list = map.get(key);
   if (list) list.push(item);
   else map.set(key, [item]);
+}
+
+/** True when the trigger is given a `body` schema (its `body` parameter is an `x-pipe-ref: schema`). */
+export function declaresBodySchema(trigger: TriggerDecl, schema: ConnectorSchema): boolean {
+  return paramProperties(schema)['body']?.['x-pipe-ref'] === 'schema' && entryOf(trigger.config, 'body') !== undefined;
 }
 
 /**
