@@ -179,6 +179,8 @@ function compileNode(node: JsepNode): CompiledExpression {
         return last;
       };
     }
+    case 'AssignmentExpression':
+      throw new Error(`\`${String(node['operator'])}\` assigns; a filter compares with \`==\``);
     default:
       throw new Error(`${node.type} is not supported in a filter`);
   }

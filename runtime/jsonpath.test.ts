@@ -74,4 +74,14 @@ describe('jsonpath evaluation is linear and Jayway-like', () => {
     expect(() => compileJsonPath('$.a[?(@.x ==)]')).toThrow(/cannot parse the filter/);
     expect(() => compileJsonPath('a.b')).toThrow(/starts with/);
   });
+
+  it('refuses unbalanced brackets, parentheses and quotes, and `=` in a filter', () => {
+    expect(() => compileJsonPath('$.items[?(@.qty > 1)')).toThrow('missing `]`');
+    expect(() => compileJsonPath('$.items[?(@.qty > 1]')).toThrow('missing `)`');
+    expect(() => compileJsonPath('$.items]')).toThrow('unexpected `]`');
+    expect(() => compileJsonPath("$.items[?(@.name == 'a)]")).toThrow('unterminated string');
+    expect(() => compileJsonPath("$.items[?(@.name = 'a')]")).toThrow('`=` assigns');
+    expect(jsonPathQuery(compileJsonPath("$.items[?(@.name == 'a]b(')]"), { items: [{ name: 'a]b(' }] })).toHaveLength(1);
+    expect(jsonPathQuery(compileJsonPath("$.items[?(@.name == 'O\\'Brien')]"), { items: [{ name: "O'Brien" }] })).toHaveLength(1);
+  });
 });

@@ -48,6 +48,8 @@ export const MAX_PATH_LENGTH = 2_000;
 /** Parses a path once; throws an Error naming what is wrong (the compiler reports it as PIPE5501). */
 export function compileJsonPath(source: string): CompiledJsonPath {
   if (source.length > MAX_PATH_LENGTH) throw new Error(`the path is longer than ${MAX_PATH_LENGTH} characters`);
+  const unbalanced = balanceProblem(source);
+  if (unbalanced !== undefined) throw new Error(unbalanced);
   const raw = JSONPath.toPathArray(normalizeJsonPath(source)) as string[];
   // `@` (the current value) is the root too where a path stands alone (Double Braces' JSONPATH).
   if (raw[0] !== '$' && raw[0] !== '@') throw new Error('a JSONPath starts with `$`');
@@ -57,6 +59,36 @@ export function compileJsonPath(source: string): CompiledJsonPath {
     segments.push(compileSegment(text, previous?.kind === 'descend'));
   }
   return { source, segments };
+}
+
+/**
+ * An unclosed `[`, `(` or quote, or a stray `]` or `)`: jsonpath-plus's splitter would cut such a
+ * path somewhere arbitrary (`$.a[?(@.q > 1)` becomes the segments `a`, `?(@`, `q > 1)`).
+ */
+function balanceProblem(source: string): string | undefined {
+  let square = 0;
+  let round = 0;
+  let quote: string | undefined;
+  let escaped = false;
+  for (const ch of source) {
+    if (quote !== undefined) {
+      if (escaped) escaped = false;
+      else if (ch === '\\') escaped = true;
+      else if (ch === quote) quote = undefined;
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '[') square++;
+    else if (ch === ']') square--;
+    else if (ch === '(') round++;
+    else if (ch === ')') round--;
+    if (square < 0) return 'unexpected `]`';
+    if (round < 0) return 'unexpected `)`';
+  }
+  if (quote !== undefined) return 'unterminated string';
+  if (square > 0) return 'missing `]`';
+  if (round > 0) return 'missing `)`';
+  return undefined;
 }
 
 /**

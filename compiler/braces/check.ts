@@ -16,6 +16,9 @@ import { joinSpans, type Span } from '../../base/source/span.js';
 import { arrayOf, BOOLEAN, INTEGER, NULL, NUMBER, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull } from '../types/type-ops.js';
 import { checkConstant } from './constant-args.js';
+import { analyzeJsonPath } from '../types/jsonpath-type.js';
+import { literalOffsets, type QuotedLiteral } from '../types/literal-offsets.js';
+import { splitTailFunction } from '../../runtime/braces/json.js';
 import type { BracesEnv } from './env.js';
 import * as errors from './errors.js';
 import { describeFound, withArticle } from './errors.js';
@@ -270,7 +273,7 @@ class Checker {
         if (arg.kind !== 'lambda') this.diagnostics.push(errors.lambdaExpected({ span: arg.span, signature, param, index: i, what: nameOf(arg) }));
         return;
       }
-      this.argument(signature, param, i, arg, argTypes[i] ?? UNKNOWN);
+      this.argument(signature, param, i, arg, argTypes[i] ?? UNKNOWN, argTypes[0] ?? UNKNOWN);
     });
     return resultType(signature, argTypes);
   }
@@ -373,9 +376,21 @@ class Checker {
     return UNKNOWN;
   }
 
-  private argument(signature: FunctionSignature, param: ParamSpec, index: number, arg: Expr, type: PipeType): void {
+  /** `first` is the type of the call's first argument (the value a JSONPATH path reads). */
+  private argument(
+    signature: FunctionSignature,
+    param: ParamSpec,
+    index: number,
+    arg: Expr,
+    type: PipeType,
+    first: PipeType,
+  ): void {
     if (type.kind !== 'null' && fits(type, param.type) === 'no') {
       this.diagnostics.push(errors.badArgument({ span: arg.span, signature, param, index, found: type, what: nameOf(arg) }));
+      return;
+    }
+    if (arg.kind === 'literal' && param.constant === 'jsonpath' && typeof arg.value === 'string') {
+      this.jsonPathArgument(signature, index, { span: arg.span, value: arg.value }, first);
       return;
     }
     if (arg.kind === 'literal' && param.constant !== undefined && (typeof arg.value === 'string' || (typeof arg.value === 'number' && param.constant !== 'numeric'))) {
@@ -384,6 +399,39 @@ class Checker {
     }
     if ((signature.name === 'DIVIDE' || signature.name === 'MOD') && index === 1 && isZeroLiteral(arg)) {
       this.diagnostics.push(errors.divisionByZero({ span: arg.span, operator: signature.name }));
+    }
+  }
+
+  /**
+   * A JSONPath literal: parsed by the run time's parser, its fields and filter chains typed against
+   * the value it reads (objects' filters test their members, as JSONPATH does at run time).
+   */
+  private jsonPathArgument(
+    signature: FunctionSignature,
+    index: number,
+    literal: QuotedLiteral,
+    root: PipeType,
+  ): void {
+    const problem = checkConstant('jsonpath', literal.value);
+    const { path, fn } = splitTailFunction(literal.value);
+    const lead = fn === undefined ? 0 : literal.value.length - literal.value.trimStart().length;
+    const at = literalOffsets(literal);
+    const analysis = problem === undefined || problem.message.includes('assigns')
+      ? analyzeJsonPath(path, root, { objectFilter: 'members' })
+      : undefined;
+    if (analysis === undefined) {
+      if (problem) this.diagnostics.push(errors.badConstant({ span: literal.span, problem, signature, index }));
+      return;
+    }
+    for (const finding of analysis.findings) {
+      const span = at(lead + finding.start, lead + finding.end);
+      if (finding.kind === 'field') {
+        this.diagnostics.push(errors.noSuchJsonPathField({ span, field: finding.field, owner: finding.owner }));
+      } else if (problem) {
+        const reported = finding.assignment ? { ...problem, hint: errors.COMPARE_WITH_EQUALS } : problem;
+        const where = finding.assignment ? span : literal.span;
+        this.diagnostics.push(errors.badConstant({ span: where, problem: reported, signature, index }));
+      }
     }
   }
 

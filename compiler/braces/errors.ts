@@ -7,6 +7,7 @@ import type { SyntaxProblem } from './parser.js';
 import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
 import type { PipeType } from '../types/pipe-type.js';
 import { describeType, widen } from '../types/type-ops.js';
 import type { ConstantProblem } from './constant-args.js';
@@ -431,4 +432,31 @@ export function jsonPathWithoutRoot(path: string): ConstantProblem {
 
 export function invalidConstantJsonPath(path: string, detail: string): ConstantProblem {
   return { code: 'PIPE4017', message: `invalid JSONPath ${JSON.stringify(path)}: ${detail}` };
+}
+
+/** A field a JSONPATH path (or a filter chain in it) reads, which the closed shape it reads lacks. */
+export const COMPARE_WITH_EQUALS = "compare with `==`: `[?(@.status == 'paid')]`";
+
+export function noSuchJsonPathField(facts: {
+  readonly span: Span;
+  readonly field: string;
+  readonly owner: PipeType;
+}): Diagnostic {
+  const fields = fieldNames(facts.owner);
+  const close = suggest(facts.field, fields);
+  return diagnostic('PIPE5502', {
+    message: `no field \`${facts.field}\` in the value this JSONPath reads`,
+    span: facts.span,
+    label: close ? `did you mean \`${close}\`?` : 'no such field',
+    ...(fields.length > 0 ? { body: [`Fields here: ${fields.map((f) => `\`${f}\``).join(', ')}.`] } : {}),
+    hint: close
+      ? `Write \`${close}\` instead of \`${facts.field}\`.`
+      : 'Read one of the fields listed, or declare the field in the schema that gives this shape.',
+  });
+}
+
+function fieldNames(owner: PipeType): string[] {
+  if (owner.kind === 'object') return Object.keys(owner.fields);
+  if (owner.kind === 'union') return [...new Set(owner.members.flatMap(fieldNames))];
+  return [];
 }

@@ -2,14 +2,13 @@
  * Choice conditions and for-each collections: a JSONPath string (parsed and checked against the
  * message shape at build time, evaluated by runtime/jsonpath.ts) or a `{{ }}` expression.
  */
-import { JSONPath } from 'jsonpath-plus';
-import { compileJsonPath } from '../../runtime/jsonpath.js';
-import type { BracesValue, Value } from '../ast/ast.js';
+import type { BracesValue, StringValue, Value } from '../ast/ast.js';
+import { analyzeJsonPath } from '../types/jsonpath-type.js';
+import { literalOffsets } from '../types/literal-offsets.js';
 import { compileBraces } from '../braces/index.js';
-import { invalidJsonPath, noSuchPathField, notACollection, notACondition } from './errors.js';
+import { assignmentInJsonPath, invalidJsonPath, noSuchPathField, notACollection, notACondition } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { JsExpr } from './plan.js';
-import type { Span } from '../../base/source/span.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import type { PipelineContext } from '../check/context.js';
 
@@ -29,7 +28,7 @@ export function compileCondition(value: Value, message: PipeType, ctx: PipelineC
     return { expr: { js: `B.isTruthy(${compiled.js})`, constant: false }, alwaysTrue: false, describe: braces.text.trim() };
   }
   if (value.kind === 'string') {
-    const path = checkJsonPath(value.value, value.span, message, ctx);
+    const path = checkJsonPath(value.value, value, message, ctx);
     if (path === undefined) return { expr: { js: 'false', constant: true }, alwaysTrue: false, describe: value.value };
     const name = ctx.hoist('jsonpath', `R.compileJsonPath(${JSON.stringify(value.value)})`, value.value);
     return { expr: { js: `R.jsonPathMatches(${name}, message)`, constant: false }, alwaysTrue: value.value.trim() === '$', describe: value.value };
@@ -49,7 +48,7 @@ export function compileCollection(value: Value, message: PipeType, ctx: Pipeline
     return { expr: { js: `R.asArray(${compiled.js})`, constant: false }, element };
   }
   if (value.kind === 'string') {
-    const path = checkJsonPath(value.value, value.span, message, ctx);
+    const path = checkJsonPath(value.value, value, message, ctx);
     if (path === undefined) return { expr: { js: '[]', constant: true }, element: UNKNOWN };
     const name = ctx.hoist('jsonpath', `R.compileJsonPath(${JSON.stringify(value.value)})`, value.value);
     return { expr: { js: `R.jsonPathQuery(${name}, message)`, constant: false }, element: path.element };
@@ -75,121 +74,45 @@ interface CheckedPath {
   readonly element: PipeType;
 }
 
-/** Parses the path (syntax errors → PIPE5501) and checks field names against the shape (PIPE5502). */
-function checkJsonPath(source: string, span: Span, message: PipeType, ctx: PipelineContext): CheckedPath | undefined {
-  const inner = { file: span.file, start: span.start + 1, end: span.end - 1 };
-  const syntaxError = jsonPathSyntaxError(source) ?? compileProblem(source);
-  if (syntaxError) {
+/**
+ * Parses the path with the run time's parser (syntax errors → PIPE5501, at the `=` written for `==`)
+ * and checks its fields, and those of the `@` chains in its filters, against the shape (PIPE5502).
+ */
+function checkJsonPath(
+  source: string,
+  value: StringValue,
+  message: PipeType,
+  ctx: PipelineContext,
+): CheckedPath | undefined {
+  const at = literalOffsets(value);
+  if (!source.trim().startsWith('$')) {
     ctx.diagnostics.push(
-      invalidJsonPath(syntaxError, inner),
+      invalidJsonPath('a JSONPath starts with `$`', at(0, source.length)),
     );
     return undefined;
   }
-  const segments = JSONPath.toPathArray(source.replace(/(?<!\.)\.\[/g, '[')) as string[];
-  let current: PipeType = message;
-  for (const segment of segments.slice(1)) {
-    if (segment === '..' || segment === '*' || segment.startsWith('(')) return { element: UNKNOWN };
-    if (segment.startsWith('?(')) {
-      const target: PipeType = current.kind === 'array' ? current.items : current;
-      checkFilterFields(segment, target, source, inner, ctx);
-      current = target;
-      continue;
+  const analysis = analyzeJsonPath(source, message, { objectFilter: 'self' });
+  let broken = false;
+  for (const finding of analysis.findings) {
+    if (finding.kind === 'syntax') {
+      broken = true;
+      ctx.diagnostics.push(
+        finding.assignment
+          ? assignmentInJsonPath(finding.problem, at(finding.start, finding.end))
+          : invalidJsonPath(finding.problem, at(finding.start, finding.end)),
+      );
+    } else {
+      const candidates = fieldsOf(finding.owner);
+      ctx.diagnostics.push(
+        noSuchPathField(finding.field, at(finding.start, finding.end), candidates, suggest(finding.field, candidates)),
+      );
     }
-    if (/^-?\d+$/.test(segment) || segment.includes(':') || segment.includes(',')) {
-      current = current.kind === 'array' ? current.items : UNKNOWN;
-      continue;
-    }
-    const next = fieldOf(current, segment);
-    if (next === 'missing') {
-      reportMissingField(segment, current, source, inner, ctx);
-      return { element: UNKNOWN };
-    }
-    current = next;
   }
-  return { element: current };
+  return broken ? undefined : { element: analysis.selected };
 }
 
-/** What the run time's parser (runtime/jsonpath.ts) refuses, e.g. a filter that does not parse. */
-function compileProblem(source: string): string | undefined {
-  try {
-    compileJsonPath(source);
-    return undefined;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
-}
-
-function jsonPathSyntaxError(source: string): string | undefined {
-  const trimmed = source.trim();
-  if (!trimmed.startsWith('$')) return 'a JSONPath starts with `$`';
-  let depthSquare = 0;
-  let depthRound = 0;
-  let quote: string | undefined;
-  for (const ch of trimmed) {
-    if (quote) {
-      if (ch === quote) quote = undefined;
-      continue;
-    }
-    if (ch === "'" || ch === '"') quote = ch;
-    else if (ch === '[') depthSquare++;
-    else if (ch === ']') depthSquare--;
-    else if (ch === '(') depthRound++;
-    else if (ch === ')') depthRound--;
-    if (depthSquare < 0) return 'unexpected `]`';
-    if (depthRound < 0) return 'unexpected `)`';
-  }
-  if (quote) return 'unterminated string';
-  if (depthSquare > 0) return 'missing `]`';
-  if (depthRound > 0) return 'missing `)`';
-  try {
-    const segments = JSONPath.toPathArray(trimmed) as string[];
-    for (const segment of segments) {
-      if (segment.startsWith('?(')) parseFilterScript(segment.slice(2, -1));
-    }
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
-  return undefined;
-}
-
-/** Parses a filter the way jsonpath-plus will (its safe evaluator's parser), without running it. */
-function parseFilterScript(script: string): void {
-  const prepared = script
-    .replaceAll('@parentProperty', '_$_parentProperty')
-    .replaceAll('@parent', '_$_parent')
-    .replaceAll('@property', '_$_property')
-    .replaceAll('@root', '_$_root')
-    .replaceAll(/@([.\s)[])/gu, '_$_v$1');
-  const ScriptClass = (JSONPath as unknown as { prototype: { safeVm: { Script: new (code: string) => unknown } } }).prototype.safeVm.Script;
-  new ScriptClass(prepared);
-}
-
-function checkFilterFields(segment: string, target: PipeType, source: string, span: Span, ctx: PipelineContext): void {
-  for (const match of segment.matchAll(/@\.([A-Za-z_$][\w$-]*)/g)) {
-    const field = match[1] as string;
-    if (fieldOf(target, field) === 'missing') reportMissingField(field, target, source, span, ctx);
-  }
-}
-
-function fieldOf(type: PipeType, field: string): PipeType | 'missing' {
-  if (type.kind === 'object') {
-    const found = Object.hasOwn(type.fields, field) ? type.fields[field] : undefined;
-    if (found) return found.type;
-    return type.open ? UNKNOWN : 'missing';
-  }
-  if (type.kind === 'union') {
-    const options = type.members.map((m) => fieldOf(m, field)).filter((t): t is PipeType => t !== 'missing');
-    return options.length === 0 ? 'missing' : options.length === 1 ? (options[0] as PipeType) : UNKNOWN;
-  }
-  return UNKNOWN;
-}
-
-function reportMissingField(field: string, owner: PipeType, source: string, span: Span, ctx: PipelineContext): void {
-  const candidates = owner.kind === 'object' ? Object.keys(owner.fields) : [];
-  const close = suggest(field, candidates);
-  const at = source.indexOf(field);
-  const fieldSpan = at >= 0 ? { file: span.file, start: span.start + at, end: span.start + at + field.length } : span;
-  ctx.diagnostics.push(
-    noSuchPathField(field, fieldSpan, candidates, close),
-  );
+function fieldsOf(owner: PipeType): string[] {
+  if (owner.kind === 'object') return Object.keys(owner.fields);
+  if (owner.kind === 'union') return [...new Set(owner.members.flatMap(fieldsOf))];
+  return [];
 }

@@ -42,5 +42,23 @@ export function noSuchPathField(field: string, at: Span, fields: readonly string
     span: at,
     label: suggestion ? `did you mean \`${suggestion}\`?` : 'no such field',
     ...(fields.length > 0 ? { body: [`Fields here: ${fields.map((f) => `\`${f}\``).join(', ')}.`] } : {}),
+    hint: pathFieldHint(field, suggestion),
+  });
+}
+
+/** Double Braces' JSONPATH says the same (compiler/braces/errors.ts). */
+function pathFieldHint(field: string, suggestion: string | undefined): string {
+  return suggestion
+    ? `write \`${suggestion}\` instead of \`${field}\``
+    : 'read one of the fields listed, or declare the field in the schema that gives this shape';
+}
+
+/** A `=` (or `+=`…) in a filter, where a comparison `==` was meant. */
+export function assignmentInJsonPath(problem: string, at: Span): Diagnostic {
+  return diagnostic('PIPE5501', {
+    message: `invalid JSONPath: ${problem}`,
+    span: at,
+    label: 'this assigns',
+    hint: "compare with `==`: `[?(@.status == 'paid')]`",
   });
 }

@@ -5,13 +5,27 @@ export const patternCodes = {
     title: 'Invalid JSONPath',
     severity: 'error',
     phase: 'check',
-    explain: 'A JSONPath condition or expression cannot be parsed. Paths start with `$`; filters are written `[?(@.field == \'value\')]` with strings in single quotes.\n\nExample: `when "$.body[?(@.total < 500)" { … }` is missing a `]`.',
+    explain:
+      'A JSONPath condition or `for-each` path cannot be parsed. Every JSONPath literal is parsed at build time by the ' +
+      'parser the run time uses (runtime/jsonpath.ts), filters included. Paths start with `$`; filters are written ' +
+      '`[?(@.field == \'value\')]` with strings in single quotes, and compare with `==` (a single `=` would assign; ' +
+      'the error points at it). A `JSONPATH()` literal in Double Braces is checked the same way (PIPE4017).\n\n' +
+      'Example: `when "$.body[?(@.total < 500)" { … }` is missing a `]`; `when "$.body[?(@.status = \'paid\')]"` ' +
+      'needs `==`.',
   },
   PIPE5502: {
     title: 'No such field in message',
     severity: 'error',
     phase: 'check',
-    explain: 'The path names a field that the message cannot have at this step: its shape is known and closed (from a trigger body schema, a validate step, a JSON Generator literal or a connector output).\n\nExample: `when "$.body[?(@.totl < 500)]"` after a validate whose schema has `total`. Fix the field name.',
+    explain:
+      'The path names a field that the message cannot have at this step: its shape is known and closed (from a ' +
+      'trigger body schema, a validate step, a JSON Generator literal or a connector output). Every field of the ' +
+      'path is checked, and every `@.a.b` chain inside its filters, in each `&&` / `||` part, against the element ' +
+      'the filter tests (`@root.a.b` against the root); a `JSONPATH(value, "…")` literal is checked against the type ' +
+      'of `value`. Open shapes, deep scans (`..`), scripts and `@parent` are not checked. A `for-each` gives its body the shape of the elements its ' +
+      'path selects, so `message.x` inside the loop is checked too (PIPE4006).\n\n' +
+      'Example: `when "$.body[?(@.totl < 500)]"` after a validate whose schema has `total`; ' +
+      '`when "$.body[?(@.customer.tierr == \'vip\')]"`. Fix the field name.',
   },
   PIPE5503: {
     title: 'Invalid cron expression',

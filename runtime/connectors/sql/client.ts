@@ -67,7 +67,7 @@ export function dialectOf(account: SqlAccount | undefined, given: string | undef
   throw new PipeError(
     'sql: cannot tell the database: give the account a url starting with postgres://, mysql:// or mariadb://, '
       + 'or set `dialect`',
-    { code: 500, kind: 'ACCOUNT_CONFIGURATION', step: 'sql' },
+    { code: 500, kind: 'ACCOUNT_CONFIGURATION' },
   );
 }
 
@@ -85,7 +85,7 @@ export function sqlPool(
 ): Promise<SqlPool> {
   if (!fields) {
     throw new PipeError(`sql: the account "${account}" has no fields at run time`, {
-      code: 500, kind: 'ACCOUNT_CONFIGURATION', step: 'sql',
+      code: 500, kind: 'ACCOUNT_CONFIGURATION',
     });
   }
   const dialect = dialectOf(fields, given);
@@ -126,7 +126,7 @@ function portOf(account: SqlAccount): number | undefined {
   const port = Number(account.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new PipeError(`sql: the account's port ${JSON.stringify(account.port)} is no port number`, {
-      code: 500, kind: 'ACCOUNT_CONFIGURATION', step: 'sql',
+      code: 500, kind: 'ACCOUNT_CONFIGURATION',
     });
   }
   return port;
@@ -400,8 +400,10 @@ const LINK_PHRASES: Readonly<Record<string, string>> = {
 /**
  * A driver error as a PipeError. The message is the database's for a statement's failure (it names
  * the table, column or constraint at fault), ours for the link's; `details` carry the SQLSTATE.
+ * `step` is for errors outside a step (the sql-poll trigger); a step's error leaves it out, so the
+ * engine names the step by its label (`sql load { … }` fails as step "load").
  */
-export function sqlError(err: unknown, what: string, step: string): PipeError {
+export function sqlError(err: unknown, what: string, step?: string): PipeError {
   if (err instanceof PipeError) return err;
   const { kind, status } = classify(err);
   const e = (err ?? {}) as DriverError & { constraint?: unknown; detail?: unknown };
@@ -417,7 +419,7 @@ export function sqlError(err: unknown, what: string, step: string): PipeError {
   return new PipeError(`${what}: ${reason}`, {
     code: status,
     kind,
-    step,
+    ...(step !== undefined ? { step } : {}),
     cause: err,
     ...(Object.keys(details).length > 0 ? { details } : {}),
   });

@@ -10,7 +10,7 @@ import { IN_CI, reachable } from '../../../test/support/servers.js';
 import { startTcpProxy } from '../../../test/support/tcp-proxy.js';
 import { PipeError } from '../../errors.js';
 import type { Json, JsonObject } from '../../types.js';
-import { classify, dialectOf } from './client.js';
+import { classify, dialectOf, sqlError } from './client.js';
 import { run, type SqlParams } from './sql.js';
 import { DATABASES, sqlTestContext, uniqueTable, type SqlTestContext } from './test-support.js';
 
@@ -291,6 +291,16 @@ describe('sql parameters and classification', () => {
     }, null, c.ctx));
     expect(item.message).toContain('batch item 0 has no field `name`');
     expect(c.connections.notReady()).toEqual([]);
+  });
+
+  it("leaves the step's name to the engine, so a failure names the step's label (a trigger names itself)", async () => {
+    const c = sqlTestContext();
+    const refused = await failure(run({ account: 'a', accountFields: { url: 'postgres://127.0.0.1:1/x' }, sql: 'SELECT 1' }, null, c.ctx));
+    const bad = await failure(run({ account: 'a', accountFields: { url: 'postgres://127.0.0.1:1/x' }, sql: 'SELECT $1', params: 'x' as Json }, null, c.ctx));
+    const noDialect = await failure(run({ account: 'a', accountFields: { host: 'h' }, sql: 'SELECT 1' }, null, c.ctx));
+    expect([refused.kind, refused.step, bad.step, noDialect.step]).toEqual(['CONNECTION_REFUSED', undefined, undefined, undefined]);
+    expect(sqlError(new Error('boom'), 'sql-poll of t failed', 'sql-poll').step).toBe('sql-poll');
+    await c.connections.closeAll();
   });
 
   it('classifies by SQLSTATE first, then by the socket error', () => {

@@ -47,7 +47,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_ROWS = 10_000;
 
 function invalid(message: string): PipeError {
-  return new PipeError(`sql: ${message}`, { code: 400, kind: 'INVALID_PARAMETER', step: 'sql' });
+  return new PipeError(`sql: ${message}`, { code: 400, kind: 'INVALID_PARAMETER' });
 }
 
 /** A `params` value as the list of placeholder values. */
@@ -118,14 +118,14 @@ export const run: ConnectorRun<SqlParams> = async (params, _message, ctx) => {
   const bounded = (result: SqlResult): SqlResult => {
     if (result.rows.length <= maxRows) return result;
     throw new PipeError(`sql: the statement returned ${result.rows.length} rows, more than max-rows (${maxRows})`, {
-      code: 502, kind: 'TOO_MANY_ROWS', step: 'sql',
+      code: 502, kind: 'TOO_MANY_ROWS',
     });
   };
   const inSession = async (session: SqlSession): Promise<SqlResult[]> => {
     const results: SqlResult[] = [];
     for (const s of plan.statements) {
       if (ctx.signal.aborted) {
-        throw new PipeError('sql: the execution was aborted', { code: 504, kind: 'TIMEOUT', step: 'sql' });
+        throw new PipeError('sql: the execution was aborted', { code: 504, kind: 'TIMEOUT' });
       }
       results.push(bounded(await session.query(s.sql, s.values, timeoutMs)));
     }
@@ -140,7 +140,7 @@ export const run: ConnectorRun<SqlParams> = async (params, _message, ctx) => {
     connections.report(dependency, true);
     return coerceRows(outputOf(plan.form, results), params['row-schema']);
   } catch (err) {
-    const error = sqlError(err, `sql on ${dependency} failed`, 'sql');
+    const error = sqlError(err, `sql on ${dependency} failed`);
     if (DEPENDENCY_KINDS.has(error.kind)) connections.report(dependency, false, err);
     throw error;
   }

@@ -1,0 +1,204 @@
+/**
+ * JSONPath at build time: a path literal is parsed by the run time's own parser
+ * (runtime/jsonpath.ts `compileJsonPath`, which also compiles every filter), then typed against the
+ * shape of the value it reads: each field of the path, and each `@.a.b` chain inside a filter (in
+ * every `&&` / `||` part), must exist when that shape is closed. The shape of what the path selects
+ * types a for-each's elements.
+ * In: the path text and the root's shape. Out: findings with offsets into the path text (callers
+ * turn them into diagnostics at the literal's span) and the selected shape. Quiet wherever the
+ * shape is open or the path is dynamic (`..`, `(…)` scripts, `@parent`, computed members). `@root`
+ * chains are checked against the root.
+ */
+import { JSONPath } from 'jsonpath-plus';
+import { compileJsonPath, normalizeJsonPath } from '../../runtime/jsonpath.js';
+import { UNKNOWN, type PipeType } from './pipe-type.js';
+
+export type JsonPathFinding =
+  | {
+      readonly kind: 'syntax';
+      /** The run time parser's complaint. */
+      readonly problem: string;
+      readonly start: number;
+      readonly end: number;
+      /** True when the problem is a `=` written where `==` compares. */
+      readonly assignment: boolean;
+    }
+  | {
+      readonly kind: 'field';
+      readonly field: string;
+      readonly start: number;
+      readonly end: number;
+      /** The shape that has no such field. */
+      readonly owner: PipeType;
+    };
+
+export interface JsonPathAnalysis {
+  readonly findings: readonly JsonPathFinding[];
+  /** The shape of each node the path selects (UNKNOWN when it cannot be known). */
+  readonly selected: PipeType;
+}
+
+export interface JsonPathTypeOptions {
+  /** As runtime/jsonpath.ts: `self` (choice, for-each) tests an object itself, `members` its values. */
+  readonly objectFilter: 'self' | 'members';
+}
+
+/** Parses `source` as the run time will and types it against `root`. */
+export function analyzeJsonPath(source: string, root: PipeType, options: JsonPathTypeOptions): JsonPathAnalysis {
+  const problem = runtimeProblem(source);
+  if (problem !== undefined) {
+    const equals = problem.includes('assigns') ? loneEquals(source) : undefined;
+    const finding: JsonPathFinding = equals !== undefined
+      ? { kind: 'syntax', problem, start: equals.start, end: equals.end, assignment: true }
+      : { kind: 'syntax', problem, start: 0, end: source.length, assignment: false };
+    return { findings: [finding], selected: UNKNOWN };
+  }
+  const findings: JsonPathFinding[] = [];
+  const segments = (JSONPath.toPathArray(normalizeJsonPath(source)) as string[]).slice(1);
+  let cursor = Math.max(0, source.search(/[$@]/u) + 1);
+  let current: PipeType = root;
+  for (const segment of segments) {
+    const at = source.indexOf(segment, cursor);
+    if (at >= 0) cursor = at + segment.length;
+    if (segment === '..' || segment.startsWith('(')) return { findings, selected: UNKNOWN };
+    if (segment === '*') {
+      current = itemsOf(current);
+      continue;
+    }
+    if (segment.startsWith('?(')) {
+      const target = filterTarget(current, options);
+      const codeAt = at < 0 ? undefined : at + 2;
+      findings.push(...filterFindings(segment.slice(2, -1), codeAt, target, root));
+      current = target;
+      continue;
+    }
+    if (/^-?\d+$/u.test(segment) || segment.includes(':') || segment.includes(',')) {
+      current = itemsOf(current);
+      continue;
+    }
+    const next = fieldOf(current, segment);
+    if (next === 'missing') {
+      const position = at < 0 ? { start: 0, end: source.length } : { start: at, end: at + segment.length };
+      findings.push({ kind: 'field', field: segment, owner: current, ...position });
+      return { findings, selected: UNKNOWN };
+    }
+    current = next;
+  }
+  return { findings, selected: current };
+}
+
+function runtimeProblem(source: string): string | undefined {
+  try {
+    compileJsonPath(source);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** The first `=` outside quotes that is not part of `==`, `!=`, `<=`, `>=` or `===`. */
+function loneEquals(source: string): { start: number; end: number } | undefined {
+  const text = blankStrings(source);
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '=') continue;
+    const before = text[i - 1] ?? '';
+    const after = text[i + 1] ?? '';
+    if ('=!<>+-*/%&|'.includes(before) || after === '=') continue;
+    return { start: i, end: i + 1 };
+  }
+  return undefined;
+}
+
+/** The text with every quoted string's content replaced by spaces (same length, same offsets). */
+function blankStrings(text: string): string {
+  let out = '';
+  let quote: string | undefined;
+  let escaped = false;
+  for (const ch of text) {
+    if (quote !== undefined) {
+      if (!escaped && ch === quote) {
+        quote = undefined;
+        out += ch;
+      } else out += ' '.repeat(ch.length);
+      escaped = !escaped && ch === '\\';
+    } else {
+      if (ch === "'" || ch === '"') quote = ch;
+      out += ch;
+    }
+  }
+  return out;
+}
+
+function filterTarget(current: PipeType, options: JsonPathTypeOptions): PipeType {
+  const type = withoutNull(current);
+  if (type.kind === 'array') return type.items;
+  if (type.kind === 'object' && options.objectFilter === 'self') return type;
+  return UNKNOWN;
+}
+
+/** `@` or `@root` followed by members (`.name`, `[0]`, `['name']`); `@parent`, `@property` are not read. */
+const CHAIN = /@(root)?(?![\w$])((?:\s*\.\s*[A-Za-z_$][\w$]*|\s*\[\s*(?:\d+|'[^']*'|"[^"]*")\s*\])*)(\s*\()?/gu;
+const LINK = /\.\s*([A-Za-z_$][\w$]*)|\[\s*(\d+)\s*\]|\[\s*'([^']*)'\s*\]|\[\s*"([^"]*)"\s*\]/gu;
+
+/**
+ * Each `@.a.b` chain of a filter against `target`, each `@root.a.b` against `root` (the member being
+ * called, `@.name.includes(…)`, excepted).
+ */
+function filterFindings(code: string, codeAt: number | undefined, target: PipeType, root: PipeType): JsonPathFinding[] {
+  const findings: JsonPathFinding[] = [];
+  // Strings are blanked for finding chains (an `@.x` inside a literal is text); names are read from the code.
+  const blank = blankStrings(code);
+  for (const chain of blank.matchAll(CHAIN)) {
+    const chainAt = (chain.index ?? 0) + 1 + (chain[1] ?? '').length;
+    const members = [...code.slice(chainAt, chainAt + (chain[2] ?? '').length).matchAll(LINK)];
+    if (chain[3] !== undefined) members.pop();
+    let type = chain[1] === undefined ? target : root;
+    for (const link of members) {
+      const index = link[2];
+      if (index !== undefined) {
+        type = itemsOf(type);
+        continue;
+      }
+      const name = (link[1] ?? link[3] ?? link[4]) as string;
+      const next = fieldOf(type, name);
+      if (next === 'missing') {
+        const nameAt = chainAt + (link.index ?? 0) + link[0].indexOf(name);
+        const position = codeAt === undefined
+          ? { start: 0, end: 0 }
+          : { start: codeAt + nameAt, end: codeAt + nameAt + name.length };
+        findings.push({ kind: 'field', field: name, owner: type, ...position });
+        break;
+      }
+      type = next;
+    }
+  }
+  return findings;
+}
+
+function withoutNull(type: PipeType): PipeType {
+  if (type.kind !== 'union') return type;
+  const members = type.members.filter((m) => m.kind !== 'null');
+  return members.length === 1 ? (members[0] as PipeType) : type;
+}
+
+function itemsOf(type: PipeType): PipeType {
+  const plain = withoutNull(type);
+  return plain.kind === 'array' ? plain.items : UNKNOWN;
+}
+
+/** A field's shape; 'missing' only when every possible shape is a closed object without it. */
+export function fieldOf(type: PipeType, field: string): PipeType | 'missing' {
+  const plain = withoutNull(type);
+  if (plain.kind === 'object') {
+    const found = Object.hasOwn(plain.fields, field) ? plain.fields[field] : undefined;
+    if (found) return found.type;
+    return plain.open ? UNKNOWN : 'missing';
+  }
+  if (plain.kind === 'union') {
+    const options = plain.members.filter((m) => m.kind !== 'null').map((m) => fieldOf(m, field));
+    if (options.every((o) => o === 'missing')) return 'missing';
+    const found = options.filter((t): t is PipeType => t !== 'missing');
+    return found.length === 1 ? (found[0] as PipeType) : UNKNOWN;
+  }
+  return UNKNOWN;
+}
