@@ -6,7 +6,7 @@
  *   PIPE3xxx connector and trigger configuration against its schema
  *   PIPE4xxx {{ }} types, functions and message shapes
  *   PIPE5xxx JOLT (5001–5299) / JSLT (5300–5499) / JSONPath, regex, cron (5500–5599)
- *   PIPE6xxx control flow (reachability, choice, capsules, concurrency)
+ *   PIPE6xxx control flow (reachability, choice, capsules, concurrency); 61xx contracts between pipelines
  *   PIPE7xxx pipeline tests (`test` blocks run by `pipec test`)
  *   PIPE9xxx internal errors (pipec bugs) and limits
  * docs/diagnostics.md is generated from this catalogue (`npm run docs:codes`) and a test keeps it fresh.
@@ -19,6 +19,7 @@ import { configCodes } from './codes/config.js';
 import { bracesCodes } from './codes/braces.js';
 import { transformCodes } from './codes/transform.js';
 import { flowCodes } from './codes/flow.js';
+import { contractCodes } from './codes/contracts.js';
 import { internalCodes } from './codes/internal.js';
 import { patternCodes } from './codes/patterns.js';
 import { testingCodes } from './codes/testing.js';
@@ -44,6 +45,7 @@ const TABLES = [
   bracesCodes,
   transformCodes,
   flowCodes,
+  contractCodes,
   patternCodes,
   testingCodes,
   internalCodes,

@@ -209,7 +209,11 @@ class Checker {
       this.diagnostics.push(errors.unknownAccount({ span, name, candidates: lookup.candidates, suggestion, account: object.property }));
       return UNKNOWN;
     }
-    this.diagnostics.push(errors.unknownField({ span, field: name, owner: pathText(object) ?? 'this value', candidates: lookup.candidates, suggestion }));
+    const owner = pathText(object) ?? 'this value';
+    // A closed envelope (a request, a `rest` response) whose `body` may hold the field: a read that forgot `.body`.
+    const body = objectType.kind === 'object' && Object.hasOwn(objectType.fields, 'body') ? objectType.fields['body'] : undefined;
+    const inBody = suggestion === undefined && body !== undefined && lookupField(body.type, name).kind === 'found';
+    this.diagnostics.push(errors.unknownField({ span, field: name, owner, candidates: lookup.candidates, suggestion, ...(inBody ? { inBody: `${owner}.body.${name}` } : {}) }));
     return UNKNOWN;
   }
 

@@ -155,12 +155,17 @@ export function notAnObject(facts: { readonly span: Span; readonly field: string
   });
 }
 
-export function unknownField(facts: { readonly span: Span; readonly field: string; readonly owner: string; readonly candidates: readonly string[]; readonly suggestion: string | undefined }): Diagnostic {
+/** `inBody`: the path the field may have in the envelope's `body` (`message.body.total`), when it may be there. */
+export function unknownField(facts: {
+  readonly span: Span; readonly field: string; readonly owner: string; readonly candidates: readonly string[]; readonly suggestion: string | undefined;
+  readonly inBody?: string;
+}): Diagnostic {
   return diagnostic('PIPE4006', {
     message: `no field \`${facts.field}\` on \`${facts.owner}\``,
     span: facts.span,
-    label: didYouMean(facts.suggestion) ?? 'unknown field',
+    label: didYouMean(facts.suggestion) ?? (facts.inBody ? 'not in the envelope' : 'unknown field'),
     body: candidateBlock(`The shape of \`${facts.owner}\` is closed; it has these fields:`, facts.candidates),
+    ...(facts.inBody ? { hint: `did you mean \`${facts.inBody}\`? The data is under \`body\`` } : {}),
   });
 }
 

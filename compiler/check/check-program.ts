@@ -12,7 +12,7 @@ import {
 } from './errors.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
-import type { PipelinePlan, ServicePlan } from '../lower/plan.js';
+import type { PipelinePlan, ServicePlan, TriggerPlan } from '../lower/plan.js';
 import type { Declarations } from '../resolve/declarations.js';
 import type { SourceFile } from '../../base/source/source-file.js';
 import type { Span } from '../../base/source/span.js';
@@ -26,6 +26,7 @@ import { checkCapsules } from './check-capsules.js';
 import { checkSchemaDeclarations, checkStoreDeclarations, storeExpireSeconds, storeIndexes } from './check-declarations.js';
 import { checkTrigger } from './check-trigger.js';
 import { envelopeDemand } from './envelope-demand.js';
+import { checkEventFlow, declaresBodySchema, eventContracts, triggerContract, type Contract } from './contracts.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
 import { entryOf, toLiteral } from '../ast/literal.js';
 import { ERROR_OBJECT } from './shapes.js';
@@ -71,7 +72,9 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     const compiled = compileValue(g.value, emptyEnv(g.nameSpan.file), diagnostics, { envStyle: 'reference' });
     return { name: g.name, js: compiled.js, type: compiled.type };
   });
+  const contracts = { pipelines: new Map<string, Contract>(), events: new Map<string, readonly Contract[]>() };
   const facts: ServiceFacts = {
+    contracts,
     registry: input.registry,
     decls: input.decls,
     validators: new ParamValidators(),
@@ -84,8 +87,12 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   const pipelines: PipelinePlan[] = [];
   const edges: ExecuteEdge[] = [];
   const executed = executeTargets(input.decls, input.registry);
-  for (const decl of input.decls.pipelines.values()) {
-    const checked = checkPipeline(decl, facts, executed.has(decl.name));
+  // Triggers first: their contracts type the payloads that other pipelines send (contracts.ts).
+  const started = [...input.decls.pipelines.values()].map((decl) => startPipeline(decl, facts));
+  for (const s of started) if (s.contract) contracts.pipelines.set(s.decl.name, s.contract);
+  for (const [event, subscribers] of eventContracts(input.decls, input.registry, contracts.pipelines)) contracts.events.set(event, subscribers);
+  for (const s of started) {
+    const checked = finishPipeline(s, executed.has(s.decl.name));
     diagnostics.push(...checked.diagnostics);
     shapes.push(...checked.shapes);
     edges.push(...checked.executes);
@@ -94,6 +101,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   const capsules = checkCapsules(facts);
   diagnostics.push(...capsules.diagnostics);
   diagnostics.push(...checkRoutes(input.decls, input.registry), ...checkExecuteCycles(input.decls, edges), ...checkNameClashes(input.decls, input.registry));
+  diagnostics.push(...checkEventFlow(input.decls, input.registry, executed));
 
   const accounts = [...input.decls.accounts.values()].map((a) => ({
     name: a.name,
@@ -144,15 +152,35 @@ function executeTargets(decls: Declarations, registry: ConnectorRegistry): Set<s
   return targets;
 }
 
-function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipelines = false): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[]; shapes: StepShape[] } {
+/** A pipeline whose options and trigger are checked; its steps wait for every trigger's contract. */
+interface StartedPipeline {
+  readonly decl: PipelineDecl;
+  readonly ctx: PipelineContext;
+  readonly options: { concurrency: number; queue: number; timeout: number };
+  readonly trigger: { plan: TriggerPlan; message: PipeType } | undefined;
+  readonly contract: Contract | undefined;
+  /** The trigger declares a `body` schema: callers must send it, so the trigger's types hold. */
+  readonly typed: boolean;
+}
+
+function startPipeline(decl: PipelineDecl, facts: ServiceFacts): StartedPipeline {
   const ctx = new PipelineContext(facts, decl.name, decl.nameSpan.file, new Map(decl.branches.map((b) => [b.name, b])));
   const options = checkOptions(decl, ctx.diagnostics);
   // A missing trigger is a syntax error (PIPE1016): check never runs on such a file.
   const triggerSchema = decl.trigger ? facts.registry.triggers.get(decl.trigger.kind) : undefined;
   const envelope = triggerSchema?.['x-pipe-envelope'] === true ? envelopeDemand(decl, facts.registry) : 'all';
   const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx, envelope) : undefined;
-  // Called through `execute`, the pipeline receives the caller's payload instead of its trigger's envelope.
-  const firstMessage = executedByPipelines ? UNKNOWN : (trigger?.message ?? UNKNOWN);
+  const type = decl.trigger && triggerSchema && trigger ? triggerContract(decl.trigger, triggerSchema, trigger.message) : undefined;
+  const typed = decl.trigger !== undefined && triggerSchema !== undefined && declaresBodySchema(decl.trigger, triggerSchema);
+  return { decl, ctx, options, trigger, typed, contract: type ? { pipeline: decl.name, type, at: decl.trigger?.kindSpan ?? decl.nameSpan, wrapsBody: triggerSchema?.['x-pipe-envelope'] === true } : undefined };
+}
+
+function finishPipeline(started: StartedPipeline, executedByPipelines: boolean): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[]; shapes: StepShape[] } {
+  const { decl, ctx, options, trigger } = started;
+  // Called through `execute`, the pipeline receives the caller's payload instead of its trigger's
+  // message: with a `body` schema, callers are checked against it and the trigger's types hold;
+  // without one a caller may send anything (a self-executing pipeline reading `message.inner`).
+  const firstMessage = executedByPipelines && !started.typed ? UNKNOWN : (trigger?.message ?? UNKNOWN);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});
   const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
   if (decl.onError) checkKindRouting(decl.onError, stepsKinds(decl.steps, ctx), `the steps of pipeline \`${decl.name}\``, ctx);

@@ -19,6 +19,7 @@ import { checkKindRouting, checkRetry, connectorKinds, connectorParams, stepsKin
 import { applyStepHooks, splitHeaderWords } from './step-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
+import { payloadDiagnostics } from './contracts.js';
 import { compileCondition, compileCollection } from '../lower/conditions.js';
 import { entryOf } from '../ast/literal.js';
 import { ERROR_OBJECT, FAILURE_OUTPUT, FOR_EACH_OUTPUT, outputShape, schemaToType } from './shapes.js';
@@ -169,9 +170,12 @@ function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: Pipe
   const retry = checkRetry(written, schema, extra, ctx);
 
   // With fail-on-error off the output may also be `{ success: false, … }`; shapes stay optimistic
-  // (the success shape) so that paths into it are still checked — documented in docs/language.md.
+  // (the success shape) so that paths into it are still checked, and a closed envelope (rest's
+  // status, statusMessage, body, headers) also admits the failure's fields, as optional ones.
   const paramTypes = compiled.type.kind === 'object' ? Object.fromEntries(Object.entries(compiled.type.fields).map(([k, f]) => [k, f.type])) : {};
-  const resultType = capsule ? capsuleOutputType(capsule, ctx.facts) : (hook.output ?? outputShape(schema, message, paramTypes));
+  if (!capsule) ctx.diagnostics.push(...payloadDiagnostics(step, schema, ctx.facts.contracts, paramTypes['payload'], message));
+  const produced = capsule ? capsuleOutputType(capsule, ctx.facts) : (hook.output ?? outputShape(schema, message, paramTypes));
+  const resultType = failOnError ? produced : withFailureFields(produced);
   if (label !== undefined) ctx.stepTypes[label] = resultType;
 
   return {
@@ -221,6 +225,14 @@ function mergeParams(compiled: { js: string; constant: boolean }, extra: Readonl
 
 function sameSpan(a: Span, b: Span): boolean {
   return a.file === b.file && a.start === b.start && a.end === b.end;
+}
+
+/** A closed output shape that may also be the failure object (fail-on-error off): its fields join as optional ones. */
+function withFailureFields(t: PipeType): PipeType {
+  if (t.kind !== 'object' || t.open || FAILURE_OUTPUT.kind !== 'object') return t;
+  const fields = { ...t.fields };
+  for (const [key, field] of Object.entries(FAILURE_OUTPUT.fields)) if (!Object.hasOwn(fields, key)) fields[key] = { type: field.type, required: false };
+  return { kind: 'object', open: false, fields };
 }
 
 /** A labelled step's output becomes `step.<label>` for later steps; labels are unique per pipeline. */

@@ -14,6 +14,7 @@ import type { Span } from '../../base/source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
 import type { ParamValidators } from './check-params.js';
 import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
+import type { ContractFacts } from './contracts.js';
 import { invalidSchema, schemaKeywordDiagnostic } from './errors.js';
 import { detectDraft, DRAFTS, type Draft, type SchemaCompiler, type SchemaProblem } from './json-schema.js';
 
@@ -28,6 +29,8 @@ export interface ServiceFacts {
   readonly accountTypes: Readonly<Record<string, PipeType>>;
   /** Checks and compiles JSON Schemas once per distinct schema in this compile run. */
   readonly schemas: SchemaCompiler;
+  /** What each pipeline's trigger declares it receives (contracts.ts), complete before any step is checked. */
+  readonly contracts: ContractFacts;
 }
 
 export interface ExecuteEdge {

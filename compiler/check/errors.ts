@@ -550,3 +550,82 @@ export function kindNeverProduced(what: string, kind: string, at: Span, known: r
     body: [`The kinds it can produce: ${names(known)}.`],
   });
 }
+
+// ───────────────────────────── contracts between pipelines (contracts.ts) ─────────────────────────────
+
+/** What a payload problem says, and what to write instead (shared by execute and publish). */
+function contractProse(problem: ContractProblemFacts, wrapsBody: boolean): { what: string; label: string; hint: string } {
+  const field = problem.path.join('.');
+  switch (problem.kind) {
+    case 'missing':
+      if (wrapsBody && field === 'body') {
+        return {
+          what: 'the payload has no `body`: the called pipeline has an HTTP trigger and reads the request under `body`',
+          label: 'no `body` here',
+          hint: 'wrap the request: `payload: { body: { … } }`',
+        };
+      }
+      return { what: `the payload has no \`${field}\` (${problem.expected ?? 'a value'}), which is required`, label: `\`${field}\` missing`, hint: `add \`${problem.path.at(-1) ?? field}: …\` to the payload` };
+    case 'unknown':
+      return {
+        what: `the payload has a field \`${field}\` that the schema does not allow`,
+        label: 'not in the schema',
+        hint: didYouMean(problem.suggestion, `remove \`${problem.path.at(-1) ?? field}\`, or declare it in the schema`),
+      };
+    case 'type':
+      return {
+        what: `${field === '' ? 'the payload' : `\`${field}\``} is ${problem.actual ?? 'another type'}, but the schema expects ${problem.expected ?? 'another type'}`,
+        label: `expected ${problem.expected ?? 'another type'}`,
+        hint: `give ${field === '' ? 'the payload' : `\`${field}\``} a value of type ${problem.expected ?? 'the declared type'}`,
+      };
+  }
+}
+
+/** The facts of a ContractProblem (contracts.ts) the prose needs. */
+export interface ContractProblemFacts {
+  readonly kind: 'missing' | 'unknown' | 'type';
+  readonly path: readonly string[];
+  readonly expected?: string;
+  readonly actual?: string;
+  readonly suggestion?: string;
+}
+
+export function executePayloadMismatch(pipeline: string, problem: ContractProblemFacts, at: Span, trigger: Span, wrapsBody: boolean): Diagnostic {
+  const prose = contractProse(problem, wrapsBody);
+  return diagnostic('PIPE6101', {
+    message: `payload does not fit pipeline \`${pipeline}\`: ${prose.what}`,
+    span: at,
+    label: prose.label,
+    secondary: [{ span: trigger, message: `the trigger of \`${pipeline}\`` }],
+    hint: prose.hint,
+  });
+}
+
+export function publishPayloadMismatch(event: string, subscriber: string, problem: ContractProblemFacts, at: Span, trigger: Span): Diagnostic {
+  const prose = contractProse(problem, false);
+  return diagnostic('PIPE6102', {
+    message: `payload of event \`${event}\` does not fit its subscriber \`${subscriber}\`: ${prose.what}`,
+    span: at,
+    label: prose.label,
+    secondary: [{ span: trigger, message: `\`${subscriber}\` subscribes here` }],
+    hint: prose.hint,
+  });
+}
+
+export function eventNeverConsumed(event: string, at: Span, suggestion: string | undefined): Diagnostic {
+  return diagnostic('PIPE6103', {
+    message: `event \`${event}\` is published, but no pipeline of this build subscribes to it`,
+    span: at,
+    label: 'nobody receives this event',
+    hint: `${suggestion ? `did you mean \`${suggestion}\` (a pipeline subscribes to it)? Otherwise, ` : ''}if a subscriber in another service receives it, write \`external: true\` on this step`,
+  });
+}
+
+export function eventNeverPublished(event: string, at: Span, suggestion: string | undefined): Diagnostic {
+  return diagnostic('PIPE6104', {
+    message: `pipeline subscribes to event \`${event}\`, but no step of this build publishes it`,
+    span: at,
+    label: 'never published here',
+    hint: `${suggestion ? `did you mean \`${suggestion}\` (a step publishes it)? Otherwise, ` : ''}if another service publishes it, write \`external: true\` in this trigger`,
+  });
+}

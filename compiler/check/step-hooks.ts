@@ -47,6 +47,8 @@ export function applyStepHooks(input: StepHookInput): StepHooksOutcome {
   let onFailSteps: readonly Step[] | undefined;
   for (const [key, property] of Object.entries(paramProperties(input.schema))) {
     if (property['x-pipe-steps'] === true) onFailSteps = stepsEntryOf(input.step.params, key)?.steps ?? onFailSteps;
+    // A build-time declaration (`external: true`): nothing for the runtime.
+    if (property['x-pipe-boundary'] === true) result.replaced.add(key);
   }
   input.ctx.facts.registry.connectorCompilers.get(input.schema.name)?.step(input, result, COMPILE_API);
   // Blocks of steps are never data: drop them from the generic parameters.

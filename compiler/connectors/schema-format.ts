@@ -6,6 +6,7 @@
  * runtime/connectors/README.md explains each key.
  */
 import { paramProperties, type ConnectorSchema, type JsonSchema } from './connector-registry.js';
+import { refParams } from './schema-facts.js';
 
 const NAME = { type: 'string', pattern: '^[a-z][a-z0-9]*(-[a-z0-9]+)*$' };
 const PARAM = { type: 'string', minLength: 1 };
@@ -14,6 +15,7 @@ const SPAN_KIND = { enum: ['server', 'client', 'producer', 'consumer'] };
 /** A parameter's schema may carry these marks besides JSON Schema keywords. */
 export const PROPERTY_MARKS = [
   'x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out', 'x-pipe-refuses-braces', 'x-pipe-account-types',
+  'x-pipe-contract', 'x-pipe-boundary',
 ] as const;
 
 export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
@@ -139,6 +141,13 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
     const types = property['x-pipe-account-types'];
     if (types !== undefined && (ref !== 'account' || !Array.isArray(types) || types.length === 0 || !types.every((t) => typeof t === 'string'))) {
       problems.push(`params.${key}: x-pipe-account-types is a list of account types, on a parameter with x-pipe-ref: account`);
+    }
+    const contract = property['x-pipe-contract'];
+    if (contract !== undefined && ((contract !== 'pipeline' && contract !== 'event') || refParams(schema, contract).length === 0)) {
+      problems.push(`params.${key}: x-pipe-contract is pipeline or event, on a schema with a parameter of that x-pipe-ref`);
+    }
+    if (property['x-pipe-boundary'] !== undefined && (property['x-pipe-boundary'] !== true || property['type'] !== 'boolean')) {
+      problems.push(`params.${key}: x-pipe-boundary is true, on a boolean parameter`);
     }
     const refusal = property['x-pipe-refuses-braces'];
     if (refusal !== undefined && (typeof refusal !== 'string' || refusal === '' || property['x-pipe-braces'] === true)) {

@@ -16,7 +16,7 @@ const ROW = 'schema Row { type: "object", additionalProperties: false, required:
 
 function check(steps: string): Array<{ code: string; message: string }> {
   const file = join(dir, `case-${Math.random().toString(36).slice(2)}.pipe`);
-  writeFileSync(file, `${ROW}\n\npipeline p {\n  trigger http { method: POST, path: "/p" }\n${steps}\n}\n\npipeline load {\n  trigger event { name: "rows" }\n  log { message: "x" }\n}\n`);
+  writeFileSync(file, `${ROW}\n\npipeline p {\n  trigger http { method: POST, path: "/p" }\n${steps}\n}\n\npipeline load {\n  trigger event { name: "rows", external: true }\n  log { message: "x" }\n}\n`);
   return compileForTest([file], { base: dir }).diagnostics.map((d) => ({ code: d.code, message: d.message }));
 }
 

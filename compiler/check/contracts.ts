@@ -1,0 +1,256 @@
+/**
+ * Contracts between pipelines. A pipeline whose trigger declares what it receives (an envelope
+ * trigger such as `http`, or a `body` schema) has a contract; an `execute` payload is checked
+ * against the called pipeline's, a `publish` payload against every subscriber's (the parameter
+ * marked `x-pipe-contract` in the connector's schema says which payload goes where). And events:
+ * published but never consumed, or consumed but never published, within the build (warnings
+ * unless the step or trigger says `external: true`, the parameter marked `x-pipe-boundary`).
+ * Every check is quiet when it cannot be sure: open shapes, expressions of unknown type.
+ */
+import type { ConnectorStep, ObjectValue, Step, TriggerDecl, Value } from '../ast/ast.js';
+import { walkDeclSteps } from '../ast/walk.js';
+import { entryOf } from '../ast/literal.js';
+import { paramProperties, type ConnectorRegistry, type ConnectorSchema } from '../connectors/connector-registry.js';
+import { refParams, stepReferences, triggerReferences } from '../connectors/schema-facts.js';
+import type { Declarations } from '../resolve/declarations.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import type { Span } from '../../base/source/span.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
+import { describeType, fits } from '../types/type-ops.js';
+import { UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
+import { eventNeverConsumed, eventNeverPublished, executePayloadMismatch, publishPayloadMismatch } from './errors.js';
+
+/** What the first message of a pipeline must look like, when its trigger declares it. */
+export interface Contract {
+  readonly pipeline: string;
+  readonly type: PipeType;
+  /** The trigger that declares it (where a diagnostic points to say why). */
+  readonly at: Span;
+  /** True for an envelope trigger: the payload carries the request under `body`. */
+  readonly wrapsBody: boolean;
+}
+
+/** Contracts of the build: per pipeline, and per event name (one per subscriber with a contract). */
+export interface ContractFacts {
+  readonly pipelines: ReadonlyMap<string, Contract>;
+  readonly events: ReadonlyMap<string, readonly Contract[]>;
+}
+
+/** One way a payload breaks a contract, at the place in the payload where it shows. */
+export interface ContractProblem {
+  readonly kind: 'missing' | 'unknown' | 'type';
+  /** Path of the field inside the payload (`body.items`); empty for the payload itself. */
+  readonly path: readonly string[];
+  readonly span: Span;
+  readonly expected?: string;
+  readonly actual?: string;
+  readonly suggestion?: string;
+}
+
+/**
+ * The contract a trigger gives its pipeline: for an envelope trigger (`x-pipe-envelope`), the
+ * envelope's `body` (required when the trigger declares a `body` schema: the pipeline expects
+ * one); for another trigger given a `body` schema, its first message. Otherwise none: a caller
+ * may send anything.
+ */
+export function triggerContract(trigger: TriggerDecl, schema: ConnectorSchema, message: PipeType): PipeType | undefined {
+  const declaresBody = declaresBodySchema(trigger, schema);
+  if (schema['x-pipe-envelope'] === true) {
+    const body = message.kind === 'object' ? message.fields['body'] : undefined;
+    if (!body) return undefined;
+    return { kind: 'object', open: true, fields: { body: { type: body.type, required: declaresBody } } };
+  }
+  return declaresBody ? message : undefined;
+}
+
+function pushTo<T>(map: Map<string, T[]>, key: string, item: T): void {
+  const list = map.get(key);
+  if (list) list.push(item);
+  else map.set(key, [item]);
+}
+
+/** True when the trigger is given a `body` schema (its `body` parameter is an `x-pipe-ref: schema`). */
+export function declaresBodySchema(trigger: TriggerDecl, schema: ConnectorSchema): boolean {
+  return paramProperties(schema)['body']?.['x-pipe-ref'] === 'schema' && entryOf(trigger.config, 'body') !== undefined;
+}
+
+/**
+ * The contracts of the subscribers of each event name (triggers with an `x-pipe-ref: event`
+ * parameter), one per distinct shape: many subscribers of one schema cost one check per payload.
+ */
+export function eventContracts(decls: Declarations, registry: ConnectorRegistry, pipelines: ReadonlyMap<string, Contract>): Map<string, Contract[]> {
+  const out = new Map<string, Contract[]>();
+  const seen = new Set<string>();
+  for (const p of decls.pipelines.values()) {
+    const contract = pipelines.get(p.name);
+    const schema = p.trigger ? registry.triggers.get(p.trigger.kind) : undefined;
+    if (!contract || !p.trigger || !schema) continue;
+    const shape = JSON.stringify(contract.type);
+    for (const ref of triggerReferences(p.trigger, schema, 'event')) {
+      const key = `${ref.name}\u0000${shape}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      pushTo(out, ref.name, contract);
+    }
+  }
+  return out;
+}
+
+/**
+ * The problems of a payload against a contract: `value` is the payload as written (undefined when
+ * the step passes the current message on), `actual` its type. Each problem is reported where it
+ * shows: the entry of an object literal, else the whole payload.
+ */
+export function contractProblems(value: Value | undefined, actual: PipeType, expected: PipeType, span: Span): ContractProblem[] {
+  const out: ContractProblem[] = [];
+  walk(value, actual, expected, [], span, out);
+  // One mistake, one report: problems of a typed value (not a literal) share its span.
+  const at = new Set<string>();
+  return out.filter((p) => {
+    const key = `${p.span.start}:${p.span.end}`;
+    if (at.has(key)) return false;
+    at.add(key);
+    return true;
+  });
+}
+
+function walk(value: Value | undefined, actual: PipeType, expected: PipeType, path: string[], span: Span, out: ContractProblem[]): void {
+  if (expected.kind === 'unknown' || actual.kind === 'unknown') return;
+  if (expected.kind === 'object' && actual.kind === 'object') {
+    walkObject(value?.kind === 'object' ? value : undefined, actual, expected, path, span, out);
+    return;
+  }
+  if (fits(actual, expected) === 'no') out.push({ kind: 'type', path, span, expected: describeType(expected), actual: describeActual(actual) });
+}
+
+function walkObject(
+  literal: ObjectValue | undefined, actual: PipeType & { kind: 'object' }, expected: PipeType & { kind: 'object' },
+  path: string[], span: Span, out: ContractProblem[],
+): void {
+  const known = Object.keys(expected.fields);
+  const entries = new Map<string, { key: Span; value: Value }>();
+  for (const e of literal?.entries ?? []) if (e.kind === 'entry') entries.set(e.key, { key: e.keySpan, value: e.value });
+  for (const [key, field] of Object.entries(actual.fields)) {
+    const want = Object.hasOwn(expected.fields, key) ? expected.fields[key] : undefined;
+    const at = entries.get(key);
+    if (!want) {
+      // A field the contract does not allow; an optional one of a typed value may be absent: quiet.
+      if (!expected.open && field.required) {
+        const close = suggest(key, known);
+        out.push({ kind: 'unknown', path: [...path, key], span: at?.key ?? span, ...(close ? { suggestion: close } : {}) });
+      }
+      continue;
+    }
+    walk(at?.value, field.type, want.type, [...path, key], at?.value.span ?? span, out);
+  }
+  // Missing fields are certain only when the payload's shape is closed (a literal, a closed schema).
+  if (actual.open) return;
+  for (const [key, field] of Object.entries(expected.fields) as [string, FieldType][]) {
+    if (field.required && !Object.hasOwn(actual.fields, key)) out.push({ kind: 'missing', path: [...path, key], span, expected: describeType(field.type) });
+  }
+}
+
+/** A literal's type reads as its value: `the string "2"`, not `"2"`. */
+function describeActual(t: PipeType): string {
+  return t.kind === 'string' && t.enum?.length === 1 ? `the string ${JSON.stringify(t.enum[0])}` : describeType(t);
+}
+
+/** The parameter of `schema` marked `x-pipe-contract` (the payload) and the reference kind it follows. */
+export function contractParam(schema: ConnectorSchema): { key: string; kind: 'pipeline' | 'event' } | undefined {
+  for (const [key, property] of Object.entries(paramProperties(schema))) {
+    const kind = property['x-pipe-contract'];
+    if (kind === 'pipeline' || kind === 'event') return { key, kind };
+  }
+  return undefined;
+}
+
+/** True when the step or trigger declares its event external (a parameter marked `x-pipe-boundary` set to true). */
+function declaredExternal(params: ObjectValue, schema: ConnectorSchema): boolean {
+  return Object.entries(paramProperties(schema)).some(([key, property]) => {
+    if (property['x-pipe-boundary'] !== true) return false;
+    const value = entryOf(params, key);
+    return value?.kind === 'boolean' && value.value;
+  });
+}
+
+/** True when a step gives a reference parameter of `kind` a value computed at run time. */
+function dynamicReference(step: ConnectorStep, schema: ConnectorSchema, kind: 'event'): boolean {
+  const literal = stepReferences(step, schema, kind).length;
+  const given = refParams(schema, kind).filter((key) => {
+    const index = (schema.positional ?? []).indexOf(key);
+    return entryOf(step.params, key) !== undefined || (index >= 0 && step.args[index] !== undefined);
+  }).length;
+  return given > literal;
+}
+
+/**
+ * Events of the build published and never consumed, or consumed and never published (PIPE6103,
+ * PIPE6104). One pass over the steps and triggers; a publish with a computed event name may
+ * send any event, so it silences the second warning, as does a step that runs the pipeline
+ * (`executed`: the pipelines named by an `x-pipe-ref: pipeline` parameter).
+ */
+export function checkEventFlow(decls: Declarations, registry: ConnectorRegistry, executed: ReadonlySet<string>): Diagnostic[] {
+  const published = new Map<string, { span: Span; external: boolean }[]>();
+  let anyEvent = false;
+  const visit = (s: Step): void => {
+    if (s.kind !== 'connector') return;
+    const schema = registry.connectors.get(s.connector);
+    if (!schema || refParams(schema, 'event').length === 0) return;
+    if (dynamicReference(s, schema, 'event')) anyEvent = true;
+    const external = declaredExternal(s.params, schema);
+    for (const ref of stepReferences(s, schema, 'event')) pushTo(published, ref.name, { span: ref.span, external });
+  };
+  for (const p of decls.pipelines.values()) walkDeclSteps(p, visit);
+  for (const c of decls.capsules.values()) walkDeclSteps(c, visit);
+
+  const consumed = new Map<string, { span: Span; external: boolean }[]>();
+  for (const p of decls.pipelines.values()) {
+    const schema = p.trigger ? registry.triggers.get(p.trigger.kind) : undefined;
+    // A pipeline run by a step (`execute`, a parser's batch pipeline) has callers besides events.
+    if (!p.trigger || !schema || executed.has(p.name)) continue;
+    const external = declaredExternal(p.trigger.config, schema);
+    for (const ref of triggerReferences(p.trigger, schema, 'event')) pushTo(consumed, ref.name, { span: ref.span, external });
+  }
+  const out: Diagnostic[] = [];
+  const consumedNames = [...consumed.keys()];
+  const publishedNames = [...published.keys()];
+  for (const [name, uses] of published) {
+    if (consumed.has(name)) continue;
+    for (const use of uses) if (!use.external) out.push(eventNeverConsumed(name, use.span, suggest(name, consumedNames)));
+  }
+  if (!anyEvent) {
+    for (const [name, uses] of consumed) {
+      if (published.has(name)) continue;
+      for (const use of uses) if (!use.external) out.push(eventNeverPublished(name, use.span, suggest(name, publishedNames)));
+    }
+  }
+  return out;
+}
+
+/**
+ * PIPE6101/PIPE6102 for a step whose schema marks its payload `x-pipe-contract`: the payload as
+ * written (else the current message, reported at the step) against the contract of the pipeline
+ * it executes or of every subscriber of the event it publishes.
+ */
+export function payloadDiagnostics(
+  step: ConnectorStep, schema: ConnectorSchema, contracts: ContractFacts, payloadType: PipeType | undefined, message: PipeType,
+): Diagnostic[] {
+  const param = contractParam(schema);
+  if (!param) return [];
+  const written = entryOf(step.params, param.key);
+  const actual = written ? (payloadType ?? UNKNOWN) : message;
+  const span = written?.span ?? step.connectorSpan;
+  const out: Diagnostic[] = [];
+  for (const ref of stepReferences(step, schema, param.kind)) {
+    if (param.kind === 'pipeline') {
+      const contract = contracts.pipelines.get(ref.name);
+      if (!contract) continue;
+      for (const p of contractProblems(written, actual, contract.type, span)) out.push(executePayloadMismatch(ref.name, p, p.span, contract.at, contract.wrapsBody));
+    } else {
+      for (const contract of contracts.events.get(ref.name) ?? []) {
+        for (const p of contractProblems(written, actual, contract.type, span)) out.push(publishPayloadMismatch(ref.name, contract.pipeline, p, p.span, contract.at));
+      }
+    }
+  }
+  return out;
+}
