@@ -12,6 +12,7 @@ import type { Span } from '../base/source/span.js';
 import { parseFile } from './ast/parse-file.js';
 import { MAX_NESTING } from '../grammar/parse.js';
 import { toLiteral } from './ast/literal.js';
+import { buildOpenApi } from './openapi/openapi.js';
 import { checkProgram } from './check/check-program.js';
 import type { StepShape } from './check/context.js';
 import { generateService, type OutputFile } from './codegen/generate-service.js';
@@ -23,6 +24,7 @@ import type { ServicePlan } from './lower/plan.js';
 import { collectDeclarations, type Declarations, type SchemaSymbol } from './resolve/declarations.js';
 import { SourceFile } from '../base/source/source-file.js';
 import { checkTests } from './testing/check-tests.js';
+import { importNestedTooDeep, importNotFound, importNotJson, importOutsideProject, importRefused, jsonImportWithoutName, notImportable } from './resolve/errors.js';
 import type { TestSuite } from '../runtime/testing/test-plan.js';
 
 export interface CompileHost {
@@ -48,10 +50,18 @@ export interface CompileInput {
   readonly host: CompileHost;
   /** Name of the generated service. */
   readonly serviceName?: string;
-  /** How paths appear in diagnostics and provenance comments. */
+  /** How paths appear in diagnostics. */
   readonly displayPath?: (file: string) => string;
+  /**
+   * How paths appear in the plan and the generated service (provenance comments, step sources in
+   * logs and spans): the CLI names them relative to the project root, so a build does not depend
+   * on the current directory. Default: `displayPath`.
+   */
+  readonly sourcePath?: (file: string) => string;
   /** Produce output files (build) or only diagnostics (check). */
   readonly emit?: boolean;
+  /** Make the OpenAPI document without emitting (`pipec openapi`); a build always makes it. */
+  readonly openapi?: boolean;
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly skipFormat?: boolean;
 }
@@ -66,14 +76,21 @@ export interface CompileResult {
   /** The message shape each step receives (for editors). */
   readonly shapes?: readonly StepShape[];
   readonly files?: readonly OutputFile[];
+  /** The OpenAPI 3.1 document of the HTTP routes (compiler/openapi), when the program checked clean. */
+  readonly openapi?: Readonly<Record<string, unknown>>;
   /** The checked `test` blocks, when the files have any (for `pipec test`). */
   readonly tests?: TestSuite;
+}
+
+/** Only a service with HTTP routes has a document to serve. */
+function hasRoutes(document: { readonly paths?: unknown }): boolean {
+  return typeof document.paths === 'object' && document.paths !== null && Object.keys(document.paths).length > 0;
 }
 
 export function compile(input: CompileInput): CompileResult {
   const diagnostics: Diagnostic[] = [];
   const sources = new Map<string, SourceFile>();
-  const displayPath = input.displayPath ?? ((f: string) => f);
+  const sourcePath = input.sourcePath ?? input.displayPath ?? ((f: string) => f);
   const finish = (rest: Partial<CompileResult> = {}): CompileResult => ({
     diagnostics: sortDiagnostics(dedupeDiagnostics(diagnostics)),
     sources,
@@ -105,7 +122,7 @@ export function compile(input: CompileInput): CompileResult {
       registry: input.registry,
       decls: resolved.value,
       sourceOf: (f) => sources.get(f),
-      displayPath,
+      sourcePath,
     }),
   );
   if (!checked) return finish({ asts: parsed.asts, declarations: resolved.value });
@@ -114,18 +131,27 @@ export function compile(input: CompileInput): CompileResult {
   // `test` blocks (run by `pipec test`) are checked with everything else; build ignores them.
   const tests = parsed.asts.some((a) => (a.tests ?? []).length > 0)
     ? guard('test', firstFile, () => checkTests({
-      files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), displayPath,
+      files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), sourcePath,
       readFile: (f) => input.host.readFile(f), readProjectFile: (f) => readNamedFile(input.host, f),
     }))
     : undefined;
   if (tests) diagnostics.push(...tests.diagnostics);
   const testSuite = tests ? { tests: tests.value } : {};
-  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite });
+  // Made for a build (served by the service) or when asked (`pipec openapi`); `check` skips it.
+  const openapi = hasErrors(diagnostics) || !(input.emit || input.openapi) ? undefined : guard('openapi', firstFile, () => buildOpenApi(parsed.asts, resolved.value, input.registry, {
+    title: input.serviceName ?? 'service', version: '0.0.0',
+    where: (span) => `${sourcePath(span.file)}:${sources.get(span.file)?.positionOf(span.start).line ?? 0}`,
+  }));
+  const openapiPart = openapi ? { openapi } : {};
+  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...openapiPart });
 
   const files = guard('emit', firstFile, () =>
-    generateService(checked.value, { dependencies: input.dependencies ?? {}, ...(input.skipFormat ? { skipFormat: true } : {}) }),
+    generateService(checked.value, {
+      dependencies: input.dependencies ?? {}, ...(input.skipFormat ? { skipFormat: true } : {}),
+      ...(openapi && hasRoutes(openapi) ? { openapi } : {}),
+    }),
   );
-  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...(files ? { files } : {}) });
+  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...openapiPart, ...(files ? { files } : {}) });
 }
 
 /** Parses the given files and every file they import (once each). */
@@ -147,11 +173,7 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
       if (decl.kind !== 'import') continue;
       const target = path.resolve(path.dirname(next.path), decl.path);
       if (!IMPORTABLE.test(target)) {
-        diagnostics.push(diagnostic('PIPE2015', {
-          message: `cannot import \`${decl.path}\`: only \`.pipe\` and \`.json\` files can be imported`,
-          span: decl.pathSpan,
-          label: 'not a .pipe or .json file',
-        }));
+        diagnostics.push(notImportable(decl.path, decl.pathSpan));
         continue;
       }
       const read = readNamedFile(input.host, target);
@@ -165,27 +187,18 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
         continue;
       }
       if (!decl.alias || !decl.aliasSpan) {
-        diagnostics.push(diagnostic('PIPE2013', { message: `a JSON file is imported as a schema and needs a name: \`import "${decl.path}" as Name\``, span: decl.pathSpan, label: 'needs `as Name`' }));
+        diagnostics.push(jsonImportWithoutName(decl.path, decl.pathSpan));
         continue;
       }
       const deepAt = jsonNestingBeyond(content, MAX_NESTING);
       if (deepAt >= 0) {
-        const where = lineAndColumn(content, deepAt);
-        diagnostics.push(diagnostic('PIPE2015', {
-          message: `cannot import \`${decl.path}\`: it nests deeper than ${MAX_NESTING} levels (${where})`,
-          span: decl.pathSpan,
-          label: 'nested too deep',
-        }));
+        diagnostics.push(importNestedTooDeep(decl.path, decl.pathSpan, MAX_NESTING, lineAndColumn(content, deepAt)));
         continue;
       }
       try {
         schemas.push({ name: decl.alias, nameSpan: decl.aliasSpan, json: JSON.parse(content) as unknown, importedFrom: target });
       } catch (err) {
-        diagnostics.push(diagnostic('PIPE2013', {
-          message: `\`${decl.path}\` is not valid JSON: ${jsonErrorWithoutExcerpt(err, content)}`,
-          span: decl.pathSpan,
-          label: 'not JSON',
-        }));
+        diagnostics.push(importNotJson(decl.path, decl.pathSpan, jsonErrorWithoutExcerpt(err, content)));
       }
     }
   }
@@ -202,25 +215,11 @@ function readNamedFile(host: CompileHost, file: string): FileRead {
 function importRefusal(written: string, span: Span, read: Exclude<FileRead, { text: string }>): Diagnostic {
   switch (read.refused) {
     case 'not-found':
-      return diagnostic('PIPE2011', {
-        message: `cannot read \`${written}\``,
-        span,
-        label: 'file not found',
-        hint: 'paths are relative to the importing file',
-      });
+      return importNotFound(written, span);
     case 'outside-project':
-      return diagnostic('PIPE2014', {
-        message: `cannot import \`${written}\`: ${read.detail}`,
-        span,
-        label: 'outside the project',
-        hint: 'imports stay inside the folders given to pipec; name a wider project folder with `--root DIR`',
-      });
+      return importOutsideProject(written, span, read.detail);
     default:
-      return diagnostic('PIPE2015', {
-        message: `cannot import \`${written}\`: ${read.detail}`,
-        span,
-        label: read.refused === 'too-large' ? 'file too large' : 'not a regular file',
-      });
+      return importRefused(written, span, read.detail, read.refused === 'too-large');
   }
 }
 

@@ -120,6 +120,34 @@ export function projectRoots(inputs: readonly string[], root?: string): string[]
   return folderRoots(root !== undefined ? [root] : inputs.map(folderOf));
 }
 
+/**
+ * How the files of a compilation are named in the service it builds (provenance comments, step
+ * sources): relative to the project folder — `--root` when given, else the deepest folder holding
+ * every input — with `/` separators, so the same project builds the same code from any directory.
+ * A file outside that folder keeps its absolute path.
+ */
+export function projectSourcePath(inputs: readonly string[], root?: string): (file: string) => string {
+  const folderOf = (input: string): string => (isDirectory(input) ? input : path.dirname(input));
+  const base = root !== undefined ? path.resolve(root) : commonFolder(inputs.map((input) => path.resolve(folderOf(input))));
+  return (file) => {
+    const rel = path.relative(base, path.resolve(file));
+    return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(file) : rel.split(path.sep).join('/');
+  };
+}
+
+/** The deepest folder that holds every one of `folders` (absolute paths). */
+function commonFolder(folders: readonly string[]): string {
+  const [first, ...rest] = folders.map((f) => f.split(path.sep));
+  if (!first) return process.cwd();
+  let length = first.length;
+  for (const parts of rest) {
+    let i = 0;
+    while (i < length && i < parts.length && parts[i] === first[i]) i++;
+    length = i;
+  }
+  return first.slice(0, length).join(path.sep) || path.sep;
+}
+
 /** Project roots for folders known to be folders (each as written and as its real path). */
 export function folderRoots(folders: readonly string[]): string[] {
   return [...new Set(folders.flatMap((folder) => [path.resolve(folder), realFolder(folder)]))];

@@ -16,7 +16,7 @@ type Chevrotain = typeof import('chevrotain');
 const bundle = chevrotainSingleFile(import.meta.url);
 const chevrotain: Chevrotain = bundle ? ((await import(pathToFileURL(bundle).href)) as Chevrotain) : await import('chevrotain');
 
-export const { createToken, CstParser, EOF, Lexer } = chevrotain;
+export const { createToken, CstParser, EOF, Lexer, generateCstDts } = chevrotain;
 /** The classes as types too, as `import { Lexer } from 'chevrotain'` would give them. */
 export type CstParser = import('chevrotain').CstParser;
 export type Lexer = import('chevrotain').Lexer;

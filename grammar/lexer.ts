@@ -8,7 +8,7 @@
 import type { IToken } from 'chevrotain';
 import { Lexer } from './chevrotain.js';
 import type { Diagnostic } from '../base/diagnostics/diagnostic.js';
-import { diagnostic } from '../base/diagnostics/codes.js';
+import { unclosedBraces, unclosedComment, unclosedString, unclosedTripleString, unexpectedCharacters } from './syntax-errors.js';
 import { span, type Span } from '../base/source/span.js';
 import { allTokens, Braces, StringLiteral, TripleString } from './tokens.js';
 
@@ -52,14 +52,7 @@ export function tokenize(file: string, text: string): LexResult {
   for (const hash of result.groups['mistakes'] ?? []) diagnostics.push(unknownCharacter(file, text, hash.startOffset, 1));
   for (const comment of result.groups['comments'] ?? []) {
     if (!comment.image.endsWith('*/') || comment.image.length < 4) {
-      diagnostics.push(
-        diagnostic('PIPE1003', {
-          message: 'this block comment is never closed',
-          span: span(file, comment.startOffset, comment.startOffset + 2),
-          label: 'comment opened here',
-          hint: 'close it with `*/`',
-        }),
-      );
+      diagnostics.push(unclosedComment(span(file, comment.startOffset, comment.startOffset + 2)));
     }
   }
   for (const token of result.tokens) {
@@ -70,64 +63,19 @@ export function tokenize(file: string, text: string): LexResult {
 }
 
 function unknownCharacter(file: string, text: string, offset: number, length: number): Diagnostic {
-  const found = text.slice(offset, offset + length);
-  const first = found.charAt(0);
-  return diagnostic('PIPE1001', {
-    message:
-      length === 1 ? `unexpected character \`${printable(first)}\`` : `unexpected characters \`${printable(found)}\``,
-    span: span(file, offset, offset + length),
-    label: 'not part of the language',
-    ...hintForCharacter(first),
-  });
-}
-
-function hintForCharacter(char: string): { hint?: string } {
-  switch (char) {
-    case '#':
-      return { hint: 'comments start with `//` (or use `/* … */`)' };
-    case ';':
-      return { hint: 'steps and entries need no `;`: separate them with a newline or `,`' };
-    case '/':
-      return { hint: 'comments start with `//`; a path belongs in a string: "/orders"' };
-    case '.':
-      return { hint: 'numbers are written like `0.5` and dotted names like `crm.token`' };
-    default:
-      return {};
-  }
-}
-
-/** Shows control characters as escapes so a message never carries raw bytes. */
-function printable(text: string): string {
-  const clipped = text.length > 20 ? `${text.slice(0, 20)}…` : text;
-  return clipped.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return unexpectedCharacters(span(file, offset, offset + length), text.slice(offset, offset + length));
 }
 
 function unterminatedToken(file: string, token: IToken): Diagnostic | undefined {
   const type = token.tokenType;
   if (type === StringLiteral && !isClosedQuoted(token.image)) {
-    const quote = token.image.charAt(0);
-    return diagnostic('PIPE1002', {
-      message: 'this string is never closed',
-      span: span(file, token.startOffset, tokenEnd(token)),
-      label: `missing closing ${quote}`,
-      hint: `end the string with ${quote} on the same line; for text over several lines use """ … """`,
-    });
+    return unclosedString(span(file, token.startOffset, tokenEnd(token)), token.image.charAt(0));
   }
   if (type === TripleString && (token.image.length < 6 || !token.image.endsWith('"""'))) {
-    return diagnostic('PIPE1002', {
-      message: 'this `"""` string is never closed',
-      span: span(file, token.startOffset, token.startOffset + 3),
-      label: 'opened here',
-      hint: 'close it with `"""`',
-    });
+    return unclosedTripleString(span(file, token.startOffset, token.startOffset + 3));
   }
   if (type === Braces && !(token.payload as { closed: boolean } | undefined)?.closed) {
-    return diagnostic('PIPE1004', {
-      message: 'this `{{` expression is never closed',
-      span: span(file, token.startOffset, token.startOffset + 2),
-      label: 'opened here',
-      hint: 'close the expression with `}}`',
-    });
+    return unclosedBraces(span(file, token.startOffset, token.startOffset + 2));
   }
   return undefined;
 }

@@ -8,11 +8,10 @@
  */
 import type { CstNode, IToken } from 'chevrotain';
 import type { Diagnostic } from '../base/diagnostics/diagnostic.js';
-import { diagnostic } from '../base/diagnostics/codes.js';
 import { span } from '../base/source/span.js';
 import { tokenize } from './lexer.js';
 import { PipeParser } from './parser.js';
-import { recognitionDiagnostics, strayDiagnostics } from './syntax-errors.js';
+import { fileTooLarge, nestedTooDeep, notText, recognitionDiagnostics, strayDiagnostics } from './syntax-errors.js';
 import { scanBlockCommentEnd, scanQuotedEnd, scanTripleEnd } from './scan.js';
 
 export const MAX_FILE_CHARS = 5 * 1024 * 1024;
@@ -30,11 +29,7 @@ export function parsePipe(file: string, text: string): ParseOutput {
   if (text.length > MAX_FILE_CHARS) {
     return {
       diagnostics: [
-        diagnostic('PIPE1009', {
-          message: `file is too large (${text.length} characters; the limit is ${MAX_FILE_CHARS})`,
-          span: span(file, 0, 0),
-          label: 'file starts here',
-        }),
+        fileTooLarge(span(file, 0, 0), text.length, MAX_FILE_CHARS),
       ],
     };
   }
@@ -42,12 +37,7 @@ export function parsePipe(file: string, text: string): ParseOutput {
   if (binaryAt >= 0) {
     return {
       diagnostics: [
-        diagnostic('PIPE1008', {
-          message: 'file is not text: it contains a NUL byte or invalid UTF-8',
-          span: span(file, binaryAt, binaryAt + 1),
-          label: 'not a text character',
-          hint: 'save the file as UTF-8 text',
-        }),
+        notText(span(file, binaryAt, binaryAt + 1)),
       ],
     };
   }
@@ -55,12 +45,7 @@ export function parsePipe(file: string, text: string): ParseOutput {
   if (tooDeepAt >= 0) {
     return {
       diagnostics: [
-        diagnostic('PIPE1010', {
-          message: `nesting is deeper than ${MAX_NESTING} levels`,
-          span: span(file, tooDeepAt, tooDeepAt + 1),
-          label: `level ${MAX_NESTING + 1} opens here`,
-          hint: 'check for unbalanced brackets, or move deep data to a JSON file and import it',
-        }),
+        nestedTooDeep(span(file, tooDeepAt, tooDeepAt + 1), MAX_NESTING),
       ],
     };
   }

@@ -1,15 +1,19 @@
 /**
- * Chevrotain recognition errors and stray top-level tokens → syntax diagnostics (PIPE1011–PIPE1020).
- * Input: the parser's errors (whose messages are JSON facts, see parser.ts), the token stream and
- * the source text. Output: one readable diagnostic per distinct error position.
+ * The grammar's diagnostics, prose included (PIPE1001–PIPE1020): the input guards of parse.ts, the
+ * lexer's unclosed tokens and unknown characters, and Chevrotain recognition errors and stray
+ * top-level tokens. For the last two, input: the parser's errors (whose messages are JSON facts,
+ * see parser.ts), the token stream and the source text; output: one readable diagnostic per
+ * distinct error position.
  */
 import type { IRecognitionException, IToken, TokenType } from 'chevrotain';
 import type { Diagnostic } from '../base/diagnostics/diagnostic.js';
 import { diagnostic } from '../base/diagnostics/codes.js';
 import { span, type Span } from '../base/source/span.js';
-import { tokenEnd } from './lexer.js';
 import { isEndOfInput, type ErrorFacts } from './parser.js';
 import * as T from './tokens.js';
+
+/** The end offset of a token (lexer.ts has the same; imported from there it would make a cycle). */
+const tokenEnd = (token: IToken): number => token.startOffset + token.image.length;
 
 /** Chevrotain recovery can keep finding trouble in a badly broken file; past this, stop reporting. */
 const MAX_PARSE_DIAGNOSTICS = 100;
@@ -54,6 +58,104 @@ const RULE_PHRASES: Readonly<Record<string, string>> = {
   expectDecl: 'the expectation',
   expectPart: 'the expectation',
 };
+
+// ───────────────────────────── input guards (parse.ts) ─────────────────────────────
+
+export function fileTooLarge(at: Span, chars: number, limit: number): Diagnostic {
+  return diagnostic('PIPE1009', {
+    message: `file is too large (${chars} characters; the limit is ${limit})`,
+    span: at,
+    label: 'file starts here',
+  });
+}
+
+export function notText(at: Span): Diagnostic {
+  return diagnostic('PIPE1008', {
+    message: 'file is not text: it contains a NUL byte or invalid UTF-8',
+    span: at,
+    label: 'not a text character',
+    hint: 'save the file as UTF-8 text',
+  });
+}
+
+export function nestedTooDeep(at: Span, limit: number): Diagnostic {
+  return diagnostic('PIPE1010', {
+    message: `nesting is deeper than ${limit} levels`,
+    span: at,
+    label: `level ${limit + 1} opens here`,
+    hint: 'check for unbalanced brackets, or move deep data to a JSON file and import it',
+  });
+}
+
+// ───────────────────────────── lexer ─────────────────────────────
+
+export function unclosedComment(at: Span): Diagnostic {
+  return diagnostic('PIPE1003', {
+    message: 'this block comment is never closed',
+    span: at,
+    label: 'comment opened here',
+    hint: 'close it with `*/`',
+  });
+}
+
+export function unexpectedCharacters(at: Span, found: string): Diagnostic {
+  return diagnostic('PIPE1001', {
+    message: found.length === 1 ? `unexpected character \`${printable(found)}\`` : `unexpected characters \`${printable(found)}\``,
+    span: at,
+    label: 'not part of the language',
+    ...hintForCharacter(found.charAt(0)),
+  });
+}
+
+function hintForCharacter(char: string): { hint?: string } {
+  switch (char) {
+    case '#':
+      return { hint: 'comments start with `//` (or use `/* … */`)' };
+    case ';':
+      return { hint: 'steps and entries need no `;`: separate them with a newline or `,`' };
+    case '/':
+      return { hint: 'comments start with `//`; a path belongs in a string: "/orders"' };
+    case '.':
+      return { hint: 'numbers are written like `0.5` and dotted names like `crm.token`' };
+    default:
+      return {};
+  }
+}
+
+/** Shows control characters as escapes so a message never carries raw bytes. */
+function printable(text: string): string {
+  const clipped = text.length > 20 ? `${text.slice(0, 20)}…` : text;
+  return clipped.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export function unclosedString(at: Span, quote: string): Diagnostic {
+  return diagnostic('PIPE1002', {
+    message: 'this string is never closed',
+    span: at,
+    label: `missing closing ${quote}`,
+    hint: `end the string with ${quote} on the same line; for text over several lines use """ … """`,
+  });
+}
+
+export function unclosedTripleString(at: Span): Diagnostic {
+  return diagnostic('PIPE1002', {
+    message: 'this `"""` string is never closed',
+    span: at,
+    label: 'opened here',
+    hint: 'close it with `"""`',
+  });
+}
+
+export function unclosedBraces(at: Span): Diagnostic {
+  return diagnostic('PIPE1004', {
+    message: 'this `{{` expression is never closed',
+    span: at,
+    label: 'opened here',
+    hint: 'close the expression with `}}`',
+  });
+}
+
+// ───────────────────────────── recognition errors ─────────────────────────────
 
 export interface SyntaxErrorContext {
   readonly file: string;

@@ -72,9 +72,12 @@ export function toErrorObject(err: PipeError, executionId: string, now: number):
   };
 }
 
-/** Output of a connector whose fail-on-error is off: the flow continues with `success: false`. */
+/**
+ * Output of a connector whose fail-on-error is off: the flow continues with `success: false`.
+ * `kind` is the error kind (what `on-fail` and a `choice` route on).
+ */
 export function toFailureOutput(err: PipeError): JsonObject {
-  const out: JsonObject = { success: false, message: err.message, error: err.message, code: err.code };
+  const out: JsonObject = { success: false, message: err.message, error: err.message, code: err.code, kind: err.kind };
   if (err.details) for (const [k, v] of Object.entries(err.details)) out[k] = v as Json;
   return out;
 }

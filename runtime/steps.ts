@@ -3,9 +3,11 @@
  * fail-on-error, labelled outputs and per-step hooks), reply, fail, catch, for-each. Kept small and
  * allocation-light: they sit on every request's path.
  */
+import { envOrFile } from './service/env-values.js';
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
 import { Reply, type CompiledValidator, type ExecutionContext, type Json, type JsonObject, type SpanKindName } from './types.js';
 import { enterDeadline, isExecutionTimeout, leaveDeadline } from './work-meter.js';
+import { runWithRetry, sleep, type Pacer, type RetrySpec } from './policies/retry.js';
 
 /** Facts about one step, emitted once per step as a module constant. */
 export interface StepInfo {
@@ -18,6 +20,8 @@ export interface StepInfo {
   readonly span?: { readonly kind: SpanKindName; readonly attributes?: Readonly<Record<string, string>> };
   /** The connector schema's `x-pipe-metrics`: what the service counts for the step. */
   readonly metrics?: StepMetrics;
+  /** The step's `retry` option, with the connector's defaults filled in (runtime/policies/retry.ts). */
+  readonly retry?: RetrySpec;
 }
 
 /** Counted per step when its connector says so; values name the parameter (or output field) to read. */
@@ -49,6 +53,8 @@ export interface StepHooks {
     step: StepInfo, token: unknown, outcome: 'ok' | 'error', output: Json | undefined, error: PipeError | undefined,
     ctx: ExecutionContext, params: unknown, chained: boolean,
   ) => void;
+  /** The step failed and its `retry` runs it again (counted by the service's metrics). */
+  readonly retried?: (step: StepInfo, ctx: ExecutionContext) => void;
   /** A choice took its branch `index` (whens in order, then otherwise); coverage in pipeline tests. */
   readonly branch?: (choice: ChoiceInfo, index: number, ctx: ExecutionContext) => void;
 }
@@ -93,11 +99,11 @@ export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, 
   try {
     resolved = typeof params === 'function' ? (params as (m: Json, c: ExecutionContext) => P)(message, ctx) : params;
     const mocked = hooks?.mock?.(info, resolved, message, ctx);
+    const ready = resolved;
+    const attempt = info.retry === undefined ? () => run(ready, message, ctx) : () => retried(info, info.retry as RetrySpec, () => run(ready, message, ctx), ctx);
     if (mocked !== undefined) output = mocked;
-    else if (hooks?.around) {
-      const ready = resolved;
-      output = hooks.around(info, token, () => run(ready, message, ctx));
-    } else output = run(resolved, message, ctx);
+    else if (hooks?.around) output = hooks.around(info, token, attempt);
+    else output = attempt();
   } catch (err) {
     return stepFailed(ctx, info, hooks, token, resolved, err, chained);
   } finally {
@@ -109,6 +115,16 @@ export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, 
     (value) => stepSucceeded(ctx, info, hooks, token, settledParams, value, false),
     (err: unknown) => stepFailed(ctx, info, hooks, token, settledParams, err, false),
   );
+}
+
+/** The connector's run under the step's retry policy, waiting on the service's clock. */
+function retried(info: StepInfo, spec: RetrySpec, run: () => Json | Promise<Json>, ctx: ExecutionContext): Promise<Json> {
+  const clock = ctx.services.clock;
+  const pacer: Pacer = { now: () => clock.now(), sleep: clock.sleep ? (ms, signal) => (clock.sleep as Pacer['sleep'])(ms, signal) : sleep };
+  return runWithRetry(spec, run, pacer, ctx.signal, (notice) => {
+    (ctx as ContextWithHooks).hooks?.retried?.(info, ctx);
+    ctx.log.warn({ step: info.label ?? info.connector, source: info.source, ...notice }, 'step failed; retrying');
+  });
 }
 
 function stepSucceeded(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | undefined, token: unknown, params: unknown, output: Json, chained: boolean): Json {
@@ -171,11 +187,12 @@ export function fail(status: number, message: Json, source: string): PipeError {
   return new PipeError(text, { code: status, kind: 'FAIL', step: `fail (${source})`, ...(details ? { details } : {}) });
 }
 
-/** The message inside `catch` / `on-error`: the standard error object. */
+/** The message inside `catch` / `on-error`: the standard error object and the error's `kind`. */
 export function caught(ctx: ExecutionContext, err: unknown): JsonObject {
   if (err instanceof Reply) throw err;
   const error = asPipeError(err);
-  return toErrorObject(error, ctx.executionId, ctx.services.clock.now());
+  // The kind is what `catch` and `on-error` route on (`when {{ message.kind == "TIMEOUT" }}`).
+  return { ...toErrorObject(error, ctx.executionId, ctx.services.clock.now()), kind: error.kind };
 }
 
 /** True for the `{ success: false, … }` output of a step whose fail-on-error is off. */
@@ -235,10 +252,20 @@ export async function forEach(
   return output;
 }
 
-/** `env("NAME", fallback)`: read when the service starts (accounts, globals) or at the step. */
+/**
+ * `env("NAME", fallback)`: read when the service starts (accounts, globals) or at the step; when
+ * NAME is unset, the content of the file `NAME_FILE` names (read once, then kept).
+ */
 export function env(name: string, fallback?: string): string | null {
-  const value = process.env[name];
+  const value = process.env[name] ?? fromSecretFile(name);
   return value !== undefined && value !== '' ? value : (fallback ?? null);
+}
+
+const secretFiles = new Map<string, string | undefined>();
+
+function fromSecretFile(name: string): string | undefined {
+  if (!secretFiles.has(name)) secretFiles.set(name, envOrFile(process.env, name));
+  return secretFiles.get(name);
 }
 
 /** The context of a capsule's steps: the caller's, plus the call's parameters (`capsule.<param>`). */

@@ -14,6 +14,11 @@ export type JsonObject = { [key: string]: Json };
 export interface PipelineOptions {
   /** Maximum simultaneous executions of this pipeline in one process (default 10). */
   readonly concurrency: number;
+  /**
+   * Executions that may wait for a slot (default 1000); one more is shed: 503 OVERLOADED with
+   * Retry-After (an event is left with the broker for later). Absent (older modules): unbounded.
+   */
+  readonly queue?: number;
   /** Execution timeout in ms (default 30000). */
   readonly timeout: number;
 }
@@ -147,6 +152,15 @@ export interface Connections {
   drop(key: string): Promise<void>;
   /** What a client saw of its dependency: /ready lists the unavailable ones. */
   report(dependency: string, available: boolean, cause?: unknown): void;
+  /**
+   * Runs one call to an outside system through the circuit breaker of `target` (a REST origin,
+   * `postgres:<account>`, …): an open circuit throws 503 CIRCUIT_OPEN at once (runtime/policies/breakers.ts).
+   * By default a non-permanent PipeError (or any other exception) counts against the target.
+   */
+  guard<T>(target: string, run: () => Promise<T>, opts?: {
+    readonly failed?: (err: unknown) => boolean;
+    readonly failedResult?: (result: T) => boolean;
+  }): Promise<T>;
 }
 
 /** Time, replaceable in tests (a controllable clock). */
@@ -157,6 +171,11 @@ export interface Clock {
    * tell it without reading itself again (the system clock can; a manual test clock cannot).
    */
   wallTimeAt?(monotonic: number): number;
+  /**
+   * Waits `ms` (retries between attempts); rejects with the signal's reason when it aborts first.
+   * Absent: the real timers. A test clock implements it to move its time on without sleeping.
+   */
+  sleep?(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 // ───────────────────────────── backends ─────────────────────────────

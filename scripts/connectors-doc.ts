@@ -5,6 +5,7 @@
  * writes them; test/connectors-doc.test.ts fails when they are stale.
  */
 import type { ConnectorRegistry, ConnectorSchema, JsonSchema } from '../compiler/connectors/connector-registry.js';
+import { retryDefaults } from '../compiler/check/check-policies.js';
 
 const GENERATED = 'Generated from its `schema.json` by `npm run docs:connectors` — do not edit by hand.';
 
@@ -41,7 +42,8 @@ function renderIndex(registry: ConnectorRegistry): string {
     '',
     'Every step may also end with `504 TIMEOUT` when its pipeline\'s `timeout` passes. A connector',
     'with `fail-on-error: false` does not end the execution when it fails: the next step gets',
-    '`{ success: false, message, error, code, … }` (the error\'s details included) instead of its output.',
+    '`{ success: false, message, error, code, kind, … }` (`kind`: the error kind to route on; the error\'s details',
+    'included) instead of its output.',
     '',
   ].join('\n');
 }
@@ -50,8 +52,10 @@ function renderPage(schema: ConnectorSchema): string {
   const title = schema.kind === 'trigger' ? `trigger ${schema.name} { … }` : `${schema.name}${(schema.positional ?? []).map((p) => ` ${p.toUpperCase()}`).join('')} [label] { … }`;
   const lines = [`# \`${title}\``, '', GENERATED, '', schema.summary, ''];
   lines.push(...renderParameters(schema));
+  lines.push(...renderOperations(schema));
   lines.push(...(schema.kind === 'trigger' ? renderTriggerMessage(schema) : renderOutput(schema)));
   lines.push(...renderErrors(schema));
+  if (schema.kind === 'connector') lines.push(...renderRetry(schema));
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
@@ -74,12 +78,35 @@ function renderParameters(schema: ConnectorSchema): string[] {
   out.push('| parameter | type | required | default | `{{ }}` | description |', '|---|---|---|---|---|---|');
   for (const row of rows) {
     const s = row.schema;
-    const braces = s['x-pipe-braces'] === true ? 'yes' : '';
-    const ref = typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${s['x-pipe-ref']})` : '';
+    const braces = s['x-pipe-braces'] === true ? 'yes' : typeof s['x-pipe-refuses-braces'] === 'string' ? 'no: query text' : '';
+    const accountTypes = s['x-pipe-account-types'];
+    const types = Array.isArray(accountTypes) ? accountTypes.map((t) => `\`${String(t)}\``).join(' or ') : '';
+    const ref = typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${types ? `${types} ` : ''}${s['x-pipe-ref']})` : '';
     const unit = typeof s['x-pipe-unit'] === 'string' ? ` (${s['x-pipe-unit']})` : '';
     const fallback = s['default'] !== undefined ? `\`${JSON.stringify(s['default'])}\`` : '';
     const description = typeof s['description'] === 'string' ? s['description'] : '';
     out.push(`| \`${row.name}\` | ${cell(typeText(s))}${unit} | ${row.required ? 'yes' : ''} | ${cell(fallback)} | ${braces} | ${cell(description + ref)} |`);
+  }
+  return [...out, ''];
+}
+
+/** `x-pipe-operations`: the parameters each operation takes, needs, and takes one of. */
+function renderOperations(schema: ConnectorSchema): string[] {
+  const facts = schema['x-pipe-operations'];
+  if (!facts) return [];
+  const list = (names: readonly string[] | undefined): string => (names ?? []).map((n) => `\`${n}\``).join(', ');
+  const out = [
+    '## Operations',
+    '',
+    `\`${facts.parameter}\` names the operation. A parameter listed for some operations is refused by the others (PIPE3015);`,
+    'the parameters listed for none are common to all.',
+    '',
+    '| operation | its parameters | required | exactly one of |',
+    '|---|---|---|---|',
+  ];
+  for (const [operation, rule] of Object.entries(facts.rules)) {
+    const oneOf = (rule['one-of'] ?? []).map((group) => list(group)).join('; ');
+    out.push(`| \`${operation}\` | ${list(rule.accepts)} | ${list(rule.required)} | ${oneOf} |`);
   }
   return [...out, ''];
 }
@@ -179,6 +206,28 @@ function renderErrors(schema: ConnectorSchema): string[] {
     const byDefault = failOnError['default'] === true ? 'ends the execution by default' : 'does not end the execution by default';
     out.push('', `A failure ${byDefault} (\`fail-on-error: ${String(failOnError['default'] ?? false)}\`); see the [index](README.md).`);
   }
+  return [...out, ''];
+}
+
+/** What the step option `retry` does on this connector (docs/reliability.md). */
+function renderRetry(schema: ConnectorSchema): string[] {
+  const out = ['## Retry', ''];
+  const defaults = retryDefaults(schema);
+  if (!defaults) {
+    out.push('`retry` does not apply: none of its failures can pass on another attempt (PIPE3012).');
+    return [...out, ''];
+  }
+  const kinds = defaults.kinds.length > 0 ? defaults.kinds.map((k) => `\`${k}\``).join(', ') : 'none by kind';
+  out.push(
+    `With \`retry\` (see [docs/reliability.md](../reliability.md#retries-the-step-option-retry)): ${defaults.attempts} attempts,`,
+    `waits from ${defaults.initialMs} ms growing ×${defaults.multiplier} up to ${defaults.maxDelayMs} ms with jitter, within ${defaults.budgetMs} ms;`,
+    defaults.statuses.length > 0
+      ? `retried: ${kinds}, and a failure whose \`details.status\` (the other side's answer) is ${defaults.statuses.join(', ')}.`
+      : `retried: ${kinds}.`,
+  );
+  const facts = schema['x-pipe-retry'];
+  if (facts?.output) out.push(`An answer whose \`${facts.output.status}\` is one of those statuses is retried too (Retry-After honoured).`);
+  if (facts?.unsafe) out.push('', `A retried call may not be idempotent (warning PIPE3014): ${facts.unsafe.how}.`);
   return [...out, ''];
 }
 

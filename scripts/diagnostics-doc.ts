@@ -1,5 +1,5 @@
 /** Renders docs/diagnostics.md from the code catalogue (the catalogue is the single source). */
-import { CODES } from '../base/diagnostics/codes.js';
+import { CODES, type DiagnosticCode } from '../base/diagnostics/codes.js';
 
 export function renderDiagnosticsDoc(): string {
   const lines = [
@@ -20,7 +20,7 @@ export function renderDiagnosticsDoc(): string {
     '| PIPE9xxx | internal errors and unreadable inputs |',
     '',
   ];
-  for (const code of Object.keys(CODES).sort()) {
+  for (const code of (Object.keys(CODES) as DiagnosticCode[]).sort()) {
     const info = CODES[code];
     if (!info) continue;
     lines.push(`## ${code} — ${info.title}`, '', `*${info.severity}, phase ${info.phase}*`, '', info.explain, '');

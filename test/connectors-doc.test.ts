@@ -61,8 +61,11 @@ describe('docs/connectors', () => {
       http: 'http { method: POST, path: "/h" }',
       'http-file': 'http-file { path: "/f" }',
       scheduler: 'scheduler { cron: "0 * * * *" }',
+      amqp: 'amqp { account: broker, queue: "q" }',
+      mqtt: 'mqtt { account: broker, topics: ["t/#"] }',
     };
-    const source = Object.entries(triggers).map(([name, trigger]) => `pipeline p-${name} {\n  trigger ${trigger}\n  log { message: "x" }\n}\n`).join('');
+    const source = 'account broker: connection { url: "amqp://127.0.0.1" }\n'
+      + Object.entries(triggers).map(([name, trigger]) => `pipeline p-${name} {\n  trigger ${trigger}\n  log { message: "x" }\n}\n`).join('');
     const file = '/virtual/triggers.pipe';
     const result = compile({ files: [{ path: file, text: source }], registry, host: { readFile: () => undefined } });
     for (const name of Object.keys(triggers)) {

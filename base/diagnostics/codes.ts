@@ -33,18 +33,11 @@ export interface CodeInfo {
 
 export type CodeTable = Readonly<Record<string, CodeInfo>>;
 
-function mergeTables(tables: readonly CodeTable[]): CodeTable {
-  const merged: Record<string, CodeInfo> = {};
-  for (const table of tables) {
-    for (const [code, info] of Object.entries(table)) {
-      if (merged[code]) throw new Error(`diagnostic code ${code} is defined twice`);
-      merged[code] = info;
-    }
-  }
-  return merged;
-}
-
-export const CODES: CodeTable = mergeTables([
+/**
+ * Every table of ./codes/, each written `{ … } as const satisfies CodeTable` so that its keys stay
+ * literal types. A new table is added here; a new code is one entry in a table.
+ */
+const TABLES = [
   syntaxCodes,
   nameCodes,
   configCodes,
@@ -54,7 +47,34 @@ export const CODES: CodeTable = mergeTables([
   patternCodes,
   testingCodes,
   internalCodes,
-]);
+] as const;
+
+/**
+ * The closed set of codes: a code not in a table is a type error at the call site
+ * (test/diagnostic-codes-type.test.ts proves it with the TypeScript compiler).
+ */
+export type DiagnosticCode = KeysOfEach<(typeof TABLES)[number]> & string;
+
+/** The keys of every member of a union (plain `keyof` gives only the keys they share). */
+type KeysOfEach<T> = T extends unknown ? keyof T : never;
+
+function mergeTables(tables: readonly CodeTable[]): Readonly<Record<DiagnosticCode, CodeInfo>> {
+  const merged: Record<string, CodeInfo> = {};
+  for (const table of tables) {
+    for (const [code, info] of Object.entries(table)) {
+      if (merged[code]) throw new Error(`diagnostic code ${code} is defined twice`);
+      merged[code] = info;
+    }
+  }
+  return merged as Record<DiagnosticCode, CodeInfo>;
+}
+
+export const CODES: Readonly<Record<DiagnosticCode, CodeInfo>> = mergeTables(TABLES);
+
+/** True for a catalogued code (for codes read from text: `pipec explain`, data files). */
+export function isDiagnosticCode(code: string): code is DiagnosticCode {
+  return Object.hasOwn(CODES, code);
+}
 
 export interface DiagnosticFacts {
   readonly message: string;
@@ -69,8 +89,9 @@ export interface DiagnosticFacts {
 }
 
 /** Builds a diagnostic for a catalogued code. Throws only on an unknown code (a pipec bug). */
-export function diagnostic(code: string, facts: DiagnosticFacts): Diagnostic {
+export function diagnostic(code: DiagnosticCode, facts: DiagnosticFacts): Diagnostic {
   const info = CODES[code];
+  // A code that passed the type check but is missing (a cast, a code read from data) is a pipec bug.
   if (!info) throw new Error(`unknown diagnostic code ${code}`);
   return {
     code,

@@ -3,6 +3,7 @@
  * Codes and titles come from the catalogue in codes.ts; prose stays with the phase that knows the facts.
  */
 import type { Span } from '../source/span.js';
+import type { DiagnosticCode } from './codes.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -13,7 +14,7 @@ export interface Label {
 
 export interface Diagnostic {
   /** Stable code from codes.ts, e.g. 'PIPE3001'. */
-  readonly code: string;
+  readonly code: DiagnosticCode;
   readonly severity: Severity;
   /** Terse title from codes.ts; never contains user names. */
   readonly title: string;

@@ -8,7 +8,7 @@
  */
 import type { BracesValue, DurationValue, NumberValue, SizeValue, StringValue, TemplateText, TemplateValue } from './ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { badEscape, invalidNumber, unclosedInnerBraces, unknownUnit } from './errors.js';
 import { span } from '../../base/source/span.js';
 import { scanBracesEnd } from '../../grammar/scan.js';
 
@@ -67,13 +67,13 @@ export function decodeQuotedString(file: string, image: string, start: number): 
         i += 6;
         continue;
       }
-      diagnostics.push(badEscape(file, at, Math.min(at + 2 + countHex(hex), start + contentEnd), '\\u needs four hex digits, like `\\u00e9`'));
+      diagnostics.push(badEscapeAt(file, at, Math.min(at + 2 + countHex(hex), start + contentEnd), '\\u needs four hex digits, like `\\u00e9`'));
       i += 2;
       continue;
     }
     const simple = next === '' ? undefined : SIMPLE_ESCAPES[next];
     if (simple === undefined || !Object.prototype.hasOwnProperty.call(SIMPLE_ESCAPES, next)) {
-      diagnostics.push(badEscape(file, at, at + (next === '' ? 1 : 2), hintForEscape(next)));
+      diagnostics.push(badEscapeAt(file, at, at + (next === '' ? 1 : 2), hintForEscape(next)));
       if (next !== '') pushChar(out, next, at, at + 2);
       i += 2;
       continue;
@@ -111,13 +111,8 @@ function hintForEscape(next: string): string {
   return 'valid escapes are \\" \\\' \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX and \\{';
 }
 
-function badEscape(file: string, start: number, end: number, hint: string): Diagnostic {
-  return diagnostic('PIPE1005', {
-    message: 'invalid escape sequence in string',
-    span: span(file, start, end),
-    label: 'not a valid escape',
-    hint,
-  });
+function badEscapeAt(file: string, start: number, end: number, hint: string): Diagnostic {
+  return badEscape(span(file, start, end), hint);
 }
 
 // ───────────────────────────── """ strings ─────────────────────────────
@@ -237,12 +232,7 @@ function splitTemplate(
     const scan = scanBracesEnd(text, k + 2);
     if (!scan.closed) {
       diagnostics.push(
-        diagnostic('PIPE1004', {
-          message: 'this `{{` expression inside the string is never closed',
-          span: span(file, chars.starts[k] ?? whole.start, chars.ends[k + 1] ?? whole.end),
-          label: 'opened here',
-          hint: 'close it with `}}`; inside a "…" string write inner double quotes as \\" or use \'…\'',
-        }),
+        unclosedInnerBraces(span(file, chars.starts[k] ?? whole.start, chars.ends[k + 1] ?? whole.end)),
       );
       if (scan.end === chars.chars.length) break;
     }
@@ -322,7 +312,7 @@ export function decodeNumber(
   const invalid = (why: string, hint?: string): Decoded<NumberValue> => ({
     value: fallback,
     diagnostics: [
-      diagnostic('PIPE1007', { message: `invalid number \`${raw}\`: ${why}`, span: where, label: why, ...(hint ? { hint } : {}) }),
+      invalidNumber(where, raw, why, hint),
     ],
   });
   if (!match) return invalid('not a number');
@@ -344,12 +334,7 @@ export function decodeNumber(
     return {
       value: fallback,
       diagnostics: [
-        diagnostic('PIPE1006', {
-          message: `unknown unit \`${unit}\` in \`${raw}\``,
-          span: span(file, unitStart, start + raw.length),
-          label: 'not a duration or size unit',
-          hint: unitHint(unit),
-        }),
+        unknownUnit(span(file, unitStart, start + raw.length), raw, unit, unitHint(unit)),
       ],
     };
   }

@@ -2,7 +2,8 @@
  * Build-time checks of literal arguments: a pattern, unit, locale or zone written as a string
  * literal is validated by the SAME code the run time uses (runtime/braces), so a bad regex or
  * date pattern is a compile-time diagnostic instead of a failed execution.
- * In: the kind of constant and the literal value. Out: undefined, or the problem and its code.
+ * In: the kind of constant and the literal value. Out: undefined, or the problem and its code
+ * (built by errors.ts, which holds the prose).
  */
 import { compileJsonPath } from '../../runtime/jsonpath.js';
 import { compileDatePattern, DatePatternError, zoneOf } from '../../runtime/braces/date-pattern.js';
@@ -14,36 +15,36 @@ import { parseJavaFlags, regexProblem } from '../../runtime/regex/index.js';
 import { RANDOM_CHARSETS } from '../../runtime/braces/string.js';
 import { CHARSET_NAMES, charsetOf } from '../../runtime/braces/utilities.js';
 import type { ConstantKind } from './signatures.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
+import * as E from './errors.js';
 
 export interface ConstantProblem {
-  readonly code: string;
+  readonly code: DiagnosticCode;
   readonly message: string;
   readonly hint?: string;
   /** Candidates for did-you-mean (units, charsets…). */
   readonly candidates?: readonly string[];
 }
 
-const BACKTRACKING_HINT = 'rewrite the pattern without lookaround, backreferences, atomic groups or possessive quantifiers';
-
 const NUMERIC_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 export function checkConstant(kind: ConstantKind, value: string): ConstantProblem | undefined {
   switch (kind) {
     case 'numeric':
-      return NUMERIC_TEXT.test(value) ? undefined : { code: 'PIPE4004', message: `the text ${JSON.stringify(value)} is not a number`, hint: 'write the number without quotes' };
+      return NUMERIC_TEXT.test(value) ? undefined : E.textNotANumber(value);
     case 'regex': {
       const problem = regexProblem(value);
       if (problem === undefined) return undefined;
       return problem.needsBacktracking
-        ? { code: 'PIPE5504', message: `the regular expression ${JSON.stringify(value)} needs a backtracking engine: ${problem.message}`, hint: BACKTRACKING_HINT }
-        : { code: 'PIPE4014', message: `invalid regular expression ${JSON.stringify(value)}: ${problem.message}` };
+        ? E.regexNeedsBacktracking(value, problem.message)
+        : E.invalidRegex(value, problem.message);
     }
     case 'regex-flags':
       try {
         parseJavaFlags(value);
         return undefined;
       } catch (err) {
-        return { code: 'PIPE4017', message: (err as Error).message };
+        return E.badRegexFlags((err as Error).message);
       }
     case 'date-format':
       if (value.toLowerCase() === 'timestamp') return undefined;
@@ -51,7 +52,7 @@ export function checkConstant(kind: ConstantKind, value: string): ConstantProble
         compileDatePattern(value);
         return undefined;
       } catch (err) {
-        if (err instanceof DatePatternError) return { code: 'PIPE4015', message: err.message, hint: 'pattern letters follow Java: yyyy MM dd HH mm ss SSS; write "timestamp" for epoch milliseconds' };
+        if (err instanceof DatePatternError) return E.badDatePattern(err.message);
         throw err;
       }
     case 'number-pattern':
@@ -59,7 +60,7 @@ export function checkConstant(kind: ConstantKind, value: string): ConstantProble
         compileNumberPattern(value);
         return undefined;
       } catch (err) {
-        if (err instanceof NumberPatternError) return { code: 'PIPE4016', message: err.message, hint: 'number patterns use # and 0 for digits, `,` for grouping and `.` for decimals, e.g. "#,##0.00"' };
+        if (err instanceof NumberPatternError) return E.badNumberPattern(err.message);
         throw err;
       }
     case 'locale':
@@ -67,29 +68,32 @@ export function checkConstant(kind: ConstantKind, value: string): ConstantProble
         normalizeLocale(value);
         return undefined;
       } catch {
-        return { code: 'PIPE4017', message: `unknown locale ${JSON.stringify(value)}`, hint: 'write a language tag such as "en-US", "pt-BR" or "de-DE"' };
+        return E.unknownLocale(value);
       }
     case 'zone':
-      return zoneOf(value) !== undefined ? undefined : { code: 'PIPE4017', message: `unknown time zone ${JSON.stringify(value)}`, hint: 'write an IANA zone such as "America/Sao_Paulo", "UTC" or an offset such as "GMT-3"' };
+      return zoneOf(value) !== undefined ? undefined : E.unknownZone(value);
     case 'date-unit':
-      return unitOf(value) !== undefined ? undefined : { code: 'PIPE4017', message: `unknown time unit ${JSON.stringify(value)}`, candidates: DATE_UNITS };
+      return unitOf(value) !== undefined ? undefined : E.notOneOfConstants('time unit', value, DATE_UNITS);
     case 'escape-type':
-      return escapeTypeOf(value) !== undefined ? undefined : { code: 'PIPE4017', message: `unknown escape type ${JSON.stringify(value)}`, candidates: ['JSON', 'XML', 'CSV', 'HTML'] };
+      if (escapeTypeOf(value) !== undefined) return undefined;
+      return E.notOneOfConstants('escape type', value, ['JSON', 'XML', 'CSV', 'HTML']);
     case 'charset':
-      return charsetOf(value) !== undefined ? undefined : { code: 'PIPE4017', message: `unsupported charset ${JSON.stringify(value)}`, candidates: CHARSET_NAMES };
+      if (charsetOf(value) !== undefined) return undefined;
+      return E.notOneOfConstants('charset', value, CHARSET_NAMES, 'unsupported');
     case 'random-charset':
-      return RANDOM_CHARSETS.includes(value.toUpperCase()) ? undefined : { code: 'PIPE4017', message: `unknown charset ${JSON.stringify(value)}`, candidates: RANDOM_CHARSETS };
+      if (RANDOM_CHARSETS.includes(value.toUpperCase())) return undefined;
+      return E.notOneOfConstants('charset', value, RANDOM_CHARSETS);
     case 'jsonpath':
       return jsonPathProblem(value);
   }
 }
 
 function jsonPathProblem(path: string): ConstantProblem | undefined {
-  if (!path.trim().startsWith('$') && !path.trim().startsWith('@')) return { code: 'PIPE4017', message: `the JSONPath ${JSON.stringify(path)} must start with \`$\`` };
+  if (!path.trim().startsWith('$') && !path.trim().startsWith('@')) return E.jsonPathWithoutRoot(path);
   try {
     compileJsonPath(splitTailFunction(path).path);
     return undefined;
   } catch (err) {
-    return { code: 'PIPE4017', message: `invalid JSONPath ${JSON.stringify(path)}: ${(err as Error).message}` };
+    return E.invalidConstantJsonPath(path, (err as Error).message);
   }
 }

@@ -4,7 +4,7 @@
  * checker that knows the facts. Labels are one short phrase; a confident suggestion is the label.
  */
 import type { SyntaxProblem } from './parser.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
@@ -30,7 +30,7 @@ export function signatureText(s: FunctionSignature): string {
   return `${s.name}(${params.join(', ')})`;
 }
 
-const SYNTAX_CODES: Readonly<Record<SyntaxProblem['reason'], string>> = {
+const SYNTAX_CODES: Readonly<Record<SyntaxProblem['reason'], DiagnosticCode>> = {
   empty: 'PIPE4104',
   'too-deep': 'PIPE4103',
   'unterminated-string': 'PIPE4102',
@@ -360,4 +360,70 @@ export function badElements(facts: { readonly span: Span; readonly signature: Fu
     label: `elements are ${withArticle(found)}`,
     hint: 'Pick the number of each element first: `' + facts.signature.name + '(MAP(…, x => x.amount))`.',
   });
+}
+
+// ───────────────────────────── constant arguments (constant-args.ts) ─────────────────────────────
+// What is wrong with a literal argument, found by the run time's own code; badConstant above turns
+// it into a diagnostic at the argument. `detail` is what that code said.
+
+const BACKTRACKING_HINT =
+  'rewrite the pattern without lookaround, backreferences, atomic groups or possessive quantifiers';
+
+export function textNotANumber(value: string): ConstantProblem {
+  const message = `the text ${JSON.stringify(value)} is not a number`;
+  return { code: 'PIPE4004', message, hint: 'write the number without quotes' };
+}
+
+export function regexNeedsBacktracking(value: string, detail: string): ConstantProblem {
+  const message = `the regular expression ${JSON.stringify(value)} needs a backtracking engine: ${detail}`;
+  return { code: 'PIPE5504', message, hint: BACKTRACKING_HINT };
+}
+
+export function invalidRegex(value: string, detail: string): ConstantProblem {
+  return { code: 'PIPE4014', message: `invalid regular expression ${JSON.stringify(value)}: ${detail}` };
+}
+
+export function badRegexFlags(detail: string): ConstantProblem {
+  return { code: 'PIPE4017', message: detail };
+}
+
+export function badDatePattern(detail: string): ConstantProblem {
+  const hint = 'pattern letters follow Java: yyyy MM dd HH mm ss SSS; write "timestamp" for epoch milliseconds';
+  return { code: 'PIPE4015', message: detail, hint };
+}
+
+export function badNumberPattern(detail: string): ConstantProblem {
+  return {
+    code: 'PIPE4016',
+    message: detail,
+    hint: 'number patterns use # and 0 for digits, `,` for grouping and `.` for decimals, e.g. "#,##0.00"',
+  };
+}
+
+export function unknownLocale(value: string): ConstantProblem {
+  const hint = 'write a language tag such as "en-US", "pt-BR" or "de-DE"';
+  return { code: 'PIPE4017', message: `unknown locale ${JSON.stringify(value)}`, hint };
+}
+
+export function unknownZone(value: string): ConstantProblem {
+  return {
+    code: 'PIPE4017',
+    message: `unknown time zone ${JSON.stringify(value)}`,
+    hint: 'write an IANA zone such as "America/Sao_Paulo", "UTC" or an offset such as "GMT-3"',
+  };
+}
+
+/** A value that is none of `candidates`: `unknown time unit "x"`, `unsupported charset "x"`. */
+export function notOneOfConstants(
+  what: string, value: string, candidates: readonly string[], verb = 'unknown',
+): ConstantProblem {
+  return { code: 'PIPE4017', message: `${verb} ${what} ${JSON.stringify(value)}`, candidates };
+}
+
+export function jsonPathWithoutRoot(path: string): ConstantProblem {
+  return { code: 'PIPE4017', message: `the JSONPath ${JSON.stringify(path)} must start with \`$\`` };
+}
+
+export function invalidConstantJsonPath(path: string, detail: string): ConstantProblem {
+  return { code: 'PIPE4017', message: `invalid JSONPath ${JSON.stringify(path)}: ${detail}` };
 }

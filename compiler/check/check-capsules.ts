@@ -8,7 +8,7 @@
  */
 import type { CapsuleDecl, Value } from '../ast/ast.js';
 import type { ConnectorSchema, JsonSchema } from '../connectors/connector-registry.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { unknownCapsuleParamType } from './errors.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { CapsulePlan } from '../lower/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
@@ -61,12 +61,7 @@ export function checkCapsules(facts: ServiceFacts): { plans: CapsulePlan[]; diag
       const schema = CAPSULE_PARAM_TYPES[param.type ?? 'any'];
       if (!schema) {
         diagnostics.push(
-          diagnostic('PIPE3003', {
-            message: `unknown parameter type \`${param.type ?? ''}\` in capsule \`${decl.name}\``,
-            span: param.typeSpan ?? param.nameSpan,
-            label: 'unknown type',
-            body: [`Parameter types: ${Object.keys(CAPSULE_PARAM_TYPES).map((t) => `\`${t}\``).join(', ')}.`],
-          }),
+          unknownCapsuleParamType(param.type ?? '', decl.name, param.typeSpan ?? param.nameSpan, Object.keys(CAPSULE_PARAM_TYPES)),
         );
         scope[param.name] = UNKNOWN; // reported once here, not again at every use
         continue;

@@ -7,7 +7,7 @@
  */
 import type { StoreDecl } from '../ast/ast.js';
 import type { ConnectorRegistry, ConnectorSchema } from '../connectors/connector-registry.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { expressionInSchema } from './errors.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Declarations } from '../resolve/declarations.js';
 import { checkParams, type ParamValidators } from './check-params.js';
@@ -24,12 +24,7 @@ export function checkSchemaDeclarations(decls: Declarations, schemas: SchemaComp
       if (literal.dynamic.size > 0) {
         for (const pointer of literal.dynamic) {
           out.push(
-            diagnostic('PIPE3004', {
-              message: `the schema \`${symbol.name}\` is compiled at build time and cannot contain \`{{ }}\` or env()`,
-              span: literal.spans.get(pointer) ?? symbol.decl.value.span,
-              label: 'expression inside a schema',
-              hint: 'write the schema as literal JSON; check values that vary with an `assert` or a later `validate` step',
-            }),
+            expressionInSchema(symbol.name, literal.spans.get(pointer) ?? symbol.decl.value.span),
           );
         }
         continue;

@@ -5,11 +5,14 @@
  * where the schema marks `x-pipe-braces`; their types are checked by the Double Braces checker.
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import type { ObjectValue } from '../ast/ast.js';
+import type { ObjectValue, Value } from '../ast/ast.js';
 import type { ConnectorSchema, JsonSchema } from '../connectors/connector-registry.js';
 import { paramProperties } from '../connectors/connector-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import {
+  expressionInFixedParameter, expressionInQueryText, invalidParameter, missingOneOf, missingParameter, notOneOf,
+  parameterNotApplicable, unknownParameter,
+} from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { Span } from '../../base/source/span.js';
 import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from '../ast/literal.js';
@@ -35,6 +38,18 @@ export class ParamValidators {
     }
     return validate;
   }
+
+  /** A validator of a schema fact (x-pipe-retry.unsafe.when), compiled once per compile run. */
+  validatorForFact(fact: JsonSchema): ValidateFunction {
+    let validate = this.facts.get(fact);
+    if (!validate) {
+      validate = this.ajv.compile(fact as object);
+      this.facts.set(fact, validate);
+    }
+    return validate;
+  }
+
+  private readonly facts = new Map<JsonSchema, ValidateFunction>();
 }
 
 export interface ParamsSubject {
@@ -57,19 +72,63 @@ export function checkParams(
   const diagnostics: Diagnostic[] = [];
   const validate = validators.validatorFor(schema);
   if (!validate(json)) {
-    for (const error of dedupeAjvErrors(validate.errors ?? [])) {
+    for (const error of dedupeAjvErrors(validate.errors ?? [], schema.params)) {
       const d = mapAjvError(error, schema, instance, subject, params.span);
       if (d) diagnostics.push(d);
     }
   }
-  diagnostics.push(...checkDynamicPlacement(schema, instance, subject));
+  diagnostics.push(...checkDynamicPlacement(schema, instance, subject, params));
   return { instance, diagnostics: diagnostics.filter(uniqueBySpan()) };
 }
 
-function dedupeAjvErrors(errors: readonly ErrorObject[]): ErrorObject[] {
-  // anyOf/oneOf produce one error per alternative plus a summary: keep the summary only.
-  const summaries = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
-  return errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || !summaries.has(e.instancePath) || e.keyword === 'additionalProperties' || e.keyword === 'required');
+function dedupeAjvErrors(errors: readonly ErrorObject[], root: JsonSchema): ErrorObject[] {
+  // A rule per case (`if`/`then`): the failing `then`'s own errors say what is wrong; its summary does not.
+  const kept = errors.filter((e) => e.keyword !== 'if');
+  // anyOf/oneOf produce one error per alternative plus a summary: keep the summary only — and when
+  // every alternative only requires a parameter, only the summary (one "needs one of …").
+  const requiredOnly = new Set(kept.filter((e) => requiredAlternatives(e, root) !== undefined).map((e) => e.schemaPath));
+  const summaries = new Set(kept.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
+  return kept.filter((e) => {
+    if (e.keyword === 'required' && [...requiredOnly].some((path) => e.schemaPath.startsWith(`${path}/`))) return false;
+    return e.keyword === 'anyOf' || e.keyword === 'oneOf' || !summaries.has(e.instancePath) || e.keyword === 'additionalProperties' || e.keyword === 'required';
+  });
+}
+
+/** The schema at an ajv schemaPath (`#/allOf/0/then/properties/x`), or undefined. */
+function schemaAtPath(root: JsonSchema, schemaPath: string): JsonSchema | undefined {
+  let current: unknown = root;
+  for (const segment of schemaPath.replace(/^#\/?/, '').split('/').filter(Boolean)) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[unescapePointer(segment)];
+  }
+  return current !== null && typeof current === 'object' ? (current as JsonSchema) : undefined;
+}
+
+/** For a failed `oneOf`/`anyOf` whose alternatives each only require parameters: those names. */
+function requiredAlternatives(error: ErrorObject, root: JsonSchema): string[] | undefined {
+  if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') return undefined;
+  if (error.keyword === 'oneOf' && error.params['passingSchemas'] != null) return undefined;
+  const options = schemaAtPath(root, error.schemaPath);
+  if (!Array.isArray(options) || options.length === 0) return undefined;
+  const names: string[] = [];
+  for (const option of options as JsonSchema[]) {
+    const keys = Object.keys(option);
+    const required = option['required'];
+    if (keys.length !== 1 || !Array.isArray(required)) return undefined;
+    names.push(...(required as string[]));
+  }
+  return names;
+}
+
+/** The case a failing `then` applies to (`operation` is `set`), from its `if`'s `const`s, for messages. */
+function caseOf(error: ErrorObject, root: JsonSchema): string | undefined {
+  const at = error.schemaPath.indexOf('/then/');
+  if (at < 0) return undefined;
+  const condition = schemaAtPath(root, `${error.schemaPath.slice(0, at)}/if`);
+  const props = condition?.['properties'] as Record<string, JsonSchema> | undefined;
+  if (!props) return undefined;
+  const parts = Object.entries(props).filter(([, v]) => 'const' in v).map(([k, v]) => `\`${k}\` is \`${String(v['const'])}\``);
+  return parts.length > 0 ? parts.join(' and ') : undefined;
 }
 
 function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject, fallback: Span): Diagnostic | undefined {
@@ -79,33 +138,40 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
   // resolved by the reference checks, not judged by the field's literal type.
   if (instance.idents.has(pointer) && typeof schemaAt(schema.params, pointer)?.['x-pipe-ref'] === 'string') return undefined;
   const where = pointer === '' ? '' : ` \`${pointerToPath(pointer)}\``;
+  const when = caseOf(error, schema.params);
   switch (error.keyword) {
+    case 'false schema': {
+      // A parameter a case rules out (`then: { properties: { x: false } }`).
+      const key = pointerToPath(pointer);
+      const keySpan = instance.spans.get(`#key:${pointer}`) ?? spanAt(instance, pointer, fallback);
+      return parameterNotApplicable(key, subject, keySpan, when);
+    }
     case 'additionalProperties': {
       const key = String(error.params['additionalProperty']);
       const childPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       const keySpan = instance.spans.get(`#key:${childPointer}`) ?? spanAt(instance, pointer, fallback);
       const accepted = Object.keys(propertiesAt(schema.params, pointer)).sort();
       const close = suggestParameter(key, accepted);
-      const owner = pointer === '' ? `${subject.what} \`${subject.name}\`` : `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\``;
-      return diagnostic('PIPE3001', {
-        message: `unknown parameter \`${key}\` for ${owner}`,
-        span: keySpan,
-        label: close ? `did you mean \`${close}\`?` : 'unknown parameter',
-        body: accepted.length > 0 ? [`${capitalize(subject.what)} \`${subject.name}\` accepts: ${listNames(accepted)}.`] : [],
-        ...(close ? { hint: `rename \`${key}\` to \`${close}\`` } : {}),
-      });
+      const inside = pointer === '' ? undefined : pointerToPath(pointer);
+      return unknownParameter({ key, at: keySpan, owner: subject, inside, accepted, suggestion: close });
     }
+    case 'oneOf':
+    case 'anyOf': {
+      const names = requiredAlternatives(error, schema.params);
+      if (!names) break;
+      const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
+      return missingOneOf(names, subject, span, when);
+    }
+    default:
+      break;
+  }
+  switch (error.keyword) {
     case 'required': {
       const missing = String(error.params['missingProperty']);
       const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
       const propSchema = propertiesAt(schema.params, pointer)[missing];
-      const description = propSchema && typeof propSchema['description'] === 'string' ? ` (${propSchema['description']})` : '';
-      return diagnostic('PIPE3002', {
-        message: `missing required parameter \`${missing}\`${pointer === '' ? '' : ` in${where}`} for ${subject.what} \`${subject.name}\``,
-        span,
-        label: `needs \`${missing}\``,
-        hint: `add \`${missing}: …\`${description}`,
-      });
+      const description = propSchema && typeof propSchema['description'] === 'string' ? propSchema['description'] : undefined;
+      return missingParameter(missing, pointer === '' ? '' : where, subject, span, description, when);
     }
     default: {
       const span = spanAt(instance, pointer, fallback);
@@ -114,22 +180,12 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       if (alternatives) {
         const value = valueAt(instance.json, pointer);
         const close = typeof value === 'string' ? suggest(value, alternatives.map(String)) : undefined;
-        return diagnostic('PIPE3003', {
-          message: `invalid value for${where} of ${subject.what} \`${subject.name}\`: expected one of ${alternatives.map((v) => `\`${String(v)}\``).join(', ')}`,
-          span,
-          label: close ? `did you mean \`${close}\`?` : 'not an allowed value',
-          ...(close ? { hint: `write \`${close}\`` } : {}),
-        });
+        return notOneOf(where, subject, span, alternatives, close);
       }
       const value = valueAt(instance.json, pointer);
       const close = allowed && typeof value === 'string' ? suggest(value, allowed.map(String)) : undefined;
       const problem = durationLimit(error, schemaAt(schema.params, pointer)) ?? error.message ?? 'not allowed';
-      return diagnostic('PIPE3003', {
-        message: `invalid value for${where || ' the parameters'} of ${subject.what} \`${subject.name}\`: ${problem}`,
-        span,
-        label: close ? `did you mean \`${close}\`?` : problem,
-        ...(allowed ? { body: [`Allowed values: ${allowed.map((v) => `\`${String(v)}\``).join(', ')}.`] } : {}),
-      });
+      return invalidParameter({ where, owner: subject, at: span, problem, allowed, suggestion: close });
     }
   }
 }
@@ -148,7 +204,7 @@ function formatDuration(ms: number): string {
 }
 
 /** `{{ }}` and env() only where the schema says `x-pipe-braces` (or the field accepts any value). */
-function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject): Diagnostic[] {
+function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject, params: ObjectValue): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const pointer of instance.dynamic) {
     const fieldSchema = schemaAt(schema.params, pointer);
@@ -156,16 +212,37 @@ function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstanc
     if (allowsDynamic(fieldSchema) || inheritsDynamic(schema.params, pointer)) continue;
     const span = instance.spans.get(pointer);
     if (!span) continue;
-    out.push(
-      diagnostic('PIPE3004', {
-        message: `\`${pointerToPath(pointer)}\` of ${subject.what} \`${subject.name}\` is fixed at build time and does not accept expressions`,
-        span,
-        label: 'expression not allowed here',
-        hint: 'write a literal value here',
-      }),
-    );
+    const refusal = fieldSchema['x-pipe-refuses-braces'];
+    if (typeof refusal === 'string') {
+      out.push(expressionInQueryText(pointerToPath(pointer), subject, firstExpressionSpan(astValueAt(params, pointer)) ?? span, refusal));
+      continue;
+    }
+    out.push(expressionInFixedParameter(pointerToPath(pointer), subject, span));
   }
   return out;
+}
+
+/** The value written at a JSON pointer of the parameters (an AST value, for spans inside it). */
+function astValueAt(root: Value, pointer: string): Value | undefined {
+  let current: Value | undefined = root;
+  for (const segment of pointer.split('/').slice(1)) {
+    const key = unescapePointer(segment);
+    if (!current) return undefined;
+    if (current.kind === 'array') current = current.items[Number(key)];
+    else if (current.kind === 'object' || current.kind === 'tagged') {
+      const obj: ObjectValue = current.kind === 'tagged' ? current.value : current;
+      const entry = obj.entries.find((e) => e.kind === 'entry' && e.key === key);
+      current = entry?.kind === 'entry' ? entry.value : undefined;
+    } else return undefined;
+  }
+  return current;
+}
+
+/** Where the first `{{ }}` of a value is: the braces inside a template string, or the value itself. */
+function firstExpressionSpan(value: Value | undefined): Span | undefined {
+  if (!value) return undefined;
+  if (value.kind === 'template') return value.parts.find((p) => p.kind === 'braces')?.span ?? value.span;
+  return value.span;
 }
 
 /** The enum values offered by a schema's anyOf/oneOf alternatives (including arrays of them). */
@@ -264,15 +341,6 @@ export function pointerToPath(pointer: string): string {
     .map(unescapePointer)
     .map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`))
     .join('');
-}
-
-function listNames(names: readonly string[]): string {
-  const shown = names.slice(0, 12).map((n) => `\`${n}\``);
-  return names.length > 12 ? `${shown.join(', ')} …and ${names.length - 12} more` : shown.join(', ');
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function uniqueBySpan(): (d: Diagnostic) => boolean {

@@ -6,7 +6,10 @@
 import type { AccountDecl, PipelineDecl, Step, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { stepReferences } from '../connectors/schema-facts.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import {
+  badPipelineOption, capsuleNamedLikeConnector, duplicateRoute, expressionInGlobal, selfExecutionWithoutRoom,
+  unknownAccountField, unknownAccountType, unknownPipelineOption, unusedBranch,
+} from './errors.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { PipelinePlan, ServicePlan } from '../lower/plan.js';
@@ -17,6 +20,7 @@ import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-ty
 import { ParamValidators } from './check-params.js';
 import { SchemaCompiler } from './json-schema.js';
 import { walkDeclSteps } from '../ast/walk.js';
+import { checkKindRouting, stepsKinds } from './check-policies.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
 import { checkSchemaDeclarations, checkStoreDeclarations, storeExpireSeconds } from './check-declarations.js';
@@ -47,7 +51,8 @@ export interface CheckInput {
   readonly registry: ConnectorRegistry;
   readonly decls: Declarations;
   readonly sourceOf: (file: string) => SourceFile | undefined;
-  readonly displayPath: (file: string) => string;
+  /** How a source file is named in the plan (provenance of steps and generated code). */
+  readonly sourcePath: (file: string) => string;
 }
 
 export function checkProgram(input: CheckInput): { value: ServicePlan; diagnostics: Diagnostic[]; shapes: StepShape[] } {
@@ -59,7 +64,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     for (const pointer of literal.dynamic) {
       const span = literal.spans.get(pointer) ?? g.value.span;
       if (isEnvAt(g.value, span)) continue;
-      diagnostics.push(diagnostic('PIPE3004', { message: `the global \`${g.name}\` is fixed when the service starts and cannot contain \`{{ }}\``, span, label: 'expression in a global', hint: 'write a literal value (env("NAME") is allowed)' }));
+      diagnostics.push(expressionInGlobal(g.name, span));
     }
   }
   const globals = [...input.decls.globals.values()].map((g) => {
@@ -72,7 +77,7 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     validators: new ParamValidators(),
     schemas: new SchemaCompiler(),
     sourceOf: input.sourceOf,
-    displayPath: input.displayPath,
+    sourcePath: input.sourcePath,
     globalTypes: Object.fromEntries(globals.map((g) => [g.name, g.type])),
     accountTypes,
   };
@@ -149,9 +154,10 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
   const firstMessage = executedByPipelines ? UNKNOWN : (trigger?.message ?? UNKNOWN);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});
   const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
+  if (decl.onError) checkKindRouting(decl.onError, stepsKinds(decl.steps, ctx), `the steps of pipeline \`${decl.name}\``, ctx);
   for (const branch of decl.branches) {
     if (!ctx.usedBranches.has(branch.name)) {
-      ctx.diagnostics.push(diagnostic('PIPE6006', { message: `branch \`${branch.name}\` is never used`, span: branch.nameSpan, label: 'unused branch', hint: `route to it with \`when … -> ${branch.name}\` or remove it` }));
+      ctx.diagnostics.push(unusedBranch(branch.name, branch.nameSpan));
     }
   }
   if (!trigger) return { diagnostics: ctx.diagnostics, executes: ctx.executes, shapes: ctx.shapes };
@@ -161,6 +167,7 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
       source: ctx.source(decl.nameSpan),
       trigger: trigger.plan,
       concurrency: options.concurrency,
+      queue: options.queue,
       timeout: options.timeout,
       steps: steps.plan,
       ...(onError ? { onError: onError.plan } : {}),
@@ -174,22 +181,29 @@ function checkPipeline(decl: PipelineDecl, facts: ServiceFacts, executedByPipeli
   };
 }
 
-function checkOptions(decl: PipelineDecl, diagnostics: Diagnostic[]): { concurrency: number; timeout: number } {
+/** The default bound of a pipeline's wait queue: overload is shed (503), never queued without end. */
+export const DEFAULT_QUEUE = 1000;
+
+const PIPELINE_OPTIONS = ['concurrency', 'queue', 'timeout'];
+
+function checkOptions(decl: PipelineDecl, diagnostics: Diagnostic[]): { concurrency: number; queue: number; timeout: number } {
   let concurrency = 10;
+  let queue = DEFAULT_QUEUE;
   let timeout = 30000;
   for (const entry of decl.options?.entries ?? []) {
     if (entry.kind !== 'entry') continue;
     const v = entry.value;
     if (entry.key === 'concurrency' && v.kind === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= 1000) concurrency = v.value;
+    else if (entry.key === 'queue' && v.kind === 'number' && Number.isInteger(v.value) && v.value >= 0 && v.value <= 100_000) queue = v.value;
     else if (entry.key === 'timeout' && (v.kind === 'duration' || v.kind === 'number') && (v.kind === 'duration' ? v.ms : v.value) > 0) timeout = v.kind === 'duration' ? v.ms : v.value;
-    else if (entry.key === 'concurrency' || entry.key === 'timeout') {
-      diagnostics.push(diagnostic('PIPE3007', { message: `invalid value for pipeline option \`${entry.key}\``, span: v.span, label: entry.key === 'concurrency' ? 'expected an integer from 1 to 1000' : 'expected a duration such as 30s', hint: entry.key === 'concurrency' ? 'write for example `concurrency: 4`' : 'write for example `timeout: 30s`' }));
+    else if (entry.key === 'concurrency' || entry.key === 'queue' || entry.key === 'timeout') {
+      diagnostics.push(badPipelineOption(entry.key, v.span));
     } else {
-      const close = suggest(entry.key, ['concurrency', 'timeout']);
-      diagnostics.push(diagnostic('PIPE3007', { message: `unknown pipeline option \`${entry.key}\``, span: entry.keySpan, label: close ? `did you mean \`${close}\`?` : 'unknown option', body: ['Pipeline options: `concurrency` (default 10), `timeout` (default 30s).'] }));
+      const close = suggest(entry.key, PIPELINE_OPTIONS);
+      diagnostics.push(unknownPipelineOption(entry.key, entry.keySpan, close));
     }
   }
-  return { concurrency, timeout };
+  return { concurrency, queue, timeout };
 }
 
 function checkAccounts(decls: Declarations, diagnostics: Diagnostic[]): Record<string, PipeType> {
@@ -198,7 +212,7 @@ function checkAccounts(decls: Declarations, diagnostics: Diagnostic[]): Record<s
     const allowed = ACCOUNT_FIELDS[account.accountType];
     if (!allowed) {
       const close = suggest(account.accountType, Object.keys(ACCOUNT_FIELDS));
-      diagnostics.push(diagnostic('PIPE3009', { message: `unknown account type \`${account.accountType}\``, span: account.typeSpan, label: close ? `did you mean \`${close}\`?` : 'unknown type', body: [`Account types: ${Object.keys(ACCOUNT_FIELDS).map((t) => `\`${t}\``).join(', ')}.`] }));
+      diagnostics.push(unknownAccountType(account.accountType, account.typeSpan, Object.keys(ACCOUNT_FIELDS), close));
       continue;
     }
     types[account.name] = accountShape(account, allowed, diagnostics);
@@ -212,7 +226,7 @@ function accountShape(account: AccountDecl, allowed: readonly string[], diagnost
     if (entry.kind !== 'entry') continue;
     if (!allowed.includes(entry.key)) {
       const close = suggest(entry.key, allowed);
-      diagnostics.push(diagnostic('PIPE3009', { message: `accounts of type \`${account.accountType}\` have no field \`${entry.key}\``, span: entry.keySpan, label: close ? `did you mean \`${close}\`?` : 'unknown field', body: [`Fields of \`${account.accountType}\`: ${allowed.map((f) => `\`${f}\``).join(', ')}.`] }));
+      diagnostics.push(unknownAccountField(account.accountType, entry.key, entry.keySpan, allowed, close));
     }
     fields[entry.key] = { type: entry.key === 'keys' ? UNKNOWN : STRING, required: true };
   }
@@ -235,7 +249,7 @@ function checkRoutes(decls: Declarations, registry: ConnectorRegistry): Diagnost
       const key = `${m} ${path.value.replace(/:[^/]+/g, ':')}`;
       const previous = seen.get(key);
       if (previous) {
-        out.push(diagnostic('PIPE3008', { message: `\`${m} ${path.value}\` is already served by pipeline \`${previous.pipeline}\``, span: path.span, label: 'duplicate route', secondary: [{ span: previous.span, message: 'first route here' }], hint: 'change the path or the method of one of the two triggers' }));
+        out.push(duplicateRoute(`${m} ${path.value}`, previous.pipeline, path.span, previous.span));
       } else seen.set(key, { pipeline: p.name, span: path.span });
     }
   }
@@ -247,7 +261,7 @@ function checkNameClashes(decls: Declarations, registry: ConnectorRegistry): Dia
   const out: Diagnostic[] = [];
   for (const capsule of decls.capsules.values()) {
     if (registry.connectors.has(capsule.name)) {
-      out.push(diagnostic('PIPE2003', { message: `the capsule \`${capsule.name}\` has the name of a connector`, span: capsule.nameSpan, label: 'clashes with a connector', hint: 'give the capsule another name' }));
+      out.push(capsuleNamedLikeConnector(capsule.name, capsule.nameSpan));
     }
   }
   return out;
@@ -269,13 +283,7 @@ function checkExecuteCycles(decls: Declarations, edges: readonly ExecuteEdge[]):
     reported.add(start);
     const names = [start, ...cycle.map((e) => e.to)].join(' → ');
     out.push(
-      diagnostic('PIPE6003', {
-        message: `pipeline \`${start}\` executes itself (${names}) but allows only ${value} simultaneous execution`,
-        span: concurrency?.span ?? decl?.nameSpan ?? (cycle[0] as ExecuteEdge).span,
-        label: 'needs concurrency of at least 2',
-        secondary: [{ span: (cycle[0] as ExecuteEdge).span, message: 'the execution that closes the cycle starts here' }],
-        hint: `declare \`pipeline ${start} (concurrency: 2)\` or more`,
-      }),
+      selfExecutionWithoutRoom(start, names, value, concurrency?.span ?? decl?.nameSpan ?? (cycle[0] as ExecuteEdge).span, (cycle[0] as ExecuteEdge).span),
     );
   }
   return out;

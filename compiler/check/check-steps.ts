@@ -6,12 +6,16 @@
  */
 import type { BranchBody, ChoiceStep, ConnectorStep, ForEachStep, Step, Value } from '../ast/ast.js';
 import { paramProperties, type ConnectorSchema } from '../connectors/connector-registry.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import {
+  badParallel, choiceWithoutOtherwise, expressionInHeaderWord, labelUsedTwice, optedOut, respondNotAllowed,
+  tooManyHeaderWords, unknownBranch, unknownConnector, unknownForEachOption, unreachableBranch, unreachableStep,
+} from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { ChoicePlan, JsExpr, PlanStep } from '../lower/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import type { Span } from '../../base/source/span.js';
 import { checkParams } from './check-params.js';
+import { checkKindRouting, checkRetry, connectorKinds, connectorParams, stepsKinds } from './check-policies.js';
 import { applyStepHooks, splitHeaderWords } from './step-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
@@ -41,12 +45,7 @@ export function checkBlock(steps: readonly Step[], message: PipeType, ctx: Pipel
   for (const step of steps) {
     if (terminated && !reportedUnreachable) {
       ctx.diagnostics.push(
-        diagnostic('PIPE6001', {
-          message: 'this step can never run: the execution has already ended',
-          span: stepHeadSpan(step),
-          label: 'unreachable',
-          hint: 'remove it, or move it before the `respond`/`fail` that ends the execution',
-        }),
+        unreachableStep(stepHeadSpan(step)),
       );
       reportedUnreachable = true;
     }
@@ -67,12 +66,7 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
       if (opts.respondForbiddenIn) {
         const where = opts.respondForbiddenIn;
         ctx.diagnostics.push(
-          diagnostic('PIPE6004', {
-            message: `\`respond\` cannot be used inside ${where === 'for-each' ? '`for-each`' : 'a capsule'}`,
-            span: { file: step.span.file, start: step.span.start, end: step.span.start + 'respond'.length },
-            label: where === 'for-each' ? 'not allowed in a loop body' : 'not allowed in a capsule',
-            hint: where === 'for-each' ? 'collect the results and respond after the loop' : 'let the capsule end with its output; the pipeline that uses it responds',
-          }),
+          respondNotAllowed(where, { file: step.span.file, start: step.span.start, end: step.span.start + 'respond'.length }),
         );
       }
       const env = ctx.bracesEnv(message);
@@ -93,6 +87,7 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
     case 'try': {
       const body = checkBlock(step.body, message, ctx, opts);
       const catchBody = checkBlock(step.catchBody, ERROR_OBJECT, ctx, opts);
+      checkKindRouting(step.catchBody, stepsKinds(step.body, ctx), 'the steps of this `try`', ctx);
       const outputs = [body, catchBody].filter((b) => !b.terminates).map((b) => b.message);
       return {
         plan: [{ kind: 'try', source: ctx.source(step.span), body: body.plan, catchBody: catchBody.plan }],
@@ -105,20 +100,16 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
   }
 }
 
-function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+  // Step options (`retry`) are not the connector's parameters: checked apart, in check-policies.ts.
+  const step: ConnectorStep = { ...written, params: connectorParams(written.params) };
   const capsule = ctx.facts.decls.capsules.get(step.connector);
   const schema = ctx.facts.registry.connectors.get(step.connector) ?? (capsule ? capsuleSchema(capsule) : undefined);
   if (!schema) {
     const names = [...ctx.facts.registry.connectors.keys(), ...ctx.facts.decls.capsules.keys()];
     const close = suggest(step.connector, names);
     ctx.diagnostics.push(
-      diagnostic('PIPE2001', {
-        message: `unknown connector \`${step.connector}\``,
-        span: step.connectorSpan,
-        label: close ? `did you mean \`${close}\`?` : 'unknown connector',
-        body: [`Connectors: ${names.map((n) => `\`${n}\``).join(', ')}.`],
-        ...(close ? { hint: `write \`${close}\`` } : {}),
-      }),
+      unknownConnector(step.connector, step.connectorSpan, names, close),
     );
     return { plan: [], message: UNKNOWN, terminates: false };
   }
@@ -132,12 +123,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
     const param = positional[i];
     if (arg.kind === 'string' && arg.text.includes('{{')) {
       ctx.diagnostics.push(
-        diagnostic('PIPE3004', {
-          message: `the words after \`${step.connector}\` are fixed at build time and cannot hold \`{{ }}\``,
-          span: arg.span,
-          label: 'expression in a header word',
-          hint: param ? `move it into the block: \`${step.connector} { ${param}: "${arg.text}" … }\`` : 'move it into the block',
-        }),
+        expressionInHeaderWord(step.connector, arg.text, arg.span, param),
       );
       if (param !== undefined) extra[param] = arg.text; // reported once: not again as a missing parameter
       return;
@@ -149,12 +135,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
       label = arg.text;
     } else {
       ctx.diagnostics.push(
-        diagnostic('PIPE3005', {
-          message: `too many words after \`${step.connector}\``,
-          span: arg.span,
-          label: 'unexpected here',
-          body: [positional.length > 0 ? `\`${step.connector}\` takes ${positional.map((p) => `\`${p}\``).join(', ')} and then an optional label.` : `\`${step.connector}\` takes only an optional label before its \`{\`.`],
-        }),
+        tooManyHeaderWords(step.connector, arg.span, positional),
       );
     }
   });
@@ -164,12 +145,7 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
     // A branch reached from several `-> name` is checked once per route: the same step is no duplicate.
     if (previous && labelArg && !sameSpan(previous, labelArg.span)) {
       ctx.diagnostics.push(
-        diagnostic('PIPE2009', {
-          message: `the step label \`${label}\` is used twice in pipeline \`${ctx.pipeline}\``,
-          span: labelArg.span,
-          label: 'used again here',
-          secondary: [{ span: previous, message: 'first used here' }],
-        }),
+        labelUsedTwice(label, ctx.pipeline, labelArg.span, previous),
       );
     } else if (labelArg) {
       ctx.labels.set(label, labelArg.span);
@@ -189,6 +165,8 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
   const failOnError = failOnErrorValue?.kind === 'boolean' ? failOnErrorValue.value : defaultFailOnError(schema.params);
   warnOptOuts(step, schema.params, ctx);
   const onFail = hook.onFailSteps ? checkBlock(hook.onFailSteps, FAILURE_OUTPUT, ctx, opts) : undefined;
+  if (hook.onFailSteps) checkKindRouting(hook.onFailSteps, connectorKinds(schema), `\`${step.connector}\``, ctx);
+  const retry = checkRetry(written, schema, extra, ctx);
 
   // With fail-on-error off the output may also be `{ success: false, … }`; shapes stay optimistic
   // (the success shape) so that paths into it are still checked — documented in docs/language.md.
@@ -206,10 +184,11 @@ function checkConnectorStep(step: ConnectorStep, message: PipeType, ctx: Pipelin
         ...(label !== undefined ? { label } : {}),
         params,
         failOnError,
-        synchronous: !capsule && schema.synchronous === true,
+        synchronous: !capsule && schema.synchronous === true && retry === undefined,
         ...(schema['x-pipe-span'] ? { span: schema['x-pipe-span'] } : {}),
         ...(schema['x-pipe-metrics'] ? { metrics: schema['x-pipe-metrics'] } : {}),
         ...(onFail ? { onFail: onFail.plan } : {}),
+        ...(retry ? { retry } : {}),
       },
     ],
     message: resultType,
@@ -249,12 +228,7 @@ function registerLabel(label: string, span: Span, output: PipeType, ctx: Pipelin
   const previous = ctx.labels.get(label);
   if (previous && !sameSpan(previous, span)) {
     ctx.diagnostics.push(
-      diagnostic('PIPE2009', {
-        message: `the step label \`${label}\` is used twice in pipeline \`${ctx.pipeline}\``,
-        span,
-        label: 'used again here',
-        secondary: [{ span: previous, message: 'first used here' }],
-      }),
+      labelUsedTwice(label, ctx.pipeline, span, previous),
     );
     return;
   }
@@ -274,12 +248,7 @@ function warnOptOuts(step: ConnectorStep, params: Readonly<Record<string, unknow
     if (typeof consequence !== 'string' || typeof prop.default !== 'boolean') continue;
     const value = entryOf(step.params, key);
     if (value?.kind !== 'boolean' || value.value === prop.default) continue;
-    ctx.diagnostics.push(diagnostic('PIPE3011', {
-      message: `\`${key}: ${String(value.value)}\` on \`${step.connector}\`: ${consequence}`,
-      span: value.span,
-      label: `${key} turned ${value.value ? 'on' : 'off'}`,
-      hint: `remove \`${key}: ${String(value.value)}\`, or handle \`{ success: false }\` right after this step`,
-    }));
+    ctx.diagnostics.push(optedOut(step.connector, key, value.value, consequence, value.span));
   }
 }
 
@@ -296,12 +265,7 @@ function checkChoice(step: ChoiceStep, message: PipeType, ctx: PipelineContext, 
   for (const when of step.whens) {
     if (alwaysMatched) {
       ctx.diagnostics.push(
-        diagnostic('PIPE6005', {
-          message: 'this branch can never be taken: an earlier condition always matches',
-          span: when.condition.span,
-          label: 'unreachable branch',
-          secondary: [{ span: alwaysMatched.span, message: 'this condition always matches' }],
-        }),
+        unreachableBranch(when.condition.span, alwaysMatched.span),
       );
     }
     const condition = compileCondition(when.condition, message, ctx);
@@ -318,12 +282,7 @@ function checkChoice(step: ChoiceStep, message: PipeType, ctx: PipelineContext, 
     allTerminate &&= otherwise.terminates;
   } else {
     ctx.diagnostics.push(
-      diagnostic('PIPE6002', {
-        message: 'this choice has no `otherwise`: a message that matches no `when` passes on unchanged',
-        span: { file: step.span.file, start: step.span.start, end: step.span.start + 'choice'.length },
-        label: 'no otherwise',
-        hint: 'add `otherwise { … }`',
-      }),
+      choiceWithoutOtherwise({ file: step.span.file, start: step.span.start, end: step.span.start + 'choice'.length }),
     );
     outputs.push(message);
     allTerminate = false;
@@ -344,12 +303,7 @@ function checkBranchBody(body: BranchBody, message: PipeType, ctx: PipelineConte
   if (!branch) {
     const close = suggest(body.name, [...ctx.branches.keys()]);
     ctx.diagnostics.push(
-      diagnostic('PIPE2010', {
-        message: `pipeline \`${ctx.pipeline}\` has no branch \`${body.name}\``,
-        span: body.span,
-        label: close ? `did you mean \`${close}\`?` : 'unknown branch',
-        hint: close ? `write \`-> ${close}\`` : `declare it in the pipeline: \`branch ${body.name} { … }\``,
-      }),
+      unknownBranch(ctx.pipeline, body.name, body.span, close),
     );
     return { plan: [], message, terminates: false };
   }
@@ -365,12 +319,7 @@ function checkForEach(step: ForEachStep, message: PipeType, ctx: PipelineContext
     if (entry.key !== 'parallel' && entry.key !== 'fail-on-error') {
       const close = suggest(entry.key, ['parallel', 'fail-on-error']);
       ctx.diagnostics.push(
-        diagnostic('PIPE3001', {
-          message: `unknown option \`${entry.key}\` for \`for-each\``,
-          span: entry.keySpan,
-          label: close ? `did you mean \`${close}\`?` : 'unknown option',
-          body: ['`for-each` accepts: `parallel` (1 to 10, default 1), `fail-on-error` (default false).'],
-        }),
+        unknownForEachOption(entry.key, entry.keySpan, close),
       );
     }
   }
@@ -380,11 +329,7 @@ function checkForEach(step: ForEachStep, message: PipeType, ctx: PipelineContext
       parallel = parallelValue.value;
     } else {
       ctx.diagnostics.push(
-        diagnostic('PIPE3003', {
-          message: '`parallel` of `for-each` must be an integer from 1 to 10',
-          span: parallelValue.span,
-          label: 'expected 1 to 10',
-        }),
+        badParallel(parallelValue.span),
       );
     }
   }

@@ -6,10 +6,12 @@
  * the schema's `x-pipe-span` gives executions it starts.
  */
 import type { TriggerDecl } from '../ast/ast.js';
-import { staticJson } from '../ast/literal.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { entryOf, staticJson } from '../ast/literal.js';
+import { unknownTrigger } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
-import type { ConnectorSchema } from '../connectors/connector-registry.js';
+import { paramProperties, type ConnectorSchema } from '../connectors/connector-registry.js';
+import { checkExists } from '../resolve/references.js';
+import { checkAccountType } from './account-types.js';
 import type { TriggerHookOutput } from '../connectors/hook-api.js';
 import type { TriggerPlan } from '../lower/plan.js';
 import { propertyKey } from '../lower/values.js';
@@ -30,18 +32,13 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelop
     const names = [...ctx.facts.registry.triggers.keys()];
     const close = suggest(trigger.kind, names);
     ctx.diagnostics.push(
-      diagnostic('PIPE2002', {
-        message: `unknown trigger \`${trigger.kind}\``,
-        span: trigger.kindSpan,
-        label: close ? `did you mean \`${close}\`?` : 'unknown trigger',
-        body: [`Triggers: ${names.map((n) => `\`${n}\``).join(', ')}.`],
-        ...(close ? { hint: `write \`trigger ${close} { … }\`` } : {}),
-      }),
+      unknownTrigger(trigger.kind, trigger.kindSpan, names, close),
     );
     return undefined;
   }
   const checked = checkParams(schema, trigger.config, {}, { what: 'trigger', name: trigger.kind, nameSpan: trigger.kindSpan }, ctx.facts.validators);
   ctx.diagnostics.push(...checked.diagnostics);
+  checkTriggerAccounts(trigger, schema, ctx);
   const part = ctx.facts.registry.triggerCompilers.get(trigger.kind);
   const out = part ? part.trigger({ trigger, schema, ctx, envelope }, COMPILE_API) : plainTrigger(trigger, schema);
   const span = schema['x-pipe-span'];
@@ -54,6 +51,18 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelop
     plan: { kind: trigger.kind, module: schema.module ?? `triggers/${trigger.kind}/${trigger.kind}`, spec: `{ ${fields.join(', ')} }` },
     message: out.message,
   };
+}
+
+/** Parameters marked `x-pipe-ref: account`: the account exists and is of a type the trigger takes. */
+function checkTriggerAccounts(trigger: TriggerDecl, schema: ConnectorSchema, ctx: PipelineContext): void {
+  for (const [key, property] of Object.entries(paramProperties(schema))) {
+    if (property['x-pipe-ref'] !== 'account') continue;
+    const value = entryOf(trigger.config, key);
+    const name = value?.kind === 'ident' ? value.name : value?.kind === 'string' ? value.value : undefined;
+    if (!value || name === undefined) continue;
+    if (!checkExists(ctx.diagnostics, ctx.facts.decls, 'account', name, value.span)) continue;
+    checkAccountType(ctx.diagnostics, ctx.facts.decls, property, name, value.span, `\`${key}\` of trigger \`${trigger.kind}\``);
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { ObjectValue, Value } from '../ast/ast.js';
 import { entryOf, escapePointer, isDynamicPointer, spanAt, staticJson, stepsEntryOf, toLiteral } from '../ast/literal.js';
+import type { Span } from '../../base/source/span.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { CompileApi, ConfigReader, ShapeKit } from '../connectors/hook-api.js';
@@ -59,7 +60,14 @@ export const COMPILE_API: CompileApi = {
     return compileValue(value, env, ctx.diagnostics);
   },
   propertyKey,
-  compileJoltChain,
+  compileJoltChain(spec, locate, ctx) {
+    if (!ctx) return compileJoltChain(spec, locate);
+    const sourceLine = (span: Span): string => {
+      const at = ctx.source(span);
+      return `${at.file}:${at.line}`;
+    };
+    return compileJoltChain(spec, locate, { sourceLine });
+  },
   compileJsltValue(value, ctx) {
     return compileJslt(value.value, { file: value.span.file, mapOffset: offsetMapper(value, ctx) });
   },

@@ -13,7 +13,8 @@ import type { SourceFile } from '../../base/source/source-file.js';
 import type { Span } from '../../base/source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
 import type { ParamValidators } from './check-params.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
+import { invalidSchema, schemaKeywordDiagnostic } from './errors.js';
 import { detectDraft, DRAFTS, type Draft, type SchemaCompiler, type SchemaProblem } from './json-schema.js';
 
 export interface ServiceFacts {
@@ -22,7 +23,7 @@ export interface ServiceFacts {
   readonly validators: ParamValidators;
   readonly sourceOf: (file: string) => SourceFile | undefined;
   /** How files are named in provenance comments (relative to the working directory). */
-  readonly displayPath: (file: string) => string;
+  readonly sourcePath: (file: string) => string;
   readonly globalTypes: Readonly<Record<string, PipeType>>;
   readonly accountTypes: Readonly<Record<string, PipeType>>;
   /** Checks and compiles JSON Schemas once per distinct schema in this compile run. */
@@ -64,7 +65,7 @@ export class PipelineContext {
 
   source(span: Span): SourceRef {
     const file = this.facts.sourceOf(span.file);
-    return { file: this.facts.displayPath(span.file), line: file ? file.positionOf(span.start).line : 1 };
+    return { file: this.facts.sourcePath(span.file), line: file ? file.positionOf(span.start).line : 1 };
   }
 
   /** A unique JavaScript identifier for a module-level declaration. */
@@ -132,19 +133,17 @@ export function schemaDiagnostics(
   problems: readonly SchemaProblem[], draft: Draft, span: Span, locate?: (pointer: string) => Span,
 ): Diagnostic[] {
   const where = (pointer: string): Span => (locate ? locate(pointer) : span);
-  const coded = problems.filter((p) => p.code !== undefined);
+  const coded = problems.filter((p): p is SchemaProblem & { code: DiagnosticCode } => p.code !== undefined);
   if (coded.length > 0) {
     return coded.map((p) =>
-      diagnostic(p.code as string, { message: p.message, span: where(p.pointer), label: p.label ?? 'here', ...(p.hint ? { hint: p.hint } : {}) }));
+      schemaKeywordDiagnostic(
+        { code: p.code, message: p.message, label: p.label ?? 'here', ...(p.hint ? { hint: p.hint } : {}) },
+        where(p.pointer),
+      ));
   }
   const specific = problems.find((p) => p.keyword === 'enum') ?? problems.find((p) => p.keyword !== 'anyOf') ?? problems[0];
   if (!specific) return [];
   return [
-    diagnostic('PIPE3006', {
-      message: `invalid JSON Schema (${draft}): ${specific.message}`,
-      span: where(specific.pointer),
-      label: 'invalid schema',
-      hint: 'fix the schema keyword named above',
-    }),
+    invalidSchema(draft, specific.message, where(specific.pointer)),
   ];
 }

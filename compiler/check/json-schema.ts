@@ -10,6 +10,7 @@ import validateDraft07Schema from './generated/draft-07-meta.js';
 import { META_CHECK_OPTIONS } from './meta-validator-source.js';
 import { schemaKeywordProblems } from './schema-keywords.js';
 import { schemaRegExp } from '../../runtime/regex/schema-pattern.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 
 type AjvClass = new (opts: Options) => Ajv;
 
@@ -81,7 +82,7 @@ function createAjv(draft: Draft, forCode: boolean): Ajv {
 export interface SchemaProblem {
   readonly message: string;
   /** Set for problems with a code of their own (patterns, formats); others are PIPE3006. */
-  readonly code?: string;
+  readonly code?: DiagnosticCode;
   readonly label?: string;
   readonly hint?: string;
   /** The meta-schema keyword that failed (enum, type, anyOf, …). */

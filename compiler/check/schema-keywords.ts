@@ -3,19 +3,15 @@
  * `pattern` and `patternProperties` key must run on RE2 (the validators' regex engine, see
  * runtime/regex/schema-pattern.ts), and every `format` must be one the validators enforce (ajv
  * ignores an unknown format, so a typo such as `"emial"` would validate nothing).
- * In: a schema (JSON). Out: problems with the JSON pointer of the offending value.
+ * In: a schema (JSON). Out: problems with the JSON pointer of the offending value (worded by
+ * errors.ts).
  */
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import { regexProblem } from '../../runtime/regex/index.js';
+import { invalidPattern, patternNeedsBacktracking, unknownFormat, type SchemaKeywordProblem } from './errors.js';
 
-export interface SchemaKeywordProblem {
-  readonly code: 'PIPE5504' | 'PIPE5505' | 'PIPE3010';
-  readonly pointer: string;
-  readonly message: string;
-  readonly label: string;
-  readonly hint?: string;
-}
+export type { SchemaKeywordProblem };
 
 /** The formats the validators check (ajv-formats, added to every validator's ajv). */
 export const KNOWN_FORMATS: readonly string[] = Object.keys(fullFormats).sort();
@@ -56,14 +52,7 @@ function walk(schema: unknown, pointer: string, depth: number, problems: SchemaK
   }
   const format = schema['format'];
   if (typeof format === 'string' && !KNOWN_FORMATS.includes(format)) {
-    const close = suggest(format, KNOWN_FORMATS);
-    problems.push({
-      code: 'PIPE3010',
-      pointer: `${pointer}/format`,
-      message: `unknown JSON Schema format ${JSON.stringify(format)}: no validator would check it`,
-      label: close ? `did you mean "${close}"?` : 'unknown format',
-      hint: close ? `write "${close}"` : `known formats: ${KNOWN_FORMATS.join(', ')}; or check the value with \`pattern\``,
-    });
+    problems.push(unknownFormat(format, `${pointer}/format`, KNOWN_FORMATS, suggest(format, KNOWN_FORMATS)));
   }
   for (const keyword of SCHEMA_MAPS) {
     const map = schema[keyword];
@@ -86,19 +75,7 @@ function checkPattern(pattern: string, pointer: string, problems: SchemaKeywordP
   if (problem === undefined) return;
   problems.push(
     problem.needsBacktracking
-      ? {
-        code: 'PIPE5504',
-        pointer,
-        message: `the pattern ${JSON.stringify(pattern)} needs a backtracking engine: ${problem.message}`,
-        label: 'needs backtracking',
-        hint: 'rewrite it without lookaround or backreferences (for an exclusion, add `not: { pattern: … }`)',
-      }
-      : {
-        code: 'PIPE5505',
-        pointer,
-        message: `the pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${problem.message}`,
-        label: 'invalid pattern',
-        hint: 'JSON Schema patterns are ECMAScript regular expressions',
-      },
+      ? patternNeedsBacktracking(pattern, pointer, problem.message)
+      : invalidPattern(pattern, pointer, problem.message),
   );
 }

@@ -8,10 +8,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { bundleService } from './bundle-service.js';
+import { DOCKERIGNORE, dockerfile } from './container.js';
 import { compileFiles, displayPath, printDiagnostics, type Output } from './compile-files.js';
 import type * as Esbuild from 'esbuild';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import { packageRoot } from '../project-files.js';
+import { packageRoot, runtimeDependencies } from '../project-files.js';
+import { installFromPipec, readPipecLockfile, serviceLockfile, usedPackages } from './service-packages.js';
 
 export interface BuildOptions {
   readonly inputs: readonly string[];
@@ -20,6 +22,8 @@ export interface BuildOptions {
   readonly format: 'text' | 'json';
   readonly color: boolean;
   readonly skipFormat?: boolean;
+  /** Also write a Dockerfile and .dockerignore (container.ts); needs the bundle. */
+  readonly container?: boolean;
   /** Also write bundle/ (one file + V8 code cache) for a fast start; default true. */
   readonly bundle?: boolean;
   /** The connectors and triggers to build with (default: pipec's own). */
@@ -53,8 +57,12 @@ export async function build(opts: BuildOptions, output: Output): Promise<BuildRe
     if (opts.format === 'text') output.err('Nothing was generated.');
     return { ok: false, outDir, fileCount: 0 };
   }
-  writeService(outDir, result.files, opts.registry);
+  writeService(outDir, result.files, opts.registry, 'ship');
   if (opts.bundle !== false) await bundleService(outDir);
+  if (opts.container) {
+    fs.writeFileSync(path.join(outDir, 'Dockerfile'), dockerfile(name.toLowerCase(), opts.bundle !== false));
+    fs.writeFileSync(path.join(outDir, '.dockerignore'), DOCKERIGNORE);
+  }
   if (opts.format === 'text') {
     output.err(`Built ${result.plan?.pipelines.length ?? 0} pipeline(s) from ${result.inputFiles.length} file(s) into ${displayPath(outDir)} — start it with: node ${displayPath(path.join(outDir, 'server.js'))}`);
   }
@@ -64,8 +72,13 @@ export async function build(opts: BuildOptions, output: Output): Promise<BuildRe
 /**
  * Replaces the generated parts of outDir (never anything else the user put there). Connectors and
  * triggers of `registry` kept outside pipec's runtime/ get their run-time parts copied in too.
+ * `ship` (pipec build) makes the service's own package.json, lockfile and node_modules; `link`
+ * (a service run in-process by pipec itself: pipec test) links pipec's node_modules, so the
+ * service and pipec share one copy of each package.
  */
-export function writeService(outDir: string, files: readonly { path: string; text: string }[], registry?: ConnectorRegistry): void {
+export function writeService(
+  outDir: string, files: readonly { path: string; text: string }[], registry?: ConnectorRegistry, packages: 'ship' | 'link' = 'link',
+): void {
   fs.mkdirSync(outDir, { recursive: true });
   for (const generated of ['pipelines', 'capsules', 'validators', 'runtime', 'bundle']) fs.rmSync(path.join(outDir, generated), { recursive: true, force: true });
   for (const file of files) {
@@ -75,7 +88,8 @@ export function writeService(outDir: string, files: readonly { path: string; tex
   }
   copyRuntime(path.join(outDir, 'runtime'));
   if (registry) copyOutsideComponents(path.join(outDir, 'runtime'), registry);
-  linkDependencies(outDir);
+  if (packages === 'ship') shipDependencies(outDir);
+  else linkDependencies(outDir);
 }
 
 /**
@@ -132,10 +146,43 @@ function copyRuntime(target: string): void {
 }
 
 /**
- * A service built outside any folder with node_modules could not start before `npm install`;
- * for local use, link pipec's own node_modules. Copying the folder elsewhere and running
- * `npm install --omit=dev` works as usual.
+ * The service's package.json names only the packages it loads (service-packages.ts), with
+ * pipec's ranges, and its package-lock.json pins the versions of pipec's own lockfile. Unless its
+ * folder already sees installed packages (built inside a project that has them), its
+ * node_modules is made from pipec's installed packages, so it starts as built; elsewhere,
+ * `npm ci --omit=dev` installs the same tree.
  */
+function shipDependencies(outDir: string): void {
+  const root = packageRoot();
+  const manifestFile = path.join(outDir, 'package.json');
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { name: string; version?: string; dependencies?: Record<string, string> };
+  const ranges = runtimeDependencies(root);
+  const dependencies: Record<string, string> = {};
+  for (const name of usedPackages(outDir)) {
+    const range = ranges[name];
+    if (range === undefined) throw new Error(`the service loads the package ${name}, which is not a dependency of pipec`);
+    dependencies[name] = range;
+  }
+  const version = manifest.version ?? '0.0.0';
+  const updated = { ...manifest, version, dependencies };
+  fs.writeFileSync(manifestFile, `${JSON.stringify(updated, null, 2)}\n`);
+  const lock = serviceLockfile(readPipecLockfile(root), manifest.name, version, dependencies);
+  const lockText = `${JSON.stringify(lock, null, 2)}\n`;
+  fs.writeFileSync(path.join(outDir, 'package-lock.json'), lockText);
+  const modules = path.join(outDir, 'node_modules');
+  const stat = fs.lstatSync(modules, { throwIfNoEntry: false });
+  // A link into pipec's tree (what builds before this one made) is replaced by the real thing.
+  if (stat?.isSymbolicLink()) fs.unlinkSync(modules);
+  else if (!stat && canResolve(outDir, 'hono')) return;
+  // npm's own record of what node_modules holds: unchanged, nothing to copy again.
+  const hidden = path.join(modules, '.package-lock.json');
+  if (fs.existsSync(hidden) && fs.readFileSync(hidden, 'utf8') === lockText) return;
+  const missing = installFromPipec(outDir, lock, root);
+  if (missing.length > 0) return;
+  fs.writeFileSync(hidden, lockText);
+}
+
+/** For a service pipec runs in its own process: pipec's packages, shared, through a link. */
 function linkDependencies(outDir: string): void {
   if (canResolve(outDir, 'hono')) return;
   const link = path.join(outDir, 'node_modules');

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { chevrotainSingleFile } from '../../grammar/chevrotain-file.js';
 import { runBundle } from '../../runtime/launch.js';
 import { bundle } from './bundle.js';
+import { PACKED_LOCKFILE } from './service-packages.js';
 import { UNBUNDLED_PACKAGES } from './bundle-service.js';
 import type { Output } from './compile-files.js';
 
@@ -76,5 +77,7 @@ function chevrotainSource(packageRoot: string): string {
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
   const { bundleBytes, cacheBytes } = await bundleCli(root);
+  // npm never packs a package-lock.json; built services pin their versions from this copy.
+  fs.copyFileSync(path.join(root, 'package-lock.json'), path.join(root, 'dist', PACKED_LOCKFILE));
   console.error(`wrote ${CLI_BUNDLE_FILE} (${Math.round(bundleBytes / 1024)} KB) and its code cache (${Math.round(cacheBytes / 1024)} KB)`);
 }

@@ -4,14 +4,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compile, type CompileResult } from '../compile.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { inputMissing, inputOutsideRoot, inputUnreadable, noPipeFiles } from './errors.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { toJsonDiagnostic } from '../../base/diagnostics/render-json.js';
 import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-text.js';
 import { SourceFile } from '../../base/source/source-file.js';
 import { loadRegistry } from '../connectors/load-registry.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import { findPipeFiles, isWithin, projectHost, projectRoots, readSource, runtimeDependencies } from '../project-files.js';
+import { findPipeFiles, isWithin, projectHost, projectRoots, projectSourcePath, readSource, runtimeDependencies } from '../project-files.js';
 
 export interface Output {
   out(text: string): void;
@@ -48,6 +48,8 @@ export interface CompileFilesOptions {
   readonly registry?: ConnectorRegistry;
   /** The project folder (`--root`): imports resolve only inside it; default the folders of the inputs. */
   readonly root?: string;
+  /** Make the OpenAPI document even without emitting (`pipec openapi`). */
+  readonly openapi?: boolean;
 }
 
 /** Finds, reads and compiles; a missing or unreadable input is itself a diagnostic. */
@@ -57,21 +59,21 @@ export async function compileFiles(opts: CompileFilesOptions): Promise<CompileRe
   const extraSources = new Map<string, SourceFile>();
   const inputs: { path: string; text: string }[] = [];
   for (const m of missing) {
-    readErrors.push(diagnostic('PIPE9002', { message: `cannot read \`${m}\`: no such file or folder`, span: { file: m, start: 0, end: 0 } }));
+    readErrors.push(inputMissing(m));
   }
   const roots = projectRoots(opts.inputs, opts.root);
   readErrors.push(...inputsOutsideRoot(files, roots, opts.root));
   for (const file of files) {
     const read = readSource(file);
     if ('error' in read) {
-      readErrors.push(diagnostic('PIPE9002', { message: `cannot read \`${displayPath(file)}\`: ${read.error}`, span: { file, start: 0, end: 0 } }));
+      readErrors.push(inputUnreadable(file, displayPath(file), read.error));
       extraSources.set(file, new SourceFile(file, ''));
       continue;
     }
     inputs.push({ path: file, text: read.text });
   }
   if (files.length === 0 && missing.length === 0) {
-    readErrors.push(diagnostic('PIPE9002', { message: `no .pipe files found in ${opts.inputs.map((i) => `\`${i}\``).join(', ')}`, span: { file: opts.inputs[0] ?? '.', start: 0, end: 0 } }));
+    readErrors.push(noPipeFiles(opts.inputs));
   }
   const result = compile({
     files: inputs,
@@ -79,7 +81,9 @@ export async function compileFiles(opts: CompileFilesOptions): Promise<CompileRe
     host: projectHost(roots),
     serviceName: opts.serviceName ?? 'service',
     displayPath,
+    sourcePath: projectSourcePath(opts.inputs, opts.root),
     emit: opts.emit,
+    ...(opts.openapi ? { openapi: true } : {}),
     // Only the generated package.json needs them; `check` skips reading and sorting them.
     ...(opts.emit ? { dependencies: runtimeDependencies() } : {}),
     ...(opts.skipFormat ? { skipFormat: true } : {}),
@@ -95,11 +99,7 @@ export function inputsOutsideRoot(
   if (root === undefined) return [];
   return files
     .filter((file) => !roots.some((r) => isWithin(r, realPath(file))))
-    .map((file) => diagnostic('PIPE9002', {
-      message: `\`${displayPath(file)}\` is outside the project root \`${root}\``,
-      span: { file, start: 0, end: 0 },
-      hint: 'name a --root that holds every input, or leave --root out',
-    }));
+    .map((file) => inputOutsideRoot(file, displayPath(file), root));
 }
 
 function realPath(file: string): string {

@@ -4,7 +4,10 @@
  */
 // Modules that `check` never needs (build, run, the bundler, child processes) are imported inside
 // their commands, so every `pipec check` does not pay for loading them.
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { packageRoot } from '../package-root.js';
 import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { compileFiles, printDiagnostics, processOutput, type Output } from './compile-files.js';
 import { toolCommands } from './tool-commands.js';
@@ -66,9 +69,9 @@ const COMMANDS: Record<string, Command> = {
   },
   build: {
     summary: 'Compile .pipe files into a standalone service',
-    usage: 'pipec build <files|dirs>... [--out DIR] [--name NAME] [--root DIR] [--no-bundle] [--format text|json]',
-    options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' }, 'no-bundle': { type: 'boolean' } },
-    help: 'Writes DIR (default out/<name>): server.js, service.js, pipelines/*.{ts,js}, validators/, the runtime, a package.json, and bundle/: the same code as one file with a V8 code cache, which server.js starts from (a faster cold start; --no-bundle leaves it out, PIPEC_BUNDLE=0 ignores it).\nStart it with `node DIR/server.js` (env PORT, default 8080). To move it to another machine, copy DIR and run `npm install --omit=dev` there; build with the Node.js version you deploy on, or the code cache is ignored.',
+    usage: 'pipec build <files|dirs>... [--out DIR] [--name NAME] [--root DIR] [--no-bundle] [--container] [--format text|json]',
+    options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' }, 'no-bundle': { type: 'boolean' }, container: { type: 'boolean' } },
+    help: 'Writes DIR (default out/<name>): server.js, service.js, pipelines/*.{ts,js}, validators/, the runtime, a package.json naming only the packages these pipelines load, a package-lock.json pinning the versions of pipec\'s own lockfile, node_modules/ with exactly those packages (when DIR does not already see installed ones), and bundle/: the same code as one file with a V8 code cache, which server.js starts from (a faster cold start; --no-bundle leaves it out, PIPEC_BUNDLE=0 ignores it).\nStart it with `node DIR/server.js` (env PORT, default 8080). To move it to another machine, copy DIR (without node_modules/) and run `npm ci --omit=dev` there; build with the Node.js version you deploy on, or the code cache is ignored.\n--container also writes a Dockerfile and .dockerignore: two stages (npm ci --omit=dev from the lockfile; the service with its code cache made in the image), the unprivileged node user, a /data volume for the embedded backends, a HEALTHCHECK on /ready (docs/deploy.md).',
     async run(values, positionals, output) {
       const format = formatOf(values['format']);
       if (!format || positionals.length === 0) return usage(this, output);
@@ -81,11 +84,32 @@ const COMMANDS: Record<string, Command> = {
           format,
           color: wantsColor(values['color']),
           bundle: values['no-bundle'] !== true,
+          container: values['container'] === true,
           ...rootOption(values),
         },
         output,
       );
       return result.ok ? 0 : 1;
+    },
+  },
+  openapi: {
+    summary: 'Print the OpenAPI 3.1 document of the HTTP routes',
+    usage: 'pipec openapi <files|dirs>... [--out FILE] [--name NAME] [--root DIR]',
+    options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' } },
+    help: 'Prints (or writes to FILE) the OpenAPI 3.1 document of the pipelines\' HTTP routes: paths, methods, path and query parameters, body schemas, auth schemes, and the answers each pipeline can give (its respond and fail steps, the trigger\'s failures, the error object). A built service serves the same document at GET /openapi.json.',
+    async run(values, positionals, output) {
+      if (positionals.length === 0) return usage(this, output);
+      const { defaultServiceName } = await import('./build-command.js');
+      const name = typeof values['name'] === 'string' ? values['name'] : defaultServiceName(positionals);
+      const result = await compileFiles({ inputs: positionals, emit: false, openapi: true, serviceName: name, ...rootOption(values) });
+      if (hasErrors(result.diagnostics) || !result.openapi) {
+        printDiagnostics(result, 'text', output, wantsColor(values['color']));
+        return 1;
+      }
+      const text = `${JSON.stringify(result.openapi, null, 2)}\n`;
+      if (typeof values['out'] === 'string') fs.writeFileSync(values['out'], text);
+      else output.out(text);
+      return 0;
     },
   },
   run: {
@@ -117,6 +141,12 @@ const COMMANDS: Record<string, Command> = {
 };
 
 /** Entry point (bin/pipec.js): returns the exit code. */
+/** The version of the installed pipec, from its package.json. */
+function pipecVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
+}
+
 export async function main(argv: readonly string[], output: Output = processOutput): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -124,7 +154,7 @@ export async function main(argv: readonly string[], output: Output = processOutp
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-v') {
-    output.out('pipec 0.1.0');
+    output.out(`pipec ${pipecVersion()}`);
     return 0;
   }
   const command = COMMANDS[name];

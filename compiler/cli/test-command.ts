@@ -12,7 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { compile } from '../compile.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { inputMissing, inputUnreadable, noPipeFiles } from './errors.js';
 import { hasErrors, type Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { toJsonDiagnostic } from '../../base/diagnostics/render-json.js';
 import { renderReport, renderTestLine } from '../testing/report.js';
@@ -24,7 +24,7 @@ import { importModule } from '../import-module.js';
 import type { Command } from './pipec.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { loadRegistry } from '../connectors/load-registry.js';
-import { findPipeFiles, projectHost, projectRoots, readSource, runtimeDependencies } from '../project-files.js';
+import { findPipeFiles, projectHost, projectRoots, projectSourcePath, readSource, runtimeDependencies } from '../project-files.js';
 
 export interface TestRunOptions {
   readonly inputs: readonly string[];
@@ -136,17 +136,17 @@ export async function runPipeTests(opts: TestRunOptions, output: Output): Promis
 /** Reads and compiles the inputs with their *.test.pipe files; unreadable inputs are diagnostics. */
 function compileWithTests(inputs: readonly string[], registry: ConnectorRegistry, root: string | undefined) {
   const { files, missing } = findPipeFiles(inputs, { tests: true });
-  const readErrors: Diagnostic[] = missing.map((m) => diagnostic('PIPE9002', { message: `cannot read \`${m}\`: no such file or folder`, span: { file: m, start: 0, end: 0 } }));
+  const readErrors: Diagnostic[] = missing.map(inputMissing);
   const roots = projectRoots(inputs, root);
   readErrors.push(...inputsOutsideRoot(files, roots, root));
   const sources: { path: string; text: string }[] = [];
   for (const file of files) {
     const read = readSource(file);
-    if ('error' in read) readErrors.push(diagnostic('PIPE9002', { message: `cannot read \`${displayPath(file)}\`: ${read.error}`, span: { file, start: 0, end: 0 } }));
+    if ('error' in read) readErrors.push(inputUnreadable(file, displayPath(file), read.error));
     else sources.push({ path: file, text: read.text });
   }
   if (files.length === 0 && missing.length === 0) {
-    readErrors.push(diagnostic('PIPE9002', { message: `no .pipe files found in ${inputs.map((i) => `\`${i}\``).join(', ')}`, span: { file: inputs[0] ?? '.', start: 0, end: 0 } }));
+    readErrors.push(noPipeFiles(inputs));
   }
   const result = compile({
     files: sources,
@@ -154,6 +154,7 @@ function compileWithTests(inputs: readonly string[], registry: ConnectorRegistry
     host: projectHost(roots),
     serviceName: 'pipec-test',
     displayPath,
+    sourcePath: projectSourcePath(inputs, root),
     emit: readErrors.length === 0,
     dependencies: runtimeDependencies(),
     skipFormat: true,

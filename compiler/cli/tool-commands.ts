@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { evaluateExpression } from '../braces/index.js';
-import { CODES } from '../../base/diagnostics/codes.js';
+import { CODES, isDiagnosticCode } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { renderDiagnostic } from '../../base/diagnostics/render-text.js';
 import { compileJoltChain, joltToFunction, locateInJson } from '../jolt/index.js';
@@ -113,7 +113,8 @@ export function toolCommands(): Record<string, Command> {
       help: 'Prints the long-form explanation of a diagnostic code, with an example and the fix.',
       async run(_values, positionals, output) {
         const [code] = positionals;
-        const info = code ? CODES[code.toUpperCase()] : undefined;
+        const wanted = code?.toUpperCase();
+        const info = wanted !== undefined && isDiagnosticCode(wanted) ? CODES[wanted] : undefined;
         if (!code || !info) {
           output.err(code ? `pipec explain: unknown code \`${code}\` (codes are listed in docs/diagnostics.md)` : 'usage: pipec explain CODE');
           return 2;

@@ -28,14 +28,20 @@ function newState(hoisted: readonly Hoisted[], validators: readonly ValidatorMod
 }
 
 /** Imports, hoisted constants and step declarations: the top of every generated module. */
-function moduleHead(header: string, namespaces: ReadonlySet<string>, hoisted: readonly Hoisted[], validators: readonly ValidatorModule[], state: EmitState, extraTypes: string[] = []): CodeWriter {
+function moduleHead(
+  header: string, namespaces: ReadonlySet<string>, hoisted: readonly Hoisted[], validators: readonly ValidatorModule[], state: EmitState,
+  body: CodeWriter, extraTypes: string[] = [],
+): CodeWriter {
   const out = new CodeWriter();
   out.line(header);
   out.line("import * as R from '../runtime/index.js';");
   out.line(`import type { ${['ExecutionContext', 'Json', ...extraTypes].join(', ')} } from '../runtime/index.js';`);
-  if (namespaces.has('B')) out.line("import * as B from '../runtime/braces/index.js';");
-  if (namespaces.has('J')) out.line("import * as J from '../runtime/jolt/index.js';");
-  if (namespaces.has('L')) out.line("import * as L from '../runtime/jslt/index.js';");
+  // A namespace the plan asked for is imported only if the module's code reads it.
+  const code = `${hoisted.map((h) => h.js).join('\n')}\n${state.decls.toString()}\n${body.toString()}`;
+  const reads = (ns: string): boolean => namespaces.has(ns) && new RegExp(`\\b${ns}\\.`).test(code);
+  if (reads('B')) out.line("import * as B from '../runtime/braces/index.js';");
+  if (reads('J')) out.line("import * as J from '../runtime/jolt/index.js';");
+  if (reads('L')) out.line("import * as L from '../runtime/jslt/index.js';");
   for (const [module, name] of [...state.imports.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const from = module.startsWith('capsule:') ? `../capsules/${capsuleFileName(module.slice('capsule:'.length))}.js` : `../runtime/${module}.js`;
     out.line(`import { run as ${name} } from '${from}';`);
@@ -59,20 +65,30 @@ export function capsuleFileName(name: string): string {
 /** A capsule module: `run(params, message, ctx)` like a connector, its output checked against the contract. */
 export function emitCapsule(plan: CapsulePlan): string {
   const state = newState(plan.hoisted, plan.validators, true);
-  state.w.line(`/** capsule \`${plan.name}\` (${plan.source.file}:${plan.source.line}): runs its steps with \`capsule.<param>\` bound to the call's parameters. */`);
-  state.w.block('export const run: ConnectorRun<JsonObject> = async (params, input, parentCtx) =>', () => {
-    state.w.line('const ctx = R.withCapsule(parentCtx, params);');
-    state.w.line('const capsule = params;');
-    state.w.line('void capsule; // read by conditions written with `capsule.<param>`');
-    state.w.line('let message: Json = input;');
-    for (const step of plan.steps) emitStep(step, state);
-    if (!endsExecution(plan.steps)) {
-      state.w.line(`return ${plan.contract ? `R.checkContract(${plan.contract}, message, ${JSON.stringify(plan.name)})` : 'message'};`);
-    }
+  for (const step of plan.steps) emitStep(step, state);
+  if (!endsExecution(plan.steps)) {
+    state.w.line(`return ${plan.contract ? `R.checkContract(${plan.contract}, message, ${JSON.stringify(plan.name)})` : 'message'};`);
+  }
+  const run = new CodeWriter();
+  run.line(`/** capsule \`${plan.name}\` (${plan.source.file}:${plan.source.line}): runs its steps with \`capsule.<param>\` bound to the call's parameters. */`);
+  run.block('export const run: ConnectorRun<JsonObject> = async (params, input, parentCtx) =>', () => {
+    run.line('const ctx = R.withCapsule(parentCtx, params);');
+    // conditions written with `capsule.<param>` read it (parameter functions get their own)
+    if (readsCapsule(state.w)) run.line('const capsule = params;');
+    run.line('let message: Json = input;');
+    run.append(state.w);
   }, ';');
-  const head = moduleHead(GENERATED_HEADER(`${plan.source.file}:${plan.source.line} (capsule \`${plan.name}\`)`), plan.namespaces, plan.hoisted, plan.validators, state, ['ConnectorRun', 'JsonObject']);
-  head.append(state.w);
+  const head = moduleHead(GENERATED_HEADER(`${plan.source.file}:${plan.source.line} (capsule \`${plan.name}\`)`), plan.namespaces, plan.hoisted, plan.validators, state, run, ['ConnectorRun', 'JsonObject']);
+  head.append(run);
   return head.toString();
+}
+
+/** Whether generated statements (comments aside) read the `capsule` parameters. */
+function readsCapsule(code: CodeWriter): boolean {
+  return code
+    .toString()
+    .split('\n')
+    .some((line) => !line.trimStart().startsWith('//') && /(?<![\w$.])capsule(?![\w$])/.test(line));
 }
 
 export function emitPipeline(plan: PipelinePlan): string {
@@ -98,14 +114,14 @@ export function emitPipeline(plan: PipelinePlan): string {
     }
   });
 
-  const out = moduleHead(GENERATED_HEADER(`${plan.source.file}:${plan.source.line} (pipeline \`${plan.name}\`)`), plan.namespaces, plan.hoisted, plan.validators, state, ['PipelineModule']);
+  const out = moduleHead(GENERATED_HEADER(`${plan.source.file}:${plan.source.line} (pipeline \`${plan.name}\`)`), plan.namespaces, plan.hoisted, plan.validators, state, state.w, ['PipelineModule']);
   out.append(state.w);
   out.blank();
   out.block(`export const pipeline: PipelineModule =`, () => {
     out.line(`name: ${JSON.stringify(plan.name)},`);
     out.line(`source: ${JSON.stringify(`${plan.source.file}:${plan.source.line}`)},`);
     out.line(`trigger: ${plan.trigger.spec},`);
-    out.line(`options: { concurrency: ${plan.concurrency}, timeout: ${plan.timeout} },`);
+    out.line(`options: { concurrency: ${plan.concurrency}, queue: ${plan.queue}, timeout: ${plan.timeout} },`);
     out.line('run,');
   }, ';');
   return out.toString();
@@ -161,7 +177,8 @@ function emitStep(step: PlanStep, state: EmitState): void {
       const runName = importConnector(step.module, step.connector, state);
       const info = uniqueName(`step-${step.label ?? step.connector}`, state);
       // The connector's span and metric facts (schema data) travel with the step: read at build time, never per request.
-      const facts = `${step.span ? `, span: ${JSON.stringify(step.span)}` : ''}${step.metrics ? `, metrics: ${JSON.stringify(step.metrics)}` : ''}`;
+      const facts = `${step.span ? `, span: ${JSON.stringify(step.span)}` : ''}${step.metrics ? `, metrics: ${JSON.stringify(step.metrics)}` : ''}`
+        + (step.retry ? `, retry: ${JSON.stringify(step.retry)}` : '');
       state.decls.line(`const ${info}: R.StepInfo = { ${step.label !== undefined ? `label: ${JSON.stringify(step.label)}, ` : ''}connector: ${JSON.stringify(step.connector)}, source: ${JSON.stringify(where)}, failOnError: ${step.failOnError}${facts} };`);
       let params = step.params.js;
       if (!step.params.constant) {
@@ -227,11 +244,13 @@ function emitStep(step: PlanStep, state: EmitState): void {
       // The body is a module-level function: nothing is allocated per element.
       const saved = state.w;
       const bodyWriter = new CodeWriter();
-      (state as { w: CodeWriter }).w = bodyWriter;
       bodyWriter.line(`/** ${where} — body of for-each${step.label ? ` ${step.label}` : ''}: runs once per element. */`);
+      const steps = new CodeWriter();
+      (state as { w: CodeWriter }).w = steps;
+      emitSteps(step.body, state, 'return');
       bodyWriter.block(`async function ${body}(message: Json, ctx: ExecutionContext): Promise<Json>`, () => {
-        if (state.capsuleMode) bodyWriter.line('const capsule = R.capsuleParams(ctx);').line('void capsule;');
-        emitSteps(step.body, state, 'return');
+        if (state.capsuleMode && readsCapsule(steps)) bodyWriter.line('const capsule = R.capsuleParams(ctx);');
+        bodyWriter.append(steps);
       });
       (state as { w: CodeWriter }).w = saved;
       state.decls.append(bodyWriter);

@@ -26,6 +26,8 @@ export interface GenerateOptions {
   readonly dependencies: Readonly<Record<string, string>>;
   /** Skip ts-morph formatting (faster; used by `pipec run --watch` and benchmarks). */
   readonly skipFormat?: boolean;
+  /** The OpenAPI document of the service's HTTP routes (compiler/openapi), served at /openapi.json. */
+  readonly openapi?: unknown;
 }
 
 export function generateService(plan: ServicePlan, opts: GenerateOptions): OutputFile[] {
@@ -37,7 +39,7 @@ export function generateService(plan: ServicePlan, opts: GenerateOptions): Outpu
     sources.push({ path: `pipelines/${fileName}.ts`, text: emitPipeline(pipeline) });
   }
   for (const capsule of plan.capsules) sources.push({ path: `capsules/${capsuleFileName(capsule.name)}.ts`, text: emitCapsule(capsule) });
-  sources.push({ path: 'service.ts', text: emitServiceDefinition(plan, moduleNames) });
+  sources.push({ path: 'service.ts', text: emitServiceDefinition(plan, moduleNames, opts.openapi) });
   sources.push({ path: 'server.ts', text: emitServer(plan) });
 
   const formatted = opts.skipFormat ? sources : formatSources(sources);
@@ -72,33 +74,49 @@ const OUTPUT_TSCONFIG = {
   include: ['*.ts', 'pipelines/*.ts', 'capsules/*.ts'],
 };
 
-function emitServiceDefinition(plan: ServicePlan, moduleNames: ReadonlyMap<string, string>): string {
-  const w = new CodeWriter();
-  w.line(GENERATED_HEADER(`the service \`${plan.name}\``));
-  w.line("import * as R from './runtime/index.js';");
-  w.line("import type { ServiceDefinition } from './runtime/index.js';");
+function emitServiceDefinition(plan: ServicePlan, moduleNames: ReadonlyMap<string, string>, openapi: unknown): string {
   const imports = plan.pipelines.map((p, i) => ({ name: `pipeline${i}`, module: moduleNames.get(p.name) ?? p.name, pipeline: p.name }));
-  for (const imp of imports) w.line(`import { pipeline as ${imp.name} } from './pipelines/${imp.module}.js';`);
   // Only the triggers the pipelines use: each is the run-time part of its folder.
   const triggers = [...new Map(plan.pipelines.map((p) => [p.trigger.kind, p.trigger.module])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const body = new CodeWriter();
+  body.line('/** Everything the service runs: pipelines, the triggers they use, accounts (env() read at start), globals and stores. */');
+  body.block('export const service: ServiceDefinition =', () => {
+    body.line(`name: ${JSON.stringify(plan.name)},`);
+    body.line(`pipelines: [${imports.map((i) => i.name).join(', ')}],`);
+    body.line(`triggers: { ${triggers.map(([kind], i) => `${propertyKey(kind)}: trigger${i}`).join(', ')} },`);
+    // A service without accounts, globals or stores leaves the field out (the runtime reads none).
+    if (plan.accounts.length > 0) {
+      body.block('accounts:', () => {
+        for (const a of plan.accounts) body.line(`${propertyKey(a.name)}: { type: ${JSON.stringify(a.type)}, ...${a.js} },`);
+      }, ',');
+    }
+    if (plan.globals.length > 0) {
+      body.block('globals:', () => {
+        for (const g of plan.globals) body.line(`${propertyKey(g.name)}: ${g.js},`);
+      }, ',');
+    }
+    if (plan.stores.length > 0) {
+      body.block('stores:', () => {
+        for (const s of plan.stores) {
+          body.line(`${propertyKey(s.name)}: ${s.expireAfterSeconds !== undefined ? `{ expireAfterSeconds: ${s.expireAfterSeconds} }` : '{}'},`);
+        }
+      }, ',');
+    }
+    if (openapi !== undefined) {
+      body.line('/** The OpenAPI 3.1 document of the HTTP routes, served at /openapi.json (`pipec openapi` prints it). */');
+      for (const line of `openapi: ${JSON.stringify(openapi, null, 2)},`.split('\n')) body.line(line);
+    }
+  }, ';');
+  const text = body.toString();
+  const w = new CodeWriter();
+  w.line(GENERATED_HEADER(`the service \`${plan.name}\``));
+  // Account and global values may call the runtime (env() read at start); import it only then.
+  if (/\bR\./.test(text)) w.line("import * as R from './runtime/index.js';");
+  w.line("import type { ServiceDefinition } from './runtime/index.js';");
+  for (const imp of imports) w.line(`import { pipeline as ${imp.name} } from './pipelines/${imp.module}.js';`);
   triggers.forEach(([, module], i) => w.line(`import { trigger as trigger${i} } from './runtime/${module}.js';`));
   w.blank();
-  w.line('/** Everything the service runs: pipelines, the triggers they use, accounts (env() read at start), globals and stores. */');
-  w.block('export const service: ServiceDefinition =', () => {
-    w.line(`name: ${JSON.stringify(plan.name)},`);
-    w.line(`pipelines: [${imports.map((i) => i.name).join(', ')}],`);
-    w.line(`triggers: { ${triggers.map(([kind], i) => `${propertyKey(kind)}: trigger${i}`).join(', ')} },`);
-    w.block('accounts:', () => {
-      for (const a of plan.accounts) w.line(`${propertyKey(a.name)}: { type: ${JSON.stringify(a.type)}, ...${a.js} },`);
-    }, ',');
-    w.block('globals:', () => {
-      for (const g of plan.globals) w.line(`${propertyKey(g.name)}: ${g.js},`);
-    }, ',');
-    w.block('stores:', () => {
-      for (const s of plan.stores) w.line(`${propertyKey(s.name)}: ${JSON.stringify(s.expireAfterSeconds !== undefined ? { expireAfterSeconds: s.expireAfterSeconds } : {})},`);
-    }, ',');
-  }, ';');
-  w.line('void R;');
+  w.append(body);
   return w.toString();
 }
 

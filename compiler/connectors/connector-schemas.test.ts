@@ -48,6 +48,31 @@ describe('connector and trigger parameter schemas', () => {
     ]);
   });
 
+  it('reports account types without an account reference, and a refusal of braces that says nothing', () => {
+    const schema = {
+      name: 'x', kind: 'connector' as const, summary: 'a broken schema',
+      params: { type: 'object', properties: { a: { 'x-pipe-account-types': ['connection'] }, b: { 'x-pipe-braces': true, 'x-pipe-refuses-braces': 'write $1' }, c: { 'x-pipe-refuses-braces': '' } } },
+    };
+    expect(componentSchemaProblems(schema)).toEqual([
+      'params.a: x-pipe-account-types is a list of account types, on a parameter with x-pipe-ref: account',
+      'params.b: x-pipe-refuses-braces is the text saying how to pass a value instead, on a parameter without x-pipe-braces',
+      'params.c: x-pipe-refuses-braces is the text saying how to pass a value instead, on a parameter without x-pipe-braces',
+    ]);
+  });
+
+  it('reports per-operation rules naming parameters a schema does not declare', () => {
+    const schema = {
+      name: 'x', kind: 'connector' as const, summary: 'a broken schema',
+      params: { type: 'object', properties: { operation: { enum: ['read'] }, file: {} } },
+      'x-pipe-operations': { parameter: 'op', rules: { read: { accepts: ['file', 'path'], 'one-of': [['file', 'text']] } } },
+    };
+    expect(componentSchemaProblems(schema)).toEqual([
+      'x-pipe-operations.parameter names the parameter `op`, which params does not declare',
+      'x-pipe-operations.rules.read names the parameter `path`, which params does not declare',
+      'x-pipe-operations.rules.read names the parameter `text`, which params does not declare',
+    ]);
+  });
+
   it.each(schemas.map((s) => [`${s.kind} ${s.name}`, s] as const))('%s is a valid JSON Schema', (_label, schema) => {
     const ajv = new Ajv({ ...PARAM_AJV_OPTIONS, validateSchema: true });
     expect(ajv.validateSchema(schema.params as object), ajv.errorsText(ajv.errors)).toBe(true);

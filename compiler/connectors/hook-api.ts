@@ -18,7 +18,7 @@
 import type { ConnectorStep, ObjectValue, Step, StepsEntry, TriggerDecl, Value } from '../ast/ast.js';
 import type { LiteralInstance } from '../ast/literal.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import type { DiagnosticFacts } from '../../base/diagnostics/codes.js';
+import type { DiagnosticCode, DiagnosticFacts } from '../../base/diagnostics/codes.js';
 import type { Span } from '../../base/source/span.js';
 import type { PipelineContext } from '../check/context.js';
 import type { EnvelopeDemand } from '../check/envelope-demand.js';
@@ -30,9 +30,10 @@ import type { CompiledJslt } from '../jslt/index.js';
 import type { FieldType, PipeType } from '../types/pipe-type.js';
 import type { ConnectorSchema } from './connector-registry.js';
 
+/** `DiagnosticCode`: the codes of base/diagnostics/codes/ (name it for a code kept in a variable or a table). */
 export type {
-  BracesEnv, StepsEntry, CompiledValue, ConnectorSchema, ConnectorStep, Diagnostic, FieldType, JsExpr, LiteralInstance, ObjectValue,
-  PipeType, PipelineContext, Span, Step, TriggerDecl, Value,
+  BracesEnv, StepsEntry, CompiledValue, ConnectorSchema, ConnectorStep, Diagnostic, DiagnosticCode, FieldType, JsExpr,
+  LiteralInstance, ObjectValue, PipeType, PipelineContext, Span, Step, TriggerDecl, Value,
 };
 
 /** A connector step being checked, after its parameters were checked against the schema. */
@@ -121,7 +122,7 @@ export interface CompiledSchemaParam {
 export interface CompileApi {
   // ── diagnostics ──
   /** A diagnostic with a stable code (base/diagnostics/codes/); push it to `ctx.diagnostics`. */
-  diagnostic(code: string, facts: DiagnosticFacts): Diagnostic;
+  diagnostic(code: DiagnosticCode, facts: DiagnosticFacts): Diagnostic;
   /** The closest candidate, for "did you mean". */
   suggest(name: string, candidates: readonly string[]): string | undefined;
   /** Reports an unknown account/pipeline/store name (PIPE2005/7/6); true when it exists. */
@@ -158,7 +159,13 @@ export interface CompileApi {
   compileValue(value: Value, env: BracesEnv, ctx: PipelineContext): CompiledValue;
   /** An object key as written in JS (`a`, `"content-type"`). */
   propertyKey(key: string): string;
-  compileJoltChain(spec: unknown, locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span): CompiledJolt;
+  /**
+   * Compiles a JOLT chain; `locate` maps a path inside the spec to its span. With `ctx`, the generated
+   * code's comments name the .pipe line of each spec entry.
+   */
+  compileJoltChain(
+    spec: unknown, locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span, ctx?: PipelineContext,
+  ): CompiledJolt;
   /** Compiles the JSLT query of a string value, its diagnostics pointing into the host file. */
   compileJsltValue(value: Extract<Value, { kind: 'string' }>, ctx: PipelineContext): CompiledJslt;
   /** The runtime AuthSpec of a trigger's `auth` block as JS (its account checked); undefined without one. */

@@ -78,11 +78,13 @@ async function loadEntry({ group, name, folder }: ComponentFolder, own: boolean,
   if (problems.length > 0) throw new Error(`${path.join(folder, 'schema.json')}: ${problems.join('; ')}`);
   // The run-time part is always `<folder>/<folder>.ts`: the folder is the single source of truth.
   const schema: ConnectorSchema = { ...raw, module: `${group}/${name}/${name}`, folder };
-  const compileFile = withParts ? compileModuleOf(group, name, folder, own) : undefined;
-  if (!compileFile) return { schema };
+  if (!withParts) return { schema };
+  // The CLI bundle carries pipec's own compile-time parts; outside it they are files to import.
   const bundled = own ? BUNDLED_PARTS.get(`${group}/${name}`) : undefined;
-  const loaded = (bundled ?? (await importModule(pathToFileURL(compileFile).href))) as { compile?: ConnectorCompiler | TriggerCompiler };
-  if (!loaded.compile) throw new Error(`${compileFile} does not export \`compile\``);
+  const compileFile = bundled ? undefined : compileModuleOf(group, name, folder, own);
+  if (!bundled && !compileFile) return { schema };
+  const loaded = (bundled ?? (await importModule(pathToFileURL(compileFile as string).href))) as { compile?: ConnectorCompiler | TriggerCompiler };
+  if (!loaded.compile) throw new Error(`${compileFile ?? `${group}/${name}`} does not export \`compile\``);
   return { schema, compile: loaded.compile };
 }
 
@@ -90,11 +92,13 @@ async function loadEntry({ group, name, folder }: ComponentFolder, own: boolean,
 function compileModuleOf(group: ComponentGroup, name: string, folder: string, own: boolean): string | undefined {
   if (!own) return [path.join(folder, 'compile.js'), path.join(folder, 'compile.ts')].find((file) => fs.existsSync(file));
   const source = path.join(folder, 'compile.ts');
-  if (!fs.existsSync(source)) return undefined;
-  if (!runningCompiled()) return source;
+  if (!runningCompiled()) return fs.existsSync(source) ? source : undefined;
+  // Compiled, the part is dist/runtime/…/compile.js; an installed pipec (npm pack) ships that
+  // and the folder's schema.json, never the TypeScript source, so the source cannot decide.
   const compiled = path.join(packageRoot(), 'dist', 'runtime', group, name, 'compile.js');
-  if (!fs.existsSync(compiled)) throw new Error(`${compiled} is missing: run \`npm run build\``);
-  return compiled;
+  if (fs.existsSync(compiled)) return compiled;
+  if (fs.existsSync(source)) throw new Error(`${compiled} is missing: run \`npm run build\``);
+  return undefined;
 }
 
 /** True when this module runs from dist/ (JavaScript), false from the TypeScript sources. */

@@ -12,7 +12,9 @@ const PARAM = { type: 'string', minLength: 1 };
 const SPAN_KIND = { enum: ['server', 'client', 'producer', 'consumer'] };
 
 /** A parameter's schema may carry these marks besides JSON Schema keywords. */
-export const PROPERTY_MARKS = ['x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out'] as const;
+export const PROPERTY_MARKS = [
+  'x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out', 'x-pipe-refuses-braces', 'x-pipe-account-types',
+] as const;
 
 export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
   type: 'object',
@@ -58,6 +60,24 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
         publishes: { type: 'object', additionalProperties: false, required: ['event'], properties: { event: PARAM, payload: PARAM } },
       },
     },
+    // Per-operation parameter rules (`csv parse` / `csv generate`), checked by compiler/check/operation-rules.ts.
+    'x-pipe-operations': {
+      type: 'object', additionalProperties: false, required: ['parameter', 'rules'],
+      properties: {
+        parameter: PARAM,
+        rules: {
+          type: 'object', minProperties: 1,
+          additionalProperties: {
+            type: 'object', additionalProperties: false,
+            properties: {
+              accepts: { type: 'array', items: PARAM },
+              required: { type: 'array', items: PARAM },
+              'one-of': { type: 'array', items: { type: 'array', minItems: 2, items: PARAM } },
+            },
+          },
+        },
+      },
+    },
     'x-pipe-envelope': { const: true },
     'x-pipe-route': {
       type: 'object', additionalProperties: false, required: ['path', 'default-method'],
@@ -78,6 +98,28 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
         },
       },
     },
+    // How the step option `retry` behaves on this connector (compiler/check/check-policies.ts):
+    // its defaults, the output field that carries a status (a connector that answers HTTP errors as
+    // data), and when a retried call is not idempotent (a JSON Schema over the literal parameters).
+    'x-pipe-retry': {
+      type: 'object', additionalProperties: false,
+      properties: {
+        defaults: {
+          type: 'object', additionalProperties: false,
+          properties: {
+            attempts: { type: 'integer', minimum: 1, maximum: 20 },
+            initial: { type: 'integer', minimum: 0 },
+            'max-delay': { type: 'integer', minimum: 0 },
+            multiplier: { type: 'number', minimum: 1 },
+            budget: { type: 'integer', minimum: 0 },
+            on: { type: 'array', items: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' } },
+            status: { type: 'array', items: { type: 'integer', minimum: 400, maximum: 599 } },
+          },
+        },
+        output: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: PARAM, headers: PARAM } },
+        unsafe: { type: 'object', additionalProperties: false, required: ['when', 'how'], properties: { when: { type: 'object' }, how: { type: 'string', minLength: 10 } } },
+      },
+    },
   },
 };
 
@@ -94,6 +136,14 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
   for (const [key, property] of Object.entries(properties)) {
     const ref = property['x-pipe-ref'];
     if (ref !== undefined && !REF_KINDS.includes(String(ref))) problems.push(`params.${key}: x-pipe-ref must be one of ${REF_KINDS.join(', ')}`);
+    const types = property['x-pipe-account-types'];
+    if (types !== undefined && (ref !== 'account' || !Array.isArray(types) || types.length === 0 || !types.every((t) => typeof t === 'string'))) {
+      problems.push(`params.${key}: x-pipe-account-types is a list of account types, on a parameter with x-pipe-ref: account`);
+    }
+    const refusal = property['x-pipe-refuses-braces'];
+    if (refusal !== undefined && (typeof refusal !== 'string' || refusal === '' || property['x-pipe-braces'] === true)) {
+      problems.push(`params.${key}: x-pipe-refuses-braces is the text saying how to pass a value instead, on a parameter without x-pipe-braces`);
+    }
     const split = property['x-pipe-split'] as { into?: unknown } | undefined;
     if (split !== undefined) {
       const into = Array.isArray(split.into) ? split.into.map(String) : [];
@@ -112,8 +162,20 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
     need(route.method, 'x-pipe-route.method');
   }
   for (const param of schema['x-pipe-graph']?.label ?? []) need(param, 'x-pipe-graph.label');
+  const kinds = new Set((schema['x-pipe-errors'] ?? []).map((e) => e.kind));
+  for (const kind of schema['x-pipe-retry']?.defaults?.on ?? []) {
+    if (!kinds.has(kind)) problems.push(`x-pipe-retry.defaults.on names the error kind ${kind}, which x-pipe-errors does not list`);
+  }
+  const operations = schema['x-pipe-operations'];
+  if (operations) {
+    need(operations.parameter, 'x-pipe-operations.parameter');
+    for (const [operation, rule] of Object.entries(operations.rules)) {
+      const where = `x-pipe-operations.rules.${operation}`;
+      for (const param of [...(rule.accepts ?? []), ...(rule.required ?? []), ...(rule['one-of'] ?? []).flat()]) need(param, where);
+    }
+  }
   const trigger = schema.kind === 'trigger';
   for (const key of ['x-pipe-envelope', 'x-pipe-route'] as const) if (!trigger && schema[key] !== undefined) problems.push(`${key} is for triggers`);
-  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
+  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'x-pipe-retry', 'x-pipe-operations', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
   return problems;
 }

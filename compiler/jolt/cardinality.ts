@@ -6,6 +6,7 @@
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey } from './emit.js';
 import { canonicalOf, type PathElement } from './keys.js';
 import { parseMatcher } from './remove.js';
+import * as E from './errors.js';
 
 interface Child {
   readonly pe: PathElement;
@@ -18,7 +19,7 @@ interface Child {
 export function compileCardinality(prog: Program, spec: unknown, path: JsonPath): string {
   const fn = prog.name('cardinality');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a `cardinality` must be an object');
+    prog.error(E.specNotAnObject('cardinality'), path, 'value');
     return fn;
   }
   const rootFn = emitComposite(prog, spec, path, 0);
@@ -32,9 +33,9 @@ function classify(raw: string): PathElement {
 }
 
 function leafCall(prog: Program, child: Child, value: string): string | undefined {
-  if (child.rhs === 'ONE') return `J.one(p, kk, ${value})`;
-  if (child.rhs === 'MANY') return `J.many(p, kk, ${value})`;
-  prog.error('PIPE5015', child.path, 'value', `cardinality must be "ONE" or "MANY", found ${JSON.stringify(child.rhs)}`);
+  if (child.rhs === 'ONE') return `J.one(parent, childKey, ${value})`;
+  if (child.rhs === 'MANY') return `J.many(parent, childKey, ${value})`;
+  prog.error(E.badCardinality(JSON.stringify(child.rhs)), child.path, 'value');
   return undefined;
 }
 
@@ -42,11 +43,11 @@ function leafCall(prog: Program, child: Child, value: string): string | undefine
 function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonPath, depth: number): string {
   const fn = prog.name('card');
   if (depth > MAX_SPEC_DEPTH) {
-    prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
     prog.declare(`function ${fn}() {}`);
     return fn;
   }
-  if (Object.keys(spec).length === 0) prog.error('PIPE5012', path, 'value', 'a cardinality key cannot have an empty object as its value');
+  if (Object.keys(spec).length === 0) prog.error(E.emptyCardinalityObject(), path, 'value');
   const children: Child[] = [];
   const seen = new Set<string>();
   for (const raw of Object.keys(spec)) {
@@ -54,7 +55,7 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
     const pe = classify(raw);
     const canonical = canonicalOf(pe);
     if (seen.has(canonical)) {
-      prog.error('PIPE5011', childPath, 'key', `the key \`${raw}\` duplicates another key of this object`);
+      prog.error(E.sameKeyTwice(raw), childPath, 'key');
       continue;
     }
     seen.add(canonical);
@@ -68,35 +69,45 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
 
   const out = new Lines();
   if (at) {
-    if (isPlainObject(at.rhs)) prog.error('PIPE5007', at.path, 'key', 'an `@` cardinality key cannot have children');
+    if (isPlainObject(at.rhs)) prog.error(E.cardinalityAtWithChildren(), at.path, 'key');
     else {
-      const call = leafCall(prog, at, 'v');
-      if (call) out.add(1, `if (p !== undefined) { const kk = k; v = ${call}; }`);
+      const call = leafCall(prog, at, 'data');
+      if (call) out.add(1, `if (parent !== undefined) { const childKey = key; data = ${call}; }`);
     }
   }
   if (computed.length === 0) {
     // only literal keys: visit them directly instead of scanning every input key (same result)
-    out.add(1, `if (J.isMap(v)) {`);
+    out.add(1, `if (J.isMap(data)) {`);
     for (const child of rest) {
       const key = lit(child.raw);
-      const inline = plainKey(child.raw) ? inlineLeaf(child.rhs, `v[${key}]`) : undefined;
+      const inline = plainKey(child.raw) ? inlineLeaf(child.rhs, `data[${key}]`) : undefined;
       // JSON values are never undefined, so a defined read of a plain key is an own key
-      if (inline !== undefined) out.add(2, `{ const vv = v[${key}]; if (vv !== undefined) ${inline} }`);
-      else if (plainKey(child.raw)) out.add(2, `{ const p = v, kk = ${key}, vv = v[kk]; if (vv !== undefined) { ${applyChild(prog, child, depth)} } }`);
-      else out.add(2, `if (J.has(v, ${key})) { const p = v, kk = ${key}, vv = v[kk]; ${applyChild(prog, child, depth)} }`);
+      if (inline !== undefined) out.add(2, `{ const childValue = data[${key}]; if (childValue !== undefined) ${inline} }`);
+      else {
+        const read = `const parent = data, childKey = ${key}, childValue = data[childKey];`;
+        const apply = applyChild(prog, child, depth);
+        if (plainKey(child.raw)) out.add(2, `{ ${read} if (childValue !== undefined) { ${apply} } }`);
+        else out.add(2, `if (J.has(data, ${key})) { ${read} ${apply} }`);
+      }
     }
-    out.add(1, `} else if (Array.isArray(v)) {`);
+    const indexes = new Lines();
     for (const child of rest) {
       const index = /^\d+$/.test(child.raw) ? Number(child.raw) : -1;
-      if (index >= 0) out.add(2, `if (${index} < v.length) { const p = v, kk = ${lit(child.raw)}, vv = v[${index}]; ${applyChild(prog, child, depth)} }`);
+      const read = `const parent = data, childKey = ${lit(child.raw)}, childValue = data[${index}];`;
+      if (index >= 0) indexes.add(2, `if (${index} < data.length) { ${read} ${applyChild(prog, child, depth)} }`);
+    }
+    // a list is visited only when some key is an index
+    if (!indexes.empty) {
+      out.add(1, `} else if (Array.isArray(data)) {`);
+      out.addAll(indexes);
     }
     out.add(1, `}`);
-    prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(p, k, v) {\n${out.toString()}\n}`);
+    prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(parent, key, data) {\n${out.toString()}\n}`);
     return fn;
   }
   const visit = prog.name('visit');
   const match = new Lines();
-  match.add(1, `switch (kk) {`);
+  match.add(1, `switch (childKey) {`);
   for (const child of rest) {
     match.add(2, `case ${lit(child.raw)}: ${applyChild(prog, child, depth)} return;`);
   }
@@ -104,10 +115,11 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
   for (const child of computed) {
     match.add(1, `if (${matchExpr(prog, child.pe)}) { ${applyChild(prog, child, depth)} return; }`);
   }
-  prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'}: one key \`kk\` of \`p\` holding \`vv\` */\nfunction ${visit}(p, kk, vv) {\n${match.toString()}\n}`);
-  out.add(1, `if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) ${visit}(v, String(i), v[i]); }`);
-  out.add(1, `else if (J.isMap(v)) { for (const kk of Object.keys(v)) ${visit}(v, kk, v[kk]); }`);
-  prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(p, k, v) {\n${out.toString()}\n}`);
+  const doc = `/** cardinality ${path.slice(2).join(' › ') || 'root'}: one key \`childKey\` of \`parent\` holding \`childValue\` */`;
+  prog.declare(`${doc}\nfunction ${visit}(parent, childKey, childValue) {\n${match.toString()}\n}`);
+  out.add(1, `if (Array.isArray(data)) { for (let i = 0; i < data.length; i++) ${visit}(data, String(i), data[i]); }`);
+  out.add(1, `else if (J.isMap(data)) { for (const childKey of Object.keys(data)) ${visit}(data, childKey, data[childKey]); }`);
+  prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(parent, key, data) {\n${out.toString()}\n}`);
   return fn;
 }
 
@@ -116,8 +128,8 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
  * statements: the inline form of J.one/J.many when the parent is known to be a map.
  */
 function inlineLeaf(rhs: unknown, target: string): string | undefined {
-  if (rhs === 'ONE') return `if (Array.isArray(vv)) ${target} = vv.length > 0 ? vv[0] : null;`;
-  if (rhs === 'MANY') return `if (!Array.isArray(vv)) ${target} = vv === null ? [] : [vv];`;
+  if (rhs === 'ONE') return `if (Array.isArray(childValue)) ${target} = childValue.length > 0 ? childValue[0] : null;`;
+  if (rhs === 'MANY') return `if (!Array.isArray(childValue)) ${target} = childValue === null ? [] : [childValue];`;
   return undefined;
 }
 
@@ -131,9 +143,9 @@ function applyChild(prog: Program, child: Child, depth: number): string {
       fn = emitComposite(prog, child.rhs, child.path, depth + 1);
       compiledChildren.set(child, fn);
     }
-    return `${fn}(p, kk, vv);`;
+    return `${fn}(parent, childKey, childValue);`;
   }
-  const call = leafCall(prog, child, 'vv');
+  const call = leafCall(prog, child, 'childValue');
   return call ? `${call};` : '';
 }
 
@@ -142,13 +154,14 @@ function matchExpr(prog: Program, pe: PathElement): string {
     case 'star-all':
       return 'true';
     case 'star-single':
-      return `kk.length > ${pe.prefix.length + pe.suffix.length} && kk.startsWith(${lit(pe.prefix)}) && kk.endsWith(${lit(pe.suffix)})`;
+      return `childKey.length > ${pe.prefix.length + pe.suffix.length} && ` +
+        `childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`;
     case 'star-double':
-      return `J.star2(kk, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
+      return `J.star2(childKey, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
     case 'star-regex': {
       const parts = prog.name('SP');
       prog.declare(`const ${parts} = ${JSON.stringify(pe.parts)};`);
-      return `J.starN(kk, ${parts}) !== null`;
+      return `J.starN(childKey, ${parts}) !== null`;
     }
     default:
       return 'false';

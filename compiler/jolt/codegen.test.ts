@@ -148,10 +148,10 @@ describe('remove, cardinality and default', () => {
 describe('generated code', () => {
   it('stores only the walked-path slots that some reference reads', () => {
     const plain = compileJoltChain([{ operation: 'shift', spec: { items: { '*': { sku: 'lines[&1].code' } } } }], () => ({ file: 'x', start: 0, end: 0 }));
-    expect(plain.js).not.toMatch(/S\.[KCTH]\[\d+\] =/);
+    expect(plain.js).not.toMatch(/state\.[KCTH]\[\d+\] =/);
     const counted = compileJoltChain([{ operation: 'shift', spec: { items: { '*': { sku: 'lines[#2].code', '@(2,id)': 'id' } } } }], () => ({ file: 'x', start: 0, end: 0 }));
-    expect(counted.js).toMatch(/S\.H\[2\] = 0/);
-    expect(counted.js).toMatch(/S\.T\[1\] = d/);
+    expect(counted.js).toMatch(/state\.H\[2\] = 0/);
+    expect(counted.js).toMatch(/state\.T\[1\] = data/);
   });
 });
 

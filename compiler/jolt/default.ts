@@ -6,6 +6,7 @@
  */
 import { compareUtf16 } from '../../runtime/jolt/java.js';
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey } from './emit.js';
+import * as E from './errors.js';
 
 type Op = 'literal' | 'or' | 'star';
 
@@ -30,18 +31,18 @@ function parseKey(prog: Program, raw: string, spec: unknown, path: JsonPath, par
   let op: Op = 'literal';
   if (name.includes('*')) {
     if (name !== '*') {
-      if (report) prog.error('PIPE5013', path, 'key', `the default key \`${raw}\` is invalid: a \`*\` key must be exactly \`*\``);
+      if (report) prog.error(E.badDefaultStar(raw), path, 'key');
       throw new KeyError();
     }
     op = 'star';
   } else if (name.includes('|')) op = 'or';
   const names = op === 'star' ? [] : op === 'or' ? name.split('|') : [name];
   if (parentIsArray && op !== 'star' && names.some((n) => !/^[+-]?\d+$/.test(n))) {
-    if (report) prog.error('PIPE5020', path, 'key', `\`${raw}\` is under a \`[]\` key, so it must be a list index (a number)`);
+    if (report) prog.error(E.defaultKeyNotAnIndex(raw), path, 'key');
     throw new KeyError();
   }
   if (depth > MAX_SPEC_DEPTH) {
-    if (report) prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    if (report) prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
     throw new KeyError();
   }
   if (!isPlainObject(spec)) return { raw, isArray, op, names, literal: spec, path, maxIndex: -1 };
@@ -72,7 +73,7 @@ function precedence(a: Key, b: Key): number {
 export function compileDefault(prog: Program, spec: unknown, path: JsonPath): string {
   const fn = prog.name('defaults');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a `default` must be an object');
+    prog.error(E.specNotAnObject('default'), path, 'value');
     return fn;
   }
   let mapRoot: Key;
@@ -93,14 +94,14 @@ export function compileDefault(prog: Program, spec: unknown, path: JsonPath): st
   const lines = new Lines();
   lines.add(0, `/** default: fills in missing values (applied in place). */`);
   lines.add(0, `function ${fn}(input) {`);
-  lines.add(1, `const d = input === null || input === undefined ? {} : input;`);
-  lines.add(1, `if (Array.isArray(d)) {`);
-  if (arrayFn) lines.add(2, `${arrayFn}(d);`);
+  lines.add(1, `const data = input === null || input === undefined ? {} : input;`);
+  lines.add(1, `if (Array.isArray(data)) {`);
+  if (arrayFn) lines.add(2, `${arrayFn}(data);`);
   else lines.add(2, `J.fail("this default spec has non-index keys, so it cannot apply to a top-level list");`);
   lines.add(1, `} else {`);
-  lines.add(2, `${mapFn}(d);`);
+  lines.add(2, `${mapFn}(data);`);
   lines.add(1, `}`);
-  lines.add(1, `return d;`);
+  lines.add(1, `return data;`);
   lines.add(0, `}`);
   prog.declare(lines.toString());
   return fn;
@@ -111,55 +112,57 @@ function emitApplyChildren(prog: Program, key: Key): string {
   const fn = prog.name('fill');
   const out = new Lines();
   if (key.isArray && key.maxIndex >= 0) {
-    out.add(1, `if (Array.isArray(c)) while (c.length < ${key.maxIndex + 1}) c.push(null);`);
+    out.add(1, `if (Array.isArray(data)) while (data.length < ${key.maxIndex + 1}) data.push(null);`);
   }
   const children = [...(key.children ?? [])].sort(precedence);
   for (const child of children) {
     if (key.isArray) emitArrayChild(prog, out, child);
     else emitMapChild(prog, out, child);
   }
-  prog.declare(`/** default ${key.path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(c) {\n${out.toString()}\n}`);
+  prog.declare(`/** default ${key.path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(data) {\n${out.toString()}\n}`);
   return fn;
 }
 
 /** The statements applying `child` at key expression `k` of container `c` (the key exists or is literal). */
 function applyAt(prog: Program, out: Lines, ind: number, child: Key, read: string, write: (v: string) => string): void {
+  out.add(ind, prog.specLine(child.path, child.children === undefined ? child.literal : {}));
   out.add(ind, `{`);
-  out.add(ind + 1, `let v = ${read};`);
+  out.add(ind + 1, `let value = ${read};`);
   if (child.children === undefined) {
-    out.add(ind + 1, `if (v === null || v === undefined) ${write(prog.freshValue(child.literal))}`);
+    out.add(ind + 1, `if (value === null || value === undefined) ${write(prog.freshValue(child.literal))}`);
   } else {
-    out.add(ind + 1, `if (v === null || v === undefined) { v = ${child.isArray ? '[]' : '{}'}; ${write('v')} }`);
-    out.add(ind + 1, `${emitApplyChildren(prog, child)}(v);`);
+    const fresh = child.isArray ? '[]' : '{}';
+    out.add(ind + 1, `if (value === null || value === undefined) { value = ${fresh}; ${write('value')} }`);
+    out.add(ind + 1, `${emitApplyChildren(prog, child)}(value);`);
   }
   out.add(ind, `}`);
 }
 
 function emitMapChild(prog: Program, out: Lines, child: Key): void {
-  out.add(1, `if (J.isMap(c)) {`);
+  out.add(1, `if (J.isMap(data)) {`);
   if (child.op === 'literal') {
     const name = child.names[0] ?? '';
     const k = lit(name);
-    if (plainKey(name)) applyAt(prog, out, 2, child, `c[${k}]`, (v) => `c[${k}] = ${v};`);
-    else applyAt(prog, out, 2, child, `J.has(c, ${k}) ? c[${k}] : undefined`, (v) => `J.set(c, ${k}, ${v});`);
+    if (plainKey(name)) applyAt(prog, out, 2, child, `data[${k}]`, (v) => `data[${k}] = ${v};`);
+    else applyAt(prog, out, 2, child, `J.has(data, ${k}) ? data[${k}] : undefined`, (v) => `J.set(data, ${k}, ${v});`);
   } else {
-    const source = child.op === 'star' ? 'Object.keys(c)' : `${prog.constant(child.names)}.filter((n) => J.has(c, n))`;
+    const source = child.op === 'star' ? 'Object.keys(data)' : `${prog.constant(child.names)}.filter((n) => J.has(data, n))`;
     out.add(2, `for (const k of ${source}) {`);
-    applyAt(prog, out, 3, child, 'c[k]', (v) => `J.set(c, k, ${v});`);
+    applyAt(prog, out, 3, child, 'data[k]', (v) => `J.set(data, k, ${v});`);
     out.add(2, `}`);
   }
   out.add(1, `}`);
 }
 
 function emitArrayChild(prog: Program, out: Lines, child: Key): void {
-  out.add(1, `if (Array.isArray(c)) {`);
+  out.add(1, `if (Array.isArray(data)) {`);
   if (child.op === 'literal') {
     const i = Number(child.names[0]);
-    if (i >= 0) applyAt(prog, out, 2, child, `c[${i}]`, (v) => `c[${i}] = ${v};`);
+    if (i >= 0) applyAt(prog, out, 2, child, `data[${i}]`, (v) => `data[${i}] = ${v};`);
   } else {
-    if (child.op === 'star') out.add(2, `for (let i = 0; i < c.length; i++) {`);
-    else out.add(2, `for (const i of ${prog.constant(child.names.map(Number))}.filter((i) => i >= 0 && i < c.length)) {`);
-    applyAt(prog, out, 3, child, 'c[i]', (v) => `c[i] = ${v};`);
+    if (child.op === 'star') out.add(2, `for (let i = 0; i < data.length; i++) {`);
+    else out.add(2, `for (const i of ${prog.constant(child.names.map(Number))}.filter((i) => i >= 0 && i < data.length)) {`);
+    applyAt(prog, out, 3, child, 'data[i]', (v) => `data[i] = ${v};`);
     out.add(2, `}`);
   }
   out.add(1, `}`);

@@ -7,9 +7,12 @@
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
+import type { JoltProblem } from './errors.js';
 
 export type JsonPath = readonly (string | number)[];
 export type Locate = (path: JsonPath, part: 'key' | 'value') => Span;
+/** Names where a span is for a reader of generated code: `orders.pipe:12`. */
+export type SourceLine = (span: Span) => string;
 
 /** Deepest spec nesting compiled (a spec, unlike input data, is code: deeper means a mistake). */
 export const MAX_SPEC_DEPTH = 200;
@@ -46,7 +49,23 @@ export class Program implements ReadNames {
   private readonly reported = new Set<string>();
   private readonly readers = new Map<string, string>();
 
-  constructor(readonly locate: Locate) {}
+  constructor(
+    readonly locate: Locate,
+    /** When given, the comments of generated code say on which line of the .pipe file each spec entry is. */
+    private readonly sourceLine?: SourceLine,
+  ) {}
+
+  /**
+   * A comment showing the spec entry at `path` as written, and its line when known:
+   * `// orders.pipe:12 "sku": "lines[&1].code"` (an object value shows as `{ … }`).
+   */
+  specLine(path: JsonPath, rhs: unknown): string {
+    const key = path[path.length - 1];
+    const isObject = rhs !== null && typeof rhs === 'object' && !Array.isArray(rhs);
+    const value = isObject ? '{ … }' : clip(JSON.stringify(rhs) ?? 'null');
+    const where = this.sourceLine ? `${this.sourceLine(this.locate(path, 'key'))} ` : '';
+    return `// ${where}${clip(JSON.stringify(String(key)))}: ${value}`;
+  }
 
   /** A fresh identifier with a readable prefix. */
   name(prefix: string): string {
@@ -78,10 +97,10 @@ export class Program implements ReadNames {
       this.readers.set(key, name);
       this.declare(
         `/** reads ${lit(key).replace(/\*\//g, '*\\/')} of a map (J.N when absent or not a map) */\n` +
-          `function ${name}(t) {\n` +
-          `  if (t === null || typeof t !== "object" || Array.isArray(t)) return J.N;\n` +
-          `  const x = t[${lit(key)}];\n` +
-          `  return x === undefined ? J.N : x;\n` +
+          `function ${name}(tree) {\n` +
+          `  if (tree === null || typeof tree !== "object" || Array.isArray(tree)) return J.N;\n` +
+          `  const value = tree[${lit(key)}];\n` +
+          `  return value === undefined ? J.N : value;\n` +
           `}`,
       );
     }
@@ -105,15 +124,17 @@ export class Program implements ReadNames {
     return `J.copy(${this.constant(value)})`;
   }
 
-  error(code: string, path: JsonPath, part: 'key' | 'value', message: string, hint?: string): void {
-    this.report(code, path, part, message, hint, 'error');
+  /** Reports a problem (errors.ts) at the key or the value of the spec entry at `path`. */
+  error(problem: JoltProblem, path: JsonPath, part: 'key' | 'value'): void {
+    this.report(problem, path, part, 'error');
   }
 
-  warning(code: string, path: JsonPath, part: 'key' | 'value', message: string): void {
-    this.report(code, path, part, message, undefined, 'warning');
+  warning(problem: JoltProblem, path: JsonPath, part: 'key' | 'value'): void {
+    this.report(problem, path, part, 'warning');
   }
 
-  private report(code: string, path: JsonPath, part: 'key' | 'value', message: string, hint: string | undefined, severity: 'error' | 'warning'): void {
+  private report(problem: JoltProblem, path: JsonPath, part: 'key' | 'value', severity: 'error' | 'warning'): void {
+    const { code, message, hint } = problem;
     // the same spec element can be emitted in several branches; report it once
     const id = `${code}\u0000${JSON.stringify(path)}\u0000${part}\u0000${message}`;
     if (this.reported.has(id)) return;
@@ -122,6 +143,11 @@ export class Program implements ReadNames {
       diagnostic(code, { message, span: this.locate(path, part), severity, ...(hint !== undefined ? { hint } : {}) }),
     );
   }
+}
+
+/** At most 60 characters of a spec text (`…` marks a cut). */
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
 
 /** An indented block of generated lines. */
@@ -136,6 +162,10 @@ export class Lines {
 
   addAll(other: Lines): void {
     this.lines.push(...other.lines);
+  }
+
+  get empty(): boolean {
+    return this.lines.length === 0;
   }
 
   toString(): string {

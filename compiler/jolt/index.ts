@@ -8,15 +8,16 @@
 import * as J from '../../runtime/jolt/index.js';
 import type { ModifyFunction } from '../../runtime/jolt/functions.js';
 import { hasErrors, type Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { type JsonPath, type Locate, Program, isPlainObject, lit } from './emit.js';
+import { type JsonPath, type Locate, Program, type SourceLine, isPlainObject, lit } from './emit.js';
 import { compileShift } from './shift.js';
 import { compileDefault } from './default.js';
 import { compileRemove } from './remove.js';
 import { compileCardinality } from './cardinality.js';
 import { compileModify, type ModifyMode } from './modify.js';
 import { locateInJson } from './locate.js';
+import * as E from './errors.js';
 
-export type { JsonPath, Locate } from './emit.js';
+export type { JsonPath, Locate, SourceLine } from './emit.js';
 export { locateInJson } from './locate.js';
 
 export interface CompiledJolt {
@@ -37,6 +38,8 @@ export interface JoltExtensions {
 export interface CompileOptions {
   readonly customFunctions?: readonly string[];
   readonly customOperations?: readonly string[];
+  /** Where a span of the spec is (`orders.pipe:12`), for the comments of the generated code. */
+  readonly sourceLine?: SourceLine;
 }
 
 const OPERATIONS: Readonly<Record<string, string>> = {
@@ -68,15 +71,15 @@ const SHORT_NAMES = Object.keys(OPERATIONS).filter((n) => !n.includes('.'));
 
 /** Compiles a chain. `js` is a function expression; it is meaningful only when there are no errors. */
 export function compileJoltChain(chain: unknown, locate: Locate, options: CompileOptions = {}): CompiledJolt {
-  const prog = new Program(locate);
+  const prog = new Program(locate, options.sourceLine);
   const customOps = new Set(options.customOperations ?? []);
   const modifyOptions = { customFunctions: new Set(options.customFunctions ?? []) };
   if (!Array.isArray(chain)) {
-    prog.error('PIPE5001', [], 'value', `a JOLT chain must be a list of operations, found ${describeType(chain)}`, 'Wrap the operation in a list: [ { "operation": "shift", "spec": { … } } ].');
+    prog.error(E.chainNotAList(describeType(chain)), [], 'value');
     return { js: '', diagnostics: prog.diagnostics };
   }
   if (chain.length === 0) {
-    prog.error('PIPE5002', [], 'value', 'the JOLT chain has no operations');
+    prog.error(E.emptyChain(), [], 'value');
     return { js: '', diagnostics: prog.diagnostics };
   }
   const calls: string[] = [];
@@ -90,9 +93,9 @@ export function compileJoltChain(chain: unknown, locate: Locate, options: Compil
     ...prog.declarations.map((d) => indent(d, 2)),
     '  /** The chain: each operation gets the previous one\'s output. */',
     '  return function joltChain(input, context) {',
-    '    let v = input;',
-    ...calls.map((c) => `    v = ${c};`),
-    '    return v;',
+    '    let value = input;',
+    ...calls.map((c) => `    value = ${c};`),
+    '    return value;',
     '  };',
     '})()',
   ].join('\n');
@@ -118,40 +121,40 @@ function compileEntry(
   modifyOptions: { customFunctions: ReadonlySet<string> },
 ): string | undefined {
   if (!isPlainObject(entry)) {
-    prog.error('PIPE5003', [i], 'value', `operation ${i + 1} of the chain must be an object with \`operation\` and \`spec\`, found ${describeType(entry)}`);
+    prog.error(E.operationNotAnObject(i, describeType(entry)), [i], 'value');
     return undefined;
   }
   const operation = entry.operation;
   if (typeof operation !== 'string') {
     const where: JsonPath = 'operation' in entry ? [i, 'operation'] : [i];
-    prog.error('PIPE5003', where, 'value', `operation ${i + 1} of the chain needs an \`operation\` name (a string), found ${describeType(operation)}`);
+    prog.error(E.operationWithoutName(i, describeType(operation)), where, 'value');
     return undefined;
   }
   const specPath: JsonPath = [i, 'spec'];
   const spec = entry.spec;
-  if (customOps.has(operation)) return `X.op[${lit(operation)}](v, context, ${prog.constant(spec ?? null)})`;
+  if (customOps.has(operation)) return `X.op[${lit(operation)}](value, context, ${prog.constant(spec ?? null)})`;
   const op = OPERATIONS[operation];
   if (op === undefined) {
     const near = SHORT_NAMES.filter((n) => n.startsWith(operation.slice(0, 3).toLowerCase()));
-    prog.error('PIPE5004', [i, 'operation'], 'value', `unknown JOLT operation \`${operation}\``, `Use one of: ${(near.length > 0 ? near : SHORT_NAMES).join(', ')}.`);
+    prog.error(E.unknownOperation(operation, near.length > 0 ? near : SHORT_NAMES), [i, 'operation'], 'value');
     return undefined;
   }
-  if (op === 'sort') return 'J.sort(v)';
+  if (op === 'sort') return 'J.sort(value)';
   if (!('spec' in entry)) {
-    prog.error('PIPE5005', [i], 'value', `the \`${operation}\` operation needs a \`spec\``);
+    prog.error(E.operationWithoutSpec(operation), [i], 'value');
     return undefined;
   }
   switch (op) {
     case 'shift':
-      return `${compileShift(prog, spec, specPath)}(v)`;
+      return `${compileShift(prog, spec, specPath)}(value)`;
     case 'default':
-      return `${compileDefault(prog, spec, specPath)}(v)`;
+      return `${compileDefault(prog, spec, specPath)}(value)`;
     case 'remove':
-      return `${compileRemove(prog, spec, specPath)}(v)`;
+      return `${compileRemove(prog, spec, specPath)}(value)`;
     case 'cardinality':
-      return `${compileCardinality(prog, spec, specPath)}(v)`;
+      return `${compileCardinality(prog, spec, specPath)}(value)`;
     default:
-      return `${compileModify(prog, spec, specPath, MODIFY_MODES[op] ?? 0, modifyOptions)}(v, context)`;
+      return `${compileModify(prog, spec, specPath, MODIFY_MODES[op] ?? 0, modifyOptions)}(value, context)`;
   }
 }
 

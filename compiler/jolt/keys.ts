@@ -5,14 +5,13 @@
  * PathElement description, or a thrown SpecError carrying the diagnostic code and message.
  */
 import { starN } from '../../runtime/jolt/index.js';
+import * as E from './errors.js';
+import type { JoltProblem } from './errors.js';
 
 /** A spec problem found while parsing one key or path; the caller attaches the location. */
 export class SpecError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+  constructor(readonly problem: JoltProblem) {
+    super(problem.message);
   }
 }
 
@@ -50,8 +49,6 @@ export type PathElement =
 
 export type StarElement = Extract<PathElement, { kind: 'star-all' | 'star-single' | 'star-double' | 'star-regex' }>;
 
-const MALFORMED = 'PIPE5007';
-const BAD_REF = 'PIPE5008';
 
 function count(text: string, part: string): number {
   return text.split(part).length - 1;
@@ -86,21 +83,21 @@ export function removeEscapeChars(key: string): string {
 }
 
 function parseNonNegative(text: string, token: string, whole: string): number {
-  if (!/^[+-]?\d+$/.test(text)) throw new SpecError(BAD_REF, `cannot parse the \`${token}\` reference \`${whole}\``);
+  if (!/^[+-]?\d+$/.test(text)) throw new SpecError(E.unparsableReference(token, whole));
   const n = Number(text);
-  if (n < 0) throw new SpecError(BAD_REF, `the reference \`${whole}\` cannot be negative`);
-  if (n > 2147483647) throw new SpecError(BAD_REF, `the reference \`${whole}\` is out of range`);
+  if (n < 0) throw new SpecError(E.negativeReference(whole));
+  if (n > 2147483647) throw new SpecError(E.referenceOutOfRange(whole));
   return n;
 }
 
 /** `&`, `&2`, `&(2)`, `&(2,1)` (and the same with `$`). */
 export function parsePathAndGroupRef(text: string, token: '&' | '$'): Ref {
-  if (!text.startsWith(token)) throw new SpecError(BAD_REF, `the reference \`${text}\` must start with \`${token}\``);
+  if (!text.startsWith(token)) throw new SpecError(E.referenceWithoutToken(text, token));
   const meat = text.slice(1);
   if (meat === '') return { pathIndex: 0, keyGroup: 0 };
   if (meat.length >= 3 && meat.startsWith('(') && meat.endsWith(')')) {
     const parts = meat.slice(1, -1).split(',');
-    if (parts.length > 2) throw new SpecError(BAD_REF, `the reference \`${text}\` has more than two numbers`);
+    if (parts.length > 2) throw new SpecError(E.referenceWithThreeNumbers(text));
     return {
       pathIndex: parseNonNegative(parts[0] ?? '', token, text),
       keyGroup: parts.length === 2 ? parseNonNegative(parts[1] ?? '', token, text) : 0,
@@ -130,7 +127,7 @@ function parseAmp(key: string): PathElement {
       // Jolt would read `&x` as the matched key followed by "x"; that is almost always a typo for a
       // reference, so it is rejected with the unambiguous spellings in the message.
       if (/[A-Za-z_]/.test(key.charAt(end))) {
-        throw new SpecError(BAD_REF, `\`${key.slice(i, i + 2)}\` is not a reference: after \`&\` comes a level number or \`(level,group)\`; write \`&(0)${key.charAt(end)}\` for the matched key followed by text, or \`\\&\` for a literal ampersand`);
+        throw new SpecError(E.ampersandBeforeLetter(key.slice(i, i + 2), key.charAt(end)));
       }
       while (end < key.length && /[0-9(),]/.test(key.charAt(end))) end++;
       const ref = parsePathAndGroupRef(key.slice(i, end), '&');
@@ -150,7 +147,7 @@ function parseAmp(key: string): PathElement {
 }
 
 function parseArray(key: string): PathElement {
-  if (!key.startsWith('[') || !key.endsWith(']')) throw new SpecError(MALFORMED, `\`${key}\` is not a valid array key: expected \`[…]\``);
+  if (!key.startsWith('[') || !key.endsWith(']')) throw new SpecError(E.notAnArrayKey(key));
   if (key.length === 2) return { kind: 'array', index: { type: 'auto' }, canonical: '[]' };
   const meat = key.slice(1, -1);
   const first = meat.charAt(0);
@@ -170,17 +167,17 @@ function parseArray(key: string): PathElement {
   if (/^\d+$/.test(meat) && Number(meat) <= 2147483647) {
     return { kind: 'array', index: { type: 'explicit', index: Number(meat) }, canonical: `[${Number(meat)}]` };
   }
-  throw new SpecError(MALFORMED, `bad explicit array index \`${meat}\` in \`${key}\``);
+  throw new SpecError(E.badArrayIndex(meat, key));
 }
 
 /** `@2`, `@(2)`, `@a`, `@(a.b)`, `@(2,a.&1)`. */
 export function parseTranspose(key: string): { transpose: Transpose; canonical: string } {
-  if (key.length < 2 || !key.startsWith('@')) throw new SpecError(BAD_REF, `\`${key}\` is not a valid \`@\` reference`);
+  if (key.length < 2 || !key.startsWith('@')) throw new SpecError(E.notAnAtReference(key));
   let meat = key.slice(1);
-  if (meat.includes('@')) throw new SpecError(BAD_REF, `\`${key}\`: an \`@\` reference cannot contain another \`@\``);
-  if (meat.includes('*') || meat.includes('[]')) throw new SpecError(BAD_REF, `\`${key}\`: an \`@\` reference cannot contain \`*\` or \`[]\``);
+  if (meat.includes('@')) throw new SpecError(E.atInsideAt(key));
+  if (meat.includes('*') || meat.includes('[]')) throw new SpecError(E.starInAt(key));
   if (meat.startsWith('(')) {
-    if (!meat.endsWith(')')) throw new SpecError(BAD_REF, `\`${key}\`: \`@(\` needs a matching \`)\``);
+    if (!meat.endsWith(')')) throw new SpecError(E.atUnclosed(key));
     meat = meat.slice(1, -1);
   }
   let upLevel = 0;
@@ -190,7 +187,7 @@ export function parseTranspose(key: string): { transpose: Transpose; canonical: 
     upLevel = parseNonNegative(digits[1] ?? '', '@', key);
     subPath = digits[2] === ',' ? meat.slice((digits[1] ?? '').length + 1) : null;
   } else if (/^\d/.test(meat)) {
-    throw new SpecError(BAD_REF, `\`${key}\`: the level of an \`@\` reference must be a number`);
+    throw new SpecError(E.atLevelNotANumber(key));
   }
   if (subPath === null || subPath === '') return { transpose: { upLevel, sub: null }, canonical: `@(${upLevel},)` };
   const sub = parseDotPath(subPath);
@@ -219,31 +216,31 @@ export function parseKey(origKey: string): PathElement {
   if (inspect === '@') return { kind: 'at' };
   if (inspect === '*') return { kind: 'star-all' };
   if (inspect.startsWith('[')) {
-    if (count(inspect, '[') !== 1 || count(inspect, ']') !== 1) throw new SpecError(MALFORMED, `\`${origKey}\` has too many \`[]\``);
+    if (count(inspect, '[') !== 1 || count(inspect, ']') !== 1) throw new SpecError(E.tooManyBrackets(origKey));
     return parseArray(key);
   }
   if (inspect.startsWith('@') || inspect.includes('@(')) {
     const t = parseTranspose(origKey);
     return { kind: 'transpose', transpose: t.transpose, canonical: t.canonical };
   }
-  if (inspect.includes('@')) throw new SpecError(MALFORMED, `\`${origKey}\`: \`@\` is only allowed at the front of a key`);
+  if (inspect.includes('@')) throw new SpecError(E.notAtFront(origKey, '@'));
   if (inspect.includes('$')) {
-    if (!key.startsWith('$')) throw new SpecError(MALFORMED, `\`${origKey}\`: \`$\` is only allowed at the front of a key`);
+    if (!key.startsWith('$')) throw new SpecError(E.notAtFront(origKey, '$'));
     return { kind: 'dollar', ref: parsePathAndGroupRef(key, '$') };
   }
   if (inspect.includes('[')) {
-    if (count(inspect, '[') !== 1 || count(inspect, ']') !== 1) throw new SpecError(MALFORMED, `\`${origKey}\` has too many \`[]\``);
+    if (count(inspect, '[') !== 1 || count(inspect, ']') !== 1) throw new SpecError(E.tooManyBrackets(origKey));
     return parseArray(key);
   }
   if (inspect.includes('&')) {
-    if (inspect.includes('*')) throw new SpecError(MALFORMED, `\`${origKey}\` cannot mix \`*\` with \`&\``);
+    if (inspect.includes('*')) throw new SpecError(E.starWithAmpersand(origKey));
     return parseAmp(key);
   }
   if (inspect.includes('*')) return parseStar(key, inspect);
   if (inspect.includes('#')) {
-    if (!key.startsWith('#') || key.length <= 1) throw new SpecError(MALFORMED, `\`${origKey}\`: \`#\` is only allowed at the front of a key`);
+    if (!key.startsWith('#') || key.length <= 1) throw new SpecError(E.notAtFront(origKey, '#'));
     if (key.charAt(1) === '(') {
-      if (!key.endsWith(')')) throw new SpecError(MALFORMED, `\`${origKey}\`: \`#(\` needs a matching \`)\``);
+      if (!key.endsWith(')')) throw new SpecError(E.hashUnclosed(origKey));
       return { kind: 'hash', value: key.slice(2, -1) };
     }
     return { kind: 'hash', value: key.slice(1) };
@@ -337,20 +334,20 @@ function splitDotPath(path: string): string[] {
 /** After an `@`: `(…)` up to the matching paren, or a name up to the next `.` (returned as `(name)`). */
 function readAtGroup(text: string, from: number, whole: string): [string, number] {
   if (from >= text.length) return ['', from];
-  if (text.charAt(from) === '.') throw new SpecError(BAD_REF, `invalid \`@\` reference in \`${whole}\``);
+  if (text.charAt(from) === '.') throw new SpecError(E.badAtInPath(whole));
   if (text.charAt(from) === '(') {
     let depth = 0;
     for (let i = from; i < text.length; i++) {
       const c = text.charAt(i);
       if (c === '(') {
-        if (depth > 0) throw new SpecError(BAD_REF, `too many \`(\` in \`${whole}\``);
+        if (depth > 0) throw new SpecError(E.tooManyParentheses(whole));
         depth++;
       } else if (c === ')') {
         depth--;
         if (depth === 0) return [text.slice(from, i + 1), i + 1];
       }
     }
-    throw new SpecError(BAD_REF, `unclosed \`@(\` in \`${whole}\``);
+    throw new SpecError(E.unclosedAtInPath(whole));
   }
   const dot = text.indexOf('.', from);
   if (dot < 0) return [text.slice(from), text.length];
@@ -361,7 +358,7 @@ function readAtGroup(text: string, from: number, whole: string): [string, number
 export function parseDotPath(path: string): PathElement[] {
   return splitDotPath(path).map((segment) => {
     const pe = parseKey(segment);
-    if (pe.kind === 'at') throw new SpecError('PIPE5009', `\`.@.\` is not allowed in the path \`${path}\``);
+    if (pe.kind === 'at') throw new SpecError(E.atStepInOutputPath(path));
     return pe;
   });
 }
@@ -369,13 +366,13 @@ export function parseDotPath(path: string): PathElement[] {
 /** Output paths of shift: `*` and `$` are not allowed (unless escaped), every segment must be evaluatable. */
 export function parseOutputPath(path: string): PathElement[] {
   if ((path.includes('*') && !path.includes('\\*')) || (path.includes('$') && !path.includes('\\$'))) {
-    throw new SpecError('PIPE5009', `the output path \`${path}\` cannot contain \`*\` or \`$\``);
+    throw new SpecError(E.wildcardInOutputPath(path));
   }
   if (path.trim() === '') return [];
   const elements = parseDotPath(path);
   for (const pe of elements) {
     if (pe.kind !== 'literal' && pe.kind !== 'amp' && pe.kind !== 'array' && pe.kind !== 'transpose') {
-      throw new SpecError('PIPE5009', `\`${canonicalOf(pe)}\` is not allowed in the output path \`${path}\``);
+      throw new SpecError(E.notInOutputPath(canonicalOf(pe), path));
     }
   }
   return elements;

@@ -11,6 +11,7 @@ import { compareUtf16, parseJavaDouble, parseJavaInt, parseJavaLong } from '../.
 import { FUNCTIONS, KEEPS_ARGUMENTS, LIST_FORMS, ONE_ARGUMENT_FORMS, TWO_ARGUMENT_FORMS } from '../../runtime/jolt/functions.js';
 import { readExpr, readPathExpr, Scope } from './walk.js';
 import { regexProblem } from '../../runtime/regex/index.js';
+import * as E from './errors.js';
 
 export type ModifyMode = 0 | 1 | 2;
 const MODE_PREFIX: Record<string, ModifyMode> = { '+': 0, '~': 1, _: 2 };
@@ -33,7 +34,7 @@ export interface ModifyOptions {
 export function compileModify(prog: Program, spec: unknown, path: JsonPath, mode: ModifyMode, options: ModifyOptions): string {
   const fn = prog.name('modify');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a modify operation must be an object');
+    prog.error(E.specNotAnObject('modify'), path, 'value');
     return fn;
   }
   const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog);
@@ -42,8 +43,9 @@ export function compileModify(prog: Program, spec: unknown, path: JsonPath, mode
     [
       `/** ${['modify-overwrite-beta', 'modify-default-beta', 'modify-define-beta'][mode]}: computes values in place. */`,
       `function ${fn}(input, context) {`,
-      `  const S = { K: ["root"], C: [undefined], T: [input], O: [-1], cw: { root: context === undefined ? null : context } };`,
-      `  ${rootFn}(S, "root", input);`,
+      `  const walked = { root: context === undefined ? null : context };`,
+      `  const state = { K: ["root"], C: [undefined], T: [input], O: [-1], cw: walked };`,
+      `  ${rootFn}(state, "root", input);`,
       `  return input;`,
       `}`,
     ].join('\n'),
@@ -70,15 +72,15 @@ function parseChild(prog: Program, rawKey: string, rhs: unknown, path: JsonPath,
     pe = parseKey(key);
   } catch (e) {
     if (!(e instanceof SpecError)) throw e;
-    prog.error(e.code, path, 'key', e.message);
+    prog.error(e.problem, path, 'key');
     return undefined;
   }
   if (!isStar(pe) && pe.kind !== 'literal' && pe.kind !== 'array') {
-    prog.error('PIPE5007', path, 'key', `\`${rawKey}\`: modify keys must be names, \`*\` patterns or \`[index]\``);
+    prog.error(E.badModifyKey(rawKey), path, 'key');
     return undefined;
   }
   if (pe.kind === 'array' && pe.index.type !== 'explicit') {
-    prog.error('PIPE5007', path, 'key', `\`${rawKey}\`: modify supports only explicit list indexes like \`[2]\``);
+    prog.error(E.modifyIndexNotExplicit(rawKey), path, 'key');
     return undefined;
   }
   const composite = isPlainObject(rhs) && Object.keys(rhs).length > 0;
@@ -99,7 +101,7 @@ function compileComposite(
 ): string {
   const fn = prog.name('mod');
   if (depth > MAX_SPEC_DEPTH) {
-    prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
     prog.declare(`function ${fn}() {}`);
     return fn;
   }
@@ -114,7 +116,7 @@ function compileComposite(
       if (!child) continue;
       const canonical = canonicalOf(child.pe);
       if (seen.has(canonical)) {
-        prog.error('PIPE5011', child.path, 'key', `the key \`${keyText}\` is the same as another key of this object`);
+        prog.error(E.sameKeyTwice(keyText), child.path, 'key');
         continue;
       }
       seen.add(canonical);
@@ -126,47 +128,47 @@ function compileComposite(
     }
   }
   if (mapKey && arrayKey) {
-    prog.error('PIPE5017', arrayKey.path, 'key', `this object mixes list indexes (\`${canonicalOf(arrayKey.pe)}\`) with map keys (\`${canonicalOf(mapKey.pe)}\`)`, 'Split the spec: one object for the list indexes, another for the map keys.');
+    prog.error(E.listAndMapKeysMixed(canonicalOf(arrayKey.pe), canonicalOf(mapKey.pe)), arrayKey.path, 'key');
   }
   const dataType: DataType = arrayKey ? 'list' : mapKey ? 'map' : 'runtime';
   const literals = children.filter((c) => c.pe.kind === 'literal' || c.pe.kind === 'array');
   const computed = children.filter((c) => isStar(c.pe)).sort(computedCompare);
   const strategy = computed.length === 0 ? 'literals' : literals.length === 0 ? 'computed' : mode === 2 && dataType === 'list' ? 'conflict' : 'both';
 
-  const scope = outer.enter(level, { owner: level, capture: 'none', groups: 0 }, { key: 'k', data: 'v' });
+  const scope = outer.enter(level, { owner: level, capture: 'none', groups: 0 }, { key: 'key', data: 'data' });
   const body = new Lines();
-  if (dataType === 'map') body.add(1, `if (v !== null && v !== undefined && !J.isMap(v)) return;`);
-  if (dataType === 'list') body.add(1, `if (v !== null && v !== undefined && !Array.isArray(v)) return;`);
-  if (dataType === 'runtime') body.add(1, `if (v === null || v === undefined) return;`);
+  if (dataType === 'map') body.add(1, `if (data !== null && data !== undefined && !J.isMap(data)) return;`);
+  if (dataType === 'list') body.add(1, `if (data !== null && data !== undefined && !Array.isArray(data)) return;`);
+  if (dataType === 'runtime') body.add(1, `if (data === null || data === undefined) return;`);
   else {
-    body.add(1, `if (v === null || v === undefined) {`);
-    body.add(2, `v = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, k, ${mode}, ${dataType === 'list'});`);
-    body.add(2, `if (v === null) return;`);
+    body.add(1, `if (data === null || data === undefined) {`);
+    body.add(2, `data = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, key, ${mode}, ${dataType === 'list'});`);
+    body.add(2, `if (data === null) return;`);
     body.add(1, `}`);
   }
-  body.add(1, `const o = Array.isArray(v) ? ${dataType === 'list' ? `J.expand(v, ${maxIndex})` : 'v.length'} : -1;`);
+  body.add(1, `const size = Array.isArray(data) ? ${dataType === 'list' ? `J.expand(data, ${maxIndex})` : 'data.length'} : -1;`);
 
   const ctx: Ctx = { prog, scope, level, options, depth, mapOnly: dataType === 'map' };
   const walk = new Lines();
   if (dataType !== 'map') {
-    walk.add(1, `if (Array.isArray(v)) {`);
+    walk.add(1, `if (Array.isArray(data)) {`);
     emitStrategy(ctx, walk, 2, strategy, literals, computed, 'list');
-    walk.add(1, dataType === 'runtime' ? `} else if (J.isMap(v)) {` : `}`);
+    walk.add(1, dataType === 'runtime' ? `} else if (J.isMap(data)) {` : `}`);
   }
   if (dataType !== 'list') {
-    if (dataType === 'map') walk.add(1, `if (J.isMap(v)) {`);
+    if (dataType === 'map') walk.add(1, `if (J.isMap(data)) {`);
     emitStrategy(ctx, walk, 2, strategy, literals, computed, 'map');
     walk.add(1, `}`);
   }
   // the slots of this level, now that every function that could read them has been generated
   const stores = [
-    scope.slots.has('K', level) ? `S.K[${level}] = k;` : '',
-    scope.slots.has('T', level) ? `S.T[${level}] = v;` : '',
-    scope.slots.has('O', level) ? `S.O[${level}] = o;` : '',
+    scope.slots.has('K', level) ? `state.K[${level}] = key;` : '',
+    scope.slots.has('T', level) ? `state.T[${level}] = data;` : '',
+    scope.slots.has('O', level) ? `state.O[${level}] = size;` : '',
   ].filter((x) => x !== '');
   body.add(1, stores.join(' '));
   body.addAll(walk);
-  prog.declare(`/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(S, k, v) {\n${body.toString()}\n}`);
+  prog.declare(`/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(state, key, data) {\n${body.toString()}\n}`);
   return fn;
 }
 
@@ -207,23 +209,30 @@ function emitStrategy(ctx: Ctx, out: Lines, ind: number, strategy: string, liter
       out.add(ind, `{`);
       if (shape === 'map' && plainKey(key)) {
         // JSON values are never undefined, so a defined read of a non-prototype key is an own key
-        out.add(ind + 1, `const kk = ${lit(key)}, u = v[kk], p = u !== undefined, vv = p ? u : null;`);
-      } else if (shape === 'map') out.add(ind + 1, `const kk = ${lit(key)}, p = J.has(v, kk), vv = p ? v[kk] : null;`);
+        out.add(ind + 1, `const childKey = ${lit(key)}, found = data[childKey], present = found !== undefined;`);
+        out.add(ind + 1, `const childValue = present ? found : null;`);
+      } else if (shape === 'map') {
+        out.add(ind + 1, `const childKey = ${lit(key)}, present = J.has(data, childKey);`);
+        out.add(ind + 1, `const childValue = present ? data[childKey] : null;`);
+      }
       else {
         const index = parseJavaInt(key);
         const i = index === undefined ? 2147483647 : index;
         // present means "in the input": indexes added by growing the list do not count
-        out.add(ind + 1, `const kk = ${lit(key)}, p = ${i} < o, vv = ${i} < v.length ? v[${i}] : null;`);
+        out.add(ind + 1, `const childKey = ${lit(key)}, present = ${i} < size;`);
+        out.add(ind + 1, `const childValue = ${i} < data.length ? data[${i}] : null;`);
       }
       emitChild(ctx, out, ind + 1, child);
       out.add(ind, `}`);
     }
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
-    if (shape === 'map') out.add(ind, `for (const kk of Object.keys(v)) { const p = true, vv = v[kk];`);
-    else out.add(ind, `for (let i = 0; i < v.length; i++) { const kk = String(i), p = true, vv = v[i];`);
+    const each = shape === 'map'
+      ? 'for (const childKey of Object.keys(data)) { const present = true, childValue = data[childKey];'
+      : 'for (let i = 0; i < data.length; i++) { const childKey = String(i), present = true, childValue = data[i];';
+    out.add(ind, each);
     if (strategy === 'conflict') {
-      out.add(ind + 1, `switch (kk) {`);
+      out.add(ind + 1, `switch (childKey) {`);
       for (const child of literals) {
         out.add(ind + 2, `case ${lit(literalKeyOf(child))}: {`);
         emitChild(ctx, out, ind + 3, child);
@@ -246,12 +255,13 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
   let condition: string;
   if (pe.kind === 'star-all') condition = 'true';
   else if (pe.kind === 'star-single') {
-    condition = `kk.length > ${pe.prefix.length + pe.suffix.length} && kk.startsWith(${lit(pe.prefix)}) && kk.endsWith(${lit(pe.suffix)})`;
-  } else if (pe.kind === 'star-double') condition = `J.star2(kk, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
+    const affixes = `childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`;
+    condition = `childKey.length > ${pe.prefix.length + pe.suffix.length} && ${affixes}`;
+  } else if (pe.kind === 'star-double') condition = `J.star2(childKey, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
   else {
     const parts = ctx.prog.name('SP');
     ctx.prog.declare(`const ${parts} = ${JSON.stringify(pe.parts)};`);
-    condition = `J.starN(kk, ${parts}) !== null`;
+    condition = `J.starN(childKey, ${parts}) !== null`;
   }
   out.add(ind, `if (${condition}) {`);
   emitChild(ctx, out, ind + 1, child);
@@ -262,17 +272,18 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
   out.add(ind, `}`);
 }
 
-/** The child keyed `kk` (present `p`, value `vv`) of the composite holding `v` (original size `o`). */
+/** The child keyed `childKey` (`present`, value `childValue`) of the composite holding `data` (original size `size`). */
 function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
   const inner = child.checkValue ? ind + 1 : ind;
-  if (child.checkValue) out.add(ind, `if (p) {`);
+  out.add(ind, ctx.prog.specLine(child.path, child.rhs));
+  if (child.checkValue) out.add(ind, `if (present) {`);
   if (child.composite) {
     let fn = compiledChildren.get(child);
     if (fn === undefined) {
       fn = compileComposite(ctx.prog, child.rhs as Record<string, unknown>, child.path, ctx.scope, ctx.level + 1, child.mode, ctx.options, ctx.depth + 1);
       compiledChildren.set(child, fn);
     }
-    out.add(inner, `${fn}(S, kk, vv);`);
+    out.add(inner, `${fn}(state, childKey, childValue);`);
   } else {
     emitLeaf(ctx, out, inner, child);
   }
@@ -281,7 +292,7 @@ function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
 
 function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
   const leafLevel = ctx.level + 1;
-  const scope = ctx.scope.with(leafLevel, { owner: leafLevel, capture: 'none', groups: 0 }, { key: 'kk', data: 'vl', hash: '0' });
+  const scope = ctx.scope.with(leafLevel, { owner: leafLevel, capture: 'none', groups: 0 }, { key: 'childKey', data: 'leafValue', hash: '0' });
   const rhsList = Array.isArray(child.rhs) && child.rhs.length > 0 ? child.rhs : [child.rhs];
   const evaluators: string[] = [];
   rhsList.forEach((rhs, i) => {
@@ -290,36 +301,36 @@ function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
       evaluators.push(...evaluatorLines(ctx, scope, leafLevel, rhs, rhsList.length > 1, where));
     } catch (e) {
       if (!(e instanceof SpecError)) throw e;
-      ctx.prog.error(e.code, where, 'value', e.message);
+      ctx.prog.error(e.problem, where, 'value');
     }
   });
-  // A leaf has no generated children, so its own key and value are read from the locals `kk`/`vl`
+  // A leaf has no generated children, so its own key and value are read from the locals `childKey`/`leafValue`
   // (see the scope above) and never from the S slots: no slot stores here.
   out.add(ind, `{`);
-  out.add(ind + 1, `const vl = p ? vv : null;`);
-  out.add(ind + 1, `let r = J.N;`);
-  evaluators.forEach((line, i) => out.add(ind + 1, i === 0 ? line : `if (r === J.N) { ${line} }`));
+  out.add(ind + 1, `const leafValue = present ? childValue : null;`);
+  out.add(ind + 1, `let result = J.N;`);
+  evaluators.forEach((line, i) => out.add(ind + 1, i === 0 ? line : `if (result === J.N) { ${line} }`));
   if (ctx.mapOnly && child.mode === 0 && child.pe.kind === 'literal' && plainKey(child.pe.key)) {
-    out.add(ind + 1, `if (r !== J.N) v[kk] = r;`);
-  } else out.add(ind + 1, `if (r !== J.N) J.mset(v, o, kk, r, ${child.mode});`);
+    out.add(ind + 1, `if (result !== J.N) data[childKey] = result;`);
+  } else out.add(ind + 1, `if (result !== J.N) J.mset(data, size, childKey, result, ${child.mode});`);
   out.add(ind, `}`);
 }
 
-/** One statement assigning `r` for one right-hand side (string expression or literal). */
+/** One statement assigning `result` for one right-hand side (string expression or literal). */
 function evaluatorLines(ctx: Ctx, scope: Scope, level: number, rhs: unknown, fallbacks: boolean, where: JsonPath): string[] {
-  if (typeof rhs !== 'string') return [`r = ${ctx.prog.freshValue(rhs)};`];
-  if (!rhs.startsWith('=')) return [`r = ${argExpr(ctx, scope, level, rhs, false).source};`];
+  if (typeof rhs !== 'string') return [`result = ${ctx.prog.freshValue(rhs)};`];
+  if (!rhs.startsWith('=')) return [`result = ${argExpr(ctx, scope, level, rhs, false).source};`];
   const text = rhs.slice(1);
   if (!text.includes('(') && !text.endsWith(')')) {
-    return [callOne(ctx, functionRef(ctx, text, fallbacks, where), 'vv', 'p')];
+    return [callOne(ctx, functionRef(ctx, text, fallbacks, where), 'childValue', 'present')];
   }
   const open = text.indexOf('(');
-  if (open < 0 || !text.endsWith(')')) throw new SpecError('PIPE5018', `cannot parse the function call \`${rhs}\``);
+  if (open < 0 || !text.endsWith(')')) throw new SpecError(E.unparsableFunctionCall(rhs));
   const fn = functionRef(ctx, text.slice(0, open), fallbacks, where);
   const rawArgs = splitFunctionArgs(text.slice(open + 1, -1));
   if (fn.stock === 'split' && rawArgs[0] !== undefined) checkSplitSeparator(ctx, rawArgs[0], where);
   const args = rawArgs.map((a) => argExpr(ctx, scope, level, a, true));
-  if (args.length === 1) return [`{ const a = ${args[0]?.source}; ${callOne(ctx, fn, 'a', 'a !== J.N')} }`];
+  if (args.length === 1) return [`{ const arg = ${args[0]?.source}; ${callOne(ctx, fn, 'arg', 'arg !== J.N')} }`];
   return [callMany(ctx, fn, args)];
 }
 
@@ -330,9 +341,9 @@ function checkSplitSeparator(ctx: Ctx, raw: string, where: JsonPath): void {
   const problem = regexProblem(separator, 'java');
   if (problem === undefined) return;
   if (problem.needsBacktracking) {
-    ctx.prog.error('PIPE5504', where, 'value', `the =split separator ${JSON.stringify(separator)} needs a backtracking engine: ${problem.message}`);
+    ctx.prog.error(E.splitNeedsBacktracking(JSON.stringify(separator), problem.message), where, 'value');
   } else {
-    ctx.prog.error('PIPE5505', where, 'value', `the =split separator ${JSON.stringify(separator)} is not a valid regular expression: ${problem.message}`);
+    ctx.prog.error(E.splitNotARegex(JSON.stringify(separator), problem.message), where, 'value');
   }
 }
 
@@ -348,23 +359,26 @@ function has(table: object, name: string | undefined): boolean {
   return name !== undefined && Object.prototype.hasOwnProperty.call(table, name);
 }
 
-/** `r = fn([value])` when `present`, else `r = fn([])`, without allocating for stock functions. */
+/** `result = fn([value])` when `present`, else `r = fn([])`, without allocating for stock functions. */
 function callOne(ctx: Ctx, fn: FunctionRef, value: string, present: string): string {
-  if (fn.stock !== undefined && has(ONE_ARGUMENT_FORMS, fn.stock)) return `if (${present}) r = J.F1.${fn.stock}(${value}); else r = ${fn.source}(J.E);`;
-  if (!fn.reusesArguments) return `r = ${present} ? ${fn.source}([${value}]) : ${fn.source}([]);`;
+  if (fn.stock !== undefined && has(ONE_ARGUMENT_FORMS, fn.stock)) {
+    return `if (${present}) result = J.F1.${fn.stock}(${value}); else result = ${fn.source}(J.E);`;
+  }
+  if (!fn.reusesArguments) return `result = ${present} ? ${fn.source}([${value}]) : ${fn.source}([]);`;
   const list = ctx.prog.argumentList(['null']);
   // the list is cleared after the call so that it does not keep the input alive
-  return `if (${present}) { ${list}[0] = ${value}; r = ${fn.source}(${list}); ${list}[0] = null; } else r = ${fn.source}(J.E);`;
+  const call = `${list}[0] = ${value}; result = ${fn.source}(${list}); ${list}[0] = null;`;
+  return `if (${present}) { ${call} } else result = ${fn.source}(J.E);`;
 }
 
-/** `r = fn([a, b, …])` (absent values become null), through a positional form or a reused list. */
+/** `result = fn([a, b, …])` (absent values become null), through a positional form or a reused list. */
 function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
-  if (!fn.reusesArguments) return `r = ${fn.source}(J.args([${args.map((a) => a.source).join(', ')}]));`;
+  if (!fn.reusesArguments) return `result = ${fn.source}(J.args([${args.map((a) => a.source).join(', ')}]));`;
   const [first, second] = args;
   if (args.length === 2 && first && second && fn.stock !== undefined && has(TWO_ARGUMENT_FORMS, fn.stock)) {
     const value = (a: Arg, name: string): string => (a.constant ? a.source : `${name} === J.N ? null : ${name}`);
     const reads = [first, second].flatMap((a, i) => (a.constant ? [] : [`const x${i} = ${a.source};`]));
-    return `{ ${reads.join(' ')} r = J.F2.${fn.stock}(${value(first, 'x0')}, ${value(second, 'x1')}); }`;
+    return `{ ${reads.join(' ')} result = J.F2.${fn.stock}(${value(first, 'x0')}, ${value(second, 'x1')}); }`;
   }
   const callee = has(LIST_FORMS, fn.stock) ? `J.FL.${fn.stock}` : fn.source;
   // literal arguments are filled in once; the others are set before and cleared after each call
@@ -376,7 +390,7 @@ function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
     fill.push(`x = ${a.source}; ${list}[${i}] = x === J.N ? null : x;`);
     clear.push(`${list}[${i}] = null;`);
   });
-  return `{ let x; ${fill.join(' ')} r = ${callee}(${list}); ${clear.join(' ')} }`;
+  return `{ let x; ${fill.join(' ')} result = ${callee}(${list}); ${clear.join(' ')} }`;
 }
 
 function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath): FunctionRef {
@@ -384,10 +398,9 @@ function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath
   if (has(FUNCTIONS, name)) return { source: `J.F.${name}`, stock: name, reusesArguments: !KEEPS_ARGUMENTS.has(name) };
   const known = Object.keys(FUNCTIONS);
   const near = known.filter((k) => k.toLowerCase() === name.toLowerCase() || k.toLowerCase().startsWith(name.toLowerCase().slice(0, 3)));
-  const message = `unknown modify function \`${name}\`${near.length > 0 ? ` (did you mean ${near.slice(0, 3).map((n) => `\`${n}\``).join(', ')}?)` : ''}`;
-  if (!fallbacks) throw new SpecError('PIPE5016', message);
+  if (!fallbacks) throw new SpecError(E.unknownFunction(name, near, false));
   // In a fallback list Jolt skips an unknown function; keep that behaviour but say so.
-  ctx.prog.warning('PIPE5016', where, 'value', `${message}; it never yields a value, so the next alternative is used`);
+  ctx.prog.warning(E.unknownFunction(name, near, true), where, 'value');
   return { source: 'J.F.noop', stock: 'noop', reusesArguments: true };
 }
 
@@ -422,12 +435,12 @@ interface Arg {
 function argExpr(ctx: Ctx, scope: Scope, level: number, arg: string, parse: boolean): Arg {
   if (arg.startsWith('^')) {
     const path = parseDotPath(`root.${arg.slice(1)}`);
-    return { source: readPathExpr(scope, level, 'S.cw', path), constant: false };
+    return { source: readPathExpr(scope, level, 'state.cw', path), constant: false };
   }
   if (arg.startsWith('@')) {
     const path = parseDotPath(`root.${arg}`);
     const last = path[path.length - 1];
-    if (!last || last.kind !== 'transpose') throw new SpecError('PIPE5008', `\`${arg}\` must be a single \`@(…)\` reference`);
+    if (!last || last.kind !== 'transpose') throw new SpecError(E.notOneTranspose(arg));
     return { source: readExpr(scope, level, last.transpose), constant: false };
   }
   return { source: literalArg(arg, parse), constant: true };

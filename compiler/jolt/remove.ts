@@ -5,6 +5,7 @@
  */
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, splitOr } from './emit.js';
 import type { StarElement } from './keys.js';
+import * as E from './errors.js';
 
 export type Matcher = { readonly kind: 'literal'; readonly key: string } | StarElement;
 
@@ -34,13 +35,13 @@ function parseNodes(prog: Program, spec: Record<string, unknown>, path: JsonPath
     const rhs = spec[raw];
     const childPath = [...path, raw];
     if (depth > MAX_SPEC_DEPTH) {
-      prog.error('PIPE5019', childPath, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+      prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), childPath, 'key');
       return nodes;
     }
     for (const key of splitOr(raw)) {
       if (isPlainObject(rhs)) nodes.push({ matcher: parseMatcher(key), children: parseNodes(prog, rhs, childPath, depth + 1), path: childPath });
       else if (typeof rhs === 'string' && rhs.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '') === '') nodes.push({ matcher: parseMatcher(key), path: childPath });
-      else prog.error('PIPE5014', childPath, 'value', `the value of \`${raw}\` must be "" (remove it) or an object (descend into it)`);
+      else prog.error(E.badRemoveValue(raw), childPath, 'value');
     }
   }
   return nodes;
@@ -50,7 +51,7 @@ function parseNodes(prog: Program, spec: Record<string, unknown>, path: JsonPath
 export function compileRemove(prog: Program, spec: unknown, path: JsonPath): string {
   const fn = prog.name('remove');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a `remove` must be an object');
+    prog.error(E.specNotAnObject('remove'), path, 'value');
     return fn;
   }
   const rootFn = emitProcess(prog, parseNodes(prog, spec, path, 0), path);
@@ -91,21 +92,21 @@ function emitProcess(prog: Program, nodes: readonly Node[], path: JsonPath): str
   const out = new Lines();
   const listNodes = nodes.filter((n) => listIndexOf(n.matcher) !== undefined || n.matcher.kind === 'star-all');
   if (listNodes.length > 0) {
-    out.add(1, `if (Array.isArray(x)) {`);
+    out.add(1, `if (Array.isArray(data)) {`);
     const drops = listNodes.some((n) => !n.children);
     if (drops) out.add(2, `const drop = [];`);
     for (const node of listNodes) {
       const index = listIndexOf(node.matcher);
       const sub = subs.get(node);
       if (index !== undefined) {
-        out.add(2, `if (${index} < x.length) ${sub ? `${sub}(x[${index}]);` : `drop.push(${index});`}`);
+        out.add(2, `if (${index} < data.length) ${sub ? `${sub}(data[${index}]);` : `drop.push(${index});`}`);
       } else {
-        out.add(2, sub ? `for (const e of x) ${sub}(e);` : `for (let i = 0; i < x.length; i++) drop.push(i);`);
+        out.add(2, sub ? `for (const e of data) ${sub}(e);` : `for (let i = 0; i < data.length; i++) drop.push(i);`);
       }
     }
-    if (drops) out.add(2, `J.removeIndices(x, drop);`);
-    out.add(1, `} else if (J.isMap(x)) {`);
-  } else out.add(1, `if (J.isMap(x)) {`);
+    if (drops) out.add(2, `J.removeIndices(data, drop);`);
+    out.add(1, `} else if (J.isMap(data)) {`);
+  } else out.add(1, `if (J.isMap(data)) {`);
   // Removals wait until every pattern has seen the keys; with distinct literal keys only, nothing
   // else looks at a key afterwards, so each key is deleted as soon as it is found.
   const literals = new Set(nodes.map((n) => (n.matcher.kind === 'literal' ? n.matcher.key : '*')));
@@ -115,14 +116,15 @@ function emitProcess(prog: Program, nodes: readonly Node[], path: JsonPath): str
     const sub = subs.get(node);
     if (node.matcher.kind === 'literal') {
       const k = lit(node.matcher.key);
-      const action = sub ? `${sub}(x[${k}]);` : deferred ? `drop.push(${k});` : `delete x[${k}];`;
-      out.add(2, `if (J.has(x, ${k})) ${action}`);
+      const action = sub ? `${sub}(data[${k}]);` : deferred ? `drop.push(${k});` : `delete data[${k}];`;
+      out.add(2, `if (J.has(data, ${k})) ${action}`);
     } else {
-      out.add(2, `for (const k of Object.keys(x)) if (${matchExpr(prog, node.matcher, 'k')}) ${sub ? `${sub}(x[k]);` : 'drop.push(k);'}`);
+      const act = sub ? `${sub}(data[k]);` : 'drop.push(k);';
+      out.add(2, `for (const k of Object.keys(data)) if (${matchExpr(prog, node.matcher, 'k')}) ${act}`);
     }
   }
-  if (deferred) out.add(2, `J.removeKeys(x, drop);`);
+  if (deferred) out.add(2, `J.removeKeys(data, drop);`);
   out.add(1, `}`);
-  prog.declare(`/** remove ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(x) {\n${out.toString()}\n}`);
+  prog.declare(`/** remove ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(data) {\n${out.toString()}\n}`);
   return fn;
 }

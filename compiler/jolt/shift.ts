@@ -8,7 +8,8 @@
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
 import { canonicalOf, isStar, parseKey, parseOutputPath, type PathElement, SpecError, starMatches } from './keys.js';
 import { compareUtf16 } from '../../runtime/jolt/java.js';
-import { type CaptureKind, evaluateExpr, isInvariant, OWN_KEY, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
+import { type CaptureKind, evaluateExpr, type Level, isInvariant, OWN_KEY, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
+import * as E from './errors.js';
 
 
 interface Child {
@@ -25,24 +26,60 @@ const compiledChildren = new WeakMap<Child, string>();
 
 const COMPUTED_ORDER: Record<string, number> = { amp: 1, array: 1, 'star-regex': 2, 'star-double': 3, 'star-single': 4, 'star-all': 5 };
 
+/**
+ * What a shift emitter writes with and into: the chain's program (declarations, names,
+ * diagnostics), the lines of the function being generated and the indentation there, the spec
+ * levels in scope, the level of the spec object being compiled and how deep the spec is nested.
+ */
+interface Emit {
+  readonly prog: Program;
+  readonly out: Lines;
+  readonly ind: number;
+  readonly scope: Scope;
+  readonly level: number;
+  readonly depth: number;
+}
+
+/** The same emitter, `by` steps deeper in the generated code. */
+function inner(e: Emit, by = 1): Emit {
+  return { ...e, ind: e.ind + by };
+}
+
+/** The children of one spec object by how they match an input key (see strategyOf). */
+interface Children {
+  readonly strategy: Strategy;
+  readonly literals: readonly Child[];
+  readonly computed: readonly Child[];
+}
+
+/**
+ * How a child matched: `capture` the expression of its `*` captures, `listIndex` the index
+ * (variable or literal) when the key is a list index, `container` the write it shares (emitPut).
+ */
+interface Match {
+  readonly capture?: string;
+  readonly listIndex?: string;
+  readonly container?: SharedContainer;
+}
+
 /** Compiles a shift spec; returns the name of the generated step function `(input) => output`. */
 export function compileShift(prog: Program, spec: unknown, path: JsonPath): string {
   const fn = prog.name('shift');
   if (!isPlainObject(spec)) {
-    prog.error('PIPE5006', path, 'value', 'the spec of a `shift` must be an object of input keys');
+    prog.error(E.specNotAnObject('shift'), path, 'value');
     return fn;
   }
   // match counts cost a store per matched key; they are kept only when some `[#n]` may read them
   const counts = /\[\s*#/.test(JSON.stringify(spec));
   const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog, counts);
-  const rootFn = compileComposite(prog, spec, path, root, 1, { owner: 1, capture: 'none', groups: 0 }, 0);
+  const rootFn = compileComposite(prog, { spec, path, outer: root, level: 1, self: { owner: 1, capture: 'none', groups: 0 }, depth: 0 });
   prog.declare(
     [
       `/** shift: walks the input along the spec and moves matched values into a new output. */`,
       `function ${fn}(input) {`,
-      `  const S = J.shiftState(input);`,
-      `  ${rootFn}(S, "root", undefined, input);`,
-      `  return J.shiftResult(S);`,
+      `  const state = J.shiftState(input);`,
+      `  ${rootFn}(state, "root", undefined, input);`,
+      `  return J.shiftResult(state);`,
       `}`,
     ].join('\n'),
   );
@@ -61,14 +98,14 @@ function parseChildren(prog: Program, spec: Record<string, unknown>, path: JsonP
         pe = parseKey(keyText);
       } catch (e) {
         if (e instanceof SpecError) {
-          prog.error(e.code, childPath, 'key', e.message);
+          prog.error(e.problem, childPath, 'key');
           continue;
         }
         throw e;
       }
       const canonical = canonicalOf(pe);
       if (seen.has(canonical)) {
-        prog.error('PIPE5011', childPath, 'key', `the key \`${keyText}\` is the same as another key of this object (\`${canonical}\`)`);
+        prog.error(E.sameKeyTwice(keyText, canonical), childPath, 'key');
         continue;
       }
       seen.add(canonical);
@@ -82,31 +119,31 @@ function parseChildren(prog: Program, spec: Record<string, unknown>, path: JsonP
 function makeChild(prog: Program, pe: PathElement, rhs: unknown, path: JsonPath, keyText: string): Child | undefined {
   if (isPlainObject(rhs)) {
     if (pe.kind === 'at' || pe.kind === 'dollar') {
-      prog.error('PIPE5007', path, 'key', `the key \`${keyText}\` cannot have children: \`@\` and \`$\` keys are leaves`);
+      prog.error(E.leafKeyWithChildren(keyText), path, 'key');
       return undefined;
     }
     if (Object.keys(rhs).length === 0) {
-      prog.error('PIPE5012', path, 'value', `the key \`${keyText}\` has an empty object as its value`);
+      prog.error(E.emptyObjectValue(keyText), path, 'value');
       return undefined;
     }
     return { pe, rhs, path, composite: true, outputs: [] };
   }
   const texts = rhs === null ? [] : typeof rhs === 'string' ? [rhs] : Array.isArray(rhs) ? rhs : undefined;
   if (texts === undefined) {
-    prog.error('PIPE5010', path, 'value', `the value of \`${keyText}\` must be an output path, a list of paths, null or an object`);
+    prog.error(E.badShiftValue(keyText), path, 'value');
     return undefined;
   }
   const outputs: PathElement[][] = [];
   texts.forEach((text, i) => {
     const where = Array.isArray(rhs) ? [...path, i] : path;
     if (typeof text !== 'string') {
-      prog.error('PIPE5010', where, 'value', `the output paths of \`${keyText}\` must be strings`);
+      prog.error(E.outputPathsNotStrings(keyText), where, 'value');
       return;
     }
     try {
       outputs.push(parseOutputPath(text));
     } catch (e) {
-      if (e instanceof SpecError) prog.error(e.code, where, 'value', e.message);
+      if (e instanceof SpecError) prog.error(e.problem, where, 'value');
       else throw e;
     }
   });
@@ -153,23 +190,29 @@ function captureOf(pe: PathElement): { capture: CaptureKind; groups: number } {
  * One spec object at `level`: a function `(S, k, c, d)` setting its walked-path slot and applying
  * its children to `d`. `scope` describes the levels above; `self` this level.
  */
-function compileComposite(
-  prog: Program,
-  spec: Record<string, unknown>,
-  path: JsonPath,
-  outer: Scope,
-  level: number,
-  self: { owner: number; capture: CaptureKind; groups: number },
-  depth: number,
-): string {
+/**
+ * A spec object to compile to a function: its `spec` at `path`, at `level` below the levels of
+ * `outer`, `self` its own level (whose key it shares, what it captures), `depth` its nesting.
+ */
+interface SpecObject {
+  readonly spec: Record<string, unknown>;
+  readonly path: JsonPath;
+  readonly outer: Scope;
+  readonly level: number;
+  readonly self: Level;
+  readonly depth: number;
+}
+
+function compileComposite(prog: Program, object: SpecObject): string {
+  const { spec, path, outer, level, self, depth } = object;
   const fn = prog.name('node');
   if (depth > MAX_SPEC_DEPTH) {
-    prog.error('PIPE5019', path, 'key', `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`);
+    prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
     prog.declare(`function ${fn}() {}`);
     return fn;
   }
   const isOwner = self.owner === level;
-  const scope = outer.enter(level, self, isOwner ? { key: OWN_KEY, cap: 'c', data: 'd', hash: `S.H[${level}]` } : { data: 'd' });
+  const scope = outer.enter(level, self, isOwner ? { key: OWN_KEY, cap: 'captures', data: 'data', hash: `state.H[${level}]` } : { data: 'data' });
   const children = parseChildren(prog, spec, path);
   const literals = children.filter((c) => c.pe.kind === 'literal');
   const specials = children.filter((c) => c.pe.kind === 'at' || c.pe.kind === 'hash' || c.pe.kind === 'dollar' || c.pe.kind === 'transpose');
@@ -177,32 +220,39 @@ function compileComposite(
   const strategy = strategyOf(literals, computed);
 
   const body = new Lines();
-  for (const child of specials) emitSpecial(prog, body, 1, child, scope, level, depth);
+  const e: Emit = { prog, out: body, ind: 1, scope, level, depth };
+  for (const child of specials) emitSpecial(e, child);
 
   if (literals.length > 0 || computed.length > 0) {
-    body.add(1, `if (d !== null && typeof d === "object") {`);
-    body.add(2, `if (Array.isArray(d)) {`);
-    emitList(prog, body, 3, strategy, literals, computed, scope, level, depth);
-    body.add(2, `} else {`);
-    emitMap(prog, body, 3, strategy, literals, computed, scope, level, depth);
+    const kids: Children = { strategy, literals, computed };
+    body.add(1, `if (data !== null && typeof data === "object") {`);
+    const list = new Lines();
+    emitList({ ...e, out: list, ind: 3 }, kids);
+    // no key of the spec object can match a list index: lists are left alone
+    body.add(2, list.empty ? `if (!Array.isArray(data)) {` : `if (Array.isArray(data)) {`);
+    if (!list.empty) {
+      body.addAll(list);
+      body.add(2, `} else {`);
+    }
+    emitMap(inner(e, 2), kids);
     body.add(2, `}`);
-    body.add(1, `} else if (d !== null && d !== undefined) {`);
-    body.add(2, `const s = J.jstr(d);`);
-    emitScalar(prog, body, 2, strategy, literals, computed, scope, level, depth);
+    body.add(1, `} else if (data !== null && data !== undefined) {`);
+    body.add(2, `const text = J.jstr(data);`);
+    emitScalar(inner(e), kids);
     body.add(1, `}`);
   }
   // the slots of this level, now that every function that could read them has been generated
   const head = new Lines();
   const stores = [
-    scope.slots.has('T', level) ? `S.T[${level}] = d;` : '',
-    isOwner && scope.slots.has('K', level) ? `S.K[${level}] = ${OWN_KEY};` : '',
-    isOwner && scope.slots.has('C', level) ? `S.C[${level}] = c;` : '',
-    isOwner && scope.counts ? `S.H[${level}] = 0;` : '',
+    scope.slots.has('T', level) ? `state.T[${level}] = data;` : '',
+    isOwner && scope.slots.has('K', level) ? `state.K[${level}] = ${OWN_KEY};` : '',
+    isOwner && scope.slots.has('C', level) ? `state.C[${level}] = captures;` : '',
+    isOwner && scope.counts ? `state.H[${level}] = 0;` : '',
   ].filter((x) => x !== '');
   head.add(1, stores.join(' '));
   for (const declaration of scope.hoisted.declarations) head.add(1, declaration);
   head.addAll(body);
-  prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(S, k, c, d, n) {\n${head.toString()}\n}`);
+  prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(state, key, captures, data, index) {\n${head.toString()}\n}`);
   return fn;
 }
 
@@ -211,7 +261,9 @@ function describe(path: JsonPath): string {
   return keys.length === 0 ? 'root' : keys.join(' › ').replace(/\*\//g, '*\\/');
 }
 
-function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+function emitMap(e: Emit, kids: Children): void {
+  const { out, ind, scope, level } = e;
+  const { strategy, literals, computed } = kids;
   if (strategy === 'literals' || strategy === 'both') {
     const containers = sharedContainers(literals, scope, level);
     literals.forEach((child, i) => {
@@ -222,29 +274,29 @@ function emitMap(prog: Program, out: Lines, ind: number, strategy: Strategy, lit
       if (plainKeyExpr(key)) {
         // JSON values are never undefined, so a defined read of a non-prototype key is an own key
         out.add(ind, `{`);
-        out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
-        out.add(ind + 1, `if (vv !== undefined) {`);
-        emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined, undefined, container);
+        out.add(ind + 1, `const childKey = ${key}, childValue = data[${key}];`);
+        out.add(ind + 1, `if (childValue !== undefined) {`);
+        emitMatched(inner(e, 2), child, { container });
         out.add(ind + 1, `}`);
         out.add(ind, `}`);
       } else {
-        out.add(ind, `if (J.has(d, ${key})) {`);
-        out.add(ind + 1, `const kk = ${key}, vv = d[${key}];`);
-        emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined, undefined, container);
+        out.add(ind, `if (J.has(data, ${key})) {`);
+        out.add(ind + 1, `const childKey = ${key}, childValue = data[${key}];`);
+        emitMatched(inner(e), child, { container });
         out.add(ind, `}`);
       }
     });
   }
   if (strategy === 'computed' || strategy === 'both') {
-    out.add(ind, `for (const kk of Object.keys(d)) {`);
-    out.add(ind + 1, `const vv = d[kk];`);
-    emitComputedChain(prog, out, ind + 1, computed, scope, level, depth);
+    out.add(ind, `for (const childKey of Object.keys(data)) {`);
+    out.add(ind + 1, `const childValue = data[childKey];`);
+    emitComputedChain(inner(e), computed);
     out.add(ind, `}`);
   }
   if (strategy === 'conflict') {
-    out.add(ind, `for (const kk of Object.keys(d)) {`);
-    out.add(ind + 1, `const vv = d[kk];`);
-    emitConflict(prog, out, ind + 1, literals, computed, scope, level, depth);
+    out.add(ind, `for (const childKey of Object.keys(data)) {`);
+    out.add(ind + 1, `const childValue = data[childKey];`);
+    emitConflict(inner(e), kids);
     out.add(ind, `}`);
   }
 }
@@ -329,59 +381,64 @@ function containerWalk(child: Child, scope: Scope, level: number): ContainerWalk
   };
 }
 
-function emitList(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
+function emitList(e: Emit, kids: Children): void {
+  const { out, ind } = e;
+  const { strategy, literals, computed } = kids;
   if (strategy === 'literals' || strategy === 'both') {
     for (const child of literals) {
       const key = literalKey(child);
       const index = /^[+-]?\d+$/.test(key) ? Number(key) : NaN;
       if (!(index >= 0 && index <= 2147483647)) continue;
-      out.add(ind, `if (${index} < d.length) {`);
-      out.add(ind + 1, `const kk = ${lit(key)}, vv = d[${index}];`);
-      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined, String(index));
+      out.add(ind, `if (${index} < data.length) {`);
+      out.add(ind + 1, `const childKey = ${lit(key)}, childValue = data[${index}];`);
+      emitMatched(inner(e), child, { listIndex: String(index) });
       out.add(ind, `}`);
     }
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
-    out.add(ind, `for (let i = 0; i < d.length; i++) {`);
+    out.add(ind, `for (let i = 0; i < data.length; i++) {`);
     // `*` over a list into a spec object: the child gets the index (`n`) and makes its key text
     // only if it uses it (OWN_KEY), instead of a String(i) per element here.
     const [only] = computed;
     const indexOnly = strategy === 'computed' && computed.length === 1 && only !== undefined && only.pe.kind === 'star-all' && only.composite;
-    out.add(ind + 1, indexOnly ? `const kk = null, vv = d[i];` : `const kk = String(i), vv = d[i];`);
-    if (strategy === 'conflict') emitConflict(prog, out, ind + 1, literals, computed, scope, level, depth, 'i');
-    else emitComputedChain(prog, out, ind + 1, computed, scope, level, depth, 'i');
+    out.add(ind + 1, indexOnly ? `const childKey = null, childValue = data[i];` : `const childKey = String(i), childValue = data[i];`);
+    if (strategy === 'conflict') emitConflict(inner(e), kids, 'i');
+    else emitComputedChain(inner(e), computed, 'i');
     out.add(ind, `}`);
   }
 }
 
-function emitScalar(prog: Program, out: Lines, ind: number, strategy: Strategy, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number): void {
-  out.add(ind, `const kk = s, vv = null;`);
+function emitScalar(e: Emit, kids: Children): void {
+  const { out, ind } = e;
+  const { strategy, literals, computed } = kids;
+  out.add(ind, `const childKey = text, childValue = null;`);
   if (strategy === 'conflict') {
-    emitConflict(prog, out, ind, literals, computed, scope, level, depth);
+    emitConflict(e, kids);
     return;
   }
   if (strategy === 'literals' || strategy === 'both') {
     for (const child of literals) {
-      out.add(ind, `if (s === ${lit(literalKey(child))}) {`);
-      emitMatched(prog, out, ind + 1, child, scope, level, depth, undefined);
+      out.add(ind, `if (text === ${lit(literalKey(child))}) {`);
+      emitMatched(inner(e), child, {});
       out.add(ind, `}`);
     }
   }
-  if (strategy === 'computed' || strategy === 'both') emitComputedChain(prog, out, ind, computed, scope, level, depth);
+  if (strategy === 'computed' || strategy === 'both') emitComputedChain(e, computed);
 }
 
-function emitConflict(
-  prog: Program, out: Lines, ind: number, literals: Child[], computed: Child[], scope: Scope, level: number, depth: number, listIndex?: string,
-): void {
-  out.add(ind, `switch (kk) {`);
-  for (const child of literals) {
+/** Literal and computed keys that may match the same input key: a `switch` with the chain as default. */
+function emitConflict(e: Emit, kids: Children, listIndex?: string): void {
+  const { out, ind } = e;
+  const at = listIndex === undefined ? {} : { listIndex };
+  out.add(ind, `switch (childKey) {`);
+  for (const child of kids.literals) {
     out.add(ind + 1, `case ${lit(literalKey(child))}: {`);
-    emitMatched(prog, out, ind + 2, child, scope, level, depth, undefined, listIndex);
+    emitMatched(inner(e, 2), child, at);
     out.add(ind + 2, `break;`);
     out.add(ind + 1, `}`);
   }
   out.add(ind + 1, `default: {`);
-  emitComputedChain(prog, out, ind + 2, computed, scope, level, depth, listIndex);
+  emitComputedChain(inner(e, 2), kids.computed, listIndex);
   out.add(ind + 1, `}`);
   out.add(ind, `}`);
 }
@@ -394,9 +451,8 @@ function literalKey(child: Child): string {
  * `if (first computed key matches) … else if (second) …`: the first match handles the input key.
  * `listIndex`: the loop's index variable when the keys are those of a list.
  */
-function emitComputedChain(
-  prog: Program, out: Lines, ind: number, computed: readonly Child[], scope: Scope, level: number, depth: number, listIndex?: string,
-): void {
+function emitComputedChain(e: Emit, computed: readonly Child[], listIndex?: string): void {
+  const { prog, out, ind, scope, level, depth } = e;
   const [child, ...rest] = computed;
   if (child === undefined) return;
   const pe = child.pe;
@@ -409,135 +465,139 @@ function emitComputedChain(
         break;
       case 'star-single': {
         const min = pe.prefix.length + pe.suffix.length;
-        const parts = [`kk.length > ${min}`];
-        if (pe.prefix !== '') parts.push(`kk.startsWith(${lit(pe.prefix)})`);
-        if (pe.suffix !== '') parts.push(`kk.endsWith(${lit(pe.suffix)})`);
+        const parts = [`childKey.length > ${min}`];
+        if (pe.prefix !== '') parts.push(`childKey.startsWith(${lit(pe.prefix)})`);
+        if (pe.suffix !== '') parts.push(`childKey.endsWith(${lit(pe.suffix)})`);
         condition = parts.join(' && ');
-        capture = `kk.slice(${pe.prefix.length}, kk.length - ${pe.suffix.length})`;
+        capture = `childKey.slice(${pe.prefix.length}, childKey.length - ${pe.suffix.length})`;
         break;
       }
       case 'star-double':
-        out.add(ind, `const m${depth} = J.star2(kk, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)});`);
-        condition = `m${depth} !== null`;
-        capture = `m${depth}`;
+        out.add(ind, `const match${depth} = J.star2(childKey, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)});`);
+        condition = `match${depth} !== null`;
+        capture = `match${depth}`;
         break;
       case 'star-regex': {
         const parts = prog.name('SP');
         prog.declare(`const ${parts} = ${JSON.stringify(pe.parts)};`);
-        out.add(ind, `const m${depth} = J.starN(kk, ${parts});`);
-        condition = `m${depth} !== null`;
-        capture = `m${depth}`;
+        out.add(ind, `const match${depth} = J.starN(childKey, ${parts});`);
+        condition = `match${depth} !== null`;
+        capture = `match${depth}`;
         break;
       }
       case 'amp':
-        condition = `kk === ${evaluateExpr(scope, level, pe)}`;
+        condition = `childKey === ${evaluateExpr(scope, level, pe)}`;
         break;
       case 'array':
-        condition = `kk === ${arrayIndexExpr(scope, level, pe)}`;
+        condition = `childKey === ${arrayIndexExpr(scope, level, pe)}`;
         break;
       default:
         return;
     }
-  } catch (e) {
-    if (!(e instanceof SpecError)) throw e;
-    prog.error(e.code, child.path, 'key', e.message);
-    emitComputedChain(prog, out, ind, rest, scope, level, depth, listIndex);
+  } catch (problem) {
+    if (!(problem instanceof SpecError)) throw problem;
+    prog.error(problem.problem, child.path, 'key');
+    emitComputedChain(e, rest, listIndex);
     return;
   }
   out.add(ind, `if (${condition}) {`);
-  emitMatched(prog, out, ind + 1, child, scope, level, depth, capture, listIndex);
+  emitMatched(inner(e), child, { ...(capture !== undefined ? { capture } : {}), ...(listIndex !== undefined ? { listIndex } : {}) });
   if (rest.length > 0) {
     out.add(ind, `} else {`);
-    emitComputedChain(prog, out, ind + 1, rest, scope, level, depth, listIndex);
+    emitComputedChain(inner(e), rest, listIndex);
   }
   out.add(ind, `}`);
 }
 
 /**
- * A literal or computed child matched input key `kk` with value `vv`. `listIndex`: the index
- * (variable or literal) when `kk` is a list index, handed to a child function as its `n`.
- * `container`: see emitPut.
+ * A literal or computed child matched input key `kk` with value `vv`: a spec object calls its
+ * function (given the list index as its `n`), a leaf writes `vv` to its output paths.
  */
-function emitMatched(
-  prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, depth: number, capture: string | undefined,
-  listIndex?: string, container?: SharedContainer,
-): void {
+function emitMatched(e: Emit, child: Child, match: Match): void {
+  const { prog, out, ind, scope, level, depth } = e;
+  const { capture, listIndex, container } = match;
   const { capture: kind, groups } = captureOf(child.pe);
   const childLevel = level + 1;
-  if (capture !== undefined && kind === 'single') out.add(ind, `const cc = ${capture};`);
-  const capName = capture === undefined ? 'undefined' : kind === 'single' ? 'cc' : capture;
+  out.add(ind, prog.specLine(child.path, child.rhs));
+  if (capture !== undefined && kind === 'single') out.add(ind, `const capture = ${capture};`);
+  const capName = capture === undefined ? 'undefined' : kind === 'single' ? 'capture' : capture;
   if (child.composite) {
     let fn = compiledChildren.get(child);
     if (fn === undefined) {
-      fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, { owner: childLevel, capture: kind, groups }, depth + 1);
+      const self = { owner: childLevel, capture: kind, groups };
+      fn = compileComposite(prog, { spec: child.rhs as Record<string, unknown>, path: child.path, outer: scope, level: childLevel, self, depth: depth + 1 });
       compiledChildren.set(child, fn);
     }
-    out.add(ind, listIndex === undefined ? `${fn}(S, kk, ${capName}, vv);` : `${fn}(S, kk, ${capName}, vv, ${listIndex});`);
+    out.add(ind, listIndex === undefined ? `${fn}(state, childKey, ${capName}, childValue);` : `${fn}(state, childKey, ${capName}, childValue, ${listIndex});`);
   } else {
-    emitWrites(prog, out, ind, child, leafScopeOf(scope, level, child, capName), childLevel, 'vv', container);
+    emitWrites({ ...e, scope: leafScopeOf(scope, level, child, capName), level: childLevel }, child, 'childValue', container);
   }
   out.add(ind, scope.countMatch(level));
 }
 
 function leafScopeOf(scope: Scope, level: number, child: Child, capName: string): Scope {
   const { capture: kind, groups } = captureOf(child.pe);
-  return scope.with(level + 1, { owner: level + 1, capture: kind, groups }, { key: 'kk', cap: capName, data: 'vv', hash: '0' });
+  return scope.with(level + 1, { owner: level + 1, capture: kind, groups }, { key: 'childKey', cap: capName, data: 'childValue', hash: '0' });
 }
 
 /** `@`, `@(…)`, `$…` and `#…` children: they see the composite's own key and data and never block. */
-function emitSpecial(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, depth: number): void {
+function emitSpecial(e: Emit, child: Child): void {
+  const { prog, out, ind, scope, level, depth } = e;
   const pe = child.pe;
   const childLevel = level + 1;
   const owner = scope.levels[level]?.owner ?? level;
   const alias = { owner, capture: 'none' as CaptureKind, groups: 0 };
+  out.add(ind, prog.specLine(child.path, child.rhs));
   try {
     if (pe.kind === 'transpose') {
       const read = readExpr(scope, level, pe.transpose);
       out.add(ind, `{`);
-      out.add(ind + 1, `const v = ${read};`);
-      out.add(ind + 1, `if (v !== J.N) {`);
+      out.add(ind + 1, `const found = ${read};`);
+      out.add(ind + 1, `if (found !== J.N) {`);
       if (child.composite) {
-        const fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, alias, depth + 1);
-        out.add(ind + 2, `${fn}(S, undefined, undefined, v);`);
+        const fn = compileComposite(prog, { spec: child.rhs as Record<string, unknown>, path: child.path, outer: scope, level: childLevel, self: alias, depth: depth + 1 });
+        out.add(ind + 2, `${fn}(state, undefined, undefined, found);`);
         out.add(ind + 2, scope.countMatch(level));
       } else {
-        emitWrites(prog, out, ind + 2, child, scope.with(childLevel, alias, { data: 'd' }), childLevel, 'v');
+        emitWrites({ ...inner(e, 2), scope: scope.with(childLevel, alias, { data: 'data' }), level: childLevel }, child, 'found');
       }
       out.add(ind + 1, `}`);
       out.add(ind, `}`);
     } else if (pe.kind === 'at') {
-      emitWrites(prog, out, ind, child, scope.with(childLevel, alias, { data: 'd' }), childLevel, 'd');
+      emitWrites({ ...e, scope: scope.with(childLevel, alias, { data: 'data' }), level: childLevel }, child, 'data');
     } else if (pe.kind === 'dollar') {
       const value = evaluateExpr(scope, level, pe);
       out.add(ind, `{`);
-      out.add(ind + 1, `const v = ${value};`);
+      out.add(ind + 1, `const found = ${value};`);
       const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
-      emitWrites(prog, out, ind + 1, child, scope.with(childLevel, own, { key: 'v', data: 'd', hash: '0' }), childLevel, 'v');
+      emitWrites({ ...inner(e), scope: scope.with(childLevel, own, { key: 'found', data: 'data', hash: '0' }), level: childLevel }, child, 'found');
       out.add(ind, `}`);
     } else if (pe.kind === 'hash') {
       const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
       if (child.composite) {
-        const fn = compileComposite(prog, child.rhs as Record<string, unknown>, child.path, scope, childLevel, own, depth + 1);
-        out.add(ind, `${fn}(S, ${lit(pe.value)}, undefined, d);`);
+        const fn = compileComposite(prog, { spec: child.rhs as Record<string, unknown>, path: child.path, outer: scope, level: childLevel, self: own, depth: depth + 1 });
+        out.add(ind, `${fn}(state, ${lit(pe.value)}, undefined, data);`);
         out.add(ind, scope.countMatch(level));
       } else {
-        emitWrites(prog, out, ind, child, scope.with(childLevel, own, { key: lit(pe.value), data: 'd', hash: '0' }), childLevel, lit(pe.value));
+        const hashScope = scope.with(childLevel, own, { key: lit(pe.value), data: 'data', hash: '0' });
+        emitWrites({ ...e, scope: hashScope, level: childLevel }, child, lit(pe.value));
       }
     }
-  } catch (e) {
-    if (!(e instanceof SpecError)) throw e;
-    prog.error(e.code, child.path, 'key', e.message);
+  } catch (problem) {
+    if (!(problem instanceof SpecError)) throw problem;
+    prog.error(problem.problem, child.path, 'key');
   }
 }
 
-function emitWrites(prog: Program, out: Lines, ind: number, child: Child, scope: Scope, level: number, data: string, container?: SharedContainer): void {
+/** A leaf's writes of `data` to each of its output paths; `e.scope` and `e.level` are the leaf's. */
+function emitWrites(e: Emit, child: Child, data: string, container?: SharedContainer): void {
   const rhsList = Array.isArray(child.rhs);
   child.outputs.forEach((output, i) => {
     try {
-      emitPut(out, ind, scope, writeSteps(scope, level, output), data, container);
-    } catch (e) {
-      if (!(e instanceof SpecError)) throw e;
-      prog.error(e.code, rhsList ? [...child.path, i] : child.path, 'value', e.message);
+      emitPut(e, writeSteps(e.scope, e.level, output), data, container);
+    } catch (problem) {
+      if (!(problem instanceof SpecError)) throw problem;
+      e.prog.error(problem.problem, rhsList ? [...child.path, i] : child.path, 'value');
     }
   });
 }
@@ -553,16 +613,17 @@ function plainKeyExpr(expr: string): boolean {
  * site) and an inherited member found that way counts as absent (see J.proto).
  */
 function readKey(name: string, into: string): string {
-  if (plainKeyExpr(name)) return `let ${into} = t[${name}];`;
-  if (name.startsWith('"')) return `let ${into} = J.has(t, ${name}) ? t[${name}] : undefined;`;
-  return `let ${into} = t[${name}]; if (typeof ${into} === "function" || ${into} === J.proto) ${into} = undefined;`;
+  if (plainKeyExpr(name)) return `let ${into} = target[${name}];`;
+  if (name.startsWith('"')) return `let ${into} = J.has(target, ${name}) ? target[${name}] : undefined;`;
+  const inherited = `typeof ${into} === "function" || ${into} === J.proto`;
+  return `let ${into} = target[${name}]; if (${inherited}) ${into} = undefined;`;
 }
 
 /** A statement setting map key `name` of `t` (`__proto__` becomes an own key, never the prototype). */
 function writeKey(name: string, value: string): string {
-  if (plainKeyExpr(name)) return `t[${name}] = ${value};`;
-  if (name.startsWith('"')) return `J.set(t, ${name}, ${value});`;
-  return `if (${name} === "__proto__") J.set(t, ${name}, ${value}); else t[${name}] = ${value};`;
+  if (plainKeyExpr(name)) return `target[${name}] = ${value};`;
+  if (name.startsWith('"')) return `J.set(target, ${name}, ${value});`;
+  return `if (${name} === "__proto__") J.set(target, ${name}, ${value}); else target[${name}] = ${value};`;
 }
 
 /**
@@ -570,72 +631,79 @@ function writeKey(name: string, value: string): string {
  * negative index skips the write), walk/create containers below the root, then set the last step,
  * merging into what is there through J.fm / J.fa.
  */
-function emitPut(out: Lines, ind: number, scope: Scope, steps: readonly WriteStep[], data: string, container?: SharedContainer): void {
-  out.add(ind, `w: {`);
+function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?: SharedContainer): void {
+  const { out, ind, scope } = e;
+  out.add(ind, `write: {`);
   const names = steps.map((step, i) => {
     if (step.kind === 'X' || step.constant) return step.key;
     let name: string;
     if (isInvariant(step.key)) name = scope.hoisted.name(step.key);
     else {
-      name = `${step.kind === 'A' ? 'a' : 'k'}${i}`;
+      name = `${step.kind === 'A' ? 'index' : 'key'}${i}`;
       out.add(ind + 1, `const ${name} = ${step.key};`);
     }
-    if (step.kind === 'A' && (step.key.startsWith('J.index(') || step.key.startsWith('J.listIndex('))) out.add(ind + 1, `if (${name} < 0) break w;`);
-    if (step.nullable) out.add(ind + 1, `if (${name} === null) break w;`);
+    if (step.kind === 'A' && (step.key.startsWith('J.index(') || step.key.startsWith('J.listIndex('))) out.add(ind + 1, `if (${name} < 0) break write;`);
+    if (step.nullable) out.add(ind + 1, `if (${name} === null) break write;`);
     return name;
   });
   const [first, ...rest] = steps;
   if (first === undefined) {
-    out.add(ind + 1, `J.fm(S, S.o, "root", ${data});`);
+    out.add(ind + 1, `J.fm(state, state.o, "root", ${data});`);
     out.add(ind, `}`);
     return;
   }
   // the container under the root key: walked (creating what is missing), or found by an earlier
   // write of the same run (`container`, see sharedContainers)
   const at = container === undefined ? ind + 1 : ind + 2;
-  if (container === undefined) out.add(ind + 1, `let t = S.o.root;`);
+  if (container === undefined) out.add(ind + 1, `let target = state.o.root;`);
   else {
-    out.add(ind + 1, `let t = ${container.name};`);
-    out.add(ind + 1, container.guarded ? `if (t === undefined || t === null) {` : `if (t === undefined) {`);
-    out.add(at, `t = S.o.root;`);
+    out.add(ind + 1, `let target = ${container.name};`);
+    out.add(ind + 1, container.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`);
+    out.add(at, `target = state.o.root;`);
   }
-  out.add(at, `if (t === undefined || t === null) { t = ${first.kind === 'M' ? '{}' : 'J.own(S, [])'}; S.o.root = t; }`);
-  out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(t)' : '!Array.isArray(t)'}) break w;`);
+  const root = first.kind === 'M' ? '{}' : 'J.own(state, [])';
+  out.add(at, `if (target === undefined || target === null) { target = ${root}; state.o.root = target; }`);
+  out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
   steps.forEach((step, i) => {
     const next = rest[i];
     const name = names[i] ?? '';
     if (next === undefined) return;
-    const fresh = next.kind === 'M' ? '{}' : 'J.own(S, [])';
-    const wrongType = next.kind === 'M' ? '!J.isMap(u)' : '!Array.isArray(u)';
+    const fresh = next.kind === 'M' ? '{}' : 'J.own(state, [])';
+    const wrongType = next.kind === 'M' ? '!J.isMap(next)' : '!Array.isArray(next)';
     out.add(at, `{`);
     if (step.kind === 'X') {
-      out.add(at + 1, `const u = ${fresh}; t.push(u); t = u;`);
+      out.add(at + 1, `const next = ${fresh}; target.push(next); target = next;`);
     } else if (step.kind === 'A') {
-      out.add(at + 1, `let u = ${name} < t.length ? t[${name}] : undefined;`);
-      out.add(at + 1, `if (u === undefined || u === null) { u = ${fresh}; while (t.length < ${name}) t.push(null); t[${name}] = u; }`);
-      out.add(at + 1, `else if (${wrongType}) break w;`);
-      out.add(at + 1, `t = u;`);
+      out.add(at + 1, `let next = ${name} < target.length ? target[${name}] : undefined;`);
+      out.add(at + 1, `if (next === undefined || next === null) {`);
+      out.add(at + 2, `next = ${fresh};`);
+      out.add(at + 2, `while (target.length < ${name}) target.push(null);`);
+      out.add(at + 2, `target[${name}] = next;`);
+      out.add(at + 1, `}`);
+      out.add(at + 1, `else if (${wrongType}) break write;`);
+      out.add(at + 1, `target = next;`);
     } else {
-      out.add(at + 1, readKey(name, 'u'));
-      out.add(at + 1, `if (u === undefined || u === null) { u = ${fresh}; ${writeKey(name, 'u')} }`);
-      out.add(at + 1, `else if (${wrongType}) break w;`);
-      out.add(at + 1, `t = u;`);
+      out.add(at + 1, readKey(name, 'next'));
+      out.add(at + 1, `if (next === undefined || next === null) { next = ${fresh}; ${writeKey(name, 'next')} }`);
+      out.add(at + 1, `else if (${wrongType}) break write;`);
+      out.add(at + 1, `target = next;`);
     }
     out.add(at, `}`);
   });
   if (container !== undefined) {
-    out.add(at, container.guarded ? `if (${container.name} === undefined) ${container.name} = t;` : `${container.name} = t;`);
+    out.add(at, container.guarded ? `if (${container.name} === undefined) ${container.name} = target;` : `${container.name} = target;`);
     out.add(ind + 1, `}`);
   }
   const last = steps[steps.length - 1] ?? first;
   const lastName = names[steps.length - 1] ?? '';
-  if (last.kind === 'X') out.add(ind + 1, `t.push(${data});`);
-  else if (last.kind === 'A') out.add(ind + 1, `J.fa(S, t, ${lastName}, ${data});`);
-  else if (lastName.startsWith('"') && !plainKeyExpr(lastName)) out.add(ind + 1, `J.fm(S, t, ${lastName}, ${data});`);
+  if (last.kind === 'X') out.add(ind + 1, `target.push(${data});`);
+  else if (last.kind === 'A') out.add(ind + 1, `J.fa(state, target, ${lastName}, ${data});`);
+  else if (lastName.startsWith('"') && !plainKeyExpr(lastName)) out.add(ind + 1, `J.fm(state, target, ${lastName}, ${data});`);
   else {
     // the common case inline (a store specific to this site); merging into a list goes through J.fm
-    out.add(ind + 1, readKey(lastName, 'e'));
-    out.add(ind + 1, `if (e === undefined || e === null) { ${writeKey(lastName, data)} } else J.fm(S, t, ${lastName}, ${data});`);
+    out.add(ind + 1, readKey(lastName, 'existing'));
+    const merge = `J.fm(state, target, ${lastName}, ${data});`;
+    out.add(ind + 1, `if (existing === undefined || existing === null) { ${writeKey(lastName, data)} } else ${merge}`);
   }
   out.add(ind, `}`);
 }

@@ -6,6 +6,7 @@
  */
 import { type PathElement, type Ref, type Transpose, SpecError } from './keys.js';
 import { lit, type ReadNames } from './emit.js';
+import * as E from './errors.js';
 
 export type CaptureKind = 'none' | 'single' | 'double' | 'regex';
 
@@ -37,7 +38,7 @@ export class Hoisted {
   name(expr: string): string {
     let name = this.names.get(expr);
     if (name === undefined) {
-      name = `h${this.names.size + 1}`;
+      name = `fixedKey${this.names.size + 1}`;
       this.names.set(expr, name);
       this.declarations.push(`const ${name} = ${expr};`);
     }
@@ -46,42 +47,42 @@ export class Hoisted {
 }
 
 /**
- * The walked-path slots (`S.K[n]` keys, `S.C[n]` captures, `S.T[n]` data, `S.O[n]` original list
- * sizes) that generated code reads. A generated function finishes after all functions below it
+ * The walked-path slots (`state.K[n]` keys, `state.C[n]` captures, `state.T[n]` data, `state.O[n]`
+ * original list sizes) that generated code reads. A generated function finishes after all functions below it
  * (which are the only readers of its slots), so it stores only the slots something reads.
  */
 export class SlotReads {
   private readonly read = new Set<string>();
 
-  /** Records a read and returns the slot's expression, e.g. `S.T[2]`. */
+  /** Records a read and returns the slot's expression, e.g. `state.T[2]`. */
   slot(kind: 'K' | 'C' | 'T' | 'O' | 'H', level: number): string {
-    const slot = `S.${kind}[${level}]`;
+    const slot = `state.${kind}[${level}]`;
     this.read.add(slot);
     return slot;
   }
 
   has(kind: 'K' | 'C' | 'T' | 'O' | 'H', level: number): boolean {
-    return this.read.has(`S.${kind}[${level}]`);
+    return this.read.has(`state.${kind}[${level}]`);
   }
 }
 
 /**
- * How a spec object's function reads its own key as text: `k`, or, when a list loop called it with
- * the index `n` and no text (`k` null), that index's decimal text, made only where it is used.
+ * How a spec object's function reads its own key as text: `key`, or, when a list loop called it with
+ * the index `index` and no text (`key` null), that index's decimal text, made only where it is used.
  */
-export const OWN_KEY = 'J.keyText(k, n)';
+export const OWN_KEY = 'J.keyText(key, index)';
 
 /** Identifiers an invariant expression may use: the function's parameters and the runtime. */
-const INVARIANT_NAMES = new Set(['k', 'c', 'd', 'n', 'S', 'J', 'String']);
+const INVARIANT_NAMES = new Set(['key', 'captures', 'data', 'index', 'state', 'J', 'String']);
 
 /**
  * Whether a generated key expression has the same value everywhere in its function: it reads only
- * the function's parameters `k`, `c`, `d`, the walked-path slots of outer levels (not the match
- * counts `S.H`, which change as children match) and hoisted map readers.
+ * the function's parameters `key`, `captures`, `data`, the walked-path slots of outer levels (not the match
+ * counts `state.H`, which change as children match) and hoisted map readers.
  */
 export function isInvariant(expr: string): boolean {
   const code = expr.replace(/"(?:[^"\\]|\\.)*"/g, '""');
-  if (code.includes('S.H')) return false;
+  if (code.includes('state.H')) return false;
   for (const m of code.matchAll(/(?<![.\w$])[A-Za-z_$][\w$]*/g)) {
     if (!INVARIANT_NAMES.has(m[0]) && !/^get\d+$/.test(m[0])) return false;
   }
@@ -118,7 +119,7 @@ export class Scope {
   private levelAt(at: number, up: number, what: string): number {
     const index = at - up;
     if (index < 0 || index >= this.levels.length) {
-      throw new SpecError('PIPE5008', `${what} goes ${up} levels up, above the top of the spec`);
+      throw new SpecError(E.aboveTheTop(what, up));
     }
     return index;
   }
@@ -137,7 +138,7 @@ export class Scope {
     if (level?.capture === 'single' && g === 1) return cap;
     if (level?.capture === 'double' && g <= 2) return `${cap}[${g - 1}]`;
     if (level?.capture === 'regex' && g <= level.groups) return `${cap}[${g}]`;
-    throw new SpecError('PIPE5008', `${what} asks for \`*\` group ${g}, but the key it refers to has ${groupCount(level)}`);
+    throw new SpecError(E.noSuchGroup(what, g, groupCount(level)));
   }
 
   hashOf(at: number, up: number, what: string): string {
@@ -150,11 +151,11 @@ export class Scope {
     return this.locals.get(index)?.data ?? this.slots.slot('T', index);
   }
 
-  /** `S.H[owner]++` for the level a finished child counts towards (nothing when counts are unused). */
+  /** `state.H[owner]++` for the level a finished child counts towards (nothing when counts are unused). */
   countMatch(level: number): string {
     if (!this.counts) return '';
     const owner = this.ownerOf(level);
-    return `S.H[${owner}]++;`;
+    return `state.H[${owner}]++;`;
   }
 }
 
@@ -193,7 +194,7 @@ export function readPathExpr(scope: Scope, at: number, base: string, path: reado
         expr = pe.index.type === 'auto' ? 'J.N' : `J.ga(${expr}, ${arrayIndexExpr(scope, at, pe)})`;
         break;
       default:
-        throw new SpecError('PIPE5009', 'an `@(…)` lookup path may contain only names, `&` references, `[index]` and `@(…)`');
+        throw new SpecError(E.badLookupPath());
     }
   }
   return expr;
@@ -232,7 +233,7 @@ export function evaluateExpr(scope: Scope, at: number, pe: PathElement): string 
     case 'hash':
       return lit(pe.value);
     default:
-      throw new SpecError('PIPE5009', 'this key cannot be evaluated');
+      throw new SpecError(E.notEvaluable());
   }
 }
 
@@ -258,8 +259,8 @@ function arrayIndexNumber(scope: Scope, at: number, pe: Extract<PathElement, { k
       return { key: String(index.index), constant: true };
     case 'ref': {
       const key = scope.keyOf(at, index.ref, `\`[&(${index.ref.pathIndex},${index.ref.keyGroup})]\``);
-      // a function's own key comes with `n`, the same index as a number, from a list loop
-      return { key: key === OWN_KEY ? 'J.listIndex(k, n)' : `J.index(${key})`, constant: false };
+      // a function's own key comes with `index`, the same index as a number, from a list loop
+      return { key: key === OWN_KEY ? 'J.listIndex(key, index)' : `J.index(${key})`, constant: false };
     }
     case 'hash':
       return { key: scope.hashOf(at, index.pathIndex, `\`[#${index.pathIndex}]\``), constant: false };

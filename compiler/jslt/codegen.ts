@@ -10,10 +10,13 @@
 import { BUILTINS } from '../../runtime/jslt/builtins.js';
 import { regexProblem } from '../../runtime/jslt/regex.js';
 import type { Expr, FunctionDecl, LetBinding, Program, Range } from './ast.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
+import * as E from './errors.js';
+import type { JsltProblem } from './errors.js';
 
 /** A static problem, located in the main query (module problems point at their import). */
 export interface CodegenProblem {
-  readonly code: 'PIPE5302' | 'PIPE5303' | 'PIPE5304' | 'PIPE5305' | 'PIPE5306' | 'PIPE5308' | 'PIPE5309' | 'PIPE5310' | 'PIPE5504';
+  readonly code: DiagnosticCode;
   readonly message: string;
   readonly start: number;
   readonly end: number;
@@ -94,11 +97,11 @@ class Generator {
     return `${prefix}_${safeName(name)}_${++this.counter}`;
   }
 
-  private report(code: CodegenProblem['code'], message: string, at: Range): void {
+  private report(problem: JsltProblem, at: Range): void {
     const where = this.unit.reportAt;
     const inModule = where !== undefined ? ` (in module ${this.unit.id})` : '';
     const range = where ?? at;
-    this.problems.push({ code, message: message + inModule, start: range.start, end: range.end });
+    this.problems.push({ code: problem.code, message: problem.message + inModule, start: range.start, end: range.end });
   }
 
   // ───────────────────────────── program ─────────────────────────────
@@ -163,7 +166,7 @@ class Generator {
   }
 
   private declare(scope: Scope, binding: { name: string } & Range, prefix: string): string {
-    if (scope.has(binding.name)) this.report('PIPE5304', `Duplicate variable declaration ${binding.name}`, binding);
+    if (scope.has(binding.name)) this.report(E.variableDeclaredTwice(binding.name), binding);
     const jsName = this.fresh(prefix, binding.name);
     scope.bind(binding.name, jsName);
     return jsName;
@@ -297,15 +300,15 @@ class Generator {
     for (const pair of node.pairs) {
       if (pair.key.kind === 'literal' && typeof pair.key.value === 'string') {
         if (staticKeys.has(pair.key.value)) {
-          this.report('PIPE5305', `Invalid object declaration, duplicate key '${pair.key.value}'`, pair.key);
+          this.report(E.duplicateObjectKey(pair.key.value), pair.key);
         }
         staticKeys.add(pair.key.value);
       } else dynamic = true;
     }
     if (node.matcher && dynamic) {
-      this.report('PIPE5309', 'Object matcher not allowed in objects which have dynamic keys', node.matcher);
+      this.report(E.matcherWithDynamicKeys(), node.matcher);
     } else if (node.matcher && match.kind === 'fail') {
-      this.report('PIPE5306', `Object matcher used inside ${match.where}`, node.matcher);
+      this.report(E.matcherMisplaced(match.where), node.matcher);
     }
 
     const pairValue = (pair: (typeof node.pairs)[number], pairScope: Scope, inner: string): string => {
@@ -352,7 +355,7 @@ class Generator {
   private checkArity(name: string, min: number, max: number, node: Extract<Expr, { kind: 'call' }>): boolean {
     const count = node.args.length;
     if (count >= min && count <= max) return true;
-    this.report('PIPE5303', `Function '${name}' needs ${min}-${max} arguments, got ${count}`, node);
+    this.report(E.wrongArgumentCount(name, min, max, count), node);
     return false;
   }
 
@@ -380,7 +383,7 @@ class Generator {
     }
     const builtin = BUILTINS.get(node.name);
     if (!builtin) {
-      this.report('PIPE5302', `No such function: '${node.name}'`, node.nameRange);
+      this.report(E.noSuchFunction(node.name), node.nameRange);
       return 'null';
     }
     if (!this.checkArity(node.name, builtin.min, builtin.max, node)) return 'null';
@@ -393,9 +396,9 @@ class Generator {
     const problem = regexProblem(arg.value, 'java');
     if (problem === undefined) return;
     if (problem.needsBacktracking) {
-      this.report('PIPE5504', `The regular expression '${arg.value}' needs a backtracking engine: ${problem.message}`, arg);
+      this.report(E.regexNeedsBacktracking(arg.value, problem.message), arg);
     } else {
-      this.report('PIPE5310', `Syntax error in regular expression '${arg.value}': ${problem.message}`, arg);
+      this.report(E.badRegex(arg.value, problem.message), arg);
     }
   }
 
@@ -407,7 +410,7 @@ class Generator {
     if (moduleId === UNAVAILABLE_MODULE) return 'null';
     const symbols = moduleId === undefined ? undefined : this.symbols.get(moduleId);
     if (!symbols) {
-      this.report('PIPE5308', `No module imported with prefix '${prefix}'`, node.nameRange);
+      this.report(E.noSuchModule(prefix), node.nameRange);
       return 'null';
     }
     const args = (): string[] => node.args.map((arg) => this.expr(arg, scope, match, indent));
@@ -421,7 +424,7 @@ class Generator {
     }
     const target = symbols.functions.get(name);
     if (!target) {
-      this.report('PIPE5302', `No such function: '${node.name}'`, node.nameRange);
+      this.report(E.noSuchFunction(node.name), node.nameRange);
       return 'null';
     }
     if (!this.checkArity(node.name, target.arity, target.arity, node)) return 'null';

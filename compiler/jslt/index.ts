@@ -19,6 +19,8 @@ import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import type { ImportDecl, Program, Range } from './ast.js';
 import { EXPERIMENTAL_MODULE, type ModuleUnit, UNAVAILABLE_MODULE, generateJs } from './codegen.js';
 import { type ParseError, parseJslt } from './parser.js';
+import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
+import * as E from './errors.js';
 
 export interface CompiledJslt {
   readonly js: string;
@@ -39,12 +41,12 @@ export interface CompileJsltOptions {
 export type JsltFunction = (input: unknown, variables?: Record<string, unknown>) => unknown;
 
 interface Problem {
-  readonly code: string;
+  readonly code: DiagnosticCode;
   readonly message: string;
   readonly range: Range;
 }
 
-const PARSE_CODES: Readonly<Record<ParseError['problem'], string>> = { syntax: 'PIPE5300', escape: 'PIPE5301', nesting: 'PIPE5311' };
+const PARSE_CODES: Readonly<Record<ParseError['problem'], DiagnosticCode>> = { syntax: 'PIPE5300', escape: 'PIPE5301', nesting: 'PIPE5311' };
 const MAIN_ID = 'query';
 
 /** Loads the imports of `program` (depth first), appending units in dependency order. */
@@ -80,17 +82,17 @@ function loadModule(
     return EXPERIMENTAL_MODULE;
   }
   if (!resolveImport) {
-    problems.push({ code: 'PIPE5307', message: `import is not supported: the query imports "${decl.path}"`, range: at });
+    problems.push({ ...E.importNotSupported(decl.path), range: at });
     return undefined;
   }
   if (chain.includes(decl.path)) {
-    problems.push({ code: 'PIPE5308', message: `Module '${decl.path}' is already imported`, range: at });
+    problems.push({ ...E.importedTwice(decl.path), range: at });
     return undefined;
   }
   if (units.some((unit) => unit.id === decl.path)) return decl.path;
   const text = resolveImport(decl.path);
   if (text === undefined) {
-    problems.push({ code: 'PIPE5308', message: `Couldn't read resource ${decl.path}`, range: at });
+    problems.push({ ...E.moduleUnreadable(decl.path), range: at });
     return undefined;
   }
   const parsed = parseJslt(text, { module: true });

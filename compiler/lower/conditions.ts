@@ -6,7 +6,7 @@ import { JSONPath } from 'jsonpath-plus';
 import { compileJsonPath } from '../../runtime/jsonpath.js';
 import type { BracesValue, Value } from '../ast/ast.js';
 import { compileBraces } from '../braces/index.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { invalidJsonPath, noSuchPathField, notACollection, notACondition } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { JsExpr } from './plan.js';
 import type { Span } from '../../base/source/span.js';
@@ -35,12 +35,7 @@ export function compileCondition(value: Value, message: PipeType, ctx: PipelineC
     return { expr: { js: `R.jsonPathMatches(${name}, message)`, constant: false }, alwaysTrue: value.value.trim() === '$', describe: value.value };
   }
   ctx.diagnostics.push(
-    diagnostic('PIPE5501', {
-      message: 'a condition is a JSONPath string starting with `$`, or a `{{ }}` expression',
-      span: value.span,
-      label: 'not a condition',
-      hint: 'write for example `when "$.body[?(@.total < 500)]"` or `when {{ message.body.total < 500 }}`',
-    }),
+    notACondition(value.span),
   );
   return { expr: { js: 'false', constant: true }, alwaysTrue: false, describe: '' };
 }
@@ -60,12 +55,7 @@ export function compileCollection(value: Value, message: PipeType, ctx: Pipeline
     return { expr: { js: `R.jsonPathQuery(${name}, message)`, constant: false }, element: path.element };
   }
   ctx.diagnostics.push(
-    diagnostic('PIPE5501', {
-      message: '`for-each` iterates over a JSONPath string starting with `$`, or a `{{ }}` expression giving an array',
-      span: value.span,
-      label: 'not a collection',
-      hint: 'write for example `for-each "$.data[*]" { … }`',
-    }),
+    notACollection(value.span),
   );
   return { expr: { js: '[]', constant: true }, element: UNKNOWN };
 }
@@ -91,12 +81,7 @@ function checkJsonPath(source: string, span: Span, message: PipeType, ctx: Pipel
   const syntaxError = jsonPathSyntaxError(source) ?? compileProblem(source);
   if (syntaxError) {
     ctx.diagnostics.push(
-      diagnostic('PIPE5501', {
-        message: `invalid JSONPath: ${syntaxError}`,
-        span: inner,
-        label: syntaxError,
-        hint: "paths start with `$`; filters look like `[?(@.field == 'value')]`",
-      }),
+      invalidJsonPath(syntaxError, inner),
     );
     return undefined;
   }
@@ -205,11 +190,6 @@ function reportMissingField(field: string, owner: PipeType, source: string, span
   const at = source.indexOf(field);
   const fieldSpan = at >= 0 ? { file: span.file, start: span.start + at, end: span.start + at + field.length } : span;
   ctx.diagnostics.push(
-    diagnostic('PIPE5502', {
-      message: `no field \`${field}\` in the message at this step`,
-      span: fieldSpan,
-      label: close ? `did you mean \`${close}\`?` : 'no such field',
-      ...(candidates.length > 0 ? { body: [`Fields here: ${candidates.map((c) => `\`${c}\``).join(', ')}.`] } : {}),
-    }),
+    noSuchPathField(field, fieldSpan, candidates, close),
   );
 }

@@ -59,6 +59,21 @@ export interface ConnectorPlan {
   readonly span?: SpanFacts;
   /** The connector schema's `x-pipe-metrics`: what the service counts for the step. */
   readonly metrics?: MetricFacts;
+  /** The step's `retry` option with the connector's defaults filled in (runtime/policies/retry.ts reads it). */
+  readonly retry?: RetryPlan;
+}
+
+/** The shape of runtime/policies/retry.ts's RetrySpec, emitted as data into the step's StepInfo. */
+export interface RetryPlan {
+  readonly attempts: number;
+  readonly initialMs: number;
+  readonly maxDelayMs: number;
+  readonly multiplier: number;
+  readonly budgetMs: number;
+  readonly kinds: readonly string[];
+  readonly statuses: readonly number[];
+  readonly outputStatus?: string;
+  readonly outputHeaders?: string;
 }
 
 export interface ChoicePlan {
@@ -94,6 +109,8 @@ export interface PipelinePlan {
   readonly source: SourceRef;
   readonly trigger: TriggerPlan;
   readonly concurrency: number;
+  /** Executions that may wait for a slot; more are shed (503 with Retry-After). */
+  readonly queue: number;
   readonly timeout: number;
   readonly steps: readonly PlanStep[];
   readonly onError?: readonly PlanStep[];

@@ -111,6 +111,9 @@ function paramDoc(owner: string, key: string, property: JsonSchema, required: bo
   if (property['default'] !== undefined) facts.push(`default: \`${JSON.stringify(property['default'])}\``);
   if (typeof property['x-pipe-unit'] === 'string') facts.push(`unit: ${property['x-pipe-unit']}`);
   if (property['x-pipe-braces'] === true) facts.push('accepts `{{ }}`');
+  if (typeof property['x-pipe-refuses-braces'] === 'string') facts.push('query text: no `{{ }}`, values as bound parameters');
+  const accountTypes = property['x-pipe-account-types'];
+  if (Array.isArray(accountTypes)) facts.push(`account types: ${accountTypes.map((t) => `\`${String(t)}\``).join(', ')}`);
   const description = typeof property['description'] === 'string' ? `\n\n${property['description']}` : '';
   return `**\`${key}\`** (parameter of \`${owner}\`) — ${facts.join(', ')}${description}`;
 }

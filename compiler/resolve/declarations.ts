@@ -4,7 +4,7 @@
  */
 import type { AccountDecl, CapsuleDecl, Decl, GlobalDecl, PipeFile, PipelineDecl, SchemaDecl, StoreDecl } from '../ast/ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { declaredTwice } from './errors.js';
 import type { Span } from '../../base/source/span.js';
 
 /** A schema known to the service: declared inline, or imported from a JSON file. */
@@ -43,15 +43,7 @@ export function collectDeclarations(
   const add = <T extends { nameSpan: Span }>(table: Map<string, T>, what: string, name: string, item: T): void => {
     const previous = table.get(name);
     if (previous) {
-      diagnostics.push(
-        diagnostic('PIPE2003', {
-          message: `the ${what} \`${name}\` is declared twice`,
-          span: item.nameSpan,
-          label: 'declared again here',
-          secondary: [{ span: previous.nameSpan, message: 'first declared here' }],
-          hint: `rename one of the two ${what}s`,
-        }),
-      );
+      diagnostics.push(declaredTwice(what, name, item.nameSpan, previous.nameSpan));
       return;
     }
     table.set(name, item);

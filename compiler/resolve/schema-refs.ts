@@ -3,7 +3,7 @@
  * object is the schema itself. Returns the schema as JSON, or undefined (with a diagnostic).
  */
 import type { Value } from '../ast/ast.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import { schemaWithExpression, unknownSchema } from './errors.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { Declarations } from './declarations.js';
@@ -15,28 +15,12 @@ export function resolveSchemaValue(value: Value, decls: Declarations, diagnostic
     const symbol = decls.schemas.get(value.name);
     if (symbol) return symbol.json;
     const names = [...decls.schemas.keys()];
-    const close = suggest(value.name, names);
-    diagnostics.push(
-      diagnostic('PIPE2004', {
-        message: `unknown schema \`${value.name}\``,
-        span: value.span,
-        label: close ? `did you mean \`${close}\`?` : 'no schema of that name',
-        ...(names.length > 0 ? { body: [`Known schemas: ${names.map((n) => `\`${n}\``).join(', ')}.`] } : {}),
-        hint: close ? `write \`${close}\`` : `declare it with \`schema ${value.name} { … }\` or \`import "file.json" as ${value.name}\``,
-      }),
-    );
+    diagnostics.push(unknownSchema(value.name, value.span, names, suggest(value.name, names)));
     return undefined;
   }
   const literal = toLiteral(value);
   if (literal.dynamic.size > 0) {
-    diagnostics.push(
-      diagnostic('PIPE3004', {
-        message: 'a schema is fixed at build time and cannot contain expressions',
-        span: value.span,
-        label: 'expression inside a schema',
-        hint: 'write the schema as literal JSON',
-      }),
-    );
+    diagnostics.push(schemaWithExpression(value.span));
     return undefined;
   }
   return literal.json;

@@ -27,7 +27,7 @@ function check(tests: string, files: Record<string, string> = {}) {
     files: [parsed.value],
     registry,
     sourceOf: (f) => (f === '/p/shop.pipe' ? new SourceFile(f, text) : undefined),
-    displayPath: (f) => f.replace('/p/', ''),
+    sourcePath: (f) => f.replace('/p/', ''),
     readFile: (f) => files[f],
   });
 }

@@ -10,7 +10,10 @@ import type { FileRead } from '../compile.js';
 import type { Expectation, MockDecl, ObjectValue, PipeFile, PipelineDecl, TestDecl, Value } from '../ast/ast.js';
 import { spanAt, toLiteral } from '../ast/literal.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import { diagnostic } from '../../base/diagnostics/codes.js';
+import {
+  badInputFile, badMockedFailure, eventNeverPublished, expressionInTestData, mockDoesNotFit, mockOfOtherConnector,
+  mockedTwice, testNamedTwice, testedPipelineUnsaid, unknownTestBranch, unknownTestStep, unknownTestedPipeline,
+} from './errors.js';
 import type { Diagnostic, Result } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { SourceFile } from '../../base/source/source-file.js';
@@ -27,7 +30,8 @@ export interface CheckTestsInput {
   readonly files: readonly PipeFile[];
   readonly registry: ConnectorRegistry;
   readonly sourceOf: (file: string) => SourceFile | undefined;
-  readonly displayPath: (file: string) => string;
+  /** How a source file is named in the plan (as check-program names it). */
+  readonly sourcePath: (file: string) => string;
   /** Reads an `input: file(…)` fixture; undefined when it cannot be read. */
   readonly readFile: (filePath: string) => string | undefined;
   /** When given, reads fixtures instead of `readFile`, with the reason of a refusal (outside the project, …). */
@@ -54,12 +58,7 @@ export function checkTests(input: CheckTestsInput): Result<TestSuite> {
     for (const test of file.tests ?? []) {
       const earlier = names.get(test.name);
       if (earlier) {
-        diagnostics.push(diagnostic('PIPE7016', {
-          message: `two tests are named \`${test.name}\``,
-          span: test.nameSpan,
-          label: 'second test of this name',
-          secondary: [{ span: earlier, message: 'first test of this name' }],
-        }));
+        diagnostics.push(testNamedTwice(test.name, test.nameSpan, earlier));
         continue;
       }
       names.set(test.name, test.nameSpan);
@@ -93,7 +92,7 @@ class TestChecker {
   ) {}
 
   private where(span: Span): string {
-    return `${this.input.displayPath(span.file)}:${this.input.sourceOf(span.file)?.positionOf(span.start).line ?? 1}`;
+    return `${this.input.sourcePath(span.file)}:${this.input.sourceOf(span.file)?.positionOf(span.start).line ?? 1}`;
   }
 
   /** The expectation as written, on one line, for reports. */
@@ -127,22 +126,12 @@ class TestChecker {
       const found = this.pipelines.get(test.pipeline.name);
       if (found) return found;
       const close = suggest(test.pipeline.name, names);
-      this.diagnostics.push(diagnostic('PIPE7010', {
-        message: `test \`${test.name}\` runs pipeline \`${test.pipeline.name}\`, which is not declared`,
-        span: test.pipeline.span,
-        label: close ? `did you mean \`${close}\`?` : 'unknown pipeline',
-        body: names.length > 0 ? [`Pipelines: ${names.map((n) => `\`${n}\``).join(', ')}.`] : ['No pipeline is declared in the files tested together.'],
-      }));
+      this.diagnostics.push(unknownTestedPipeline(test.name, test.pipeline.name, test.pipeline.span, names, close));
       return undefined;
     }
     const [only] = [...this.pipelines.values()];
     if (this.pipelines.size === 1 && only) return only;
-    this.diagnostics.push(diagnostic('PIPE7010', {
-      message: `test \`${test.name}\` does not say which pipeline it runs`,
-      span: test.nameSpan,
-      label: names.length === 0 ? 'no pipeline to run' : `${names.length} pipelines to choose from`,
-      hint: names.length > 0 ? `add \`pipeline: ${names[0]}\` to the test` : 'test the files together with the pipeline: `pipec test <folder>`',
-    }));
+    this.diagnostics.push(testedPipelineUnsaid(test.name, test.nameSpan, names));
     return undefined;
   }
 
@@ -151,12 +140,7 @@ class TestChecker {
     const lit = toLiteral(value);
     const [first] = [...lit.dynamic];
     if (first !== undefined) {
-      this.diagnostics.push(diagnostic('PIPE7006', {
-        message: `${what} is plain data: it cannot hold an expression`,
-        span: spanAt(lit, first, value.span),
-        label: 'not allowed in a test',
-        hint: 'write the value itself',
-      }));
+      this.diagnostics.push(expressionInTestData(what, spanAt(lit, first, value.span)));
       return undefined;
     }
     return lit.json as Json;
@@ -170,7 +154,7 @@ class TestChecker {
     const read = this.input.readProjectFile?.(target);
     const text = read ? ('text' in read ? read.text : undefined) : this.input.readFile(target);
     const bad = (why: string): undefined => {
-      this.diagnostics.push(diagnostic('PIPE7004', { message: `cannot use \`${given.path}\` as the test input: ${why}`, span: given.pathSpan, label: why, hint: 'paths are relative to the test file' }));
+      this.diagnostics.push(badInputFile(given.path, why, given.pathSpan));
       return undefined;
     };
     if (read && !('text' in read)) return bad(read.refused === 'not-found' ? 'file not found' : read.detail);
@@ -200,15 +184,9 @@ class TestChecker {
     return [...new Set(index.steps.flatMap((s) => [s.label, s.headerWord]).filter((n): n is string => n !== undefined))];
   }
 
-  private unknownStep(code: 'PIPE7011' | 'PIPE7013', name: string, span: Span, tested: PipelineIndex, what: string): undefined {
-    const candidates = this.stepNames(tested);
-    const close = suggest(name, candidates);
-    this.diagnostics.push(diagnostic(code, {
-      message: `${what} \`${name}\`, but pipeline \`${tested.name}\` has no step of that name`,
-      span,
-      label: close ? `did you mean \`${close}\`?` : 'unknown step',
-      body: candidates.length > 0 ? [`Steps that can be named: ${candidates.map((n) => `\`${n}\``).join(', ')}.`] : [`Pipeline \`${tested.name}\` has no labelled steps; label one: \`rest fetch-customer { … }\`.`],
-    }));
+  private unknownStep(of: 'mock' | 'expectation', name: string, at: Span, tested: PipelineIndex, what: string): undefined {
+    const steps = this.stepNames(tested);
+    this.diagnostics.push(unknownTestStep({ of, what, name, pipeline: tested.name, at, steps, suggestion: suggest(name, steps) }));
     return undefined;
   }
 
@@ -222,12 +200,7 @@ class TestChecker {
       if (!spec) continue;
       const earlier = spec.keys.map((k) => mockedBy.get(k)).find((s) => s !== undefined);
       if (earlier) {
-        this.diagnostics.push(diagnostic('PIPE7017', {
-          message: `step \`${mock.label}\` is mocked twice in test \`${test.name}\``,
-          span: mock.labelSpan,
-          label: 'mocked again',
-          secondary: [{ span: earlier, message: 'first mock' }],
-        }));
+        this.diagnostics.push(mockedTwice(mock.label, test.name, mock.labelSpan, earlier));
         continue;
       }
       for (const key of spec.keys) mockedBy.set(key, mock.labelSpan);
@@ -238,16 +211,11 @@ class TestChecker {
 
   private mock(mock: MockDecl, tested: PipelineIndex): MockSpec | undefined {
     const steps = this.findSteps(mock.label, tested);
-    if (steps.length === 0) return this.unknownStep('PIPE7011', mock.label, mock.labelSpan, tested, 'this mock replaces');
+    if (steps.length === 0) return this.unknownStep('mock', mock.label, mock.labelSpan, tested, 'this mock replaces');
     const mine = steps.filter((s) => s.connector === mock.connector);
     if (mine.length === 0) {
       const actual = steps[0]?.connector ?? '';
-      this.diagnostics.push(diagnostic('PIPE7011', {
-        message: `step \`${mock.label}\` is a \`${actual}\` step, not \`${mock.connector}\``,
-        span: mock.connectorSpan,
-        label: `expected \`${actual}\``,
-        hint: `write \`mock ${actual} ${mock.label} { … }\``,
-      }));
+      this.diagnostics.push(mockOfOtherConnector(mock.label, actual, mock.connector, mock.connectorSpan));
       return undefined;
     }
     const base = { keys: mine.map((s) => s.key), name: mock.label, connector: mock.connector };
@@ -263,12 +231,7 @@ class TestChecker {
       const lit = toLiteral(mock.body);
       for (const problem of problems.slice(0, MAX_SHAPE_PROBLEMS)) {
         const span = problem.unknownKey ? (lit.spans.get(`#key:${problem.pointer}`) ?? mock.body.span) : spanAt(lit, problem.pointer, mock.body.span);
-        this.diagnostics.push(diagnostic('PIPE7012', {
-          message: `the mock of \`${mock.label}\` does not fit the output of \`${mock.connector}\`: ${problem.message}`,
-          span,
-          label: problem.unknownKey ? 'not in the output shape' : 'does not fit',
-          body: [`Run \`pipec schema ${mock.connector}\` to see the output shape.`],
-        }));
+        this.diagnostics.push(mockDoesNotFit(mock.label, mock.connector, problem.message, problem.unknownKey === true, span));
       }
       return undefined;
     }
@@ -280,11 +243,7 @@ class TestChecker {
     const { code = 500, message = `mocked failure of \`${mock.label}\``, ...details } = json;
     if (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 599 || typeof message !== 'string') {
       const bad = typeof message !== 'string' ? 'message' : 'code';
-      this.diagnostics.push(diagnostic('PIPE7012', {
-        message: `the failure of \`${mock.label}\` needs \`code\` (an HTTP status) and \`message\` (a string)`,
-        span: entrySpan(mock.body, bad) ?? mock.body.span,
-        label: bad === 'code' ? 'expected an integer from 100 to 599' : 'expected a string',
-      }));
+      this.diagnostics.push(badMockedFailure(mock.label, bad, entrySpan(mock.body, bad) ?? mock.body.span));
       return undefined;
     }
     const hasDetails = Object.keys(details).length > 0;
@@ -305,13 +264,13 @@ class TestChecker {
         return { ...base, kind: 'status', status: e.status };
       case 'step': {
         const owner = this.labelOwner(e.label, tested);
-        if (!owner) return this.unknownStep('PIPE7013', e.label, e.labelSpan, tested, 'this expectation reads step');
+        if (!owner) return this.unknownStep('expectation', e.label, e.labelSpan, tested, 'this expectation reads step');
         const value = this.literal(e.value, 'an expected value');
         return value === undefined ? undefined : { ...base, kind: 'step', pipeline: owner, label: e.label, match: e.match, value };
       }
       case 'called': {
         const steps = this.findSteps(e.label, tested);
-        if (steps.length === 0) return this.unknownStep('PIPE7013', e.label, e.labelSpan, tested, 'this expectation counts calls of step');
+        if (steps.length === 0) return this.unknownStep('expectation', e.label, e.labelSpan, tested, 'this expectation counts calls of step');
         const withValue = e.with ? this.literal(e.with, 'an expected value') : undefined;
         if (e.with && withValue === undefined) return undefined;
         return { ...base, kind: 'called', name: e.label, keys: steps.map((s) => s.key), ...(e.times !== undefined ? { times: e.times } : {}), ...(withValue !== undefined ? { with: withValue } : {}) };
@@ -323,12 +282,7 @@ class TestChecker {
         if (!events.includes(undefined) && !events.includes(e.event)) {
           const known = events.filter((n): n is string => n !== undefined);
           const close = suggest(e.event, known);
-          this.diagnostics.push(diagnostic('PIPE7015', {
-            message: `no step publishes event \`${e.event}\``,
-            span: e.eventSpan,
-            label: close ? `did you mean \`${close}\`?` : 'never published',
-            body: known.length > 0 ? [`Events published: ${[...new Set(known)].map((n) => `\`${n}\``).join(', ')}.`] : [],
-          }));
+          this.diagnostics.push(eventNeverPublished(e.event, e.eventSpan, known, close));
         }
         const withValue = e.with ? this.literal(e.with, 'an expected value') : undefined;
         if (e.with && withValue === undefined) return undefined;
@@ -353,12 +307,7 @@ class TestChecker {
     if (keys.length > 0) return { ...base, kind: 'branch', name: e.branch, keys };
     const candidates = [...new Set(tested.branches.flatMap((b) => (b.target ? [b.target, b.condition] : [b.condition])))];
     const close = suggest(e.branch, candidates);
-    this.diagnostics.push(diagnostic('PIPE7014', {
-      message: `pipeline \`${tested.name}\` has no branch \`${e.branch}\``,
-      span: e.branchSpan,
-      label: close ? `did you mean \`${close}\`?` : 'unknown branch',
-      body: candidates.length > 0 ? [`Branches: ${candidates.map((c) => `\`${c}\``).join(', ')}.`] : [`Pipeline \`${tested.name}\` has no choice.`],
-    }));
+    this.diagnostics.push(unknownTestBranch(tested.name, e.branch, e.branchSpan, candidates, close));
     return undefined;
   }
 }

@@ -47,7 +47,7 @@ export interface PipelineIndex {
 export interface IndexContext {
   readonly registry: ConnectorRegistry;
   readonly sourceOf: (file: string) => SourceFile | undefined;
-  readonly displayPath: (file: string) => string;
+  readonly sourcePath: (file: string) => string;
 }
 
 export function indexPipeline(pipeline: PipelineDecl, ctx: IndexContext): PipelineIndex {
@@ -55,7 +55,7 @@ export function indexPipeline(pipeline: PipelineDecl, ctx: IndexContext): Pipeli
   const branches: IndexedBranch[] = [];
   const forEachLabels = new Set<string>();
   const events = new Set<string | undefined>();
-  const sourceOf = (span: Span): string => `${ctx.displayPath(span.file)}:${ctx.sourceOf(span.file)?.positionOf(span.start).line ?? 1}`;
+  const sourceOf = (span: Span): string => `${ctx.sourcePath(span.file)}:${ctx.sourceOf(span.file)?.positionOf(span.start).line ?? 1}`;
 
   const visitParams = (params: ObjectValue): void => {
     for (const entry of params.entries) if (entry.kind === 'steps-entry') visitSteps(entry.steps);

@@ -718,6 +718,50 @@ for (const variant of variants) {
         await sub.stop();
       });
 
+      it('holds a delivery through an outage of a backend its handler needs, using up no attempt', { timeout: 20_000 }, async () => {
+        const event = newEvent();
+        const runs: Array<{ attempt: number; redelivery: boolean }> = [];
+        const done = deferredCounter();
+        const outage = (): PipeError => new PipeError('postgres is unavailable: cut', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
+        // Three failed runs take 3.5 s (0.5 + 1 + 2 s): beyond the ack timeout and beyond max-deliveries.
+        const sub = await backends.broker.subscribe(`hold-${RUN_ID}`, event, async (d) => {
+          runs.push({ attempt: d.attempt, redelivery: d.redelivery });
+          done.bump();
+          if (runs.length <= 3) throw outage();
+        }, { ...opts, maxDeliveries: 2, ackTimeout: 600 });
+        await backends.broker.publish(event, { n: 1 });
+        await done.until(4, 15_000);
+        await sleep(1500);
+        await sub.stop();
+        expect(runs).toEqual([
+          { attempt: 1, redelivery: false },
+          { attempt: 1, redelivery: true },
+          { attempt: 1, redelivery: true },
+          { attempt: 1, redelivery: true },
+        ]);
+        expect(await backends.deadLetters.list({ event })).toEqual([]);
+      });
+
+      it('does not count a delivery given up during an outage because the subscription stopped', { timeout: 20_000 }, async () => {
+        const event = newEvent();
+        const subscriber = `hold-stop-${RUN_ID}`;
+        const first = deferredCounter();
+        const fast = { ...opts, maxDeliveries: 1, backoff: { initialMs: 20, maxMs: 40, multiplier: 2 } };
+        const away = await backends.broker.subscribe(subscriber, event, async () => {
+          first.bump();
+          throw new PipeError('postgres is unavailable: cut', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
+        }, fast);
+        await backends.broker.publish(event, { n: 1 });
+        await first.until(1);
+        await away.stop();
+        const handled = deferredCounter();
+        const back = await backends.broker.subscribe(subscriber, event, async () => handled.bump(), fast);
+        await handled.until(1, 10_000);
+        await back.stop();
+        // max-deliveries is 1: had the given-up delivery counted, the event would be a dead letter now.
+        expect(await backends.deadLetters.list({ event })).toEqual([]);
+      });
+
       it('rejects payloads that are not JSON and publishes nothing', async () => {
         const event = newEvent();
         const got = deferredCounter();

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Json } from '../types.js';
 import { PipeError } from '../errors.js';
 import { MAX_EVENT_HEADER_BYTES, MAX_EVENT_PAYLOAD_BYTES, MAX_MESSAGE_DEPTH } from '../limits.js';
-import { DEFAULT_REDELIVERY_BACKOFF, type BackoffPolicy } from './backoff.js';
+import { Backoff, DEFAULT_REDELIVERY_BACKOFF, pause, type BackoffPolicy } from './backoff.js';
 import { assertJson, isPlainObject, validateEventName } from './json-safe.js';
 
 const SUBSCRIBER_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/;
@@ -106,11 +106,75 @@ export function judgeFailure(err: unknown): FailureVerdict {
   return { text, deadLetterNow: reason === 'expired' || reason === 'unreadable' ? reason : 'permanent-error' };
 }
 
+/**
+ * True when a handler failed because a backend it needs is unavailable (503 BACKEND_UNAVAILABLE,
+ * as the backends' guard and the event trigger report it): not the event's fault, and no reason to
+ * use up one of its attempts.
+ */
+export function isOutage(err: unknown): boolean {
+  return err !== null && typeof err === 'object' && (err as { kind?: unknown }).kind === 'BACKEND_UNAVAILABLE';
+}
+
+/** Waits between runs of a delivery held through an outage: 0.5 s doubling up to 5 s. */
+export const OUTAGE_RETRY: BackoffPolicy = { initialMs: 500, maxMs: 5000, multiplier: 2 };
+
+export interface HoldOptions {
+  /**
+   * Keeps the delivery claimed a while longer (extends its lease or ack deadline); false when it
+   * cannot (the broker is away too, the claim was lost): the delivery is then given up as failed.
+   */
+  readonly keep: () => boolean | Promise<boolean>;
+  /** How often `keep` must be called: well within the ack timeout. */
+  readonly keepEveryMs: number;
+  /** Aborted when the subscription stops: the held delivery is given up. */
+  readonly signal: AbortSignal;
+  readonly random?: () => number;
+}
+
+/** How often a held delivery is kept: a third of its ack timeout (at least 50 ms, at most 5 s). */
+export function keepInterval(ackTimeoutMs: number): number {
+  return Math.max(50, Math.min(5000, Math.floor(ackTimeoutMs / 3)));
+}
+
+/**
+ * Runs a delivery's handler; while it fails because a backend it needs is unavailable, keeps the
+ * delivery and runs it again after a backoff, for as long as the outage lasts — the consumer pauses
+ * in place (its concurrency slots are busy with held deliveries, so it pulls nothing new) and no
+ * attempt is used up: nothing is dead-lettered merely because a backend was away. `run(true)` is a
+ * run again (the execution may have done part of its work). Rethrows the last failure when it is
+ * not an outage, when the subscription stops, or when the delivery cannot be kept.
+ */
+export async function runThroughOutages(run: (again: boolean) => Promise<void>, opts: HoldOptions): Promise<void> {
+  const retry = new Backoff(OUTAGE_RETRY, opts.random);
+  for (let again = false; ; again = true) {
+    try {
+      return await run(again);
+    } catch (err) {
+      if (!isOutage(err) || opts.signal.aborted) throw err;
+      let wait = retry.next();
+      while (wait > 0) {
+        if (opts.signal.aborted || !(await opts.keep())) throw err;
+        const step = Math.min(wait, opts.keepEveryMs);
+        await pause(step, opts.signal);
+        wait -= step;
+      }
+      if (opts.signal.aborted || !(await opts.keep())) throw err;
+    }
+  }
+}
+
 /** One delivery attempt that failed, as the dead-letter store keeps it. */
 export interface FailedAttempt {
   readonly attempt: number;
   readonly at: number;
   readonly error: string;
+  /** Set when the attempt was given up during an outage (the service stopped, or the broker was away too): it does not count. */
+  readonly outage?: boolean;
+}
+
+/** How many of the recorded attempts were outages (not counted against max-deliveries). */
+export function outageCount(recorded: readonly FailedAttempt[]): number {
+  return recorded.filter((a) => a.outage === true).length;
 }
 
 /** What an attempt that ended without an answer (ack timeout, crash) is recorded as. */

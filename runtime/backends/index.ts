@@ -3,7 +3,9 @@
  *   PIPEC_STORE=postgres://… → PostgreSQL Object Store + advisory-lock scheduler lock, else SQLite;
  *   PIPEC_BROKER=nats://…    → NATS JetStream broker (dead letters in JetStream), else the SQLite
  *                              durable queue (dead letters in the file);
- *   the scheduler lock: PostgreSQL when configured, else NATS KV when NATS is, else the SQLite file.
+ *   the scheduler lock: PostgreSQL when configured, else NATS KV when NATS is, else the SQLite file;
+ *   watermarks of polling triggers (sql-poll): PostgreSQL when configured, else the SQLite file.
+ * Any other scheme stops the start (config.ts), as does a mix PIPEC_REPLICAS says is not shared.
  * Embedded mode keeps everything in one SQLite file `<dataDir>/pipec.db`.
  *
  * The remote backends connect in the background and reconnect for as long as the service runs
@@ -17,12 +19,15 @@
  * settings: postgres/pool.ts and nats/connection.ts.
  */
 import type { Logger } from 'pino';
+import type { RateLimitStore } from '../security/rate-limit.js';
 import type { Clock, EventBroker, ObjectStoreBackend } from '../types.js';
 import { Availability, Dependency } from './availability.js';
+import { chooseBackends } from './config.js';
 import type { DeadLetterStore } from './dead-letters.js';
 import { guarded } from './guard.js';
 import { maxDocumentBytes } from './json-safe.js';
 import { createSqliteLock, type SchedulerLock } from './locks.js';
+import { createSqliteWatermarks, type WatermarkStore } from './watermarks.js';
 import type { NatsLink } from './nats/connection.js';
 import type { PgPool } from './postgres/pool.js';
 import type { PgSupervisor } from './postgres/supervisor.js';
@@ -37,9 +42,13 @@ export interface Backends {
   readonly broker: EventBroker;
   /** Runs fn only if this process got the lock `key` (once across replicas); false when another holds it. */
   readonly lock: SchedulerLock;
+  /** How far polling triggers have read (sql-poll), in PostgreSQL when configured, else in the SQLite file. */
+  readonly watermarks: WatermarkStore;
   readonly deadLetters: DeadLetterStore;
   /** Which remote backends are unreachable now (for `/ready`). */
   readonly availability: Availability;
+  /** Rate-limit counters every replica shares: PostgreSQL when configured, else NATS KV; absent embedded. */
+  readonly rateLimits?: RateLimitStore;
   close(): Promise<void>;
 }
 
@@ -56,10 +65,10 @@ const DEFAULT_START_WAIT_MS = 10_000;
 
 export async function createBackends(opts: BackendOptions): Promise<Backends> {
   const { env, clock, logger } = opts;
-  const storeUrl = env['PIPEC_STORE'];
-  const brokerUrl = env['PIPEC_BROKER'];
-  const usePostgres = storeUrl !== undefined && /^postgres(ql)?:\/\//.test(storeUrl);
-  const useNats = brokerUrl !== undefined && /^(nats|tls):\/\//.test(brokerUrl);
+  // An unknown scheme throws (config.ts): never a silent fall-back to the embedded backends.
+  const { storeUrl, brokerUrl } = chooseBackends(env);
+  const usePostgres = storeUrl !== undefined;
+  const useNats = brokerUrl !== undefined;
   const regex = createRegexTester();
   const limits = { maxDocumentBytes: maxDocumentBytes(env), maxAggregateDocs: maxAggregateDocs(env) };
   const availability = new Availability();
@@ -73,6 +82,8 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
     // The distributed drivers (pg, nats) load only when configured: an embedded service starts faster.
     let store: ObjectStoreBackend;
     let lock: SchedulerLock;
+    let watermarks: WatermarkStore;
+    let rateLimits: RateLimitStore | undefined;
     if (usePostgres && storeUrl) {
       const postgres = await loadPostgres();
       const dependency = availability.add(new Dependency('postgres', logger));
@@ -84,9 +95,12 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
       const lost = (err: unknown): void => watch.lost(err);
       store = guarded(postgres.createPgStore({ pool: pgPool, clock, regex, ...limits }), dependency, postgres.isConnectionError, lost);
       lock = guarded(postgres.createPgLock(pgPool, clock, logger), dependency, postgres.isConnectionError, lost);
+      watermarks = guarded(postgres.createPgWatermarks(pgPool, () => clock.now()), dependency, postgres.isConnectionError, lost);
+      rateLimits = guarded(postgres.createPgRateLimitStore(pgPool, clock), dependency, postgres.isConnectionError, lost);
     } else {
       store = createSqliteStore({ db: sqlite as SqliteDatabase, clock, regex, ...limits });
       lock = createSqliteLock(sqlite as SqliteDatabase, clock);
+      watermarks = createSqliteWatermarks(sqlite as SqliteDatabase, () => clock.now());
     }
 
     let broker: EventBroker & { readonly deadLetters: DeadLetterStore };
@@ -103,7 +117,10 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
         ...(env['PIPEC_NATS_SUBJECT_PREFIX'] ? { subjectPrefix: env['PIPEC_NATS_SUBJECT_PREFIX'] } : {}),
         ...(maxAgeFrom(env) !== undefined ? { maxAgeMs: maxAgeFrom(env) } : {}),
       });
-      if (!usePostgres) lock = nats.createNatsLock(link, stream);
+      if (!usePostgres) {
+        lock = nats.createNatsLock(link, stream);
+        rateLimits = nats.createNatsRateLimitStore(link, stream);
+      }
     } else {
       broker = createSqliteBroker({ db: sqlite as SqliteDatabase, clock, logger });
     }
@@ -121,8 +138,10 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
       store,
       broker,
       lock,
+      watermarks,
       deadLetters: broker.deadLetters,
       availability,
+      ...(rateLimits ? { rateLimits } : {}),
       async close() {
         if (closed) return;
         closed = true;
@@ -165,8 +184,9 @@ function maxAgeFrom(env: NodeJS.ProcessEnv): number | undefined {
 }
 
 async function loadPostgres() {
-  const [pool, store, locks, supervisor] = await Promise.all([
+  const [pool, store, locks, supervisor, watermarks, rateLimits] = await Promise.all([
     import('./postgres/pool.js'), import('./postgres/store.js'), import('./locks.js'), import('./postgres/supervisor.js'),
+    import('./watermarks.js'), import('./postgres/rate-limits.js'),
   ]);
   return {
     createPgPool: pool.createPgPool,
@@ -174,17 +194,22 @@ async function loadPostgres() {
     isConnectionError: pool.isConnectionError,
     createPgStore: store.createPgStore,
     createPgLock: locks.createPgLock,
+    createPgWatermarks: watermarks.createPgWatermarks,
     PgSupervisor: supervisor.PgSupervisor,
+    createPgRateLimitStore: rateLimits.createPgRateLimitStore,
   };
 }
 
 async function loadNats() {
-  const [connection, broker, lock] = await Promise.all([import('./nats/connection.js'), import('./nats/broker.js'), import('./nats/lock.js')]);
+  const [connection, broker, lock, rateLimits] = await Promise.all([
+    import('./nats/connection.js'), import('./nats/broker.js'), import('./nats/lock.js'), import('./nats/rate-limits.js'),
+  ]);
   return {
     NatsLink: connection.NatsLink,
     natsConnectionOptions: connection.natsConnectionOptions,
     createNatsBroker: broker.createNatsBroker,
     createNatsLock: lock.createNatsLock,
+    createNatsRateLimitStore: rateLimits.createNatsRateLimitStore,
   };
 }
 

@@ -32,7 +32,8 @@ export interface RateLimitDecision {
   remaining: number;
 }
 
-interface ClientWindow {
+/** A client's counters: what the stores keep per client key. */
+export interface ClientWindow {
   /** Start (ms) of the fixed window `count` belongs to. */
   start: number;
   count: number;
@@ -53,36 +54,72 @@ export function createRateLimiter(
   spec: RateLimitSpec,
   now: () => number = Date.now,
 ): (clientKey: string) => RateLimitDecision {
-  const { window, max } = spec;
-  if (!Number.isFinite(window) || window <= 0) throw new Error('rate-limit: window must be a positive number of ms');
-  if (!Number.isInteger(max) || max < 1) throw new Error('rate-limit: max must be a positive integer');
+  checkSpec(spec);
   const maxClients = spec.maxClients ?? DEFAULT_MAX_CLIENTS;
   if (!Number.isInteger(maxClients) || maxClients < 1) throw new Error('rate-limit: maxClients must be a positive integer');
-  const sliding = spec.algorithm !== 'fixed';
   // Map iteration order is insertion order; re-inserting on every touch makes the first entry the
   // least recently seen, so eviction is O(1).
   const clients = new Map<string, ClientWindow>();
 
   return (clientKey) => {
-    const t = now();
-    const start = Math.floor(t / window) * window;
-    const state = rollWindow(clients.get(clientKey), start, window);
+    const { state, decision } = decideRequest(spec, clients.get(clientKey), now());
     clients.delete(clientKey);
     if (clients.size >= maxClients) {
       const oldest = clients.keys().next();
       if (!oldest.done) clients.delete(oldest.value);
     }
     clients.set(clientKey, state);
-
-    const elapsed = t - start;
-    const used = sliding ? state.previous * (1 - elapsed / window) + state.count : state.count;
-    if (used + 1 <= max) {
-      state.count += 1;
-      return { allowed: true, retryAfterSeconds: 0, remaining: Math.max(0, Math.floor(max - used - 1)) };
-    }
-    const waitMs = sliding ? slidingWait(state, elapsed, window, max) : window - elapsed;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), remaining: 0 };
+    return decision;
   };
+}
+
+function checkSpec(spec: RateLimitSpec): void {
+  if (!Number.isFinite(spec.window) || spec.window <= 0) throw new Error('rate-limit: window must be a positive number of ms');
+  if (!Number.isInteger(spec.max) || spec.max < 1) throw new Error('rate-limit: max must be a positive integer');
+}
+
+/**
+ * One request of a client at time `t`: its counters after it (counted only when allowed) and the
+ * decision. Pure: the in-process limiter and the shared ones (RateLimitStore) decide alike.
+ */
+export function decideRequest(spec: RateLimitSpec, previous: ClientWindow | undefined, t: number): { state: ClientWindow; decision: RateLimitDecision } {
+  const { window, max } = spec;
+  const sliding = spec.algorithm !== 'fixed';
+  const start = Math.floor(t / window) * window;
+  const state = { ...rollWindow(previous, start, window) };
+  const elapsed = t - start;
+  const used = sliding ? state.previous * (1 - elapsed / window) + state.count : state.count;
+  if (used + 1 <= max) {
+    state.count += 1;
+    return { state, decision: { allowed: true, retryAfterSeconds: 0, remaining: Math.max(0, Math.floor(max - used - 1)) } };
+  }
+  const waitMs = sliding ? slidingWait(state, elapsed, window, max) : window - elapsed;
+  return { state, decision: { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), remaining: 0 } };
+}
+
+/**
+ * Where the counters of limits shared by replicas live (a backend every replica reaches: PostgreSQL
+ * or NATS KV). `update` reads a key's counters, applies `step`, and writes the result only if
+ * nobody wrote the key in between (else it reads again): an atomic read-modify-write.
+ */
+export interface RateLimitStore {
+  update<T>(key: string, ttlMs: number, step: (state: ClientWindow | undefined) => { state: ClientWindow; result: T; changed: boolean }): Promise<T>;
+}
+
+/**
+ * A limiter whose counters are in `store`, so N replicas allow `max` per window in total, not N
+ * times it. `scope` tells limits of different triggers apart (the pipeline's name).
+ */
+export function createSharedRateLimiter(
+  spec: RateLimitSpec, store: RateLimitStore, scope: string, now: () => number = Date.now,
+): (clientKey: string) => Promise<RateLimitDecision> {
+  checkSpec(spec);
+  // The counters of the previous window are still read: keep a key two windows.
+  const ttlMs = 2 * spec.window;
+  return (clientKey) => store.update(JSON.stringify([scope, clientKey]), ttlMs, (previous) => {
+    const { state, decision } = decideRequest(spec, previous, now());
+    return { state, result: decision, changed: decision.allowed || previous === undefined || previous.start !== state.start };
+  });
 }
 
 /** The client's counters moved to the fixed window starting at `start`. */

@@ -6,9 +6,11 @@
  */
 import type { Logger } from 'pino';
 import type { DeadLetterStore } from '../backends/dead-letters.js';
+import type { WatermarkStore } from '../backends/watermarks.js';
+import type { RateLimitStore } from '../security/rate-limit.js';
 import type { Clock, EventBroker, ObjectStoreBackend } from '../types.js';
 
-export type { DeadLetterStore };
+export type { DeadLetterStore, WatermarkStore };
 
 /** A lock that makes one replica do a piece of work (a scheduler tick) while others skip it. */
 export interface LockBackend {
@@ -29,9 +31,13 @@ export interface Backends {
   readonly store: ObjectStoreBackend;
   readonly broker: EventBroker;
   readonly lock: LockBackend;
+  /** How far polling triggers have read (sql-poll), durable across restarts, one poller per key across replicas. */
+  readonly watermarks: WatermarkStore;
   /** Events no subscriber could handle (absent in test fakes without one). */
   readonly deadLetters?: DeadLetterStore;
   readonly availability?: BackendAvailability;
+  /** Where rate-limit counters shared by replicas live; absent: each process counts alone. */
+  readonly rateLimits?: RateLimitStore;
   close(): Promise<void>;
 }
 

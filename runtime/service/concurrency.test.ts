@@ -1,8 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyLimiter } from './concurrency.js';
+import { ConcurrencyLimiter, QueueFull } from './concurrency.js';
 import { InFlightTracker } from './shutdown.js';
 
 describe('ConcurrencyLimiter', () => {
+  it('lets at most `maxQueued` wait and refuses the next at once with QueueFull; reports the depth', async () => {
+    const depths: number[] = [];
+    const limiter = new ConcurrencyLimiter(1, 2, (queued) => depths.push(queued));
+    const first = await limiter.acquire();
+    const waiting = [limiter.acquire(), limiter.acquire()];
+    await expect(limiter.acquire()).rejects.toBeInstanceOf(QueueFull);
+    expect(limiter.queued).toBe(2);
+    first();
+    (await waiting[0] as () => void)();
+    (await waiting[1] as () => void)();
+    expect(depths).toEqual([1, 2, 1, 0]);
+    expect(limiter.active).toBe(0);
+    // With no queue at all, only free slots are granted.
+    const none = new ConcurrencyLimiter(1, 0);
+    const held = await none.acquire();
+    await expect(none.acquire()).rejects.toBeInstanceOf(QueueFull);
+    held();
+  });
+
   it('grants slots in order and hands a released slot to the next waiter', async () => {
     const limiter = new ConcurrencyLimiter(1);
     const order: string[] = [];

@@ -1,6 +1,8 @@
 /**
- * Per-pipeline concurrency limit: at most `max` executions hold a slot; the rest wait in FIFO
- * order. Waiting is abortable (an execution whose timeout expires while queued leaves the queue).
+ * Per-pipeline concurrency limit: at most `max` executions hold a slot; up to `maxQueued` more wait
+ * in FIFO order, and beyond that `acquire` refuses at once (QueueFull: the caller sheds the work
+ * instead of queueing it without end). Waiting is abortable (an execution whose timeout expires
+ * while queued leaves the queue).
  */
 
 export type Release = () => void;
@@ -18,6 +20,14 @@ function listen(source: AbortSource, listener: (reason: unknown) => void): () =>
   return () => source.removeEventListener('abort', onAbort);
 }
 
+/** Thrown by `acquire` when `maxQueued` executions already wait. */
+export class QueueFull extends Error {
+  constructor(readonly queued: number) {
+    super(`the wait queue is full (${queued} waiting)`);
+    this.name = 'QueueFull';
+  }
+}
+
 interface Waiter {
   readonly grant: (release: Release) => void;
 }
@@ -26,8 +36,10 @@ export class ConcurrencyLimiter {
   private activeCount = 0;
   private readonly waiters: Waiter[] = [];
 
-  constructor(readonly max: number) {
+  /** `onQueue` is told the number waiting whenever it changes (the queue-depth metric). */
+  constructor(readonly max: number, readonly maxQueued = Number.POSITIVE_INFINITY, private readonly onQueue?: (queued: number) => void) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`concurrency must be a positive integer, got ${max}`);
+    if (maxQueued < 0) throw new RangeError(`queue must not be negative, got ${maxQueued}`);
   }
 
   get active(): number {
@@ -52,6 +64,7 @@ export class ConcurrencyLimiter {
       this.activeCount += 1;
       return Promise.resolve(this.releaseOnce());
     }
+    if (this.waiters.length >= this.maxQueued) return Promise.reject(new QueueFull(this.waiters.length));
     return new Promise<Release>((resolve, reject) => {
       let unsubscribe: (() => void) | undefined;
       const waiter: Waiter = {
@@ -61,10 +74,12 @@ export class ConcurrencyLimiter {
         },
       };
       this.waiters.push(waiter);
+      this.onQueue?.(this.waiters.length);
       if (abort) {
         unsubscribe = listen(abort, (reason) => {
           const index = this.waiters.indexOf(waiter);
           if (index >= 0) this.waiters.splice(index, 1);
+          this.onQueue?.(this.waiters.length);
           reject(reason);
         });
       }
@@ -78,7 +93,10 @@ export class ConcurrencyLimiter {
       released = true;
       const next = this.waiters.shift();
       // The slot passes straight to the next waiter, so the active count stays the same.
-      if (next) next.grant(this.releaseOnce());
+      if (next) {
+        this.onQueue?.(this.waiters.length);
+        next.grant(this.releaseOnce());
+      }
       else this.activeCount -= 1;
     };
   }

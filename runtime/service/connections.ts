@@ -8,8 +8,10 @@
  * - Health is what the clients report (`report`): /ready answers 503 naming every dependency last
  *   seen unavailable; the log says once that it went away and once that it came back.
  * - Closed when the service stops, after in-flight executions drained.
+ * - Calls to each target go through its circuit breaker (`guard`, runtime/policies/breakers.ts).
  */
 import type { Logger } from 'pino';
+import { CircuitBreakers, DEFAULT_BREAKER, type GuardOptions } from '../policies/breakers.js';
 import type { Connections, OpenedConnection } from '../types.js';
 
 export class ConnectionRegistry implements Connections {
@@ -17,7 +19,12 @@ export class ConnectionRegistry implements Connections {
   private readonly unavailable = new Map<string, string>();
   private closing = false;
 
-  constructor(private readonly logger: Logger) {}
+  /** `breakers`: the circuit breakers of the service's outbound targets (default: 5 failures, 30 s). */
+  constructor(private readonly logger: Logger, private readonly breakers: CircuitBreakers = new CircuitBreakers(DEFAULT_BREAKER)) {}
+
+  guard<T>(target: string, run: () => Promise<T>, opts?: GuardOptions<T>): Promise<T> {
+    return this.breakers.guard(target, run, opts);
+  }
 
   get<T>(key: string, dependency: string, open: () => Promise<OpenedConnection<T>>): Promise<T> {
     if (this.closing) return Promise.reject(new Error('the service is stopping'));

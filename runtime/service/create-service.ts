@@ -13,11 +13,13 @@ import { startTracingFromEnv, type Tracing } from '../observability/tracing.js';
 import type { StepHooks } from '../steps.js';
 import type { Clock, Json, JsonObject, PipelineModule, Reply } from '../types.js';
 import { loadDefaultBackends, type Backends } from './backends-port.js';
-import { resolveAccounts, resolveEnvRecord } from './env-values.js';
+import { resolveAccounts, resolveEnvRecord, withSecretFiles } from './env-values.js';
+import { BackendConfigError, chooseBackends, replicaProblem } from '../backends/config.js';
 import { withDevelopmentKeys, withOwnKeySet } from '../security/development-keys.js';
 import { ExecutionEngine, type EngineOutcome } from './execution.js';
 import { pathAndQuery } from './envelope.js';
 import { ConnectionRegistry } from './connections.js';
+import { breakerOptionsFromEnv, CIRCUIT_STATE_VALUE, CircuitBreakers } from '../policies/breakers.js';
 import { registerDeadLetterRoutes } from './dead-letter-routes.js';
 import { createPipelineExecutor } from './executor.js';
 import { OPERATIONAL_PATHS, registerHealthRoutes, type ServicePhase } from './health.js';
@@ -35,13 +37,16 @@ import { RouteTable, type TriggerAttachment, type TriggerHost, type TriggerRunti
 export interface ServiceDefinition {
   readonly name: string;
   readonly pipelines: readonly PipelineModule[];
-  /** Account fields by account name; values resolved from env at start (env() in .pipe). */
-  readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
-  readonly globals: Readonly<Record<string, Json>>;
-  /** Declared stores with options (expire-after seconds). */
-  readonly stores: Readonly<Record<string, { expireAfterSeconds?: number }>>;
+  /** Account fields by account name; values resolved from env at start (env() in .pipe). Absent: none. */
+  readonly accounts?: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+  /** Absent: none. */
+  readonly globals?: Readonly<Record<string, Json>>;
+  /** Declared stores with options (expire-after seconds). Absent: none declared. */
+  readonly stores?: Readonly<Record<string, { expireAfterSeconds?: number }>>;
   /** The run-time parts of the triggers the pipelines use, by kind (generated service.ts imports them). */
   readonly triggers: Readonly<Record<string, TriggerRuntime>>;
+  /** The OpenAPI document of the HTTP routes (made by the compiler), served at GET /openapi.json. */
+  readonly openapi?: Json;
 }
 
 export interface ServiceOptions {
@@ -99,16 +104,35 @@ function pipelinesByKind(def: ServiceDefinition): Map<string, PipelineModule[]> 
   return byKind;
 }
 
+/**
+ * Refuses, before anything opens, backends the environment names wrongly or a mix that replicas
+ * would not share for what this service uses (runtime/backends/config.ts); logged as one line.
+ */
+function checkBackendChoice(def: ServiceDefinition, env: NodeJS.ProcessEnv, logger: Logger): void {
+  try {
+    const problem = replicaProblem(chooseBackends(env), {
+      stores: Object.keys(def.stores ?? {}),
+      eventPipelines: def.pipelines.filter((p) => p.trigger.kind === 'event').map((p) => p.name),
+    });
+    if (problem) throw new BackendConfigError(problem);
+  } catch (err) {
+    if (err instanceof BackendConfigError) logger.fatal(err.message);
+    throw err;
+  }
+}
+
 export async function createService(def: ServiceDefinition, opts: ServiceOptions = {}): Promise<Service> {
-  const env = opts.env ?? process.env;
+  // Secrets given as NAME_FILE (container secret mounts) are read here, once.
+  const env = withSecretFiles(opts.env ?? process.env);
   const clock = opts.clock ?? new SystemClock();
   const logger = opts.logger ?? createLogger({ level: env['LOG_LEVEL'] ?? 'info', service: def.name });
   const dataDir = opts.dataDir ?? env['PIPEC_DATA_DIR'] ?? './.pipec-data';
   if (opts.routeProcessOutput) routeProcessOutput(logger);
   const byKind = pipelinesByKind(def);
+  if (!opts.backends) checkBackendChoice(def, env, logger);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
-  const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts, env, logger), {
+  const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts ?? {}, env, logger), {
     dataDir, env,
     onMadeKey: (account, file, created) => logger.warn(
       { account, file },
@@ -117,7 +141,13 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
         : 'account has no key: using the development key in the data folder',
     ),
   }));
-  const connections = new ConnectionRegistry(logger);
+  const circuitState = metrics.circuitState;
+  const breakers = new CircuitBreakers(breakerOptionsFromEnv(env), (target, state) => {
+    circuitState.series([target]).value = CIRCUIT_STATE_VALUE[state];
+    if (state === 'open') logger.warn({ target }, 'circuit opened: calls fail fast with CIRCUIT_OPEN until a probe succeeds');
+    else logger.info({ target, state }, 'circuit state changed');
+  });
+  const connections = new ConnectionRegistry(logger, breakers);
   const tracing: Tracing | undefined = opts.tracer
     ? undefined
     : await startTracingFromEnv(env, { serviceName: def.name, warn: (message) => logger.warn(message) });
@@ -125,8 +155,8 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   if (tracing) logger.info('tracing on (OpenTelemetry)');
   const engine = new ExecutionEngine({
     pipelines: def.pipelines, logger, metrics, clock, dataDir, accounts,
-    globals: resolveEnvRecord(def.globals, env, 'globals', logger),
-    store: withDeclaredStoreOptions(backends.store, def.stores),
+    globals: resolveEnvRecord(def.globals ?? {}, env, 'globals', logger),
+    store: withDeclaredStoreOptions(backends.store, def.stores ?? {}),
     broker: backends.broker,
     connections,
     createExecutor: createPipelineExecutor,
@@ -164,6 +194,8 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
 
   const host: TriggerHost = {
     engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,
+    watermarks: backends.watermarks,
+    ...(backends.rateLimits ? { rateLimits: backends.rateLimits } : {}),
     refuse, errorDetail: errorDetailFromEnv(env), origins: originPolicyFromEnv(env),
     route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),
@@ -177,6 +209,9 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     throw err;
   }
   registerJwksRoute(app, accounts);
+  // After the triggers: a pipeline of the service's own at /openapi.json keeps its route.
+  const openapi = def.openapi;
+  if (openapi !== undefined && !routes.has('GET', '/openapi.json')) app.get('/openapi.json', (c) => c.json(openapi));
   app.notFound((c) => refuse(
     new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw));
   // A throw that reached Hono is a bug of the HTTP layer: logged with its stack (refuse logs the cause of a 5xx).

@@ -5,7 +5,9 @@
  *
  * When NAME is unset but `NAME_FILE` names a file, the value is that file's content (the
  * convention of container secrets: `TOKEN_SIGNING_KEY_FILE=/run/secrets/signing-key.pem`), without
- * one final line break. The file must be a regular file of at most 64 KB.
+ * one final line break. The file must be a regular file of at most 64 KB. The same holds for the
+ * secrets the runtime reads itself (SECRET_VARIABLES: backend URLs, NATS credentials, the admin
+ * key) and for `env("NAME")` read at a step.
  */
 import fs from 'node:fs';
 import type { Logger } from 'pino';
@@ -36,14 +38,45 @@ function readSecretFile(variable: string, file: string): string {
   return text.replace(/\r?\n$/, '');
 }
 
+/**
+ * The secrets the runtime itself reads from the environment (backend URLs may carry passwords).
+ * Each may be given as `NAME_FILE` instead, like the `env()` values of a .pipe file.
+ */
+export const SECRET_VARIABLES: readonly string[] = [
+  'PIPEC_STORE', 'PIPEC_BROKER', 'PIPEC_ADMIN_API_KEY',
+  'PIPEC_NATS_TOKEN', 'PIPEC_NATS_USER', 'PIPEC_NATS_PASSWORD', 'PIPEC_NATS_NKEY_SEED',
+];
+
+/** The value of NAME, else the content of the file NAME_FILE names, else undefined. */
+export function envOrFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const found = Object.hasOwn(env, name) ? env[name] : undefined;
+  if (found !== undefined) return found;
+  const fileVariable = `${name}_FILE`;
+  const file = Object.hasOwn(env, fileVariable) ? env[fileVariable] : undefined;
+  return file !== undefined && file !== '' ? readSecretFile(fileVariable, file) : undefined;
+}
+
+/**
+ * `env` with each of SECRET_VARIABLES that is unset but has a `NAME_FILE` filled from its file
+ * (once, at start); `env` itself is left as it is. Throws, naming the variable, on an unreadable file.
+ */
+export function withSecretFiles(env: NodeJS.ProcessEnv, names: readonly string[] = SECRET_VARIABLES): NodeJS.ProcessEnv {
+  let out: NodeJS.ProcessEnv | undefined;
+  for (const name of names) {
+    if (Object.hasOwn(env, name) || !Object.hasOwn(env, `${name}_FILE`)) continue;
+    const value = envOrFile(env, name);
+    if (value === undefined) continue;
+    out ??= { ...env };
+    out[name] = value;
+  }
+  return out ?? env;
+}
+
 export function resolveEnvValue(value: Json, env: NodeJS.ProcessEnv, onMissing: (name: string) => void): Json {
   const ref = envReference(value);
   if (ref) {
-    const found = Object.hasOwn(env, ref.name) ? env[ref.name] : undefined;
+    const found = envOrFile(env, ref.name);
     if (found !== undefined) return found;
-    const fileVariable = `${ref.name}_FILE`;
-    const file = Object.hasOwn(env, fileVariable) ? env[fileVariable] : undefined;
-    if (file !== undefined && file !== '') return readSecretFile(fileVariable, file);
     if (ref.fallback === null) onMissing(ref.name);
     return ref.fallback;
   }

@@ -25,7 +25,11 @@ import type {
   Clock, Connections, EventBroker, ExecutionContext, ExecutionMetadata, Json, JsonObject, ObjectStoreBackend, PipelineModule, Reply,
   ServiceServices,
 } from '../types.js';
-import { ConcurrencyLimiter, type Release } from './concurrency.js';
+import { ConcurrencyLimiter, QueueFull, type Release } from './concurrency.js';
+import { runIdempotent, type IdempotencySpec } from './idempotency.js';
+
+/** An idempotency claim still `running` this long after its execution's timeout was abandoned (its replica died). */
+const STALE_CLAIM_MARGIN_MS = 30_000;
 import { Deadlines } from './deadlines.js';
 import { ExecutionAbort } from './execution-abort.js';
 import { PipelineSeries, type ExecutionOutcomeLabel, type ServiceMetrics } from './metrics.js';
@@ -289,8 +293,12 @@ export class ExecutionEngine {
   constructor(private readonly deps: EngineDeps) {
     for (const p of deps.pipelines) {
       if (this.entries.has(p.name)) throw new Error(`duplicate pipeline name "${p.name}"`);
+      const queueDepth = deps.metrics.queueDepth.series([p.name]);
       this.entries.set(p.name, {
-        module: p, limiter: new ConcurrencyLimiter(p.options.concurrency), series: new PipelineSeries(deps.metrics, p.name),
+        module: p, series: new PipelineSeries(deps.metrics, p.name),
+        limiter: new ConcurrencyLimiter(p.options.concurrency, p.options.queue ?? Number.POSITIVE_INFINITY, (queued) => {
+          queueDepth.value = queued;
+        }),
       });
     }
     this.dataDir = resolvePath(deps.dataDir);
@@ -451,10 +459,17 @@ export class ExecutionEngine {
     if (!request.parent || request.parent.pipeline !== entry.module.name) {
       slot.release = entry.limiter.tryAcquire();
       if (!slot.release) {
-        return entry.limiter.acquire(abort).then((release) => {
-          slot.release = release;
-          return this.prepareAndRun(run, request);
-        });
+        return entry.limiter.acquire(abort).then(
+          (release) => {
+            slot.release = release;
+            return this.prepareAndRun(run, request);
+          },
+          (err: unknown) => {
+            if (!(err instanceof QueueFull)) throw err;
+            this.deps.metrics.shed.inc({ pipeline: entry.module.name, trigger: request.trigger });
+            throw overloaded(entry.module.name, entry.limiter);
+          },
+        );
       }
     }
     return this.prepareAndRun(run, request);
@@ -475,6 +490,20 @@ export class ExecutionEngine {
       run.slot.invalid = true;
       throw invalidMessageError(violations);
     }
+    const idempotency = run.entry.module.trigger['idempotency'] as IdempotencySpec | undefined;
+    if (idempotency && !request.parent) {
+      const { module } = run.entry;
+      return runIdempotent(idempotency, module.name, message, ctx, {
+        store: this.deps.store,
+        now: () => this.deps.clock.now(),
+        staleMs: module.options.timeout + STALE_CLAIM_MARGIN_MS,
+        replayed: () => this.deps.metrics.idempotentReplays.inc({ pipeline: module.name, trigger: request.trigger }),
+      }, () => this.runSteps(run, message, ctx));
+    }
+    return this.runSteps(run, message, ctx);
+  }
+
+  private runSteps(run: Run, message: Json, ctx: ContextWithHooks): Json | Reply | Promise<Json | Reply> {
     // The pipeline's synchronous start runs under its deadline (steps after an await set it themselves).
     enterDeadline(ctx.deadline, ctx.timeoutMs);
     try {
@@ -579,4 +608,15 @@ export class ExecutionEngine {
 function serverSideCause(error: PipeError): unknown {
   if (error.code < 500 || error.kind === 'INTERNAL' || error.cause instanceof PipeError) return undefined;
   return error.cause;
+}
+
+/**
+ * The failure of an execution shed because its pipeline's wait queue is full: 503 OVERLOADED with
+ * Retry-After (1 s: a slot frees as soon as any running execution ends). Not permanent, so an
+ * event is left with the broker and delivered again later.
+ */
+function overloaded(pipeline: string, limiter: ConcurrencyLimiter): PipeError {
+  return new PipeError(`pipeline ${pipeline} is overloaded: ${limiter.max} running and ${limiter.queued} waiting; try again later`, {
+    code: 503, kind: 'OVERLOADED', details: { retryAfter: 1 },
+  });
 }

@@ -28,6 +28,12 @@ const PUBLIC_DETAILS: Readonly<Record<string, readonly string[]>> = {
   PAYLOAD_TOO_LARGE: ['limit'],
   // Which backend is away (as /ready names it) and when to try again (also the Retry-After header).
   BACKEND_UNAVAILABLE: ['backend', 'retryAfter'],
+  // The pipeline's wait queue is full (load shedding): when to try again.
+  OVERLOADED: ['retryAfter'],
+  // An outbound circuit is open and the pipeline let the failure through: when it probes again.
+  CIRCUIT_OPEN: ['retryAfter'],
+  // A repeat of an idempotency key whose first request still runs.
+  IDEMPOTENCY_IN_PROGRESS: ['retryAfter'],
 };
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, REDACTED, redactRecord, routeProcessOutput } from './logging.js';
+import { createLogger, maskSecrets, REDACTED, redactRecord, routeProcessOutput, secretValues } from './logging.js';
 import { LogCapture } from './test-support/test-service.js';
 
 describe('redactRecord', () => {
@@ -23,6 +23,14 @@ describe('redactRecord', () => {
     const out = redactRecord(hostile);
     expect(out['secret']).toBe(REDACTED);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});
+
+describe('secretValues', () => {
+  it('masks the values of account fields, not the account type', () => {
+    const secrets = secretValues({ db: { type: 'connection', url: 'postgres://app:s3cret@db/orders', port: 5432 } });
+    expect(secrets).toEqual(['postgres://app:s3cret@db/orders', '5432']);
+    expect(maskSecrets('the connection to postgres://app:s3cret@db/orders failed', secrets)).toBe('the connection to [REDACTED] failed');
   });
 });
 

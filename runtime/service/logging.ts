@@ -106,7 +106,9 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
 export function secretValues(accounts: Readonly<Record<string, Readonly<Record<string, unknown>>>>): string[] {
   const values = new Set<string>();
   for (const fields of Object.values(accounts)) {
-    for (const v of Object.values(fields)) {
+    for (const [key, v] of Object.entries(fields)) {
+      // The account's type (`connection`, `basic`, …) is a word of the language, not a secret.
+      if (key === 'type') continue;
       if (typeof v === 'string' && v.length >= 4) values.add(v);
       else if (typeof v === 'number' && String(v).length >= 4) values.add(String(v));
     }

@@ -37,6 +37,16 @@ export interface ServiceMetrics {
   readonly agentTokens: SeriesCounter;
   /** pipec_dead_letters{event}: events in the dead-letter store, read from it when scraped. */
   readonly deadLetters: CollectedGauge;
+  /** pipec_circuit_state{target}: 0 closed, 1 half-open, 2 open (runtime/policies/breakers.ts). */
+  readonly circuitState: SeriesGauge;
+  /** pipec_step_retries_total{pipeline, step}: attempts made again by a step's `retry`. */
+  readonly stepRetries: SeriesCounter;
+  /** pipec_queue_depth{pipeline}: executions waiting for a concurrency slot. */
+  readonly queueDepth: SeriesGauge;
+  /** pipec_shed_total{pipeline, trigger}: executions refused because the pipeline's queue was full. */
+  readonly shed: SeriesCounter;
+  /** pipec_idempotent_replays_total{pipeline}: repeated idempotency keys answered or skipped without running. */
+  readonly idempotentReplays: SeriesCounter;
 }
 
 export function createServiceMetrics(service: string): ServiceMetrics {
@@ -54,6 +64,13 @@ export function createServiceMetrics(service: string): ServiceMetrics {
     schedulerTicks: new SeriesCounter('pipec_scheduler_ticks_total', 'Scheduler ticks by what happened', ['pipeline', 'outcome']),
     agentTokens: new SeriesCounter('pipec_agent_tokens_total', 'Language model tokens used by agent steps', ['pipeline', 'model', 'type']),
     deadLetters: new CollectedGauge('pipec_dead_letters', 'Events in the dead-letter store, by event name', 'event'),
+    circuitState: new SeriesGauge('pipec_circuit_state', 'Circuit breaker per outbound target: 0 closed, 1 half-open, 2 open', ['target']),
+    stepRetries: new SeriesCounter('pipec_step_retries_total', 'Step attempts made again by the step option retry', ['pipeline', 'step']),
+    queueDepth: new SeriesGauge('pipec_queue_depth', 'Executions waiting for a concurrency slot', ['pipeline']),
+    shed: new SeriesCounter('pipec_shed_total', 'Executions refused because the pipeline queue was full', ['pipeline', 'trigger']),
+    idempotentReplays: new SeriesCounter(
+      'pipec_idempotent_replays_total', 'Repeated idempotency keys answered from the first answer or skipped', ['pipeline', 'trigger'],
+    ),
   };
   let registry: Promise<Registry> | undefined;
   return {

@@ -271,7 +271,15 @@ export function serve(
  * event or schedule trigger has started.
  */
 export async function startService(def: ServiceDefinition): Promise<void> {
-  const service = await createService(def, { routeProcessOutput: true });
+  let service: Service;
+  try {
+    service = await createService(def, { routeProcessOutput: true });
+  } catch (err) {
+    // A configuration the service must not run with: createService logged its one line.
+    if ((err as { name?: unknown } | null)?.name !== 'BackendConfigError') throw err;
+    process.exitCode = 1;
+    return;
+  }
   let server: RunningServer;
   try {
     server = await serve(service);

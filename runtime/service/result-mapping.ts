@@ -81,7 +81,7 @@ export function mapFailure(code: number, errorObject: JsonObject): HttpResponseP
   const status = code >= 400 && code <= 599 ? code : 500;
   // A backend away (503 BACKEND_UNAVAILABLE) says when to come back.
   const retryAfter = errorObject['retryAfter'];
-  const headers: Record<string, string> = (status === 503 || status === 429) && typeof retryAfter === 'number' && retryAfter > 0
+  const headers: Record<string, string> = (status === 503 || status === 429 || status === 409) && typeof retryAfter === 'number' && retryAfter > 0
     ? { 'retry-after': String(Math.ceil(retryAfter)) }
     : {};
   return withBody(status, errorObject, headers);

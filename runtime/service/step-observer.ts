@@ -115,8 +115,13 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
     if (outcome === 'ok' && step.metrics !== undefined) countConnectorFacts(metrics, step.metrics, ctx.pipeline, output, params);
   };
 
+  const retried = (step: StepInfo, ctx: ExecutionContext): void => {
+    metrics.stepRetries.inc({ pipeline: ctx.pipeline, step: step.label ?? step.connector });
+  };
+
   if (!tracer && !extra) {
     return {
+      retried,
       before: (_step, ctx, chained) => (chained ? (ctx as ExecutionContext & Partial<StepClock>).stepMark : undefined) ?? performance.now(),
       after: (step, token, outcome, output, _error, ctx, params, chained) => {
         const now = performance.now();
@@ -129,6 +134,7 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
   return {
     ...(extra?.mock ? { mock: extra.mock } : {}),
     ...(extra?.branch ? { branch: extra.branch } : {}),
+    retried,
     before: (step, ctx, chained): TracedToken | { readonly startedAt: number; readonly extra: unknown } => {
       const extraToken = extra?.before?.(step, ctx, chained);
       const startedAt = performance.now();

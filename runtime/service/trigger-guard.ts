@@ -10,7 +10,9 @@
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createAuthenticator, type AuthSpec, type Authenticator } from '../security/auth.js';
-import { createRateLimiter, rateLimitClientKey, type RateLimitDecision, type RateLimitSpec } from '../security/rate-limit.js';
+import {
+  createRateLimiter, createSharedRateLimiter, rateLimitClientKey, type RateLimitDecision, type RateLimitSpec, type RateLimitStore,
+} from '../security/rate-limit.js';
 import type { Clock, Json, JsonObject } from '../types.js';
 import { PipeError } from '../errors.js';
 import { createRefusals, type Refuse } from './refusal.js';
@@ -98,24 +100,36 @@ export function createTriggerGuard(
   accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
   clock: Clock,
   refuse: Refuse = createRefusals({ clock }),
+  shared?: { readonly store: RateLimitStore; readonly scope: string },
 ): TriggerGuard | null {
   if (!spec.auth && !spec.rateLimit) return null;
   const authenticate: Authenticator | null = spec.auth ? createAuthenticator(toAuthSpec(spec.auth), accounts, { now: () => clock.now() }) : null;
   const limitSpec = spec.rateLimit ? toRateLimitSpec(spec.rateLimit) : null;
-  const limit = limitSpec ? createRateLimiter(limitSpec, () => clock.now()) : null;
+  // Counted in the backend replicas share when there is one (N replicas allow max in total), else here.
+  const limit: ((key: string) => RateLimitDecision | Promise<RateLimitDecision>) | null = !limitSpec
+    ? null
+    : shared
+      ? createSharedRateLimiter(limitSpec, shared.store, shared.scope, () => clock.now())
+      : createRateLimiter(limitSpec, () => clock.now());
   // Identity-keyed limits need the principal first; IP/header limits run first so failed logins count too.
   const limitAfterAuth = limitSpec?.key === 'api-key' || limitSpec?.key === 'principal';
 
-  const checkLimit = (c: Context, principal: JsonObject | null): Response | null => {
+  const checkLimit = async (c: Context, principal: JsonObject | null): Promise<Response | null> => {
     if (!limit || !limitSpec) return null;
     const key = rateLimitClientKey(limitSpec.key, { ip: clientIp(c), headers: c.req.raw.headers, ...(principal ? { principal } : {}) });
-    const decision = limit(key);
+    let decision: RateLimitDecision;
+    try {
+      decision = await limit(key);
+    } catch (err) {
+      // The shared counters are out of reach: refused (503 with Retry-After when the backend is away), never let through.
+      return refuse(err instanceof PipeError ? err : new PipeError('Rate limit unavailable', { code: 503, kind: 'BACKEND_UNAVAILABLE', cause: err }), c.req.raw);
+    }
     return decision.allowed ? null : tooManyRequests(decision, c.req.raw, refuse);
   };
 
   return async (c) => {
     if (!limitAfterAuth) {
-      const refused = checkLimit(c, null);
+      const refused = await checkLimit(c, null);
       if (refused) return { ok: false, response: refused };
     }
     let principal: JsonObject | null = null;
@@ -129,7 +143,7 @@ export function createTriggerGuard(
       principal = result.principal;
     }
     if (limitAfterAuth) {
-      const refused = checkLimit(c, principal);
+      const refused = await checkLimit(c, principal);
       if (refused) return { ok: false, response: refused };
     }
     return { ok: true, principal };

@@ -16,8 +16,9 @@
 import type { Context } from 'hono';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
+import type { RateLimitStore } from '../security/rate-limit.js';
 import type { Clock, Connections, EventBroker, Json, PipelineModule, TriggerSpec } from '../types.js';
-import type { LockBackend } from './backends-port.js';
+import type { LockBackend, WatermarkStore } from './backends-port.js';
 import type { ExecutionOutcome } from './create-service.js';
 import type { ExecutionEngine } from './execution.js';
 import type { ErrorDetail } from './http-response.js';
@@ -72,6 +73,10 @@ export interface TriggerHost {
   readonly connections: Connections;
   /** The cross-replica lock (one replica runs a scheduler tick). */
   readonly lock: LockBackend;
+  /** How far polling triggers have read, kept durably in pipec's backend (sql-poll). */
+  readonly watermarks: WatermarkStore;
+  /** Rate-limit counters shared by replicas (absent: each process counts alone). */
+  readonly rateLimits?: RateLimitStore;
   /**
    * Serves `methods` (upper-case; `['*']`: every method) at a Hono path for `owner` (a pipeline, or
    * the trigger for a shared endpoint). Throws when another owner serves the same method and path
@@ -99,6 +104,11 @@ export class RouteTable {
     }
     if (methods.includes('*')) this.app.all(path, handler);
     else this.app.on([...methods], path, handler);
+  }
+
+  /** True when a pipeline serves `method path` (or every method of path). */
+  has(method: string, path: string): boolean {
+    return this.owners.has(`${method.toUpperCase()} ${path}`) || this.owners.has(`* ${path}`);
   }
 
   /** The names of the readiness dependencies that are not ready. */

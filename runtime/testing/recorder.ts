@@ -132,7 +132,11 @@ export class TestRecorder {
       if ('output' in spec.result) return structuredClone(spec.result.output);
       if ('passThrough' in spec.result) return message;
       const { code, details } = spec.result.error;
-      throw new PipeError(spec.result.error.message, { code, kind: 'MOCKED_FAILURE', ...(details ? { details: { ...details } } : {}) });
+      // `fails { kind: "CIRCUIT_OPEN", … }` mocks a failure of that kind (what `catch` routes on).
+      const { kind, ...rest } = details ?? {};
+      const mockedKind = typeof kind === 'string' && /^[A-Z][A-Z0-9_]*$/.test(kind) ? kind : 'MOCKED_FAILURE';
+      const fields = typeof kind === 'string' && mockedKind === kind ? rest : details;
+      throw new PipeError(spec.result.error.message, { code, kind: mockedKind, ...(fields && Object.keys(fields).length > 0 ? { details: { ...fields } } : {}) });
     }
     const reason = this.network.reason(step, params);
     if (reason === undefined) return undefined;

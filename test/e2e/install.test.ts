@@ -62,7 +62,7 @@ describe('a packed pipec, used from another folder', () => {
   };
 
   it('holds the CLI, the compiled runtime and the connector schemas, and no tests', () => {
-    for (const file of ['bin/pipec.js', 'dist/compiler/cli/pipec.js', 'dist/runtime/launch.js', 'runtime/connectors/rest/schema.json', 'runtime/triggers/http/schema.json', 'README.md']) {
+    for (const file of ['bin/pipec.js', 'dist/pipec-lock.json', 'dist/compiler/cli/pipec.js', 'dist/runtime/launch.js', 'runtime/connectors/rest/schema.json', 'runtime/triggers/http/schema.json', 'README.md']) {
       expect(tarballFiles, file).toContain(`package/${file}`);
     }
     expect(tarballFiles.filter((f) => /\.test\.|test-support|\/fixtures\//.test(f))).toEqual([]);

@@ -34,6 +34,8 @@ export interface RunningService {
   readonly url: string;
   readonly logs: () => string;
   stop(): Promise<void>;
+  /** Kills the process with `signal` (SIGKILL: no drain, no goodbye) and resolves once it is gone. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -87,6 +89,11 @@ async function startServerOnce(outDir: string, env: Record<string, string>): Pro
   return {
     url,
     logs: () => logs,
+    kill: (signal) => new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -13,8 +13,9 @@ import { fuzzRuns, fuzzSeed } from './fuzz-support.js';
 
 const RUNS = fuzzRuns(1500);
 const SEED = fuzzSeed(25_2);
-/** Generous for CI's runs on a busy machine; `npm run fuzz` scales it with the runs. */
-const BOUND_MS = Math.max(100_000, RUNS * 60);
+/** A hang guard, not a speed target: alone the default runs take ~45 s; a loaded 2-core machine takes
+ *  over twice that. `npm run fuzz` scales it with the runs. */
+const BOUND_MS = Math.max(240_000, RUNS * 160);
 
 interface Summary {
   readonly runs: number;

@@ -6,7 +6,12 @@
 import { createConnection } from 'node:net';
 
 export const PG_URL = process.env['PIPEC_TEST_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** MySQL/MariaDB for the sql connector's tests (root without password here; CI's service the same). */
+export const MYSQL_URL = process.env['PIPEC_TEST_MYSQL'] ?? 'mysql://root@127.0.0.1:3306/test';
 export const NATS_URL = process.env['PIPEC_TEST_NATS'] ?? 'nats://127.0.0.1:4222';
+export const REDIS_URL = process.env['PIPEC_TEST_REDIS'] ?? 'redis://127.0.0.1:6379';
+export const AMQP_URL = process.env['PIPEC_TEST_AMQP'] ?? 'amqp://guest:guest@127.0.0.1:5672';
+export const MQTT_URL = process.env['PIPEC_TEST_MQTT'] ?? 'mqtt://127.0.0.1:1883';
 export const IN_CI = process.env['CI'] === 'true';
 
 /** True when a TCP connection to the URL's host and port opens within a second. */
@@ -25,7 +30,29 @@ export function reachable(url: string, defaultPort: number): Promise<boolean> {
 }
 
 export const postgresReachable = (): Promise<boolean> => reachable(PG_URL, 5432);
+export const mysqlReachable = (): Promise<boolean> => reachable(MYSQL_URL, 3306);
 export const natsReachable = (): Promise<boolean> => reachable(NATS_URL, 4222);
+export const redisReachable = (): Promise<boolean> => reachable(REDIS_URL, 6379);
+export const amqpReachable = (): Promise<boolean> => reachable(AMQP_URL, 5672);
+export const mqttReachable = (): Promise<boolean> => reachable(MQTT_URL, 1883);
+
+/**
+ * Whether a suite of a real server runs: true when it answers; under CI=true an unreachable server
+ * fails the suite (throws), elsewhere the suite is skipped and says so.
+ */
+export async function serverAvailable(what: string, url: string, defaultPort: number): Promise<boolean> {
+  if (await reachable(url, defaultPort)) return true;
+  const u = new URL(url);
+  const message = `${what} at ${u.hostname}:${u.port || defaultPort} is not reachable`;
+  if (IN_CI) throw new Error(`${message} (CI=true: the server must run)`);
+  console.warn(`skipping: ${message}`);
+  return false;
+}
+
+/** A name no other test (or engineer on this machine) uses: prefix, process id, time and a random part. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
 
 /**
  * Deletes what a broker configured with PIPEC_NATS_STREAM=`stream` made on the NATS server: the

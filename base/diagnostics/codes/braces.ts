@@ -5,7 +5,7 @@
  */
 import type { CodeTable } from '../codes.js';
 
-export const bracesCodes: CodeTable = {
+export const bracesCodes = {
   PIPE4001: {
     title: 'Type mismatch in {{ }} expression',
     severity: 'error',
@@ -188,4 +188,4 @@ export const bracesCodes: CodeTable = {
     explain:
       'The braces contain nothing: `{{ }}`. Fix: write the expression, e.g. `{{ message.id }}`, or remove the braces.',
   },
-};
+} as const satisfies CodeTable;

@@ -1,6 +1,6 @@
 import type { CodeTable } from '../codes.js';
 
-export const flowCodes: CodeTable = {
+export const flowCodes = {
   PIPE6001: {
     title: 'Unreachable step',
     severity: 'error',
@@ -37,4 +37,11 @@ export const flowCodes: CodeTable = {
     phase: 'check',
     explain: 'A `branch NAME { … }` of the pipeline is not the target of any `when … -> NAME` or `otherwise -> NAME`. Remove it or route to it.',
   },
-};
+  PIPE6007: {
+    title: 'Error kind never produced',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A failure carries a `kind` (`TIMEOUT`, `REST_UNREACHABLE`, `CIRCUIT_OPEN`, `VALIDATION`, …), and `catch`, `on-fail`, `on-error` and a step\'s `retry: { on: […] }` can route on it. Each connector lists the kinds it can produce in its schema (`x-pipe-errors`, shown by `pipec schema NAME` and in docs/connectors/), so a kind that none of the steps in question can produce is a branch that never runs, usually a typo.\n\nExample: `try { rest { url: "…" } } catch { choice { when {{ message.kind == "TIMOUT" }} { … } } }`. Use one of the kinds the diagnostic lists.',
+  },
+} as const satisfies CodeTable;

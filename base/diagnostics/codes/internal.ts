@@ -1,6 +1,6 @@
 import type { CodeTable } from '../codes.js';
 
-export const internalCodes: CodeTable = {
+export const internalCodes = {
   PIPE9001: {
     title: 'Internal compiler error',
     severity: 'error',
@@ -13,4 +13,4 @@ export const internalCodes: CodeTable = {
     phase: 'internal',
     explain: 'A file named on the command line (or found in a named folder) could not be read: it does not exist, is not readable, or is not a `.pipe` file.',
   },
-};
+} as const satisfies CodeTable;

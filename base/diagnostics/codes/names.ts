@@ -3,7 +3,7 @@ import type { CodeTable } from '../codes.js';
 const unknown = (what: string, example: string): string =>
   `The name does not match any ${what} of the files being compiled (all files given to one \`pipec\` command form one service and share one namespace).\n\nExample: ${example}. Check the spelling — the hint suggests the closest name — or declare it.`;
 
-export const nameCodes: CodeTable = {
+export const nameCodes = {
   PIPE2001: { title: 'Unknown connector', severity: 'error', phase: 'resolve', explain: unknown('connector', '`rets { url: "…" }` instead of `rest`') },
   PIPE2002: { title: 'Unknown trigger', severity: 'error', phase: 'resolve', explain: unknown('trigger type', '`trigger htp { … }` instead of `http`') },
   PIPE2003: {
@@ -67,4 +67,4 @@ export const nameCodes: CodeTable = {
       'Example: `import "/dev/zero" as Z`, or `import "./big.json" as Big` with a 100 MB file: move large ' +
       'data out of the build, or split the schema.',
   },
-};
+} as const satisfies CodeTable;

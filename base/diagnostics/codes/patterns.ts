@@ -1,6 +1,6 @@
 import type { CodeTable } from '../codes.js';
 
-export const patternCodes: CodeTable = {
+export const patternCodes = {
   PIPE5501: {
     title: 'Invalid JSONPath',
     severity: 'error',
@@ -45,4 +45,4 @@ export const patternCodes: CodeTable = {
       'Example: `pattern: "^[0-9"` misses the closing `]`; `pattern: "\\\\Aabc"` uses Java\'s `\\A`, which ECMAScript ' +
       'writes `^`.',
   },
-};
+} as const satisfies CodeTable;

@@ -5,7 +5,7 @@
  */
 import type { CodeTable } from '../codes.js';
 
-export const syntaxCodes: CodeTable = {
+export const syntaxCodes = {
   PIPE1001: {
     title: 'Unknown character',
     severity: 'error',
@@ -238,4 +238,4 @@ export const syntaxCodes: CodeTable = {
       'A `try { … }` block must be followed by `catch { … }`, which runs with the error object as ' +
       'the message when a step of the try block fails. Write `catch { }` to ignore the error.',
   },
-};
+} as const satisfies CodeTable;

@@ -4,7 +4,7 @@
  */
 import type { CodeTable } from '../codes.js';
 
-export const testingCodes: CodeTable = {
+export const testingCodes = {
   PIPE7001: {
     title: 'Unknown test setting',
     severity: 'error',
@@ -89,4 +89,4 @@ export const testingCodes: CodeTable = {
     phase: 'check',
     explain: 'A test replaces a step with one mock. Example: two `mock rest fetch-customer { … }` lines in one test. Fix: keep one; write a second test for the other output.',
   },
-};
+} as const satisfies CodeTable;

@@ -1,6 +1,6 @@
 import type { CodeTable } from '../codes.js';
 
-export const transformCodes: CodeTable = {
+export const transformCodes = {
   // ───── JOLT (PIPE5001–PIPE5299), owned by compiler/jolt ─────
   PIPE5001: {
     title: 'JOLT chain is not a list',
@@ -296,4 +296,4 @@ export const transformCodes: CodeTable = {
       'or chains more than 500 operands with one operator. The limit protects the compiler from ' +
       'hostile input. Split the query with `let` variables or `def` functions.',
   },
-};
+} as const satisfies CodeTable;

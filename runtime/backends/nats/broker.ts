@@ -16,7 +16,6 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { JsMsg } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import type { Clock, Delivery, EventBroker, EventEnvelope, Json, Subscription } from '../../types.js';
@@ -24,9 +23,9 @@ import { PipeError } from '../../errors.js';
 import { MAX_EVENT_PAYLOAD_BYTES, MAX_MESSAGE_DEPTH } from '../../limits.js';
 import { Backoff, backoffDelay, pause, RECONNECT_BACKOFF } from '../backoff.js';
 import {
-  appendAttempt, completeAttempts, deadLetterId, failureText, HEADER_REPLAY_FOR, HEADER_REPLAY_OF, judgeFailure,
-  preparePublish, redeliveryBackoff, replayedForOther, validateSubscribe, type DeadLetterReason, type FailedAttempt,
-  type SubscribeOptions,
+  appendAttempt, completeAttempts, deadLetterId, failureText, HEADER_REPLAY_FOR, HEADER_REPLAY_OF, isOutage, judgeFailure,
+  keepInterval, outageCount, preparePublish, redeliveryBackoff, replayedForOther, runThroughOutages, validateSubscribe,
+  type DeadLetterReason, type FailedAttempt, type SubscribeOptions,
 } from '../broker-input.js';
 import type { DeadLetter, DeadLetterStore } from '../dead-letters.js';
 import { assertJson } from '../json-safe.js';
@@ -36,6 +35,7 @@ import {
   ensureConsumer, ensureDeadLetterStream, ensureEventStream, isNoStream, isNotFound, isPayloadTooLarge,
   openAttemptsBucket, openSession, streamNames, type Session, type StreamNames,
 } from './jetstream.js';
+import { Puller, type PulledMsg } from './puller.js';
 
 export interface NatsBrokerOptions {
   readonly link: NatsLink;
@@ -51,8 +51,8 @@ export interface NatsBrokerOptions {
 
 const HEADER_EVENT_ID = 'Pipec-Event-Id';
 const HEADER_PUBLISHED_AT = 'Pipec-Published-At';
-/** Longest a fetch waits for messages before asking again. */
-const FETCH_EXPIRES_MS = 1000;
+/** Longest a pull waits for a message before asking again. */
+const PULL_EXPIRES_MS = 1000;
 /** Longest a JetStream request (publish ack, stream info) may take before the call fails with 503. */
 const REQUEST_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
@@ -71,6 +71,19 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
   const subscriptions = new Set<Subscription>();
   /** The consumers this process needs, recreated at once when the stream had to be recreated. */
   const consumerSetups = new Set<(session: Session) => Promise<void>>();
+  /**
+   * This process's consumers not yet known to exist on the server (subscribe could not create
+   * them: NATS was away or slow). A publish sets them up first and fails with 503 if it cannot:
+   * an event this service accepts must not reach the stream before its own subscribers' consumers
+   * exist, or a consumer created afterwards ("deliver new") would never see it.
+   */
+  const unconfirmed = new Set<(session: Session) => Promise<void>>();
+  const confirmConsumers = async (session: Session): Promise<void> => {
+    await Promise.all([...unconfirmed].map(async (setup) => {
+      await setup(session);
+      unconfirmed.delete(setup);
+    }));
+  };
 
   let prepared: { nc: NatsConnection; ready: Promise<Ready> } | null = null;
   link.onConnect((nc) => checkMaxPayload(nc, logger));
@@ -114,6 +127,9 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       await session.js.publish(subject, body, { msgID, headers, timeout: REQUEST_TIMEOUT_MS });
     };
     let session = await ready();
+    if (unconfirmed.size > 0) await confirmConsumers(session).catch((err: unknown) => {
+      throw err instanceof PipeError ? err : dependency.unavailable(err);
+    });
     try {
       await send(session);
     } catch (err) {
@@ -165,13 +181,12 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       const setupConsumer = (session: Session): Promise<void> => ensureConsumer(session.jsm, names.events, settings);
       const backoff = redeliveryBackoff(subOpts);
       const stopping = new AbortController();
-      const batches = new Set<{ stop(): void }>();
       /** Whether the consumer loop is failing, and whether that was logged (a 'resumed' line then follows). */
       let failing: boolean | 'logged' = false;
 
-      const historyKey = (msg: JsMsg): string => `${durable}.${msg.seq}`;
+      const historyKey = (msg: PulledMsg): string => `${durable}.${msg.seq}`;
 
-      const readHistory = async (session: Ready, msg: JsMsg): Promise<FailedAttempt[]> => {
+      const readHistory = async (session: Ready, msg: PulledMsg): Promise<FailedAttempt[]> => {
         try {
           const entry = await session.attempts.get(historyKey(msg));
           if (!entry || entry.operation !== 'PUT') return [];
@@ -181,12 +196,12 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
         }
       };
 
-      const forget = (session: Ready, msg: JsMsg): void => {
+      const forget = (session: Ready, msg: PulledMsg): void => {
         session.attempts.purge(historyKey(msg)).catch(() => undefined);
       };
 
       /** Writes the dead letter, then acks; if the write fails the event comes back later. */
-      const bury = async (session: Ready, msg: JsMsg, envelope: EventEnvelope, payloadJson: string, reason: DeadLetterReason, attempts: FailedAttempt[], attemptCount: number): Promise<void> => {
+      const bury = async (session: Ready, msg: PulledMsg, envelope: EventEnvelope, payloadJson: string, reason: DeadLetterReason, attempts: FailedAttempt[], attemptCount: number): Promise<void> => {
         try {
           await deadLetters.write({
             id: deadLetterId(subscriber, envelope.id), event, subscriber, eventId: envelope.id, headers: envelope.headers, reason,
@@ -203,7 +218,18 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
         logger.error({ event, subscriber, eventId: envelope.id, attempts: attemptCount, reason, error: attempts.at(-1)?.error }, 'event moved to dead letters');
       };
 
-      const handle = async (session: Ready, msg: JsMsg): Promise<void> => {
+      /** Extends the delivery's ack deadline; false while NATS is away (the server redelivers it then). */
+      const keepInProgress = (msg: PulledMsg): boolean => {
+        if (!link.connection()) return false;
+        try {
+          msg.working();
+          return true;
+        } catch {
+          return false;
+        }
+      };
+
+      const handle = async (session: Ready, msg: PulledMsg): Promise<void> => {
         const attempt = msg.info.deliveryCount;
         const payloadJson = new TextDecoder().decode(msg.data);
         const read = readEnvelope(msg, event, payloadJson);
@@ -213,20 +239,29 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
           return bury(session, msg, envelope, JSON.stringify(payloadJson), 'unreadable', attempts, attempt);
         }
         if (replayedForOther(envelope.headers, subscriber)) return msg.ack();
-        if (attempt > subOpts.maxDeliveries) {
-          const attempts = completeAttempts(await readHistory(session, msg), attempt - 1);
+        // Deliveries given up during an outage (recorded with `outage`) do not count as attempts.
+        const recorded = attempt > 1 ? await readHistory(session, msg) : [];
+        const counted = attempt - outageCount(recorded);
+        if (counted > subOpts.maxDeliveries) {
+          const attempts = completeAttempts(recorded, attempt - 1);
           return bury(session, msg, envelope, payloadJson, 'ack-timeout', attempts, attempt - 1);
         }
         try {
-          await handler({ envelope, attempt, redelivery: attempt > 1 } satisfies Delivery);
+          await runThroughOutages((again) => handler({ envelope, attempt, redelivery: attempt > 1 || again } satisfies Delivery), {
+            keep: () => keepInProgress(msg),
+            keepEveryMs: keepInterval(subOpts.ackTimeout),
+            signal: stopping.signal,
+            random,
+          });
         } catch (err) {
           const verdict = judgeFailure(err);
-          const history = attempt > 1 ? completeAttempts(await readHistory(session, msg), attempt - 1) : [];
-          const attempts = appendAttempt(history, { attempt, at: clock.now(), error: verdict.text });
-          const reason = verdict.deadLetterNow ?? (attempt >= subOpts.maxDeliveries ? 'max-deliveries' : null);
+          const outage = isOutage(err);
+          const history = attempt > 1 ? completeAttempts(recorded, attempt - 1) : [];
+          const attempts = appendAttempt(history, { attempt, at: clock.now(), error: verdict.text, ...(outage ? { outage } : {}) });
+          const reason = verdict.deadLetterNow ?? (!outage && counted >= subOpts.maxDeliveries ? 'max-deliveries' : null);
           if (reason !== null) return bury(session, msg, envelope, payloadJson, reason, attempts, attempt);
           await session.attempts.put(historyKey(msg), JSON.stringify(attempts)).catch(() => undefined);
-          msg.nak(backoffDelay(backoff, attempt, random));
+          msg.nak(backoffDelay(backoff, Math.max(1, counted), random));
           return;
         }
         msg.ack();
@@ -234,62 +269,64 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       };
 
       /** The consumer, created if missing; shared by the slots of this subscription. */
-      let attached: Promise<Awaited<ReturnType<Ready['js']['consumers']['get']>>> | null = null;
-      const attach = (session: Ready): NonNullable<typeof attached> => {
-        attached ??= (async () => {
-          await setupConsumer(session);
-          return session.js.consumers.get(names.events, durable);
-        })();
-        attached.catch(() => (attached = null));
+      let attached: Promise<void> | null = null;
+      const attach = (session: Ready): Promise<void> => {
+        attached ??= setupConsumer(session);
+        attached.then(() => unconfirmed.delete(setupConsumer), () => (attached = null));
         return attached;
       };
 
       /**
-       * One worker per concurrency slot, each with a single outstanding pull of one message: a fetch
+       * One worker per concurrency slot, each with a single outstanding pull of one message on an
+       * inbox of its own (nats/puller.ts: no delivery is lost to a pull the client gave up): a pull
        * of 1 returns as soon as a message exists, and nothing waits in a local buffer while its
-       * ack_wait runs. Any failure (outage, missing consumer or stream) → wait with backoff, then
-       * set up again and go on; logged once per spell of failures.
+       * ack_wait runs. Any failure (outage, missing consumer or stream, a pull nobody answers) →
+       * wait with backoff, then set up again and go on; logged once per spell of failures.
        */
       const worker = async (): Promise<void> => {
         const retry = new Backoff(RECONNECT_BACKOFF, random);
-        while (!stopping.signal.aborted) {
-          if (!(await link.connected(stopping.signal))) break;
-          try {
-            const session = await ready();
-            const consumer = await attach(session);
-            const batch = await consumer.fetch({ max_messages: 1, expires: FETCH_EXPIRES_MS });
-            batches.add(batch);
+        let puller: Puller | null = null;
+        try {
+          while (!stopping.signal.aborted) {
+            if (!(await link.connected(stopping.signal))) break;
             try {
-              for await (const msg of batch) {
-                // Stopping mid-fetch: hand the message straight back for another replica.
-                if (stopping.signal.aborted) msg.nak();
-                else await handle(session, msg);
+              const session = await ready();
+              await attach(session);
+              if (puller?.nc !== session.nc) {
+                puller?.close();
+                puller = new Puller(session.nc, names.events, durable, PULL_EXPIRES_MS, subOpts.ackTimeout);
               }
-            } finally {
-              batches.delete(batch);
+              const msg = await puller.next(stopping.signal);
+              // Stopping while the message arrived: hand it straight back for another replica.
+              if (msg && stopping.signal.aborted) msg.nak();
+              else if (msg) await handle(session, msg);
+              if (failing === 'logged') logger.info({ event, subscriber }, 'event consumer resumed');
+              failing = false;
+              retry.reset();
+            } catch (err) {
+              if (stopping.signal.aborted) break;
+              attached = null;
+              // A lost consumer or stream is worth a line; a lost connection is the dependency's (logged once).
+              // A pull ended by "consumer deleted" is set up again after the pause, like any failure.
+              const stateLost = isNoStream(err) || isNotFound(err);
+              if (stateLost) await recover().catch(() => undefined);
+              if (failing === false && stateLost) {
+                logger.warn({ event, subscriber, err: failureText(err) }, 'event consumer lost its server state; recreating it');
+                failing = 'logged';
+              } else if (failing === false) {
+                logger.debug({ event, subscriber, err: failureText(err) }, 'event consumer interrupted; retrying');
+                failing = true;
+              }
+              await pause(retry.next(), stopping.signal);
             }
-            if (failing === 'logged') logger.info({ event, subscriber }, 'event consumer resumed');
-            failing = false;
-            retry.reset();
-          } catch (err) {
-            if (stopping.signal.aborted) break;
-            attached = null;
-            // A lost consumer or stream is worth a line; a lost connection is the dependency's (logged once).
-            const stateLost = isNoStream(err) || isNotFound(err);
-            if (stateLost) await recover().catch(() => undefined);
-            if (failing === false && stateLost) {
-              logger.warn({ event, subscriber, err: failureText(err) }, 'event consumer lost its server state; recreating it');
-              failing = 'logged';
-            } else if (failing === false) {
-              logger.debug({ event, subscriber, err: failureText(err) }, 'event consumer interrupted; retrying');
-              failing = true;
-            }
-            await pause(retry.next(), stopping.signal);
           }
+        } finally {
+          puller?.close();
         }
       };
 
       consumerSetups.add(setupConsumer);
+      unconfirmed.add(setupConsumer);
       // The consumer exists before subscribe resolves (events published from then on are kept for
       // it); while NATS is away the workers create it once it is back.
       if (link.connection()) {
@@ -303,9 +340,9 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
         async stop() {
           if (stopping.signal.aborted) return;
           stopping.abort();
-          for (const batch of batches) batch.stop();
           await Promise.allSettled(workers);
           consumerSetups.delete(setupConsumer);
+          unconfirmed.delete(setupConsumer);
           subscriptions.delete(subscription);
         },
       };
@@ -338,7 +375,7 @@ export function durableName(subscriber: string, event: string): string {
  * The envelope of a delivered message. `problem` is set when the payload is not what a publisher
  * may send (not JSON, too deep, text no backend stores): such an event is dead-lettered at once.
  */
-function readEnvelope(msg: JsMsg, event: string, payloadJson: string): { envelope: EventEnvelope; problem: string | null } {
+function readEnvelope(msg: PulledMsg, event: string, payloadJson: string): { envelope: EventEnvelope; problem: string | null } {
   const headers: Record<string, string> = {};
   let id = `${msg.info.stream}:${msg.seq}`;
   let publishedAt = msg.info.timestampNanos ? Math.floor(msg.info.timestampNanos / 1e6) : 0;

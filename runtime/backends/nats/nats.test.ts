@@ -115,6 +115,32 @@ describe.runIf(natsUp || IN_CI)('NATS broker: outages and missing server state',
     }
   });
 
+  it('accepts no publish before its own subscribers\' consumers exist (a service started while NATS was away)', { timeout: 60_000 }, async () => {
+    const target = new URL(NATS_URL);
+    const proxy: TcpProxy = await startTcpProxy(target.hostname, Number(target.port || 4222));
+    proxy.cut();
+    const backends = await open({ PIPEC_BROKER: proxy.url(NATS_URL), ...names() });
+    const got: number[] = [];
+    // Subscribing cannot create the consumer now; the workers will once NATS answers.
+    const sub = await backends.broker.subscribe('early', 'ev', async (d) => void got.push((d.envelope.payload as { n: number }).n), {
+      maxDeliveries: 5, ackTimeout: 2000, concurrency: 1,
+    });
+    try {
+      proxy.restore();
+      // The first publish that succeeds must find the consumer in place ("deliver new" would miss it otherwise).
+      for (;;) {
+        const published = await backends.broker.publish('ev', { n: 1 }).then(() => true, () => false);
+        if (published) break;
+        await sleep(20);
+      }
+      await until('the first event accepted after NATS came back', () => got.includes(1));
+    } finally {
+      await sub.stop();
+      await backends.close();
+      await proxy.close();
+    }
+  });
+
   it('recreates a deleted consumer and a deleted stream, and goes on', { timeout: 30_000 }, async () => {
     const env = { PIPEC_BROKER: NATS_URL, ...names() };
     const backends = await open(env);

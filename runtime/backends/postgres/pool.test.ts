@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { IN_CI, PG_URL, reachable } from '../../../test/support/servers.js';
 import { PipeError } from '../../errors.js';
 import { createBackends } from '../index.js';
-import { isConnectionError, pgPoolOptionsFromEnv } from './pool.js';
+import { startTcpProxy } from '../../../test/support/tcp-proxy.js';
+import { createPgPool, isConnectionError, pgPoolOptionsFromEnv } from './pool.js';
 
 const pgUp = await reachable(PG_URL, 5432);
 if (IN_CI && !pgUp) throw new Error(`CI=true requires PostgreSQL at ${PG_URL}`);
@@ -75,6 +76,31 @@ describe('PostgreSQL settings from the environment', () => {
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(pgUp || IN_CI)('survives a connection cut while a client is checked out, and the pool recovers', async () => {
+    const target = new URL(PG_URL);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    const reported: Error[] = [];
+    const pool = createPgPool({ connectionString: proxy.url(PG_URL), max: 2, onIdleError: (err) => reported.push(err) });
+    try {
+      const client = await pool.connect();
+      await client.query('SELECT 1');
+      const ended = new Promise((resolve) => client.once('end', resolve));
+      // Without a listener of its own, the checked-out client's 'error' would be an uncaught
+      // exception here (vitest fails the run on one).
+      proxy.cut();
+      await ended;
+      expect(reported.length).toBeGreaterThan(0);
+      expect(reported.every((err) => isConnectionError(err))).toBe(true);
+      await expect(client.query('SELECT 1')).rejects.toSatisfy(isConnectionError);
+      client.release();
+      proxy.restore();
+      expect((await pool.query<{ n: number }>('SELECT 2 AS n')).rows).toEqual([{ n: 2 }]);
+    } finally {
+      await pool.end();
+      await proxy.close();
     }
   });
 });

@@ -45,6 +45,17 @@ CREATE TABLE IF NOT EXISTS pipec_schedule_state (
   schedule TEXT PRIMARY KEY,
   last_tick BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pipec_watermarks (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pipec_rate_limits (
+  key TEXT PRIMARY KEY,
+  state JSONB NOT NULL,
+  version BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS pipec_indexes (
   seq BIGSERIAL,
   store TEXT NOT NULL,
@@ -63,7 +74,7 @@ export interface PgPoolOptions {
   readonly statementTimeoutMs?: number;
   /** TLS for the connections; false or absent: as the connection string says. */
   readonly ssl?: ConnectionOptions | false;
-  /** Called when an idle pooled connection fails (the pool drops it). */
+  /** Called when a pooled connection fails, idle or checked out (the pool drops it). */
   readonly onIdleError?: (err: Error) => void;
 }
 
@@ -118,6 +129,13 @@ export function createPgPool(opts: PgPoolOptions): PgPool {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => opts.onIdleError?.(err));
+  // pg-pool listens for 'error' only while a client is idle: a connection that breaks while it is
+  // checked out (between the queries of a transaction, or while its caller awaits something else)
+  // would emit 'error' with no listener — an uncaught exception that ends the process. The caller's
+  // next query on that client fails with a connection error, and release() drops the client.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => opts.onIdleError?.(err));
+  });
   return pool;
 }
 

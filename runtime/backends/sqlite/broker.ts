@@ -15,9 +15,9 @@ import type { Logger } from 'pino';
 import type { Clock, Delivery, EventBroker, EventEnvelope, Json, Subscription } from '../../types.js';
 import { backoffDelay } from '../backoff.js';
 import {
-  appendAttempt, completeAttempts, deadLetterId, failureText, HEADER_REPLAY_FOR, HEADER_REPLAY_OF, judgeFailure,
-  preparePublish, redeliveryBackoff, replayedForOther, validateSubscribe, type DeadLetterReason, type FailedAttempt,
-  type SubscribeOptions,
+  appendAttempt, completeAttempts, deadLetterId, failureText, HEADER_REPLAY_FOR, HEADER_REPLAY_OF, isOutage, judgeFailure,
+  keepInterval, OUTAGE_RETRY, preparePublish, redeliveryBackoff, replayedForOther, runThroughOutages, validateSubscribe,
+  type DeadLetterReason, type FailedAttempt, type SubscribeOptions,
 } from '../broker-input.js';
 import {
   checkDeadLetterId, notFound, pageOf, summaryOf, type DeadLetter, type DeadLetterStore,
@@ -65,6 +65,9 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     release: db.prepare(
       'UPDATE pipec_deliveries SET lease_until = @until, last_error = @error, errors = @errors WHERE seq = @seq AND attempt = @attempt',
     ),
+    extendLease: db.prepare('UPDATE pipec_deliveries SET lease_until = @until WHERE seq = @seq AND attempt = @attempt'),
+    // A delivery given up during an outage (the subscription stopped while holding it): its attempt does not count.
+    unclaim: db.prepare('UPDATE pipec_deliveries SET attempt = attempt - 1, lease_until = @until WHERE seq = @seq AND attempt = @attempt'),
     dropOrphan: db.prepare('DELETE FROM pipec_events WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pipec_deliveries WHERE event_id = ?)'),
     deadLetter: db.prepare(
       `INSERT INTO pipec_dead_letters (id, event_id, subscriber, event, payload, headers, attempts, last_error, dead_at, reason, errors, published_at)
@@ -178,6 +181,8 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
       const backoff = redeliveryBackoff(subOpts);
       const inflight = new Set<Promise<void>>();
       let stopped = false;
+      const stopping = new AbortController();
+      const keepEveryMs = keepInterval(subOpts.ackTimeout);
 
       const toDeadLetters = (row: ClaimedRow, reason: DeadLetterReason, attempts: FailedAttempt[]): void => {
         bury(row, subscriber, reason, attempts);
@@ -190,6 +195,10 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
       const settle = (row: ClaimedRow, failure: unknown, failed: boolean): void => {
         try {
           if (!failed) return finish(row.seq, row.event_id);
+          if (isOutage(failure)) {
+            statements.unclaim.run({ until: Date.now() + backoffDelay(OUTAGE_RETRY, 1, random), seq: row.seq, attempt: row.attempt });
+            return;
+          }
           const verdict = judgeFailure(failure);
           const attempts = appendAttempt(completeAttempts(parseAttempts(row.errors), row.attempt - 1), {
             attempt: row.attempt, at: clock.now(), error: verdict.text,
@@ -216,9 +225,17 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
           finish(row.seq, row.event_id);
           return;
         }
-        const delivery: Delivery = { envelope, attempt: row.attempt, redelivery: row.attempt > 1 };
+        const run = (again: boolean): Promise<void> =>
+          handler({ envelope, attempt: row.attempt, redelivery: row.attempt > 1 || again } satisfies Delivery);
+        const keep = (): boolean => {
+          try {
+            return statements.extendLease.run({ until: Date.now() + subOpts.ackTimeout, seq: row.seq, attempt: row.attempt }).changes === 1;
+          } catch {
+            return false;
+          }
+        };
         const running: Promise<void> = Promise.resolve()
-          .then(() => handler(delivery))
+          .then(() => runThroughOutages(run, { keep, keepEveryMs, signal: stopping.signal, random }))
           .then(
             () => settle(row, null, false),
             (err: unknown) => settle(row, err, true),
@@ -262,6 +279,7 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
         async stop() {
           if (stopped) return;
           stopped = true;
+          stopping.abort();
           clearInterval(timer);
           localWakers.delete(pump);
           subscriptions.delete(subscription);

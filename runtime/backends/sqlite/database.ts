@@ -69,6 +69,11 @@ CREATE TABLE IF NOT EXISTS pipec_schedule_state (
   schedule TEXT PRIMARY KEY,
   last_tick INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pipec_watermarks (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS pipec_indexes (
   store TEXT NOT NULL,
   name TEXT NOT NULL,

@@ -32,7 +32,7 @@ describe('assert connector', () => {
 
   it('false without fail-on-error: the step continues with success: false', async () => {
     const out = await step(ctx, { connector: 'assert', source: 't.pipe:1', failOnError: false }, run, { condition: false, 'internal-message': 'why' }, {});
-    expect(out).toEqual({ success: false, message: 'Error', error: 'Error', code: 500, internalErrorMessage: 'why' });
+    expect(out).toEqual({ success: false, kind: 'ASSERTION', message: 'Error', error: 'Error', code: 500, internalErrorMessage: 'why' });
   });
 
   it('false with fail-on-error: the step throws', async () => {

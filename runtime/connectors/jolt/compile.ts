@@ -15,7 +15,7 @@ export const compile: ConnectorCompiler = {
       const pointer = path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
       return (part === 'key' ? literal.spans.get(`#key:${pointer}`) : undefined) ?? api.spanAt(literal, pointer, specValue.span);
     };
-    const compiled = api.compileJoltChain(literal.json, locate);
+    const compiled = api.compileJoltChain(literal.json, locate, ctx);
     ctx.diagnostics.push(...compiled.diagnostics);
     if (compiled.diagnostics.some((d) => d.severity === 'error')) return;
     ctx.namespaces.add('J');

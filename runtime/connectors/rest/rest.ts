@@ -4,8 +4,9 @@
  *
  * In: params with every `{{ }}` evaluated and, when the step names an account, its fields in
  * `params.accountFields`. Out: the response as data — also for 4xx/5xx unless stop-on-client-error /
- * stop-on-server-error, which throw PipeError(code = status, kind REST_CLIENT_ERROR /
- * REST_SERVER_ERROR, details { status, body }). Transport failures throw 502 REST_UNREACHABLE,
+ * stop-on-server-error, which throw PipeError(code = status, kind REST_CLIENT_ERROR / RATE_LIMITED (429) /
+ * REST_SERVER_ERROR, details { status, body, retryAfter? }). Calls go through the circuit breaker
+ * of the URL's origin (503 CIRCUIT_OPEN while it is open). Transport failures throw 502 REST_UNREACHABLE,
  * 504 TIMEOUT or 502 REST_RESPONSE_TOO_LARGE.
  * Order of work per call: parse params → [attempt: credentials → send (following redirects) →
  * on 401 with an oauth2 account, refresh the token once and resend] → retry 5xx / network errors →
@@ -53,7 +54,12 @@ export const run: ConnectorRun = async (params, _message, ctx) => {
           ctx.log.warn({ target, attempt, delayMs, ...why }, 'rest: retrying');
         },
       },
-      () => sendAuthenticated(spec, ctx),
+      // Each attempt goes through the circuit breaker of the target's origin: a host that keeps
+      // failing (unreachable, timeouts, 5xx) is not called while its circuit is open (503 CIRCUIT_OPEN).
+      () => ctx.services.connections.guard(`rest ${spec.url.origin}`, () => sendAuthenticated(spec, ctx), {
+        failed: (err) => err instanceof RestTransportError || (err instanceof PipeError && err.kind === 'TIMEOUT'),
+        failedResult: (result) => result.status >= 500,
+      }),
     );
     const output = toOutput(response);
     ctx.log.debug({ target, status: response.status }, 'rest: response');
@@ -157,9 +163,11 @@ function stopOnErrorStatus(spec: RestParams, target: string, response: HttpRespo
   const server = status >= 500 && status <= 599 && spec.stopOnServerError;
   if (!client && !server) return;
   const reason = response.statusText === '' ? '' : ` ${response.statusText}`;
+  // Retry-After of a 429 or 503 travels with the error: the step's `retry` waits what it says.
+  const retryAfter = status === 429 || status === 503 ? response.headers.get('retry-after') : null;
   throw new PipeError(`rest: ${target} answered ${status}${reason}`, {
     code: status,
-    kind: client ? 'REST_CLIENT_ERROR' : 'REST_SERVER_ERROR',
-    details: { status, body: output['body'] ?? null },
+    kind: status === 429 ? 'RATE_LIMITED' : client ? 'REST_CLIENT_ERROR' : 'REST_SERVER_ERROR',
+    details: { status, body: output['body'] ?? null, ...(retryAfter !== null ? { retryAfter } : {}) },
   });
 }

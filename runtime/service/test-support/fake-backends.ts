@@ -5,11 +5,12 @@
  * without SQLite, PostgreSQL or NATS. Not for production use.
  */
 import { randomUUID } from 'node:crypto';
+import { PipeError } from '../../errors.js';
 import type {
   Clock, Delivery, EventBroker, EventEnvelope, FindOptions, Json, JsonObject, ObjectStoreBackend,
   StoreIndex, StoreOptions, Subscription,
 } from '../../types.js';
-import type { Backends, LockBackend } from '../backends-port.js';
+import type { Backends, LockBackend, WatermarkStore } from '../backends-port.js';
 
 type Handler = (delivery: Delivery) => Promise<void>;
 interface ConsumerOptions { maxDeliveries: number; ackTimeout: number; concurrency: number; backoff?: unknown }
@@ -218,10 +219,14 @@ export class FakeStore implements ObjectStoreBackend {
     this.insertOptions.push({ store, opts });
     const c = this.collection(store);
     const ttl = opts?.expireAfterSeconds ?? 0;
-    const ids = docs.map((d) => {
-      const id = randomUUID();
+    // As the real stores: a given `_oId` (string or number) is kept and must be new (409 DUPLICATE_KEY).
+    const given = docs.map((d) => (typeof d['_oId'] === 'string' || typeof d['_oId'] === 'number' ? String(d['_oId']) : undefined));
+    const taken = given.find((id, i) => id !== undefined && (c.has(id) || given.indexOf(id) !== i));
+    if (taken !== undefined) throw new PipeError(`duplicate key: _oId ${JSON.stringify(taken)}`, { code: 409, kind: 'DUPLICATE_KEY' });
+    const ids = docs.map((d, i) => {
+      const id = given[i] ?? randomUUID();
       const doc = structuredClone(d);
-      doc['_oId'] = id;
+      doc['_oId'] = given[i] === undefined ? id : d['_oId'] as Json;
       c.set(id, { doc, expiresAt: ttl > 0 ? this.clock.now() + ttl * 1000 : null });
       return id;
     });
@@ -334,10 +339,28 @@ export class FakeLock implements LockBackend {
   }
 }
 
+/** Watermarks in memory: one holder per key at a time, values kept for the fake's life. */
+export class FakeWatermarks implements WatermarkStore {
+  readonly values = new Map<string, string>();
+  private readonly held = new Set<string>();
+
+  async withWatermark(key: string, fn: (current: string | null, advance: (value: string) => Promise<void>) => Promise<void>): Promise<boolean> {
+    if (this.held.has(key)) return false;
+    this.held.add(key);
+    try {
+      await fn(this.values.get(key) ?? null, async (value) => void this.values.set(key, value));
+      return true;
+    } finally {
+      this.held.delete(key);
+    }
+  }
+}
+
 export interface FakeBackends extends Backends {
   readonly store: FakeStore;
   readonly broker: FakeBroker;
   readonly lock: FakeLock;
+  readonly watermarks: FakeWatermarks;
   closed: boolean;
 }
 
@@ -346,7 +369,7 @@ export function createFakeBackends(clock?: Clock): FakeBackends {
   const broker = new FakeBroker(clock);
   const lock = new FakeLock();
   const backends: FakeBackends = {
-    store, broker, lock, closed: false,
+    store, broker, lock, watermarks: new FakeWatermarks(), closed: false,
     async close() {
       backends.closed = true;
       await broker.close();

@@ -4,6 +4,7 @@
  * the first message is the payload, with the schema's shape.
  */
 import type { CompileApi, PipelineContext, TriggerCompiler, Value } from '../../../compiler/connectors/hook-api.js';
+import { idempotencySpec } from '../http/compile.js';
 
 export const compile: TriggerCompiler = {
   trigger({ trigger, ctx }, api) {
@@ -11,6 +12,7 @@ export const compile: TriggerCompiler = {
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
     const maxDeliveries = read.num('max-deliveries', read.bool('redelivery', true) ? 5 : 1);
     const backoff = eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api);
+    const idempotency = idempotencySpec(api.entryOf(trigger.config, 'idempotency-key'), body.type, ctx, api);
     return {
       spec: {
         event: JSON.stringify(read.str('name', '')),
@@ -20,6 +22,7 @@ export const compile: TriggerCompiler = {
         maxDeliveries: String(maxDeliveries),
         ...(backoff ? { backoff } : {}),
         ...(body.validator ? { validateBody: body.validator } : {}),
+        ...(idempotency ? { idempotency } : {}),
       },
       message: body.type,
     };
@@ -30,16 +33,20 @@ export const compile: TriggerCompiler = {
 const BACKOFF_DEFAULTS = { initial: 1000, max: 300_000, multiplier: 2 };
 
 /**
- * The event trigger's `backoff` as the runtime's RedeliveryBackoff (JS), absent when not given. The
- * schema checked each field; what it cannot say — `max` below `initial` — is checked here.
+ * A trigger's `backoff` as the runtime's RedeliveryBackoff (JS), absent when not given; `defaults`
+ * fill the fields left out (the event trigger's by default; the amqp and mqtt triggers reuse it).
+ * The schema checked each field; what it cannot say — `max` below `initial` — is checked here.
  */
-function eventBackoff(value: Value | undefined, ctx: PipelineContext, api: CompileApi): string | undefined {
+export function eventBackoff(
+  value: Value | undefined, ctx: PipelineContext, api: CompileApi,
+  defaults: { initial: number; max: number; multiplier: number } = BACKOFF_DEFAULTS,
+): string | undefined {
   if (!value || value.kind !== 'object') return undefined;
   const json = api.staticJson(value) as Record<string, unknown> | undefined;
   if (!json) return undefined;
   const pick = (key: 'initial' | 'max' | 'multiplier'): number => {
     const given = json[key];
-    return typeof given === 'number' ? given : BACKOFF_DEFAULTS[key];
+    return typeof given === 'number' ? given : defaults[key];
   };
   const initialMs = pick('initial');
   const maxMs = pick('max');

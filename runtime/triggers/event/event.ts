@@ -57,13 +57,18 @@ export interface EventTriggerDeps {
   readonly clock: Clock;
 }
 
-/** Thrown to the broker; carries no payload data. `permanent`: dead-letter now, do not retry. */
+/**
+ * Thrown to the broker; carries no payload data. `permanent`: dead-letter now, do not retry.
+ * `kind` is the execution error's (BACKEND_UNAVAILABLE: a backend was away — the broker keeps the
+ * delivery and tries again once it is back, without using up an attempt).
+ */
 export class DeliveryFailed extends Error {
   constructor(
     readonly executionId: string,
     message: string,
     readonly permanent: boolean,
     readonly deadLetterReason?: DeliveryRefusal['deadLetterReason'],
+    readonly kind?: string,
   ) {
     super(message);
     this.name = 'DeliveryFailed';
@@ -98,7 +103,13 @@ export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerS
     }
     deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'failure' });
     const what = outcome.error.permanent ? 'failed permanently' : 'failed';
-    throw new DeliveryFailed(outcome.executionId, `execution ${outcome.executionId} ${what}: ${outcome.error.code} ${outcome.error.message}`, outcome.error.permanent);
+    throw new DeliveryFailed(
+      outcome.executionId,
+      `execution ${outcome.executionId} ${what}: ${outcome.error.code} ${outcome.error.message}`,
+      outcome.error.permanent,
+      undefined,
+      outcome.error.kind,
+    );
   };
 }
 

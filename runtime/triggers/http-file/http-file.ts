@@ -19,7 +19,7 @@ import {
   addValue, ALL_ENVELOPE_FIELDS, buildEnvelope, checkDeclaredLength, envelopeFields, parseMediaType, tooLargeError, type EnvelopeFields,
 } from '../../service/envelope.js';
 import type { ExecutionScope } from '../../service/execution.js';
-import { testEnvelope, type HttpTriggerDeps, type RouteRegistrar } from '../http/http.js';
+import { sharedLimits, testEnvelope, type HttpTriggerDeps, type RouteRegistrar } from '../http/http.js';
 import { outcomeResponder } from '../../service/http-response.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
 import type { TriggerRuntime } from '../../service/trigger-host.js';
@@ -250,7 +250,7 @@ export async function receiveUpload(
 
 export function registerHttpFileTrigger(route: RouteRegistrar, pipeline: PipelineModule, spec: HttpFileTriggerSpec, deps: HttpTriggerDeps): void {
   const limit = spec.maxFileSize > 0 ? spec.maxFileSize : DEFAULT_MAX_FILE_SIZE;
-  const guard = createTriggerGuard(spec, deps.accounts, deps.clock, deps.refuse);
+  const guard = createTriggerGuard(spec, deps.accounts, deps.clock, deps.refuse, sharedLimits(deps, pipeline));
   const outcomeResponse = outcomeResponder(deps.errorDetail);
   const fields = envelopeFields(spec.envelope);
   route(pipeline.name, spec.methods, spec.path, async (c: Context) => {

@@ -4,7 +4,7 @@
  * message is the Digibee envelope with the body's shape. Only the envelope fields the pipeline
  * reads are listed (`x-pipe-envelope`), so the trigger builds no others per request.
  */
-import type { CompileApi, PipeType, TriggerCompiler, TriggerHookInput } from '../../../compiler/connectors/hook-api.js';
+import type { CompileApi, PipelineContext, PipeType, TriggerCompiler, TriggerHookInput, Value } from '../../../compiler/connectors/hook-api.js';
 
 const MB = 1024 * 1024;
 
@@ -33,12 +33,48 @@ export function httpEnvelope(api: CompileApi, body: PipeType, extra: Record<stri
   return t.closed({ body, headers: open, queryAndPath: open, method: t.STRING, path: t.STRING, contentType: t.STRING, ...extra, principal: open }, ['principal']);
 }
 
+/** Default window of `idempotency-key`: a day. */
+const DEFAULT_IDEMPOTENCY_WINDOW_MS = 86_400_000;
+
+/**
+ * `idempotency-key: { header: "Idempotency-Key" }` or `{ key: "{{ … }}" }` (an expression over the
+ * first message), with `window`, as the runtime's IdempotencySpec (runtime/service/idempotency.ts):
+ * a hoisted function of the message and the window. Shared by the http and event triggers.
+ */
+export function idempotencySpec(value: Value | undefined, message: PipeType, ctx: PipelineContext, api: CompileApi): string | undefined {
+  if (!value || value.kind !== 'object') return undefined;
+  const windowMs = api.reader(value).num('window', DEFAULT_IDEMPOTENCY_WINDOW_MS);
+  const header = api.entryOf(value, 'header');
+  const expression = api.entryOf(value, 'key');
+  let js: string;
+  if (header?.kind === 'string') {
+    // Header names arrive lower-case in the envelope.
+    const name = JSON.stringify(header.value.toLowerCase());
+    js = `(message: Json) => { const h = (message as { headers?: Record<string, Json> } | null)?.headers; return h?.[${name}] ?? null; }`;
+  } else if (expression) {
+    const compiled = api.compileValue(expression, ctx.bracesEnv(message), ctx);
+    js = `(message: Json, ctx: ExecutionContext): Json => ${compiled.js}`;
+  } else return undefined;
+  const name = ctx.hoist(`${ctx.pipeline}-idempotency-key`, js, 'the idempotency key of a message (trigger `idempotency-key`)');
+  return `{ key: ${name}, windowMs: ${windowMs} }`;
+}
+
 export const compile: TriggerCompiler = {
   trigger(input, api) {
+    const idempotency = api.entryOf(input.trigger.config, 'idempotency-key');
+    // The key reads the request: headers (a header key) or anything (an expression), so the
+    // envelope is built with what the key needs as well as what the steps read.
+    if (idempotency?.kind === 'object') {
+      const wanted = api.entryOf(idempotency, 'key') ? 'all' : input.envelope === 'all' ? 'all' : new Set([...input.envelope, 'headers']);
+      input = { ...input, envelope: wanted };
+    }
     const route = routeSpec(input, api);
     const body = api.compileSchemaParam(api.entryOf(input.trigger.config, 'body'), input.ctx, `${input.ctx.pipeline}-body`);
     const spec: Record<string, string> = { ...route, maxBodySize: String(api.reader(input.trigger.config).num('max-body-size', 5 * MB)) };
     if (body.validator) spec['validateBody'] = body.validator;
-    return { spec, message: httpEnvelope(api, body.type) };
+    const message = httpEnvelope(api, body.type);
+    const idempotencyJs = idempotencySpec(idempotency, message, input.ctx, api);
+    if (idempotencyJs) spec['idempotency'] = idempotencyJs;
+    return { spec, message };
   },
 };

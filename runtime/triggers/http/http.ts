@@ -17,6 +17,7 @@ import { outcomeResponder, type ErrorDetail } from '../../service/http-response.
 import type { Refuse } from '../../service/refusal.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
+import type { RateLimitStore } from '../../security/rate-limit.js';
 import type { RouteHandler, TriggerRuntime } from '../../service/trigger-host.js';
 import { collectViolations, type Violation } from '../../service/validation.js';
 
@@ -47,6 +48,8 @@ export interface HttpTriggerDeps {
   readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;
   /** Answers requests refused before an execution (with an id, logged). */
   readonly refuse: Refuse;
+  /** Rate-limit counters shared by replicas (absent: this process counts alone). */
+  readonly rateLimits?: RateLimitStore;
   /** How much of a failure a reply shows (PIPEC_DEBUG_ERRORS). */
   readonly errorDetail: ErrorDetail;
 }
@@ -83,9 +86,14 @@ export const trigger: TriggerRuntime<HttpTriggerSpec> = {
   testMessage: testEnvelope,
 };
 
+/** The shared counters of this pipeline's rate limit, when the service has a backend for them. */
+export function sharedLimits(deps: HttpTriggerDeps, pipeline: PipelineModule): { store: RateLimitStore; scope: string } | undefined {
+  return deps.rateLimits ? { store: deps.rateLimits, scope: pipeline.name } : undefined;
+}
+
 export function registerHttpTrigger(route: RouteRegistrar, pipeline: PipelineModule, spec: HttpTriggerSpec, deps: HttpTriggerDeps): void {
   const limit = spec.maxBodySize > 0 ? spec.maxBodySize : DEFAULT_MAX_BODY_SIZE;
-  const guard = createTriggerGuard(spec, deps.accounts, deps.clock, deps.refuse);
+  const guard = createTriggerGuard(spec, deps.accounts, deps.clock, deps.refuse, sharedLimits(deps, pipeline));
   const outcomeResponse = outcomeResponder(deps.errorDetail);
   const validate = spec.validateBody ? (message: Json): Violation[] | null => validateHttpMessage(spec, message) : undefined;
   // Hono path parameters are `:name` segments; a path without any has none to decode per request.

@@ -11,8 +11,6 @@ const paramsJsonGenerator = (message: Json, ctx: ExecutionContext) => { const ca
 /** capsule `tag-region` (input.pipe:4): runs its steps with `capsule.<param>` bound to the call's parameters. */
 export const run: ConnectorRun<JsonObject> = async (params, input, parentCtx) => {
   const ctx = R.withCapsule(parentCtx, params);
-  const capsule = params;
-  void capsule; // read by conditions written with `capsule.<param>`
   let message: Json = input;
   // input.pipe:5 — json-generator
   message = await R.step(ctx, stepJsonGenerator, runJsonGenerator, paramsJsonGenerator, message);

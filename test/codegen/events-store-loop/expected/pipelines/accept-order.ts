@@ -24,6 +24,6 @@ export const pipeline: PipelineModule = {
   name: "accept-order",
   source: "input.pipe:4",
   trigger: { kind: "http", methods: ["POST"], path: "/orders", envelope: ["body"], maxBodySize: 5242880, spanKind: "server" },
-  options: { concurrency: 10, timeout: 30000 },
+  options: { concurrency: 10, queue: 1000, timeout: 30000 },
   run,
 };

@@ -49,6 +49,6 @@ export const pipeline: PipelineModule = {
   name: "ship-orders",
   source: "input.pipe:11",
   trigger: { kind: "event", event: "order-accepted", expiration: 0, maxTimeout: 30000, maxDeliveries: 3, spanKind: "consumer" },
-  options: { concurrency: 10, timeout: 30000 },
+  options: { concurrency: 10, queue: 1000, timeout: 30000 },
   run,
 };

@@ -40,6 +40,6 @@ export const pipeline: PipelineModule = {
   name: "quote",
   source: "input.pipe:4",
   trigger: { kind: "http", methods: ["POST"], path: "/quote", envelope: ["body"], maxBodySize: 5242880, validateBody: validateQuoteQuoteBody, spanKind: "server" },
-  options: { concurrency: 10, timeout: 30000 },
+  options: { concurrency: 10, queue: 1000, timeout: 30000 },
   run,
 };

@@ -12,198 +12,223 @@ import validatePriceStep from '../validators/validatePriceStep.js';
 const joltTransform = (() => {
   "use strict";
   /** shift items › * */
-  function node4(S, k, c, d, n) {
-    const h1 = J.listIndex(k, n);
-    if (d !== null && typeof d === "object") {
-      if (Array.isArray(d)) {
-      } else {
+  function node4(state, key, captures, data, index) {
+    const fixedKey1 = J.listIndex(key, index);
+    if (data !== null && typeof data === "object") {
+      if (!Array.isArray(data)) {
         let into3_0; // the container the next writes share, once found
         {
-          const kk = "qty", vv = d["qty"];
-          if (vv !== undefined) {
-            w: {
-              if (h1 < 0) break w;
-              let t = into3_0;
-              if (t === undefined) {
-                t = S.o.root;
-                if (t === undefined || t === null) { t = {}; S.o.root = t; }
-                else if (!J.isMap(t)) break w;
+          const childKey = "qty", childValue = data["qty"];
+          if (childValue !== undefined) {
+            // input.pipe:9 "qty": "lines[&1].qty"
+            write: {
+              if (fixedKey1 < 0) break write;
+              let target = into3_0;
+              if (target === undefined) {
+                target = state.o.root;
+                if (target === undefined || target === null) { target = {}; state.o.root = target; }
+                else if (!J.isMap(target)) break write;
                 {
-                  let u = t["lines"];
-                  if (u === undefined || u === null) { u = J.own(S, []); t["lines"] = u; }
-                  else if (!Array.isArray(u)) break w;
-                  t = u;
+                  let next = target["lines"];
+                  if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                  else if (!Array.isArray(next)) break write;
+                  target = next;
                 }
                 {
-                  let u = h1 < t.length ? t[h1] : undefined;
-                  if (u === undefined || u === null) { u = {}; while (t.length < h1) t.push(null); t[h1] = u; }
-                  else if (!J.isMap(u)) break w;
-                  t = u;
+                  let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
+                  if (next === undefined || next === null) {
+                    next = {};
+                    while (target.length < fixedKey1) target.push(null);
+                    target[fixedKey1] = next;
+                  }
+                  else if (!J.isMap(next)) break write;
+                  target = next;
                 }
-                into3_0 = t;
+                into3_0 = target;
               }
-              let e = t["qty"];
-              if (e === undefined || e === null) { t["qty"] = vv; } else J.fm(S, t, "qty", vv);
+              let existing = target["qty"];
+              if (existing === undefined || existing === null) { target["qty"] = childValue; } else J.fm(state, target, "qty", childValue);
             }
           }
         }
         {
-          const kk = "price", vv = d["price"];
-          if (vv !== undefined) {
-            w: {
-              if (h1 < 0) break w;
-              let t = into3_0;
-              if (t === undefined) {
-                t = S.o.root;
-                if (t === undefined || t === null) { t = {}; S.o.root = t; }
-                else if (!J.isMap(t)) break w;
+          const childKey = "price", childValue = data["price"];
+          if (childValue !== undefined) {
+            // input.pipe:9 "price": "lines[&1].price"
+            write: {
+              if (fixedKey1 < 0) break write;
+              let target = into3_0;
+              if (target === undefined) {
+                target = state.o.root;
+                if (target === undefined || target === null) { target = {}; state.o.root = target; }
+                else if (!J.isMap(target)) break write;
                 {
-                  let u = t["lines"];
-                  if (u === undefined || u === null) { u = J.own(S, []); t["lines"] = u; }
-                  else if (!Array.isArray(u)) break w;
-                  t = u;
+                  let next = target["lines"];
+                  if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                  else if (!Array.isArray(next)) break write;
+                  target = next;
                 }
                 {
-                  let u = h1 < t.length ? t[h1] : undefined;
-                  if (u === undefined || u === null) { u = {}; while (t.length < h1) t.push(null); t[h1] = u; }
-                  else if (!J.isMap(u)) break w;
-                  t = u;
+                  let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
+                  if (next === undefined || next === null) {
+                    next = {};
+                    while (target.length < fixedKey1) target.push(null);
+                    target[fixedKey1] = next;
+                  }
+                  else if (!J.isMap(next)) break write;
+                  target = next;
                 }
-                into3_0 = t;
+                into3_0 = target;
               }
-              let e = t["price"];
-              if (e === undefined || e === null) { t["price"] = vv; } else J.fm(S, t, "price", vv);
+              let existing = target["price"];
+              if (existing === undefined || existing === null) { target["price"] = childValue; } else J.fm(state, target, "price", childValue);
             }
           }
         }
       }
-    } else if (d !== null && d !== undefined) {
-      const s = J.jstr(d);
-      const kk = s, vv = null;
-      if (s === "qty") {
-        w: {
-          if (h1 < 0) break w;
-          let t = S.o.root;
-          if (t === undefined || t === null) { t = {}; S.o.root = t; }
-          else if (!J.isMap(t)) break w;
+    } else if (data !== null && data !== undefined) {
+      const text = J.jstr(data);
+      const childKey = text, childValue = null;
+      if (text === "qty") {
+        // input.pipe:9 "qty": "lines[&1].qty"
+        write: {
+          if (fixedKey1 < 0) break write;
+          let target = state.o.root;
+          if (target === undefined || target === null) { target = {}; state.o.root = target; }
+          else if (!J.isMap(target)) break write;
           {
-            let u = t["lines"];
-            if (u === undefined || u === null) { u = J.own(S, []); t["lines"] = u; }
-            else if (!Array.isArray(u)) break w;
-            t = u;
+            let next = target["lines"];
+            if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+            else if (!Array.isArray(next)) break write;
+            target = next;
           }
           {
-            let u = h1 < t.length ? t[h1] : undefined;
-            if (u === undefined || u === null) { u = {}; while (t.length < h1) t.push(null); t[h1] = u; }
-            else if (!J.isMap(u)) break w;
-            t = u;
+            let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
+            if (next === undefined || next === null) {
+              next = {};
+              while (target.length < fixedKey1) target.push(null);
+              target[fixedKey1] = next;
+            }
+            else if (!J.isMap(next)) break write;
+            target = next;
           }
-          let e = t["qty"];
-          if (e === undefined || e === null) { t["qty"] = vv; } else J.fm(S, t, "qty", vv);
+          let existing = target["qty"];
+          if (existing === undefined || existing === null) { target["qty"] = childValue; } else J.fm(state, target, "qty", childValue);
         }
       }
-      if (s === "price") {
-        w: {
-          if (h1 < 0) break w;
-          let t = S.o.root;
-          if (t === undefined || t === null) { t = {}; S.o.root = t; }
-          else if (!J.isMap(t)) break w;
+      if (text === "price") {
+        // input.pipe:9 "price": "lines[&1].price"
+        write: {
+          if (fixedKey1 < 0) break write;
+          let target = state.o.root;
+          if (target === undefined || target === null) { target = {}; state.o.root = target; }
+          else if (!J.isMap(target)) break write;
           {
-            let u = t["lines"];
-            if (u === undefined || u === null) { u = J.own(S, []); t["lines"] = u; }
-            else if (!Array.isArray(u)) break w;
-            t = u;
+            let next = target["lines"];
+            if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+            else if (!Array.isArray(next)) break write;
+            target = next;
           }
           {
-            let u = h1 < t.length ? t[h1] : undefined;
-            if (u === undefined || u === null) { u = {}; while (t.length < h1) t.push(null); t[h1] = u; }
-            else if (!J.isMap(u)) break w;
-            t = u;
+            let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
+            if (next === undefined || next === null) {
+              next = {};
+              while (target.length < fixedKey1) target.push(null);
+              target[fixedKey1] = next;
+            }
+            else if (!J.isMap(next)) break write;
+            target = next;
           }
-          let e = t["price"];
-          if (e === undefined || e === null) { t["price"] = vv; } else J.fm(S, t, "price", vv);
+          let existing = target["price"];
+          if (existing === undefined || existing === null) { target["price"] = childValue; } else J.fm(state, target, "price", childValue);
         }
       }
     }
   }
   /** shift items */
-  function node3(S, k, c, d, n) {
-    if (d !== null && typeof d === "object") {
-      if (Array.isArray(d)) {
-        for (let i = 0; i < d.length; i++) {
-          const kk = null, vv = d[i];
+  function node3(state, key, captures, data, index) {
+    if (data !== null && typeof data === "object") {
+      if (Array.isArray(data)) {
+        for (let i = 0; i < data.length; i++) {
+          const childKey = null, childValue = data[i];
           if (true) {
-            node4(S, kk, undefined, vv, i);
+            // input.pipe:9 "*": { … }
+            node4(state, childKey, undefined, childValue, i);
           }
         }
       } else {
-        for (const kk of Object.keys(d)) {
-          const vv = d[kk];
+        for (const childKey of Object.keys(data)) {
+          const childValue = data[childKey];
           if (true) {
-            node4(S, kk, undefined, vv);
+            // input.pipe:9 "*": { … }
+            node4(state, childKey, undefined, childValue);
           }
         }
       }
-    } else if (d !== null && d !== undefined) {
-      const s = J.jstr(d);
-      const kk = s, vv = null;
+    } else if (data !== null && data !== undefined) {
+      const text = J.jstr(data);
+      const childKey = text, childValue = null;
       if (true) {
-        node4(S, kk, undefined, vv);
+        // input.pipe:9 "*": { … }
+        node4(state, childKey, undefined, childValue);
       }
     }
   }
   /** shift root */
-  function node2(S, k, c, d, n) {
-    if (d !== null && typeof d === "object") {
-      if (Array.isArray(d)) {
-      } else {
+  function node2(state, key, captures, data, index) {
+    if (data !== null && typeof data === "object") {
+      if (!Array.isArray(data)) {
         {
-          const kk = "id", vv = d["id"];
-          if (vv !== undefined) {
-            w: {
-              let t = S.o.root;
-              if (t === undefined || t === null) { t = {}; S.o.root = t; }
-              else if (!J.isMap(t)) break w;
-              let e = t["order"];
-              if (e === undefined || e === null) { t["order"] = vv; } else J.fm(S, t, "order", vv);
+          const childKey = "id", childValue = data["id"];
+          if (childValue !== undefined) {
+            // input.pipe:9 "id": "order"
+            write: {
+              let target = state.o.root;
+              if (target === undefined || target === null) { target = {}; state.o.root = target; }
+              else if (!J.isMap(target)) break write;
+              let existing = target["order"];
+              if (existing === undefined || existing === null) { target["order"] = childValue; } else J.fm(state, target, "order", childValue);
             }
           }
         }
         {
-          const kk = "items", vv = d["items"];
-          if (vv !== undefined) {
-            node3(S, kk, undefined, vv);
+          const childKey = "items", childValue = data["items"];
+          if (childValue !== undefined) {
+            // input.pipe:9 "items": { … }
+            node3(state, childKey, undefined, childValue);
           }
         }
       }
-    } else if (d !== null && d !== undefined) {
-      const s = J.jstr(d);
-      const kk = s, vv = null;
-      if (s === "id") {
-        w: {
-          let t = S.o.root;
-          if (t === undefined || t === null) { t = {}; S.o.root = t; }
-          else if (!J.isMap(t)) break w;
-          let e = t["order"];
-          if (e === undefined || e === null) { t["order"] = vv; } else J.fm(S, t, "order", vv);
+    } else if (data !== null && data !== undefined) {
+      const text = J.jstr(data);
+      const childKey = text, childValue = null;
+      if (text === "id") {
+        // input.pipe:9 "id": "order"
+        write: {
+          let target = state.o.root;
+          if (target === undefined || target === null) { target = {}; state.o.root = target; }
+          else if (!J.isMap(target)) break write;
+          let existing = target["order"];
+          if (existing === undefined || existing === null) { target["order"] = childValue; } else J.fm(state, target, "order", childValue);
         }
       }
-      if (s === "items") {
-        node3(S, kk, undefined, vv);
+      if (text === "items") {
+        // input.pipe:9 "items": { … }
+        node3(state, childKey, undefined, childValue);
       }
     }
   }
   /** shift: walks the input along the spec and moves matched values into a new output. */
   function shift1(input) {
-    const S = J.shiftState(input);
-    node2(S, "root", undefined, input);
-    return J.shiftResult(S);
+    const state = J.shiftState(input);
+    node2(state, "root", undefined, input);
+    return J.shiftResult(state);
   }
   /** The chain: each operation gets the previous one's output. */
   return function joltChain(input, context) {
-    let v = input;
-    v = shift1(v);
-    return v;
+    let value = input;
+    value = shift1(value);
+    return value;
   };
 })();
 const joltParams = Object.freeze({ transform: joltTransform });
@@ -253,6 +278,6 @@ export const pipeline: PipelineModule = {
   name: "price",
   source: "input.pipe:6",
   trigger: { kind: "http", methods: ["POST"], path: "/price", envelope: ["body"], maxBodySize: 5242880, spanKind: "server" },
-  options: { concurrency: 10, timeout: 30000 },
+  options: { concurrency: 10, queue: 1000, timeout: 30000 },
   run,
 };

@@ -1,0 +1,46 @@
+/**
+ * One constructor per diagnostic of lowering (conditions.ts: `when` conditions, `for-each`
+ * collections and the JSONPath in them): facts in, `Diagnostic` out, the prose here. Lowering runs
+ * inside the check walk (compiler/README.md); check/errors.ts holds the rest of that phase's prose.
+ */
+import { diagnostic } from '../../base/diagnostics/codes.js';
+import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
+import type { Span } from '../../base/source/span.js';
+
+export function notACondition(at: Span): Diagnostic {
+  return diagnostic('PIPE5501', {
+    message: 'a condition is a JSONPath string starting with `$`, or a `{{ }}` expression',
+    span: at,
+    label: 'not a condition',
+    hint: 'write for example `when "$.body[?(@.total < 500)]"` or `when {{ message.body.total < 500 }}`',
+  });
+}
+
+export function notACollection(at: Span): Diagnostic {
+  return diagnostic('PIPE5501', {
+    message: '`for-each` iterates over a JSONPath string starting with `$`, or a `{{ }}` expression giving an array',
+    span: at,
+    label: 'not a collection',
+    hint: 'write for example `for-each "$.data[*]" { … }`',
+  });
+}
+
+/** `problem` is the JSONPath parser's complaint. */
+export function invalidJsonPath(problem: string, at: Span): Diagnostic {
+  return diagnostic('PIPE5501', {
+    message: `invalid JSONPath: ${problem}`,
+    span: at,
+    label: problem,
+    hint: "paths start with `$`; filters look like `[?(@.field == 'value')]`",
+  });
+}
+
+/** `fields` are those the message's shape has at this step. */
+export function noSuchPathField(field: string, at: Span, fields: readonly string[], suggestion: string | undefined): Diagnostic {
+  return diagnostic('PIPE5502', {
+    message: `no field \`${field}\` in the message at this step`,
+    span: at,
+    label: suggestion ? `did you mean \`${suggestion}\`?` : 'no such field',
+    ...(fields.length > 0 ? { body: [`Fields here: ${fields.map((f) => `\`${f}\``).join(', ')}.`] } : {}),
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * Pulls messages one at a time from a JetStream pull consumer on an inbox that stays subscribed
+ * for as long as the worker runs.
+ *
+ * Why not nats.js `consumer.fetch()`: it subscribes a fresh inbox for each pull and drops it as soon
+ * as the client thinks the pull is over — also when two idle heartbeats seem missed, which under
+ * load happens before the server expired the pull. A message the server hands to that pull in the
+ * meantime reaches nobody, yet counts as a delivery: it comes back only after the ack wait, with
+ * one attempt used up (seen as attempts [1, 3] instead of [1, 2] in backends.test.ts "redelivers
+ * when the handler exceeds ackTimeout"). Here every message any of the worker's pulls brings is
+ * received and handled: a pull that seems to hang is simply followed by another one on the same
+ * inbox, and a late message of the earlier one is still read from it.
+ */
+import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+
+/** The JetStream API prefix (pipec uses the account's default JetStream, no domain). */
+export const DEFAULT_API_PREFIX = '$JS.API';
+
+/** What the consumer loop needs of a delivered message (a subset of nats.js JsMsg). */
+export interface PulledMsg {
+  readonly seq: number;
+  readonly data: Uint8Array;
+  readonly headers: MsgHdrs | undefined;
+  readonly info: { readonly stream: string; readonly deliveryCount: number; readonly timestampNanos: number };
+  ack(): void;
+  /** Asks for redelivery, after `delayMs` when given. */
+  nak(delayMs?: number): void;
+  /** Extends the ack deadline. */
+  working(): void;
+  /** Acks and waits for the server's confirmation; false when it did not come. */
+  ackAck(): Promise<boolean>;
+}
+
+/**
+ * A pull that ended with a status the consumer loop must act on (consumer gone, no JetStream), or
+ * that the server did not answer at all (status 0: the link is down, or the consumer is missing).
+ */
+export class PullFailed extends Error {
+  constructor(readonly status: number, readonly description: string) {
+    super(`pull failed: ${status} ${description}`);
+    this.name = 'PullFailed';
+  }
+}
+
+
+export class Puller {
+  private readonly sub: Subscription;
+  private readonly inbox: string;
+  private readonly queue: Msg[] = [];
+  private wake: (() => void) | null = null;
+  /** Pulls sent and not yet ended by a status or a message. */
+  private open = 0;
+
+  constructor(
+    readonly nc: NatsConnection,
+    private readonly stream: string,
+    private readonly consumer: string,
+    private readonly expiresMs: number,
+    private readonly ackTimeoutMs: number,
+    private readonly apiPrefix = DEFAULT_API_PREFIX,
+  ) {
+    this.inbox = createInbox();
+    this.sub = nc.subscribe(this.inbox, {
+      callback: (err, msg) => {
+        if (err) return;
+        this.queue.push(msg);
+        this.wake?.();
+      },
+    });
+  }
+
+  /**
+   * The next message for this worker, or null when the pull ended without one (after about
+   * `expiresMs`). Sends a pull only when none is open. A pull the server never answered is given
+   * up after twice its expiry with PullFailed status 0 (a late message of it still arrives here).
+   */
+  async next(signal: AbortSignal): Promise<PulledMsg | null> {
+    if (this.open === 0) this.pull();
+    const deadline = Date.now() + 2 * this.expiresMs;
+    for (;;) {
+      const msg = this.queue.shift();
+      if (msg) {
+        const pulled = this.read(msg);
+        if (pulled === 'ended') return null;
+        if (pulled !== 'heartbeat') return pulled;
+        continue;
+      }
+      if (signal.aborted) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.open = 0;
+        throw new PullFailed(0, 'the server did not answer the pull');
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, left);
+        signal.addEventListener('abort', done, { once: true });
+        this.wake = done;
+        function done(): void {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+      });
+      this.wake = null;
+    }
+  }
+
+  /** Messages that arrived but were not taken (stopping): handed back at once for another replica. */
+  close(): void {
+    this.sub.unsubscribe();
+    for (const msg of this.queue.splice(0)) {
+      if (msg.reply?.startsWith('$JS.ACK.')) this.message(msg).nak();
+    }
+  }
+
+  private pull(): void {
+    this.open += 1;
+    const request = { batch: 1, expires: this.expiresMs * 1_000_000 };
+    const subject = `${this.apiPrefix}.CONSUMER.MSG.NEXT.${this.stream}.${this.consumer}`;
+    this.nc.publish(subject, JSON.stringify(request), { reply: this.inbox });
+  }
+
+  private read(msg: Msg): PulledMsg | 'ended' | 'heartbeat' {
+    if (msg.reply?.startsWith('$JS.ACK.')) {
+      this.open = Math.max(0, this.open - 1);
+      return this.message(msg);
+    }
+    const code = msg.headers?.code ?? 0;
+    if (code === 100) return 'heartbeat';
+    this.open = Math.max(0, this.open - 1);
+    // 404 no messages, 408 request expired: the pull ended empty. Anything else says the consumer
+    // or JetStream cannot serve (409 consumer deleted, 503 no responders…).
+    if (code === 404 || code === 408) return 'ended';
+    throw new PullFailed(code, msg.headers?.description ?? '');
+  }
+
+  private message(msg: Msg): PulledMsg {
+    const info = parseAckSubject(msg.reply ?? '');
+    const nc = this.nc;
+    const ackTimeoutMs = this.ackTimeoutMs;
+    return {
+      seq: info.streamSequence,
+      data: msg.data,
+      headers: msg.headers,
+      info: { stream: info.stream, deliveryCount: info.deliveryCount, timestampNanos: info.timestampNanos },
+      ack: () => msg.respond('+ACK'),
+      nak: (delayMs) =>
+        msg.respond(delayMs === undefined ? '-NAK' : `-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}`),
+      working: () => msg.respond('+WPI'),
+      ackAck: () =>
+        nc.request(msg.reply ?? '', '+ACK', { timeout: Math.min(ackTimeoutMs, 5000) }).then(
+          () => true,
+          () => false,
+        ),
+    };
+  }
+}
+
+/**
+ * The delivery facts in a JetStream ack subject: `$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.
+ * <dseq>.<ts>.<pending>` (9 tokens), or with `<domain>.<account hash>` after `ACK` and possibly a
+ * random token at the end (11 or 12 tokens).
+ */
+export function parseAckSubject(
+  subject: string,
+): { stream: string; deliveryCount: number; streamSequence: number; timestampNanos: number } {
+  const tokens = subject.split('.');
+  const at = tokens.length === 9 ? 2 : tokens.length >= 11 ? 4 : -1;
+  if (tokens[0] !== '$JS' || tokens[1] !== 'ACK' || at < 0) {
+    throw new Error(`not a JetStream ack subject: ${subject.slice(0, 200)}`);
+  }
+  return {
+    stream: tokens[at] ?? '',
+    deliveryCount: Number(tokens[at + 2]),
+    streamSequence: Number(tokens[at + 3]),
+    timestampNanos: Number(tokens[at + 5]),
+  };
+}
