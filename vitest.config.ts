@@ -2,7 +2,15 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['base/**/*.test.ts', 'grammar/**/*.test.ts', 'compiler/**/*.test.ts', 'runtime/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts'],
+    include: [
+      'base/**/*.test.ts',
+      'grammar/**/*.test.ts',
+      'compiler/**/*.test.ts',
+      'runtime/**/*.test.ts',
+      'test/**/*.test.ts',
+      'examples/**/*.test.ts',
+      'bench/**/*.test.ts',
+    ],
     exclude: ['**/node_modules/**', 'dist/**', 'out/**', 'test/.tmp/**'],
     testTimeout: 30_000,
     hookTimeout: 120_000,

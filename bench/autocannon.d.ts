@@ -33,8 +33,14 @@ declare module 'autocannon' {
   }
   /** The running load: emits 'response' per answer with its latency in ms (full resolution, from process.hrtime). */
   interface Instance {
-    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void): Instance;
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void,
+    ): Instance;
   }
-  function autocannon(options: AutocannonOptions, done: (err: Error | null, result: AutocannonResult) => void): Instance;
+  function autocannon(
+    options: AutocannonOptions,
+    done: (err: Error | null, result: AutocannonResult) => void,
+  ): Instance;
   export default autocannon;
 }

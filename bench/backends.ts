@@ -80,11 +80,21 @@ export async function benchBackends(opts: { seconds: number }): Promise<BenchRes
 }
 
 /** Publishes for `seconds` (at most PUBLISH_WINDOW in flight), then waits until every event was handled. */
-async function benchEvents(label: string, backends: Backends, replicas: number, seconds: number, event: string): Promise<BenchResult> {
+async function benchEvents(
+  label: string,
+  backends: Backends,
+  replicas: number,
+  seconds: number,
+  event: string,
+): Promise<BenchResult> {
   let handled = 0;
   const subs = await Promise.all(
     Array.from({ length: replicas }, () =>
-      backends.broker.subscribe('bench', event, async () => void (handled += 1), { maxDeliveries: 3, ackTimeout: 30_000, concurrency: 16 }),
+      backends.broker.subscribe('bench', event, async () => void (handled += 1), {
+        maxDeliveries: 3,
+        ackTimeout: 30_000,
+        concurrency: 16,
+      }),
     ),
   );
   const started = Date.now();
@@ -100,7 +110,10 @@ async function benchEvents(label: string, backends: Backends, replicas: number, 
   while (handled < published && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   const elapsed = (Date.now() - started) / 1000;
   await Promise.all(subs.map((s) => s.stop()));
-  return { case: `${label} (events handled/s end to end, ${handled}/${published})`, perSec: Math.round(handled / elapsed) };
+  return {
+    case: `${label} (events handled/s end to end, ${handled}/${published})`,
+    perSec: Math.round(handled / elapsed),
+  };
 }
 
 async function benchStore(label: string, backends: Backends, seconds: number, store: string): Promise<BenchResult[]> {
@@ -108,7 +121,9 @@ async function benchStore(label: string, backends: Backends, seconds: number, st
   let inserted = 0;
   let started = Date.now();
   while (Date.now() - started < half) {
-    await backends.store.insert(store, [{ n: inserted, group: inserted % 100, name: `item-${inserted}`, tags: ['a', 'b'] }]);
+    await backends.store.insert(store, [
+      { n: inserted, group: inserted % 100, name: `item-${inserted}`, tags: ['a', 'b'] },
+    ]);
     inserted += 1;
   }
   const insertRate = inserted / ((Date.now() - started) / 1000);
@@ -124,7 +139,6 @@ async function benchStore(label: string, backends: Backends, seconds: number, st
     { case: `${label} store find (equality + range over ${inserted} docs, limit 10)`, perSec: Math.round(findRate) },
   ];
 }
-
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const seconds = Number(process.argv[2] ?? '3');

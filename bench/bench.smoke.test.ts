@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { runBench, SMOKE, tableRows } from './run.js';
 
-const positive = (value: number | null | undefined): boolean => typeof value === 'number' && Number.isFinite(value) && value > 0;
+const positive = (value: number | null | undefined): boolean =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0;
 
 describe('npm run bench -- --smoke', () => {
   it('runs every section and reports numbers for each', async () => {
@@ -24,16 +25,21 @@ describe('npm run bench -- --smoke', () => {
     // CPU time per request comes from /proc: Linux only.
     if (process.platform === 'linux') {
       expect(results.orderFlow.sideBySide.rounds.length).toBe(SMOKE.orderFlow.sideBySideRounds);
-      expect(positive(results.orderFlow.sideBySide.median?.cpuRatio) && positive(results.orderFlow.sideBySide.median?.tunedCpuRatio)).toBe(true);
+      expect(
+        positive(results.orderFlow.sideBySide.median?.cpuRatio) &&
+          positive(results.orderFlow.sideBySide.median?.tunedCpuRatio),
+      ).toBe(true);
     }
     expect(results.coldStart.bundle.runsMs.length).toBe(SMOKE.coldStartRuns);
-    for (const series of [results.coldStart.bundle, results.coldStart.modules, results.coldStart.nodeItself]) expect(positive(series.medianMs)).toBe(true);
+    for (const series of [results.coldStart.bundle, results.coldStart.modules, results.coldStart.nodeItself])
+      expect(positive(series.medianMs)).toBe(true);
     expect(results.compiler.check.lines).toBeGreaterThanOrEqual(SMOKE.checkLines);
     expect(positive(results.compiler.check.ms) && positive(results.compiler.check.linesPerSecond)).toBe(true);
     expect(positive(results.compiler.checkFromModules) && positive(results.compiler.checkSmallFile)).toBe(true);
     expect(positive(results.compiler.build.ms) && results.compiler.build.files).toBeTruthy();
     expect(results.braces.cases.length).toBeGreaterThanOrEqual(5);
-    for (const c of results.braces.cases) expect(positive(c.bracesPerSecond) && positive(c.jsonataPerSecond)).toBe(true);
+    for (const c of results.braces.cases)
+      expect(positive(c.bracesPerSecond) && positive(c.jsonataPerSecond)).toBe(true);
     expect(positive(results.braces.ratio)).toBe(true);
     expect(results.jolt.length).toBeGreaterThanOrEqual(3);
     for (const j of results.jolt) expect(positive(j.opsPerSec)).toBe(true);
@@ -44,7 +50,8 @@ describe('npm run bench -- --smoke', () => {
     expect(results.scale.filter((c) => c.backend === 'sqlite').map((c) => c.documents)).toEqual([...SMOKE.scaleSizes]);
     for (const c of results.scale) expect(positive(c.findsPerSec) && positive(c.ofSmallest)).toBe(true);
     expect(results.pairs.filter((p) => p.case.startsWith('sqlite')).length).toBe(3);
-    for (const p of results.pairs) expect(positive(p.platformPerSec) && positive(p.driverPerSec) && positive(p.ratio)).toBe(true);
+    for (const p of results.pairs)
+      expect(positive(p.platformPerSec) && positive(p.driverPerSec) && positive(p.ratio)).toBe(true);
     expect(results.machine.nproc).toBeGreaterThan(0);
 
     const rows = tableRows(results);

@@ -53,7 +53,12 @@ export const BRACES_CASES: readonly BracesCase[] = [
 ];
 
 export interface BracesResult {
-  readonly cases: ReadonlyArray<{ readonly name: string; readonly bracesPerSecond: number; readonly jsonataPerSecond: number; readonly ratio: number }>;
+  readonly cases: ReadonlyArray<{
+    readonly name: string;
+    readonly bracesPerSecond: number;
+    readonly jsonataPerSecond: number;
+    readonly ratio: number;
+  }>;
   /** Geometric mean of the per-case ratios (target ≥ 10). */
   readonly ratio: number;
 }
@@ -62,7 +67,13 @@ type Compiled = (b: typeof B, message: Json, ctx: unknown) => Json;
 
 /** Compiles one Double Braces expression to the JavaScript generated services run. */
 export function compileBracesExpression(source: string): (message: Json) => Json {
-  const { expr, check, diagnostics } = analyze(source, 0, undefined, { file: '<bench>', message: UNKNOWN, globals: {}, accounts: {}, steps: {} });
+  const { expr, check, diagnostics } = analyze(source, 0, undefined, {
+    file: '<bench>',
+    message: UNKNOWN,
+    globals: {},
+    accounts: {},
+    steps: {},
+  });
   if (!expr || !check || hasErrors(diagnostics)) {
     throw new Error(`Double Braces expression rejected: ${source}\n${diagnostics.map((d) => d.title).join('\n')}`);
   }
@@ -75,7 +86,10 @@ export function compileBracesExpression(source: string): (message: Json) => Json
 
 /** The order plus variants (other names, quantities and prices), so no result is constant. */
 export function orderMessages(): Json[] {
-  const order = JSON.parse(readFileSync(path.join(ORDER_DATA_DIR, 'order.json'), 'utf8')) as { customer: { name: string }; items: Array<{ qty: number; unitPrice: number }> };
+  const order = JSON.parse(readFileSync(path.join(ORDER_DATA_DIR, 'order.json'), 'utf8')) as {
+    customer: { name: string };
+    items: Array<{ qty: number; unitPrice: number }>;
+  };
   return Array.from({ length: 8 }, (_, i) => {
     const copy = structuredClone(order);
     copy.customer.name = `${copy.customer.name} ${i}`;
@@ -96,11 +110,17 @@ export async function benchBraces(opts: { seconds: number }): Promise<BracesResu
     for (const m of messages) {
       const ours = braces(m);
       const theirs = (await expression.evaluate(m)) as unknown;
-      if (!sameJson(ours, theirs)) throw new Error(`${c.name}: Double Braces gave ${JSON.stringify(ours)}, JSONata ${JSON.stringify(theirs)}`);
+      if (!sameJson(ours, theirs))
+        throw new Error(`${c.name}: Double Braces gave ${JSON.stringify(ours)}, JSONata ${JSON.stringify(theirs)}`);
     }
     const bracesPerSecond = await cpuThroughput(opts.seconds, messages, (m) => braces(m as Json));
     const jsonataPerSecond = await cpuThroughput(opts.seconds, messages, (m) => expression.evaluate(m));
-    cases.push({ name: c.name, bracesPerSecond: round(bracesPerSecond), jsonataPerSecond: round(jsonataPerSecond), ratio: round(bracesPerSecond / jsonataPerSecond, 1) });
+    cases.push({
+      name: c.name,
+      bracesPerSecond: round(bracesPerSecond),
+      jsonataPerSecond: round(jsonataPerSecond),
+      ratio: round(bracesPerSecond / jsonataPerSecond, 1),
+    });
   }
   return { cases, ratio: round(geometricMean(cases.map((c) => c.ratio)), 1) };
 }

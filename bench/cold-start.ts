@@ -35,10 +35,18 @@ export interface ColdStartResult {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export async function benchColdStart(opts: { serviceDir: string; workDir: string; runs: number }): Promise<ColdStartResult> {
+export async function benchColdStart(opts: {
+  serviceDir: string;
+  workDir: string;
+  runs: number;
+}): Promise<ColdStartResult> {
   const order = readFileSync(path.join(ORDER_DATA_DIR, 'order.json'), 'utf8');
   const probe = async (url: string): Promise<boolean> => {
-    const res = await fetch(`${url}${ORDER_PATH}`, { method: 'POST', body: order, headers: { 'content-type': 'application/json' } });
+    const res = await fetch(`${url}${ORDER_PATH}`, {
+      method: 'POST',
+      body: order,
+      headers: { 'content-type': 'application/json' },
+    });
     await res.arrayBuffer();
     return res.status === 200;
   };

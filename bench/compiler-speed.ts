@@ -11,14 +11,25 @@ import { REPO_ROOT, runPipec } from './support/processes.js';
 
 export interface CompilerResult {
   /** `pipec check` of the generated file as a user runs it (bin/pipec.js: the CLI bundle with its code cache). */
-  readonly check: { readonly lines: number; readonly pipelines: number; readonly ms: number; readonly linesPerSecond: number; readonly runs: readonly number[] };
+  readonly check: {
+    readonly lines: number;
+    readonly pipelines: number;
+    readonly ms: number;
+    readonly linesPerSecond: number;
+    readonly runs: readonly number[];
+  };
   /** The same without NODE_EXTRA_CA_CERTS when the environment sets it (else null). */
   readonly checkWithoutExtraCaCerts: number | null;
   /** The same from the compiled modules (PIPEC_BUNDLE=0). */
   readonly checkFromModules: number;
   /** `pipec check examples/hello`: the start-up a user waits for on a small file. */
   readonly checkSmallFile: number;
-  readonly build: { readonly files: number; readonly lines: number; readonly ms: number; readonly linesPerSecond: number };
+  readonly build: {
+    readonly files: number;
+    readonly lines: number;
+    readonly ms: number;
+    readonly linesPerSecond: number;
+  };
 }
 
 /** One generated pipeline; `n` keeps names and paths unique. */
@@ -121,10 +132,21 @@ export async function benchCompiler(opts: CompilerOptions): Promise<CompilerResu
   const examples = pipeFiles(path.join(REPO_ROOT, 'examples'));
   const exampleLines = examples.reduce((sum, f) => sum + readFileSync(f, 'utf8').split('\n').length, 0);
   return {
-    check: { lines: source.lines, pipelines: source.pipelines, ms: round(checkMs), linesPerSecond: round(source.lines / (checkMs / 1000)), runs: runs.map((r) => round(r)) },
+    check: {
+      lines: source.lines,
+      pipelines: source.pipelines,
+      ms: round(checkMs),
+      linesPerSecond: round(source.lines / (checkMs / 1000)),
+      runs: runs.map((r) => round(r)),
+    },
     checkWithoutExtraCaCerts: extraCaCerts ? round(median(series.noCa)) : null,
     checkFromModules: round(median(series.modules)),
     checkSmallFile: round(median(series.small)),
-    build: { files: examples.length, lines: exampleLines, ms: round(opts.buildMs), linesPerSecond: round(exampleLines / (opts.buildMs / 1000)) },
+    build: {
+      files: examples.length,
+      lines: exampleLines,
+      ms: round(opts.buildMs),
+      linesPerSecond: round(exampleLines / (opts.buildMs / 1000)),
+    },
   };
 }

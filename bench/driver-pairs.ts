@@ -55,13 +55,22 @@ async function inTurns(label: string, seconds: number, platform: Op, driver: Op)
   }
   const platformPerSec = (count.platform * 1000) / time.platform;
   const driverPerSec = (count.driver * 1000) / time.driver;
-  return { case: label, platformPerSec: Math.round(platformPerSec), driverPerSec: Math.round(driverPerSec), ratio: platformPerSec / driverPerSec };
+  return {
+    case: label,
+    platformPerSec: Math.round(platformPerSec),
+    driverPerSec: Math.round(driverPerSec),
+    ratio: platformPerSec / driverPerSec,
+  };
 }
 
 const doc = (n: number): JsonObject => ({ n, group: n % 100, name: `item-${n}`, tags: ['a', 'b'] });
 const SEED = 2000;
 
-export async function benchDriverPairs(opts: { seconds: number; pgUrl: string; natsUrl: string }): Promise<PairResult[]> {
+export async function benchDriverPairs(opts: {
+  seconds: number;
+  pgUrl: string;
+  natsUrl: string;
+}): Promise<PairResult[]> {
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'pipec-bench-pairs-'));
   const logger = pino({ level: 'silent' });
@@ -78,14 +87,21 @@ export async function benchDriverPairs(opts: { seconds: number; pgUrl: string; n
         created_at INTEGER NOT NULL, UNIQUE (store, id));
         CREATE INDEX docs_group ON docs (store, json_extract(doc, '$.group'))`);
       const insert = raw.prepare('INSERT INTO docs (store, id, doc, created_at) VALUES (?, ?, jsonb(?), ?)');
-      const find = raw.prepare("SELECT json(doc) AS doc FROM docs WHERE store = ? AND json_extract(doc, '$.group') = ? ORDER BY seq LIMIT 10");
+      const find = raw.prepare(
+        "SELECT json(doc) AS doc FROM docs WHERE store = ? AND json_extract(doc, '$.group') = ? ORDER BY seq LIMIT 10",
+      );
       const update = raw.prepare("UPDATE docs SET doc = jsonb_set(doc, '$.n', ?) WHERE store = ? AND id = ?");
-      results.push(...(await storePairs('sqlite', sqlite, store, opts.seconds, {
-        insert: (n) => insert.run(store, randomUUID(), JSON.stringify(doc(n)), Date.now()),
-        find: (g) => (find.all(store, g) as Array<{ doc: string }>).map((r) => JSON.parse(r.doc) as unknown),
-        update: (id, n) => update.run(n, store, id),
-        ids: () => (raw.prepare('SELECT id FROM docs WHERE store = ? LIMIT 1000').all(store) as Array<{ id: string }>).map((r) => r.id),
-      })));
+      results.push(
+        ...(await storePairs('sqlite', sqlite, store, opts.seconds, {
+          insert: (n) => insert.run(store, randomUUID(), JSON.stringify(doc(n)), Date.now()),
+          find: (g) => (find.all(store, g) as Array<{ doc: string }>).map((r) => JSON.parse(r.doc) as unknown),
+          update: (id, n) => update.run(n, store, id),
+          ids: () =>
+            (raw.prepare('SELECT id FROM docs WHERE store = ? LIMIT 1000').all(store) as Array<{ id: string }>).map(
+              (r) => r.id,
+            ),
+        })),
+      );
     } finally {
       raw.close();
       await sqlite.close();
@@ -99,12 +115,41 @@ export async function benchDriverPairs(opts: { seconds: number; pgUrl: string; n
         await pool.query(`CREATE TABLE ${table} (seq BIGSERIAL PRIMARY KEY, store TEXT NOT NULL, id TEXT NOT NULL, doc JSONB NOT NULL,
           created_at BIGINT NOT NULL, UNIQUE (store, id))`);
         await pool.query(`CREATE INDEX ${table}_group ON ${table} (store, (doc -> 'group'))`);
-        results.push(...(await storePairs('postgres', postgres, store, opts.seconds, {
-          insert: (n) => pool.query(`INSERT INTO ${table} (store, id, doc, created_at) VALUES ($1, $2, $3::jsonb, $4)`, [store, randomUUID(), JSON.stringify(doc(n)), Date.now()]),
-          find: async (g) => (await pool.query(`SELECT doc FROM ${table} WHERE store = $1 AND doc -> 'group' = $2::jsonb ORDER BY seq LIMIT 10`, [store, String(g)])).rows,
-          update: (id, n) => pool.query(`UPDATE ${table} SET doc = jsonb_set(doc, '{n}', $1::jsonb) WHERE store = $2 AND id = $3`, [String(n), store, id]),
-          ids: async () => (await pool.query<{ id: string }>(`SELECT id FROM ${table} WHERE store = $1 LIMIT 1000`, [store])).rows.map((r) => r.id),
-        }, async () => void (await pool.query(`ANALYZE ${table}`)))));
+        results.push(
+          ...(await storePairs(
+            'postgres',
+            postgres,
+            store,
+            opts.seconds,
+            {
+              insert: (n) =>
+                pool.query(`INSERT INTO ${table} (store, id, doc, created_at) VALUES ($1, $2, $3::jsonb, $4)`, [
+                  store,
+                  randomUUID(),
+                  JSON.stringify(doc(n)),
+                  Date.now(),
+                ]),
+              find: async (g) =>
+                (
+                  await pool.query(
+                    `SELECT doc FROM ${table} WHERE store = $1 AND doc -> 'group' = $2::jsonb ORDER BY seq LIMIT 10`,
+                    [store, String(g)],
+                  )
+                ).rows,
+              update: (id, n) =>
+                pool.query(`UPDATE ${table} SET doc = jsonb_set(doc, '{n}', $1::jsonb) WHERE store = $2 AND id = $3`, [
+                  String(n),
+                  store,
+                  id,
+                ]),
+              ids: async () =>
+                (
+                  await pool.query<{ id: string }>(`SELECT id FROM ${table} WHERE store = $1 LIMIT 1000`, [store])
+                ).rows.map((r) => r.id),
+            },
+            async () => void (await pool.query(`ANALYZE ${table}`)),
+          )),
+        );
       } finally {
         await pool.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
         await pool.end();
@@ -133,10 +178,20 @@ interface DriverStore {
   ids(): Promise<string[]> | string[];
 }
 
-async function storePairs(label: string, backends: Backends, store: string, seconds: number, driver: DriverStore, analyze?: () => Promise<void>): Promise<PairResult[]> {
+async function storePairs(
+  label: string,
+  backends: Backends,
+  store: string,
+  seconds: number,
+  driver: DriverStore,
+  analyze?: () => Promise<void>,
+): Promise<PairResult[]> {
   // Both sides start from the same documents and the same kind of index on `group`.
   for (let n = 0; n < SEED; n++) await driver.insert(n);
-  await backends.store.insert(store, Array.from({ length: SEED }, (_, n) => doc(n)));
+  await backends.store.insert(
+    store,
+    Array.from({ length: SEED }, (_, n) => doc(n)),
+  );
   await backends.store.createIndex(store, { group: 1 });
   await analyze?.();
   const platformIds = (await backends.store.find(store, {}, { limit: 1000 })).map((d) => d['_oId'] as string);
@@ -144,17 +199,34 @@ async function storePairs(label: string, backends: Backends, store: string, seco
   let a = SEED;
   let b = SEED;
   const out: PairResult[] = [];
-  out.push(await inTurns(`${label} store insert (1 document per call)`, seconds,
-    () => backends.store.insert(store, [doc(a++)]), () => driver.insert(b++)));
+  out.push(
+    await inTurns(
+      `${label} store insert (1 document per call)`,
+      seconds,
+      () => backends.store.insert(store, [doc(a++)]),
+      () => driver.insert(b++),
+    ),
+  );
   let f = 0;
   let g = 0;
-  out.push(await inTurns(`${label} store find (indexed field, limit 10)`, seconds,
-    () => backends.store.find(store, { group: f++ % 100 }, { limit: 10 }), () => driver.find(g++ % 100)));
+  out.push(
+    await inTurns(
+      `${label} store find (indexed field, limit 10)`,
+      seconds,
+      () => backends.store.find(store, { group: f++ % 100 }, { limit: 10 }),
+      () => driver.find(g++ % 100),
+    ),
+  );
   let u = 0;
   let v = 0;
-  out.push(await inTurns(`${label} store update (one document by _oId)`, seconds,
-    () => backends.store.update(store, { _oId: platformIds[u++ % platformIds.length] as string }, { $set: { n: u } }),
-    () => driver.update(driverIds[v++ % driverIds.length] as string, v)));
+  out.push(
+    await inTurns(
+      `${label} store update (one document by _oId)`,
+      seconds,
+      () => backends.store.update(store, { _oId: platformIds[u++ % platformIds.length] as string }, { $set: { n: u } }),
+      () => driver.update(driverIds[v++ % driverIds.length] as string, v),
+    ),
+  );
   return out;
 }
 
@@ -162,15 +234,28 @@ const WINDOW = 64;
 
 /** Publish → handled, with WINDOW publishes in flight, for `seconds / 2` each side (broker, then client, then again). */
 async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir: string): Promise<PairResult> {
-  const env = { PIPEC_BROKER: natsUrl, PIPEC_NATS_STREAM: `PIPEC_PAIRS_${runId}`, PIPEC_NATS_SUBJECT_PREFIX: `pipecpairs.${runId}` };
-  const backends = await createBackends({ dataDir, env, clock: { now: () => Date.now() }, logger: pino({ level: 'silent' }) });
+  const env = {
+    PIPEC_BROKER: natsUrl,
+    PIPEC_NATS_STREAM: `PIPEC_PAIRS_${runId}`,
+    PIPEC_NATS_SUBJECT_PREFIX: `pipecpairs.${runId}`,
+  };
+  const backends = await createBackends({
+    dataDir,
+    env,
+    clock: { now: () => Date.now() },
+    logger: pino({ level: 'silent' }),
+  });
   const nc = await connect({ servers: natsUrl });
   const stream = `RAW_PAIRS_${runId}`;
   const subject = `rawpairs.${runId}`;
   try {
     // The broker: one subscriber with the bench's concurrency.
     let handledP = 0;
-    const sub = await backends.broker.subscribe('bench', `pairs-${runId}`, async () => void (handledP += 1), { maxDeliveries: 3, ackTimeout: 30_000, concurrency: 16 });
+    const sub = await backends.broker.subscribe('bench', `pairs-${runId}`, async () => void (handledP += 1), {
+      maxDeliveries: 3,
+      ackTimeout: 30_000,
+      concurrency: 16,
+    });
     // The client: a durable pull consumer with explicit acks on a stream of its own.
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: stream, subjects: [subject] });
@@ -186,7 +271,11 @@ async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir
         handledD += 1;
       }
     })();
-    const load = async (publish: (n: number) => Promise<unknown>, handled: () => number, ms: number): Promise<{ count: number; ms: number }> => {
+    const load = async (
+      publish: (n: number) => Promise<unknown>,
+      handled: () => number,
+      ms: number,
+    ): Promise<{ count: number; ms: number }> => {
       const start = handled();
       const started = performance.now();
       let published = 0;
@@ -204,8 +293,16 @@ async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir
     const turns = Math.max(2, Math.round(seconds / 0.5));
     for (let turn = 0; turn < turns; turn++) {
       const slice = (seconds * 1000) / turns;
-      const p = await load((n) => backends.broker.publish(`pairs-${runId}`, { n }), () => handledP, slice);
-      const d = await load((n) => js.publish(subject, JSON.stringify({ n })), () => handledD, slice);
+      const p = await load(
+        (n) => backends.broker.publish(`pairs-${runId}`, { n }),
+        () => handledP,
+        slice,
+      );
+      const d = await load(
+        (n) => js.publish(subject, JSON.stringify({ n })),
+        () => handledD,
+        slice,
+      );
       total.platform.count += p.count;
       total.platform.ms += p.ms;
       total.driver.count += d.count;
@@ -218,10 +315,14 @@ async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir
     const driverPerSec = (total.driver.count * 1000) / total.driver.ms;
     return {
       case: `nats events published and handled (window ${WINDOW})`,
-      platformPerSec: Math.round(platformPerSec), driverPerSec: Math.round(driverPerSec), ratio: platformPerSec / driverPerSec,
+      platformPerSec: Math.round(platformPerSec),
+      driverPerSec: Math.round(driverPerSec),
+      ratio: platformPerSec / driverPerSec,
     };
   } finally {
-    await jetstreamManager(nc).then((jsm) => jsm.streams.delete(stream)).catch(() => undefined);
+    await jetstreamManager(nc)
+      .then((jsm) => jsm.streams.delete(stream))
+      .catch(() => undefined);
     await nc.close();
     await backends.close();
     await removeNatsStreams(env.PIPEC_NATS_STREAM, natsUrl);

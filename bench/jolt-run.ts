@@ -10,6 +10,11 @@ const [secondsArg, ...workloads] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? '3');
 const results = await benchJolt({ seconds, ...(workloads.length > 0 ? { workloads, skipJsonata: true } : {}) });
 for (const r of results) {
-  const hand = r.handOpsPerSec === undefined ? '' : `  hand ${Math.round(r.handOpsPerSec).toLocaleString('en')}/s  compiled/hand ${(r.ofHand ?? 0).toFixed(3)}`;
-  console.log(`${r.workload.padEnd(22)} ${Math.round(r.opsPerSec).toLocaleString('en').padStart(11)}/s  ×Java ${r.ratio.toFixed(2)}${hand}`);
+  const hand =
+    r.handOpsPerSec === undefined
+      ? ''
+      : `  hand ${Math.round(r.handOpsPerSec).toLocaleString('en')}/s  compiled/hand ${(r.ofHand ?? 0).toFixed(3)}`;
+  console.log(
+    `${r.workload.padEnd(22)} ${Math.round(r.opsPerSec).toLocaleString('en').padStart(11)}/s  ×Java ${r.ratio.toFixed(2)}${hand}`,
+  );
 }

@@ -132,7 +132,11 @@ function sameJson(a: unknown, b: unknown): boolean {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
@@ -208,6 +212,11 @@ export async function benchJolt(opts: BenchOptions): Promise<BenchResult[]> {
   }
   const [jsonataOps = 0] = await measure(opts.seconds, input, false, [(x) => expression.evaluate(x)]);
   const java = JAVA_OPS['shift-order'] ?? 1;
-  results.push({ workload: 'shift-order (jsonata)', opsPerSec: jsonataOps, javaOpsPerSec: java, ratio: jsonataOps / java });
+  results.push({
+    workload: 'shift-order (jsonata)',
+    opsPerSec: jsonataOps,
+    javaOpsPerSec: java,
+    ratio: jsonataOps / java,
+  });
   return results;
 }

@@ -13,7 +13,14 @@ import autocannon, { type AutocannonResult } from 'autocannon';
 import { ts } from 'ts-morph';
 import { V8_TUNING } from '../runtime/launch.js';
 import { median, round, sameJson } from './support/measure.js';
-import { freePort, peakRssMb, processCpuMicros, REPO_ROOT, startServer, type ServerProcess } from './support/processes.js';
+import {
+  freePort,
+  peakRssMb,
+  processCpuMicros,
+  REPO_ROOT,
+  startServer,
+  type ServerProcess,
+} from './support/processes.js';
 
 export const ORDER_DATA_DIR = path.join(REPO_ROOT, '..', 'shared', 'bench', 'order-flow');
 export const ORDER_PATH = '/order-flow/orders';
@@ -147,10 +154,21 @@ async function runOrderFlow(opts: OrderFlowOptions, serverPrefix: readonly strin
   const serviceV8Flags = Object.entries(V8_TUNING).map(([flag, value]) => `--${flag}=${value}`);
   try {
     const baselineEnv = { ORDER_SCHEMA: path.join(REPO_ROOT, 'examples', 'order-flow', 'order.schema.json') };
-    baseline = await startServer({ command: [...serverPrefix, process.execPath, baselineScript], env: baselineEnv, port: await freePort(), probe });
-    tunedBaseline = await startServer({ command: [...serverPrefix, process.execPath, ...serviceV8Flags, baselineScript], env: baselineEnv, port: await freePort(), probe });
+    baseline = await startServer({
+      command: [...serverPrefix, process.execPath, baselineScript],
+      env: baselineEnv,
+      port: await freePort(),
+      probe,
+    });
+    tunedBaseline = await startServer({
+      command: [...serverPrefix, process.execPath, ...serviceV8Flags, baselineScript],
+      env: baselineEnv,
+      port: await freePort(),
+      probe,
+    });
     for (const server of [generated, baseline, tunedBaseline]) await checkAnswers(server, order, badOrder, expected);
-    const load = (server: ServerProcess, seconds: number): Promise<LoadRun> => loadServer(server, order, opts.connections, seconds);
+    const load = (server: ServerProcess, seconds: number): Promise<LoadRun> =>
+      loadServer(server, order, opts.connections, seconds);
     await load(generated, opts.warmupSeconds);
     await load(baseline, opts.warmupSeconds);
     // The target's measurement: A B A B …, the generated service and the baseline in turn.
@@ -192,20 +210,29 @@ async function runOrderFlow(opts: OrderFlowOptions, serverPrefix: readonly strin
 }
 
 /** Loads [generated, baseline, tuned baseline] at once, round by round; their CPU time per request. */
-async function measureSideBySide(servers: readonly ServerProcess[], order: string, opts: OrderFlowOptions): Promise<SideBySide> {
+async function measureSideBySide(
+  servers: readonly ServerProcess[],
+  order: string,
+  opts: OrderFlowOptions,
+): Promise<SideBySide> {
   const rounds: { generated: number; baseline: number; tunedBaseline: number }[] = [];
   for (let round = 0; round < opts.sideBySideRounds; round++) {
-    const runs = await Promise.all(servers.map((server) => loadServer(server, order, opts.connections, opts.sideBySideSeconds)));
+    const runs = await Promise.all(
+      servers.map((server) => loadServer(server, order, opts.connections, opts.sideBySideSeconds)),
+    );
     const [generated, baseline, tunedBaseline] = runs.map((run) => run.cpuMicrosPerRequest);
     if (generated == null || baseline == null || tunedBaseline == null) return { rounds: [], median: null };
     rounds.push({ generated, baseline, tunedBaseline });
   }
   return {
     rounds,
-    median: rounds.length === 0 ? null : {
-      cpuRatio: median(rounds.map((r) => r.baseline / r.generated)),
-      tunedCpuRatio: median(rounds.map((r) => r.tunedBaseline / r.generated)),
-    },
+    median:
+      rounds.length === 0
+        ? null
+        : {
+            cpuRatio: median(rounds.map((r) => r.baseline / r.generated)),
+            tunedCpuRatio: median(rounds.map((r) => r.tunedBaseline / r.generated)),
+          },
   };
 }
 
@@ -225,7 +252,11 @@ function compileBaseline(workDir: string): string {
 }
 
 async function postOrder(url: string, body: string): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${url}${ORDER_PATH}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const res = await fetch(`${url}${ORDER_PATH}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as unknown) : null };
 }
@@ -233,7 +264,9 @@ async function postOrder(url: string, body: string): Promise<{ status: number; j
 async function checkAnswers(server: ServerProcess, order: string, badOrder: string, expected: unknown): Promise<void> {
   const good = await postOrder(server.url, order);
   if (good.status !== 200 || !sameJson(good.json, expected)) {
-    throw new Error(`${server.url}: order.json answered ${good.status} ${JSON.stringify(good.json)}, not expected.json`);
+    throw new Error(
+      `${server.url}: order.json answered ${good.status} ${JSON.stringify(good.json)}, not expected.json`,
+    );
   }
   const bad = await postOrder(server.url, badOrder);
   if (bad.status !== 400) throw new Error(`${server.url}: bad-order.json answered ${bad.status}, not 400`);
@@ -243,21 +276,34 @@ async function loadServer(server: ServerProcess, body: string, connections: numb
   const cpuBefore = processCpuMicros(server.pid);
   const latenciesMs: number[] = [];
   const result = await new Promise<AutocannonResult>((resolve, reject) => {
-    const options = { url: `${server.url}${ORDER_PATH}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, duration: seconds };
-    autocannon(options, (err, done) => (err ? reject(err) : resolve(done))).on('response', (_client, status, _bytes, ms) => {
-      if (status >= 200 && status < 300) latenciesMs.push(ms);
-    });
+    const options = {
+      url: `${server.url}${ORDER_PATH}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      connections,
+      duration: seconds,
+    };
+    autocannon(options, (err, done) => (err ? reject(err) : resolve(done))).on(
+      'response',
+      (_client, status, _bytes, ms) => {
+        if (status >= 200 && status < 300) latenciesMs.push(ms);
+      },
+    );
   });
   const cpuAfter = processCpuMicros(server.pid);
   if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
-    throw new Error(`${server.url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers under load\n${server.stderr()}`);
+    throw new Error(
+      `${server.url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers under load\n${server.stderr()}`,
+    );
   }
   const requests = result.requests.total;
   return {
     reqPerSec: round(requests / result.duration, 1),
     p50Ms: round(percentile(latenciesMs, 0.5), 3),
     p99Ms: round(percentile(latenciesMs, 0.99), 3),
-    cpuMicrosPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? round((cpuAfter - cpuBefore) / requests, 1) : null,
+    cpuMicrosPerRequest:
+      cpuBefore !== null && cpuAfter !== null && requests > 0 ? round((cpuAfter - cpuBefore) / requests, 1) : null,
     requests,
   };
 }

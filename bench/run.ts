@@ -23,8 +23,12 @@ import { REPO_ROOT, runPipec } from './support/processes.js';
 export interface BenchSettings {
   readonly smoke: boolean;
   readonly orderFlow: {
-    readonly rounds: number; readonly durationSeconds: number; readonly connections: number; readonly warmupSeconds: number;
-    readonly sideBySideRounds: number; readonly sideBySideSeconds: number;
+    readonly rounds: number;
+    readonly durationSeconds: number;
+    readonly connections: number;
+    readonly warmupSeconds: number;
+    readonly sideBySideRounds: number;
+    readonly sideBySideSeconds: number;
   };
   readonly coldStartRuns: number;
   readonly checkRuns: number;
@@ -41,7 +45,14 @@ export interface BenchSettings {
 
 export const FULL: BenchSettings = {
   smoke: false,
-  orderFlow: { rounds: 3, durationSeconds: 10, connections: 10, warmupSeconds: 3, sideBySideRounds: 6, sideBySideSeconds: 5 },
+  orderFlow: {
+    rounds: 3,
+    durationSeconds: 10,
+    connections: 10,
+    warmupSeconds: 3,
+    sideBySideRounds: 6,
+    sideBySideSeconds: 5,
+  },
   coldStartRuns: 5,
   checkRuns: 5,
   checkLines: 10_000,
@@ -55,7 +66,14 @@ export const FULL: BenchSettings = {
 
 export const SMOKE: BenchSettings = {
   smoke: true,
-  orderFlow: { rounds: 1, durationSeconds: 1, connections: 4, warmupSeconds: 1, sideBySideRounds: 1, sideBySideSeconds: 1 },
+  orderFlow: {
+    rounds: 1,
+    durationSeconds: 1,
+    connections: 4,
+    warmupSeconds: 1,
+    sideBySideRounds: 1,
+    sideBySideSeconds: 1,
+  },
   coldStartRuns: 1,
   checkRuns: 1,
   checkLines: 500,
@@ -111,7 +129,10 @@ async function buildService(inputs: readonly string[], outDir: string, name: str
 }
 
 /** Runs every section; `log` receives progress lines. */
-export async function runBench(settings: BenchSettings, log: (line: string) => void = () => undefined): Promise<BenchResults> {
+export async function runBench(
+  settings: BenchSettings,
+  log: (line: string) => void = () => undefined,
+): Promise<BenchResults> {
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'pipec-bench-'));
   try {
     const examples = path.join(REPO_ROOT, 'examples');
@@ -128,7 +149,12 @@ export async function runBench(settings: BenchSettings, log: (line: string) => v
     log('cold start …');
     const coldStart = await benchColdStart({ serviceDir: allService, workDir, runs: settings.coldStartRuns });
     log('compiler …');
-    const compiler = await benchCompiler({ workDir, checkRuns: settings.checkRuns, checkLines: settings.checkLines, buildMs });
+    const compiler = await benchCompiler({
+      workDir,
+      checkRuns: settings.checkRuns,
+      checkLines: settings.checkLines,
+      buildMs,
+    });
     log('Double Braces vs JSONata …');
     const braces = await benchBraces({ seconds: settings.bracesSeconds });
     log('JOLT …');
@@ -138,78 +164,184 @@ export async function runBench(settings: BenchSettings, log: (line: string) => v
     log(`Object Store scale (${settings.scaleSizes.join(', ')} documents) …`);
     const scale = await benchScale({ sizes: settings.scaleSizes, seconds: settings.scaleSeconds, pgUrl: BENCH_PG_URL });
     log('operations beside their drivers …');
-    const pairs = await benchDriverPairs({ seconds: settings.pairsSeconds, pgUrl: BENCH_PG_URL, natsUrl: BENCH_NATS_URL });
-    return { machine: describeMachine(), settings, orderFlow, coldStart, compiler, braces, jolt, backends, scale, pairs };
+    const pairs = await benchDriverPairs({
+      seconds: settings.pairsSeconds,
+      pgUrl: BENCH_PG_URL,
+      natsUrl: BENCH_NATS_URL,
+    });
+    return {
+      machine: describeMachine(),
+      settings,
+      orderFlow,
+      coldStart,
+      compiler,
+      braces,
+      jolt,
+      backends,
+      scale,
+      pairs,
+    };
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
 }
 
-const number = (value: number, digits = 0): string => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const number = (value: number, digits = 0): string =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const orDash = (value: number | null, digits = 0): string => (value === null ? '–' : number(value, digits));
 
 /** The rows of the printed table. */
 export function tableRows(r: BenchResults): TableRow[] {
   const rows: TableRow[] = [];
   const of = r.orderFlow;
-  rows.push(['order flow', 'CPUs: load generator / each server', of.pinned ? 'CPU 0 / CPU 1 (taskset)' : 'not pinned', '']);
+  rows.push([
+    'order flow',
+    'CPUs: load generator / each server',
+    of.pinned ? 'CPU 0 / CPU 1 (taskset)' : 'not pinned',
+    '',
+  ]);
   for (const round of of.rounds) {
     rows.push([
-      'order flow', `round ${round.round}: req/s generated / baseline`,
-      `${number(round.generated.reqPerSec)} / ${number(round.baseline.reqPerSec)} (×${number(round.throughputRatio, 2)})`, '≥ 0.9',
+      'order flow',
+      `round ${round.round}: req/s generated / baseline`,
+      `${number(round.generated.reqPerSec)} / ${number(round.baseline.reqPerSec)} (×${number(round.throughputRatio, 2)})`,
+      '≥ 0.9',
     ]);
     rows.push([
-      'order flow', `round ${round.round}: p50 / p99 ms generated | baseline`,
-      `${round.generated.p50Ms} / ${round.generated.p99Ms} | ${round.baseline.p50Ms} / ${round.baseline.p99Ms} (×${number(round.p99Ratio, 2)})`, '≥ 0.9',
+      'order flow',
+      `round ${round.round}: p50 / p99 ms generated | baseline`,
+      `${round.generated.p50Ms} / ${round.generated.p99Ms} | ${round.baseline.p50Ms} / ${round.baseline.p99Ms} (×${number(round.p99Ratio, 2)})`,
+      '≥ 0.9',
     ]);
     rows.push([
-      'order flow', `round ${round.round}: server CPU µs/request generated / baseline`,
-      `${orDash(round.generated.cpuMicrosPerRequest)} / ${orDash(round.baseline.cpuMicrosPerRequest)}`, '',
+      'order flow',
+      `round ${round.round}: server CPU µs/request generated / baseline`,
+      `${orDash(round.generated.cpuMicrosPerRequest)} / ${orDash(round.baseline.cpuMicrosPerRequest)}`,
+      '',
     ]);
   }
-  rows.push(['order flow', 'median throughput ratio (generated / baseline)', `×${number(of.median.throughputRatio, 2)}`, '≥ 0.9']);
+  rows.push([
+    'order flow',
+    'median throughput ratio (generated / baseline)',
+    `×${number(of.median.throughputRatio, 2)}`,
+    '≥ 0.9',
+  ]);
   rows.push(['order flow', 'median p99 ratio (baseline / generated)', `×${number(of.median.p99Ratio, 2)}`, '≥ 0.9']);
   const side = of.sideBySide;
   if (side.median) {
-    const rounds = side.rounds.map((r) => `${number(r.generated)}/${number(r.baseline)}/${number(r.tunedBaseline)}`).join(' · ');
-    rows.push(['order flow', `side by side (loaded at once, ${side.rounds.length} rounds): CPU µs/request generated/baseline/baseline with V8 settings`, rounds, '']);
-    rows.push(['order flow', 'side by side, median: baseline CPU / generated CPU per request', `×${number(side.median.cpuRatio, 2)} (with V8 settings: ×${number(side.median.tunedCpuRatio, 2)})`, '']);
+    const rounds = side.rounds
+      .map((r) => `${number(r.generated)}/${number(r.baseline)}/${number(r.tunedBaseline)}`)
+      .join(' · ');
+    rows.push([
+      'order flow',
+      `side by side (loaded at once, ${side.rounds.length} rounds): CPU µs/request generated/baseline/baseline with V8 settings`,
+      rounds,
+      '',
+    ]);
+    rows.push([
+      'order flow',
+      'side by side, median: baseline CPU / generated CPU per request',
+      `×${number(side.median.cpuRatio, 2)} (with V8 settings: ×${number(side.median.tunedCpuRatio, 2)})`,
+      '',
+    ]);
   }
-  rows.push(['order flow', 'peak RSS generated / baseline (MB)', `${orDash(of.peakRssMb.generated)} / ${orDash(of.peakRssMb.baseline)}`, '']);
+  rows.push([
+    'order flow',
+    'peak RSS generated / baseline (MB)',
+    `${orDash(of.peakRssMb.generated)} / ${orDash(of.peakRssMb.baseline)}`,
+    '',
+  ]);
   const cs = r.coldStart;
   const runs = cs.bundle.runsMs.length;
-  rows.push(['cold start', `all examples, as built (bundle + code cache), median of ${runs}`, `${number(cs.bundle.medianMs)} ms`, '≤ 300 ms']);
+  rows.push([
+    'cold start',
+    `all examples, as built (bundle + code cache), median of ${runs}`,
+    `${number(cs.bundle.medianMs)} ms`,
+    '≤ 300 ms',
+  ]);
   if (cs.bundleWithoutExtraCaCerts) {
-    rows.push(['cold start', 'the same without NODE_EXTRA_CA_CERTS (set on this machine)', `${number(cs.bundleWithoutExtraCaCerts.medianMs)} ms`, '≤ 300 ms']);
+    rows.push([
+      'cold start',
+      'the same without NODE_EXTRA_CA_CERTS (set on this machine)',
+      `${number(cs.bundleWithoutExtraCaCerts.medianMs)} ms`,
+      '≤ 300 ms',
+    ]);
   }
-  rows.push(['cold start', 'the same service from its modules (PIPEC_BUNDLE=0)', `${number(cs.modules.medianMs)} ms`, '']);
+  rows.push([
+    'cold start',
+    'the same service from its modules (PIPEC_BUNDLE=0)',
+    `${number(cs.modules.medianMs)} ms`,
+    '',
+  ]);
   rows.push(['cold start', 'node -e 0 (spawn to exit), for reference', `${number(cs.nodeItself.medianMs)} ms`, '']);
   const cc = r.compiler;
-  rows.push(['compiler', `check ${number(cc.check.lines)} lines (${cc.check.pipelines} pipelines), median of ${cc.check.runs.length}`, `${number(cc.check.ms)} ms (${number(cc.check.linesPerSecond)} lines/s)`, '≤ 1 s']);
-  if (cc.checkWithoutExtraCaCerts !== null) rows.push(['compiler', 'the same without NODE_EXTRA_CA_CERTS (set on this machine)', `${number(cc.checkWithoutExtraCaCerts)} ms`, '≤ 1 s']);
-  rows.push(['compiler', 'the same from the compiled modules (PIPEC_BUNDLE=0)', `${number(cc.checkFromModules)} ms`, '']);
+  rows.push([
+    'compiler',
+    `check ${number(cc.check.lines)} lines (${cc.check.pipelines} pipelines), median of ${cc.check.runs.length}`,
+    `${number(cc.check.ms)} ms (${number(cc.check.linesPerSecond)} lines/s)`,
+    '≤ 1 s',
+  ]);
+  if (cc.checkWithoutExtraCaCerts !== null)
+    rows.push([
+      'compiler',
+      'the same without NODE_EXTRA_CA_CERTS (set on this machine)',
+      `${number(cc.checkWithoutExtraCaCerts)} ms`,
+      '≤ 1 s',
+    ]);
+  rows.push([
+    'compiler',
+    'the same from the compiled modules (PIPEC_BUNDLE=0)',
+    `${number(cc.checkFromModules)} ms`,
+    '',
+  ]);
   rows.push(['compiler', 'check examples/hello/hello.pipe (start-up)', `${number(cc.checkSmallFile)} ms`, '']);
-  rows.push(['compiler', `build examples (${r.compiler.build.files} files, ${number(r.compiler.build.lines)} lines)`, `${number(r.compiler.build.ms)} ms (${number(r.compiler.build.linesPerSecond)} lines/s)`, '']);
+  rows.push([
+    'compiler',
+    `build examples (${r.compiler.build.files} files, ${number(r.compiler.build.lines)} lines)`,
+    `${number(r.compiler.build.ms)} ms (${number(r.compiler.build.linesPerSecond)} lines/s)`,
+    '',
+  ]);
   for (const c of r.braces.cases) {
-    rows.push(['double braces', `${c.name}: evals/s braces / JSONata`, `${number(c.bracesPerSecond)} / ${number(c.jsonataPerSecond)} (×${number(c.ratio, 1)})`, '']);
+    rows.push([
+      'double braces',
+      `${c.name}: evals/s braces / JSONata`,
+      `${number(c.bracesPerSecond)} / ${number(c.jsonataPerSecond)} (×${number(c.ratio, 1)})`,
+      '',
+    ]);
   }
   rows.push(['double braces', 'geometric mean ratio to JSONata', `×${number(r.braces.ratio, 1)}`, '≥ ×10']);
   for (const j of r.jolt) {
-    rows.push(['jolt', `${j.workload}: transforms/s (Java reference)`, `${number(j.opsPerSec)} (${number(j.javaOpsPerSec)}, ×${number(j.ratio, 2)})`, '']);
+    rows.push([
+      'jolt',
+      `${j.workload}: transforms/s (Java reference)`,
+      `${number(j.opsPerSec)} (${number(j.javaOpsPerSec)}, ×${number(j.ratio, 2)})`,
+      '',
+    ]);
     if (j.handOpsPerSec !== undefined && j.ofHand !== undefined) {
-      rows.push(['jolt', `${j.workload}: compiled / hand-written JavaScript, in turns`, `${number(j.opsPerSec)} / ${number(j.handOpsPerSec)} (×${number(j.ofHand, 2)})`, '≥ 0.9']);
+      rows.push([
+        'jolt',
+        `${j.workload}: compiled / hand-written JavaScript, in turns`,
+        `${number(j.opsPerSec)} / ${number(j.handOpsPerSec)} (×${number(j.ofHand, 2)})`,
+        '≥ 0.9',
+      ]);
     }
   }
   for (const b of r.backends) rows.push(['backends', b.case, `${number(b.perSec)} /s`, '']);
   for (const c of r.scale) {
     rows.push([
-      'store scale', `${c.backend} find by an indexed field, ${number(c.documents)} documents (load ${number(c.loadSeconds, 1)} s)`,
+      'store scale',
+      `${c.backend} find by an indexed field, ${number(c.documents)} documents (load ${number(c.loadSeconds, 1)} s)`,
       `${number(c.findsPerSec)} /s (time per find ×${number(c.ofSmallest, 2)} of ${number(r.scale.find((x) => x.backend === c.backend)?.documents ?? 0)})`,
       c === r.scale.find((x) => x.backend === c.backend) ? '' : '≤ ×2',
     ]);
   }
   for (const p of r.pairs) {
-    rows.push(['beside the driver', `${p.case}: platform / driver`, `${number(p.platformPerSec)} / ${number(p.driverPerSec)} /s (×${number(p.ratio, 2)})`, '≥ 0.8']);
+    rows.push([
+      'beside the driver',
+      `${p.case}: platform / driver`,
+      `${number(p.platformPerSec)} / ${number(p.driverPerSec)} /s (×${number(p.ratio, 2)})`,
+      '≥ 0.8',
+    ]);
   }
   return rows;
 }
@@ -231,7 +363,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const settings = args.smoke ? SMOKE : args.million ? { ...FULL, scaleSizes: [...FULL.scaleSizes, 1_000_000] } : FULL;
   const results = await runBench(settings, (line) => process.stderr.write(`${line}\n`));
   const m = results.machine;
-  console.log(`pipec benchmarks${args.smoke ? ' (smoke: numbers are not meaningful)' : ''} — ${m.nproc} × ${m.cpu}, Node ${m.node}, ${m.platform}\n`);
+  console.log(
+    `pipec benchmarks${args.smoke ? ' (smoke: numbers are not meaningful)' : ''} — ${m.nproc} × ${m.cpu}, Node ${m.node}, ${m.platform}\n`,
+  );
   console.log(formatTable(['section', 'case', 'result', 'target'], tableRows(results)));
   writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwritten to ${path.relative(process.cwd(), args.out) || args.out}`);

@@ -25,7 +25,11 @@ export interface ScaleResult {
 
 const BATCH = 1000;
 
-export async function benchScale(opts: { sizes: readonly number[]; seconds: number; pgUrl: string }): Promise<ScaleResult[]> {
+export async function benchScale(opts: {
+  sizes: readonly number[];
+  seconds: number;
+  pgUrl: string;
+}): Promise<ScaleResult[]> {
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'pipec-bench-scale-'));
   const logger = pino({ level: 'silent' });
@@ -60,7 +64,12 @@ export async function benchScale(opts: { sizes: readonly number[]; seconds: numb
 }
 
 async function scaleOn(
-  backend: 'sqlite' | 'postgres', backends: Backends, sizes: readonly number[], seconds: number, runId: string, analyze: () => Promise<void>,
+  backend: 'sqlite' | 'postgres',
+  backends: Backends,
+  sizes: readonly number[],
+  seconds: number,
+  runId: string,
+  analyze: () => Promise<void>,
 ): Promise<ScaleResult[]> {
   const out: ScaleResult[] = [];
   let smallestMs = 0;
@@ -89,7 +98,13 @@ async function scaleOn(
       }
       const perFindMs = (performance.now() - started) / finds;
       if (smallestMs === 0) smallestMs = perFindMs;
-      out.push({ backend, documents: size, findsPerSec: Math.round(1000 / perFindMs), ofSmallest: perFindMs / smallestMs, loadSeconds });
+      out.push({
+        backend,
+        documents: size,
+        findsPerSec: Math.round(1000 / perFindMs),
+        ofSmallest: perFindMs / smallestMs,
+        loadSeconds,
+      });
     } finally {
       await backends.store.delete(store, {});
       await backends.store.dropIndex(store, { key: 1 });

@@ -24,7 +24,15 @@ import type { ServicePlan } from './lower/plan.js';
 import { collectDeclarations, type Declarations, type SchemaSymbol } from './resolve/declarations.js';
 import { SourceFile } from '../base/source/source-file.js';
 import { checkTests } from './testing/check-tests.js';
-import { importNestedTooDeep, importNotFound, importNotJson, importOutsideProject, importRefused, jsonImportWithoutName, notImportable } from './resolve/errors.js';
+import {
+  importNestedTooDeep,
+  importNotFound,
+  importNotJson,
+  importOutsideProject,
+  importRefused,
+  jsonImportWithoutName,
+  notImportable,
+} from './resolve/errors.js';
 import type { TestSuite } from '../runtime/testing/test-plan.js';
 
 export interface CompileHost {
@@ -130,32 +138,65 @@ export function compile(input: CompileInput): CompileResult {
 
   // `test` blocks (run by `pipec test`) are checked with everything else; build ignores them.
   const tests = parsed.asts.some((a) => (a.tests ?? []).length > 0)
-    ? guard('test', firstFile, () => checkTests({
-      files: parsed.asts, registry: input.registry, sourceOf: (f) => sources.get(f), sourcePath,
-      readFile: (f) => input.host.readFile(f), readProjectFile: (f) => readNamedFile(input.host, f),
-    }))
+    ? guard('test', firstFile, () =>
+        checkTests({
+          files: parsed.asts,
+          registry: input.registry,
+          sourceOf: (f) => sources.get(f),
+          sourcePath,
+          readFile: (f) => input.host.readFile(f),
+          readProjectFile: (f) => readNamedFile(input.host, f),
+        }),
+      )
     : undefined;
   if (tests) diagnostics.push(...tests.diagnostics);
   const testSuite = tests ? { tests: tests.value } : {};
   // Made for a build (served by the service) or when asked (`pipec openapi`); `check` skips it.
-  const openapi = hasErrors(diagnostics) || !(input.emit || input.openapi) ? undefined : guard('openapi', firstFile, () => buildOpenApi(parsed.asts, resolved.value, input.registry, {
-    title: input.serviceName ?? 'service', version: '0.0.0',
-    where: (span) => `${sourcePath(span.file)}:${sources.get(span.file)?.positionOf(span.start).line ?? 0}`,
-  }));
+  const openapi =
+    hasErrors(diagnostics) || !(input.emit || input.openapi)
+      ? undefined
+      : guard('openapi', firstFile, () =>
+          buildOpenApi(parsed.asts, resolved.value, input.registry, {
+            title: input.serviceName ?? 'service',
+            version: '0.0.0',
+            where: (span) => `${sourcePath(span.file)}:${sources.get(span.file)?.positionOf(span.start).line ?? 0}`,
+          }),
+        );
   const openapiPart = openapi ? { openapi } : {};
-  if (hasErrors(diagnostics) || !input.emit) return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...openapiPart });
+  if (hasErrors(diagnostics) || !input.emit)
+    return finish({
+      asts: parsed.asts,
+      declarations: resolved.value,
+      plan: checked.value,
+      shapes: checked.shapes,
+      ...testSuite,
+      ...openapiPart,
+    });
 
   const files = guard('emit', firstFile, () =>
     generateService(checked.value, {
-      dependencies: input.dependencies ?? {}, ...(input.skipFormat ? { skipFormat: true } : {}),
+      dependencies: input.dependencies ?? {},
+      ...(input.skipFormat ? { skipFormat: true } : {}),
       ...(openapi && hasRoutes(openapi) ? { openapi } : {}),
     }),
   );
-  return finish({ asts: parsed.asts, declarations: resolved.value, plan: checked.value, shapes: checked.shapes, ...testSuite, ...openapiPart, ...(files ? { files } : {}) });
+  return finish({
+    asts: parsed.asts,
+    declarations: resolved.value,
+    plan: checked.value,
+    shapes: checked.shapes,
+    ...testSuite,
+    ...openapiPart,
+    ...(files ? { files } : {}),
+  });
 }
 
 /** Parses the given files and every file they import (once each). */
-function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnostics: Diagnostic[]): { asts: PipeFile[]; schemas: SchemaSymbol[] } {
+function parseAll(
+  input: CompileInput,
+  sources: Map<string, SourceFile>,
+  diagnostics: Diagnostic[],
+): { asts: PipeFile[]; schemas: SchemaSymbol[] } {
   const asts: PipeFile[] = [];
   const schemas: SchemaSymbol[] = [];
   const queue = input.files.map((f) => ({ path: f.path, text: f.text as string | undefined }));
@@ -196,7 +237,12 @@ function parseAll(input: CompileInput, sources: Map<string, SourceFile>, diagnos
         continue;
       }
       try {
-        schemas.push({ name: decl.alias, nameSpan: decl.aliasSpan, json: JSON.parse(content) as unknown, importedFrom: target });
+        schemas.push({
+          name: decl.alias,
+          nameSpan: decl.aliasSpan,
+          json: JSON.parse(content) as unknown,
+          importedFrom: target,
+        });
       } catch (err) {
         diagnostics.push(importNotJson(decl.path, decl.pathSpan, jsonErrorWithoutExcerpt(err, content)));
       }

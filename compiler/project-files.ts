@@ -15,10 +15,14 @@ export { packageRoot };
 const SKIPPED_DIRS = new Set(['node_modules', 'out', 'dist', '.git', '.pipec-data']);
 
 /** .pipe files named or found (recursively) in named folders, sorted; `*.test.pipe` only when asked. */
-export function findPipeFiles(inputs: readonly string[], opts: { tests?: boolean } = {}): { files: string[]; missing: string[] } {
+export function findPipeFiles(
+  inputs: readonly string[],
+  opts: { tests?: boolean } = {},
+): { files: string[]; missing: string[] } {
   const files = new Set<string>();
   const missing: string[] = [];
-  const wanted = (file: string): boolean => file.endsWith('.pipe') && (opts.tests ? true : !file.endsWith('.test.pipe'));
+  const wanted = (file: string): boolean =>
+    file.endsWith('.pipe') && (opts.tests ? true : !file.endsWith('.test.pipe'));
   const walk = (dir: string): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, entry.name);
@@ -40,10 +44,19 @@ export function findPipeFiles(inputs: readonly string[], opts: { tests?: boolean
 
 /** The runtime dependencies of pipec (what a generated service needs from npm). */
 export function runtimeDependencies(root = packageRoot()): Record<string, string> {
-  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
   const deps = { ...(pkg.dependencies ?? {}) };
   // The compiler's own dependencies are not needed by a service.
-  for (const compilerOnly of ['chevrotain', 'esbuild', 'ts-morph', 'vscode-languageserver', 'vscode-languageserver-textdocument']) delete deps[compilerOnly];
+  for (const compilerOnly of [
+    'chevrotain',
+    'esbuild',
+    'ts-morph',
+    'vscode-languageserver',
+    'vscode-languageserver-textdocument',
+  ])
+    delete deps[compilerOnly];
   return Object.fromEntries(Object.entries(deps).sort(([a], [b]) => a.localeCompare(b)));
 }
 
@@ -128,10 +141,13 @@ export function projectRoots(inputs: readonly string[], root?: string): string[]
  */
 export function projectSourcePath(inputs: readonly string[], root?: string): (file: string) => string {
   const folderOf = (input: string): string => (isDirectory(input) ? input : path.dirname(input));
-  const base = root !== undefined ? path.resolve(root) : commonFolder(inputs.map((input) => path.resolve(folderOf(input))));
+  const base =
+    root !== undefined ? path.resolve(root) : commonFolder(inputs.map((input) => path.resolve(folderOf(input))));
   return (file) => {
     const rel = path.relative(base, path.resolve(file));
-    return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(file) : rel.split(path.sep).join('/');
+    return rel === '' || rel.startsWith('..') || path.isAbsolute(rel)
+      ? path.resolve(file)
+      : rel.split(path.sep).join('/');
   };
 }
 

@@ -14,7 +14,9 @@ import { chevrotainSingleFile } from './chevrotain-file.js';
 type Chevrotain = typeof import('chevrotain');
 
 const bundle = chevrotainSingleFile(import.meta.url);
-const chevrotain: Chevrotain = bundle ? ((await import(pathToFileURL(bundle).href)) as Chevrotain) : await import('chevrotain');
+const chevrotain: Chevrotain = bundle
+  ? ((await import(pathToFileURL(bundle).href)) as Chevrotain)
+  : await import('chevrotain');
 
 export const { createToken, CstParser, EOF, Lexer, generateCstDts } = chevrotain;
 /** The classes as types too, as `import { Lexer } from 'chevrotain'` would give them. */

@@ -47,7 +47,15 @@ describe('tokenize', () => {
 
   it('distinguishes `{{` from two object braces only at the start', () => {
     expect(kinds('{ a: {b: 1}}')).toEqual([
-      'LBrace:{', 'Identifier:a', 'Colon::', 'LBrace:{', 'Identifier:b', 'Colon::', 'NumberLiteral:1', 'RBrace:}', 'RBrace:}',
+      'LBrace:{',
+      'Identifier:a',
+      'Colon::',
+      'LBrace:{',
+      'Identifier:b',
+      'Colon::',
+      'NumberLiteral:1',
+      'RBrace:}',
+      'RBrace:}',
     ]);
   });
 
@@ -85,7 +93,9 @@ describe('tokenize', () => {
     expect(tokenize('t.pipe', 'x: """abc').diagnostics.map((d) => d.code)).toEqual(['PIPE1002']);
     expect(tokenize('t.pipe', 'x /* abc').diagnostics.map((d) => d.code)).toEqual(['PIPE1003']);
     const braces = tokenize('t.pipe', 'x: {{ a');
-    expect(braces.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([['PIPE1004', 3, 5]]);
+    expect(braces.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
+      ['PIPE1004', 3, 5],
+    ]);
   });
 
   it('ends a `{{ x }` typo at the lone `}` so the rest of the line still parses', () => {

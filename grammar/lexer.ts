@@ -8,7 +8,13 @@
 import type { IToken } from 'chevrotain';
 import { Lexer } from './chevrotain.js';
 import type { Diagnostic } from '../base/diagnostics/diagnostic.js';
-import { unclosedBraces, unclosedComment, unclosedString, unclosedTripleString, unexpectedCharacters } from './syntax-errors.js';
+import {
+  unclosedBraces,
+  unclosedComment,
+  unclosedString,
+  unclosedTripleString,
+  unexpectedCharacters,
+} from './syntax-errors.js';
 import { span, type Span } from '../base/source/span.js';
 import { allTokens, Braces, StringLiteral, TripleString } from './tokens.js';
 
@@ -49,7 +55,8 @@ export function tokenize(file: string, text: string): LexResult {
   for (const token of result.tokens) token.endOffset = tokenEnd(token) - 1;
   const diagnostics: Diagnostic[] = [];
   for (const error of result.errors) diagnostics.push(unknownCharacter(file, text, error.offset, error.length));
-  for (const hash of result.groups['mistakes'] ?? []) diagnostics.push(unknownCharacter(file, text, hash.startOffset, 1));
+  for (const hash of result.groups['mistakes'] ?? [])
+    diagnostics.push(unknownCharacter(file, text, hash.startOffset, 1));
   for (const comment of result.groups['comments'] ?? []) {
     if (!comment.image.endsWith('*/') || comment.image.length < 4) {
       diagnostics.push(unclosedComment(span(file, comment.startOffset, comment.startOffset + 2)));
@@ -98,7 +105,10 @@ export function isClosedQuoted(image: string): boolean {
 }
 
 /** The host-file span of a CST node location (Chevrotain's end is inclusive; converted here). */
-export function locationSpan(file: string, location: { startOffset: number; endOffset?: number } | undefined): Span | undefined {
+export function locationSpan(
+  file: string,
+  location: { startOffset: number; endOffset?: number } | undefined,
+): Span | undefined {
   if (!location || Number.isNaN(location.startOffset)) return undefined;
   const end = location.endOffset;
   if (end === undefined || Number.isNaN(end)) return undefined;

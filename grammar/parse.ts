@@ -28,25 +28,19 @@ const parser = new PipeParser();
 export function parsePipe(file: string, text: string): ParseOutput {
   if (text.length > MAX_FILE_CHARS) {
     return {
-      diagnostics: [
-        fileTooLarge(span(file, 0, 0), text.length, MAX_FILE_CHARS),
-      ],
+      diagnostics: [fileTooLarge(span(file, 0, 0), text.length, MAX_FILE_CHARS)],
     };
   }
   const binaryAt = text.search(/[\u0000\uFFFD]/);
   if (binaryAt >= 0) {
     return {
-      diagnostics: [
-        notText(span(file, binaryAt, binaryAt + 1)),
-      ],
+      diagnostics: [notText(span(file, binaryAt, binaryAt + 1))],
     };
   }
   const tooDeepAt = firstTooDeep(text);
   if (tooDeepAt >= 0) {
     return {
-      diagnostics: [
-        nestedTooDeep(span(file, tooDeepAt, tooDeepAt + 1), MAX_NESTING),
-      ],
+      diagnostics: [nestedTooDeep(span(file, tooDeepAt, tooDeepAt + 1), MAX_NESTING)],
     };
   }
   const lexed = tokenize(file, text);
@@ -57,7 +51,11 @@ export function parsePipe(file: string, text: string): ParseOutput {
   const context = { file, text, tokens: lexed.tokens };
   const strays = (cst.children['stray'] ?? []) as IToken[];
   const recognition = recognitionDiagnostics(context, errors);
-  const reportedAt = cascadeStarts(cst, recognition.map((d) => d.primary.span.start), strays);
+  const reportedAt = cascadeStarts(
+    cst,
+    recognition.map((d) => d.primary.span.start),
+    strays,
+  );
   return {
     cst,
     diagnostics: [...lexed.diagnostics, ...recognition, ...strayDiagnostics(context, strays, reportedAt)],

@@ -39,12 +39,29 @@ const errorFacts: IParserErrorMessageProvider = {
 
 /** Tokens that can start a value in a position where a following step or entry could also start. */
 const VALUE_START: ReadonlySet<TokenType> = new Set([
-  T.LBrace, T.LBracket, T.StringLiteral, T.TripleString, T.NumberLiteral, T.Braces,
-  T.True, T.False, T.Null, T.Identifier, T.DottedIdentifier,
+  T.LBrace,
+  T.LBracket,
+  T.StringLiteral,
+  T.TripleString,
+  T.NumberLiteral,
+  T.Braces,
+  T.True,
+  T.False,
+  T.Null,
+  T.Identifier,
+  T.DottedIdentifier,
 ]);
 /** Values allowed after `respond STATUS` and `fail`: no bare words, so the next step is never eaten. */
 const BODY_START: ReadonlySet<TokenType> = new Set([
-  T.LBrace, T.LBracket, T.StringLiteral, T.TripleString, T.NumberLiteral, T.Braces, T.True, T.False, T.Null,
+  T.LBrace,
+  T.LBracket,
+  T.StringLiteral,
+  T.TripleString,
+  T.NumberLiteral,
+  T.Braces,
+  T.True,
+  T.False,
+  T.Null,
 ]);
 
 function isWordLike(type: TokenType): boolean {

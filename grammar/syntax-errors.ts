@@ -100,7 +100,10 @@ export function unclosedComment(at: Span): Diagnostic {
 
 export function unexpectedCharacters(at: Span, found: string): Diagnostic {
   return diagnostic('PIPE1001', {
-    message: found.length === 1 ? `unexpected character \`${printable(found)}\`` : `unexpected characters \`${printable(found)}\``,
+    message:
+      found.length === 1
+        ? `unexpected character \`${printable(found)}\``
+        : `unexpected characters \`${printable(found)}\``,
     span: at,
     label: 'not part of the language',
     ...hintForCharacter(found.charAt(0)),
@@ -231,25 +234,41 @@ function recognitionDiagnostic(context: SyntaxErrorContext, error: IRecognitionE
       label: 'unexpected here',
     });
   }
-  return diagnostic('PIPE1020', { message: `expected a declaration, found ${found}`, span: at, label: 'unexpected here' });
+  return diagnostic('PIPE1020', {
+    message: `expected a declaration, found ${found}`,
+    span: at,
+    label: 'unexpected here',
+  });
 }
 
 function hintForMismatch(expected: string, rule: string, token: IToken): { hint?: string } {
-  if (expected === 'LBrace' && rule === 'stepsBlock') return { hint: 'blocks of steps are written `{ … }`, even when empty' };
+  if (expected === 'LBrace' && rule === 'stepsBlock')
+    return { hint: 'blocks of steps are written `{ … }`, even when empty' };
   if (expected === 'Equals') return { hint: 'globals are written `global name = value`' };
   if (expected === 'Word' && token.tokenType === T.DottedIdentifier) {
     return { hint: 'names cannot contain dots; use dashes, like `order-created`' };
   }
-  if (expected === 'NumberLiteral' && rule === 'respondStep') return { hint: 'write the HTTP status first: `respond 200 { … }`' };
+  if (expected === 'NumberLiteral' && rule === 'respondStep')
+    return { hint: 'write the HTTP status first: `respond 200 { … }`' };
   return {};
 }
 
 /** "expected `}` to close the `{` opened at line 3, found `pipeline`", or a mismatched closer. */
-function unclosed(context: SyntaxErrorContext, found: IToken, expected: TokenType, at: Span, foundText: string): Diagnostic {
+function unclosed(
+  context: SyntaxErrorContext,
+  found: IToken,
+  expected: TokenType,
+  at: Span,
+  foundText: string,
+): Diagnostic {
   const opener = innermostOpener(context.tokens, found, expected);
   const expectedLabel = labelOf(expected.name);
   if (!opener) {
-    return diagnostic('PIPE1011', { message: `expected ${expectedLabel}, found ${foundText}`, span: at, label: `expected ${expectedLabel}` });
+    return diagnostic('PIPE1011', {
+      message: `expected ${expectedLabel}, found ${foundText}`,
+      span: at,
+      label: `expected ${expectedLabel}`,
+    });
   }
   const line = lineOf(context.text, opener.startOffset);
   const openerSpan = span(context.file, opener.startOffset, tokenEnd(opener));

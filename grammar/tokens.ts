@@ -53,8 +53,7 @@ export const TripleString = createToken({
   name: 'TripleString',
   label: 'a `"""` string',
   pattern: {
-    exec: (text, offset) =>
-      text.startsWith('"""', offset) ? [text.slice(offset, scanTripleEnd(text, offset))] : null,
+    exec: (text, offset) => (text.startsWith('"""', offset) ? [text.slice(offset, scanTripleEnd(text, offset))] : null),
   },
   start_chars_hint: ['"'],
   line_breaks: true,
@@ -195,9 +194,32 @@ export const Mock = plainKeyword('Mock', 'mock');
 export const Expect = plainKeyword('Expect', 'expect');
 
 const keywords: readonly TokenType[] = [
-  Import, Schema, Account, Global, Store, Pipeline, Capsule, Test,
-  Trigger, OnError, Branch, Respond, Fail, Choice, When, Otherwise, Try, Catch, ForEach,
-  As, Headers, True, False, Null, Mock, Expect,
+  Import,
+  Schema,
+  Account,
+  Global,
+  Store,
+  Pipeline,
+  Capsule,
+  Test,
+  Trigger,
+  OnError,
+  Branch,
+  Respond,
+  Fail,
+  Choice,
+  When,
+  Otherwise,
+  Try,
+  Catch,
+  ForEach,
+  As,
+  Headers,
+  True,
+  False,
+  Null,
+  Mock,
+  Expect,
 ];
 
 /** Lexer priority order: the first pattern that matches wins (keywords defer to longer words). */

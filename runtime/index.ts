@@ -25,7 +25,21 @@ export type {
 } from './types.js';
 export { Reply } from './types.js';
 export { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
-export { step, stepNow, reply, fail, caught, isFailure, asArray, forEach, env, withCapsule, capsuleParams, checkContract, branch } from './steps.js';
+export {
+  step,
+  stepNow,
+  reply,
+  fail,
+  caught,
+  isFailure,
+  asArray,
+  forEach,
+  env,
+  withCapsule,
+  capsuleParams,
+  checkContract,
+  branch,
+} from './steps.js';
 export type { StepInfo, ForEachInfo, StepHooks, ChoiceInfo } from './steps.js';
 export { compileJsonPath, jsonPathMatches, jsonPathQuery } from './jsonpath.js';
 export { createService } from './service/create-service.js';

@@ -30,11 +30,24 @@ interface JsepNode {
 }
 
 type JsepParser = new (code: string) => { readonly ast: JsepNode };
-const parseWithJsep = (JSONPath as unknown as { prototype: { safeVm: { Script: JsepParser } } }).prototype.safeVm.Script;
+const parseWithJsep = (JSONPath as unknown as { prototype: { safeVm: { Script: JsepParser } } }).prototype.safeVm
+  .Script;
 
 const STRING_METHODS = new Set([
-  'includes', 'startsWith', 'endsWith', 'indexOf', 'lastIndexOf', 'toLowerCase', 'toUpperCase', 'trim', 'trimStart', 'trimEnd',
-  'slice', 'substring', 'charAt', 'at',
+  'includes',
+  'startsWith',
+  'endsWith',
+  'indexOf',
+  'lastIndexOf',
+  'toLowerCase',
+  'toUpperCase',
+  'trim',
+  'trimStart',
+  'trimEnd',
+  'slice',
+  'substring',
+  'charAt',
+  'at',
 ]);
 const ARRAY_METHODS = new Set(['includes', 'indexOf', 'lastIndexOf', 'at']);
 
@@ -76,11 +89,17 @@ function member(object: unknown, key: unknown): unknown {
 function callMethod(receiver: unknown, method: string, args: readonly unknown[]): unknown {
   if (typeof receiver === 'string' && STRING_METHODS.has(method)) {
     tick(1 + (receiver.length >> 6));
-    return (String.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[method]?.apply(receiver, args as unknown[]);
+    return (String.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[method]?.apply(
+      receiver,
+      args as unknown[],
+    );
   }
   if (Array.isArray(receiver) && ARRAY_METHODS.has(method)) {
     tick(1 + receiver.length);
-    return (Array.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[method]?.apply(receiver, args as unknown[]);
+    return (Array.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[method]?.apply(
+      receiver,
+      args as unknown[],
+    );
   }
   return undefined;
 }
@@ -90,23 +109,40 @@ function callMethod(receiver: unknown, method: string, args: readonly unknown[])
 function binary(operator: string, left: CompiledExpression, right: CompiledExpression): CompiledExpression {
   type N = number;
   switch (operator) {
-    case '||': return (s) => left(s) || right(s);
-    case '&&': return (s) => left(s) && right(s);
-    case '??': return (s) => left(s) ?? right(s);
-    case '==': return (s) => left(s) == right(s);
-    case '!=': return (s) => left(s) != right(s);
-    case '===': return (s) => left(s) === right(s);
-    case '!==': return (s) => left(s) !== right(s);
-    case '<': return (s) => (left(s) as N) < (right(s) as N);
-    case '>': return (s) => (left(s) as N) > (right(s) as N);
-    case '<=': return (s) => (left(s) as N) <= (right(s) as N);
-    case '>=': return (s) => (left(s) as N) >= (right(s) as N);
-    case '+': return (s) => (left(s) as N) + (right(s) as N);
-    case '-': return (s) => (left(s) as N) - (right(s) as N);
-    case '*': return (s) => (left(s) as N) * (right(s) as N);
-    case '/': return (s) => (left(s) as N) / (right(s) as N);
-    case '%': return (s) => (left(s) as N) % (right(s) as N);
-    default: throw new Error(`the operator \`${operator}\` is not supported`);
+    case '||':
+      return (s) => left(s) || right(s);
+    case '&&':
+      return (s) => left(s) && right(s);
+    case '??':
+      return (s) => left(s) ?? right(s);
+    case '==':
+      return (s) => left(s) == right(s);
+    case '!=':
+      return (s) => left(s) != right(s);
+    case '===':
+      return (s) => left(s) === right(s);
+    case '!==':
+      return (s) => left(s) !== right(s);
+    case '<':
+      return (s) => (left(s) as N) < (right(s) as N);
+    case '>':
+      return (s) => (left(s) as N) > (right(s) as N);
+    case '<=':
+      return (s) => (left(s) as N) <= (right(s) as N);
+    case '>=':
+      return (s) => (left(s) as N) >= (right(s) as N);
+    case '+':
+      return (s) => (left(s) as N) + (right(s) as N);
+    case '-':
+      return (s) => (left(s) as N) - (right(s) as N);
+    case '*':
+      return (s) => (left(s) as N) * (right(s) as N);
+    case '/':
+      return (s) => (left(s) as N) / (right(s) as N);
+    case '%':
+      return (s) => (left(s) as N) % (right(s) as N);
+    default:
+      throw new Error(`the operator \`${operator}\` is not supported`);
   }
 }
 /* eslint-enable eqeqeq */
@@ -127,7 +163,8 @@ function compileNode(node: JsepNode): CompiledExpression {
     case 'Identifier': {
       const name = String(node['name']);
       const read = hasOwn.call(SCOPE_NAMES, name) ? SCOPE_NAMES[name] : undefined;
-      if (!read) throw new Error(`unknown name \`${name}\` (filters read \`@\`, \`@parent\`, \`@property\` and \`@root\`)`);
+      if (!read)
+        throw new Error(`unknown name \`${name}\` (filters read \`@\`, \`@parent\`, \`@property\` and \`@root\`)`);
       return read;
     }
     case 'MemberExpression': {
@@ -142,17 +179,29 @@ function compileNode(node: JsepNode): CompiledExpression {
     }
     case 'CallExpression': {
       const callee = node['callee'] as JsepNode;
-      const method = callee.type === 'MemberExpression' && !callee['computed'] ? String((callee['property'] as JsepNode)['name']) : undefined;
+      const method =
+        callee.type === 'MemberExpression' && !callee['computed']
+          ? String((callee['property'] as JsepNode)['name'])
+          : undefined;
       if (method === undefined || (!STRING_METHODS.has(method) && !ARRAY_METHODS.has(method))) {
         throw new Error(`calls are limited to the methods ${[...STRING_METHODS].join(', ')}`);
       }
       const receiver = compileNode(callee['object'] as JsepNode);
       const args = (node['arguments'] as JsepNode[]).map(compileNode);
-      return (s) => callMethod(receiver(s), method, args.map((a) => a(s)));
+      return (s) =>
+        callMethod(
+          receiver(s),
+          method,
+          args.map((a) => a(s)),
+        );
     }
     case 'BinaryExpression':
     case 'LogicalExpression':
-      return binary(String(node['operator']), compileNode(node['left'] as JsepNode), compileNode(node['right'] as JsepNode));
+      return binary(
+        String(node['operator']),
+        compileNode(node['left'] as JsepNode),
+        compileNode(node['right'] as JsepNode),
+      );
     case 'UnaryExpression': {
       const operator = String(node['operator']);
       const apply = hasOwn.call(UNARY, operator) ? UNARY[operator] : undefined;

@@ -22,7 +22,12 @@ export type Segment =
   | { readonly kind: 'names'; readonly names: readonly string[] }
   | { readonly kind: 'wildcard' }
   | { readonly kind: 'descend' }
-  | { readonly kind: 'slice'; readonly start: number | undefined; readonly end: number | undefined; readonly step: number }
+  | {
+      readonly kind: 'slice';
+      readonly start: number | undefined;
+      readonly end: number | undefined;
+      readonly step: number;
+    }
   | { readonly kind: 'filter'; readonly script: CompiledExpression; readonly afterDescend: boolean }
   | { readonly kind: 'script'; readonly script: CompiledExpression };
 
@@ -102,7 +107,8 @@ export function normalizeJsonPath(source: string): string {
 function compileSegment(text: string, afterDescend: boolean): Segment {
   if (text === '..') return { kind: 'descend' };
   if (text === '*') return { kind: 'wildcard' };
-  if (text.startsWith('?(') && text.endsWith(')')) return { kind: 'filter', script: compileScript(text.slice(2, -1)), afterDescend };
+  if (text.startsWith('?(') && text.endsWith(')'))
+    return { kind: 'filter', script: compileScript(text.slice(2, -1)), afterDescend };
   if (text.startsWith('(') && text.endsWith(')')) return { kind: 'script', script: compileScript(text.slice(1, -1)) };
   const slice = /^(-?\d*):(-?\d*)(?::(-?\d*))?$/.exec(text);
   if (slice) {
@@ -292,7 +298,13 @@ function filterMembers(node: Container, script: CompiledExpression, root: Json, 
 }
 
 /** Evaluates a filter or script for one node (a member of a missing value is undefined, as in Jayway). */
-function run(script: CompiledExpression, value: Json, parent: Container | undefined, property: string | number | undefined, root: Json): unknown {
+function run(
+  script: CompiledExpression,
+  value: Json,
+  parent: Container | undefined,
+  property: string | number | undefined,
+  root: Json,
+): unknown {
   tick();
   // One scope object for all evaluations: they run one at a time, and none keeps it.
   scope.v = value;

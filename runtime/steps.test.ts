@@ -34,7 +34,11 @@ describe('stepNow (steps of an all-synchronous pipeline)', () => {
   });
 
   it('fails the step with the error a connector or mock throws', () => {
-    const failing = withHooks({ mock: () => { throw new Error('mocked failure'); } });
+    const failing = withHooks({
+      mock: () => {
+        throw new Error('mocked failure');
+      },
+    });
     expect(() => stepNow(failing, info, double, { n: 1 }, null)).toThrow('mocked failure');
   });
 
@@ -49,9 +53,17 @@ describe('stepNow (steps of an all-synchronous pipeline)', () => {
 describe('a step whose backend is away', () => {
   it('ends the execution even with fail-on-error off, while other failures become its output', () => {
     const lenient: StepInfo = { label: 'save', connector: 'store', source: 'p.pipe:4', failOnError: false };
-    const away = withHooks({ mock: () => { throw new PipeError('postgres is unavailable', { code: 503, kind: 'BACKEND_UNAVAILABLE' }); } });
+    const away = withHooks({
+      mock: () => {
+        throw new PipeError('postgres is unavailable', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
+      },
+    });
     expect(() => stepNow(away, lenient, double, { n: 1 }, null)).toThrow('postgres is unavailable');
-    const refused = withHooks({ mock: () => { throw new PipeError('duplicate key', { code: 409, kind: 'DUPLICATE_KEY' }); } });
+    const refused = withHooks({
+      mock: () => {
+        throw new PipeError('duplicate key', { code: 409, kind: 'DUPLICATE_KEY' });
+      },
+    });
     expect(stepNow(refused, lenient, double, { n: 1 }, null)).toMatchObject({ success: false, code: 409 });
   });
 });

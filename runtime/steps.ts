@@ -5,7 +5,14 @@
  */
 import { envOrFile } from './service/env-values.js';
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
-import { Reply, type CompiledValidator, type ExecutionContext, type Json, type JsonObject, type SpanKindName } from './types.js';
+import {
+  Reply,
+  type CompiledValidator,
+  type ExecutionContext,
+  type Json,
+  type JsonObject,
+  type SpanKindName,
+} from './types.js';
 import { enterDeadline, isExecutionTimeout, leaveDeadline } from './work-meter.js';
 import { runWithRetry, sleep, type Pacer, type RetrySpec } from './policies/retry.js';
 
@@ -40,7 +47,12 @@ export type StepParams<P> = P | ((message: Json, ctx: ExecutionContext) => P);
  */
 export interface StepHooks {
   /** Replaces the connector (mocks in pipeline tests); undefined = run it. */
-  readonly mock?: (step: StepInfo, params: unknown, message: Json, ctx: ExecutionContext) => Json | Promise<Json> | undefined;
+  readonly mock?: (
+    step: StepInfo,
+    params: unknown,
+    message: Json,
+    ctx: ExecutionContext,
+  ) => Json | Promise<Json> | undefined;
   /**
    * Called as the step starts; what it returns comes back to `after` (and `around`) as `token`.
    * `chained`: the step belongs to a pipeline whose steps are all synchronous (`stepNow`), so
@@ -50,8 +62,14 @@ export interface StepHooks {
   /** Runs the connector inside `around` (e.g. with the step's trace context active). */
   readonly around?: <T>(step: StepInfo, token: unknown, run: () => T) => T;
   readonly after?: (
-    step: StepInfo, token: unknown, outcome: 'ok' | 'error', output: Json | undefined, error: PipeError | undefined,
-    ctx: ExecutionContext, params: unknown, chained: boolean,
+    step: StepInfo,
+    token: unknown,
+    outcome: 'ok' | 'error',
+    output: Json | undefined,
+    error: PipeError | undefined,
+    ctx: ExecutionContext,
+    params: unknown,
+    chained: boolean,
   ) => void;
   /** The step failed and its `retry` runs it again (counted by the service's metrics). */
   readonly retried?: (step: StepInfo, ctx: ExecutionContext) => void;
@@ -89,7 +107,14 @@ export function isPending<T>(value: T | Promise<T>): value is Promise<T> {
  * Runs one connector step. The output comes back as it is when the connector finished at once
  * (and no mock or span wrapped it), otherwise as a promise: generated code awaits only the latter.
  */
-export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, params: StepParams<P>, message: Json, chained = false): Json | Promise<Json> {
+export function step<P>(
+  ctx: ExecutionContext,
+  info: StepInfo,
+  run: StepRun<P>,
+  params: StepParams<P>,
+  message: Json,
+  chained = false,
+): Json | Promise<Json> {
   const hooks = (ctx as ContextWithHooks).hooks;
   const token = hooks?.before?.(info, ctx, chained);
   let resolved: P | undefined;
@@ -100,7 +125,10 @@ export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, 
     resolved = typeof params === 'function' ? (params as (m: Json, c: ExecutionContext) => P)(message, ctx) : params;
     const mocked = hooks?.mock?.(info, resolved, message, ctx);
     const ready = resolved;
-    const attempt = info.retry === undefined ? () => run(ready, message, ctx) : () => retried(info, info.retry as RetrySpec, () => run(ready, message, ctx), ctx);
+    const attempt =
+      info.retry === undefined
+        ? () => run(ready, message, ctx)
+        : () => retried(info, info.retry as RetrySpec, () => run(ready, message, ctx), ctx);
     if (mocked !== undefined) output = mocked;
     else if (hooks?.around) output = hooks.around(info, token, attempt);
     else output = attempt();
@@ -118,29 +146,57 @@ export function step<P>(ctx: ExecutionContext, info: StepInfo, run: StepRun<P>, 
 }
 
 /** The connector's run under the step's retry policy, waiting on the service's clock. */
-function retried(info: StepInfo, spec: RetrySpec, run: () => Json | Promise<Json>, ctx: ExecutionContext): Promise<Json> {
+function retried(
+  info: StepInfo,
+  spec: RetrySpec,
+  run: () => Json | Promise<Json>,
+  ctx: ExecutionContext,
+): Promise<Json> {
   const clock = ctx.services.clock;
-  const pacer: Pacer = { now: () => clock.now(), sleep: clock.sleep ? (ms, signal) => (clock.sleep as Pacer['sleep'])(ms, signal) : sleep };
+  const pacer: Pacer = {
+    now: () => clock.now(),
+    sleep: clock.sleep ? (ms, signal) => (clock.sleep as Pacer['sleep'])(ms, signal) : sleep,
+  };
   return runWithRetry(spec, run, pacer, ctx.signal, (notice) => {
     (ctx as ContextWithHooks).hooks?.retried?.(info, ctx);
     ctx.log.warn({ step: info.label ?? info.connector, source: info.source, ...notice }, 'step failed; retrying');
   });
 }
 
-function stepSucceeded(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | undefined, token: unknown, params: unknown, output: Json, chained: boolean): Json {
+function stepSucceeded(
+  ctx: ExecutionContext,
+  info: StepInfo,
+  hooks: StepHooks | undefined,
+  token: unknown,
+  params: unknown,
+  output: Json,
+  chained: boolean,
+): Json {
   if (info.label !== undefined) ctx.steps[info.label] = output;
   hooks?.after?.(info, token, 'ok', output, undefined, ctx, params, chained);
   return output;
 }
 
 /** A failed step: thrown on (fail-on-error, or the execution was aborted), else its failure output. */
-function stepFailed(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | undefined, token: unknown, params: unknown, err: unknown, chained: boolean): Json {
+function stepFailed(
+  ctx: ExecutionContext,
+  info: StepInfo,
+  hooks: StepHooks | undefined,
+  token: unknown,
+  params: unknown,
+  err: unknown,
+  chained: boolean,
+): Json {
   const error = withStep(asPipeError(err, info.label ?? info.connector), info);
   hooks?.after?.(info, token, 'error', undefined, error, ctx, params, chained);
   // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
   // A backend that is away ends it too: going on would answer 2xx for work that was not done (503 instead).
-  if (info.failOnError || ctx.signal.aborted || isExecutionTimeout(error) || error.kind === 'BACKEND_UNAVAILABLE') throw error;
-  ctx.log.warn({ step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code }, 'step failed; continuing (fail-on-error is off)');
+  if (info.failOnError || ctx.signal.aborted || isExecutionTimeout(error) || error.kind === 'BACKEND_UNAVAILABLE')
+    throw error;
+  ctx.log.warn(
+    { step: info.label ?? info.connector, source: info.source, err: error.message, code: error.code },
+    'step failed; continuing (fail-on-error is off)',
+  );
   const output = toFailureOutput(error);
   if (info.label !== undefined) ctx.steps[info.label] = output;
   return output;
@@ -152,10 +208,19 @@ function stepFailed(ctx: ExecutionContext, info: StepInfo, hooks: StepHooks | un
  * synchronous (its `run` returns without a promise). The hooks keep a synchronous step synchronous
  * (mocks answer at once, tracing runs the connector inside its span's context).
  */
-export function stepNow<P>(ctx: ExecutionContext, info: StepInfo, run: SyncConnectorRun<P>, params: StepParams<P>, message: Json): Json {
+export function stepNow<P>(
+  ctx: ExecutionContext,
+  info: StepInfo,
+  run: SyncConnectorRun<P>,
+  params: StepParams<P>,
+  message: Json,
+): Json {
   const output = step(ctx, info, run, params, message, true);
   if (isPending(output)) {
-    throw new PipeError(`step ${info.label ?? info.connector} (${info.source}) did not finish synchronously`, { code: 500, kind: 'INTERNAL' });
+    throw new PipeError(`step ${info.label ?? info.connector} (${info.source}) did not finish synchronously`, {
+      code: 500,
+      kind: 'INTERNAL',
+    });
   }
   return output;
 }
@@ -166,7 +231,13 @@ export function branch(ctx: ExecutionContext, info: ChoiceInfo, index: number): 
 
 function withStep(error: PipeError, info: StepInfo): PipeError {
   if (error.step !== undefined) return error;
-  return new PipeError(error.message, { code: error.code, kind: error.kind, step: info.label ?? info.connector, ...(error.details ? { details: error.details } : {}), cause: error });
+  return new PipeError(error.message, {
+    code: error.code,
+    kind: error.kind,
+    step: info.label ?? info.connector,
+    ...(error.details ? { details: error.details } : {}),
+    cause: error,
+  });
 }
 
 /** `respond STATUS body [headers]`. */
@@ -183,7 +254,8 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** `fail [status] message`: the error to throw. */
 export function fail(status: number, message: Json, source: string): PipeError {
   const text = typeof message === 'string' ? message : JSON.stringify(message);
-  const details: JsonObject | undefined = message !== null && typeof message === 'object' && !Array.isArray(message) ? message : undefined;
+  const details: JsonObject | undefined =
+    message !== null && typeof message === 'object' && !Array.isArray(message) ? message : undefined;
   return new PipeError(text, { code: status, kind: 'FAIL', step: `fail (${source})`, ...(details ? { details } : {}) });
 }
 
@@ -240,7 +312,11 @@ export async function forEach(
       } catch (err) {
         failed++;
         if (info.failOnError) firstError ??= err;
-        else ctx.log.warn({ step: info.label ?? 'for-each', source: info.source, err: asPipeError(err).message }, 'for-each element failed');
+        else
+          ctx.log.warn(
+            { step: info.label ?? 'for-each', source: info.source, err: asPipeError(err).message },
+            'for-each element failed',
+          );
       }
     }
   };

@@ -126,7 +126,11 @@ export interface ServiceServices {
   readonly store: ObjectStoreBackend;
   readonly broker: EventBroker;
   /** Runs another pipeline of this service (Pipeline Executor). */
-  readonly execute: (pipeline: string, payload: Json, opts: { timeout: number; parent: ExecutionContext }) => Promise<Json>;
+  readonly execute: (
+    pipeline: string,
+    payload: Json,
+    opts: { timeout: number; parent: ExecutionContext },
+  ) => Promise<Json>;
   /** Clients of outside systems (database pools, broker channels), opened lazily, closed on stop. */
   readonly connections: Connections;
 }
@@ -157,10 +161,14 @@ export interface Connections {
    * `postgres:<account>`, …): an open circuit throws 503 CIRCUIT_OPEN at once (runtime/policies/breakers.ts).
    * By default a non-permanent PipeError (or any other exception) counts against the target.
    */
-  guard<T>(target: string, run: () => Promise<T>, opts?: {
-    readonly failed?: (err: unknown) => boolean;
-    readonly failedResult?: (result: T) => boolean;
-  }): Promise<T>;
+  guard<T>(
+    target: string,
+    run: () => Promise<T>,
+    opts?: {
+      readonly failed?: (err: unknown) => boolean;
+      readonly failedResult?: (result: T) => boolean;
+    },
+  ): Promise<T>;
 }
 
 /** Time, replaceable in tests (a controllable clock). */
@@ -197,7 +205,12 @@ export interface ObjectStoreBackend {
   insert(store: string, docs: readonly JsonObject[], opts?: StoreOptions): Promise<{ ids: string[] }>;
   find(store: string, query: JsonObject, opts?: FindOptions): Promise<JsonObject[]>;
   findById(store: string, id: string): Promise<JsonObject | null>;
-  update(store: string, query: JsonObject, update: JsonObject, opts?: { upsert?: boolean; multi?: boolean }): Promise<number>;
+  update(
+    store: string,
+    query: JsonObject,
+    update: JsonObject,
+    opts?: { upsert?: boolean; multi?: boolean },
+  ): Promise<number>;
   delete(store: string, query: JsonObject, opts?: { multi?: boolean }): Promise<number>;
   aggregate(store: string, pipeline: readonly JsonObject[]): Promise<JsonObject[]>;
   createIndex(store: string, fields: Readonly<Record<string, 1 | -1>>, opts?: { unique?: boolean }): Promise<void>;

@@ -29,9 +29,19 @@ export interface WorkFile {
 }
 
 const CONTENT_TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
-  '.pdf': 'application/pdf', '.json': 'application/json', '.xml': 'application/xml', '.csv': 'text/csv',
-  '.txt': 'text/plain', '.html': 'text/html', '.htm': 'text/html', '.png': 'image/png', '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.zip': 'application/zip', '.gz': 'application/gzip',
+  '.pdf': 'application/pdf',
+  '.json': 'application/json',
+  '.xml': 'application/xml',
+  '.csv': 'text/csv',
+  '.txt': 'text/plain',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.zip': 'application/zip',
+  '.gz': 'application/gzip',
 };
 
 /** The extension of a name (`.csv`), when it is a plain one; '' otherwise. */
@@ -54,7 +64,13 @@ export function newWorkFilePath(workDir: string, originalName: string): { fileNa
 }
 
 /** A file reference as http-file lists it, for a file a step wrote. */
-export function fileReference(path: string, fileName: string, originalFileName: string, contentType: string, size: number): JsonObject {
+export function fileReference(
+  path: string,
+  fileName: string,
+  originalFileName: string,
+  contentType: string,
+  size: number,
+): JsonObject {
   return { fileName, originalFileName, param: 'output', contentType, size, path };
 }
 
@@ -77,7 +93,11 @@ export async function resolveWorkFile(ref: Json | undefined, workDir: string, wh
     throw fileError(404, 'FILE_NOT_FOUND', `${who}: no file "${name}" in the execution's work folder`);
   }
   if (!inside(root, real)) {
-    throw fileError(403, 'FILE_FORBIDDEN', `${who}: "${name}" is outside the execution's work folder (an uploaded file, or one a step fetched)`);
+    throw fileError(
+      403,
+      'FILE_FORBIDDEN',
+      `${who}: "${name}" is outside the execution's work folder (an uploaded file, or one a step fetched)`,
+    );
   }
   const info = await stat(real);
   if (!info.isFile()) throw fileError(400, 'BAD_FILE_REFERENCE', `${who}: "${name}" is not a regular file`);
@@ -99,7 +119,11 @@ function referenceOf(ref: Json | undefined, who: string): { path: string; name: 
       return { path, name, ...(contentType !== undefined ? { contentType } : {}) };
     }
   }
-  throw fileError(400, 'BAD_FILE_REFERENCE', `${who}: a file is a file object of message.files[] ({ path, … }) or a path in the work folder`);
+  throw fileError(
+    400,
+    'BAD_FILE_REFERENCE',
+    `${who}: a file is a file object of message.files[] ({ path, … }) or a path in the work folder`,
+  );
 }
 
 function inside(root: string, target: string): boolean {

@@ -15,8 +15,16 @@ fs.rmSync(results, { force: true });
 const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const env = { ...process.env, PIPEC_CHAOS_LONG_CUT_MS: process.env.PIPEC_CHAOS_LONG_CUT_MS ?? '120000', PIPEC_CHAOS_RESULTS: results };
-const run = spawnSync('npx', ['vitest', 'run', 'test/chaos', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env });
+const env = {
+  ...process.env,
+  PIPEC_CHAOS_LONG_CUT_MS: process.env.PIPEC_CHAOS_LONG_CUT_MS ?? '120000',
+  PIPEC_CHAOS_RESULTS: results,
+};
+const run = spawnSync('npx', ['vitest', 'run', 'test/chaos', ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: 'inherit',
+  env,
+});
 
 if (!fs.existsSync(results)) {
   console.error('no results were written (the suite did not run: are PostgreSQL and NATS reachable?)');
@@ -25,5 +33,7 @@ if (!fs.existsSync(results)) {
 const { longCutMs, table, results: rows } = JSON.parse(fs.readFileSync(results, 'utf8'));
 console.log(`\nFault injection, long cut ${longCutMs / 1000} s (${new Date().toISOString()}):\n\n${table}`);
 const lost = rows.reduce((sum, r) => sum + r.lost, 0);
-console.log(`\n${rows.length} scenario(s), ${lost} event(s) lost${run.status === 0 ? '' : ' — some checks FAILED, see above'}`);
+console.log(
+  `\n${rows.length} scenario(s), ${lost} event(s) lost${run.status === 0 ? '' : ' — some checks FAILED, see above'}`,
+);
 process.exit(run.status ?? 1);

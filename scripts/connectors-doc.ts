@@ -40,16 +40,19 @@ function renderIndex(registry: ConnectorRegistry): string {
     '|---|---|',
     ...[...registry.connectors.values()].map(row),
     '',
-    'Every step may also end with `504 TIMEOUT` when its pipeline\'s `timeout` passes. A connector',
+    "Every step may also end with `504 TIMEOUT` when its pipeline's `timeout` passes. A connector",
     'with `fail-on-error: false` does not end the execution when it fails: the next step gets',
-    '`{ success: false, message, error, code, kind, … }` (`kind`: the error kind to route on; the error\'s details',
+    "`{ success: false, message, error, code, kind, … }` (`kind`: the error kind to route on; the error's details",
     'included) instead of its output.',
     '',
   ].join('\n');
 }
 
 function renderPage(schema: ConnectorSchema): string {
-  const title = schema.kind === 'trigger' ? `trigger ${schema.name} { … }` : `${schema.name}${(schema.positional ?? []).map((p) => ` ${p.toUpperCase()}`).join('')} [label] { … }`;
+  const title =
+    schema.kind === 'trigger'
+      ? `trigger ${schema.name} { … }`
+      : `${schema.name}${(schema.positional ?? []).map((p) => ` ${p.toUpperCase()}`).join('')} [label] { … }`;
   const lines = [`# \`${title}\``, '', GENERATED, '', schema.summary, ''];
   lines.push(...renderParameters(schema));
   lines.push(...renderOperations(schema));
@@ -71,21 +74,28 @@ function renderParameters(schema: ConnectorSchema): string[] {
   const out = ['## Parameters', ''];
   const positional = schema.positional ?? [];
   if (positional.length > 0) {
-    out.push(`Header words: ${positional.map((p) => `\`${p}\``).join(', ')} — written between \`${schema.name}\` and its \`{\`, then an optional step label (\`${schema.name} ${positional.map((p) => p.toUpperCase()).join(' ')} my-label { … }\`).`, '');
+    out.push(
+      `Header words: ${positional.map((p) => `\`${p}\``).join(', ')} — written between \`${schema.name}\` and its \`{\`, then an optional step label (\`${schema.name} ${positional.map((p) => p.toUpperCase()).join(' ')} my-label { … }\`).`,
+      '',
+    );
   }
   const rows = paramRows(schema.params, '', 0);
   if (rows.length === 0) return [...out, 'None.', ''];
   out.push('| parameter | type | required | default | `{{ }}` | description |', '|---|---|---|---|---|---|');
   for (const row of rows) {
     const s = row.schema;
-    const braces = s['x-pipe-braces'] === true ? 'yes' : typeof s['x-pipe-refuses-braces'] === 'string' ? 'no: query text' : '';
+    const braces =
+      s['x-pipe-braces'] === true ? 'yes' : typeof s['x-pipe-refuses-braces'] === 'string' ? 'no: query text' : '';
     const accountTypes = s['x-pipe-account-types'];
     const types = Array.isArray(accountTypes) ? accountTypes.map((t) => `\`${String(t)}\``).join(' or ') : '';
-    const ref = typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${types ? `${types} ` : ''}${s['x-pipe-ref']})` : '';
+    const ref =
+      typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${types ? `${types} ` : ''}${s['x-pipe-ref']})` : '';
     const unit = typeof s['x-pipe-unit'] === 'string' ? ` (${s['x-pipe-unit']})` : '';
     const fallback = s['default'] !== undefined ? `\`${JSON.stringify(s['default'])}\`` : '';
     const description = typeof s['description'] === 'string' ? s['description'] : '';
-    out.push(`| \`${row.name}\` | ${cell(typeText(s))}${unit} | ${row.required ? 'yes' : ''} | ${cell(fallback)} | ${braces} | ${cell(description + ref)} |`);
+    out.push(
+      `| \`${row.name}\` | ${cell(typeText(s))}${unit} | ${row.required ? 'yes' : ''} | ${cell(fallback)} | ${braces} | ${cell(description + ref)} |`,
+    );
   }
   return [...out, ''];
 }
@@ -122,7 +132,8 @@ function paramRows(schema: JsonSchema, prefix: string, depth: number): ParamRow[
     rows.push({ name, schema: child, required: required.has(key) });
     rows.push(...paramRows(child, `${name}.`, depth + 1));
     const items = child['items'];
-    if (items && typeof items === 'object' && !Array.isArray(items)) rows.push(...paramRows(items as JsonSchema, `${name}[].`, depth + 1));
+    if (items && typeof items === 'object' && !Array.isArray(items))
+      rows.push(...paramRows(items as JsonSchema, `${name}[].`, depth + 1));
   }
   return rows;
 }
@@ -134,14 +145,21 @@ function typeText(s: JsonSchema): string {
   const alternatives = (s['anyOf'] ?? s['oneOf']) as JsonSchema[] | undefined;
   if (Array.isArray(alternatives)) return alternatives.map(typeText).join(' or ');
   if (typeof s['$ref'] === 'string') return (s['$ref'] as string).split('/').pop() ?? 'value';
-  const type = Array.isArray(s['type']) ? (s['type'] as string[]).join(' or ') : typeof s['type'] === 'string' ? (s['type'] as string) : 'any';
+  const type = Array.isArray(s['type'])
+    ? (s['type'] as string[]).join(' or ')
+    : typeof s['type'] === 'string'
+      ? (s['type'] as string)
+      : 'any';
   const bounds: string[] = [];
   if (typeof s['minimum'] === 'number') bounds.push(`≥ ${s['minimum']}`);
   if (typeof s['maximum'] === 'number') bounds.push(`≤ ${s['maximum']}`);
   if (typeof s['minLength'] === 'number' && s['minLength'] > 0) bounds.push(`length ≥ ${s['minLength']}`);
   if (typeof s['maxLength'] === 'number') bounds.push(`length ≤ ${s['maxLength']}`);
   const items = s['items'];
-  const of = type === 'array' && items && typeof items === 'object' && !Array.isArray(items) ? ` of ${typeText(items as JsonSchema)}` : '';
+  const of =
+    type === 'array' && items && typeof items === 'object' && !Array.isArray(items)
+      ? ` of ${typeText(items as JsonSchema)}`
+      : '';
   return `${type}${of}${bounds.length > 0 ? ` ${bounds.join(', ')}` : ''}`;
 }
 
@@ -153,7 +171,10 @@ function renderOutput(schema: ConnectorSchema): string[] {
   if (rule === 'input') out.push('The incoming message, unchanged: the step passes it on.');
   else if (typeof rule === 'string') out.push(`The value of \`${rule.slice('params.'.length)}\`, evaluated.`);
   else if (rule && typeof rule === 'object') out.push(...shapeText(rule));
-  else out.push('Computed from the parameters; the compiler works out its shape from them where it can (a JOLT spec, a JSLT query, the actions).');
+  else
+    out.push(
+      'Computed from the parameters; the compiler works out its shape from them where it can (a JOLT spec, a JSLT query, the actions).',
+    );
   if (schema.message?.read === 'never') out.push('', 'The step does not read its incoming message.');
   return [...out, ''];
 }
@@ -186,7 +207,10 @@ function fieldTable(shape: JsonSchema): string[] {
   return [
     '| field | type | always there | description |',
     '|---|---|---|---|',
-    ...rows.map((r) => `| \`${r.name}\` | ${cell(typeText(r.schema))} | ${r.required ? 'yes' : ''} | ${cell(typeof r.schema['description'] === 'string' ? r.schema['description'] : '')} |`),
+    ...rows.map(
+      (r) =>
+        `| \`${r.name}\` | ${cell(typeText(r.schema))} | ${r.required ? 'yes' : ''} | ${cell(typeof r.schema['description'] === 'string' ? r.schema['description'] : '')} |`,
+    ),
   ];
 }
 
@@ -196,15 +220,23 @@ function renderErrors(schema: ConnectorSchema): string[] {
   const errors = schema['x-pipe-errors'] ?? [];
   const out = ['## Errors', ''];
   if (errors.length === 0) {
-    out.push(schema.kind === 'trigger' ? 'None of its own.' : 'None of its own (its `{{ }}` expressions can still fail, with 500).');
+    out.push(
+      schema.kind === 'trigger'
+        ? 'None of its own.'
+        : 'None of its own (its `{{ }}` expressions can still fail, with 500).',
+    );
   } else {
     out.push('| status | kind | when |', '|---|---|---|');
     for (const e of errors) out.push(`| ${e.status ?? ''} | ${e.kind ? `\`${e.kind}\`` : ''} | ${cell(e.when)} |`);
   }
   const failOnError = (schema.params['properties'] as Record<string, JsonSchema> | undefined)?.['fail-on-error'];
   if (failOnError) {
-    const byDefault = failOnError['default'] === true ? 'ends the execution by default' : 'does not end the execution by default';
-    out.push('', `A failure ${byDefault} (\`fail-on-error: ${String(failOnError['default'] ?? false)}\`); see the [index](README.md).`);
+    const byDefault =
+      failOnError['default'] === true ? 'ends the execution by default' : 'does not end the execution by default';
+    out.push(
+      '',
+      `A failure ${byDefault} (\`fail-on-error: ${String(failOnError['default'] ?? false)}\`); see the [index](README.md).`,
+    );
   }
   return [...out, ''];
 }
@@ -226,7 +258,10 @@ function renderRetry(schema: ConnectorSchema): string[] {
       : `retried: ${kinds}.`,
   );
   const facts = schema['x-pipe-retry'];
-  if (facts?.output) out.push(`An answer whose \`${facts.output.status}\` is one of those statuses is retried too (Retry-After honoured).`);
+  if (facts?.output)
+    out.push(
+      `An answer whose \`${facts.output.status}\` is one of those statuses is retried too (Retry-After honoured).`,
+    );
   if (facts?.unsafe) out.push('', `A retried call may not be idempotent (warning PIPE3014): ${facts.unsafe.how}.`);
   return [...out, ''];
 }

@@ -20,7 +20,8 @@ const registry = await loadRegistry({ compileParts: false });
 /** README.md files directly under each folder of `examplesDir` that carry the markers. */
 export function exampleReadmes(examplesDir: string): string[] {
   if (!fs.existsSync(examplesDir)) return [];
-  return fs.readdirSync(examplesDir, { withFileTypes: true })
+  return fs
+    .readdirSync(examplesDir, { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => path.join(examplesDir, e.name, 'README.md'))
     .filter((f) => fs.existsSync(f) && fs.readFileSync(f, 'utf8').includes(BEGIN))
@@ -56,4 +57,5 @@ function main(args: readonly string[]): number {
   return check && stale > 0 ? 1 : 0;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  process.exitCode = main(process.argv.slice(2));

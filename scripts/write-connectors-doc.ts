@@ -8,6 +8,7 @@ const target = path.resolve(import.meta.dirname, '../docs/connectors');
 const pages = renderConnectorDocs(await loadRegistry());
 fs.mkdirSync(target, { recursive: true });
 // A page of a connector that no longer exists goes too.
-for (const file of fs.readdirSync(target)) if (file.endsWith('.md') && !pages.has(file)) fs.rmSync(path.join(target, file));
+for (const file of fs.readdirSync(target))
+  if (file.endsWith('.md') && !pages.has(file)) fs.rmSync(path.join(target, file));
 for (const [file, text] of pages) fs.writeFileSync(path.join(target, file), text);
 console.log(`wrote ${pages.size} pages to ${target}`);

@@ -18,8 +18,15 @@ const registry = await loadRegistry();
 const schemas = [...registry.connectors.values(), ...registry.triggers.values()];
 
 function sources(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((f) => f.isFile() && f.name.endsWith('.ts') && !f.name.includes('.test.') && !path.join(f.parentPath, f.name).includes('test-support'))
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter(
+      (f) =>
+        f.isFile() &&
+        f.name.endsWith('.ts') &&
+        !f.name.includes('.test.') &&
+        !path.join(f.parentPath, f.name).includes('test-support'),
+    )
     .map((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8'));
 }
 
@@ -27,19 +34,26 @@ describe('docs/connectors', () => {
   it('is generated from the schemas (npm run docs:connectors)', () => {
     const pages = renderConnectorDocs(registry);
     const dir = path.join(root, 'docs', 'connectors');
-    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.md')).sort()).toEqual([...pages.keys()].sort());
+    expect(
+      fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.md'))
+        .sort(),
+    ).toEqual([...pages.keys()].sort());
     for (const [file, text] of pages) expect(fs.readFileSync(path.join(dir, file), 'utf8'), file).toBe(text);
   });
 
   it('every connector and trigger says how it fails', () => {
-    for (const schema of schemas) expect(Array.isArray(schema['x-pipe-errors']), `${schema.kind} ${schema.name}`).toBe(true);
+    for (const schema of schemas)
+      expect(Array.isArray(schema['x-pipe-errors']), `${schema.kind} ${schema.name}`).toBe(true);
   });
 
   it('documents only kinds the runtime raises', () => {
     const runtime = sources(path.join(root, 'runtime')).join('\n');
     for (const schema of schemas) {
       for (const { kind } of schema['x-pipe-errors'] ?? []) {
-        if (kind) expect(runtime.includes(`'${kind}'`) || runtime.includes(`"${kind}"`), `${schema.name}: ${kind}`).toBe(true);
+        if (kind)
+          expect(runtime.includes(`'${kind}'`) || runtime.includes(`"${kind}"`), `${schema.name}: ${kind}`).toBe(true);
       }
     }
   });
@@ -48,9 +62,14 @@ describe('docs/connectors', () => {
     for (const schema of registry.connectors.values()) {
       const folder = path.join(root, 'runtime', 'connectors', schema.name);
       if (!fs.existsSync(folder)) continue;
-      const raised = new Set(sources(folder).flatMap((text) => [...text.matchAll(/kind: '([A-Z_]+)'/g)].map((m) => m[1] as string)));
+      const raised = new Set(
+        sources(folder).flatMap((text) => [...text.matchAll(/kind: '([A-Z_]+)'/g)].map((m) => m[1] as string)),
+      );
       const documented = new Set((schema['x-pipe-errors'] ?? []).map((e) => e.kind));
-      expect([...raised].filter((k) => !documented.has(k)), schema.name).toEqual([]);
+      expect(
+        [...raised].filter((k) => !documented.has(k)),
+        schema.name,
+      ).toEqual([]);
     }
   });
 
@@ -64,8 +83,11 @@ describe('docs/connectors', () => {
       amqp: 'amqp { account: broker, queue: "q" }',
       mqtt: 'mqtt { account: broker, topics: ["t/#"] }',
     };
-    const source = 'account broker: connection { url: "amqp://127.0.0.1" }\n'
-      + Object.entries(triggers).map(([name, trigger]) => `pipeline p-${name} {\n  trigger ${trigger}\n  log { message: "x" }\n}\n`).join('');
+    const source =
+      'account broker: connection { url: "amqp://127.0.0.1" }\n' +
+      Object.entries(triggers)
+        .map(([name, trigger]) => `pipeline p-${name} {\n  trigger ${trigger}\n  log { message: "x" }\n}\n`)
+        .join('');
     const file = '/virtual/triggers.pipe';
     const result = compile({ files: [{ path: file, text: source }], registry, host: { readFile: () => undefined } });
     for (const name of Object.keys(triggers)) {

@@ -42,7 +42,12 @@ function typeErrors(): string[] {
   const dir = fs.mkdtempSync(path.join(root, 'test', '.tmp', 'codes-type-'));
   try {
     fs.writeFileSync(path.join(dir, 'probe.ts'), PROBE);
-    const config = { extends: '../../../tsconfig.json', compilerOptions: { noEmit: true }, files: ['probe.ts'], include: [] };
+    const config = {
+      extends: '../../../tsconfig.json',
+      compilerOptions: { noEmit: true },
+      files: ['probe.ts'],
+      include: [],
+    };
     fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(config));
     const tsc = path.join(root, 'node_modules', '.bin', 'tsc');
     const run = spawnSync(tsc, ['-p', path.join(dir, 'tsconfig.json'), '--pretty', 'false'], { encoding: 'utf8' });

@@ -35,11 +35,17 @@ export function pipeBlocks(markdown: string, doc: string): DocBlock[] {
     const indent = open[1] as string;
     const body: string[] = [];
     let j = i + 1;
-    for (; j < lines.length && !/^\s*```\s*$/.test(lines[j] as string); j++) body.push((lines[j] as string).slice(indent.length));
-    const attrs = Object.fromEntries((open[2] ?? '').split(/\s+/).filter(Boolean).map((word) => {
-      const eq = word.indexOf('=');
-      return eq < 0 ? [word, 'true'] : [word.slice(0, eq), word.slice(eq + 1)];
-    }));
+    for (; j < lines.length && !/^\s*```\s*$/.test(lines[j] as string); j++)
+      body.push((lines[j] as string).slice(indent.length));
+    const attrs = Object.fromEntries(
+      (open[2] ?? '')
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((word) => {
+          const eq = word.indexOf('=');
+          return eq < 0 ? [word, 'true'] : [word.slice(0, eq), word.slice(eq + 1)];
+        }),
+    );
     blocks.push({ doc, line: i + 1, text: `${body.join('\n')}\n`, attrs });
     i = j;
   }
@@ -52,7 +58,8 @@ function documents(): string[] {
     for (const entry of fs.readdirSync(path.join(REPO_ROOT, rel), { withFileTypes: true })) {
       const child = path.join(rel, entry.name);
       if (entry.isDirectory() && entry.name !== 'node_modules') walk(child);
-      else if (entry.isFile() && (rel === 'docs' ? entry.name.endsWith('.md') : entry.name === 'README.md')) found.push(child);
+      else if (entry.isFile() && (rel === 'docs' ? entry.name.endsWith('.md') : entry.name === 'README.md'))
+        found.push(child);
     }
   };
   for (const dir of ['docs', 'examples', 'grammar', 'compiler', 'runtime', 'editors']) walk(dir);
@@ -83,7 +90,10 @@ function placeContext(block: DocBlock, siblings: readonly DocBlock[], dir: strin
 
 const isTestFile = (text: string): boolean => /^\s*test\s+"/m.test(text);
 
-async function checkBlock(block: DocBlock, siblings: readonly DocBlock[]): Promise<{ codes: string[]; report: string }> {
+async function checkBlock(
+  block: DocBlock,
+  siblings: readonly DocBlock[],
+): Promise<{ codes: string[]; report: string }> {
   const dir = tempDir('doc-example');
   placeContext(block, siblings, dir);
   const name = block.attrs['file'] ?? (isTestFile(block.text) ? 'example.test.pipe' : 'example.pipe');
@@ -121,7 +131,9 @@ describe('documented .pipe examples', () => {
 describe('documented formatting', () => {
   const pairs = allBlocks.flatMap((block, i) => {
     const next = allBlocks[i + 1];
-    return block.attrs['fmt'] === 'before' && next?.doc === block.doc && next.attrs['fmt'] === 'after' ? [[block, next] as const] : [];
+    return block.attrs['fmt'] === 'before' && next?.doc === block.doc && next.attrs['fmt'] === 'after'
+      ? [[block, next] as const]
+      : [];
   });
 
   it('has its before / after pairs', () => {
@@ -142,6 +154,8 @@ describe('documented formatting', () => {
 describe('pipeBlocks', () => {
   it('reads the fence words and the indented body', () => {
     const md = 'x\n  ```pipe expect=PIPE1,PIPE2 file=a.pipe\n  pipeline p {\n  }\n  ```\n```sh\nnot pipe\n```\n';
-    expect(pipeBlocks(md, 'd.md')).toEqual([{ doc: 'd.md', line: 2, text: 'pipeline p {\n}\n', attrs: { expect: 'PIPE1,PIPE2', file: 'a.pipe' } }]);
+    expect(pipeBlocks(md, 'd.md')).toEqual([
+      { doc: 'd.md', line: 2, text: 'pipeline p {\n}\n', attrs: { expect: 'PIPE1,PIPE2', file: 'a.pipe' } },
+    ]);
   });
 });

@@ -47,12 +47,14 @@ const PLACEHOLDER_VALUES: Readonly<Record<string, () => Json>> = {
 };
 
 function expand(value: Json | undefined): Json | undefined {
-  if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(PLACEHOLDER_VALUES, value)) return (PLACEHOLDER_VALUES[value] as () => Json)();
+  if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(PLACEHOLDER_VALUES, value))
+    return (PLACEHOLDER_VALUES[value] as () => Json)();
   if (Array.isArray(value)) return value.map((v) => expand(v) as Json);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, Json> = {};
     // defineProperty: a `__proto__` key in a table row is data, as JSON.parse made it.
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: expand(v) as Json, enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, k, { value: expand(v) as Json, enumerable: true, writable: true, configurable: true });
     return out;
   }
   return value;

@@ -33,8 +33,13 @@ const LAYERS = ['base', 'grammar', 'compiler', 'runtime'];
  * test plan's keys (the compiler writes them, the runner reads them).
  */
 const SHARED_WITH_RUNTIME = [
-  /^runtime\/braces\//, /^runtime\/jolt\//, /^runtime\/jslt\//, /^runtime\/jsonpath(-filter)?\.ts$/, /^runtime\/regex\//,
-  /^runtime\/errors\.ts$/, /^runtime\/testing\/test-plan\.ts$/,
+  /^runtime\/braces\//,
+  /^runtime\/jolt\//,
+  /^runtime\/jslt\//,
+  /^runtime\/jsonpath(-filter)?\.ts$/,
+  /^runtime\/regex\//,
+  /^runtime\/errors\.ts$/,
+  /^runtime\/testing\/test-plan\.ts$/,
 ];
 const HOOK_API = 'compiler/connectors/hook-api.ts';
 const COMPILE_PART = /^runtime\/(connectors|triggers)\/[^/]+\/compile\.ts$/;
@@ -54,7 +59,8 @@ function sourceFiles(): string[] {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
         if (entry.name !== 'node_modules' && entry.name !== 'test-support') walk(full);
-      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) files.push(full);
+      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts'))
+        files.push(full);
     }
   };
   for (const layer of LAYERS) walk(path.join(ROOT, layer));
@@ -78,14 +84,27 @@ function importsOf(file: string): Import[] {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
-      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
-      const typeOnly = clause !== undefined && (clause.isTypeOnly || (!clause.name && named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      const named =
+        clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (!clause.name && named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly)));
       add(node.moduleSpecifier.text, typeOnly);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       add(node.moduleSpecifier.text, node.isTypeOnly);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       add(node.arguments[0].text, false);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       add(node.argument.literal.text, true);
     }
     ts.forEachChild(node, visit);
@@ -106,17 +125,21 @@ export function violation(imp: Import): string | undefined {
     if (to === HOOK_API && imp.typeOnly) return undefined;
     return `a compile-time part imports only \`import type\` from ${HOOK_API} (its services come through \`api\`), other compile-time parts and packages`;
   }
-  if (COMPILE_PART.test(to)) return 'compile-time parts are found by the registry loader, never imported (the runtime must not carry them)';
+  if (COMPILE_PART.test(to))
+    return 'compile-time parts are found by the registry loader, never imported (the runtime must not carry them)';
   switch (layer(from)) {
     case 'base':
       return layer(to) === 'base' ? undefined : 'base/ stands below everything: it imports nothing of ours';
     case 'grammar':
       return ['base', 'grammar'].includes(layer(to)) ? undefined : 'grammar/ imports only base/';
     case 'runtime':
-      return layer(to) === 'runtime' ? undefined : 'the runtime is copied into every service: it imports nothing of the compiler';
+      return layer(to) === 'runtime'
+        ? undefined
+        : 'the runtime is copied into every service: it imports nothing of the compiler';
     case 'compiler':
       if (isCli(from)) return undefined;
-      if (phaseOf(from) !== undefined && layer(to) === 'compiler') return phaseViolation(phaseOf(from) as string, phaseOf(to), imp.typeOnly);
+      if (phaseOf(from) !== undefined && layer(to) === 'compiler')
+        return phaseViolation(phaseOf(from) as string, phaseOf(to), imp.typeOnly);
       if (['base', 'grammar', 'compiler'].includes(layer(to))) return undefined;
       if (layer(to) === 'runtime' && (imp.typeOnly || SHARED_WITH_RUNTIME.some((r) => r.test(to)))) return undefined;
       return 'the compiler uses of the runtime only what build and run time share (SHARED_WITH_RUNTIME) and its types';
@@ -141,7 +164,8 @@ const LATER: Readonly<Record<string, readonly string[]>> = {
 function phaseViolation(from: string, to: string | undefined, typeOnly: boolean): string | undefined {
   if (to === undefined) return undefined;
   if (LATER[from]?.includes(to)) return `phase ${from}/ comes before ${to}/ and does not import it`;
-  if (from === 'lower' && to === 'check' && !typeOnly) return 'lower/ is called by check/: it imports check/ for types only';
+  if (from === 'lower' && to === 'check' && !typeOnly)
+    return 'lower/ is called by check/: it imports check/ for types only';
   return undefined;
 }
 
@@ -150,7 +174,9 @@ const imports = sourceFiles().flatMap(importsOf);
 describe('layering of the house (docs/architecture.md)', () => {
   it('reads the import graph', () => {
     expect(imports.length).toBeGreaterThan(500);
-    expect(imports.some((i) => i.from === 'compiler/compile.ts' && i.to === 'compiler/check/check-program.ts')).toBe(true);
+    expect(imports.some((i) => i.from === 'compiler/compile.ts' && i.to === 'compiler/check/check-program.ts')).toBe(
+      true,
+    );
   });
 
   it('every import follows the rules', () => {

@@ -19,7 +19,11 @@ if (build.status !== 0) {
   process.exit(build.status ?? 1);
 }
 
-const { status, summary } = runVitest(process.argv.slice(2), { cwd: root, summaryFile: path.join(scratch, 'summary.json') });
-if (summary.failures.length > 0) console.log(`\nFailures (each counted once):\n${summary.failures.map((f) => `  ${f}`).join('\n')}\n`);
+const { status, summary } = runVitest(process.argv.slice(2), {
+  cwd: root,
+  summaryFile: path.join(scratch, 'summary.json'),
+});
+if (summary.failures.length > 0)
+  console.log(`\nFailures (each counted once):\n${summary.failures.map((f) => `  ${f}`).join('\n')}\n`);
 console.log(summary.line);
 process.exit(status === 0 && summary.failed === 0 ? 0 : 1);

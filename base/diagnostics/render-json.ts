@@ -16,7 +16,11 @@ export interface JsonDiagnostic {
   readonly hint?: string;
 }
 
-export function toJsonDiagnostic(d: Diagnostic, files: (file: string) => SourceFile | undefined, displayPath: (f: string) => string = (f) => f): JsonDiagnostic {
+export function toJsonDiagnostic(
+  d: Diagnostic,
+  files: (file: string) => SourceFile | undefined,
+  displayPath: (f: string) => string = (f) => f,
+): JsonDiagnostic {
   const source = files(d.primary.span.file);
   const start = source?.positionOf(d.primary.span.start) ?? { line: 1, column: 1 };
   const end = source?.positionOf(d.primary.span.end) ?? start;

@@ -24,7 +24,8 @@ type FileLookup = (file: string) => SourceFile | undefined;
 const ANSI = { red: '\x1b[31;1m', yellow: '\x1b[33;1m', blue: '\x1b[34;1m', bold: '\x1b[1m', reset: '\x1b[0m' };
 
 export function renderDiagnostic(d: Diagnostic, files: FileLookup, opts: RenderOptions = {}): string {
-  const paint = (code: keyof typeof ANSI, text: string): string => (opts.color ? `${ANSI[code]}${text}${ANSI.reset}` : text);
+  const paint = (code: keyof typeof ANSI, text: string): string =>
+    opts.color ? `${ANSI[code]}${text}${ANSI.reset}` : text;
   const show = opts.displayPath ?? ((f: string) => f);
   const source = files(d.primary.span.file);
   const lines: string[] = [];
@@ -35,7 +36,10 @@ export function renderDiagnostic(d: Diagnostic, files: FileLookup, opts: RenderO
     lines.push(`  --> ${show(d.primary.span.file)}`);
   } else {
     const pos = source.positionOf(d.primary.span.start);
-    const labels = [{ label: d.primary, primary: true }, ...d.secondary.filter((l) => l.span.file === d.primary.span.file).map((label) => ({ label, primary: false }))];
+    const labels = [
+      { label: d.primary, primary: true },
+      ...d.secondary.filter((l) => l.span.file === d.primary.span.file).map((label) => ({ label, primary: false })),
+    ];
     const lineNumbers = labels.map(({ label }) => source.positionOf(label.span.start).line);
     const gutter = String(Math.max(...lineNumbers)).length;
     const pad = ' '.repeat(gutter);
@@ -48,14 +52,18 @@ export function renderDiagnostic(d: Diagnostic, files: FileLookup, opts: RenderO
     for (const { label, primary, line } of ordered) {
       if (previousLine !== -1 && line > previousLine + 1) lines.push(`${pad} ${paint('blue', '·')}`);
       if (line !== previousLine) {
-        lines.push(`${paint('blue', String(line).padStart(gutter))} ${paint('blue', '|')} ${expandTabs(source.lineText(line))}`);
+        lines.push(
+          `${paint('blue', String(line).padStart(gutter))} ${paint('blue', '|')} ${expandTabs(source.lineText(line))}`,
+        );
       }
       lines.push(`${pad} ${paint('blue', '|')} ${underline(source, label, primary, paint)}`);
       previousLine = line;
     }
     for (const other of d.secondary.filter((l) => l.span.file !== d.primary.span.file)) {
       const otherSource = files(other.span.file);
-      const where = otherSource ? `:${otherSource.positionOf(other.span.start).line}:${otherSource.positionOf(other.span.start).column}` : '';
+      const where = otherSource
+        ? `:${otherSource.positionOf(other.span.start).line}:${otherSource.positionOf(other.span.start).column}`
+        : '';
       lines.push(`${pad} ${paint('blue', '=')} note: ${other.message} (${show(other.span.file)}${where})`);
     }
     if (d.body.length > 0 || d.hint) lines.push(`${pad} ${paint('blue', '|')}`);

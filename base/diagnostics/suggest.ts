@@ -9,14 +9,17 @@
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: rows }, (_, i) =>
+    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i < rows; i++) {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       const row = d[i] as number[];
       const prev = d[i - 1] as number[];
       let best = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
       row[j] = best;
     }
   }
@@ -45,7 +48,9 @@ export function closest(name: string, candidates: readonly string[], limit = 3):
     const distance = candidate.toLowerCase() === lower ? 0.5 : editDistance(lower, candidate.toLowerCase());
     if (distance <= threshold(Math.max(name.length, 1))) ranked.push({ candidate, distance });
   }
-  ranked.sort((x, y) => x.distance - y.distance || (x.candidate < y.candidate ? -1 : x.candidate > y.candidate ? 1 : 0));
+  ranked.sort(
+    (x, y) => x.distance - y.distance || (x.candidate < y.candidate ? -1 : x.candidate > y.candidate ? 1 : 0),
+  );
   return ranked.slice(0, limit);
 }
 

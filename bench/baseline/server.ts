@@ -10,11 +10,22 @@ import { serve } from '@hono/node-server';
 import { Ajv } from 'ajv';
 import { Hono } from 'hono';
 
-interface OrderItem { sku: string; qty: number; unitPrice: number }
-interface Order { orderId: string; customer: { name: string; email: string }; items: OrderItem[] }
+interface OrderItem {
+  sku: string;
+  qty: number;
+  unitPrice: number;
+}
+interface Order {
+  orderId: string;
+  customer: { name: string; email: string };
+  items: OrderItem[];
+}
 
-const schemaPath = process.env['ORDER_SCHEMA'] ?? new URL('../../examples/order-flow/order.schema.json', import.meta.url);
-const validateOrder = new Ajv({ allErrors: true }).compile<Order>(JSON.parse(readFileSync(schemaPath, 'utf8')) as object);
+const schemaPath =
+  process.env['ORDER_SCHEMA'] ?? new URL('../../examples/order-flow/order.schema.json', import.meta.url);
+const validateOrder = new Ajv({ allErrors: true }).compile<Order>(
+  JSON.parse(readFileSync(schemaPath, 'utf8')) as object,
+);
 
 function route(total: number): string {
   if (total < 500) return 'auto-approve';

@@ -7,7 +7,11 @@
  * Calls `fn` over `inputs` in batches for `seconds` of this process's CPU time (after a warm-up
  * of a quarter of that) and returns calls per CPU second. Promises are awaited.
  */
-export async function cpuThroughput(seconds: number, inputs: readonly unknown[], fn: (input: unknown) => unknown): Promise<number> {
+export async function cpuThroughput(
+  seconds: number,
+  inputs: readonly unknown[],
+  fn: (input: unknown) => unknown,
+): Promise<number> {
   const batch = Math.max(inputs.length, 200);
   const run = async (budgetMs: number): Promise<{ calls: number; ms: number }> => {
     let calls = 0;
@@ -33,7 +37,9 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** Geometric mean (for ratios). */
@@ -56,7 +62,11 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(record).sort().map((k) => [k, sortKeys(record[k])]));
+    return Object.fromEntries(
+      Object.keys(record)
+        .sort()
+        .map((k) => [k, sortKeys(record[k])]),
+    );
   }
   return value;
 }

@@ -85,7 +85,6 @@ export function processCpuMicros(pid: number): number | null {
   }
 }
 
-
 /** Peak resident set size of a process in MB (VmHWM); null when unavailable. */
 export function peakRssMb(pid: number): number | null {
   try {
@@ -104,10 +103,17 @@ export interface CliRun {
 }
 
 /** Runs `node bin/pipec.js …` and times it (process start to exit, as a user sees it). */
-export function runPipec(args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): Promise<CliRun> {
+export function runPipec(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [PIPEC_BIN, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [PIPEC_BIN, ...args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

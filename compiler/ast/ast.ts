@@ -247,14 +247,7 @@ export interface ForEachStep {
 
 // ───────────────────────────── declarations ─────────────────────────────
 
-export type Decl =
-  | ImportDecl
-  | SchemaDecl
-  | AccountDecl
-  | GlobalDecl
-  | StoreDecl
-  | PipelineDecl
-  | CapsuleDecl;
+export type Decl = ImportDecl | SchemaDecl | AccountDecl | GlobalDecl | StoreDecl | PipelineDecl | CapsuleDecl;
 
 /** `import "./schemas/x.json" as X` (a schema) or `import "./lib.pipe"` (its declarations). */
 export interface ImportDecl {
@@ -380,10 +373,31 @@ export type Expectation =
   | { readonly kind: 'output'; readonly match: MatchMode; readonly value: Value; readonly span: Span }
   | { readonly kind: 'error'; readonly match: MatchMode; readonly value: Value; readonly span: Span }
   | { readonly kind: 'status'; readonly status: number; readonly statusSpan: Span; readonly span: Span }
-  | { readonly kind: 'step'; readonly label: string; readonly labelSpan: Span; readonly match: MatchMode; readonly value: Value; readonly span: Span }
+  | {
+      readonly kind: 'step';
+      readonly label: string;
+      readonly labelSpan: Span;
+      readonly match: MatchMode;
+      readonly value: Value;
+      readonly span: Span;
+    }
   | { readonly kind: 'branch'; readonly branch: string; readonly branchSpan: Span; readonly span: Span }
-  | { readonly kind: 'published'; readonly event: string; readonly eventSpan: Span; readonly times?: number; readonly with?: Value; readonly span: Span }
-  | { readonly kind: 'called'; readonly label: string; readonly labelSpan: Span; readonly times?: number; readonly with?: Value; readonly span: Span };
+  | {
+      readonly kind: 'published';
+      readonly event: string;
+      readonly eventSpan: Span;
+      readonly times?: number;
+      readonly with?: Value;
+      readonly span: Span;
+    }
+  | {
+      readonly kind: 'called';
+      readonly label: string;
+      readonly labelSpan: Span;
+      readonly times?: number;
+      readonly with?: Value;
+      readonly span: Span;
+    };
 
 /** `test "name" { pipeline: p  input: …  mock …  expect … }`: run by `pipec test`, ignored by build. */
 export interface TestDecl {

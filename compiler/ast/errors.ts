@@ -11,7 +11,12 @@ import type { Span } from '../../base/source/span.js';
 // ───────────────────────────── literals (token-values.ts) ─────────────────────────────
 
 export function badEscape(at: Span, hint: string): Diagnostic {
-  return diagnostic('PIPE1005', { message: 'invalid escape sequence in string', span: at, label: 'not a valid escape', hint });
+  return diagnostic('PIPE1005', {
+    message: 'invalid escape sequence in string',
+    span: at,
+    label: 'not a valid escape',
+    hint,
+  });
 }
 
 export function unclosedInnerBraces(at: Span): Diagnostic {
@@ -25,11 +30,21 @@ export function unclosedInnerBraces(at: Span): Diagnostic {
 
 /** `why` is a short reason (`leading zeros are not allowed`), also the label. */
 export function invalidNumber(at: Span, raw: string, why: string, hint?: string): Diagnostic {
-  return diagnostic('PIPE1007', { message: `invalid number \`${raw}\`: ${why}`, span: at, label: why, ...(hint ? { hint } : {}) });
+  return diagnostic('PIPE1007', {
+    message: `invalid number \`${raw}\`: ${why}`,
+    span: at,
+    label: why,
+    ...(hint ? { hint } : {}),
+  });
 }
 
 export function unknownUnit(at: Span, raw: string, unit: string, hint: string): Diagnostic {
-  return diagnostic('PIPE1006', { message: `unknown unit \`${unit}\` in \`${raw}\``, span: at, label: 'not a duration or size unit', hint });
+  return diagnostic('PIPE1006', {
+    message: `unknown unit \`${unit}\` in \`${raw}\``,
+    span: at,
+    label: 'not a duration or size unit',
+    hint,
+  });
 }
 
 // ───────────────────────────── declarations ─────────────────────────────
@@ -189,7 +204,11 @@ export function testSettingTwice(key: string, at: Span, first: Span): Diagnostic
 }
 
 export function badFileInput(at: Span): Diagnostic {
-  return diagnostic('PIPE7004', { message: '`file` takes one path, as a plain string', span: at, label: 'expected file("path.json")' });
+  return diagnostic('PIPE7004', {
+    message: '`file` takes one path, as a plain string',
+    span: at,
+    label: 'expected file("path.json")',
+  });
 }
 
 /** What is wrong with a `mock` line. */

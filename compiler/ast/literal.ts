@@ -70,11 +70,17 @@ function collectIdents(value: Value, pointer: string, out: Set<string>): void {
   else if (value.kind === 'array') value.items.forEach((item, i) => collectIdents(item, `${pointer}/${i}`, out));
   else if (value.kind === 'object' || value.kind === 'tagged') {
     const obj = value.kind === 'tagged' ? value.value : value;
-    for (const entry of obj.entries) if (entry.kind === 'entry') collectIdents(entry.value, `${pointer}/${escapePointer(entry.key)}`, out);
+    for (const entry of obj.entries)
+      if (entry.kind === 'entry') collectIdents(entry.value, `${pointer}/${escapePointer(entry.key)}`, out);
   }
 }
 
-function convertObject(value: ObjectValue, pointer: string, spans: Map<string, Span>, dynamic: Set<string>): Record<string, unknown> {
+function convertObject(
+  value: ObjectValue,
+  pointer: string,
+  spans: Map<string, Span>,
+  dynamic: Set<string>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const entry of value.entries) {
     const child = `${pointer}/${escapePointer(entry.key)}`;
@@ -98,7 +104,8 @@ function convertObject(value: ObjectValue, pointer: string, spans: Map<string, S
  * several times faster than `defineProperty`, which runs for every entry of every literal.
  */
 export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 

@@ -72,7 +72,10 @@ describe('declarations', () => {
     expect(global).toMatchObject({ kind: 'global', name: 'read-timeout', value: { kind: 'number', value: 30000 } });
     expect(store).toMatchObject({ kind: 'store', name: 'reprocess' });
     expect(store && 'options' in store).toBe(false);
-    expect(store2).toMatchObject({ kind: 'store', options: { entries: [{ key: 'expire-after', value: { kind: 'duration', ms: 604800000 } }] } });
+    expect(store2).toMatchObject({
+      kind: 'store',
+      options: { entries: [{ key: 'expire-after', value: { kind: 'duration', ms: 604800000 } }] },
+    });
   });
 
   it('parses a pipeline with options, trigger, steps, on-error and branches', () => {
@@ -116,8 +119,12 @@ describe('declarations', () => {
   schema { account: x } }`);
     expect(p.trigger?.config.entries.map((e) => e.key)).toEqual(['store', 'schema', 'trigger-x']);
     expect(p.steps[0]).toMatchObject({
-      kind: 'connector', connector: 'store',
-      args: [{ kind: 'word', text: 'reprocess.find' }, { kind: 'word', text: 'page' }],
+      kind: 'connector',
+      connector: 'store',
+      args: [
+        { kind: 'word', text: 'reprocess.find' },
+        { kind: 'word', text: 'page' },
+      ],
     });
     expect(p.steps[1]).toMatchObject({ kind: 'connector', connector: 'schema' });
   });
@@ -128,20 +135,36 @@ describe('steps', () => {
     const body = 'agent extract "x y" { model: "mock:x", temperature: 0.3 }';
     const [step] = stepsOf(body);
     const text = `pipeline p { trigger http { } ${body} }`;
-    expect(step).toMatchObject({ kind: 'connector', connector: 'agent', args: [{ kind: 'word', text: 'extract' }, { kind: 'string', text: 'x y' }] });
+    expect(step).toMatchObject({
+      kind: 'connector',
+      connector: 'agent',
+      args: [
+        { kind: 'word', text: 'extract' },
+        { kind: 'string', text: 'x y' },
+      ],
+    });
     if (step?.kind !== 'connector') return;
     expect(at(text, step.connectorSpan)).toBe('agent');
     expect(at(text, step.args[1]?.span)).toBe('"x y"');
     expect(at(text, step.params.span)).toBe('{ model: "mock:x", temperature: 0.3 }');
     expect(at(text, step.span)).toBe(body);
-    expect(step.params.entries[1]).toMatchObject({ kind: 'entry', key: 'temperature', value: { kind: 'number', value: 0.3 } });
+    expect(step.params.entries[1]).toMatchObject({
+      kind: 'entry',
+      key: 'temperature',
+      value: { kind: 'number', value: 0.3 },
+    });
   });
 
   it('parses steps entries (`on-fail { … }`) inside parameters', () => {
     const [step] = stepsOf('validate { schema: S on-fail { respond 422 { error: "bad" } } }');
     expect(step).toMatchObject({
       kind: 'connector',
-      params: { entries: [{ kind: 'entry', key: 'schema' }, { kind: 'steps-entry', key: 'on-fail', steps: [{ kind: 'respond', status: 422 }] }] },
+      params: {
+        entries: [
+          { kind: 'entry', key: 'schema' },
+          { kind: 'steps-entry', key: 'on-fail', steps: [{ kind: 'respond', status: 422 }] },
+        ],
+      },
     });
   });
 
@@ -178,8 +201,14 @@ describe('steps', () => {
       kind: 'choice',
       label: 'route',
       whens: [
-        { condition: { kind: 'string', value: '$.body[?(@.total < 500)]' }, body: { kind: 'inline', steps: [{ kind: 'respond' }] } },
-        { condition: { kind: 'template', parts: [{ kind: 'braces', text: " EQUALTO(message.a, 'b') " }] }, body: { kind: 'ref', name: 'big' } },
+        {
+          condition: { kind: 'string', value: '$.body[?(@.total < 500)]' },
+          body: { kind: 'inline', steps: [{ kind: 'respond' }] },
+        },
+        {
+          condition: { kind: 'template', parts: [{ kind: 'braces', text: " EQUALTO(message.a, 'b') " }] },
+          body: { kind: 'ref', name: 'big' },
+        },
         { condition: { kind: 'braces', text: ' message.total > 10 ' }, body: { kind: 'inline', steps: [] } },
       ],
       otherwise: { kind: 'inline', steps: [{ kind: 'fail' }] },
@@ -192,14 +221,18 @@ describe('steps', () => {
   });
 
   it('parses try/catch and for-each with label and options', () => {
-    const body = 'try { log { } } catch { respond 500 { } } for-each item "$.data[*]" (parallel: 4) { log { } } for-each {{ message.items }} { }';
+    const body =
+      'try { log { } } catch { respond 500 { } } for-each item "$.data[*]" (parallel: 4) { log { } } for-each {{ message.items }} { }';
     const text = `pipeline p { trigger http { } ${body} }`;
     const [tryStep, each, each2] = pipeline(text).steps;
     expect(tryStep).toMatchObject({ kind: 'try', body: [{ kind: 'connector' }], catchBody: [{ kind: 'respond' }] });
     if (tryStep?.kind === 'try') expect(at(text, tryStep.catchSpan)).toBe('catch { respond 500 { } }');
     expect(each).toMatchObject({
-      kind: 'for-each', label: 'item', over: { kind: 'string', value: '$.data[*]' },
-      options: { entries: [{ key: 'parallel', value: { value: 4 } }] }, body: [{ kind: 'connector' }],
+      kind: 'for-each',
+      label: 'item',
+      over: { kind: 'string', value: '$.data[*]' },
+      options: { entries: [{ key: 'parallel', value: { value: 4 } }] },
+      body: [{ kind: 'connector' }],
     });
     expect(each2).toMatchObject({ kind: 'for-each', over: { kind: 'braces', text: ' message.items ' }, body: [] });
   });
@@ -227,7 +260,10 @@ describe('values', () => {
       kind: 'object',
       entries: [{ key: 'a' }, { key: 'quoted key' }, { key: 'dashed-key', value: { value: 3 } }],
     });
-    expect(valueOf('[1, "x"\n true,]')).toMatchObject({ kind: 'array', items: [{ kind: 'number' }, { kind: 'string' }, { kind: 'boolean' }] });
+    expect(valueOf('[1, "x"\n true,]')).toMatchObject({
+      kind: 'array',
+      items: [{ kind: 'number' }, { kind: 'string' }, { kind: 'boolean' }],
+    });
   });
 
   it('parses tagged objects and bare {{ }} keeping exact spans', () => {
@@ -245,8 +281,15 @@ describe('values', () => {
   });
 
   it('parses """ strings, dedented, and object-valued braces expressions', () => {
-    expect(valueOf('"""\n    line 1\n      line 2\n    """')).toMatchObject({ kind: 'string', value: 'line 1\n  line 2', multiline: true });
-    expect(valueOf('{{ JSONPATH({"a":{"b":1}}, "$.a") }}')).toMatchObject({ kind: 'braces', text: ' JSONPATH({"a":{"b":1}}, "$.a") ' });
+    expect(valueOf('"""\n    line 1\n      line 2\n    """')).toMatchObject({
+      kind: 'string',
+      value: 'line 1\n  line 2',
+      multiline: true,
+    });
+    expect(valueOf('{{ JSONPATH({"a":{"b":1}}, "$.a") }}')).toMatchObject({
+      kind: 'braces',
+      text: ' JSONPATH({"a":{"b":1}}, "$.a") ',
+    });
   });
 });
 
@@ -372,7 +415,10 @@ describe('test/cases', () => {
     expect(files.length).toBeGreaterThanOrEqual(3);
     for (const name of files) {
       const result = parseFile(name, readFileSync(new URL(`valid/${name}`, root), 'utf8'));
-      expect({ name, diagnostics: result.diagnostics.map((d) => `${d.code} ${d.message}`) }).toEqual({ name, diagnostics: [] });
+      expect({ name, diagnostics: result.diagnostics.map((d) => `${d.code} ${d.message}`) }).toEqual({
+        name,
+        diagnostics: [],
+      });
       expect(result.value.decls.length).toBeGreaterThan(0);
     }
   });

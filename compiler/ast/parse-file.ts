@@ -31,7 +31,9 @@ function withoutCascades(text: string, diagnostics: readonly Diagnostic[]): Diag
     .map((d) => ({ start: d.primary.span.start, end: endOfNextLine(text, d.primary.span.end) }));
   if (windows.length === 0) return [...diagnostics];
   return diagnostics.filter(
-    (d) => LEXICAL_CODES.has(d.code) || !windows.some((w) => d.primary.span.start >= w.start && d.primary.span.start <= w.end),
+    (d) =>
+      LEXICAL_CODES.has(d.code) ||
+      !windows.some((w) => d.primary.span.start >= w.start && d.primary.span.start <= w.end),
   );
 }
 

@@ -30,20 +30,40 @@ describe('test blocks', () => {
     const [test] = tests;
     expect(test?.pipeline?.name).toBe('shop');
     expect(test?.input).toMatchObject({ kind: 'file', path: 'fixtures/in.json' });
-    expect(test?.mocks.map((m) => [m.connector, m.label, m.fails])).toEqual([['rest', 'fetch', false], ['store', 'reprocess.find', false], ['rest', 'other', true]]);
-    expect(test?.expects.map((e) => {
-      switch (e.kind) {
-        case 'output': case 'error': return [e.kind, e.match, e.value.kind];
-        case 'status': return [e.kind, e.status];
-        case 'step': return [e.kind, e.label, e.match];
-        case 'branch': return [e.kind, e.branch];
-        case 'published': return [e.kind, e.event, e.times, e.with?.kind];
-        case 'called': return [e.kind, e.label, e.times];
-      }
-    })).toEqual([
-      ['output', 'equal', 'object'], ['output', 'contains', 'array'], ['error', 'contains', 'object'], ['status', 201],
-      ['step', 'shape', 'contains'], ['branch', '{{ message.total < 500 }}'], ['branch', 'otherwise'],
-      ['published', 'order-approved', 2, 'object'], ['called', 'fetch', 0], ['called', 'reprocess.find', undefined],
+    expect(test?.mocks.map((m) => [m.connector, m.label, m.fails])).toEqual([
+      ['rest', 'fetch', false],
+      ['store', 'reprocess.find', false],
+      ['rest', 'other', true],
+    ]);
+    expect(
+      test?.expects.map((e) => {
+        switch (e.kind) {
+          case 'output':
+          case 'error':
+            return [e.kind, e.match, e.value.kind];
+          case 'status':
+            return [e.kind, e.status];
+          case 'step':
+            return [e.kind, e.label, e.match];
+          case 'branch':
+            return [e.kind, e.branch];
+          case 'published':
+            return [e.kind, e.event, e.times, e.with?.kind];
+          case 'called':
+            return [e.kind, e.label, e.times];
+        }
+      }),
+    ).toEqual([
+      ['output', 'equal', 'object'],
+      ['output', 'contains', 'array'],
+      ['error', 'contains', 'object'],
+      ['status', 201],
+      ['step', 'shape', 'contains'],
+      ['branch', '{{ message.total < 500 }}'],
+      ['branch', 'otherwise'],
+      ['published', 'order-approved', 2, 'object'],
+      ['called', 'fetch', 0],
+      ['called', 'reprocess.find', undefined],
     ]);
   });
 

@@ -5,13 +5,18 @@ const F = 't.pipe';
 
 describe('decodeQuotedString', () => {
   it('decodes JSON escapes in both quote styles', () => {
-    expect(decodeQuotedString(F, '"a\\n\\t\\u00e9\\"\\\\"', 0).value).toMatchObject({ kind: 'string', value: 'a\n\té"\\' });
+    expect(decodeQuotedString(F, '"a\\n\\t\\u00e9\\"\\\\"', 0).value).toMatchObject({
+      kind: 'string',
+      value: 'a\n\té"\\',
+    });
     expect(decodeQuotedString(F, "'it\\'s'", 0).value).toMatchObject({ kind: 'string', value: "it's" });
   });
 
   it('reports an invalid escape with its exact span and a regex hint', () => {
     const result = decodeQuotedString(F, '"^\\d+$"', 10);
-    expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([['PIPE1005', 12, 14]]);
+    expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
+      ['PIPE1005', 12, 14],
+    ]);
     expect(result.diagnostics[0]?.hint).toContain('\\\\d');
   });
 
@@ -59,12 +64,17 @@ describe('decodeQuotedString', () => {
   it('reads `{{ x }` inside a string as an unterminated expression and keeps the text after it', () => {
     const result = decodeQuotedString(F, '"a {{ b } c"', 0);
     expect(result.diagnostics.map((d) => d.code)).toEqual(['PIPE1004']);
-    expect(result.value).toMatchObject({ kind: 'template', parts: [{ value: 'a ' }, { kind: 'braces', text: ' b ' }, { value: ' c' }] });
+    expect(result.value).toMatchObject({
+      kind: 'template',
+      parts: [{ value: 'a ' }, { kind: 'braces', text: ' b ' }, { value: ' c' }],
+    });
   });
 
   it('reports an unterminated {{ inside a string', () => {
     const result = decodeQuotedString(F, '"a {{ b"', 0);
-    expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([['PIPE1004', 3, 5]]);
+    expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
+      ['PIPE1004', 3, 5],
+    ]);
     expect(result.value).toMatchObject({ kind: 'string', value: 'a {{ b' });
   });
 });
@@ -97,7 +107,10 @@ describe('decodeTripleString', () => {
 describe('bracesFromToken', () => {
   it('records text between the braces and its start', () => {
     expect(bracesFromToken(F, '{{ NOW() }}', 7)).toEqual({
-      kind: 'braces', text: ' NOW() ', textStart: 9, span: { file: F, start: 7, end: 18 },
+      kind: 'braces',
+      text: ' NOW() ',
+      textStart: 9,
+      span: { file: F, start: 7, end: 18 },
     });
   });
 });
@@ -122,7 +135,9 @@ describe('decodeNumber', () => {
 
   it('reports unknown units with a suggestion, pointing at the unit', () => {
     const result = decodeNumber(F, '30sec', 4);
-    expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([['PIPE1006', 6, 9]]);
+    expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
+      ['PIPE1006', 6, 9],
+    ]);
     expect(result.diagnostics[0]?.hint).toContain('`s`');
     expect(decodeNumber(F, '10mb', 0).diagnostics[0]?.hint).toContain('`MB`');
   });

@@ -6,7 +6,15 @@
  * Strings are decoded into per-character host offsets (`starts`/`ends`) so every template part and
  * every `{{ }}` keeps exact positions even after escapes and `"""` dedent removed characters.
  */
-import type { BracesValue, DurationValue, NumberValue, SizeValue, StringValue, TemplateText, TemplateValue } from './ast.js';
+import type {
+  BracesValue,
+  DurationValue,
+  NumberValue,
+  SizeValue,
+  StringValue,
+  TemplateText,
+  TemplateValue,
+} from './ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { badEscape, invalidNumber, unclosedInnerBraces, unknownUnit } from './errors.js';
 import { span } from '../../base/source/span.js';
@@ -38,7 +46,16 @@ function pushChar(into: DecodedChars, char: string, start: number, end: number, 
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  '"': '"', "'": "'", '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', '{': '{',
+  '"': '"',
+  "'": "'",
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  '{': '{',
 };
 
 // ───────────────────────────── "…" and '…' strings ─────────────────────────────
@@ -67,7 +84,14 @@ export function decodeQuotedString(file: string, image: string, start: number): 
         i += 6;
         continue;
       }
-      diagnostics.push(badEscapeAt(file, at, Math.min(at + 2 + countHex(hex), start + contentEnd), '\\u needs four hex digits, like `\\u00e9`'));
+      diagnostics.push(
+        badEscapeAt(
+          file,
+          at,
+          Math.min(at + 2 + countHex(hex), start + contentEnd),
+          '\\u needs four hex digits, like `\\u00e9`',
+        ),
+      );
       i += 2;
       continue;
     }
@@ -231,9 +255,7 @@ function splitTemplate(
     }
     const scan = scanBracesEnd(text, k + 2);
     if (!scan.closed) {
-      diagnostics.push(
-        unclosedInnerBraces(span(file, chars.starts[k] ?? whole.start, chars.ends[k + 1] ?? whole.end)),
-      );
+      diagnostics.push(unclosedInnerBraces(span(file, chars.starts[k] ?? whole.start, chars.ends[k + 1] ?? whole.end)));
       if (scan.end === chars.chars.length) break;
     }
     flushText(k);
@@ -311,21 +333,23 @@ export function decodeNumber(
   const unit = match?.[3] ?? '';
   const invalid = (why: string, hint?: string): Decoded<NumberValue> => ({
     value: fallback,
-    diagnostics: [
-      invalidNumber(where, raw, why, hint),
-    ],
+    diagnostics: [invalidNumber(where, raw, why, hint)],
   });
   if (!match) return invalid('not a number');
   const isHex = /^0[xX]/.test(digits);
   if (isHex && digits.length === 2) return invalid('no hex digits after `0x`');
-  if (!isHex && /^0\d/.test(digits)) return invalid('leading zeros are not allowed', `write \`${sign}${digits.replace(/^0+(?=\d)/, '')}\``);
+  if (!isHex && /^0\d/.test(digits))
+    return invalid('leading zeros are not allowed', `write \`${sign}${digits.replace(/^0+(?=\d)/, '')}\``);
   const magnitude = isHex ? parseInt(digits.slice(2), 16) : Number(digits);
   if (!Number.isFinite(magnitude)) return invalid('too large');
   if (unit === '') {
     if (Number.isInteger(magnitude) && !Number.isSafeInteger(magnitude) && !/[.eE]/.test(digits)) {
       return invalid('too large to be exact', 'integers must be at most 9007199254740991; use a string for large ids');
     }
-    return { value: { kind: 'number', value: sign === '-' ? -magnitude : magnitude, raw, span: where }, diagnostics: [] };
+    return {
+      value: { kind: 'number', value: sign === '-' ? -magnitude : magnitude, raw, span: where },
+      diagnostics: [],
+    };
   }
   const unitStart = start + raw.length - unit.length;
   const durationFactor = Object.prototype.hasOwnProperty.call(DURATION_UNITS, unit) ? DURATION_UNITS[unit] : undefined;
@@ -333,9 +357,7 @@ export function decodeNumber(
   if (durationFactor === undefined && sizeFactor === undefined) {
     return {
       value: fallback,
-      diagnostics: [
-        unknownUnit(span(file, unitStart, start + raw.length), raw, unit, unitHint(unit)),
-      ],
+      diagnostics: [unknownUnit(span(file, unitStart, start + raw.length), raw, unit, unitHint(unit))],
     };
   }
   if (isHex) return invalid('a duration or size must be decimal');
@@ -357,10 +379,28 @@ function unitHint(unit: string): string {
   const sameLetters = known.find((k) => k.toLowerCase() === unit.toLowerCase());
   if (sameLetters) return `units are case-sensitive: did you mean \`${sameLetters}\`?`;
   const spelled: Readonly<Record<string, string>> = {
-    sec: 's', secs: 's', second: 's', seconds: 's', min: 'm', mins: 'm', minute: 'm', minutes: 'm',
-    hour: 'h', hours: 'h', hr: 'h', day: 'd', days: 'd', millis: 'ms', msec: 'ms', kb: 'KB', mb: 'MB', gb: 'GB',
+    sec: 's',
+    secs: 's',
+    second: 's',
+    seconds: 's',
+    min: 'm',
+    mins: 'm',
+    minute: 'm',
+    minutes: 'm',
+    hour: 'h',
+    hours: 'h',
+    hr: 'h',
+    day: 'd',
+    days: 'd',
+    millis: 'ms',
+    msec: 'ms',
+    kb: 'KB',
+    mb: 'MB',
+    gb: 'GB',
   };
-  const suggestion = Object.prototype.hasOwnProperty.call(spelled, unit.toLowerCase()) ? spelled[unit.toLowerCase()] : undefined;
+  const suggestion = Object.prototype.hasOwnProperty.call(spelled, unit.toLowerCase())
+    ? spelled[unit.toLowerCase()]
+    : undefined;
   if (suggestion) return `write the unit as \`${suggestion}\``;
   return 'durations use ms, s, m, h, d (`30s`); sizes use B, KB, MB, GB (`10MB`)';
 }

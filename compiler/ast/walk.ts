@@ -44,8 +44,9 @@ export function walkDeclSteps(decl: Decl, visit: (step: Step) => void): void {
 /** Every connector step of a file, at any depth. */
 export function connectorStepsOf(file: PipeFile): ConnectorStep[] {
   const out: ConnectorStep[] = [];
-  for (const decl of file.decls) walkDeclSteps(decl, (step) => {
-    if (step.kind === 'connector') out.push(step);
-  });
+  for (const decl of file.decls)
+    walkDeclSteps(decl, (step) => {
+      if (step.kind === 'connector') out.push(step);
+    });
   return out;
 }

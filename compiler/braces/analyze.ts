@@ -17,10 +17,14 @@ export interface ParsedAndChecked {
 }
 
 /** Parses and checks expression text whose first character sits at `textStart` in `env.file`. */
-export function analyze(text: string, textStart: number, offsets: readonly number[] | undefined, env: BracesEnv): ParsedAndChecked {
+export function analyze(
+  text: string,
+  textStart: number,
+  offsets: readonly number[] | undefined,
+  env: BracesEnv,
+): ParsedAndChecked {
   const parsed = parseExpression(text, { file: env.file, textStart, offsets });
   if (parsed.problem) return { expr: undefined, check: undefined, diagnostics: [errors.syntax(parsed.problem)] };
   const check = checkExpression(parsed.expr, env);
   return { expr: parsed.expr, check, diagnostics: check.diagnostics };
 }
-

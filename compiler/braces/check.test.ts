@@ -13,7 +13,12 @@ const env: BracesEnv = {
 };
 
 function node(text: string, textStart = 10): BracesValue {
-  return { kind: 'braces', text, textStart, span: { file: 'f.pipe', start: textStart - 3, end: textStart + text.length + 3 } };
+  return {
+    kind: 'braces',
+    text,
+    textStart,
+    span: { file: 'f.pipe', start: textStart - 3, end: textStart + text.length + 3 },
+  };
 }
 
 function compile(text: string, extra: Partial<BracesEnv> = {}) {
@@ -37,9 +42,13 @@ describe('braces checker', () => {
 
   it('emits readable, own-property-safe JavaScript', () => {
     expect(compile('message.body.total').js).toBe('(B.fields(B.fields(message).body).total ?? null)');
-    expect(compile('CONCAT(global.read-timeout, "000")').js).toBe('B.CONCAT((B.fields(ctx.globals)["read-timeout"] ?? null), "000")');
+    expect(compile('CONCAT(global.read-timeout, "000")').js).toBe(
+      'B.CONCAT((B.fields(ctx.globals)["read-timeout"] ?? null), "000")',
+    );
     expect(compile('NOW() + 1').js).toBe('B.add(B.NOW(ctx), 1)');
-    expect(compile('IF(message.body.total > 1, "a", "b")').js).toBe('(B.isTrue(B.gt((B.fields(B.fields(message).body).total ?? null), 1)) ? "a" : "b")');
+    expect(compile('IF(message.body.total > 1, "a", "b")').js).toBe(
+      '(B.isTrue(B.gt((B.fields(B.fields(message).body).total ?? null), 1)) ? "a" : "b")',
+    );
     expect(compile('message.x ?? -1', { message: UNKNOWN }).js).toBe('((B.fields(message).x ?? null) ?? -1)');
     expect(compile('item.id', { item: UNKNOWN }).js).toBe('(B.fields(item).id ?? null)');
     expect(compile('{ "__proto__": 1 }').js).toBe('B.obj(["__proto__", 1])');
@@ -47,7 +56,9 @@ describe('braces checker', () => {
 
   it('reads Object.prototype names through the own-property check, never with a plain load', () => {
     const env = { message: UNKNOWN };
-    expect(compile('message.constructor.name', env).js).toBe('(B.fields(B.field(message, "constructor")).name ?? null)');
+    expect(compile('message.constructor.name', env).js).toBe(
+      '(B.fields(B.field(message, "constructor")).name ?? null)',
+    );
     expect(compile('message.toString', env).js).toBe('B.field(message, "toString")');
     expect(compile('message.__proto__', env).js).toBe('B.field(message, "__proto__")');
   });

@@ -9,11 +9,30 @@
  * Lambdas (`x => …`, beyond Digibee) are checked only as the lambda arguments of array functions,
  * with their parameters typed from the array's element type.
  */
-import type { BinaryExpr, CallExpr, Expr, IndexExpr, LambdaExpr, LambdaParam, MemberExpr, UnaryExpr } from './expr-ast.js';
+import type {
+  BinaryExpr,
+  CallExpr,
+  Expr,
+  IndexExpr,
+  LambdaExpr,
+  LambdaParam,
+  MemberExpr,
+  UnaryExpr,
+} from './expr-ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import { joinSpans, type Span } from '../../base/source/span.js';
-import { arrayOf, BOOLEAN, INTEGER, NULL, NUMBER, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
+import {
+  arrayOf,
+  BOOLEAN,
+  INTEGER,
+  NULL,
+  NUMBER,
+  STRING,
+  UNKNOWN,
+  type FieldType,
+  type PipeType,
+} from '../types/pipe-type.js';
 import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull } from '../types/type-ops.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
@@ -22,7 +41,17 @@ import { splitTailFunction } from '../../runtime/braces/json.js';
 import type { BracesEnv } from './env.js';
 import * as errors from './errors.js';
 import { describeFound, withArticle } from './errors.js';
-import { arity, FUNCTION_NAMES, findSignature, itemsOf, paramAt, resultType, type FunctionSignature, type LambdaSpec, type ParamSpec } from './signatures.js';
+import {
+  arity,
+  FUNCTION_NAMES,
+  findSignature,
+  itemsOf,
+  paramAt,
+  resultType,
+  type FunctionSignature,
+  type LambdaSpec,
+  type ParamSpec,
+} from './signatures.js';
 
 export const SCOPE_NAMES = ['message', 'global', 'account', 'metadata', 'step', 'item', 'capsule'] as const;
 
@@ -87,7 +116,10 @@ class Checker {
   /** How many silent passes (see `silently`) enclose the current check. */
   private silentDepth = 0;
   /** Call and position of lambdas written as arguments (for the "not here" diagnostic). */
-  private readonly argumentPosition = new Map<LambdaExpr, { readonly signature: FunctionSignature; readonly index: number }>();
+  private readonly argumentPosition = new Map<
+    LambdaExpr,
+    { readonly signature: FunctionSignature; readonly index: number }
+  >();
 
   constructor(private readonly env: BracesEnv) {}
 
@@ -158,7 +190,9 @@ class Checker {
         const isFunction = findSignature(name) !== undefined;
         const isGlobal = Object.prototype.hasOwnProperty.call(env.globals, name);
         const visible = [...SCOPE_NAMES, ...this.lambdaScopes.flatMap((scope) => [...scope.keys()])];
-        this.diagnostics.push(errors.unknownName({ span, name, isFunction, isGlobal, suggestion: suggest(name, visible) }));
+        this.diagnostics.push(
+          errors.unknownName({ span, name, isFunction, isGlobal, suggestion: suggest(name, visible) }),
+        );
         return UNKNOWN;
       }
     }
@@ -200,39 +234,70 @@ class Checker {
       const candidates = Object.keys(this.scopeRecord(object.name) ?? {}).sort();
       const facts = { span, name, candidates, suggestion };
       if (object.name === 'global') this.diagnostics.push(errors.unknownGlobal(facts));
-      else if (object.name === 'account') this.diagnostics.push(errors.unknownAccount({ ...facts, account: undefined }));
+      else if (object.name === 'account')
+        this.diagnostics.push(errors.unknownAccount({ ...facts, account: undefined }));
       else if (object.name === 'step') this.diagnostics.push(errors.unknownStep(facts));
       else this.diagnostics.push(errors.unknownCapsuleParam(facts));
       return UNKNOWN;
     }
     if (object.kind === 'member' && object.object.kind === 'name' && object.object.name === 'account') {
-      this.diagnostics.push(errors.unknownAccount({ span, name, candidates: lookup.candidates, suggestion, account: object.property }));
+      this.diagnostics.push(
+        errors.unknownAccount({ span, name, candidates: lookup.candidates, suggestion, account: object.property }),
+      );
       return UNKNOWN;
     }
     const owner = pathText(object) ?? 'this value';
     // A closed envelope (a request, a `rest` response) whose `body` may hold the field: a read that forgot `.body`.
-    const body = objectType.kind === 'object' && Object.hasOwn(objectType.fields, 'body') ? objectType.fields['body'] : undefined;
+    const body =
+      objectType.kind === 'object' && Object.hasOwn(objectType.fields, 'body') ? objectType.fields['body'] : undefined;
     const inBody = suggestion === undefined && body !== undefined && lookupField(body.type, name).kind === 'found';
-    this.diagnostics.push(errors.unknownField({ span, field: name, owner, candidates: lookup.candidates, suggestion, ...(inBody ? { inBody: `${owner}.body.${name}` } : {}) }));
+    this.diagnostics.push(
+      errors.unknownField({
+        span,
+        field: name,
+        owner,
+        candidates: lookup.candidates,
+        suggestion,
+        ...(inBody ? { inBody: `${owner}.body.${name}` } : {}),
+      }),
+    );
     return UNKNOWN;
   }
 
   private index(expr: IndexExpr): PipeType {
     const objectType = this.type(expr.object);
     const indexType = this.type(expr.index);
-    if (expr.index.kind === 'literal' && typeof expr.index.value === 'string') return this.field(expr.object, objectType, expr.index.value, expr.index.span);
+    if (expr.index.kind === 'literal' && typeof expr.index.value === 'string')
+      return this.field(expr.object, objectType, expr.index.value, expr.index.span);
     if (fits(indexType, union(NUMBER, STRING, NULL)) === 'no') {
-      this.diagnostics.push(errors.badOperand({ span: expr.index.span, message: `an index must be a number or a string, found ${describeFound(indexType)}`, label: `this is ${withArticle(describeFound(indexType))}` }));
+      this.diagnostics.push(
+        errors.badOperand({
+          span: expr.index.span,
+          message: `an index must be a number or a string, found ${describeFound(indexType)}`,
+          label: `this is ${withArticle(describeFound(indexType))}`,
+        }),
+      );
       return UNKNOWN;
     }
     if (objectType.kind === 'unknown') return UNKNOWN;
     const element = elementType(objectType);
     if (element !== undefined) return element;
-    if (objectType.kind === 'object' || (objectType.kind === 'union' && objectType.members.some((m) => m.kind === 'object'))) {
-      if (expr.index.kind === 'literal' && typeof expr.index.value === 'number') return this.field(expr.object, objectType, String(expr.index.value), expr.index.span);
+    if (
+      objectType.kind === 'object' ||
+      (objectType.kind === 'union' && objectType.members.some((m) => m.kind === 'object'))
+    ) {
+      if (expr.index.kind === 'literal' && typeof expr.index.value === 'number')
+        return this.field(expr.object, objectType, String(expr.index.value), expr.index.span);
       return UNKNOWN;
     }
-    this.diagnostics.push(errors.notAnObject({ span: expr.index.span, field: undefined, owner: pathText(expr.object), ownerType: objectType }));
+    this.diagnostics.push(
+      errors.notAnObject({
+        span: expr.index.span,
+        field: undefined,
+        owner: pathText(expr.object),
+        ownerType: objectType,
+      }),
+    );
     return UNKNOWN;
   }
 
@@ -241,7 +306,13 @@ class Checker {
     if (!signature) {
       // Lambda bodies are still checked (parameters untyped); the unknown name is the one error.
       expr.args.forEach((a) => (a.kind === 'lambda' ? this.lambda(a, []) : this.type(a)));
-      this.diagnostics.push(errors.unknownFunction({ span: expr.nameSpan, name: expr.name, suggestion: suggest(expr.name.toUpperCase(), FUNCTION_NAMES) }));
+      this.diagnostics.push(
+        errors.unknownFunction({
+          span: expr.nameSpan,
+          name: expr.name,
+          suggestion: suggest(expr.name.toUpperCase(), FUNCTION_NAMES),
+        }),
+      );
       return UNKNOWN;
     }
     this.calls.set(expr, signature);
@@ -249,7 +320,9 @@ class Checker {
     expr.args.forEach((a, i) => {
       if (a.kind === 'lambda') this.argumentPosition.set(a, { signature, index: i });
     });
-    const argTypes: PipeType[] = expr.args.map((a, i) => (a.kind === 'lambda' && paramAt(signature, i)?.lambda ? UNKNOWN : this.type(a)));
+    const argTypes: PipeType[] = expr.args.map((a, i) =>
+      a.kind === 'lambda' && paramAt(signature, i)?.lambda ? UNKNOWN : this.type(a),
+    );
     expr.args.forEach((a, i) => {
       const param = paramAt(signature, i);
       if (a.kind === 'lambda' && param?.lambda) argTypes[i] = this.lambdaArgument(signature, param, a, argTypes);
@@ -270,7 +343,10 @@ class Checker {
       const param = paramAt(signature, i);
       if (!param) return;
       if (param.lambda) {
-        if (arg.kind !== 'lambda') this.diagnostics.push(errors.lambdaExpected({ span: arg.span, signature, param, index: i, what: nameOf(arg) }));
+        if (arg.kind !== 'lambda')
+          this.diagnostics.push(
+            errors.lambdaExpected({ span: arg.span, signature, param, index: i, what: nameOf(arg) }),
+          );
         return;
       }
       this.argument(signature, param, i, arg, argTypes[i] ?? UNKNOWN, argTypes[0] ?? UNKNOWN);
@@ -292,10 +368,21 @@ class Checker {
    * type of its body. REDUCE's accumulator starts as the initial value's type and is widened once
    * by what the body gives (a silent first pass), so `(acc, x) => acc + x.price` over `0` is a number.
    */
-  private lambdaArgument(signature: FunctionSignature, param: ParamSpec, lambda: LambdaExpr, argTypes: readonly PipeType[]): PipeType {
+  private lambdaArgument(
+    signature: FunctionSignature,
+    param: ParamSpec,
+    lambda: LambdaExpr,
+    argTypes: readonly PipeType[],
+  ): PipeType {
     const spec = param.lambda as LambdaSpec;
     if (lambda.params.length !== spec.params.length) {
-      const span = lambda.params.length === 0 ? lambda.arrowSpan : joinSpans((lambda.params[0] as LambdaParam).span, (lambda.params[lambda.params.length - 1] as LambdaParam).span);
+      const span =
+        lambda.params.length === 0
+          ? lambda.arrowSpan
+          : joinSpans(
+              (lambda.params[0] as LambdaParam).span,
+              (lambda.params[lambda.params.length - 1] as LambdaParam).span,
+            );
       this.diagnostics.push(errors.lambdaArity({ span, signature, param, count: lambda.params.length }));
       // Which parameter is which is unclear: check the body untyped rather than cascade.
       this.lambda(lambda, []);
@@ -386,14 +473,20 @@ class Checker {
     first: PipeType,
   ): void {
     if (type.kind !== 'null' && fits(type, param.type) === 'no') {
-      this.diagnostics.push(errors.badArgument({ span: arg.span, signature, param, index, found: type, what: nameOf(arg) }));
+      this.diagnostics.push(
+        errors.badArgument({ span: arg.span, signature, param, index, found: type, what: nameOf(arg) }),
+      );
       return;
     }
     if (arg.kind === 'literal' && param.constant === 'jsonpath' && typeof arg.value === 'string') {
       this.jsonPathArgument(signature, index, { span: arg.span, value: arg.value }, first);
       return;
     }
-    if (arg.kind === 'literal' && param.constant !== undefined && (typeof arg.value === 'string' || (typeof arg.value === 'number' && param.constant !== 'numeric'))) {
+    if (
+      arg.kind === 'literal' &&
+      param.constant !== undefined &&
+      (typeof arg.value === 'string' || (typeof arg.value === 'number' && param.constant !== 'numeric'))
+    ) {
       const problem = checkConstant(param.constant, String(arg.value));
       if (problem) this.diagnostics.push(errors.badConstant({ span: arg.span, problem, signature, index }));
     }
@@ -406,19 +499,15 @@ class Checker {
    * A JSONPath literal: parsed by the run time's parser, its fields and filter chains typed against
    * the value it reads (objects' filters test their members, as JSONPATH does at run time).
    */
-  private jsonPathArgument(
-    signature: FunctionSignature,
-    index: number,
-    literal: QuotedLiteral,
-    root: PipeType,
-  ): void {
+  private jsonPathArgument(signature: FunctionSignature, index: number, literal: QuotedLiteral, root: PipeType): void {
     const problem = checkConstant('jsonpath', literal.value);
     const { path, fn } = splitTailFunction(literal.value);
     const lead = fn === undefined ? 0 : literal.value.length - literal.value.trimStart().length;
     const at = literalOffsets(literal);
-    const analysis = problem === undefined || problem.message.includes('assigns')
-      ? analyzeJsonPath(path, root, { objectFilter: 'members' })
-      : undefined;
+    const analysis =
+      problem === undefined || problem.message.includes('assigns')
+        ? analyzeJsonPath(path, root, { objectFilter: 'members' })
+        : undefined;
     if (analysis === undefined) {
       if (problem) this.diagnostics.push(errors.badConstant({ span: literal.span, problem, signature, index }));
       return;
@@ -442,7 +531,14 @@ class Checker {
       return BOOLEAN;
     }
     if (type.kind !== 'null' && fits(type, NUMBER) === 'no') {
-      this.diagnostics.push(errors.badOperand({ span: expr.operand.span, message: `unary \`-\` needs a number, but ${nameOf(expr.operand)} is ${withArticle(describeFound(type))}`, label: `this is ${withArticle(describeFound(type))}`, hint: numberHint(type) }));
+      this.diagnostics.push(
+        errors.badOperand({
+          span: expr.operand.span,
+          message: `unary \`-\` needs a number, but ${nameOf(expr.operand)} is ${withArticle(describeFound(type))}`,
+          label: `this is ${withArticle(describeFound(type))}`,
+          hint: numberHint(type),
+        }),
+      );
       return UNKNOWN;
     }
     return withoutNull(type).kind === 'number' ? withoutNull(type) : NUMBER;
@@ -450,8 +546,20 @@ class Checker {
 
   private requireCondition(op: string, operand: Expr, type: PipeType): void {
     if (fits(type, union(BOOLEAN, NULL)) === 'no') {
-      const hint = fits(type, STRING) !== 'no' ? 'to read text such as "true", wrap it: `TOBOOLEAN(…)`' : fits(type, NUMBER) !== 'no' ? 'compare the number, e.g. `x > 0`' : 'use `??` to supply a default for a missing value';
-      this.diagnostics.push(errors.badOperand({ span: operand.span, message: `\`${op}\` needs a boolean, but ${nameOf(operand)} is ${withArticle(describeFound(type))}`, label: `this is ${withArticle(describeFound(type))}`, hint }));
+      const hint =
+        fits(type, STRING) !== 'no'
+          ? 'to read text such as "true", wrap it: `TOBOOLEAN(…)`'
+          : fits(type, NUMBER) !== 'no'
+            ? 'compare the number, e.g. `x > 0`'
+            : 'use `??` to supply a default for a missing value';
+      this.diagnostics.push(
+        errors.badOperand({
+          span: operand.span,
+          message: `\`${op}\` needs a boolean, but ${nameOf(operand)} is ${withArticle(describeFound(type))}`,
+          label: `this is ${withArticle(describeFound(type))}`,
+          hint,
+        }),
+      );
     }
   }
 
@@ -483,32 +591,65 @@ class Checker {
 
   private ordering(expr: BinaryExpr, left: PipeType, right: PipeType): PipeType {
     const orderable = union(NUMBER, STRING, NULL);
-    for (const [side, t] of [[expr.left, left], [expr.right, right]] as const) {
+    for (const [side, t] of [
+      [expr.left, left],
+      [expr.right, right],
+    ] as const) {
       if (fits(t, orderable) === 'no') {
-        this.diagnostics.push(errors.badOperand({ span: side.span, message: `\`${expr.op}\` compares numbers or strings, but ${nameOf(side)} is ${withArticle(describeFound(t))}`, label: `this is ${withArticle(describeFound(t))}` }));
+        this.diagnostics.push(
+          errors.badOperand({
+            span: side.span,
+            message: `\`${expr.op}\` compares numbers or strings, but ${nameOf(side)} is ${withArticle(describeFound(t))}`,
+            label: `this is ${withArticle(describeFound(t))}`,
+          }),
+        );
         return BOOLEAN;
       }
     }
     const l = withoutNull(left);
     const r = withoutNull(right);
     if ((l.kind === 'number' && r.kind === 'string') || (l.kind === 'string' && r.kind === 'number')) {
-      this.diagnostics.push(errors.badOperand({ span: expr.opSpan, message: `\`${expr.op}\` cannot order ${nameOf(expr.left)} (${describeFound(l)}) and ${nameOf(expr.right)} (${describeFound(r)})`, label: 'a number and a string', hint: 'convert the text first: `TODOUBLE(…)`' }));
+      this.diagnostics.push(
+        errors.badOperand({
+          span: expr.opSpan,
+          message: `\`${expr.op}\` cannot order ${nameOf(expr.left)} (${describeFound(l)}) and ${nameOf(expr.right)} (${describeFound(r)})`,
+          label: 'a number and a string',
+          hint: 'convert the text first: `TODOUBLE(…)`',
+        }),
+      );
     }
     return BOOLEAN;
   }
 
   private plus(expr: BinaryExpr, left: PipeType, right: PipeType): PipeType {
     const addable = union(NUMBER, STRING);
-    for (const [side, t] of [[expr.left, left], [expr.right, right]] as const) {
+    for (const [side, t] of [
+      [expr.left, left],
+      [expr.right, right],
+    ] as const) {
       if (t.kind !== 'null' && fits(t, addable) === 'no') {
-        this.diagnostics.push(errors.badOperand({ span: side.span, message: `\`+\` adds numbers or joins strings, but ${nameOf(side)} is ${withArticle(describeFound(t))}`, label: `this is ${withArticle(describeFound(t))}`, hint: 'to put a value into text use CONCAT(…) or a "text {{ … }}" template' }));
+        this.diagnostics.push(
+          errors.badOperand({
+            span: side.span,
+            message: `\`+\` adds numbers or joins strings, but ${nameOf(side)} is ${withArticle(describeFound(t))}`,
+            label: `this is ${withArticle(describeFound(t))}`,
+            hint: 'to put a value into text use CONCAT(…) or a "text {{ … }}" template',
+          }),
+        );
         return UNKNOWN;
       }
     }
     const l = withoutNull(left);
     const r = withoutNull(right);
     if ((l.kind === 'number' && r.kind === 'string') || (l.kind === 'string' && r.kind === 'number')) {
-      this.diagnostics.push(errors.badOperand({ span: expr.opSpan, message: `\`+\` cannot join ${nameOf(expr.left)} (${describeFound(l)}) and ${nameOf(expr.right)} (${describeFound(r)})`, label: 'a number and a string', hint: 'join text with CONCAT(…), or convert the text with TODOUBLE(…) to add numbers' }));
+      this.diagnostics.push(
+        errors.badOperand({
+          span: expr.opSpan,
+          message: `\`+\` cannot join ${nameOf(expr.left)} (${describeFound(l)}) and ${nameOf(expr.right)} (${describeFound(r)})`,
+          label: 'a number and a string',
+          hint: 'join text with CONCAT(…), or convert the text with TODOUBLE(…) to add numbers',
+        }),
+      );
       return UNKNOWN;
     }
     if (l.kind === 'string' || r.kind === 'string') return STRING;
@@ -517,9 +658,19 @@ class Checker {
   }
 
   private arithmetic(expr: BinaryExpr, left: PipeType, right: PipeType): PipeType {
-    for (const [side, t] of [[expr.left, left], [expr.right, right]] as const) {
+    for (const [side, t] of [
+      [expr.left, left],
+      [expr.right, right],
+    ] as const) {
       if (t.kind !== 'null' && fits(t, NUMBER) === 'no') {
-        this.diagnostics.push(errors.badOperand({ span: side.span, message: `\`${expr.op}\` needs numbers, but ${nameOf(side)} is ${withArticle(describeFound(t))}`, label: `this is ${withArticle(describeFound(t))}`, hint: numberHint(t) }));
+        this.diagnostics.push(
+          errors.badOperand({
+            span: side.span,
+            message: `\`${expr.op}\` needs numbers, but ${nameOf(side)} is ${withArticle(describeFound(t))}`,
+            label: `this is ${withArticle(describeFound(t))}`,
+            hint: numberHint(t),
+          }),
+        );
         return UNKNOWN;
       }
     }

@@ -49,7 +49,8 @@ export class Emitter {
         return this.call(expr);
       case 'unary':
         if (expr.op === '!') return `!B.isTrue(${this.emit(expr.operand)})`;
-        if (expr.operand.kind === 'literal' && typeof expr.operand.value === 'number') return literal(-expr.operand.value);
+        if (expr.operand.kind === 'literal' && typeof expr.operand.value === 'number')
+          return literal(-expr.operand.value);
         return `B.neg(${this.emit(expr.operand)})`;
       case 'binary':
         return this.binary(expr.op, this.emit(expr.left), this.emit(expr.right));
@@ -58,7 +59,8 @@ export class Emitter {
       case 'object': {
         const entries = expr.entries.map((e) => [JSON.stringify(e.key), this.emit(e.value)] as const);
         // A literal `__proto__` key would set the prototype: build such objects with B.obj.
-        if (expr.entries.some((e) => e.key === '__proto__')) return `B.obj(${entries.map(([k, v]) => `[${k}, ${v}]`).join(', ')})`;
+        if (expr.entries.some((e) => e.key === '__proto__'))
+          return `B.obj(${entries.map(([k, v]) => `[${k}, ${v}]`).join(', ')})`;
         return entries.length === 0 ? '({})' : `({ ${entries.map(([k, v]) => `${k}: ${v}`).join(', ')} })`;
       }
       case 'lambda': {
@@ -81,7 +83,8 @@ export class Emitter {
     let current = expr;
     while (current.kind === 'member' || current.kind === 'index') {
       if (current.kind === 'member') {
-        if (current.property !== '$') segments.unshift({ js: JSON.stringify(current.property), field: current.property });
+        if (current.property !== '$')
+          segments.unshift({ js: JSON.stringify(current.property), field: current.property });
       } else {
         segments.unshift({ js: this.emit(current.index), field: undefined });
       }

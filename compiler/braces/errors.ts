@@ -75,9 +75,18 @@ interface NameFacts {
   readonly suggestion: string | undefined;
 }
 
-export function unknownCapsuleParam(facts: { readonly span: Span; readonly name: string | undefined; readonly candidates: readonly string[]; readonly suggestion?: string | undefined }): Diagnostic {
+export function unknownCapsuleParam(facts: {
+  readonly span: Span;
+  readonly name: string | undefined;
+  readonly candidates: readonly string[];
+  readonly suggestion?: string | undefined;
+}): Diagnostic {
   if (facts.name === undefined) {
-    return diagnostic('PIPE4012', { message: '`capsule.` parameters exist only inside a capsule', span: facts.span, label: 'not inside a capsule' });
+    return diagnostic('PIPE4012', {
+      message: '`capsule.` parameters exist only inside a capsule',
+      span: facts.span,
+      label: 'not inside a capsule',
+    });
   }
   return diagnostic('PIPE4012', {
     message: `the capsule has no parameter \`${facts.name}\``,
@@ -87,7 +96,13 @@ export function unknownCapsuleParam(facts: { readonly span: Span; readonly name:
   });
 }
 
-export function unknownName(facts: { readonly span: Span; readonly name: string; readonly isFunction: boolean; readonly isGlobal: boolean; readonly suggestion: string | undefined }): Diagnostic {
+export function unknownName(facts: {
+  readonly span: Span;
+  readonly name: string;
+  readonly isFunction: boolean;
+  readonly isGlobal: boolean;
+  readonly suggestion: string | undefined;
+}): Diagnostic {
   const hint = facts.isFunction
     ? `\`${facts.name}\` is a function: call it with parentheses, e.g. \`${facts.name.toUpperCase()}(…)\`.`
     : facts.isGlobal
@@ -108,7 +123,10 @@ export function unknownGlobal(facts: NameFacts): Diagnostic {
     message: `no global named \`${facts.name}\``,
     span: facts.span,
     label: didYouMean(facts.suggestion) ?? 'unknown global',
-    body: facts.candidates.length > 0 ? candidateBlock('These globals are declared:', facts.candidates) : ['No globals are declared.'],
+    body:
+      facts.candidates.length > 0
+        ? candidateBlock('These globals are declared:', facts.candidates)
+        : ['No globals are declared.'],
     ...(facts.suggestion ? {} : { hint: `Declare it: \`global ${facts.name} = …\`.` }),
   });
 }
@@ -126,7 +144,10 @@ export function unknownAccount(facts: NameFacts & { readonly account: string | u
     message: `no account named \`${facts.name}\``,
     span: facts.span,
     label: didYouMean(facts.suggestion) ?? 'unknown account',
-    body: facts.candidates.length > 0 ? candidateBlock('These accounts are declared:', facts.candidates) : ['No accounts are declared.'],
+    body:
+      facts.candidates.length > 0
+        ? candidateBlock('These accounts are declared:', facts.candidates)
+        : ['No accounts are declared.'],
   });
 }
 
@@ -135,7 +156,10 @@ export function unknownStep(facts: NameFacts): Diagnostic {
     message: `no earlier step is labelled \`${facts.name}\``,
     span: facts.span,
     label: didYouMean(facts.suggestion) ?? 'unknown step label',
-    body: facts.candidates.length > 0 ? candidateBlock('Steps that ran before this one:', facts.candidates) : ['No labelled step runs before this one.'],
+    body:
+      facts.candidates.length > 0
+        ? candidateBlock('Steps that ran before this one:', facts.candidates)
+        : ['No labelled step runs before this one.'],
   });
 }
 
@@ -144,11 +168,19 @@ export function describeFound(t: PipeType): string {
   return describeType(widen(t));
 }
 
-export function notAnObject(facts: { readonly span: Span; readonly field: string | undefined; readonly owner: string | undefined; readonly ownerType: PipeType }): Diagnostic {
+export function notAnObject(facts: {
+  readonly span: Span;
+  readonly field: string | undefined;
+  readonly owner: string | undefined;
+  readonly ownerType: PipeType;
+}): Diagnostic {
   const what = withArticle(describeFound(facts.ownerType));
   const owner = facts.owner === undefined ? 'this value' : `\`${facts.owner}\``;
   return diagnostic('PIPE4007', {
-    message: facts.field === undefined ? `${owner} is ${what} and cannot be indexed` : `${owner} is ${what}, so it has no field \`${facts.field}\``,
+    message:
+      facts.field === undefined
+        ? `${owner} is ${what} and cannot be indexed`
+        : `${owner} is ${what}, so it has no field \`${facts.field}\``,
     span: facts.span,
     label: `${owner} is ${what}`,
     hint: 'End the path at the value itself.',
@@ -157,7 +189,11 @@ export function notAnObject(facts: { readonly span: Span; readonly field: string
 
 /** `inBody`: the path the field may have in the envelope's `body` (`message.body.total`), when it may be there. */
 export function unknownField(facts: {
-  readonly span: Span; readonly field: string; readonly owner: string; readonly candidates: readonly string[]; readonly suggestion: string | undefined;
+  readonly span: Span;
+  readonly field: string;
+  readonly owner: string;
+  readonly candidates: readonly string[];
+  readonly suggestion: string | undefined;
   readonly inBody?: string;
 }): Diagnostic {
   return diagnostic('PIPE4006', {
@@ -169,7 +205,12 @@ export function unknownField(facts: {
   });
 }
 
-export function badOperand(facts: { readonly span: Span; readonly message: string; readonly label: string; readonly hint?: string | undefined }): Diagnostic {
+export function badOperand(facts: {
+  readonly span: Span;
+  readonly message: string;
+  readonly label: string;
+  readonly hint?: string | undefined;
+}): Diagnostic {
   return diagnostic('PIPE4005', {
     message: facts.message,
     span: facts.span,
@@ -178,7 +219,11 @@ export function badOperand(facts: { readonly span: Span; readonly message: strin
   });
 }
 
-export function unknownFunction(facts: { readonly span: Span; readonly name: string; readonly suggestion: string | undefined }): Diagnostic {
+export function unknownFunction(facts: {
+  readonly span: Span;
+  readonly name: string;
+  readonly suggestion: string | undefined;
+}): Diagnostic {
   return diagnostic('PIPE4002', {
     message: `unknown function \`${facts.name}\``,
     span: facts.span,
@@ -187,7 +232,12 @@ export function unknownFunction(facts: { readonly span: Span; readonly name: str
   });
 }
 
-export function wrongArity(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly count: number; readonly missingResult: boolean }): Diagnostic {
+export function wrongArity(facts: {
+  readonly span: Span;
+  readonly signature: FunctionSignature;
+  readonly count: number;
+  readonly missingResult: boolean;
+}): Diagnostic {
   const s = facts.signature;
   const min = s.params.filter((p) => !p.optional && !p.rest).length;
   const max = s.params.some((p) => p.rest) ? Infinity : s.params.length;
@@ -201,12 +251,21 @@ export function wrongArity(facts: { readonly span: Span; readonly signature: Fun
   return diagnostic('PIPE4003', {
     message: `${s.name} takes ${expected}, but ${facts.count} ${facts.count === 1 ? 'was' : 'were'} given`,
     span: facts.span,
-    label: facts.missingResult ? 'the last condition has no result' : `${facts.count} argument${facts.count === 1 ? '' : 's'}`,
+    label: facts.missingResult
+      ? 'the last condition has no result'
+      : `${facts.count} argument${facts.count === 1 ? '' : 's'}`,
     body: ['The signature is:', `    ${signatureText(s)}`],
   });
 }
 
-export function badArgument(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly param: ParamSpec; readonly index: number; readonly found: PipeType; readonly what: string }): Diagnostic {
+export function badArgument(facts: {
+  readonly span: Span;
+  readonly signature: FunctionSignature;
+  readonly param: ParamSpec;
+  readonly index: number;
+  readonly found: PipeType;
+  readonly what: string;
+}): Diagnostic {
   const wanted = describeType(facts.param.type);
   const found = describeFound(facts.found);
   const hint =
@@ -228,7 +287,12 @@ export function badArgument(facts: { readonly span: Span; readonly signature: Fu
   });
 }
 
-export function badConstant(facts: { readonly span: Span; readonly problem: ConstantProblem; readonly signature: FunctionSignature; readonly index: number }): Diagnostic {
+export function badConstant(facts: {
+  readonly span: Span;
+  readonly problem: ConstantProblem;
+  readonly signature: FunctionSignature;
+  readonly index: number;
+}): Diagnostic {
   const p = facts.problem;
   return diagnostic(p.code, {
     message: `${p.message} (argument ${facts.index + 1} of ${facts.signature.name})`,
@@ -263,7 +327,8 @@ export function typeMismatch(facts: {
     'But this expression produces:',
     `    ${actual}`,
   ];
-  if (facts.where.length > 0) body.push(facts.where.map((line, i) => (i === 0 ? `where ${line}` : `  and ${line}`)).join('\n'));
+  if (facts.where.length > 0)
+    body.push(facts.where.map((line, i) => (i === 0 ? `where ${line}` : `  and ${line}`)).join('\n'));
   return diagnostic('PIPE4001', {
     message: `${facts.why} expects ${describeType(facts.expected)}, but this expression is ${withArticle(actual)}`,
     span: facts.span,
@@ -285,11 +350,16 @@ export function withArticle(description: string): string {
 
 /** Names of the functions that take a lambda, for messages ("MAP, FILTER, …"). */
 function lambdaFunctions(): string {
-  return SIGNATURES.filter((s) => s.params.some((p) => p.lambda)).map((s) => s.name).join(', ');
+  return SIGNATURES.filter((s) => s.params.some((p) => p.lambda))
+    .map((s) => s.name)
+    .join(', ');
 }
 
 /** A lambda that is not the lambda argument of an array function (`where` names the call it sits in, if any). */
-export function misplacedLambda(facts: { readonly span: Span; readonly where: { readonly signature: FunctionSignature; readonly index: number } | undefined }): Diagnostic {
+export function misplacedLambda(facts: {
+  readonly span: Span;
+  readonly where: { readonly signature: FunctionSignature; readonly index: number } | undefined;
+}): Diagnostic {
   const where = facts.where;
   return diagnostic('PIPE4019', {
     message:
@@ -298,12 +368,21 @@ export function misplacedLambda(facts: { readonly span: Span; readonly where: { 
         : `argument ${where.index + 1} of ${where.signature.name} cannot be a lambda`,
     span: facts.span,
     label: 'lambda not allowed here',
-    body: where === undefined ? [`Functions that take a lambda: ${lambdaFunctions()}.`] : ['The signature is:', `    ${signatureText(where.signature)}`],
+    body:
+      where === undefined
+        ? [`Functions that take a lambda: ${lambdaFunctions()}.`]
+        : ['The signature is:', `    ${signatureText(where.signature)}`],
     hint: 'Pass the lambda to an array function, e.g. `SUM(MAP(message.lines, x => x.price))`.',
   });
 }
 
-export function lambdaExpected(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly param: ParamSpec; readonly index: number; readonly what: string }): Diagnostic {
+export function lambdaExpected(facts: {
+  readonly span: Span;
+  readonly signature: FunctionSignature;
+  readonly param: ParamSpec;
+  readonly index: number;
+  readonly what: string;
+}): Diagnostic {
   return diagnostic('PIPE4020', {
     message: `argument ${facts.index + 1} of ${facts.signature.name} must be a lambda \`${facts.param.name}\`, but ${facts.what} is not one`,
     span: facts.span,
@@ -313,7 +392,12 @@ export function lambdaExpected(facts: { readonly span: Span; readonly signature:
   });
 }
 
-export function lambdaArity(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly param: ParamSpec; readonly count: number }): Diagnostic {
+export function lambdaArity(facts: {
+  readonly span: Span;
+  readonly signature: FunctionSignature;
+  readonly param: ParamSpec;
+  readonly count: number;
+}): Diagnostic {
   const wanted = facts.param.lambda?.params.length ?? 1;
   const plural = (n: number): string => `${n} parameter${n === 1 ? '' : 's'}`;
   return diagnostic('PIPE4021', {
@@ -327,7 +411,11 @@ export function lambdaArity(facts: { readonly span: Span; readonly signature: Fu
 
 export type LambdaParamProblem = 'scope' | 'literal' | 'duplicate' | 'outer' | 'reserved';
 
-export function badLambdaParam(facts: { readonly span: Span; readonly name: string; readonly problem: LambdaParamProblem }): Diagnostic {
+export function badLambdaParam(facts: {
+  readonly span: Span;
+  readonly name: string;
+  readonly problem: LambdaParamProblem;
+}): Diagnostic {
   const why: Record<LambdaParamProblem, string> = {
     scope: `would hide the scope \`${facts.name}\``,
     literal: `is a literal`,
@@ -344,10 +432,18 @@ export function badLambdaParam(facts: { readonly span: Span; readonly name: stri
 }
 
 /** The body of a lambda gives a value its function cannot use (FILTER needs a boolean…). */
-export function badLambdaResult(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly param: ParamSpec; readonly found: PipeType }): Diagnostic {
+export function badLambdaResult(facts: {
+  readonly span: Span;
+  readonly signature: FunctionSignature;
+  readonly param: ParamSpec;
+  readonly found: PipeType;
+}): Diagnostic {
   const wanted = describeType(facts.param.lambda?.returns ?? facts.param.type);
   const found = describeFound(facts.found);
-  const hint = facts.signature.name === 'SORTBY' || facts.signature.name === 'GROUPBY' ? 'Return a field of the element, e.g. `x => x.name`.' : 'Return a comparison, e.g. `x => x.price > 10`.';
+  const hint =
+    facts.signature.name === 'SORTBY' || facts.signature.name === 'GROUPBY'
+      ? 'Return a field of the element, e.g. `x => x.name`.'
+      : 'Return a comparison, e.g. `x => x.price > 10`.';
   return diagnostic('PIPE4004', {
     message: `the lambda of ${facts.signature.name} must give ${withArticle(wanted)}, but its body is ${withArticle(found)}`,
     span: facts.span,
@@ -358,7 +454,12 @@ export function badLambdaResult(facts: { readonly span: Span; readonly signature
 }
 
 /** `SUM(array)` over elements that can never be numbers. */
-export function badElements(facts: { readonly span: Span; readonly signature: FunctionSignature; readonly found: PipeType; readonly what: string }): Diagnostic {
+export function badElements(facts: {
+  readonly span: Span;
+  readonly signature: FunctionSignature;
+  readonly found: PipeType;
+  readonly what: string;
+}): Diagnostic {
   const found = describeFound(facts.found);
   return diagnostic('PIPE4004', {
     message: `${facts.signature.name} of one array needs numbers, but the elements of ${facts.what} are ${found === 'null' ? 'null' : withArticle(found)}`,
@@ -421,7 +522,10 @@ export function unknownZone(value: string): ConstantProblem {
 
 /** A value that is none of `candidates`: `unknown time unit "x"`, `unsupported charset "x"`. */
 export function notOneOfConstants(
-  what: string, value: string, candidates: readonly string[], verb = 'unknown',
+  what: string,
+  value: string,
+  candidates: readonly string[],
+  verb = 'unknown',
 ): ConstantProblem {
   return { code: 'PIPE4017', message: `${verb} ${what} ${JSON.stringify(value)}`, candidates };
 }

@@ -37,7 +37,13 @@ export function evaluateExpression(source: string, input: EvaluateInput): Evalua
   const globals = input.globals ?? {};
   const globalTypes: Record<string, PipeType> = Object.create(null) as Record<string, PipeType>;
   for (const name of Object.keys(globals)) globalTypes[name] = UNKNOWN;
-  const { expr, check, diagnostics } = analyze(source, 0, undefined, { file: '<eval>', message: UNKNOWN, globals: globalTypes, accounts: {}, steps: {} });
+  const { expr, check, diagnostics } = analyze(source, 0, undefined, {
+    file: '<eval>',
+    message: UNKNOWN,
+    globals: globalTypes,
+    accounts: {},
+    steps: {},
+  });
   if (!expr || !check || hasErrors(diagnostics)) return { diagnostics };
   const js = new Emitter(check.calls).emit(expr);
   // The emitted text contains only JSON literals and library calls (see emit.ts), never user code.
@@ -47,7 +53,10 @@ export function evaluateExpression(source: string, input: EvaluateInput): Evalua
     globals,
     accounts: {},
     steps: {},
-    metadata: { pipeline: { name: 'eval' }, execution: { key: 'eval', startTimestamp: now(), timeout: 30000, redelivery: false } },
+    metadata: {
+      pipeline: { name: 'eval' },
+      execution: { key: 'eval', startTimestamp: now(), timeout: 30000, redelivery: false },
+    },
     services: { clock: { now } },
     workDir: input.workDir ?? '.',
   };

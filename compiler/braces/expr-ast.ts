@@ -9,7 +9,17 @@
  */
 import type { Span } from '../../base/source/span.js';
 
-export type Expr = LiteralExpr | NameExpr | MemberExpr | IndexExpr | CallExpr | UnaryExpr | BinaryExpr | ArrayExpr | ObjectExpr | LambdaExpr;
+export type Expr =
+  | LiteralExpr
+  | NameExpr
+  | MemberExpr
+  | IndexExpr
+  | CallExpr
+  | UnaryExpr
+  | BinaryExpr
+  | ArrayExpr
+  | ObjectExpr
+  | LambdaExpr;
 
 export interface LiteralExpr {
   readonly kind: 'literal';

@@ -40,12 +40,14 @@ function whereLines(expr: Expr, check: CheckResult): string[] {
     if (lines.length >= MAX_WHERE_LINES) break;
     // Only whole paths: not a bare scope, not a prefix of a longer referenced path.
     if (pathText(expr) === path || !/[.[]/.test(path)) continue;
-    if (paths.some((other) => other !== path && (other.startsWith(`${path}.`) || other.startsWith(`${path}[`)))) continue;
+    if (paths.some((other) => other !== path && (other.startsWith(`${path}.`) || other.startsWith(`${path}[`))))
+      continue;
     lines.push(`\`${path}\` is ${withArticle(describeType(type))}`);
   }
   if (expr.kind === 'call') {
     const signature = check.calls.get(expr);
-    if (signature && typeof signature.result !== 'function') lines.push(`\`${signature.name}(…)\` always returns ${withArticle(describeType(signature.result))}`);
+    if (signature && typeof signature.result !== 'function')
+      lines.push(`\`${signature.name}(…)\` always returns ${withArticle(describeType(signature.result))}`);
   } else if (pathText(expr) !== undefined) {
     lines.unshift(`\`${pathText(expr) as string}\` is ${withArticle(describeType(check.type))}`);
   }
@@ -57,10 +59,14 @@ function conversionHint(actual: PipeType, expected: PipeType, source: string): s
   const a = withoutNull(actual);
   const e = withoutNull(expected);
   const inner = source.trim();
-  if (e.kind === 'number' && a.kind === 'string') return `To turn text into a number, wrap it: \`{{ ${e.integer ? 'TOLONG' : 'TODOUBLE'}(${inner}) }}\`.`;
-  if (e.kind === 'string' && (a.kind === 'number' || a.kind === 'boolean' || a.kind === 'object' || a.kind === 'array')) return `To turn it into text, wrap it: \`{{ TOSTRING(${inner}) }}\`.`;
-  if (e.kind === 'boolean' && a.kind === 'string') return `To read text such as "true", wrap it: \`{{ TOBOOLEAN(${inner}) }}\`.`;
-  if (e.kind === 'array' && a.kind !== 'array') return `To make a one-element array, wrap it: \`{{ CARDINALITYMANY(${inner}) }}\`.`;
+  if (e.kind === 'number' && a.kind === 'string')
+    return `To turn text into a number, wrap it: \`{{ ${e.integer ? 'TOLONG' : 'TODOUBLE'}(${inner}) }}\`.`;
+  if (e.kind === 'string' && (a.kind === 'number' || a.kind === 'boolean' || a.kind === 'object' || a.kind === 'array'))
+    return `To turn it into text, wrap it: \`{{ TOSTRING(${inner}) }}\`.`;
+  if (e.kind === 'boolean' && a.kind === 'string')
+    return `To read text such as "true", wrap it: \`{{ TOBOOLEAN(${inner}) }}\`.`;
+  if (e.kind === 'array' && a.kind !== 'array')
+    return `To make a one-element array, wrap it: \`{{ CARDINALITYMANY(${inner}) }}\`.`;
   return undefined;
 }
 
@@ -117,7 +123,9 @@ export function compileTemplate(node: TemplateValue, env: BracesEnv): CompiledBr
         why: env.expected.why,
         actual: STRING,
         where: ['text around `{{ }}` inside quotes (even a space) makes a string'],
-        hint: onlyBraces ? 'Remove the spaces around `{{ … }}`: a value that is exactly one `{{ … }}`, quoted or not, keeps the type of its value.' : undefined,
+        hint: onlyBraces
+          ? 'Remove the spaces around `{{ … }}`: a value that is exactly one `{{ … }}`, quoted or not, keeps the type of its value.'
+          : undefined,
       }),
     );
   }

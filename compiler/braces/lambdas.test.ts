@@ -11,12 +11,23 @@ import { compileBraces, type BracesEnv } from './index.js';
 
 const line = objectOf({ sku: STRING, qty: INTEGER, price: NUMBER });
 const body = objectOf({ lines: arrayOf(line), tags: arrayOf(STRING), total: NUMBER });
-const env: BracesEnv = { file: 'f.pipe', message: objectOf({ body }), globals: { rate: NUMBER }, accounts: {}, steps: {} };
+const env: BracesEnv = {
+  file: 'f.pipe',
+  message: objectOf({ body }),
+  globals: { rate: NUMBER },
+  accounts: {},
+  steps: {},
+};
 
 const TEXT_START = 10;
 
 function compile(text: string, extra: Partial<BracesEnv> = {}) {
-  const node: BracesValue = { kind: 'braces', text, textStart: TEXT_START, span: { file: 'f.pipe', start: TEXT_START - 3, end: TEXT_START + text.length + 3 } };
+  const node: BracesValue = {
+    kind: 'braces',
+    text,
+    textStart: TEXT_START,
+    span: { file: 'f.pipe', start: TEXT_START - 3, end: TEXT_START + text.length + 3 },
+  };
   return compileBraces(node, { ...env, ...extra });
 }
 
@@ -87,7 +98,9 @@ describe('lambda diagnostics', () => {
     const text = 'SORTBY(message.body.lines, l => { a: l.sku })';
     const r = compile(text);
     expect(r.diagnostics.map((d) => d.code)).toEqual(['PIPE4004']);
-    expect(r.diagnostics[0]?.message).toBe('the lambda of SORTBY must give a number or string or null, but its body is an object { a }');
+    expect(r.diagnostics[0]?.message).toBe(
+      'the lambda of SORTBY must give a number or string or null, but its body is an object { a }',
+    );
     expect(r.diagnostics[0]?.primary.span).toEqual(spanOf(text, '{ a: l.sku }'));
   });
 
@@ -98,7 +111,9 @@ describe('lambda diagnostics', () => {
     expect(r.diagnostics[0]?.message).toBe('argument 1 of SUM cannot be a lambda');
     expect(r.diagnostics[0]?.primary.span).toEqual(spanOf(text, 'x => x'));
     expect(codes('x => 1')).toEqual(['PIPE4019']);
-    expect(compile('x => 1').diagnostics[0]?.body).toEqual(['Functions that take a lambda: MAP, FILTER, REDUCE, SOME, EVERY, FIND, SORTBY, GROUPBY.']);
+    expect(compile('x => 1').diagnostics[0]?.body).toEqual([
+      'Functions that take a lambda: MAP, FILTER, REDUCE, SOME, EVERY, FIND, SORTBY, GROUPBY.',
+    ]);
     expect(codes('{ f: x => x }')).toEqual(['PIPE4019']);
     expect(codes('MAP(x => x, message.body.lines)')).toEqual(['PIPE4019', 'PIPE4020']);
     // The body of a misplaced lambda is still checked.
@@ -108,7 +123,9 @@ describe('lambda diagnostics', () => {
   it('asks for a lambda where the signature has one', () => {
     const r = compile('MAP(message.body.lines, message.body.total)');
     expect(r.diagnostics.map((d) => d.code)).toEqual(['PIPE4020']);
-    expect(r.diagnostics[0]?.message).toBe('argument 2 of MAP must be a lambda `x => value`, but `message.body.total` is not one');
+    expect(r.diagnostics[0]?.message).toBe(
+      'argument 2 of MAP must be a lambda `x => value`, but `message.body.total` is not one',
+    );
   });
 
   it('checks the number of lambda parameters', () => {
@@ -150,7 +167,10 @@ describe('lambda diagnostics', () => {
   // test's timeout.
   it('checks deeply nested REDUCEs (the accumulator pass does not multiply)', () => {
     const depth = 60;
-    const opening = Array.from({ length: depth }, (_, i) => `REDUCE(message.body.lines, (a${i}, l${i}) => a${i} + `).join('');
+    const opening = Array.from(
+      { length: depth },
+      (_, i) => `REDUCE(message.body.lines, (a${i}, l${i}) => a${i} + `,
+    ).join('');
     const text = `${opening}1${', 0)'.repeat(depth)}`;
     expect(codes(text)).toEqual([]);
   });
@@ -170,19 +190,30 @@ describe('lambda emission', () => {
       'B.SUM_MAP((B.fields(B.fields(message).body).lines ?? null), ($l) => B.arith("*", (B.fields($l).qty ?? null), (B.fields($l).price ?? null)))',
     );
     expect(compile('AVG(MAP(message.body.lines, l => l.qty))').js).toMatch(/^B\.AVG\(B\.MAP\(/);
-    expect(compile('REDUCE(message.body.lines, (acc, l) => acc + l.qty, 0)').js).toBe('B.REDUCE((B.fields(B.fields(message).body).lines ?? null), ($acc, $l) => B.add($acc, (B.fields($l).qty ?? null)), 0)');
-    expect(compile('MAP(message.body.lines, l => { sku: l.sku })').js).toBe('B.MAP((B.fields(B.fields(message).body).lines ?? null), ($l) => ({ "sku": (B.fields($l).sku ?? null) }))');
-    expect(compile('FILTER(message.body.lines, l => l.price > global.rate)').js).toBe('B.FILTER((B.fields(B.fields(message).body).lines ?? null), ($l) => B.gt((B.fields($l).price ?? null), (B.fields(ctx.globals).rate ?? null)))');
+    expect(compile('REDUCE(message.body.lines, (acc, l) => acc + l.qty, 0)').js).toBe(
+      'B.REDUCE((B.fields(B.fields(message).body).lines ?? null), ($acc, $l) => B.add($acc, (B.fields($l).qty ?? null)), 0)',
+    );
+    expect(compile('MAP(message.body.lines, l => { sku: l.sku })').js).toBe(
+      'B.MAP((B.fields(B.fields(message).body).lines ?? null), ($l) => ({ "sku": (B.fields($l).sku ?? null) }))',
+    );
+    expect(compile('FILTER(message.body.lines, l => l.price > global.rate)').js).toBe(
+      'B.FILTER((B.fields(B.fields(message).body).lines ?? null), ($l) => B.gt((B.fields($l).price ?? null), (B.fields(ctx.globals).rate ?? null)))',
+    );
   });
 
   it('keeps names that are JavaScript words or generated identifiers harmless', () => {
-    expect(compile('MAP(message.body.tags, constructor => constructor)').js).toBe('B.MAP((B.fields(B.fields(message).body).tags ?? null), ($constructor) => $constructor)');
-    expect(compile('MAP(message.body.tags, ctx => ctx)').js).toBe('B.MAP((B.fields(B.fields(message).body).tags ?? null), ($ctx) => $ctx)');
-    expect(compile('MAP(message.body.tags, B => IF(true, B, message))').js).toBe('B.MAP((B.fields(B.fields(message).body).tags ?? null), ($B) => (B.isTrue(true) ? $B : message))');
+    expect(compile('MAP(message.body.tags, constructor => constructor)').js).toBe(
+      'B.MAP((B.fields(B.fields(message).body).tags ?? null), ($constructor) => $constructor)',
+    );
+    expect(compile('MAP(message.body.tags, ctx => ctx)').js).toBe(
+      'B.MAP((B.fields(B.fields(message).body).tags ?? null), ($ctx) => $ctx)',
+    );
+    expect(compile('MAP(message.body.tags, B => IF(true, B, message))').js).toBe(
+      'B.MAP((B.fields(B.fields(message).body).tags ?? null), ($B) => (B.isTrue(true) ? $B : message))',
+    );
   });
 
   it('emits nothing when a lambda is wrong', () => {
     expect(compile('MAP(message.body.lines, l => l.qtty)').js).toBe('null');
   });
 });
-

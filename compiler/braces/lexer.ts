@@ -39,13 +39,55 @@ export function hostSpan(map: OffsetMap, start: number, end: number): Span {
   return span(map.file, hostOffset(map, start), hostOffset(map, end));
 }
 
-const PUNCTUATION = ['==', '=>', '!=', '<=', '>=', '&&', '||', '??', '(', ')', '[', ']', '{', '}', ',', '.', ':', '+', '-', '*', '/', '%', '!', '<', '>'];
+const PUNCTUATION = [
+  '==',
+  '=>',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '??',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '.',
+  ':',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '!',
+  '<',
+  '>',
+];
 
-const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "'": "'", '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
 export function tokenize(text: string, map: OffsetMap): { tokens: Token[]; error?: LexError } {
   const tokens: Token[] = [];
-  const make = (kind: TokenKind, value: string, start: number, end: number): Token => ({ kind, text: value, start, end, span: hostSpan(map, start, end) });
+  const make = (kind: TokenKind, value: string, start: number, end: number): Token => ({
+    kind,
+    text: value,
+    start,
+    end,
+    span: hostSpan(map, start, end),
+  });
   let i = 0;
   while (i < text.length) {
     const c = text[i] as string;
@@ -60,7 +102,14 @@ export function tokenize(text: string, map: OffsetMap): { tokens: Token[]; error
       i += raw.length;
       if (i < text.length && /[A-Za-z_0-9]/.test(text[i] as string)) {
         while (i < text.length && /[A-Za-z_0-9.]/.test(text[i] as string)) i++;
-        return { tokens, error: { reason: 'bad-number', message: `\`${text.slice(start, i)}\` is not a number`, span: hostSpan(map, start, i) } };
+        return {
+          tokens,
+          error: {
+            reason: 'bad-number',
+            message: `\`${text.slice(start, i)}\` is not a number`,
+            span: hostSpan(map, start, i),
+          },
+        };
       }
       tokens.push(make('number', raw, start, i));
       continue;
@@ -95,7 +144,15 @@ export function tokenize(text: string, map: OffsetMap): { tokens: Token[]; error
         value += d;
         i++;
       }
-      if (!closed) return { tokens, error: { reason: 'unterminated-string', message: 'this string is never closed', span: hostSpan(map, start, text.length) } };
+      if (!closed)
+        return {
+          tokens,
+          error: {
+            reason: 'unterminated-string',
+            message: 'this string is never closed',
+            span: hostSpan(map, start, text.length),
+          },
+        };
       tokens.push(make('string', value, start, i));
       continue;
     }
@@ -112,8 +169,22 @@ export function tokenize(text: string, map: OffsetMap): { tokens: Token[]; error
     }
     const code = text.codePointAt(i) ?? 0;
     const width = code > 0xffff ? 2 : 1;
-    const hint = c === '&' ? ' (logical and is `&&`)' : c === '|' ? ' (logical or is `||`)' : c === '=' ? ' (equality is `==`)' : '';
-    return { tokens, error: { reason: 'bad-character', message: `unexpected character \`${text.slice(i, i + width)}\`${hint}`, span: hostSpan(map, i, i + width) } };
+    const hint =
+      c === '&'
+        ? ' (logical and is `&&`)'
+        : c === '|'
+          ? ' (logical or is `||`)'
+          : c === '='
+            ? ' (equality is `==`)'
+            : '';
+    return {
+      tokens,
+      error: {
+        reason: 'bad-character',
+        message: `unexpected character \`${text.slice(i, i + width)}\`${hint}`,
+        span: hostSpan(map, i, i + width),
+      },
+    };
   }
   tokens.push(make('eof', '', text.length, text.length));
   return { tokens };

@@ -73,7 +73,13 @@ describe('braces parser', () => {
   });
 
   it('stops hostile nesting with a diagnostic instead of overflowing the stack', () => {
-    for (const text of ['('.repeat(10000) + '1' + ')'.repeat(10000), '!'.repeat(10000) + 'x', Array(10000).fill('1').join('+'), 'a' + '.b'.repeat(10000), 'F('.repeat(10000)]) {
+    for (const text of [
+      '('.repeat(10000) + '1' + ')'.repeat(10000),
+      '!'.repeat(10000) + 'x',
+      Array(10000).fill('1').join('+'),
+      'a' + '.b'.repeat(10000),
+      'F('.repeat(10000),
+    ]) {
       expect(problem(text).reason).toBe('too-deep');
     }
     expect(parseExpression('('.repeat(MAX_DEPTH - 5) + '1' + ')'.repeat(MAX_DEPTH - 5), map).expr).toBeDefined();

@@ -17,14 +17,17 @@ import { hostSpan, tokenize, type OffsetMap, type Token } from './lexer.js';
 export const MAX_DEPTH = 200;
 
 export interface SyntaxProblem {
-  readonly reason: 'empty' | 'unexpected-token' | 'unterminated-string' | 'bad-character' | 'bad-number' | 'too-deep' | 'unclosed';
+  readonly reason:
+    'empty' | 'unexpected-token' | 'unterminated-string' | 'bad-character' | 'bad-number' | 'too-deep' | 'unclosed';
   readonly message: string;
   readonly span: Span;
   readonly label: string;
   readonly hint?: string;
 }
 
-export type ParseResult = { readonly expr: Expr; readonly problem?: undefined } | { readonly expr?: undefined; readonly problem: SyntaxProblem };
+export type ParseResult =
+  | { readonly expr: Expr; readonly problem?: undefined }
+  | { readonly expr?: undefined; readonly problem: SyntaxProblem };
 
 /** Scope roots after which member names may contain dashes (`global.read-timeout`). */
 const DASHED_ROOTS = new Set(['global', 'step', 'capsule']);
@@ -66,7 +69,13 @@ class ExprParser {
 
   parseAll(): Expr {
     if (this.peek().kind === 'eof') {
-      throw new Stop({ reason: 'empty', message: 'empty {{ }} expression', span: hostSpan(this.map, 0, this.text.length), label: 'nothing to evaluate', hint: 'write an expression, e.g. `{{ message.id }}`, or remove the braces' });
+      throw new Stop({
+        reason: 'empty',
+        message: 'empty {{ }} expression',
+        span: hostSpan(this.map, 0, this.text.length),
+        label: 'nothing to evaluate',
+        hint: 'write an expression, e.g. `{{ message.id }}`, or remove the braces',
+      });
     }
     const expr = this.expression(0);
     const next = this.peek();
@@ -95,13 +104,21 @@ class ExprParser {
     const token = this.peek();
     if (this.isPunct(text)) return this.next();
     if (opening && token.kind === 'eof') {
-      throw new Stop({ reason: 'unclosed', message: `\`${opening.text}\` is never closed`, span: opening.span, label: `expected \`${text}\` to close this`, hint: `add \`${text}\`` });
+      throw new Stop({
+        reason: 'unclosed',
+        message: `\`${opening.text}\` is never closed`,
+        span: opening.span,
+        label: `expected \`${text}\` to close this`,
+        hint: `add \`${text}\``,
+      });
     }
     return this.unexpected(token, `\`${text}\``);
   }
 
   private unexpected(token: Token, expected: string, hint?: string): never {
-    const arrowHint = this.isPunct('=>', token) ? 'a lambda starts with its parameters: `x => x.price` or `(acc, x) => acc + x`, as an argument of MAP, FILTER, REDUCE…' : undefined;
+    const arrowHint = this.isPunct('=>', token)
+      ? 'a lambda starts with its parameters: `x => x.price` or `(acc, x) => acc + x`, as an argument of MAP, FILTER, REDUCE…'
+      : undefined;
     hint ??= arrowHint;
     throw new Stop({
       reason: 'unexpected-token',
@@ -115,7 +132,13 @@ class ExprParser {
   private enter(token: Token): void {
     this.depth++;
     if (this.depth > MAX_DEPTH) {
-      throw new Stop({ reason: 'too-deep', message: `expression nested more than ${MAX_DEPTH} levels deep`, span: token.span, label: 'nesting limit reached here', hint: 'split the computation over several steps or simplify it' });
+      throw new Stop({
+        reason: 'too-deep',
+        message: `expression nested more than ${MAX_DEPTH} levels deep`,
+        span: token.span,
+        label: 'nesting limit reached here',
+        hint: 'split the computation over several steps or simplify it',
+      });
     }
   }
 
@@ -127,7 +150,13 @@ class ExprParser {
   private built<T extends Expr>(node: T, children: readonly Expr[], at: Token): T {
     const height = 1 + Math.max(0, ...children.map((c) => this.heights.get(c) ?? 1));
     if (height > MAX_DEPTH) {
-      throw new Stop({ reason: 'too-deep', message: `expression nested more than ${MAX_DEPTH} levels deep`, span: at.span, label: 'nesting limit reached here', hint: 'split the computation over several steps or simplify it' });
+      throw new Stop({
+        reason: 'too-deep',
+        message: `expression nested more than ${MAX_DEPTH} levels deep`,
+        span: at.span,
+        label: 'nesting limit reached here',
+        hint: 'split the computation over several steps or simplify it',
+      });
     }
     this.heights.set(node, height);
     return node;
@@ -143,7 +172,18 @@ class ExprParser {
       if (token.kind !== 'punct' || !(ops as readonly string[]).includes(token.text)) return left;
       this.next();
       const right = this.expression(level + 1);
-      left = this.built({ kind: 'binary', op: token.text as BinaryOperator, left, right, opSpan: token.span, span: joinSpans(left.span, right.span) }, [left, right], token);
+      left = this.built(
+        {
+          kind: 'binary',
+          op: token.text as BinaryOperator,
+          left,
+          right,
+          opSpan: token.span,
+          span: joinSpans(left.span, right.span),
+        },
+        [left, right],
+        token,
+      );
     }
   }
 
@@ -183,7 +223,11 @@ class ExprParser {
     this.enter(arrow);
     const body = this.expression(0);
     this.leave();
-    return this.built({ kind: 'lambda', params, body, arrowSpan: arrow.span, span: joinSpans(first.span, body.span) }, [body], arrow);
+    return this.built(
+      { kind: 'lambda', params, body, arrowSpan: arrow.span, span: joinSpans(first.span, body.span) },
+      [body],
+      arrow,
+    );
   }
 
   private unary(): Expr {
@@ -193,7 +237,11 @@ class ExprParser {
       this.enter(token);
       const operand = this.unary();
       this.leave();
-      return this.built({ kind: 'unary', op: token.text as '!' | '-', operand, span: joinSpans(token.span, operand.span) }, [operand], token);
+      return this.built(
+        { kind: 'unary', op: token.text as '!' | '-', operand, span: joinSpans(token.span, operand.span) },
+        [operand],
+        token,
+      );
     }
     return this.postfix(this.primary());
   }
@@ -205,14 +253,28 @@ class ExprParser {
       if (this.isPunct('.')) {
         this.next();
         const name = this.memberName(expr);
-        expr = this.built({ kind: 'member', object: expr, property: name.text, propertySpan: name.span, span: joinSpans(expr.span, name.span) }, [expr], token);
+        expr = this.built(
+          {
+            kind: 'member',
+            object: expr,
+            property: name.text,
+            propertySpan: name.span,
+            span: joinSpans(expr.span, name.span),
+          },
+          [expr],
+          token,
+        );
       } else if (this.isPunct('[')) {
         this.next();
         this.enter(token);
         const index = this.expression(0);
         this.leave();
         const close = this.expect(']', token);
-        expr = this.built({ kind: 'index', object: expr, index, span: joinSpans(expr.span, close.span) }, [expr, index], token);
+        expr = this.built(
+          { kind: 'index', object: expr, index, span: joinSpans(expr.span, close.span) },
+          [expr, index],
+          token,
+        );
       } else if (this.isPunct('(')) {
         return this.unexpected(token, 'an operator', 'only functions can be called, e.g. `UPPERCASE(message.name)`');
       } else {
@@ -224,13 +286,23 @@ class ExprParser {
   /** The name after `.`: an identifier, `$`, a number-like word; dashed after global./account./step. */
   private memberName(object: Expr): { text: string; span: Span } {
     const first = this.peek();
-    if (first.kind !== 'ident' && first.kind !== 'number') return this.unexpected(first, 'a field name after `.`', 'for names with other characters write `message["field-name"]`');
+    if (first.kind !== 'ident' && first.kind !== 'number')
+      return this.unexpected(
+        first,
+        'a field name after `.`',
+        'for names with other characters write `message["field-name"]`',
+      );
     this.next();
     let text = first.text;
     let last = first;
     if (allowsDashes(object)) {
       // Glue `read` `-` `timeout` into one name when written without spaces.
-      while (this.isPunct('-') && this.peek().start === last.end && (this.peek(1).kind === 'ident' || this.peek(1).kind === 'number') && this.peek(1).start === this.peek().end) {
+      while (
+        this.isPunct('-') &&
+        this.peek().start === last.end &&
+        (this.peek(1).kind === 'ident' || this.peek(1).kind === 'number') &&
+        this.peek(1).start === this.peek().end
+      ) {
         this.next();
         last = this.next();
         text += `-${last.text}`;
@@ -244,7 +316,13 @@ class ExprParser {
     switch (token.kind) {
       case 'number': {
         const value = Number(token.text);
-        if (!Number.isFinite(value)) throw new Stop({ reason: 'bad-number', message: `the number \`${token.text}\` is too large`, span: token.span, label: 'out of range' });
+        if (!Number.isFinite(value))
+          throw new Stop({
+            reason: 'bad-number',
+            message: `the number \`${token.text}\` is too large`,
+            span: token.span,
+            label: 'out of range',
+          });
         return this.built({ kind: 'literal', value, span: token.span }, [], token);
       }
       case 'string':
@@ -259,7 +337,8 @@ class ExprParser {
   }
 
   private identifier(token: Token): Expr {
-    if (token.text === 'true' || token.text === 'false') return this.built({ kind: 'literal', value: token.text === 'true', span: token.span }, [], token);
+    if (token.text === 'true' || token.text === 'false')
+      return this.built({ kind: 'literal', value: token.text === 'true', span: token.span }, [], token);
     if (token.text === 'null') return this.built({ kind: 'literal', value: null, span: token.span }, [], token);
     if (this.isPunct('(')) {
       const open = this.next();
@@ -272,7 +351,11 @@ class ExprParser {
       }
       this.leave();
       const close = this.expect(')', open);
-      return this.built({ kind: 'call', name: token.text, nameSpan: token.span, args, span: joinSpans(token.span, close.span) }, args, token);
+      return this.built(
+        { kind: 'call', name: token.text, nameSpan: token.span, args, span: joinSpans(token.span, close.span) },
+        args,
+        token,
+      );
     }
     return this.built({ kind: 'name', name: token.text, span: token.span }, [], token);
   }
@@ -310,7 +393,11 @@ class ExprParser {
       }
       this.leave();
       const close = this.expect('}', token);
-      return this.built({ kind: 'object', entries, span: joinSpans(token.span, close.span) }, entries.map((e) => e.value), token);
+      return this.built(
+        { kind: 'object', entries, span: joinSpans(token.span, close.span) },
+        entries.map((e) => e.value),
+        token,
+      );
     }
     return this.unexpected(token, 'a value');
   }
@@ -330,7 +417,14 @@ export function parseExpression(text: string, map: OffsetMap): ParseResult {
   const lexed = tokenize(text, map);
   if (lexed.error) {
     const e = lexed.error;
-    return { problem: { reason: e.reason, message: e.message, span: e.span, label: e.reason === 'unterminated-string' ? 'string starts here' : 'not allowed here' } };
+    return {
+      problem: {
+        reason: e.reason,
+        message: e.message,
+        span: e.span,
+        label: e.reason === 'unterminated-string' ? 'string starts here' : 'not allowed here',
+      },
+    };
   }
   try {
     return { expr: new ExprParser(lexed.tokens, map, text).parseAll() };

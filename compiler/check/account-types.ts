@@ -20,12 +20,18 @@ export function accountTypesOf(property: JsonSchema | undefined): readonly strin
 
 /** Reports (PIPE3031) an existing account whose type the parameter does not take. */
 export function checkAccountType(
-  diagnostics: Diagnostic[], decls: Declarations, property: JsonSchema | undefined,
-  name: string, span: Span, owner: string,
+  diagnostics: Diagnostic[],
+  decls: Declarations,
+  property: JsonSchema | undefined,
+  name: string,
+  span: Span,
+  owner: string,
 ): void {
   const accepted = accountTypesOf(property);
   const account = decls.accounts.get(name);
   if (!accepted || !account || accepted.includes(account.accountType)) return;
   const type = account.accountType;
-  diagnostics.push(accountOfWrongType({ name, type, accepted, parameter: owner, at: span, declaredAt: account.typeSpan }));
+  diagnostics.push(
+    accountOfWrongType({ name, type, accepted, parameter: owner, at: span, declaredAt: account.typeSpan }),
+  );
 }

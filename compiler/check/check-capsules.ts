@@ -31,9 +31,17 @@ export const CAPSULE_PARAM_TYPES: Readonly<Record<string, JsonSchema>> = {
 export function capsuleSchema(decl: CapsuleDecl): ConnectorSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const param of decl.params) {
-    properties[param.name] = { ...(CAPSULE_PARAM_TYPES[param.type ?? 'any'] ?? {}), 'x-pipe-braces': true, description: `capsule parameter (${param.type ?? 'any'})` };
+    properties[param.name] = {
+      ...(CAPSULE_PARAM_TYPES[param.type ?? 'any'] ?? {}),
+      'x-pipe-braces': true,
+      description: `capsule parameter (${param.type ?? 'any'})`,
+    };
   }
-  properties['fail-on-error'] = { type: 'boolean', default: true, description: 'Stop the execution when the capsule fails (default true).' };
+  properties['fail-on-error'] = {
+    type: 'boolean',
+    default: true,
+    description: 'Stop the execution when the capsule fails (default true).',
+  };
   return {
     name: decl.name,
     kind: 'connector',
@@ -51,7 +59,11 @@ export function capsuleOutputType(decl: CapsuleDecl, facts: ServiceFacts): PipeT
   return schema === undefined ? UNKNOWN : schemaToType(schema);
 }
 
-export function checkCapsules(facts: ServiceFacts): { plans: CapsulePlan[]; diagnostics: Diagnostic[]; shapes: StepShape[] } {
+export function checkCapsules(facts: ServiceFacts): {
+  plans: CapsulePlan[];
+  diagnostics: Diagnostic[];
+  shapes: StepShape[];
+} {
   const plans: CapsulePlan[] = [];
   const shapes: StepShape[] = [];
   const diagnostics: Diagnostic[] = [];
@@ -61,7 +73,12 @@ export function checkCapsules(facts: ServiceFacts): { plans: CapsulePlan[]; diag
       const schema = CAPSULE_PARAM_TYPES[param.type ?? 'any'];
       if (!schema) {
         diagnostics.push(
-          unknownCapsuleParamType(param.type ?? '', decl.name, param.typeSpan ?? param.nameSpan, Object.keys(CAPSULE_PARAM_TYPES)),
+          unknownCapsuleParamType(
+            param.type ?? '',
+            decl.name,
+            param.typeSpan ?? param.nameSpan,
+            Object.keys(CAPSULE_PARAM_TYPES),
+          ),
         );
         scope[param.name] = UNKNOWN; // reported once here, not again at every use
         continue;
@@ -89,5 +106,11 @@ export function checkCapsules(facts: ServiceFacts): { plans: CapsulePlan[]; diag
 function compileContract(output: Value, ctx: PipelineContext): string | undefined {
   const schema = resolveSchemaValue(output, ctx.facts.decls, ctx.diagnostics);
   if (schema === undefined) return undefined;
-  return ctx.compileSchema(schema, output.span, undefined, `${ctx.pipeline}-contract`, schemaLocator(output, ctx.facts.decls));
+  return ctx.compileSchema(
+    schema,
+    output.span,
+    undefined,
+    `${ctx.pipeline}-contract`,
+    schemaLocator(output, ctx.facts.decls),
+  );
 }

@@ -23,9 +23,7 @@ export function checkSchemaDeclarations(decls: Declarations, schemas: SchemaComp
       const literal = toLiteral(symbol.decl.value);
       if (literal.dynamic.size > 0) {
         for (const pointer of literal.dynamic) {
-          out.push(
-            expressionInSchema(symbol.name, literal.spans.get(pointer) ?? symbol.decl.value.span),
-          );
+          out.push(expressionInSchema(symbol.name, literal.spans.get(pointer) ?? symbol.decl.value.span));
         }
         continue;
       }
@@ -47,13 +45,23 @@ function declarationSchema(registry: ConnectorRegistry): ConnectorSchema | undef
   return store && params ? { name: 'store', kind: 'connector', summary: store.summary, params } : undefined;
 }
 
-export function checkStoreDeclarations(decls: Declarations, registry: ConnectorRegistry, validators: ParamValidators): Diagnostic[] {
+export function checkStoreDeclarations(
+  decls: Declarations,
+  registry: ConnectorRegistry,
+  validators: ParamValidators,
+): Diagnostic[] {
   const schema = declarationSchema(registry);
   if (!schema) return [];
   const out: Diagnostic[] = [];
   for (const decl of decls.stores.values()) {
     if (!decl.options) continue;
-    const checked = checkParams(schema, decl.options, {}, { what: 'store declaration', name: decl.name, nameSpan: decl.nameSpan }, validators);
+    const checked = checkParams(
+      schema,
+      decl.options,
+      {},
+      { what: 'store declaration', name: decl.name, nameSpan: decl.nameSpan },
+      validators,
+    );
     out.push(...checked.diagnostics);
   }
   return out;

@@ -10,8 +10,14 @@ import type { ConnectorSchema, JsonSchema } from '../connectors/connector-regist
 import { paramProperties } from '../connectors/connector-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import {
-  expressionInFixedParameter, expressionInQueryText, invalidParameter, missingOneOf, missingParameter, notOneOf,
-  parameterNotApplicable, unknownParameter,
+  expressionInFixedParameter,
+  expressionInQueryText,
+  invalidParameter,
+  missingOneOf,
+  missingParameter,
+  notOneOf,
+  parameterNotApplicable,
+  unknownParameter,
 } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { Span } from '../../base/source/span.js';
@@ -86,11 +92,21 @@ function dedupeAjvErrors(errors: readonly ErrorObject[], root: JsonSchema): Erro
   const kept = errors.filter((e) => e.keyword !== 'if');
   // anyOf/oneOf produce one error per alternative plus a summary: keep the summary only — and when
   // every alternative only requires a parameter, only the summary (one "needs one of …").
-  const requiredOnly = new Set(kept.filter((e) => requiredAlternatives(e, root) !== undefined).map((e) => e.schemaPath));
-  const summaries = new Set(kept.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
+  const requiredOnly = new Set(
+    kept.filter((e) => requiredAlternatives(e, root) !== undefined).map((e) => e.schemaPath),
+  );
+  const summaries = new Set(
+    kept.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
+  );
   return kept.filter((e) => {
     if (e.keyword === 'required' && [...requiredOnly].some((path) => e.schemaPath.startsWith(`${path}/`))) return false;
-    return e.keyword === 'anyOf' || e.keyword === 'oneOf' || !summaries.has(e.instancePath) || e.keyword === 'additionalProperties' || e.keyword === 'required';
+    return (
+      e.keyword === 'anyOf' ||
+      e.keyword === 'oneOf' ||
+      !summaries.has(e.instancePath) ||
+      e.keyword === 'additionalProperties' ||
+      e.keyword === 'required'
+    );
   });
 }
 
@@ -127,16 +143,25 @@ function caseOf(error: ErrorObject, root: JsonSchema): string | undefined {
   const condition = schemaAtPath(root, `${error.schemaPath.slice(0, at)}/if`);
   const props = condition?.['properties'] as Record<string, JsonSchema> | undefined;
   if (!props) return undefined;
-  const parts = Object.entries(props).filter(([, v]) => 'const' in v).map(([k, v]) => `\`${k}\` is \`${String(v['const'])}\``);
+  const parts = Object.entries(props)
+    .filter(([, v]) => 'const' in v)
+    .map(([k, v]) => `\`${k}\` is \`${String(v['const'])}\``);
   return parts.length > 0 ? parts.join(' and ') : undefined;
 }
 
-function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject, fallback: Span): Diagnostic | undefined {
+function mapAjvError(
+  error: ErrorObject,
+  schema: ConnectorSchema,
+  instance: LiteralInstance,
+  subject: ParamsSubject,
+  fallback: Span,
+): Diagnostic | undefined {
   const pointer = error.instancePath;
   if (isDynamicPointer(instance, pointer)) return undefined;
   // A bare name where the schema takes a reference (a schema name for an inline-schema field) is
   // resolved by the reference checks, not judged by the field's literal type.
-  if (instance.idents.has(pointer) && typeof schemaAt(schema.params, pointer)?.['x-pipe-ref'] === 'string') return undefined;
+  if (instance.idents.has(pointer) && typeof schemaAt(schema.params, pointer)?.['x-pipe-ref'] === 'string')
+    return undefined;
   const where = pointer === '' ? '' : ` \`${pointerToPath(pointer)}\``;
   const when = caseOf(error, schema.params);
   switch (error.keyword) {
@@ -170,13 +195,19 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
       const missing = String(error.params['missingProperty']);
       const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
       const propSchema = propertiesAt(schema.params, pointer)[missing];
-      const description = propSchema && typeof propSchema['description'] === 'string' ? propSchema['description'] : undefined;
+      const description =
+        propSchema && typeof propSchema['description'] === 'string' ? propSchema['description'] : undefined;
       return missingParameter(missing, pointer === '' ? '' : where, subject, span, description, when);
     }
     default: {
       const span = spanAt(instance, pointer, fallback);
-      const alternatives = error.keyword === 'anyOf' || error.keyword === 'oneOf' ? enumAlternatives(schemaAt(schema.params, pointer)) : undefined;
-      const allowed = alternatives ?? (Array.isArray(error.params['allowedValues']) ? (error.params['allowedValues'] as unknown[]) : undefined);
+      const alternatives =
+        error.keyword === 'anyOf' || error.keyword === 'oneOf'
+          ? enumAlternatives(schemaAt(schema.params, pointer))
+          : undefined;
+      const allowed =
+        alternatives ??
+        (Array.isArray(error.params['allowedValues']) ? (error.params['allowedValues'] as unknown[]) : undefined);
       if (alternatives) {
         const value = valueAt(instance.json, pointer);
         const close = typeof value === 'string' ? suggest(value, alternatives.map(String)) : undefined;
@@ -192,19 +223,30 @@ function mapAjvError(error: ErrorObject, schema: ConnectorSchema, instance: Lite
 
 /** A minimum or maximum of a duration field (`x-pipe-unit: ms`) said as a duration: "must be at least 1s". */
 function durationLimit(error: ErrorObject, fieldSchema: JsonSchema | undefined): string | undefined {
-  if (fieldSchema?.['x-pipe-unit'] !== 'ms' || (error.keyword !== 'minimum' && error.keyword !== 'maximum')) return undefined;
+  if (fieldSchema?.['x-pipe-unit'] !== 'ms' || (error.keyword !== 'minimum' && error.keyword !== 'maximum'))
+    return undefined;
   const limit = Number(error.params['limit']);
   return `must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${formatDuration(limit)}`;
 }
 
 function formatDuration(ms: number): string {
-  const units: readonly [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  const units: readonly [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ];
   for (const [unit, size] of units) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
 }
 
 /** `{{ }}` and env() only where the schema says `x-pipe-braces` (or the field accepts any value). */
-function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstance, subject: ParamsSubject, params: ObjectValue): Diagnostic[] {
+function checkDynamicPlacement(
+  schema: ConnectorSchema,
+  instance: LiteralInstance,
+  subject: ParamsSubject,
+  params: ObjectValue,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const pointer of instance.dynamic) {
     const fieldSchema = schemaAt(schema.params, pointer);
@@ -214,7 +256,14 @@ function checkDynamicPlacement(schema: ConnectorSchema, instance: LiteralInstanc
     if (!span) continue;
     const refusal = fieldSchema['x-pipe-refuses-braces'];
     if (typeof refusal === 'string') {
-      out.push(expressionInQueryText(pointerToPath(pointer), subject, firstExpressionSpan(astValueAt(params, pointer)) ?? span, refusal));
+      out.push(
+        expressionInQueryText(
+          pointerToPath(pointer),
+          subject,
+          firstExpressionSpan(astValueAt(params, pointer)) ?? span,
+          refusal,
+        ),
+      );
       continue;
     }
     out.push(expressionInFixedParameter(pointerToPath(pointer), subject, span));
@@ -254,7 +303,12 @@ function enumAlternatives(schema: JsonSchema | undefined): unknown[] | undefined
   for (const option of options) {
     const direct = option['enum'];
     const items = option['items'] as JsonSchema | undefined;
-    for (const v of Array.isArray(direct) ? direct : Array.isArray(items?.['enum']) ? (items?.['enum'] as unknown[]) : []) values.add(v);
+    for (const v of Array.isArray(direct)
+      ? direct
+      : Array.isArray(items?.['enum'])
+        ? (items?.['enum'] as unknown[])
+        : [])
+      values.add(v);
   }
   return values.size > 0 ? [...values] : undefined;
 }

@@ -12,8 +12,15 @@ import type { ConnectorPlan, PlanStep } from '../lower/plan.js';
 
 const own = await loadRegistry({ compileParts: true });
 const QUEUE_SEND: ConnectorSchema = {
-  name: 'queue-send', kind: 'connector', summary: 'Sends a message to a queue (fixture of the policies test)',
-  params: { type: 'object', additionalProperties: false, required: ['queue'], properties: { queue: { type: 'string', description: 'The queue.' } } },
+  name: 'queue-send',
+  kind: 'connector',
+  summary: 'Sends a message to a queue (fixture of the policies test)',
+  params: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['queue'],
+    properties: { queue: { type: 'string', description: 'The queue.' } },
+  },
   output: 'input',
   'x-pipe-errors': [
     { kind: 'BROKER_UNREACHABLE', status: 503, when: 'the broker did not answer' },
@@ -22,19 +29,33 @@ const QUEUE_SEND: ConnectorSchema = {
   ],
 };
 const registry = createConnectorRegistry([
-  ...[...own.connectors.values()].map((schema) => ({ schema, ...(own.connectorCompilers.get(schema.name) ? { compile: own.connectorCompilers.get(schema.name) } : {}) })),
-  ...[...own.triggers.values()].map((schema) => ({ schema, ...(own.triggerCompilers.get(schema.name) ? { compile: own.triggerCompilers.get(schema.name) } : {}) })),
+  ...[...own.connectors.values()].map((schema) => ({
+    schema,
+    ...(own.connectorCompilers.get(schema.name) ? { compile: own.connectorCompilers.get(schema.name) } : {}),
+  })),
+  ...[...own.triggers.values()].map((schema) => ({
+    schema,
+    ...(own.triggerCompilers.get(schema.name) ? { compile: own.triggerCompilers.get(schema.name) } : {}),
+  })),
   QUEUE_SEND,
 ]);
 
 function check(steps: string) {
   const text = `pipeline p {\n  trigger http { method: POST, path: "/p" }\n${steps}\n  respond 200 {}\n}\n`;
-  const result = compile({ files: [{ path: '/p/p.pipe', text }], registry, host: { readFile: () => undefined }, emit: false });
+  const result = compile({
+    files: [{ path: '/p/p.pipe', text }],
+    registry,
+    host: { readFile: () => undefined },
+    emit: false,
+  });
   const connectors: ConnectorPlan[] = [];
   const walk = (list: readonly PlanStep[]): void => {
     for (const step of list) {
       if (step.kind === 'connector') connectors.push(step);
-      if (step.kind === 'try') { walk(step.body); walk(step.catchBody); }
+      if (step.kind === 'try') {
+        walk(step.body);
+        walk(step.catchBody);
+      }
     }
   };
   walk(result.plan?.pipelines[0]?.steps ?? []);
@@ -45,7 +66,11 @@ describe('failure policies from the schemas', () => {
   it('a connector without x-pipe-retry retries the kinds its x-pipe-errors lists with a transient status', () => {
     const { codes, connectors } = check('  queue-send { queue: "q", retry: 4 }');
     expect(codes).toEqual([]);
-    expect(connectors[0]?.retry).toMatchObject({ attempts: 4, kinds: ['BROKER_UNREACHABLE', 'BROKER_TIMEOUT'], statuses: [408, 429, 502, 503, 504] });
+    expect(connectors[0]?.retry).toMatchObject({
+      attempts: 4,
+      kinds: ['BROKER_UNREACHABLE', 'BROKER_TIMEOUT'],
+      statuses: [408, 429, 502, 503, 504],
+    });
     // A step with retry no longer runs synchronously.
     expect(connectors[0]?.synchronous).toBe(false);
   });
@@ -53,7 +78,10 @@ describe('failure policies from the schemas', () => {
   it('its kinds are checked in retry.on and in the catch that routes on them', () => {
     expect(check('  queue-send { queue: "q", retry: { on: [BROKER_UNREACHABLE] } }').codes).toEqual([]);
     expect(check('  queue-send { queue: "q", retry: { on: [BROKER_DOWN] } }').codes).toEqual(['PIPE6007']);
-    const routing = (kind: string) => check(`  try { queue-send { queue: "q" } } catch {\n    choice {\n      when {{ message.kind == "${kind}" }} { respond 503 {} }\n      otherwise { respond 500 {} }\n    }\n  }`).codes;
+    const routing = (kind: string) =>
+      check(
+        `  try { queue-send { queue: "q" } } catch {\n    choice {\n      when {{ message.kind == "${kind}" }} { respond 503 {} }\n      otherwise { respond 500 {} }\n    }\n  }`,
+      ).codes;
     expect(routing('BAD_MESSAGE')).toEqual([]);
     expect(routing('SHUTDOWN')).toEqual([]);
     expect(routing('REST_UNREACHABLE')).toEqual(['PIPE6007']);
@@ -61,10 +89,18 @@ describe('failure policies from the schemas', () => {
 
   it('a step that runs another pipeline can fail in any way: routing after it is not checked', () => {
     const text = 'pipeline q {\n  trigger http { method: POST, path: "/q" }\n  respond 200 {}\n}\n';
-    const steps = '  try { execute { pipeline: q, payload: {} } } catch {\n    choice {\n      when {{ message.kind == "ANYTHING" }} { respond 503 {} }\n      otherwise { respond 500 {} }\n    }\n  }';
+    const steps =
+      '  try { execute { pipeline: q, payload: {} } } catch {\n    choice {\n      when {{ message.kind == "ANYTHING" }} { respond 503 {} }\n      otherwise { respond 500 {} }\n    }\n  }';
     const result = compile({
-      files: [{ path: '/p/p.pipe', text: `${text}pipeline p {\n  trigger http { method: POST, path: "/p" }\n${steps}\n  respond 200 {}\n}\n` }],
-      registry, host: { readFile: () => undefined }, emit: false,
+      files: [
+        {
+          path: '/p/p.pipe',
+          text: `${text}pipeline p {\n  trigger http { method: POST, path: "/p" }\n${steps}\n  respond 200 {}\n}\n`,
+        },
+      ],
+      registry,
+      host: { readFile: () => undefined },
+      emit: false,
     });
     expect(result.diagnostics.map((d) => d.code)).toEqual([]);
   });

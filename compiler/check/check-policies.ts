@@ -19,7 +19,11 @@ import { toLiteral } from '../ast/literal.js';
 import type { RetryPlan } from '../lower/plan.js';
 import type { PipelineContext } from './context.js';
 import {
-  badRetryOption, kindNeverProduced, retriedNotIdempotent, retryCannotHelp, unknownRetryOption,
+  badRetryOption,
+  kindNeverProduced,
+  retriedNotIdempotent,
+  retryCannotHelp,
+  unknownRetryOption,
 } from './errors.js';
 
 /** The step options every connector step takes, besides its connector's parameters. */
@@ -107,7 +111,10 @@ export function retryDefaults(schema: ConnectorSchema): RetryDefaults | undefine
 
 /** Checks the step's `retry` option and lowers it with the connector's defaults; undefined without one. */
 export function checkRetry(
-  step: ConnectorStep, schema: ConnectorSchema, extra: Readonly<Record<string, unknown>>, ctx: PipelineContext,
+  step: ConnectorStep,
+  schema: ConnectorSchema,
+  extra: Readonly<Record<string, unknown>>,
+  ctx: PipelineContext,
 ): RetryPlan | undefined {
   const entry = retryEntry(step);
   if (!entry) return undefined;
@@ -165,8 +172,7 @@ function readRetryValue(value: Value, schema: ConnectorSchema, ctx: PipelineCont
         const ms = durationMs(v);
         if (ms === undefined || ms < 0 || ms > 86_400_000) {
           ok = invalid(v.span, `\`${e.key}\` is a duration such as \`200ms\`, \`10s\` (at most a day)`, ctx);
-        }
-        else if (e.key === 'backoff') out.initialMs = ms;
+        } else if (e.key === 'backoff') out.initialMs = ms;
         else if (e.key === 'max-delay') out.maxDelayMs = ms;
         else out.budgetMs = ms;
         break;
@@ -187,12 +193,11 @@ function readRetryValue(value: Value, schema: ConnectorSchema, ctx: PipelineCont
       case 'status': {
         const items = v.kind === 'array' ? v.items : [v];
         const statusOf = (i: Value): number | undefined =>
-          (i.kind === 'number' && Number.isInteger(i.value) && i.value >= 400 && i.value <= 599 ? i.value : undefined);
+          i.kind === 'number' && Number.isInteger(i.value) && i.value >= 400 && i.value <= 599 ? i.value : undefined;
         const statuses = items.map(statusOf);
         if (statuses.some((s) => s === undefined)) {
           ok = invalid(v.span, '`status` is a list of statuses from 400 to 599, e.g. `[429, 503]`', ctx);
-        }
-        else out.statuses = statuses as number[];
+        } else out.statuses = statuses as number[];
         break;
       }
     }
@@ -207,7 +212,11 @@ function durationMs(v: Value): number | undefined {
 }
 
 function integerIn(
-  v: { value: number; span: Span }, min: number, max: number, what: string, ctx: PipelineContext,
+  v: { value: number; span: Span },
+  min: number,
+  max: number,
+  what: string,
+  ctx: PipelineContext,
 ): boolean {
   if (Number.isInteger(v.value) && v.value >= min && v.value <= max) return true;
   invalid(v.span, `\`${what}\` is an integer from ${min} to ${max}`, ctx);
@@ -241,7 +250,10 @@ function kindWords(v: Value, ctx: PipelineContext): KindWord[] | undefined {
 
 /** PIPE6007 for each kind not in `known` (undefined: the steps may fail in any way). */
 function checkKindsExist(
-  words: readonly KindWord[], known: ReadonlySet<string> | undefined, what: string, ctx: PipelineContext,
+  words: readonly KindWord[],
+  known: ReadonlySet<string> | undefined,
+  what: string,
+  ctx: PipelineContext,
 ): boolean {
   if (known === undefined) return true;
   let ok = true;
@@ -261,7 +273,10 @@ function kindList(schema: ConnectorSchema): string {
 
 /** PIPE3014 when the connector says this call is not idempotent (x-pipe-retry.unsafe.when matches). */
 function warnUnsafe(
-  step: ConnectorStep, schema: ConnectorSchema, extra: Readonly<Record<string, unknown>>, entry: ObjectEntry,
+  step: ConnectorStep,
+  schema: ConnectorSchema,
+  extra: Readonly<Record<string, unknown>>,
+  entry: ObjectEntry,
   ctx: PipelineContext,
 ): void {
   const unsafe = schema['x-pipe-retry']?.unsafe;

@@ -7,8 +7,15 @@ import type { AccountDecl, PipelineDecl, Step, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { stepReferences } from '../connectors/schema-facts.js';
 import {
-  badPipelineOption, capsuleNamedLikeConnector, duplicateRoute, expressionInGlobal, selfExecutionWithoutRoom,
-  unknownAccountField, unknownAccountType, unknownPipelineOption, unusedBranch,
+  badPipelineOption,
+  capsuleNamedLikeConnector,
+  duplicateRoute,
+  expressionInGlobal,
+  selfExecutionWithoutRoom,
+  unknownAccountField,
+  unknownAccountType,
+  unknownPipelineOption,
+  unusedBranch,
 } from './errors.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
@@ -23,7 +30,12 @@ import { walkDeclSteps } from '../ast/walk.js';
 import { checkKindRouting, stepsKinds } from './check-policies.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
-import { checkSchemaDeclarations, checkStoreDeclarations, storeExpireSeconds, storeIndexes } from './check-declarations.js';
+import {
+  checkSchemaDeclarations,
+  checkStoreDeclarations,
+  storeExpireSeconds,
+  storeIndexes,
+} from './check-declarations.js';
 import { checkTrigger } from './check-trigger.js';
 import { envelopeDemand } from './envelope-demand.js';
 import { checkEventFlow, declaresBodySchema, eventContracts, triggerContract, type Contract } from './contracts.js';
@@ -56,7 +68,11 @@ export interface CheckInput {
   readonly sourcePath: (file: string) => string;
 }
 
-export function checkProgram(input: CheckInput): { value: ServicePlan; diagnostics: Diagnostic[]; shapes: StepShape[] } {
+export function checkProgram(input: CheckInput): {
+  value: ServicePlan;
+  diagnostics: Diagnostic[];
+  shapes: StepShape[];
+} {
   const diagnostics: Diagnostic[] = [];
   const shapes: StepShape[] = [];
   const accountTypes = checkAccounts(input.decls, diagnostics);
@@ -90,7 +106,8 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   // Triggers first: their contracts type the payloads that other pipelines send (contracts.ts).
   const started = [...input.decls.pipelines.values()].map((decl) => startPipeline(decl, facts));
   for (const s of started) if (s.contract) contracts.pipelines.set(s.decl.name, s.contract);
-  for (const [event, subscribers] of eventContracts(input.decls, input.registry, contracts.pipelines)) contracts.events.set(event, subscribers);
+  for (const [event, subscribers] of eventContracts(input.decls, input.registry, contracts.pipelines))
+    contracts.events.set(event, subscribers);
   for (const s of started) {
     const checked = finishPipeline(s, executed.has(s.decl.name));
     diagnostics.push(...checked.diagnostics);
@@ -100,7 +117,11 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
   }
   const capsules = checkCapsules(facts);
   diagnostics.push(...capsules.diagnostics);
-  diagnostics.push(...checkRoutes(input.decls, input.registry), ...checkExecuteCycles(input.decls, edges), ...checkNameClashes(input.decls, input.registry));
+  diagnostics.push(
+    ...checkRoutes(input.decls, input.registry),
+    ...checkExecuteCycles(input.decls, edges),
+    ...checkNameClashes(input.decls, input.registry),
+  );
   diagnostics.push(...checkEventFlow(input.decls, input.registry, executed));
 
   const accounts = [...input.decls.accounts.values()].map((a) => ({
@@ -108,14 +129,28 @@ export function checkProgram(input: CheckInput): { value: ServicePlan; diagnosti
     type: a.accountType,
     js: compileValue(a.config, emptyEnv(a.nameSpan.file), diagnostics, { envStyle: 'reference' }).js,
   }));
-  diagnostics.push(...checkSchemaDeclarations(input.decls, facts.schemas), ...checkStoreDeclarations(input.decls, input.registry, facts.validators));
+  diagnostics.push(
+    ...checkSchemaDeclarations(input.decls, facts.schemas),
+    ...checkStoreDeclarations(input.decls, input.registry, facts.validators),
+  );
   const stores = [...input.decls.stores.values()].map((s) => {
     const seconds = storeExpireSeconds(s);
     const indexes = storeIndexes(s);
-    return { name: s.name, ...(seconds !== undefined ? { expireAfterSeconds: seconds } : {}), ...(indexes !== undefined ? { indexes } : {}) };
+    return {
+      name: s.name,
+      ...(seconds !== undefined ? { expireAfterSeconds: seconds } : {}),
+      ...(indexes !== undefined ? { indexes } : {}),
+    };
   });
   return {
-    value: { name: input.serviceName, pipelines, capsules: capsules.plans, accounts, globals: globals.map(({ name, js }) => ({ name, js })), stores },
+    value: {
+      name: input.serviceName,
+      pipelines,
+      capsules: capsules.plans,
+      accounts,
+      globals: globals.map(({ name, js }) => ({ name, js })),
+      stores,
+    },
     diagnostics,
     shapes: [...shapes, ...capsules.shapes],
   };
@@ -170,12 +205,33 @@ function startPipeline(decl: PipelineDecl, facts: ServiceFacts): StartedPipeline
   const triggerSchema = decl.trigger ? facts.registry.triggers.get(decl.trigger.kind) : undefined;
   const envelope = triggerSchema?.['x-pipe-envelope'] === true ? envelopeDemand(decl, facts.registry) : 'all';
   const trigger = decl.trigger ? checkTrigger(decl.trigger, ctx, envelope) : undefined;
-  const type = decl.trigger && triggerSchema && trigger ? triggerContract(decl.trigger, triggerSchema, trigger.message) : undefined;
-  const typed = decl.trigger !== undefined && triggerSchema !== undefined && declaresBodySchema(decl.trigger, triggerSchema);
-  return { decl, ctx, options, trigger, typed, contract: type ? { pipeline: decl.name, type, at: decl.trigger?.kindSpan ?? decl.nameSpan, wrapsBody: triggerSchema?.['x-pipe-envelope'] === true } : undefined };
+  const type =
+    decl.trigger && triggerSchema && trigger
+      ? triggerContract(decl.trigger, triggerSchema, trigger.message)
+      : undefined;
+  const typed =
+    decl.trigger !== undefined && triggerSchema !== undefined && declaresBodySchema(decl.trigger, triggerSchema);
+  return {
+    decl,
+    ctx,
+    options,
+    trigger,
+    typed,
+    contract: type
+      ? {
+          pipeline: decl.name,
+          type,
+          at: decl.trigger?.kindSpan ?? decl.nameSpan,
+          wrapsBody: triggerSchema?.['x-pipe-envelope'] === true,
+        }
+      : undefined,
+  };
 }
 
-function finishPipeline(started: StartedPipeline, executedByPipelines: boolean): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[]; shapes: StepShape[] } {
+function finishPipeline(
+  started: StartedPipeline,
+  executedByPipelines: boolean,
+): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[]; shapes: StepShape[] } {
   const { decl, ctx, options, trigger } = started;
   // Called through `execute`, the pipeline receives the caller's payload instead of its trigger's
   // message: with a `body` schema, callers are checked against it and the trigger's types hold;
@@ -183,7 +239,8 @@ function finishPipeline(started: StartedPipeline, executedByPipelines: boolean):
   const firstMessage = executedByPipelines && !started.typed ? UNKNOWN : (trigger?.message ?? UNKNOWN);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});
   const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
-  if (decl.onError) checkKindRouting(decl.onError, stepsKinds(decl.steps, ctx), `the steps of pipeline \`${decl.name}\``, ctx);
+  if (decl.onError)
+    checkKindRouting(decl.onError, stepsKinds(decl.steps, ctx), `the steps of pipeline \`${decl.name}\``, ctx);
   for (const branch of decl.branches) {
     if (!ctx.usedBranches.has(branch.name)) {
       ctx.diagnostics.push(unusedBranch(branch.name, branch.nameSpan));
@@ -215,16 +272,38 @@ export const DEFAULT_QUEUE = 1000;
 
 const PIPELINE_OPTIONS = ['concurrency', 'queue', 'timeout'];
 
-function checkOptions(decl: PipelineDecl, diagnostics: Diagnostic[]): { concurrency: number; queue: number; timeout: number } {
+function checkOptions(
+  decl: PipelineDecl,
+  diagnostics: Diagnostic[],
+): { concurrency: number; queue: number; timeout: number } {
   let concurrency = 10;
   let queue = DEFAULT_QUEUE;
   let timeout = 30000;
   for (const entry of decl.options?.entries ?? []) {
     if (entry.kind !== 'entry') continue;
     const v = entry.value;
-    if (entry.key === 'concurrency' && v.kind === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= 1000) concurrency = v.value;
-    else if (entry.key === 'queue' && v.kind === 'number' && Number.isInteger(v.value) && v.value >= 0 && v.value <= 100_000) queue = v.value;
-    else if (entry.key === 'timeout' && (v.kind === 'duration' || v.kind === 'number') && (v.kind === 'duration' ? v.ms : v.value) > 0) timeout = v.kind === 'duration' ? v.ms : v.value;
+    if (
+      entry.key === 'concurrency' &&
+      v.kind === 'number' &&
+      Number.isInteger(v.value) &&
+      v.value >= 1 &&
+      v.value <= 1000
+    )
+      concurrency = v.value;
+    else if (
+      entry.key === 'queue' &&
+      v.kind === 'number' &&
+      Number.isInteger(v.value) &&
+      v.value >= 0 &&
+      v.value <= 100_000
+    )
+      queue = v.value;
+    else if (
+      entry.key === 'timeout' &&
+      (v.kind === 'duration' || v.kind === 'number') &&
+      (v.kind === 'duration' ? v.ms : v.value) > 0
+    )
+      timeout = v.kind === 'duration' ? v.ms : v.value;
     else if (entry.key === 'concurrency' || entry.key === 'queue' || entry.key === 'timeout') {
       diagnostics.push(badPipelineOption(entry.key, v.span));
     } else {
@@ -273,7 +352,14 @@ function checkRoutes(decls: Declarations, registry: ConnectorRegistry): Diagnost
     const path = entryOf(t.config, route.path);
     const method = route.method !== undefined ? entryOf(t.config, route.method) : undefined;
     if (!path || path.kind !== 'string') continue;
-    const methods = method?.kind === 'ident' ? [method.name] : method?.kind === 'string' ? [method.value] : method?.kind === 'array' ? method.items.map((i) => (i.kind === 'ident' ? i.name : i.kind === 'string' ? i.value : '')) : [route['default-method']];
+    const methods =
+      method?.kind === 'ident'
+        ? [method.name]
+        : method?.kind === 'string'
+          ? [method.value]
+          : method?.kind === 'array'
+            ? method.items.map((i) => (i.kind === 'ident' ? i.name : i.kind === 'string' ? i.value : ''))
+            : [route['default-method']];
     for (const m of methods) {
       const key = `${m} ${path.value.replace(/:[^/]+/g, ':')}`;
       const previous = seen.get(key);
@@ -312,7 +398,13 @@ function checkExecuteCycles(decls: Declarations, edges: readonly ExecuteEdge[]):
     reported.add(start);
     const names = [start, ...cycle.map((e) => e.to)].join(' → ');
     out.push(
-      selfExecutionWithoutRoom(start, names, value, concurrency?.span ?? decl?.nameSpan ?? (cycle[0] as ExecuteEdge).span, (cycle[0] as ExecuteEdge).span),
+      selfExecutionWithoutRoom(
+        start,
+        names,
+        value,
+        concurrency?.span ?? decl?.nameSpan ?? (cycle[0] as ExecuteEdge).span,
+        (cycle[0] as ExecuteEdge).span,
+      ),
     );
   }
   return out;

@@ -7,8 +7,18 @@
 import type { BranchBody, ChoiceStep, ConnectorStep, ForEachStep, Step, Value } from '../ast/ast.js';
 import { paramProperties, type ConnectorSchema } from '../connectors/connector-registry.js';
 import {
-  badParallel, choiceWithoutOtherwise, expressionInHeaderWord, labelUsedTwice, optedOut, respondNotAllowed,
-  tooManyHeaderWords, unknownBranch, unknownConnector, unknownForEachOption, unreachableBranch, unreachableStep,
+  badParallel,
+  choiceWithoutOtherwise,
+  expressionInHeaderWord,
+  labelUsedTwice,
+  optedOut,
+  respondNotAllowed,
+  tooManyHeaderWords,
+  unknownBranch,
+  unknownConnector,
+  unknownForEachOption,
+  unreachableBranch,
+  unreachableStep,
 } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { ChoicePlan, JsExpr, PlanStep } from '../lower/plan.js';
@@ -38,16 +48,19 @@ export interface BlockOptions {
   readonly respondForbiddenIn?: 'for-each' | 'capsule';
 }
 
-export function checkBlock(steps: readonly Step[], message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+export function checkBlock(
+  steps: readonly Step[],
+  message: PipeType,
+  ctx: PipelineContext,
+  opts: BlockOptions,
+): BlockResult {
   const plan: PlanStep[] = [];
   let current = message;
   let terminated = false;
   let reportedUnreachable = false;
   for (const step of steps) {
     if (terminated && !reportedUnreachable) {
-      ctx.diagnostics.push(
-        unreachableStep(stepHeadSpan(step)),
-      );
+      ctx.diagnostics.push(unreachableStep(stepHeadSpan(step)));
       reportedUnreachable = true;
     }
     const result = checkStep(step, current, ctx, opts);
@@ -67,21 +80,37 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
       if (opts.respondForbiddenIn) {
         const where = opts.respondForbiddenIn;
         ctx.diagnostics.push(
-          respondNotAllowed(where, { file: step.span.file, start: step.span.start, end: step.span.start + 'respond'.length }),
+          respondNotAllowed(where, {
+            file: step.span.file,
+            start: step.span.start,
+            end: step.span.start + 'respond'.length,
+          }),
         );
       }
       const env = ctx.bracesEnv(message);
       const body = step.body ? compileValue(step.body, env, ctx.diagnostics) : { js: 'null', constant: true };
       const headers = step.headers ? compileObject(step.headers, env, ctx.diagnostics) : undefined;
       return {
-        plan: [{ kind: 'respond', source: ctx.source(step.span), status: step.status, body, ...(headers ? { headers } : {}) }],
+        plan: [
+          {
+            kind: 'respond',
+            source: ctx.source(step.span),
+            status: step.status,
+            body,
+            ...(headers ? { headers } : {}),
+          },
+        ],
         message,
         terminates: true,
       };
     }
     case 'fail': {
       const compiled = compileValue(step.message, ctx.bracesEnv(message), ctx.diagnostics);
-      return { plan: [{ kind: 'fail', source: ctx.source(step.span), status: step.status ?? 500, message: compiled }], message, terminates: true };
+      return {
+        plan: [{ kind: 'fail', source: ctx.source(step.span), status: step.status ?? 500, message: compiled }],
+        message,
+        terminates: true,
+      };
     }
     case 'choice':
       return checkChoice(step, message, ctx, opts);
@@ -101,7 +130,12 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
   }
 }
 
-function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: PipelineContext, opts: BlockOptions): BlockResult {
+function checkConnectorStep(
+  written: ConnectorStep,
+  message: PipeType,
+  ctx: PipelineContext,
+  opts: BlockOptions,
+): BlockResult {
   // Step options (`retry`) are not the connector's parameters: checked apart, in check-policies.ts.
   const step: ConnectorStep = { ...written, params: connectorParams(written.params) };
   const capsule = ctx.facts.decls.capsules.get(step.connector);
@@ -109,9 +143,7 @@ function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: Pipe
   if (!schema) {
     const names = [...ctx.facts.registry.connectors.keys(), ...ctx.facts.decls.capsules.keys()];
     const close = suggest(step.connector, names);
-    ctx.diagnostics.push(
-      unknownConnector(step.connector, step.connectorSpan, names, close),
-    );
+    ctx.diagnostics.push(unknownConnector(step.connector, step.connectorSpan, names, close));
     return { plan: [], message: UNKNOWN, terminates: false };
   }
 
@@ -123,9 +155,7 @@ function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: Pipe
   step.args.forEach((arg, i) => {
     const param = positional[i];
     if (arg.kind === 'string' && arg.text.includes('{{')) {
-      ctx.diagnostics.push(
-        expressionInHeaderWord(step.connector, arg.text, arg.span, param),
-      );
+      ctx.diagnostics.push(expressionInHeaderWord(step.connector, arg.text, arg.span, param));
       if (param !== undefined) extra[param] = arg.text; // reported once: not again as a missing parameter
       return;
     }
@@ -135,9 +165,7 @@ function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: Pipe
     } else if (i === positional.length && arg.kind === 'word') {
       label = arg.text;
     } else {
-      ctx.diagnostics.push(
-        tooManyHeaderWords(step.connector, arg.span, positional),
-      );
+      ctx.diagnostics.push(tooManyHeaderWords(step.connector, arg.span, positional));
     }
   });
   if (label !== undefined) {
@@ -145,16 +173,20 @@ function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: Pipe
     const previous = ctx.labels.get(label);
     // A branch reached from several `-> name` is checked once per route: the same step is no duplicate.
     if (previous && labelArg && !sameSpan(previous, labelArg.span)) {
-      ctx.diagnostics.push(
-        labelUsedTwice(label, ctx.pipeline, labelArg.span, previous),
-      );
+      ctx.diagnostics.push(labelUsedTwice(label, ctx.pipeline, labelArg.span, previous));
     } else if (labelArg) {
       ctx.labels.set(label, labelArg.span);
     }
   }
 
   splitHeaderWords(schema, extra, extraSpans);
-  const checked = checkParams(schema, step.params, extra, { what: capsule ? 'capsule' : 'connector', name: step.connector, nameSpan: step.connectorSpan }, ctx.facts.validators);
+  const checked = checkParams(
+    schema,
+    step.params,
+    extra,
+    { what: capsule ? 'capsule' : 'connector', name: step.connector, nameSpan: step.connectorSpan },
+    ctx.facts.validators,
+  );
   ctx.diagnostics.push(...checked.diagnostics);
 
   const hook = applyStepHooks({ step, schema, extra, extraSpans, message, ctx, label });
@@ -172,9 +204,15 @@ function checkConnectorStep(written: ConnectorStep, message: PipeType, ctx: Pipe
   // With fail-on-error off the output may also be `{ success: false, … }`; shapes stay optimistic
   // (the success shape) so that paths into it are still checked, and a closed envelope (rest's
   // status, statusMessage, body, headers) also admits the failure's fields, as optional ones.
-  const paramTypes = compiled.type.kind === 'object' ? Object.fromEntries(Object.entries(compiled.type.fields).map(([k, f]) => [k, f.type])) : {};
-  if (!capsule) ctx.diagnostics.push(...payloadDiagnostics(step, schema, ctx.facts.contracts, paramTypes['payload'], message));
-  const produced = capsule ? capsuleOutputType(capsule, ctx.facts) : (hook.output ?? outputShape(schema, message, paramTypes));
+  const paramTypes =
+    compiled.type.kind === 'object'
+      ? Object.fromEntries(Object.entries(compiled.type.fields).map(([k, f]) => [k, f.type]))
+      : {};
+  if (!capsule)
+    ctx.diagnostics.push(...payloadDiagnostics(step, schema, ctx.facts.contracts, paramTypes['payload'], message));
+  const produced = capsule
+    ? capsuleOutputType(capsule, ctx.facts)
+    : (hook.output ?? outputShape(schema, message, paramTypes));
   const resultType = failOnError ? produced : withFailureFields(produced);
   if (label !== undefined) ctx.stepTypes[label] = resultType;
 
@@ -209,18 +247,31 @@ function declaredParamType(schema: ConnectorSchema, key: string): { type: PipeTy
   const property = Object.hasOwn(paramProperties(schema), key) ? paramProperties(schema)[key] : undefined;
   const type = property?.['type'];
   if (!property || (typeof type !== 'string' && !Array.isArray(type))) return undefined;
-  return { type: schemaToType({ type, ...(Array.isArray(property['enum']) ? { enum: property['enum'] } : {}) }), why: `the parameter \`${key}\` of connector \`${schema.name}\`` };
+  return {
+    type: schemaToType({ type, ...(Array.isArray(property['enum']) ? { enum: property['enum'] } : {}) }),
+    why: `the parameter \`${key}\` of connector \`${schema.name}\``,
+  };
 }
 
 /** The generic parameters plus the hook's, as one object expression (hoisted when constant). */
-function mergeParams(compiled: { js: string; constant: boolean }, extra: Readonly<Record<string, JsExpr>>, ctx: PipelineContext, hint: string): JsExpr {
+function mergeParams(
+  compiled: { js: string; constant: boolean },
+  extra: Readonly<Record<string, JsExpr>>,
+  ctx: PipelineContext,
+  hint: string,
+): JsExpr {
   // In parameters built per call, large constant parts are built once, at module load.
   const dynamic = !(compiled.constant && Object.values(extra).every((v) => v.constant));
-  const extraParts = Object.entries(extra).map(([k, v]) => `${propertyKey(k)}: ${dynamic && v.constant && v.js.length > 40 && /^[[{]/.test(v.js) ? ctx.hoist(`${hint}-${k}`, `Object.freeze(${v.js})`) : v.js}`);
+  const extraParts = Object.entries(extra).map(
+    ([k, v]) =>
+      `${propertyKey(k)}: ${dynamic && v.constant && v.js.length > 40 && /^[[{]/.test(v.js) ? ctx.hoist(`${hint}-${k}`, `Object.freeze(${v.js})`) : v.js}`,
+  );
   const inner = compiled.js === '{}' ? [] : [compiled.js.slice(2, -2)];
   const js = `{ ${[...inner, ...extraParts].join(', ')} }`.replace('{  }', '{}');
   const constant = compiled.constant && Object.values(extra).every((v) => v.constant);
-  return constant ? { js: ctx.hoist(`${hint}-params`, `Object.freeze(${js})`), constant: true } : { js, constant: false };
+  return constant
+    ? { js: ctx.hoist(`${hint}-params`, `Object.freeze(${js})`), constant: true }
+    : { js, constant: false };
 }
 
 function sameSpan(a: Span, b: Span): boolean {
@@ -231,7 +282,8 @@ function sameSpan(a: Span, b: Span): boolean {
 function withFailureFields(t: PipeType): PipeType {
   if (t.kind !== 'object' || t.open || FAILURE_OUTPUT.kind !== 'object') return t;
   const fields = { ...t.fields };
-  for (const [key, field] of Object.entries(FAILURE_OUTPUT.fields)) if (!Object.hasOwn(fields, key)) fields[key] = { type: field.type, required: false };
+  for (const [key, field] of Object.entries(FAILURE_OUTPUT.fields))
+    if (!Object.hasOwn(fields, key)) fields[key] = { type: field.type, required: false };
   return { kind: 'object', open: false, fields };
 }
 
@@ -239,9 +291,7 @@ function withFailureFields(t: PipeType): PipeType {
 function registerLabel(label: string, span: Span, output: PipeType, ctx: PipelineContext): void {
   const previous = ctx.labels.get(label);
   if (previous && !sameSpan(previous, span)) {
-    ctx.diagnostics.push(
-      labelUsedTwice(label, ctx.pipeline, span, previous),
-    );
+    ctx.diagnostics.push(labelUsedTwice(label, ctx.pipeline, span, previous));
     return;
   }
   ctx.labels.set(label, span);
@@ -276,16 +326,19 @@ function checkChoice(step: ChoiceStep, message: PipeType, ctx: PipelineContext, 
   let alwaysMatched: Value | undefined;
   for (const when of step.whens) {
     if (alwaysMatched) {
-      ctx.diagnostics.push(
-        unreachableBranch(when.condition.span, alwaysMatched.span),
-      );
+      ctx.diagnostics.push(unreachableBranch(when.condition.span, alwaysMatched.span));
     }
     const condition = compileCondition(when.condition, message, ctx);
     if (condition.alwaysTrue) alwaysMatched ??= when.condition;
     const body = checkBranchBody(when.body, message, ctx, opts);
     if (!body.terminates) outputs.push(body.message);
     allTerminate &&= body.terminates;
-    whens.push({ condition: condition.expr, source: ctx.source(when.span), describe: condition.describe, body: body.plan });
+    whens.push({
+      condition: condition.expr,
+      source: ctx.source(when.span),
+      describe: condition.describe,
+      body: body.plan,
+    });
   }
   let otherwise: BlockResult | undefined;
   if (step.otherwise) {
@@ -314,9 +367,7 @@ function checkBranchBody(body: BranchBody, message: PipeType, ctx: PipelineConte
   const branch = ctx.branches.get(body.name);
   if (!branch) {
     const close = suggest(body.name, [...ctx.branches.keys()]);
-    ctx.diagnostics.push(
-      unknownBranch(ctx.pipeline, body.name, body.span, close),
-    );
+    ctx.diagnostics.push(unknownBranch(ctx.pipeline, body.name, body.span, close));
     return { plan: [], message, terminates: false };
   }
   ctx.usedBranches.add(body.name);
@@ -330,19 +381,20 @@ function checkForEach(step: ForEachStep, message: PipeType, ctx: PipelineContext
   for (const entry of step.options?.entries ?? []) {
     if (entry.key !== 'parallel' && entry.key !== 'fail-on-error') {
       const close = suggest(entry.key, ['parallel', 'fail-on-error']);
-      ctx.diagnostics.push(
-        unknownForEachOption(entry.key, entry.keySpan, close),
-      );
+      ctx.diagnostics.push(unknownForEachOption(entry.key, entry.keySpan, close));
     }
   }
   let parallel = 1;
   if (parallelValue) {
-    if (parallelValue.kind === 'number' && Number.isInteger(parallelValue.value) && parallelValue.value >= 1 && parallelValue.value <= 10) {
+    if (
+      parallelValue.kind === 'number' &&
+      Number.isInteger(parallelValue.value) &&
+      parallelValue.value >= 1 &&
+      parallelValue.value <= 10
+    ) {
       parallel = parallelValue.value;
     } else {
-      ctx.diagnostics.push(
-        badParallel(parallelValue.span),
-      );
+      ctx.diagnostics.push(badParallel(parallelValue.span));
     }
   }
   const body = checkBlock(step.body, collection.element, ctx, { respondForbiddenIn: 'for-each' });

@@ -26,17 +26,25 @@ import { schemaToType } from './shapes.js';
  * `envelope`: the envelope fields the pipeline reads (envelope-demand.ts), for triggers whose
  * schema says `x-pipe-envelope`; they build only those. Absent or 'all': every field.
  */
-export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelope: EnvelopeDemand = 'all'): { plan: TriggerPlan; message: PipeType } | undefined {
+export function checkTrigger(
+  trigger: TriggerDecl,
+  ctx: PipelineContext,
+  envelope: EnvelopeDemand = 'all',
+): { plan: TriggerPlan; message: PipeType } | undefined {
   const schema = ctx.facts.registry.triggers.get(trigger.kind);
   if (!schema) {
     const names = [...ctx.facts.registry.triggers.keys()];
     const close = suggest(trigger.kind, names);
-    ctx.diagnostics.push(
-      unknownTrigger(trigger.kind, trigger.kindSpan, names, close),
-    );
+    ctx.diagnostics.push(unknownTrigger(trigger.kind, trigger.kindSpan, names, close));
     return undefined;
   }
-  const checked = checkParams(schema, trigger.config, {}, { what: 'trigger', name: trigger.kind, nameSpan: trigger.kindSpan }, ctx.facts.validators);
+  const checked = checkParams(
+    schema,
+    trigger.config,
+    {},
+    { what: 'trigger', name: trigger.kind, nameSpan: trigger.kindSpan },
+    ctx.facts.validators,
+  );
   ctx.diagnostics.push(...checked.diagnostics);
   checkTriggerAccounts(trigger, schema, ctx);
   const part = ctx.facts.registry.triggerCompilers.get(trigger.kind);
@@ -48,7 +56,11 @@ export function checkTrigger(trigger: TriggerDecl, ctx: PipelineContext, envelop
     ...(span ? [`spanKind: ${JSON.stringify(span.kind)}`] : []),
   ];
   return {
-    plan: { kind: trigger.kind, module: schema.module ?? `triggers/${trigger.kind}/${trigger.kind}`, spec: `{ ${fields.join(', ')} }` },
+    plan: {
+      kind: trigger.kind,
+      module: schema.module ?? `triggers/${trigger.kind}/${trigger.kind}`,
+      spec: `{ ${fields.join(', ')} }`,
+    },
     message: out.message,
   };
 }
@@ -61,7 +73,14 @@ function checkTriggerAccounts(trigger: TriggerDecl, schema: ConnectorSchema, ctx
     const name = value?.kind === 'ident' ? value.name : value?.kind === 'string' ? value.value : undefined;
     if (!value || name === undefined) continue;
     if (!checkExists(ctx.diagnostics, ctx.facts.decls, 'account', name, value.span)) continue;
-    checkAccountType(ctx.diagnostics, ctx.facts.decls, property, name, value.span, `\`${key}\` of trigger \`${trigger.kind}\``);
+    checkAccountType(
+      ctx.diagnostics,
+      ctx.facts.decls,
+      property,
+      name,
+      value.span,
+      `\`${key}\` of trigger \`${trigger.kind}\``,
+    );
   }
 }
 

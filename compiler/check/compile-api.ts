@@ -4,7 +4,15 @@
  * per-pipeline goes through the `ctx` they are given.
  */
 import type { ObjectValue, Value } from '../ast/ast.js';
-import { entryOf, escapePointer, isDynamicPointer, spanAt, staticJson, stepsEntryOf, toLiteral } from '../ast/literal.js';
+import {
+  entryOf,
+  escapePointer,
+  isDynamicPointer,
+  spanAt,
+  staticJson,
+  stepsEntryOf,
+  toLiteral,
+} from '../ast/literal.js';
 import type { Span } from '../../base/source/span.js';
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
@@ -14,13 +22,31 @@ import { compileJslt } from '../jslt/index.js';
 import { compileValue, propertyKey } from '../lower/values.js';
 import { checkExists } from '../resolve/references.js';
 import { resolveSchemaValue, schemaLocator } from '../resolve/schema-refs.js';
-import { arrayOf, BOOLEAN, INTEGER, NULL, NUMBER, objectOf, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
+import {
+  arrayOf,
+  BOOLEAN,
+  INTEGER,
+  NULL,
+  NUMBER,
+  objectOf,
+  STRING,
+  UNKNOWN,
+  type FieldType,
+  type PipeType,
+} from '../types/pipe-type.js';
 import type { PipelineContext } from './context.js';
 import { detectDraft } from './json-schema.js';
 import { schemaToType } from './shapes.js';
 
 const SHAPES: ShapeKit = {
-  UNKNOWN, NULL, BOOLEAN, NUMBER, INTEGER, STRING, arrayOf, objectOf,
+  UNKNOWN,
+  NULL,
+  BOOLEAN,
+  NUMBER,
+  INTEGER,
+  STRING,
+  arrayOf,
+  objectOf,
   closed(fields: Record<string, PipeType>, optional: readonly string[] = []): PipeType {
     const out: Record<string, FieldType> = {};
     for (const [key, type] of Object.entries(fields)) out[key] = { type, required: !optional.includes(key) };
@@ -144,4 +170,3 @@ function offsetMapper(value: Extract<Value, { kind: 'string' }>, ctx: PipelineCo
     return value.span.end;
   };
 }
-

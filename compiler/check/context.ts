@@ -73,7 +73,10 @@ export class PipelineContext {
 
   /** A unique JavaScript identifier for a module-level declaration. */
   uniqueName(hint: string): string {
-    const base = hint.replace(/[^A-Za-z0-9_$]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')).replace(/^[^A-Za-z_$]/, '_$&') || 'value';
+    const base =
+      hint
+        .replace(/[^A-Za-z0-9_$]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))
+        .replace(/^[^A-Za-z_$]/, '_$&') || 'value';
     let name = base;
     for (let i = 2; this.usedNames.has(name); i++) name = `${base}${i}`;
     this.usedNames.add(name);
@@ -99,8 +102,16 @@ export class PipelineContext {
    * Checks a JSON Schema (PIPE3006 at `span` when invalid) and compiles it to a validator module;
    * returns the validator's import name. The draft: explicit, else `$schema`, else draft-07.
    */
-  compileSchema(schema: unknown, span: Span, explicitDraft: string | undefined, hint: string, locate?: (pointer: string) => Span): string | undefined {
-    const draft: Draft = (DRAFTS as readonly string[]).includes(explicitDraft ?? '') ? (explicitDraft as Draft) : (detectDraft(schema) ?? 'draft-07');
+  compileSchema(
+    schema: unknown,
+    span: Span,
+    explicitDraft: string | undefined,
+    hint: string,
+    locate?: (pointer: string) => Span,
+  ): string | undefined {
+    const draft: Draft = (DRAFTS as readonly string[]).includes(explicitDraft ?? '')
+      ? (explicitDraft as Draft)
+      : (detectDraft(schema) ?? 'draft-07');
     const key = `${draft}:${JSON.stringify(schema)}`;
     const cached = this.compiledSchemas.get(key);
     if (cached) return cached;
@@ -133,7 +144,10 @@ export class PipelineContext {
  * code, else the most specific meta-schema problem (ajv reports one several ways: enum, type, anyOf).
  */
 export function schemaDiagnostics(
-  problems: readonly SchemaProblem[], draft: Draft, span: Span, locate?: (pointer: string) => Span,
+  problems: readonly SchemaProblem[],
+  draft: Draft,
+  span: Span,
+  locate?: (pointer: string) => Span,
 ): Diagnostic[] {
   const where = (pointer: string): Span => (locate ? locate(pointer) : span);
   const coded = problems.filter((p): p is SchemaProblem & { code: DiagnosticCode } => p.code !== undefined);
@@ -142,11 +156,11 @@ export function schemaDiagnostics(
       schemaKeywordDiagnostic(
         { code: p.code, message: p.message, label: p.label ?? 'here', ...(p.hint ? { hint: p.hint } : {}) },
         where(p.pointer),
-      ));
+      ),
+    );
   }
-  const specific = problems.find((p) => p.keyword === 'enum') ?? problems.find((p) => p.keyword !== 'anyOf') ?? problems[0];
+  const specific =
+    problems.find((p) => p.keyword === 'enum') ?? problems.find((p) => p.keyword !== 'anyOf') ?? problems[0];
   if (!specific) return [];
-  return [
-    invalidSchema(draft, specific.message, where(specific.pointer)),
-  ];
+  return [invalidSchema(draft, specific.message, where(specific.pointer))];
 }

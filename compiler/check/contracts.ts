@@ -53,7 +53,11 @@ export interface ContractProblem {
  * one); for another trigger given a `body` schema, its first message. Otherwise none: a caller
  * may send anything.
  */
-export function triggerContract(trigger: TriggerDecl, schema: ConnectorSchema, message: PipeType): PipeType | undefined {
+export function triggerContract(
+  trigger: TriggerDecl,
+  schema: ConnectorSchema,
+  message: PipeType,
+): PipeType | undefined {
   const declaresBody = declaresBodySchema(trigger, schema);
   if (schema['x-pipe-envelope'] === true) {
     const body = message.kind === 'object' ? message.fields['body'] : undefined;
@@ -78,7 +82,11 @@ export function declaresBodySchema(trigger: TriggerDecl, schema: ConnectorSchema
  * The contracts of the subscribers of each event name (triggers with an `x-pipe-ref: event`
  * parameter), one per distinct shape: many subscribers of one schema cost one check per payload.
  */
-export function eventContracts(decls: Declarations, registry: ConnectorRegistry, pipelines: ReadonlyMap<string, Contract>): Map<string, Contract[]> {
+export function eventContracts(
+  decls: Declarations,
+  registry: ConnectorRegistry,
+  pipelines: ReadonlyMap<string, Contract>,
+): Map<string, Contract[]> {
   const out = new Map<string, Contract[]>();
   const seen = new Set<string>();
   for (const p of decls.pipelines.values()) {
@@ -101,7 +109,12 @@ export function eventContracts(decls: Declarations, registry: ConnectorRegistry,
  * the step passes the current message on), `actual` its type. Each problem is reported where it
  * shows: the entry of an object literal, else the whole payload.
  */
-export function contractProblems(value: Value | undefined, actual: PipeType, expected: PipeType, span: Span): ContractProblem[] {
+export function contractProblems(
+  value: Value | undefined,
+  actual: PipeType,
+  expected: PipeType,
+  span: Span,
+): ContractProblem[] {
   const out: ContractProblem[] = [];
   walk(value, actual, expected, [], span, out);
   // One mistake, one report: problems of a typed value (not a literal) share its span.
@@ -114,22 +127,35 @@ export function contractProblems(value: Value | undefined, actual: PipeType, exp
   });
 }
 
-function walk(value: Value | undefined, actual: PipeType, expected: PipeType, path: string[], span: Span, out: ContractProblem[]): void {
+function walk(
+  value: Value | undefined,
+  actual: PipeType,
+  expected: PipeType,
+  path: string[],
+  span: Span,
+  out: ContractProblem[],
+): void {
   if (expected.kind === 'unknown' || actual.kind === 'unknown') return;
   if (expected.kind === 'object' && actual.kind === 'object') {
     walkObject(value?.kind === 'object' ? value : undefined, actual, expected, path, span, out);
     return;
   }
-  if (fits(actual, expected) === 'no') out.push({ kind: 'type', path, span, expected: describeType(expected), actual: describeActual(actual) });
+  if (fits(actual, expected) === 'no')
+    out.push({ kind: 'type', path, span, expected: describeType(expected), actual: describeActual(actual) });
 }
 
 function walkObject(
-  literal: ObjectValue | undefined, actual: PipeType & { kind: 'object' }, expected: PipeType & { kind: 'object' },
-  path: string[], span: Span, out: ContractProblem[],
+  literal: ObjectValue | undefined,
+  actual: PipeType & { kind: 'object' },
+  expected: PipeType & { kind: 'object' },
+  path: string[],
+  span: Span,
+  out: ContractProblem[],
 ): void {
   const known = Object.keys(expected.fields);
   const entries = new Map<string, { key: Span; value: Value }>();
-  for (const e of literal?.entries ?? []) if (e.kind === 'entry') entries.set(e.key, { key: e.keySpan, value: e.value });
+  for (const e of literal?.entries ?? [])
+    if (e.kind === 'entry') entries.set(e.key, { key: e.keySpan, value: e.value });
   for (const [key, field] of Object.entries(actual.fields)) {
     const want = Object.hasOwn(expected.fields, key) ? expected.fields[key] : undefined;
     const at = entries.get(key);
@@ -137,7 +163,12 @@ function walkObject(
       // A field the contract does not allow; an optional one of a typed value may be absent: quiet.
       if (!expected.open && field.required) {
         const close = suggest(key, known);
-        out.push({ kind: 'unknown', path: [...path, key], span: at?.key ?? span, ...(close ? { suggestion: close } : {}) });
+        out.push({
+          kind: 'unknown',
+          path: [...path, key],
+          span: at?.key ?? span,
+          ...(close ? { suggestion: close } : {}),
+        });
       }
       continue;
     }
@@ -146,7 +177,8 @@ function walkObject(
   // Missing fields are certain only when the payload's shape is closed (a literal, a closed schema).
   if (actual.open) return;
   for (const [key, field] of Object.entries(expected.fields) as [string, FieldType][]) {
-    if (field.required && !Object.hasOwn(actual.fields, key)) out.push({ kind: 'missing', path: [...path, key], span, expected: describeType(field.type) });
+    if (field.required && !Object.hasOwn(actual.fields, key))
+      out.push({ kind: 'missing', path: [...path, key], span, expected: describeType(field.type) });
   }
 }
 
@@ -189,7 +221,11 @@ function dynamicReference(step: ConnectorStep, schema: ConnectorSchema, kind: 'e
  * send any event, so it silences the second warning, as does a step that runs the pipeline
  * (`executed`: the pipelines named by an `x-pipe-ref: pipeline` parameter).
  */
-export function checkEventFlow(decls: Declarations, registry: ConnectorRegistry, executed: ReadonlySet<string>): Diagnostic[] {
+export function checkEventFlow(
+  decls: Declarations,
+  registry: ConnectorRegistry,
+  executed: ReadonlySet<string>,
+): Diagnostic[] {
   const published = new Map<string, { span: Span; external: boolean }[]>();
   let anyEvent = false;
   const visit = (s: Step): void => {
@@ -209,19 +245,22 @@ export function checkEventFlow(decls: Declarations, registry: ConnectorRegistry,
     // A pipeline run by a step (`execute`, a parser's batch pipeline) has callers besides events.
     if (!p.trigger || !schema || executed.has(p.name)) continue;
     const external = declaredExternal(p.trigger.config, schema);
-    for (const ref of triggerReferences(p.trigger, schema, 'event')) pushTo(consumed, ref.name, { span: ref.span, external });
+    for (const ref of triggerReferences(p.trigger, schema, 'event'))
+      pushTo(consumed, ref.name, { span: ref.span, external });
   }
   const out: Diagnostic[] = [];
   const consumedNames = [...consumed.keys()];
   const publishedNames = [...published.keys()];
   for (const [name, uses] of published) {
     if (consumed.has(name)) continue;
-    for (const use of uses) if (!use.external) out.push(eventNeverConsumed(name, use.span, suggest(name, consumedNames)));
+    for (const use of uses)
+      if (!use.external) out.push(eventNeverConsumed(name, use.span, suggest(name, consumedNames)));
   }
   if (!anyEvent) {
     for (const [name, uses] of consumed) {
       if (published.has(name)) continue;
-      for (const use of uses) if (!use.external) out.push(eventNeverPublished(name, use.span, suggest(name, publishedNames)));
+      for (const use of uses)
+        if (!use.external) out.push(eventNeverPublished(name, use.span, suggest(name, publishedNames)));
     }
   }
   return out;
@@ -233,7 +272,11 @@ export function checkEventFlow(decls: Declarations, registry: ConnectorRegistry,
  * it executes or of every subscriber of the event it publishes.
  */
 export function payloadDiagnostics(
-  step: ConnectorStep, schema: ConnectorSchema, contracts: ContractFacts, payloadType: PipeType | undefined, message: PipeType,
+  step: ConnectorStep,
+  schema: ConnectorSchema,
+  contracts: ContractFacts,
+  payloadType: PipeType | undefined,
+  message: PipeType,
 ): Diagnostic[] {
   const param = contractParam(schema);
   if (!param) return [];
@@ -245,10 +288,12 @@ export function payloadDiagnostics(
     if (param.kind === 'pipeline') {
       const contract = contracts.pipelines.get(ref.name);
       if (!contract) continue;
-      for (const p of contractProblems(written, actual, contract.type, span)) out.push(executePayloadMismatch(ref.name, p, p.span, contract.at, contract.wrapsBody));
+      for (const p of contractProblems(written, actual, contract.type, span))
+        out.push(executePayloadMismatch(ref.name, p, p.span, contract.at, contract.wrapsBody));
     } else {
       for (const contract of contracts.events.get(ref.name) ?? []) {
-        for (const p of contractProblems(written, actual, contract.type, span)) out.push(publishPayloadMismatch(ref.name, contract.pipeline, p, p.span, contract.at));
+        for (const p of contractProblems(written, actual, contract.type, span))
+          out.push(publishPayloadMismatch(ref.name, contract.pipeline, p, p.span, contract.at));
       }
     }
   }

@@ -114,7 +114,9 @@ class Walk {
     const use = schema.message ?? READS_MESSAGE;
     for (const entry of step.params.entries) if (entry.kind === 'entry') this.value(entry.value);
     const replacedBy = typeof use.read === 'object' ? use.read.unless : undefined;
-    const reads = use.read === 'always' || (replacedBy !== undefined && !step.params.entries.some((e) => e.kind === 'entry' && e.key === replacedBy));
+    const reads =
+      use.read === 'always' ||
+      (replacedBy !== undefined && !step.params.entries.some((e) => e.kind === 'entry' && e.key === replacedBy));
     if (reads) return this.demand.all();
     if (!use.passedThrough) return false;
     // The output is the envelope itself: under a label, later steps can read it as `step.<label>`.

@@ -36,18 +36,31 @@ export function unknownParameter(facts: {
   readonly suggestion: string | undefined;
 }): Diagnostic {
   const { key, owner, suggestion } = facts;
-  const whose = facts.inside === undefined ? `${owner.what} \`${owner.name}\`` : `\`${facts.inside}\` of ${owner.what} \`${owner.name}\``;
+  const whose =
+    facts.inside === undefined
+      ? `${owner.what} \`${owner.name}\``
+      : `\`${facts.inside}\` of ${owner.what} \`${owner.name}\``;
   return diagnostic('PIPE3001', {
     message: `unknown parameter \`${key}\` for ${whose}`,
     span: facts.at,
     label: didYouMean(suggestion, 'unknown parameter'),
-    body: facts.accepted.length > 0 ? [`${capitalize(owner.what)} \`${owner.name}\` accepts: ${firstNames(facts.accepted)}.`] : [],
+    body:
+      facts.accepted.length > 0
+        ? [`${capitalize(owner.what)} \`${owner.name}\` accepts: ${firstNames(facts.accepted)}.`]
+        : [],
     ...(suggestion ? { hint: `rename \`${key}\` to \`${suggestion}\`` } : {}),
   });
 }
 
 /** `where` is `` (top level) or ` \`a.b\`` (inside); `description` the schema's, if any. */
-export function missingParameter(missing: string, where: string, owner: ParamOwner, at: Span, description: string | undefined, when?: string): Diagnostic {
+export function missingParameter(
+  missing: string,
+  where: string,
+  owner: ParamOwner,
+  at: Span,
+  description: string | undefined,
+  when?: string,
+): Diagnostic {
   return diagnostic('PIPE3002', {
     message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
     span: at,
@@ -57,7 +70,12 @@ export function missingParameter(missing: string, where: string, owner: ParamOwn
 }
 
 /** One of several parameters is required (the schema's `oneOf`/`anyOf` of `required` lists). */
-export function missingOneOf(names: readonly string[], owner: ParamOwner, at: Span, when: string | undefined): Diagnostic {
+export function missingOneOf(
+  names: readonly string[],
+  owner: ParamOwner,
+  at: Span,
+  when: string | undefined,
+): Diagnostic {
   const list = names.map((n) => `\`${n}\``).join(' or ');
   return diagnostic('PIPE3002', {
     message: `missing required parameter ${list}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
@@ -78,7 +96,13 @@ export function parameterNotApplicable(key: string, owner: ParamOwner, at: Span,
 }
 
 /** A value that is none of the schema's alternatives (an enum, or an anyOf of constants). */
-export function notOneOf(where: string, owner: ParamOwner, at: Span, alternatives: readonly unknown[], suggestion: string | undefined): Diagnostic {
+export function notOneOf(
+  where: string,
+  owner: ParamOwner,
+  at: Span,
+  alternatives: readonly unknown[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE3003', {
     message: `invalid value for${where} of ${owner.what} \`${owner.name}\`: expected one of ${names(alternatives.map(String))}`,
     span: at,
@@ -159,7 +183,11 @@ function capitalize(text: string): string {
 
 /** `takers` are the operations that take `key` (already as code spans); `accepted` what this one takes. */
 export function notAnOperationParameter(
-  key: string, operation: string, at: Span, takers: readonly string[], accepted: readonly string[],
+  key: string,
+  operation: string,
+  at: Span,
+  takers: readonly string[],
+  accepted: readonly string[],
 ): Diagnostic {
   return diagnostic('PIPE3015', {
     message: `\`${key}\` is not a parameter of \`${operation}\``,
@@ -181,11 +209,22 @@ export function missingOperationParameter(key: string, operation: string, at: Sp
 
 export function operationNeedsOneOf(operation: string, group: readonly string[], at: Span): Diagnostic {
   const list = group.map((k) => `\`${k}\``).join(' or ');
-  return diagnostic('PIPE3002', { message: `\`${operation}\` needs ${list}`, span: at, label: `needs ${list}`, hint: `add one of ${list}` });
+  return diagnostic('PIPE3002', {
+    message: `\`${operation}\` needs ${list}`,
+    span: at,
+    label: `needs ${list}`,
+    hint: `add one of ${list}`,
+  });
 }
 
 /** `key` is a second parameter of `group` given; `first` the one given before it. */
-export function moreThanOneOf(operation: string, group: readonly string[], key: string, first: string, at: Span): Diagnostic {
+export function moreThanOneOf(
+  operation: string,
+  group: readonly string[],
+  key: string,
+  first: string,
+  at: Span,
+): Diagnostic {
   const list = group.map((k) => `\`${k}\``).join(' or ');
   return diagnostic('PIPE3015', {
     message: `\`${operation}\` takes one of ${list}, not both`,
@@ -212,12 +251,19 @@ export function respondNotAllowed(where: 'for-each' | 'capsule', at: Span): Diag
     message: `\`respond\` cannot be used inside ${inLoop ? '`for-each`' : 'a capsule'}`,
     span: at,
     label: inLoop ? 'not allowed in a loop body' : 'not allowed in a capsule',
-    hint: inLoop ? 'collect the results and respond after the loop' : 'let the capsule end with its output; the pipeline that uses it responds',
+    hint: inLoop
+      ? 'collect the results and respond after the loop'
+      : 'let the capsule end with its output; the pipeline that uses it responds',
   });
 }
 
 /** `known` lists the connectors and capsules. */
-export function unknownConnector(name: string, at: Span, known: readonly string[], suggestion: string | undefined): Diagnostic {
+export function unknownConnector(
+  name: string,
+  at: Span,
+  known: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE2001', {
     message: `unknown connector \`${name}\``,
     span: at,
@@ -228,7 +274,12 @@ export function unknownConnector(name: string, at: Span, known: readonly string[
 }
 
 /** A header word holding `{{ }}`; `param` is the parameter the word fills, if any. */
-export function expressionInHeaderWord(connector: string, word: string, at: Span, param: string | undefined): Diagnostic {
+export function expressionInHeaderWord(
+  connector: string,
+  word: string,
+  at: Span,
+  param: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE3004', {
     message: `the words after \`${connector}\` are fixed at build time and cannot hold \`{{ }}\``,
     span: at,
@@ -353,11 +404,18 @@ export function unknownPipelineOption(key: string, at: Span, suggestion: string 
     message: `unknown pipeline option \`${key}\``,
     span: at,
     label: didYouMean(suggestion, 'unknown option'),
-    body: ['Pipeline options: `concurrency` (default 10), `queue` (executions that may wait for a slot, default 1000; beyond it 503), `timeout` (default 30s).'],
+    body: [
+      'Pipeline options: `concurrency` (default 10), `queue` (executions that may wait for a slot, default 1000; beyond it 503), `timeout` (default 30s).',
+    ],
   });
 }
 
-export function unknownAccountType(type: string, at: Span, known: readonly string[], suggestion: string | undefined): Diagnostic {
+export function unknownAccountType(
+  type: string,
+  at: Span,
+  known: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE3009', {
     message: `unknown account type \`${type}\``,
     span: at,
@@ -366,7 +424,13 @@ export function unknownAccountType(type: string, at: Span, known: readonly strin
   });
 }
 
-export function unknownAccountField(type: string, field: string, at: Span, fields: readonly string[], suggestion: string | undefined): Diagnostic {
+export function unknownAccountField(
+  type: string,
+  field: string,
+  at: Span,
+  fields: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE3009', {
     message: `accounts of type \`${type}\` have no field \`${field}\``,
     span: at,
@@ -396,7 +460,13 @@ export function capsuleNamedLikeConnector(capsule: string, at: Span): Diagnostic
 }
 
 /** `cycle` is the pipelines in order (`a → b → a`); `closing` where the last execution starts. */
-export function selfExecutionWithoutRoom(pipeline: string, cycle: string, concurrency: number, at: Span, closing: Span): Diagnostic {
+export function selfExecutionWithoutRoom(
+  pipeline: string,
+  cycle: string,
+  concurrency: number,
+  at: Span,
+  closing: Span,
+): Diagnostic {
   return diagnostic('PIPE6003', {
     message: `pipeline \`${pipeline}\` executes itself (${cycle}) but allows only ${concurrency} simultaneous execution`,
     span: at,
@@ -408,7 +478,12 @@ export function selfExecutionWithoutRoom(pipeline: string, cycle: string, concur
 
 // ───────────────────────────── triggers, schemas, capsules ─────────────────────────────
 
-export function unknownTrigger(kind: string, at: Span, known: readonly string[], suggestion: string | undefined): Diagnostic {
+export function unknownTrigger(
+  kind: string,
+  at: Span,
+  known: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE2002', {
     message: `unknown trigger \`${kind}\``,
     span: at,
@@ -470,7 +545,10 @@ export interface SchemaKeywordProblem {
 
 /** `known` are the formats the validators check. */
 export function unknownFormat(
-  format: string, pointer: string, known: readonly string[], suggestion: string | undefined,
+  format: string,
+  pointer: string,
+  known: readonly string[],
+  suggestion: string | undefined,
 ): SchemaKeywordProblem {
   return {
     code: 'PIPE3010',
@@ -517,7 +595,12 @@ export function retryCannotHelp(connector: string, kinds: string, at: Span): Dia
   });
 }
 
-export function unknownRetryOption(key: string, at: Span, accepted: readonly string[], suggestion: string | undefined): Diagnostic {
+export function unknownRetryOption(
+  key: string,
+  at: Span,
+  accepted: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE3013', {
     message: `unknown retry option \`${key}\``,
     span: at,
@@ -542,7 +625,13 @@ export function retriedNotIdempotent(connector: string, how: string, at: Span): 
 }
 
 /** `what`: the steps in question (`\`rest\``, `the steps of this \`try\``); `known`: the kinds they can produce. */
-export function kindNeverProduced(what: string, kind: string, at: Span, known: readonly string[], suggestion: string | undefined): Diagnostic {
+export function kindNeverProduced(
+  what: string,
+  kind: string,
+  at: Span,
+  known: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE6007', {
     message: `${what} cannot fail with the error kind \`${kind}\``,
     span: at,
@@ -554,7 +643,10 @@ export function kindNeverProduced(what: string, kind: string, at: Span, known: r
 // ───────────────────────────── contracts between pipelines (contracts.ts) ─────────────────────────────
 
 /** What a payload problem says, and what to write instead (shared by execute and publish). */
-function contractProse(problem: ContractProblemFacts, wrapsBody: boolean): { what: string; label: string; hint: string } {
+function contractProse(
+  problem: ContractProblemFacts,
+  wrapsBody: boolean,
+): { what: string; label: string; hint: string } {
   const field = problem.path.join('.');
   switch (problem.kind) {
     case 'missing':
@@ -565,7 +657,11 @@ function contractProse(problem: ContractProblemFacts, wrapsBody: boolean): { wha
           hint: 'wrap the request: `payload: { body: { … } }`',
         };
       }
-      return { what: `the payload has no \`${field}\` (${problem.expected ?? 'a value'}), which is required`, label: `\`${field}\` missing`, hint: `add \`${problem.path.at(-1) ?? field}: …\` to the payload` };
+      return {
+        what: `the payload has no \`${field}\` (${problem.expected ?? 'a value'}), which is required`,
+        label: `\`${field}\` missing`,
+        hint: `add \`${problem.path.at(-1) ?? field}: …\` to the payload`,
+      };
     case 'unknown':
       return {
         what: `the payload has a field \`${field}\` that the schema does not allow`,
@@ -590,7 +686,13 @@ export interface ContractProblemFacts {
   readonly suggestion?: string;
 }
 
-export function executePayloadMismatch(pipeline: string, problem: ContractProblemFacts, at: Span, trigger: Span, wrapsBody: boolean): Diagnostic {
+export function executePayloadMismatch(
+  pipeline: string,
+  problem: ContractProblemFacts,
+  at: Span,
+  trigger: Span,
+  wrapsBody: boolean,
+): Diagnostic {
   const prose = contractProse(problem, wrapsBody);
   return diagnostic('PIPE6101', {
     message: `payload does not fit pipeline \`${pipeline}\`: ${prose.what}`,
@@ -601,7 +703,13 @@ export function executePayloadMismatch(pipeline: string, problem: ContractProble
   });
 }
 
-export function publishPayloadMismatch(event: string, subscriber: string, problem: ContractProblemFacts, at: Span, trigger: Span): Diagnostic {
+export function publishPayloadMismatch(
+  event: string,
+  subscriber: string,
+  problem: ContractProblemFacts,
+  at: Span,
+  trigger: Span,
+): Diagnostic {
   const prose = contractProse(problem, false);
   return diagnostic('PIPE6102', {
     message: `payload of event \`${event}\` does not fit its subscriber \`${subscriber}\`: ${prose.what}`,

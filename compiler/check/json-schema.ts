@@ -29,8 +29,11 @@ const otherDrafts = {
 } as const;
 
 // These packages are CommonJS with `exports.default`; under NodeNext the default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
-const standaloneCode = ((standaloneCodeModule as unknown as { default?: unknown }).default ?? standaloneCodeModule) as unknown as (ajv: Ajv, validate: unknown) => string;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv,
+) => Ajv;
+const standaloneCode = ((standaloneCodeModule as unknown as { default?: unknown }).default ??
+  standaloneCodeModule) as unknown as (ajv: Ajv, validate: unknown) => string;
 
 export type Draft = 'draft-04' | 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
 export const DRAFTS: readonly Draft[] = ['draft-04', 'draft-06', 'draft-07', '2019-09', '2020-12'];
@@ -101,7 +104,8 @@ export function compileValidatorModule(schema: unknown, draft: Draft): string {
   return standaloneCode(ajv, validate);
 }
 
-export type SchemaOutcome = { readonly ok: true; readonly code: string } | { readonly ok: false; readonly problems: readonly SchemaProblem[] };
+export type SchemaOutcome =
+  { readonly ok: true; readonly code: string } | { readonly ok: false; readonly problems: readonly SchemaProblem[] };
 
 /**
  * Checks and compiles schemas for one compile run: one Ajv per draft (its meta-schemas are loaded
@@ -145,7 +149,10 @@ export class SchemaCompiler {
         try {
           return { ok: true, code: standaloneCode(alone, alone.compile(prepared)) };
         } catch (again) {
-          return { ok: false, problems: [{ message: again instanceof Error ? again.message : String(again), pointer: '' }] };
+          return {
+            ok: false,
+            problems: [{ message: again instanceof Error ? again.message : String(again), pointer: '' }],
+          };
         }
       }
       return { ok: false, problems: [{ message: err instanceof Error ? err.message : String(err), pointer: '' }] };
@@ -181,7 +188,12 @@ function schemaProblems(ajv: Ajv, draft: Draft, schema: object): SchemaProblem[]
   return ajv.validateSchema(schema) ? undefined : (ajv.errors ?? []).map(problemOf);
 }
 
-function problemOf(e: { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }): SchemaProblem {
+function problemOf(e: {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}): SchemaProblem {
   return {
     message: `\`${e.instancePath.split('/').filter(Boolean).join('.') || 'schema'}\` ${e.message ?? 'is invalid'}${Array.isArray(e.params['allowedValues']) ? ` (${(e.params['allowedValues'] as unknown[]).map(String).join(', ')})` : ''}`,
     pointer: e.instancePath,

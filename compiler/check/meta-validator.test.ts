@@ -11,12 +11,21 @@ import validateDraft07Schema from './generated/draft-07-meta.js';
 import { SchemaCompiler } from './json-schema.js';
 import { draft07MetaValidatorSource, META_CHECK_OPTIONS } from './meta-validator-source.js';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv,
+) => Ajv;
 type Validator = ((schema: unknown) => boolean) & { errors?: Ajv['errors'] };
 
 /** What a diagnostic is made of (the verbose `schema`/`parentSchema` copies of the meta-schema aside). */
 const essentials = (errors: Ajv['errors']) =>
-  (errors ?? []).map(({ instancePath, schemaPath, keyword, params, message, data }) => ({ instancePath, schemaPath, keyword, params, message, data }));
+  (errors ?? []).map(({ instancePath, schemaPath, keyword, params, message, data }) => ({
+    instancePath,
+    schemaPath,
+    keyword,
+    params,
+    message,
+    data,
+  }));
 
 const SCHEMAS: readonly unknown[] = [
   { type: 'object', required: ['a'], properties: { a: { type: 'string', minLength: 1 }, b: { enum: [1, 2] } } },

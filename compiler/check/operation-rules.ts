@@ -32,7 +32,9 @@ export function checkOperationRules({ step, schema, extra, extraSpans }: StepHoo
   const specific = new Set(Object.values(facts.rules).flatMap((r) => r.accepts ?? []));
   for (const [key, span] of given) {
     if (!specific.has(key) || accepted.has(key)) continue;
-    const takers = Object.entries(facts.rules).filter(([, r]) => (r.accepts ?? []).includes(key)).map(([op]) => `\`${schema.name} ${op}\``);
+    const takers = Object.entries(facts.rules)
+      .filter(([, r]) => (r.accepts ?? []).includes(key))
+      .map(([op]) => `\`${schema.name} ${op}\``);
     out.push(notAnOperationParameter(key, named, span, takers, [...accepted]));
   }
   for (const key of rule.required ?? []) {
@@ -53,7 +55,9 @@ export function checkOperationRules({ step, schema, extra, extraSpans }: StepHoo
 
 /** The operation as written: a header word, or a literal string/word parameter. */
 function operationOf(
-  parameter: string, entries: readonly { kind: string; key: string }[], extra: Readonly<Record<string, unknown>>,
+  parameter: string,
+  entries: readonly { kind: string; key: string }[],
+  extra: Readonly<Record<string, unknown>>,
 ): string | undefined {
   const word = extra[parameter];
   if (typeof word === 'string') return word;

@@ -20,8 +20,18 @@ export const KNOWN_FORMATS: readonly string[] = Object.keys(fullFormats).sort();
 const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas'];
 /** Keywords whose value is one subschema. */
 const SCHEMA_VALUES = [
-  'additionalProperties', 'additionalItems', 'items', 'contains', 'propertyNames', 'not', 'if', 'then', 'else',
-  'unevaluatedItems', 'unevaluatedProperties', 'contentSchema',
+  'additionalProperties',
+  'additionalItems',
+  'items',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
 ];
 /** Keywords whose value is a list of subschemas (`items` too, in its array form). */
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
@@ -48,7 +58,8 @@ function walk(schema: unknown, pointer: string, depth: number, problems: SchemaK
   if (typeof pattern === 'string') checkPattern(pattern, `${pointer}/pattern`, problems);
   const patternProperties = schema['patternProperties'];
   if (isObject(patternProperties)) {
-    for (const key of Object.keys(patternProperties)) checkPattern(key, `${pointer}/patternProperties/${escape(key)}`, problems);
+    for (const key of Object.keys(patternProperties))
+      checkPattern(key, `${pointer}/patternProperties/${escape(key)}`, problems);
   }
   const format = schema['format'];
   if (typeof format === 'string' && !KNOWN_FORMATS.includes(format)) {
@@ -56,7 +67,8 @@ function walk(schema: unknown, pointer: string, depth: number, problems: SchemaK
   }
   for (const keyword of SCHEMA_MAPS) {
     const map = schema[keyword];
-    if (isObject(map)) for (const key of Object.keys(map)) walk(map[key], `${pointer}/${keyword}/${escape(key)}`, depth + 1, problems);
+    if (isObject(map))
+      for (const key of Object.keys(map)) walk(map[key], `${pointer}/${keyword}/${escape(key)}`, depth + 1, problems);
   }
   for (const keyword of SCHEMA_VALUES) walk(schema[keyword], `${pointer}/${keyword}`, depth + 1, problems);
   for (const keyword of SCHEMA_LISTS) {
@@ -66,7 +78,8 @@ function walk(schema: unknown, pointer: string, depth: number, problems: SchemaK
   // draft-04..07 `dependencies`: a subschema, or a list of property names.
   const dependencies = schema['dependencies'];
   if (isObject(dependencies)) {
-    for (const key of Object.keys(dependencies)) walk(dependencies[key], `${pointer}/dependencies/${escape(key)}`, depth + 1, problems);
+    for (const key of Object.keys(dependencies))
+      walk(dependencies[key], `${pointer}/dependencies/${escape(key)}`, depth + 1, problems);
   }
 }
 

@@ -15,14 +15,39 @@ function closed(fields: Record<string, PipeType>, optional: readonly string[] = 
 }
 
 /** The standard error object seen by `catch` and `on-error`. */
-export const ERROR_OBJECT: PipeType = { kind: 'object', open: true, fields: { error: { type: STRING, required: true }, message: { type: STRING, required: true }, code: { type: INTEGER, required: true }, kind: { type: STRING, required: true }, timestamp: { type: INTEGER, required: true }, executionId: { type: STRING, required: true } } };
+export const ERROR_OBJECT: PipeType = {
+  kind: 'object',
+  open: true,
+  fields: {
+    error: { type: STRING, required: true },
+    message: { type: STRING, required: true },
+    code: { type: INTEGER, required: true },
+    kind: { type: STRING, required: true },
+    timestamp: { type: INTEGER, required: true },
+    executionId: { type: STRING, required: true },
+  },
+};
 
 export const FOR_EACH_OUTPUT: PipeType = closed({ total: INTEGER, success: INTEGER, failed: INTEGER });
 
-export const FAILURE_OUTPUT: PipeType = { kind: 'object', open: true, fields: { success: { type: BOOLEAN, required: true }, message: { type: STRING, required: true }, error: { type: STRING, required: true }, code: { type: NUMBER, required: true }, kind: { type: STRING, required: true } } };
+export const FAILURE_OUTPUT: PipeType = {
+  kind: 'object',
+  open: true,
+  fields: {
+    success: { type: BOOLEAN, required: true },
+    message: { type: STRING, required: true },
+    error: { type: STRING, required: true },
+    code: { type: NUMBER, required: true },
+    kind: { type: STRING, required: true },
+  },
+};
 
 /** Output shape of a connector step from its schema's output rule. */
-export function outputShape(schema: ConnectorSchema, input: PipeType, paramTypes: Readonly<Record<string, PipeType>>): PipeType {
+export function outputShape(
+  schema: ConnectorSchema,
+  input: PipeType,
+  paramTypes: Readonly<Record<string, PipeType>>,
+): PipeType {
   const rule = schema.output;
   if (rule === undefined || rule === null) return UNKNOWN;
   if (rule === 'input') return input;

@@ -25,7 +25,11 @@ export interface StepHooksOutcome extends StepHookResult {
 }
 
 /** Header words split by `x-pipe-split` (in place): `store orders.find` → store, operation. */
-export function splitHeaderWords(schema: ConnectorSchema, extra: Record<string, unknown>, extraSpans: Record<string, Span>): void {
+export function splitHeaderWords(
+  schema: ConnectorSchema,
+  extra: Record<string, unknown>,
+  extraSpans: Record<string, Span>,
+): void {
   for (const [key, property] of Object.entries(paramProperties(schema))) {
     const split = splitOf(property);
     const text = extra[key];
@@ -41,7 +45,8 @@ export function splitHeaderWords(schema: ConnectorSchema, extra: Record<string, 
 
 export function applyStepHooks(input: StepHookInput): StepHooksOutcome {
   const result: StepHookResult = { replaced: new Set(), params: {} };
-  for (const [key, value] of Object.entries(input.extra)) result.params[key] = { js: JSON.stringify(value), constant: true };
+  for (const [key, value] of Object.entries(input.extra))
+    result.params[key] = { js: JSON.stringify(value), constant: true };
   applyReferences(input, result);
   input.ctx.diagnostics.push(...checkOperationRules(input));
   let onFailSteps: readonly Step[] | undefined;
@@ -62,14 +67,26 @@ function applyReferences({ step, schema, ctx, extra, extraSpans }: StepHookInput
     const ref = refOf(property);
     if (ref === undefined) continue;
     const value = entryOf(step.params, key);
-    const written = value && (value.kind === 'ident' || value.kind === 'string') ? (value.kind === 'ident' ? value.name : value.value) : undefined;
+    const written =
+      value && (value.kind === 'ident' || value.kind === 'string')
+        ? value.kind === 'ident'
+          ? value.name
+          : value.value
+        : undefined;
     const name = written ?? (typeof extra[key] === 'string' ? (extra[key] as string) : undefined);
     const span = value?.span ?? extraSpans[key] ?? step.connectorSpan;
     if (name === undefined) continue;
     switch (ref) {
       case 'account':
         if (checkExists(ctx.diagnostics, ctx.facts.decls, 'account', name, span)) {
-          checkAccountType(ctx.diagnostics, ctx.facts.decls, property, name, span, `\`${key}\` of connector \`${schema.name}\``);
+          checkAccountType(
+            ctx.diagnostics,
+            ctx.facts.decls,
+            property,
+            name,
+            span,
+            `\`${key}\` of connector \`${schema.name}\``,
+          );
           result.params['accountFields'] = { js: `ctx.accounts[${JSON.stringify(name)}]`, constant: false };
         }
         break;

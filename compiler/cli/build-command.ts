@@ -48,8 +48,11 @@ export async function build(opts: BuildOptions, output: Output): Promise<BuildRe
   const name = opts.name ?? defaultServiceName(opts.inputs);
   const outDir = path.resolve(opts.out ?? path.join('out', name));
   const result = await compileFiles({
-    inputs: opts.inputs, emit: true, serviceName: name,
-    ...(opts.skipFormat ? { skipFormat: true } : {}), ...(opts.registry ? { registry: opts.registry } : {}),
+    inputs: opts.inputs,
+    emit: true,
+    serviceName: name,
+    ...(opts.skipFormat ? { skipFormat: true } : {}),
+    ...(opts.registry ? { registry: opts.registry } : {}),
     ...(opts.root !== undefined ? { root: opts.root } : {}),
   });
   printDiagnostics(result, opts.format, output, opts.color);
@@ -64,7 +67,9 @@ export async function build(opts: BuildOptions, output: Output): Promise<BuildRe
     fs.writeFileSync(path.join(outDir, '.dockerignore'), DOCKERIGNORE);
   }
   if (opts.format === 'text') {
-    output.err(`Built ${result.plan?.pipelines.length ?? 0} pipeline(s) from ${result.inputFiles.length} file(s) into ${displayPath(outDir)} — start it with: node ${displayPath(path.join(outDir, 'server.js'))}`);
+    output.err(
+      `Built ${result.plan?.pipelines.length ?? 0} pipeline(s) from ${result.inputFiles.length} file(s) into ${displayPath(outDir)} — start it with: node ${displayPath(path.join(outDir, 'server.js'))}`,
+    );
   }
   return { ok: true, outDir, fileCount: result.files.length };
 }
@@ -77,10 +82,14 @@ export async function build(opts: BuildOptions, output: Output): Promise<BuildRe
  * service and pipec share one copy of each package.
  */
 export function writeService(
-  outDir: string, files: readonly { path: string; text: string }[], registry?: ConnectorRegistry, packages: 'ship' | 'link' = 'link',
+  outDir: string,
+  files: readonly { path: string; text: string }[],
+  registry?: ConnectorRegistry,
+  packages: 'ship' | 'link' = 'link',
 ): void {
   fs.mkdirSync(outDir, { recursive: true });
-  for (const generated of ['pipelines', 'capsules', 'validators', 'runtime', 'bundle']) fs.rmSync(path.join(outDir, generated), { recursive: true, force: true });
+  for (const generated of ['pipelines', 'capsules', 'validators', 'runtime', 'bundle'])
+    fs.rmSync(path.join(outDir, generated), { recursive: true, force: true });
   for (const file of files) {
     const target = path.join(outDir, file.path);
     fs.mkdirSync(path.dirname(target), { recursive: true });
@@ -99,7 +108,9 @@ export function writeService(
  */
 function copyOutsideComponents(target: string, registry: ConnectorRegistry): void {
   const own = path.join(packageRoot(), 'runtime') + path.sep;
-  const outside = [...registry.connectors.values(), ...registry.triggers.values()].filter((s) => s.folder && !s.folder.startsWith(own));
+  const outside = [...registry.connectors.values(), ...registry.triggers.values()].filter(
+    (s) => s.folder && !s.folder.startsWith(own),
+  );
   if (outside.length === 0) return;
   const esbuild = createRequire(import.meta.url)('esbuild') as typeof Esbuild;
   for (const schema of outside) {
@@ -108,9 +119,15 @@ function copyOutsideComponents(target: string, registry: ConnectorRegistry): voi
     fs.mkdirSync(into, { recursive: true });
     fs.copyFileSync(path.join(folder, 'schema.json'), path.join(into, 'schema.json'));
     for (const file of fs.readdirSync(folder)) {
-      if (!file.endsWith('.ts') || file.endsWith('.d.ts') || file.endsWith('.test.ts') || file === 'compile.ts') continue;
+      if (!file.endsWith('.ts') || file.endsWith('.d.ts') || file.endsWith('.test.ts') || file === 'compile.ts')
+        continue;
       const source = fs.readFileSync(path.join(folder, file), 'utf8');
-      const js = esbuild.transformSync(source, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file }).code;
+      const js = esbuild.transformSync(source, {
+        loader: 'ts',
+        format: 'esm',
+        target: 'node20',
+        sourcefile: file,
+      }).code;
       fs.writeFileSync(path.join(into, file.replace(/\.ts$/, '.js')), js);
     }
   }
@@ -125,10 +142,12 @@ const COMPILE_PART = /[\\/](connectors|triggers)[\\/][^\\/]+[\\/]compile\.(js|d\
 function copyRuntime(target: string): void {
   const root = packageRoot();
   const compiled = path.join(root, 'dist', 'runtime');
-  if (!fs.existsSync(compiled)) throw new Error(`the compiled runtime is missing (${compiled}); run \`npm run build\` in ${root}`);
+  if (!fs.existsSync(compiled))
+    throw new Error(`the compiled runtime is missing (${compiled}); run \`npm run build\` in ${root}`);
   fs.cpSync(compiled, target, {
     recursive: true,
-    filter: (src) => !/\.test\.(js|d\.ts)$/.test(src) && !src.includes(`${path.sep}test-support`) && !COMPILE_PART.test(src),
+    filter: (src) =>
+      !/\.test\.(js|d\.ts)$/.test(src) && !src.includes(`${path.sep}test-support`) && !COMPILE_PART.test(src),
   });
   // Connector schemas are data the runtime may read (documentation, MCP input schemas).
   const sourceRuntime = path.join(root, 'runtime');
@@ -155,12 +174,17 @@ function copyRuntime(target: string): void {
 function shipDependencies(outDir: string): void {
   const root = packageRoot();
   const manifestFile = path.join(outDir, 'package.json');
-  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { name: string; version?: string; dependencies?: Record<string, string> };
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as {
+    name: string;
+    version?: string;
+    dependencies?: Record<string, string>;
+  };
   const ranges = runtimeDependencies(root);
   const dependencies: Record<string, string> = {};
   for (const name of usedPackages(outDir)) {
     const range = ranges[name];
-    if (range === undefined) throw new Error(`the service loads the package ${name}, which is not a dependency of pipec`);
+    if (range === undefined)
+      throw new Error(`the service loads the package ${name}, which is not a dependency of pipec`);
     dependencies[name] = range;
   }
   const version = manifest.version ?? '0.0.0';

@@ -23,7 +23,13 @@ export const CLI_BUNDLE_FILE = 'dist/pipec.cjs';
 export const CLI_CODE_CACHE_FILE = 'dist/pipec.cjs.cache';
 
 /** The compiler's own heavy or native packages stay in node_modules too. */
-const CLI_UNBUNDLED = [...UNBUNDLED_PACKAGES, 'ts-morph', 'esbuild', 'vscode-languageserver', 'vscode-languageserver-textdocument'];
+const CLI_UNBUNDLED = [
+  ...UNBUNDLED_PACKAGES,
+  'ts-morph',
+  'esbuild',
+  'vscode-languageserver',
+  'vscode-languageserver-textdocument',
+];
 
 export async function bundleCli(packageRoot: string): Promise<{ bundleBytes: number; cacheBytes: number }> {
   const dist = path.join(packageRoot, 'dist');
@@ -34,15 +40,21 @@ export async function bundleCli(packageRoot: string): Promise<{ bundleBytes: num
     unbundled: CLI_UNBUNDLED,
     replace: {
       // Top-level await (choosing Chevrotain's single-file build) cannot be CommonJS: bundle that build directly.
-      [path.join(dist, 'grammar', 'chevrotain.js')]: `export { createToken, CstParser, EOF, Lexer } from ${JSON.stringify(chevrotainSource(packageRoot))};\nexport const loadedFromBundle = true;\n`,
-      [path.join(dist, 'compiler', 'import-module.js')]: 'export function importModule(url) { return __pipecImport(url); }\n',
+      [path.join(dist, 'grammar', 'chevrotain.js')]:
+        `export { createToken, CstParser, EOF, Lexer } from ${JSON.stringify(chevrotainSource(packageRoot))};\nexport const loadedFromBundle = true;\n`,
+      [path.join(dist, 'compiler', 'import-module.js')]:
+        'export function importModule(url) { return __pipecImport(url); }\n',
       [path.join(dist, 'compiler', 'connectors', 'bundled-parts.js')]: bundledPartsSource(dist),
     },
   });
   fs.writeFileSync(outFile, source);
   const cacheFile = path.join(packageRoot, CLI_CODE_CACHE_FILE);
   fs.rmSync(cacheFile, { force: true });
-  const loaded = runBundle<{ main: (argv: readonly string[], output: Output) => Promise<number> }>(outFile, cacheFile, (specifier) => import(specifier));
+  const loaded = runBundle<{ main: (argv: readonly string[], output: Output) => Promise<number> }>(
+    outFile,
+    cacheFile,
+    (specifier) => import(specifier),
+  );
   const examples = path.join(packageRoot, 'examples');
   if (fs.existsSync(examples)) {
     const silent: Output = { out: () => undefined, err: () => undefined };
@@ -64,7 +76,9 @@ function bundledPartsSource(dist: string): string {
       if (fs.existsSync(path.join(base, name, 'compile.js'))) parts.push(`${group}/${name}`);
     }
   }
-  const imports = parts.map((part, i) => `import * as part${i} from ${JSON.stringify(path.join(dist, 'runtime', part, 'compile.js'))};`);
+  const imports = parts.map(
+    (part, i) => `import * as part${i} from ${JSON.stringify(path.join(dist, 'runtime', part, 'compile.js'))};`,
+  );
   return `${imports.join('\n')}\nexport const BUNDLED_PARTS = new Map([${parts.map((part, i) => `[${JSON.stringify(part)}, part${i}]`).join(', ')}]);\n`;
 }
 
@@ -79,5 +93,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const { bundleBytes, cacheBytes } = await bundleCli(root);
   // npm never packs a package-lock.json; built services pin their versions from this copy.
   fs.copyFileSync(path.join(root, 'package-lock.json'), path.join(root, 'dist', PACKED_LOCKFILE));
-  console.error(`wrote ${CLI_BUNDLE_FILE} (${Math.round(bundleBytes / 1024)} KB) and its code cache (${Math.round(cacheBytes / 1024)} KB)`);
+  console.error(
+    `wrote ${CLI_BUNDLE_FILE} (${Math.round(bundleBytes / 1024)} KB) and its code cache (${Math.round(cacheBytes / 1024)} KB)`,
+  );
 }

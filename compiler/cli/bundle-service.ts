@@ -64,7 +64,11 @@ async function writeCodeCache(serviceDir: string): Promise<void> {
 function runNode(args: readonly string[], cwd: string): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     // The flags the service is started with: V8 rejects a cache made under other flags.
-    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+    const child = spawn(process.execPath, args, {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);

@@ -28,9 +28,17 @@ export interface BundleSpec {
 /** Bundles; throws on any bundler error or warning (a warning here is a start-up failure later). */
 export async function bundle(spec: BundleSpec): Promise<string> {
   const esbuild = createRequire(import.meta.url)('esbuild') as typeof Esbuild;
-  const entry = 'file' in spec.entry
-    ? { entryPoints: [spec.entry.file] }
-    : { stdin: { contents: spec.entry.contents, resolveDir: spec.entry.resolveDir, sourcefile: 'bundle-entry.js', loader: 'js' as const } };
+  const entry =
+    'file' in spec.entry
+      ? { entryPoints: [spec.entry.file] }
+      : {
+          stdin: {
+            contents: spec.entry.contents,
+            resolveDir: spec.entry.resolveDir,
+            sourcefile: 'bundle-entry.js',
+            loader: 'js' as const,
+          },
+        };
   const result = await esbuild.build({
     ...entry,
     bundle: true,
@@ -56,12 +64,15 @@ export async function bundle(spec: BundleSpec): Promise<string> {
 }
 
 function requireUnbundled(packages: readonly string[]): Esbuild.Plugin {
-  const isUnbundled = (specifier: string): boolean => packages.some((p) => specifier === p || specifier.startsWith(`${p}/`));
+  const isUnbundled = (specifier: string): boolean =>
+    packages.some((p) => specifier === p || specifier.startsWith(`${p}/`));
   return {
     name: 'pipec-require-unbundled',
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, (args) =>
-        args.kind === 'dynamic-import' && isUnbundled(args.path) ? { path: args.path, namespace: 'pipec-unbundled' } : undefined,
+        args.kind === 'dynamic-import' && isUnbundled(args.path)
+          ? { path: args.path, namespace: 'pipec-unbundled' }
+          : undefined,
       );
       build.onLoad({ filter: /.*/, namespace: 'pipec-unbundled' }, (args) => ({
         contents: `module.exports = require(${JSON.stringify(args.path)});\n`,

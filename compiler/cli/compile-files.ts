@@ -11,7 +11,15 @@ import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-t
 import { SourceFile } from '../../base/source/source-file.js';
 import { loadRegistry } from '../connectors/load-registry.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
-import { findPipeFiles, isWithin, projectHost, projectRoots, projectSourcePath, readSource, runtimeDependencies } from '../project-files.js';
+import {
+  findPipeFiles,
+  isWithin,
+  projectHost,
+  projectRoots,
+  projectSourcePath,
+  readSource,
+  runtimeDependencies,
+} from '../project-files.js';
 
 export interface Output {
   out(text: string): void;
@@ -94,7 +102,9 @@ export async function compileFiles(opts: CompileFilesOptions): Promise<CompileRe
 
 /** With `--root`, every input must lie inside it (the root bounds what one compilation reads). */
 export function inputsOutsideRoot(
-  files: readonly string[], roots: readonly string[], root: string | undefined,
+  files: readonly string[],
+  roots: readonly string[],
+  root: string | undefined,
 ): Diagnostic[] {
   if (root === undefined) return [];
   return files
@@ -110,10 +120,21 @@ function realPath(file: string): string {
   }
 }
 
-export function printDiagnostics(result: { diagnostics: readonly Diagnostic[]; sources: ReadonlyMap<string, SourceFile> }, format: 'text' | 'json', output: Output, color: boolean): void {
+export function printDiagnostics(
+  result: { diagnostics: readonly Diagnostic[]; sources: ReadonlyMap<string, SourceFile> },
+  format: 'text' | 'json',
+  output: Output,
+  color: boolean,
+): void {
   const lookup = (f: string) => result.sources.get(f);
   if (format === 'json') {
-    output.out(JSON.stringify(result.diagnostics.map((d) => toJsonDiagnostic(d, lookup, displayPath)), null, 2));
+    output.out(
+      JSON.stringify(
+        result.diagnostics.map((d) => toJsonDiagnostic(d, lookup, displayPath)),
+        null,
+        2,
+      ),
+    );
     return;
   }
   if (result.diagnostics.length === 0) return;

@@ -69,14 +69,25 @@ export function deadLettersCommand(): Record<string, Command> {
         const needsTarget = action === 'replay' || action === 'purge';
         if (action === 'show' && ids.length !== 1) return usage(output);
         if (action === 'list' && ids.length > 0) return usage(output);
-        if (needsTarget && ids.length === 0 && filters.event === undefined && filters.subscriber === undefined && values['all'] !== true) return usage(output);
+        if (
+          needsTarget &&
+          ids.length === 0 &&
+          filters.event === undefined &&
+          filters.subscriber === undefined &&
+          values['all'] !== true
+        )
+          return usage(output);
         if (!['list', 'show', 'replay', 'purge'].includes(action)) return usage(output);
 
         let client: DeadLetterClient;
         try {
-          client = typeof values['url'] === 'string'
-            ? httpClient(values['url'], typeof values['key'] === 'string' ? values['key'] : process.env['PIPEC_ADMIN_API_KEY'])
-            : await directClient();
+          client =
+            typeof values['url'] === 'string'
+              ? httpClient(
+                  values['url'],
+                  typeof values['key'] === 'string' ? values['key'] : process.env['PIPEC_ADMIN_API_KEY'],
+                )
+              : await directClient();
         } catch (err) {
           output.err(`pipec dead-letters: ${message(err)}`);
           return 1;
@@ -94,12 +105,22 @@ export function deadLettersCommand(): Record<string, Command> {
   };
 }
 
-async function perform(action: string, ids: string[], filters: Filters, client: DeadLetterClient, format: 'text' | 'json', output: Output): Promise<number> {
-  const print = (value: unknown, text: () => string): void => output.out(format === 'json' ? JSON.stringify(value, null, 2) : text());
+async function perform(
+  action: string,
+  ids: string[],
+  filters: Filters,
+  client: DeadLetterClient,
+  format: 'text' | 'json',
+  output: Output,
+): Promise<number> {
+  const print = (value: unknown, text: () => string): void =>
+    output.out(format === 'json' ? JSON.stringify(value, null, 2) : text());
   switch (action) {
     case 'list': {
       const letters = await client.list(filters);
-      print({ deadLetters: letters }, () => (letters.length === 0 ? 'No dead letters.' : letters.map(listLine).join('\n')));
+      print({ deadLetters: letters }, () =>
+        letters.length === 0 ? 'No dead letters.' : letters.map(listLine).join('\n'),
+      );
       return 0;
     }
     case 'show': {
@@ -116,7 +137,11 @@ async function perform(action: string, ids: string[], filters: Filters, client: 
       const targets = ids.length > 0 ? ids : (await client.list(filters)).map((l) => String(l['id']));
       const replayed: Array<{ id: string; eventId: string }> = [];
       for (const id of targets) replayed.push({ id, eventId: (await client.replay(id)).eventId });
-      print({ replayed }, () => (replayed.length === 0 ? 'Nothing to replay.' : replayed.map((r) => `replayed ${r.id} as event ${r.eventId}`).join('\n')));
+      print({ replayed }, () =>
+        replayed.length === 0
+          ? 'Nothing to replay.'
+          : replayed.map((r) => `replayed ${r.id} as event ${r.eventId}`).join('\n'),
+      );
       return 0;
     }
     default: {
@@ -161,16 +186,27 @@ function filtersOf(values: Values): Filters | null {
 function httpClient(base: string, key: string | undefined): DeadLetterClient {
   if (!key) throw new Error('--url needs the admin API key: --key KEY or PIPEC_ADMIN_API_KEY');
   const root = `${base.replace(/\/+$/, '')}/_pipec/dead-letters`;
-  const call = async (method: string, route: string, query: Record<string, string | number | undefined> = {}): Promise<{ status: number; body: Record<string, Json> }> => {
+  const call = async (
+    method: string,
+    route: string,
+    query: Record<string, string | number | undefined> = {},
+  ): Promise<{ status: number; body: Record<string, Json> }> => {
     const url = new URL(`${root}${route}`);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
-    const res = await fetch(url, { method, headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    const res = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(30_000),
+    });
     const body = (await res.json().catch(() => ({}))) as Record<string, Json>;
-    if (res.status >= 400 && res.status !== 404) throw new Error(`${res.status} ${typeof body['error'] === 'string' ? body['error'] : res.statusText}`);
+    if (res.status >= 400 && res.status !== 404)
+      throw new Error(`${res.status} ${typeof body['error'] === 'string' ? body['error'] : res.statusText}`);
     return { status: res.status, body };
   };
   const found = (answer: { status: number; body: Record<string, Json> }, what: string): Record<string, Json> => {
-    if (answer.status === 404) throw new Error(typeof answer.body['error'] === 'string' ? answer.body['error'] : `not found: ${what}`);
+    if (answer.status === 404)
+      throw new Error(typeof answer.body['error'] === 'string' ? answer.body['error'] : `not found: ${what}`);
     return answer.body;
   };
   return {
@@ -185,9 +221,16 @@ function httpClient(base: string, key: string | undefined): DeadLetterClient {
       return found(await call('POST', `/${encodeURIComponent(id)}/replay`), id) as { eventId: string };
     },
     async purge(query) {
-      const answer = query.id !== undefined
-        ? await call('DELETE', `/${encodeURIComponent(query.id)}`)
-        : await call('DELETE', '', query.event === undefined && query.subscriber === undefined ? { all: 'true' } : { event: query.event, subscriber: query.subscriber });
+      const answer =
+        query.id !== undefined
+          ? await call('DELETE', `/${encodeURIComponent(query.id)}`)
+          : await call(
+              'DELETE',
+              '',
+              query.event === undefined && query.subscriber === undefined
+                ? { all: 'true' }
+                : { event: query.event, subscriber: query.subscriber },
+            );
       return Number(found(answer, 'dead letters')['purged'] ?? 0);
     },
     async close() {},
@@ -195,7 +238,13 @@ function httpClient(base: string, key: string | undefined): DeadLetterClient {
 }
 
 interface BackendsModule {
-  createBackends(opts: { dataDir: string; env: NodeJS.ProcessEnv; clock: { now(): number }; logger: unknown; startWaitMs?: number }): Promise<{
+  createBackends(opts: {
+    dataDir: string;
+    env: NodeJS.ProcessEnv;
+    clock: { now(): number };
+    logger: unknown;
+    startWaitMs?: number;
+  }): Promise<{
     deadLetters: {
       list(q: Filters): Promise<Array<Record<string, Json>>>;
       get(id: string): Promise<Record<string, Json> | null>;
@@ -210,7 +259,9 @@ interface BackendsModule {
 /** The backends of PIPEC_STORE / PIPEC_BROKER / PIPEC_DATA_DIR, opened from pipec's compiled runtime. */
 async function directClient(): Promise<DeadLetterClient> {
   const root = packageRoot();
-  const backendsModule = (await importModule(pathToFileURL(path.join(root, 'dist', 'runtime', 'backends', 'index.js')).href)) as BackendsModule;
+  const backendsModule = (await importModule(
+    pathToFileURL(path.join(root, 'dist', 'runtime', 'backends', 'index.js')).href,
+  )) as BackendsModule;
   const { pino } = (await importModule('pino')) as { pino: (opts: object) => unknown };
   const backends = await backendsModule.createBackends({
     dataDir: process.env['PIPEC_DATA_DIR'] ?? './.pipec-data',

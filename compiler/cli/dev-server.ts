@@ -22,11 +22,18 @@ export const DEV_PREFIX = '/_pipec/schedules';
 /** The service's app behind the development routes (which take precedence). */
 export function withDevRoutes(service: Service, def: ServiceDefinition): Hono {
   const app = new Hono();
-  const schedules = def.pipelines.flatMap((p) => (p.trigger.kind === 'scheduler' ? [{ pipeline: p.name, cron: p.trigger.cron, timezone: p.trigger.timezone }] : []));
+  const schedules = def.pipelines.flatMap((p) =>
+    p.trigger.kind === 'scheduler' ? [{ pipeline: p.name, cron: p.trigger.cron, timezone: p.trigger.timezone }] : [],
+  );
   const names = new Set(schedules.map((s) => s.pipeline));
-  const refuse = (c: Context, status: 403 | 404, error: string): Response => c.json({ error, code: status, schedules: status === 404 ? [...names] : undefined }, status);
-  app.use(`${DEV_PREFIX}/*`, async (c, next) => (isLoopback(c) ? next() : refuse(c, 403, 'development routes answer only on this machine')));
-  app.use(DEV_PREFIX, async (c, next) => (isLoopback(c) ? next() : refuse(c, 403, 'development routes answer only on this machine')));
+  const refuse = (c: Context, status: 403 | 404, error: string): Response =>
+    c.json({ error, code: status, schedules: status === 404 ? [...names] : undefined }, status);
+  app.use(`${DEV_PREFIX}/*`, async (c, next) =>
+    isLoopback(c) ? next() : refuse(c, 403, 'development routes answer only on this machine'),
+  );
+  app.use(DEV_PREFIX, async (c, next) =>
+    isLoopback(c) ? next() : refuse(c, 403, 'development routes answer only on this machine'),
+  );
   app.get(DEV_PREFIX, (c) => c.json({ schedules }));
   app.post(`${DEV_PREFIX}/:pipeline`, async (c) => {
     const pipeline = c.req.param('pipeline');
@@ -57,7 +64,9 @@ async function main(serviceDir: string): Promise<void> {
   // serve() reads only the app's fetch and the service's stop.
   const server = await runtime.serve({ ...service, app: withDevRoutes(service, definition.service) } as Service);
   await service.start();
-  process.stderr.write(`pipec run: listening on http://localhost:${server.port} (fire a schedule now: curl -X POST localhost:${server.port}${DEV_PREFIX}/<pipeline>)\n`);
+  process.stderr.write(
+    `pipec run: listening on http://localhost:${server.port} (fire a schedule now: curl -X POST localhost:${server.port}${DEV_PREFIX}/<pipeline>)\n`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -39,7 +39,8 @@ export function dxCommands(): Record<string, Command> {
     },
     graph: {
       summary: 'Draw pipelines as a Mermaid or SVG diagram',
-      usage: 'pipec graph <file|dir>... [--format mermaid|svg] [--pipeline NAME] [--out FILE] [--renderer auto|builtin|graphviz]',
+      usage:
+        'pipec graph <file|dir>... [--format mermaid|svg] [--pipeline NAME] [--out FILE] [--renderer auto|builtin|graphviz]',
       options: {
         format: { type: 'string' },
         pipeline: { type: 'string' },
@@ -60,21 +61,33 @@ export function dxCommands(): Record<string, Command> {
         const out = typeof values['out'] === 'string' ? values['out'] : undefined;
         const format = values['format'] ?? (out?.endsWith('.svg') ? 'svg' : 'mermaid');
         const renderer = values['renderer'];
-        if ((format !== 'mermaid' && format !== 'svg') || (renderer !== 'auto' && renderer !== 'builtin' && renderer !== 'graphviz')) return usage(this, output);
-        return runGraph(positionals, {
-          format,
-          renderer,
-          ...(typeof values['pipeline'] === 'string' ? { pipeline: values['pipeline'] } : {}),
-          ...(out ? { out } : {}),
-        }, output);
+        if (
+          (format !== 'mermaid' && format !== 'svg') ||
+          (renderer !== 'auto' && renderer !== 'builtin' && renderer !== 'graphviz')
+        )
+          return usage(this, output);
+        return runGraph(
+          positionals,
+          {
+            format,
+            renderer,
+            ...(typeof values['pipeline'] === 'string' ? { pipeline: values['pipeline'] } : {}),
+            ...(out ? { out } : {}),
+          },
+          output,
+        );
       },
     },
     lsp: {
       summary: 'Start the .pipe language server (LSP over stdio, for editors)',
       usage: 'pipec lsp [--stdio]',
-      options: { stdio: { type: 'boolean' }, clientProcessId: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        stdio: { type: 'boolean' },
+        clientProcessId: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       help: [
-        'Speaks the Language Server Protocol on stdin/stdout: diagnostics as you type (the file\'s folder is',
+        "Speaks the Language Server Protocol on stdin/stdout: diagnostics as you type (the file's folder is",
         'compiled as one service), hover (connector and parameter docs, Double Braces signatures), completion',
         '(connectors, parameters, functions, trigger kinds, message fields) and go-to-definition (pipelines,',
         'events, stores, accounts, schemas, globals). See docs/developer-experience.md for editor setup.',
@@ -94,7 +107,9 @@ function usage(command: Command, output: Output): number {
 
 function printFileDiagnostics(diagnostics: readonly Diagnostic[], file: string, text: string, output: Output): void {
   const source = new SourceFile(file, text);
-  const rendered = diagnostics.map((d) => renderDiagnostic(d, (f) => (f === file ? source : undefined), { displayPath, color: false }));
+  const rendered = diagnostics.map((d) =>
+    renderDiagnostic(d, (f) => (f === file ? source : undefined), { displayPath, color: false }),
+  );
   output.err(`${rendered.join('\n\n')}\n\n${renderSummary(diagnostics)}`);
 }
 
@@ -163,7 +178,9 @@ export async function runGraph(inputs: readonly string[], opts: GraphRun, output
   if (failed) return 1;
   const names = pipelineNames(asts);
   if (opts.pipeline !== undefined && !names.includes(opts.pipeline)) {
-    output.err(`pipec graph: no pipeline named \`${opts.pipeline}\`; the files declare: ${names.join(', ') || '(none)'}`);
+    output.err(
+      `pipec graph: no pipeline named \`${opts.pipeline}\`; the files declare: ${names.join(', ') || '(none)'}`,
+    );
     return 2;
   }
   const registry = opts.registry ?? (await loadRegistry({ compileParts: false }));

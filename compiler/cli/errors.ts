@@ -9,7 +9,10 @@ import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 const atStartOf = (file: string) => ({ file, start: 0, end: 0 });
 
 export function inputMissing(input: string): Diagnostic {
-  return diagnostic('PIPE9002', { message: `cannot read \`${input}\`: no such file or folder`, span: atStartOf(input) });
+  return diagnostic('PIPE9002', {
+    message: `cannot read \`${input}\`: no such file or folder`,
+    span: atStartOf(input),
+  });
 }
 
 /** `shown` is the file as the user sees it; `problem` what reading it said. */

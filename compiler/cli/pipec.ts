@@ -20,7 +20,11 @@ interface Command {
   readonly usage: string;
   readonly options: NonNullable<ParseArgsConfig['options']>;
   readonly help: string;
-  run(values: Record<string, string | boolean | string[] | undefined>, positionals: string[], output: Output): Promise<number>;
+  run(
+    values: Record<string, string | boolean | string[] | undefined>,
+    positionals: string[],
+    output: Output,
+  ): Promise<number>;
 }
 
 const COMMON = {
@@ -63,15 +67,23 @@ const COMMANDS: Record<string, Command> = {
       if (!format || positionals.length === 0) return usage(this, output);
       const result = await compileFiles({ inputs: positionals, emit: false, ...rootOption(values) });
       printDiagnostics(result, format, output, wantsColor(values['color']));
-      if (format === 'text' && result.diagnostics.length === 0) output.err(`No problems found in ${result.inputFiles.length} file(s).`);
+      if (format === 'text' && result.diagnostics.length === 0)
+        output.err(`No problems found in ${result.inputFiles.length} file(s).`);
       return hasErrors(result.diagnostics) ? 1 : 0;
     },
   },
   build: {
     summary: 'Compile .pipe files into a standalone service',
-    usage: 'pipec build <files|dirs>... [--out DIR] [--name NAME] [--root DIR] [--no-bundle] [--container] [--format text|json]',
-    options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' }, 'no-bundle': { type: 'boolean' }, container: { type: 'boolean' } },
-    help: 'Writes DIR (default out/<name>): server.js, service.js, pipelines/*.{ts,js}, validators/, the runtime, a package.json naming only the packages these pipelines load, a package-lock.json pinning the versions of pipec\'s own lockfile, node_modules/ with exactly those packages (when DIR does not already see installed ones), and bundle/: the same code as one file with a V8 code cache, which server.js starts from (a faster cold start; --no-bundle leaves it out, PIPEC_BUNDLE=0 ignores it).\nStart it with `node DIR/server.js` (env PORT, default 8080). To move it to another machine, copy DIR (without node_modules/) and run `npm ci --omit=dev` there; build with the Node.js version you deploy on, or the code cache is ignored.\n--container also writes a Dockerfile and .dockerignore: two stages (npm ci --omit=dev from the lockfile; the service with its code cache made in the image), the unprivileged node user, a /data volume for the embedded backends, a HEALTHCHECK on /ready (docs/deploy.md).',
+    usage:
+      'pipec build <files|dirs>... [--out DIR] [--name NAME] [--root DIR] [--no-bundle] [--container] [--format text|json]',
+    options: {
+      ...COMMON,
+      out: { type: 'string', short: 'o' },
+      name: { type: 'string' },
+      'no-bundle': { type: 'boolean' },
+      container: { type: 'boolean' },
+    },
+    help: "Writes DIR (default out/<name>): server.js, service.js, pipelines/*.{ts,js}, validators/, the runtime, a package.json naming only the packages these pipelines load, a package-lock.json pinning the versions of pipec's own lockfile, node_modules/ with exactly those packages (when DIR does not already see installed ones), and bundle/: the same code as one file with a V8 code cache, which server.js starts from (a faster cold start; --no-bundle leaves it out, PIPEC_BUNDLE=0 ignores it).\nStart it with `node DIR/server.js` (env PORT, default 8080). To move it to another machine, copy DIR (without node_modules/) and run `npm ci --omit=dev` there; build with the Node.js version you deploy on, or the code cache is ignored.\n--container also writes a Dockerfile and .dockerignore: two stages (npm ci --omit=dev from the lockfile; the service with its code cache made in the image), the unprivileged node user, a /data volume for the embedded backends, a HEALTHCHECK on /ready (docs/deploy.md).",
     async run(values, positionals, output) {
       const format = formatOf(values['format']);
       if (!format || positionals.length === 0) return usage(this, output);
@@ -96,12 +108,18 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Print the OpenAPI 3.1 document of the HTTP routes',
     usage: 'pipec openapi <files|dirs>... [--out FILE] [--name NAME] [--root DIR]',
     options: { ...COMMON, out: { type: 'string', short: 'o' }, name: { type: 'string' } },
-    help: 'Prints (or writes to FILE) the OpenAPI 3.1 document of the pipelines\' HTTP routes: paths, methods, path and query parameters, body schemas, auth schemes, and the answers each pipeline can give (its respond and fail steps, the trigger\'s failures, the error object). A built service serves the same document at GET /openapi.json.',
+    help: "Prints (or writes to FILE) the OpenAPI 3.1 document of the pipelines' HTTP routes: paths, methods, path and query parameters, body schemas, auth schemes, and the answers each pipeline can give (its respond and fail steps, the trigger's failures, the error object). A built service serves the same document at GET /openapi.json.",
     async run(values, positionals, output) {
       if (positionals.length === 0) return usage(this, output);
       const { defaultServiceName } = await import('./build-command.js');
       const name = typeof values['name'] === 'string' ? values['name'] : defaultServiceName(positionals);
-      const result = await compileFiles({ inputs: positionals, emit: false, openapi: true, serviceName: name, ...rootOption(values) });
+      const result = await compileFiles({
+        inputs: positionals,
+        emit: false,
+        openapi: true,
+        serviceName: name,
+        ...rootOption(values),
+      });
       if (hasErrors(result.diagnostics) || !result.openapi) {
         printDiagnostics(result, 'text', output, wantsColor(values['color']));
         return 1;
@@ -115,8 +133,14 @@ const COMMANDS: Record<string, Command> = {
   run: {
     summary: 'Build and serve .pipe files (rebuild on change with --watch)',
     usage: 'pipec run <files|dirs>... [--port N] [--watch] [--out DIR] [--root DIR]',
-    options: { ...COMMON, port: { type: 'string', short: 'p' }, watch: { type: 'boolean', short: 'w' }, out: { type: 'string', short: 'o' }, name: { type: 'string' } },
-    help: 'Builds the service (like `pipec build`) and runs it on --port (default $PORT or 8080) with embedded defaults: SQLite under $PIPEC_DATA_DIR (default ./.pipec-data). With --watch, a change to any input rebuilds and restarts it; a build with errors keeps the previous version running.\nFor development only (a `pipec build` output has no such route): `curl -X POST localhost:PORT/_pipec/schedules/<pipeline>` fires that pipeline\'s schedule now and answers its outcome; `GET /_pipec/schedules` lists them (callers on this machine only). --port 0 picks a free port; the address is printed once the service listens.',
+    options: {
+      ...COMMON,
+      port: { type: 'string', short: 'p' },
+      watch: { type: 'boolean', short: 'w' },
+      out: { type: 'string', short: 'o' },
+      name: { type: 'string' },
+    },
+    help: "Builds the service (like `pipec build`) and runs it on --port (default $PORT or 8080) with embedded defaults: SQLite under $PIPEC_DATA_DIR (default ./.pipec-data). With --watch, a change to any input rebuilds and restarts it; a build with errors keeps the previous version running.\nFor development only (a `pipec build` output has no such route): `curl -X POST localhost:PORT/_pipec/schedules/<pipeline>` fires that pipeline's schedule now and answers its outcome; `GET /_pipec/schedules` lists them (callers on this machine only). --port 0 picks a free port; the address is printed once the service listens.",
     async run(values, positionals, output) {
       if (positionals.length === 0) return usage(this, output);
       const { runServe } = await import('./run-command.js');
@@ -143,7 +167,9 @@ const COMMANDS: Record<string, Command> = {
 /** Entry point (bin/pipec.js): returns the exit code. */
 /** The version of the installed pipec, from its package.json. */
 function pipecVersion(): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
+  const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {
+    version?: string;
+  };
   return manifest.version ?? 'unknown';
 }
 
@@ -164,7 +190,12 @@ export async function main(argv: readonly string[], output: Output = processOutp
   }
   let parsed: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...rest], options: command.options, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({
+      args: [...rest],
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    }) as typeof parsed;
   } catch (err) {
     output.err(`pipec ${name}: ${err instanceof Error ? err.message : String(err)}\nusage: ${command.usage}`);
     return 2;

@@ -26,10 +26,20 @@ export async function runServe(opts: RunOptions, output: Output): Promise<number
   const outDir = path.resolve(opts.out ?? path.join('out', name));
   // The development server loads the service's modules, never the start-up bundle: no need to make one.
   const buildOnce = async (): Promise<boolean> =>
-    (await build({
-      inputs: opts.inputs, out: outDir, name, format: 'text', color: opts.color, bundle: false,
-      ...(opts.root !== undefined ? { root: opts.root } : {}),
-    }, output)).ok;
+    (
+      await build(
+        {
+          inputs: opts.inputs,
+          out: outDir,
+          name,
+          format: 'text',
+          color: opts.color,
+          bundle: false,
+          ...(opts.root !== undefined ? { root: opts.root } : {}),
+        },
+        output,
+      )
+    ).ok;
   if (!(await buildOnce()) && !opts.watch) return 1;
 
   let child: ChildProcess | undefined;
@@ -78,10 +88,12 @@ export async function runServe(opts: RunOptions, output: Output): Promise<number
     for (const file of findPipeFiles(opts.inputs).files) {
       if (watched.has(file)) continue;
       watched.add(file);
-      watchers.push(fs.watch(file, () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => void rebuild(), 150);
-      }));
+      watchers.push(
+        fs.watch(file, () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => void rebuild(), 150);
+        }),
+      );
     }
   };
   watchInputs();

@@ -43,7 +43,7 @@ export interface Lockfile {
 export function packageName(specifier: string): string | null {
   if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('node:')) return null;
   const parts = specifier.split('/');
-  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0] ?? '';
+  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? '');
   if (name === '' || BUILTINS.has(name)) return null;
   return name;
 }
@@ -57,10 +57,19 @@ const REQUIRE_CALL = /\brequire\w*\([^()]*\)\(\s*["']([^"']+)["']\s*\)|(?<![.\w]
 export function usedPackages(serviceDir: string): string[] {
   const esbuild = createRequire(import.meta.url)('esbuild') as typeof Esbuild;
   const entries = ['server.js', 'service.js', 'runtime/index.js', 'runtime/backends/index.js']
-    .map((file) => path.join(serviceDir, file)).filter((file) => fs.existsSync(file));
+    .map((file) => path.join(serviceDir, file))
+    .filter((file) => fs.existsSync(file));
   const result = esbuild.buildSync({
-    entryPoints: entries, bundle: true, platform: 'node', format: 'esm', target: 'node20', write: false,
-    outdir: path.join(serviceDir, '.pipec-packages'), absWorkingDir: serviceDir, metafile: true, logLevel: 'silent',
+    entryPoints: entries,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    write: false,
+    outdir: path.join(serviceDir, '.pipec-packages'),
+    absWorkingDir: serviceDir,
+    metafile: true,
+    logLevel: 'silent',
     packages: 'external',
   });
   const found = new Set<string>();
@@ -95,7 +104,12 @@ function resolveLocation(packages: Lockfile['packages'], from: string, dependenc
  * cut out of `source`: every package they reach through dependencies, optional dependencies and
  * required peers, kept at its place and version. Throws when a dependency is not in `source`.
  */
-export function serviceLockfile(source: Lockfile, name: string, version: string, dependencies: Readonly<Record<string, string>>): Lockfile {
+export function serviceLockfile(
+  source: Lockfile,
+  name: string,
+  version: string,
+  dependencies: Readonly<Record<string, string>>,
+): Lockfile {
   const packages = source.packages;
   // location → true when only optional edges reach it
   const reached = new Map<string, boolean>();
@@ -115,7 +129,8 @@ export function serviceLockfile(source: Lockfile, name: string, version: string,
       ...Object.keys(entry.dependencies ?? {}).map((d): [string, boolean] => [d, optional]),
       ...Object.keys(entry.optionalDependencies ?? {}).map((d): [string, boolean] => [d, true]),
       ...Object.keys(entry.peerDependencies ?? {})
-        .filter((d) => !entry.peerDependenciesMeta?.[d]?.optional).map((d): [string, boolean] => [d, optional]),
+        .filter((d) => !entry.peerDependenciesMeta?.[d]?.optional)
+        .map((d): [string, boolean] => [d, optional]),
     ];
     for (const [dep, edgeOptional] of edges) {
       const target = resolveLocation(packages, location, dep);
@@ -132,7 +147,13 @@ export function serviceLockfile(source: Lockfile, name: string, version: string,
   };
   for (const location of [...reached.keys()].sort()) {
     // pipec's dev/optional marks describe pipec's tree; this tree's are recomputed.
-    const { dev: _dev, devOptional: _devOptional, optional: _optional, peer: _peer, ...entry } = packages[location] as LockEntry;
+    const {
+      dev: _dev,
+      devOptional: _devOptional,
+      optional: _optional,
+      peer: _peer,
+      ...entry
+    } = packages[location] as LockEntry;
     out[location] = reached.get(location) ? { ...entry, optional: true } : entry;
   }
   return { name, version, lockfileVersion: 3, requires: true, packages: out };

@@ -20,7 +20,13 @@ async function pipec(args: readonly string[]): Promise<{ code: number; out: stri
 
 describe('pipec test', () => {
   it('passes a passing test file and exits 0', async () => {
-    const run = await pipec(['test', path.join(fixtures, 'shop.pipe'), path.join(fixtures, 'shop-pass.test.pipe'), '--color', 'never']);
+    const run = await pipec([
+      'test',
+      path.join(fixtures, 'shop.pipe'),
+      path.join(fixtures, 'shop-pass.test.pipe'),
+      '--color',
+      'never',
+    ]);
     expect(run.err).toBe('');
     expect(run.out).toMatch(/✓ vip customers are announced \(\d/);
     expect(run.out).toContain('1 passed, 0 failed');
@@ -28,7 +34,13 @@ describe('pipec test', () => {
   });
 
   it('reports a failing test with its step and the difference, and exits 1', async () => {
-    const run = await pipec(['test', path.join(fixtures, 'shop.pipe'), path.join(fixtures, 'shop-fail.test.pipe'), '--color', 'never']);
+    const run = await pipec([
+      'test',
+      path.join(fixtures, 'shop.pipe'),
+      path.join(fixtures, 'shop-fail.test.pipe'),
+      '--color',
+      'never',
+    ]);
     expect(run.code).toBe(1);
     expect(run.out).toMatch(/✗ regular customers are stored \(\d/);
     expect(run.out).toContain('shop-fail.test.pipe:4  expect output contains { tier: "gold" }');
@@ -41,7 +53,14 @@ describe('pipec test', () => {
   });
 
   it('prints coverage: steps run and branches taken per pipeline', async () => {
-    const run = await pipec(['test', path.join(fixtures, 'shop.pipe'), path.join(fixtures, 'shop-pass.test.pipe'), '--coverage', '--color', 'never']);
+    const run = await pipec([
+      'test',
+      path.join(fixtures, 'shop.pipe'),
+      path.join(fixtures, 'shop-pass.test.pipe'),
+      '--coverage',
+      '--color',
+      'never',
+    ]);
     expect(run.out).toContain('Coverage:');
     expect(run.out).toMatch(/shop\s+2\/3 \(67%\)\s+1\/2 \(50%\)/);
     expect(run.out).toMatch(/step not run: saved \(store, .*shop\.pipe:13\)/);
@@ -50,18 +69,28 @@ describe('pipec test', () => {
 
   it('gives the results as JSON with --format json', async () => {
     const run = await pipec(['test', fixtures, '--format', 'json']);
-    const report = JSON.parse(run.out) as { tests: { name: string; passed: boolean; failures: { differences?: unknown[] }[] }[]; coverage: unknown[] };
+    const report = JSON.parse(run.out) as {
+      tests: { name: string; passed: boolean; failures: { differences?: unknown[] }[] }[];
+      coverage: unknown[];
+    };
     expect(report.tests.map((t) => [t.name, t.passed])).toEqual([
       ['regular customers are stored', false],
       ['the network is never reached', false],
       ['vip customers are announced', true],
     ]);
-    expect(report.tests[0]?.failures[0]?.differences).toEqual([{ path: '$.tier', expected: 'gold', actual: 'regular' }]);
+    expect(report.tests[0]?.failures[0]?.differences).toEqual([
+      { path: '$.tier', expected: 'gold', actual: 'regular' },
+    ]);
     expect(run.code).toBe(1);
   });
 
   it('refuses to run tests whose files have errors', async () => {
-    const run = await pipec(['test', path.join(root, 'test/cases/testing/unknown-mock-label.pipe'), '--color', 'never']);
+    const run = await pipec([
+      'test',
+      path.join(root, 'test/cases/testing/unknown-mock-label.pipe'),
+      '--color',
+      'never',
+    ]);
     expect(run.code).toBe(1);
     expect(run.err).toContain('PIPE7011');
     expect(run.err).toContain('No tests were run');
@@ -75,18 +104,25 @@ describe('pipec test', () => {
 });
 
 describe('every example ships passing tests', () => {
-  const examples = fs.readdirSync(path.join(root, 'examples'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  const examples = fs
+    .readdirSync(path.join(root, 'examples'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
   for (const example of examples) {
-    it(example, async () => {
-      const folder = path.join(root, 'examples', example);
-      const testFiles = fs.readdirSync(folder).filter((f) => f.endsWith('.test.pipe'));
-      expect(testFiles, `examples/${example} has a .test.pipe`).not.toEqual([]);
-      // protected-api imports the token service from a sibling folder: the project is examples/.
-      const run = await pipec(['test', folder, '--root', path.join(root, 'examples'), '--color', 'never']);
-      expect(run.err, run.out).toBe('');
-      expect(run.code, run.out).toBe(0);
-      const passed = /(\d+) passed, 0 failed/.exec(run.out);
-      expect(Number(passed?.[1] ?? 0)).toBeGreaterThanOrEqual(2);
-    }, 60_000);
+    it(
+      example,
+      async () => {
+        const folder = path.join(root, 'examples', example);
+        const testFiles = fs.readdirSync(folder).filter((f) => f.endsWith('.test.pipe'));
+        expect(testFiles, `examples/${example} has a .test.pipe`).not.toEqual([]);
+        // protected-api imports the token service from a sibling folder: the project is examples/.
+        const run = await pipec(['test', folder, '--root', path.join(root, 'examples'), '--color', 'never']);
+        expect(run.err, run.out).toBe('');
+        expect(run.code, run.out).toBe(0);
+        const passed = /(\d+) passed, 0 failed/.exec(run.out);
+        expect(Number(passed?.[1] ?? 0)).toBeGreaterThanOrEqual(2);
+      },
+      60_000,
+    );
   }
 });

@@ -24,7 +24,14 @@ import { importModule } from '../import-module.js';
 import type { Command } from './pipec.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { loadRegistry } from '../connectors/load-registry.js';
-import { findPipeFiles, projectHost, projectRoots, projectSourcePath, readSource, runtimeDependencies } from '../project-files.js';
+import {
+  findPipeFiles,
+  projectHost,
+  projectRoots,
+  projectSourcePath,
+  readSource,
+  runtimeDependencies,
+} from '../project-files.js';
 
 export interface TestRunOptions {
   readonly inputs: readonly string[];
@@ -41,7 +48,8 @@ export function testCommand(): Record<string, Command> {
   return {
     test: {
       summary: 'Run the `test` blocks of .pipe files (mocks, expectations, coverage)',
-      usage: 'pipec test [files|dirs]... [--root DIR] [--coverage] [--format text|json] [--color auto|always|never]' +
+      usage:
+        'pipec test [files|dirs]... [--root DIR] [--coverage] [--format text|json] [--color auto|always|never]' +
         '   (default: the current folder)',
       options: {
         coverage: { type: 'boolean' },
@@ -96,8 +104,11 @@ export async function runPipeTests(opts: TestRunOptions, output: Output): Promis
   const registry = opts.registry ?? (await loadRegistry());
   const compiled = compileWithTests(opts.inputs, registry, opts.root);
   // JSON: one document with the diagnostics and the results, for CI tools.
-  const diagnosticsJson = compiled.diagnostics.map((d) => toJsonDiagnostic(d, (f) => compiled.sources.get(f), displayPath));
-  const printJson = (rest: object): void => output.out(JSON.stringify({ diagnostics: diagnosticsJson, ...rest }, null, 2));
+  const diagnosticsJson = compiled.diagnostics.map((d) =>
+    toJsonDiagnostic(d, (f) => compiled.sources.get(f), displayPath),
+  );
+  const printJson = (rest: object): void =>
+    output.out(JSON.stringify({ diagnostics: diagnosticsJson, ...rest }, null, 2));
   if (opts.format === 'text') printDiagnostics(compiled, 'text', output, opts.color);
   if (hasErrors(compiled.diagnostics) || !compiled.files) {
     if (opts.format === 'text') output.err('No tests were run: fix the errors above first.');
@@ -106,7 +117,10 @@ export async function runPipeTests(opts: TestRunOptions, output: Output): Promis
   }
   const suite = compiled.tests;
   if (!suite || suite.tests.length === 0) {
-    if (opts.format === 'text') output.err(`No tests found in ${opts.inputs.map((i) => `\`${i}\``).join(', ')} (write \`test "…" { … }\` blocks, e.g. in a *.test.pipe file).`);
+    if (opts.format === 'text')
+      output.err(
+        `No tests found in ${opts.inputs.map((i) => `\`${i}\``).join(', ')} (write \`test "…" { … }\` blocks, e.g. in a *.test.pipe file).`,
+      );
     else printJson({ tests: [], coverage: [] });
     return 1;
   }
@@ -116,8 +130,12 @@ export async function runPipeTests(opts: TestRunOptions, output: Output): Promis
     // Imported here: build-command (and the bundler behind it) is not needed by the other commands.
     const { writeService } = await import('./build-command.js');
     writeService(outDir, compiled.files, registry);
-    const definition = ((await importModule(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }).service;
-    const runner = (await importModule(pathToFileURL(path.join(outDir, 'runtime', 'testing', 'index.js')).href)) as RunnerModule;
+    const definition = (
+      (await importModule(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }
+    ).service;
+    const runner = (await importModule(
+      pathToFileURL(path.join(outDir, 'runtime', 'testing', 'index.js')).href,
+    )) as RunnerModule;
     const backendsDir = path.join(workDir, 'data');
     fs.mkdirSync(backendsDir);
     const result = await runner.runTestSuite(definition, suite, {

@@ -22,7 +22,11 @@ export function toolCommands(): Record<string, Command> {
     eval: {
       summary: 'Evaluate one Double Braces expression and print the result as JSON',
       usage: "pipec eval '<expr>' [--message FILE] [--global name=value]...",
-      options: { message: { type: 'string', short: 'm' }, global: { type: 'string', short: 'g', multiple: true }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        message: { type: 'string', short: 'm' },
+        global: { type: 'string', short: 'g', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
       help: 'The expression may be written with or without the surrounding {{ }}. --message gives the JSON message (`message.…`); each --global sets a global (the value is parsed as JSON when it can be, else taken as a string). Errors print as diagnostics with a caret under the column, and the exit code is 1.',
       async run(values, positionals, output) {
         const [source] = positionals;
@@ -35,7 +39,9 @@ export function toolCommands(): Record<string, Command> {
           if (eq <= 0) return usageError(this, output);
           globals[pair.slice(0, eq)] = parseLoose(pair.slice(eq + 1));
         }
-        const expression = source.trim().startsWith('{{') ? source.trim().replace(/^\{\{/, '').replace(/\}\}$/, '') : source;
+        const expression = source.trim().startsWith('{{')
+          ? source.trim().replace(/^\{\{/, '').replace(/\}\}$/, '')
+          : source;
         const result = evaluateExpression(expression, { message: message as never, globals: globals as never });
         if (result.diagnostics.length > 0) {
           printToolDiagnostics(result.diagnostics, '<eval>', expression, output);
@@ -116,7 +122,11 @@ export function toolCommands(): Record<string, Command> {
         const wanted = code?.toUpperCase();
         const info = wanted !== undefined && isDiagnosticCode(wanted) ? CODES[wanted] : undefined;
         if (!code || !info) {
-          output.err(code ? `pipec explain: unknown code \`${code}\` (codes are listed in docs/diagnostics.md)` : 'usage: pipec explain CODE');
+          output.err(
+            code
+              ? `pipec explain: unknown code \`${code}\` (codes are listed in docs/diagnostics.md)`
+              : 'usage: pipec explain CODE',
+          );
           return 2;
         }
         output.out(`${code.toUpperCase()}: ${info.title} (${info.severity}, ${info.phase})\n\n${info.explain}`);
@@ -130,7 +140,21 @@ export function toolCommands(): Record<string, Command> {
       help: 'Prints `{ connectors: {name: schema}, triggers: {name: schema} }` for editors and other tools, or one entry when NAME is given.',
       async run(_values, positionals, output) {
         const registry = await loadRegistry({ compileParts: false });
-        const strip = (s: { name: string; kind: string; summary: string; positional?: readonly string[]; params: unknown; output?: unknown }) => ({ name: s.name, kind: s.kind, summary: s.summary, ...(s.positional ? { positional: s.positional } : {}), params: s.params, ...(s.output !== undefined ? { output: s.output } : {}) });
+        const strip = (s: {
+          name: string;
+          kind: string;
+          summary: string;
+          positional?: readonly string[];
+          params: unknown;
+          output?: unknown;
+        }) => ({
+          name: s.name,
+          kind: s.kind,
+          summary: s.summary,
+          ...(s.positional ? { positional: s.positional } : {}),
+          params: s.params,
+          ...(s.output !== undefined ? { output: s.output } : {}),
+        });
         const [name] = positionals;
         if (name) {
           const one = registry.connectors.get(name) ?? registry.triggers.get(name);
@@ -207,7 +231,15 @@ function parseLoose(text: string): unknown {
 
 function printToolDiagnostics(diagnostics: readonly Diagnostic[], file: string, text: string, output: Output): void {
   const sources = new Map<string, SourceFile>();
-  for (const d of diagnostics) if (!sources.has(d.primary.span.file)) sources.set(d.primary.span.file, new SourceFile(d.primary.span.file, d.primary.span.file === file || d.primary.span.file.startsWith('<') ? text : ''));
+  for (const d of diagnostics)
+    if (!sources.has(d.primary.span.file))
+      sources.set(
+        d.primary.span.file,
+        new SourceFile(
+          d.primary.span.file,
+          d.primary.span.file === file || d.primary.span.file.startsWith('<') ? text : '',
+        ),
+      );
   output.err(diagnostics.map((d) => renderDiagnostic(d, (f) => sources.get(f))).join('\n\n'));
 }
 

@@ -10,7 +10,6 @@
  */
 import type { ConnectorCompiler, TriggerCompiler } from './hook-api.js';
 
-
 /** A JSON Schema as plain data (the subset the compiler reads is typed loosely on purpose). */
 export type JsonSchema = { readonly [key: string]: unknown };
 
@@ -187,10 +186,12 @@ export function createConnectorRegistry(entries: readonly (ConnectorSchema | Reg
     target.set(schema.name, schema);
     if (!compile) continue;
     if (schema.kind === 'trigger') {
-      if (typeof (compile as TriggerCompiler).trigger !== 'function') throw new Error(`the compile part of trigger '${schema.name}' has no \`trigger\` function`);
+      if (typeof (compile as TriggerCompiler).trigger !== 'function')
+        throw new Error(`the compile part of trigger '${schema.name}' has no \`trigger\` function`);
       triggerCompilers.set(schema.name, compile as TriggerCompiler);
     } else {
-      if (typeof (compile as ConnectorCompiler).step !== 'function') throw new Error(`the compile part of connector '${schema.name}' has no \`step\` function`);
+      if (typeof (compile as ConnectorCompiler).step !== 'function')
+        throw new Error(`the compile part of connector '${schema.name}' has no \`step\` function`);
       connectorCompilers.set(schema.name, compile as ConnectorCompiler);
     }
   }

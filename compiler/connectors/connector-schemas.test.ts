@@ -41,7 +41,13 @@ describe('connector and trigger parameter schemas', () => {
   );
 
   it('reports the x-pipe facts that name parameters a schema does not declare', () => {
-    const schema = { name: 'x', kind: 'connector' as const, summary: 'a broken schema', params: { type: 'object', properties: { a: { 'x-pipe-split': { separator: '.', into: ['a', 'b'] } } } }, 'x-pipe-span': { kind: 'client' as const, attributes: { 'x.y': 'nope' } } };
+    const schema = {
+      name: 'x',
+      kind: 'connector' as const,
+      summary: 'a broken schema',
+      params: { type: 'object', properties: { a: { 'x-pipe-split': { separator: '.', into: ['a', 'b'] } } } },
+      'x-pipe-span': { kind: 'client' as const, attributes: { 'x.y': 'nope' } },
+    };
     expect(componentSchemaProblems(schema)).toEqual([
       'params.a.x-pipe-split names the parameter `b`, which params does not declare',
       'x-pipe-span.attributes names the parameter `nope`, which params does not declare',
@@ -50,8 +56,17 @@ describe('connector and trigger parameter schemas', () => {
 
   it('reports account types without an account reference, and a refusal of braces that says nothing', () => {
     const schema = {
-      name: 'x', kind: 'connector' as const, summary: 'a broken schema',
-      params: { type: 'object', properties: { a: { 'x-pipe-account-types': ['connection'] }, b: { 'x-pipe-braces': true, 'x-pipe-refuses-braces': 'write $1' }, c: { 'x-pipe-refuses-braces': '' } } },
+      name: 'x',
+      kind: 'connector' as const,
+      summary: 'a broken schema',
+      params: {
+        type: 'object',
+        properties: {
+          a: { 'x-pipe-account-types': ['connection'] },
+          b: { 'x-pipe-braces': true, 'x-pipe-refuses-braces': 'write $1' },
+          c: { 'x-pipe-refuses-braces': '' },
+        },
+      },
     };
     expect(componentSchemaProblems(schema)).toEqual([
       'params.a: x-pipe-account-types is a list of account types, on a parameter with x-pipe-ref: account',
@@ -62,9 +77,14 @@ describe('connector and trigger parameter schemas', () => {
 
   it('reports per-operation rules naming parameters a schema does not declare', () => {
     const schema = {
-      name: 'x', kind: 'connector' as const, summary: 'a broken schema',
+      name: 'x',
+      kind: 'connector' as const,
+      summary: 'a broken schema',
       params: { type: 'object', properties: { operation: { enum: ['read'] }, file: {} } },
-      'x-pipe-operations': { parameter: 'op', rules: { read: { accepts: ['file', 'path'], 'one-of': [['file', 'text']] } } },
+      'x-pipe-operations': {
+        parameter: 'op',
+        rules: { read: { accepts: ['file', 'path'], 'one-of': [['file', 'text']] } },
+      },
     };
     expect(componentSchemaProblems(schema)).toEqual([
       'x-pipe-operations.parameter names the parameter `op`, which params does not declare',

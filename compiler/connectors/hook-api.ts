@@ -32,8 +32,23 @@ import type { ConnectorSchema } from './connector-registry.js';
 
 /** `DiagnosticCode`: the codes of base/diagnostics/codes/ (name it for a code kept in a variable or a table). */
 export type {
-  BracesEnv, StepsEntry, CompiledValue, ConnectorSchema, ConnectorStep, Diagnostic, DiagnosticCode, FieldType, JsExpr,
-  LiteralInstance, ObjectValue, PipeType, PipelineContext, Span, Step, TriggerDecl, Value,
+  BracesEnv,
+  StepsEntry,
+  CompiledValue,
+  ConnectorSchema,
+  ConnectorStep,
+  Diagnostic,
+  DiagnosticCode,
+  FieldType,
+  JsExpr,
+  LiteralInstance,
+  ObjectValue,
+  PipeType,
+  PipelineContext,
+  Span,
+  Step,
+  TriggerDecl,
+  Value,
 };
 
 /** A connector step being checked, after its parameters were checked against the schema. */
@@ -164,7 +179,9 @@ export interface CompileApi {
    * code's comments name the .pipe line of each spec entry.
    */
   compileJoltChain(
-    spec: unknown, locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span, ctx?: PipelineContext,
+    spec: unknown,
+    locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span,
+    ctx?: PipelineContext,
   ): CompiledJolt;
   /** Compiles the JSLT query of a string value, its diagnostics pointing into the host file. */
   compileJsltValue(value: Extract<Value, { kind: 'string' }>, ctx: PipelineContext): CompiledJslt;

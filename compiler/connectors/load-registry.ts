@@ -18,7 +18,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { importModule } from '../import-module.js';
 import { packageRoot } from '../package-root.js';
 import { BUNDLED_PARTS } from './bundled-parts.js';
-import { createConnectorRegistry, type ConnectorRegistry, type ConnectorSchema, type RegistryEntry } from './connector-registry.js';
+import {
+  createConnectorRegistry,
+  type ConnectorRegistry,
+  type ConnectorSchema,
+  type RegistryEntry,
+} from './connector-registry.js';
 import type { ConnectorCompiler, TriggerCompiler } from './hook-api.js';
 import { componentSchemaProblems } from './schema-format.js';
 
@@ -65,14 +70,23 @@ export async function loadRegistry(opts: LoadRegistryOptions = {}): Promise<Conn
   const ownRoot = defaultComponentRoot();
   const roots = opts.roots ?? [ownRoot];
   const withParts = opts.compileParts ?? true;
-  const entries = await Promise.all(findComponentFolders(roots).map((found) => loadEntry(found, path.resolve(found.folder, '..', '..') === path.resolve(ownRoot), withParts)));
+  const entries = await Promise.all(
+    findComponentFolders(roots).map((found) =>
+      loadEntry(found, path.resolve(found.folder, '..', '..') === path.resolve(ownRoot), withParts),
+    ),
+  );
   return createConnectorRegistry(entries);
 }
 
-async function loadEntry({ group, name, folder }: ComponentFolder, own: boolean, withParts: boolean): Promise<RegistryEntry> {
+async function loadEntry(
+  { group, name, folder }: ComponentFolder,
+  own: boolean,
+  withParts: boolean,
+): Promise<RegistryEntry> {
   const raw = JSON.parse(fs.readFileSync(path.join(folder, 'schema.json'), 'utf8')) as ConnectorSchema;
   const kind = group === 'triggers' ? 'trigger' : 'connector';
-  if (raw.name !== name) throw new Error(`${path.join(folder, 'schema.json')}: "name" is "${raw.name}", but the folder is named "${name}"`);
+  if (raw.name !== name)
+    throw new Error(`${path.join(folder, 'schema.json')}: "name" is "${raw.name}", but the folder is named "${name}"`);
   if (raw.kind !== kind) throw new Error(`${path.join(folder, 'schema.json')}: "kind" must be "${kind}" in ${group}/`);
   const problems = componentSchemaProblems(raw);
   if (problems.length > 0) throw new Error(`${path.join(folder, 'schema.json')}: ${problems.join('; ')}`);
@@ -83,14 +97,17 @@ async function loadEntry({ group, name, folder }: ComponentFolder, own: boolean,
   const bundled = own ? BUNDLED_PARTS.get(`${group}/${name}`) : undefined;
   const compileFile = bundled ? undefined : compileModuleOf(group, name, folder, own);
   if (!bundled && !compileFile) return { schema };
-  const loaded = (bundled ?? (await importModule(pathToFileURL(compileFile as string).href))) as { compile?: ConnectorCompiler | TriggerCompiler };
+  const loaded = (bundled ?? (await importModule(pathToFileURL(compileFile as string).href))) as {
+    compile?: ConnectorCompiler | TriggerCompiler;
+  };
   if (!loaded.compile) throw new Error(`${compileFile ?? `${group}/${name}`} does not export \`compile\``);
   return { schema, compile: loaded.compile };
 }
 
 /** The file of a folder's compile-time part, or undefined when it has none. */
 function compileModuleOf(group: ComponentGroup, name: string, folder: string, own: boolean): string | undefined {
-  if (!own) return [path.join(folder, 'compile.js'), path.join(folder, 'compile.ts')].find((file) => fs.existsSync(file));
+  if (!own)
+    return [path.join(folder, 'compile.js'), path.join(folder, 'compile.ts')].find((file) => fs.existsSync(file));
   const source = path.join(folder, 'compile.ts');
   if (!runningCompiled()) return fs.existsSync(source) ? source : undefined;
   // Compiled, the part is dist/runtime/…/compile.js; an installed pipec (npm pack) ships that

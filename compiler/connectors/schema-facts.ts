@@ -27,13 +27,16 @@ export function refOf(property: JsonSchema | undefined): RefKind | undefined {
 
 export function splitOf(property: JsonSchema | undefined): SplitFacts | undefined {
   const split = property?.['x-pipe-split'] as { separator?: unknown; into?: unknown } | undefined;
-  if (!split || typeof split.separator !== 'string' || !Array.isArray(split.into) || split.into.length !== 2) return undefined;
+  if (!split || typeof split.separator !== 'string' || !Array.isArray(split.into) || split.into.length !== 2)
+    return undefined;
   return { separator: split.separator, into: [String(split.into[0]), String(split.into[1])] };
 }
 
 /** The parameters of a schema marked `x-pipe-ref: kind`. */
 export function refParams(schema: ConnectorSchema, kind: RefKind): string[] {
-  return Object.entries(paramProperties(schema)).filter(([, property]) => refOf(property) === kind).map(([key]) => key);
+  return Object.entries(paramProperties(schema))
+    .filter(([, property]) => refOf(property) === kind)
+    .map(([key]) => key);
 }
 
 /**
@@ -41,7 +44,11 @@ export function refParams(schema: ConnectorSchema, kind: RefKind): string[] {
  * with the span of each part. Without the separator the first parameter takes the whole word and
  * the second is empty, without a span.
  */
-export function splitWord(text: string, span: Span, split: SplitFacts): { values: Record<string, string>; spans: Record<string, Span> } {
+export function splitWord(
+  text: string,
+  span: Span,
+  split: SplitFacts,
+): { values: Record<string, string>; spans: Record<string, Span> } {
   const [first, second] = split.into;
   const at = text.lastIndexOf(split.separator);
   if (at <= 0) return { values: { [first]: text, [second]: '' }, spans: { [first]: span } };
@@ -70,7 +77,11 @@ export function literalParam(params: ObjectValue, key: string): { name: string; 
  * The literal value a step gives a parameter: written in its block, or by a header word (split
  * when the word's parameter says `x-pipe-split`). Undefined when absent or computed at run time.
  */
-export function stepParam(step: ConnectorStep, schema: ConnectorSchema, key: string): { name: string; span: Span } | undefined {
+export function stepParam(
+  step: ConnectorStep,
+  schema: ConnectorSchema,
+  key: string,
+): { name: string; span: Span } | undefined {
   const written = literalParam(step.params, key);
   if (written) return written;
   const properties = paramProperties(schema);
@@ -90,13 +101,25 @@ export function stepParam(step: ConnectorStep, schema: ConnectorSchema, key: str
 }
 
 /** The names of `kind` a step references (`execute billing` → [{ name: 'billing', … }] for 'pipeline'). */
-export function stepReferences(step: ConnectorStep, schema: ConnectorSchema, kind: RefKind): { name: string; span: Span }[] {
-  return refParams(schema, kind).map((key) => stepParam(step, schema, key)).filter((r): r is { name: string; span: Span } => r !== undefined);
+export function stepReferences(
+  step: ConnectorStep,
+  schema: ConnectorSchema,
+  kind: RefKind,
+): { name: string; span: Span }[] {
+  return refParams(schema, kind)
+    .map((key) => stepParam(step, schema, key))
+    .filter((r): r is { name: string; span: Span } => r !== undefined);
 }
 
 /** The names of `kind` a trigger references (`trigger event { name: "orders" }` → 'orders' for 'event'). */
-export function triggerReferences(trigger: TriggerDecl, schema: ConnectorSchema, kind: RefKind): { name: string; span: Span }[] {
-  return refParams(schema, kind).map((key) => literalParam(trigger.config, key)).filter((r): r is { name: string; span: Span } => r !== undefined);
+export function triggerReferences(
+  trigger: TriggerDecl,
+  schema: ConnectorSchema,
+  kind: RefKind,
+): { name: string; span: Span }[] {
+  return refParams(schema, kind)
+    .map((key) => literalParam(trigger.config, key))
+    .filter((r): r is { name: string; span: Span } => r !== undefined);
 }
 
 /** The header-word parameter (or split part) at word `index` of a step, for editors. */

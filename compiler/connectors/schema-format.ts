@@ -14,8 +14,16 @@ const SPAN_KIND = { enum: ['server', 'client', 'producer', 'consumer'] };
 
 /** A parameter's schema may carry these marks besides JSON Schema keywords. */
 export const PROPERTY_MARKS = [
-  'x-pipe-braces', 'x-pipe-ref', 'x-pipe-unit', 'x-pipe-steps', 'x-pipe-split', 'x-pipe-opt-out', 'x-pipe-refuses-braces', 'x-pipe-account-types',
-  'x-pipe-contract', 'x-pipe-boundary',
+  'x-pipe-braces',
+  'x-pipe-ref',
+  'x-pipe-unit',
+  'x-pipe-steps',
+  'x-pipe-split',
+  'x-pipe-opt-out',
+  'x-pipe-refuses-braces',
+  'x-pipe-account-types',
+  'x-pipe-contract',
+  'x-pipe-boundary',
 ] as const;
 
 export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
@@ -32,45 +40,83 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
     // The options of the resource declaration a connector owns (`store NAME { expire-after: 7d }`),
     // checked like parameters (compiler/check/check-declarations.ts).
     declaration: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
-    output: { anyOf: [{ const: 'input' }, { type: 'string', pattern: '^params\\.' }, { type: 'object' }, { type: 'null' }] },
+    output: {
+      anyOf: [{ const: 'input' }, { type: 'string', pattern: '^params\\.' }, { type: 'object' }, { type: 'null' }],
+    },
     synchronous: { type: 'boolean' },
     message: {
-      type: 'object', additionalProperties: false, required: ['read'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['read'],
       properties: {
-        read: { anyOf: [{ enum: ['always', 'never'] }, { type: 'object', additionalProperties: false, required: ['unless'], properties: { unless: PARAM } }] },
+        read: {
+          anyOf: [
+            { enum: ['always', 'never'] },
+            { type: 'object', additionalProperties: false, required: ['unless'], properties: { unless: PARAM } },
+          ],
+        },
         passedThrough: { type: 'boolean' },
       },
     },
     'x-pipe-span': {
-      type: 'object', additionalProperties: false, required: ['kind'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind'],
       properties: { kind: SPAN_KIND, attributes: { type: 'object', additionalProperties: PARAM } },
     },
     'x-pipe-metrics': {
-      type: 'object', additionalProperties: false,
+      type: 'object',
+      additionalProperties: false,
       properties: {
-        'events-published': { type: 'object', additionalProperties: false, required: ['event'], properties: { event: PARAM } },
-        'token-usage': { type: 'object', additionalProperties: false, required: ['model', 'usage'], properties: { model: PARAM, usage: PARAM } },
+        'events-published': {
+          type: 'object',
+          additionalProperties: false,
+          required: ['event'],
+          properties: { event: PARAM },
+        },
+        'token-usage': {
+          type: 'object',
+          additionalProperties: false,
+          required: ['model', 'usage'],
+          properties: { model: PARAM, usage: PARAM },
+        },
       },
     },
     'x-pipe-test': {
-      type: 'object', additionalProperties: false,
+      type: 'object',
+      additionalProperties: false,
       properties: {
         network: {
-          type: 'array', minItems: 1,
-          items: { type: 'object', additionalProperties: false, required: ['why'], properties: { why: { type: 'string', pattern: '^it ' }, when: { type: 'object' } } },
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['why'],
+            properties: { why: { type: 'string', pattern: '^it ' }, when: { type: 'object' } },
+          },
         },
-        publishes: { type: 'object', additionalProperties: false, required: ['event'], properties: { event: PARAM, payload: PARAM } },
+        publishes: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['event'],
+          properties: { event: PARAM, payload: PARAM },
+        },
       },
     },
     // Per-operation parameter rules (`csv parse` / `csv generate`), checked by compiler/check/operation-rules.ts.
     'x-pipe-operations': {
-      type: 'object', additionalProperties: false, required: ['parameter', 'rules'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['parameter', 'rules'],
       properties: {
         parameter: PARAM,
         rules: {
-          type: 'object', minProperties: 1,
+          type: 'object',
+          minProperties: 1,
           additionalProperties: {
-            type: 'object', additionalProperties: false,
+            type: 'object',
+            additionalProperties: false,
             properties: {
               accepts: { type: 'array', items: PARAM },
               required: { type: 'array', items: PARAM },
@@ -82,17 +128,25 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
     },
     'x-pipe-envelope': { const: true },
     'x-pipe-route': {
-      type: 'object', additionalProperties: false, required: ['path', 'default-method'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['path', 'default-method'],
       properties: { path: PARAM, method: PARAM, 'default-method': { type: 'string', pattern: '^[A-Z]+$' } },
     },
-    'x-pipe-graph': { type: 'object', additionalProperties: false, properties: { label: { type: 'array', items: PARAM } } },
+    'x-pipe-graph': {
+      type: 'object',
+      additionalProperties: false,
+      properties: { label: { type: 'array', items: PARAM } },
+    },
     // The failures the component can produce (PipeError kind, and status when it is fixed), for its
     // reference page (docs/connectors/) and for checks of routing on error kinds. An empty list:
     // it fails in no way of its own.
     'x-pipe-errors': {
       type: 'array',
       items: {
-        type: 'object', additionalProperties: false, required: ['kind', 'when'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['kind', 'when'],
         properties: {
           kind: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
           status: { type: 'integer', minimum: 400, maximum: 599 },
@@ -104,10 +158,12 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
     // its defaults, the output field that carries a status (a connector that answers HTTP errors as
     // data), and when a retried call is not idempotent (a JSON Schema over the literal parameters).
     'x-pipe-retry': {
-      type: 'object', additionalProperties: false,
+      type: 'object',
+      additionalProperties: false,
       properties: {
         defaults: {
-          type: 'object', additionalProperties: false,
+          type: 'object',
+          additionalProperties: false,
           properties: {
             attempts: { type: 'integer', minimum: 1, maximum: 20 },
             initial: { type: 'integer', minimum: 0 },
@@ -118,8 +174,18 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
             status: { type: 'array', items: { type: 'integer', minimum: 400, maximum: 599 } },
           },
         },
-        output: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: PARAM, headers: PARAM } },
-        unsafe: { type: 'object', additionalProperties: false, required: ['when', 'how'], properties: { when: { type: 'object' }, how: { type: 'string', minLength: 10 } } },
+        output: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['status'],
+          properties: { status: PARAM, headers: PARAM },
+        },
+        unsafe: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['when', 'how'],
+          properties: { when: { type: 'object' }, how: { type: 'string', minLength: 10 } },
+        },
       },
     },
   },
@@ -132,26 +198,46 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
   const problems: string[] = [];
   const properties = paramProperties(schema);
   const need = (param: string | undefined, where: string): void => {
-    if (param !== undefined && !Object.hasOwn(properties, param)) problems.push(`${where} names the parameter \`${param}\`, which params does not declare`);
+    if (param !== undefined && !Object.hasOwn(properties, param))
+      problems.push(`${where} names the parameter \`${param}\`, which params does not declare`);
   };
   for (const param of schema.positional ?? []) need(param, 'positional');
   for (const [key, property] of Object.entries(properties)) {
     const ref = property['x-pipe-ref'];
-    if (ref !== undefined && !REF_KINDS.includes(String(ref))) problems.push(`params.${key}: x-pipe-ref must be one of ${REF_KINDS.join(', ')}`);
+    if (ref !== undefined && !REF_KINDS.includes(String(ref)))
+      problems.push(`params.${key}: x-pipe-ref must be one of ${REF_KINDS.join(', ')}`);
     const types = property['x-pipe-account-types'];
-    if (types !== undefined && (ref !== 'account' || !Array.isArray(types) || types.length === 0 || !types.every((t) => typeof t === 'string'))) {
-      problems.push(`params.${key}: x-pipe-account-types is a list of account types, on a parameter with x-pipe-ref: account`);
+    if (
+      types !== undefined &&
+      (ref !== 'account' || !Array.isArray(types) || types.length === 0 || !types.every((t) => typeof t === 'string'))
+    ) {
+      problems.push(
+        `params.${key}: x-pipe-account-types is a list of account types, on a parameter with x-pipe-ref: account`,
+      );
     }
     const contract = property['x-pipe-contract'];
-    if (contract !== undefined && ((contract !== 'pipeline' && contract !== 'event') || refParams(schema, contract).length === 0)) {
-      problems.push(`params.${key}: x-pipe-contract is pipeline or event, on a schema with a parameter of that x-pipe-ref`);
+    if (
+      contract !== undefined &&
+      ((contract !== 'pipeline' && contract !== 'event') || refParams(schema, contract).length === 0)
+    ) {
+      problems.push(
+        `params.${key}: x-pipe-contract is pipeline or event, on a schema with a parameter of that x-pipe-ref`,
+      );
     }
-    if (property['x-pipe-boundary'] !== undefined && (property['x-pipe-boundary'] !== true || property['type'] !== 'boolean')) {
+    if (
+      property['x-pipe-boundary'] !== undefined &&
+      (property['x-pipe-boundary'] !== true || property['type'] !== 'boolean')
+    ) {
       problems.push(`params.${key}: x-pipe-boundary is true, on a boolean parameter`);
     }
     const refusal = property['x-pipe-refuses-braces'];
-    if (refusal !== undefined && (typeof refusal !== 'string' || refusal === '' || property['x-pipe-braces'] === true)) {
-      problems.push(`params.${key}: x-pipe-refuses-braces is the text saying how to pass a value instead, on a parameter without x-pipe-braces`);
+    if (
+      refusal !== undefined &&
+      (typeof refusal !== 'string' || refusal === '' || property['x-pipe-braces'] === true)
+    ) {
+      problems.push(
+        `params.${key}: x-pipe-refuses-braces is the text saying how to pass a value instead, on a parameter without x-pipe-braces`,
+      );
     }
     const split = property['x-pipe-split'] as { into?: unknown } | undefined;
     if (split !== undefined) {
@@ -173,18 +259,31 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
   for (const param of schema['x-pipe-graph']?.label ?? []) need(param, 'x-pipe-graph.label');
   const kinds = new Set((schema['x-pipe-errors'] ?? []).map((e) => e.kind));
   for (const kind of schema['x-pipe-retry']?.defaults?.on ?? []) {
-    if (!kinds.has(kind)) problems.push(`x-pipe-retry.defaults.on names the error kind ${kind}, which x-pipe-errors does not list`);
+    if (!kinds.has(kind))
+      problems.push(`x-pipe-retry.defaults.on names the error kind ${kind}, which x-pipe-errors does not list`);
   }
   const operations = schema['x-pipe-operations'];
   if (operations) {
     need(operations.parameter, 'x-pipe-operations.parameter');
     for (const [operation, rule] of Object.entries(operations.rules)) {
       const where = `x-pipe-operations.rules.${operation}`;
-      for (const param of [...(rule.accepts ?? []), ...(rule.required ?? []), ...(rule['one-of'] ?? []).flat()]) need(param, where);
+      for (const param of [...(rule.accepts ?? []), ...(rule.required ?? []), ...(rule['one-of'] ?? []).flat()])
+        need(param, where);
     }
   }
   const trigger = schema.kind === 'trigger';
-  for (const key of ['x-pipe-envelope', 'x-pipe-route'] as const) if (!trigger && schema[key] !== undefined) problems.push(`${key} is for triggers`);
-  for (const key of ['x-pipe-metrics', 'x-pipe-test', 'x-pipe-retry', 'x-pipe-operations', 'positional', 'synchronous', 'message', 'declaration'] as const) if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
+  for (const key of ['x-pipe-envelope', 'x-pipe-route'] as const)
+    if (!trigger && schema[key] !== undefined) problems.push(`${key} is for triggers`);
+  for (const key of [
+    'x-pipe-metrics',
+    'x-pipe-test',
+    'x-pipe-retry',
+    'x-pipe-operations',
+    'positional',
+    'synchronous',
+    'message',
+    'declaration',
+  ] as const)
+    if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
   return problems;
 }

@@ -17,8 +17,21 @@
  */
 import type { IToken } from 'chevrotain';
 import type {
-  ArrayValue, BranchBody, CapsuleDecl, ChoiceStep, Decl, ForEachStep, ObjectEntry, ObjectValue, PipeFile,
-  PipelineDecl, Step, StepsEntry, TestDecl, TryStep, Value,
+  ArrayValue,
+  BranchBody,
+  CapsuleDecl,
+  ChoiceStep,
+  Decl,
+  ForEachStep,
+  ObjectEntry,
+  ObjectValue,
+  PipeFile,
+  PipelineDecl,
+  Step,
+  StepsEntry,
+  TestDecl,
+  TryStep,
+  Value,
 } from '../ast/ast.js';
 import { parseFile } from '../ast/parse-file.js';
 import { hasErrors, type Diagnostic } from '../../base/diagnostics/diagnostic.js';
@@ -177,11 +190,27 @@ class Printer {
     let previous: { kind: Decl['kind'] | 'test'; lines: number } | undefined;
     const tops: (Decl | TestDecl)[] = [...ast.decls, ...(ast.tests ?? [])].sort((a, b) => a.span.start - b.span.start);
     for (const decl of tops) {
-      const grouped = previous !== undefined && previous.kind === decl.kind && previous.lines === 1 && decl.kind !== 'test' && GROUPABLE.has(decl.kind);
+      const grouped =
+        previous !== undefined &&
+        previous.kind === decl.kind &&
+        previous.lines === 1 &&
+        decl.kind !== 'test' &&
+        GROUPABLE.has(decl.kind);
       if (previous && !grouped) this.blankLine();
       const before = this.lines.length;
-      this.item({ start: decl.span.start, end: decl.span.end, print: () => (decl.kind === 'test' ? this.verbatim(decl.span) : this.decl(decl)) });
-      previous = { kind: decl.kind, lines: this.lines.slice(before).filter((l) => l !== '' && !isCommentLine(l)).join('\n').split('\n').length };
+      this.item({
+        start: decl.span.start,
+        end: decl.span.end,
+        print: () => (decl.kind === 'test' ? this.verbatim(decl.span) : this.decl(decl)),
+      });
+      previous = {
+        kind: decl.kind,
+        lines: this.lines
+          .slice(before)
+          .filter((l) => l !== '' && !isCommentLine(l))
+          .join('\n')
+          .split('\n').length,
+      };
     }
     this.leadingComments(Number.POSITIVE_INFINITY);
     this.newline();
@@ -252,7 +281,11 @@ class Printer {
         print: () => {
           this.write(`branch ${branch.name} `);
           const open = this.trivia.nextToken(branch.nameSpan.end, '{');
-          this.branchBody({ kind: 'inline', steps: branch.steps, span: { file: branch.span.file, start: open, end: branch.span.end } });
+          this.branchBody({
+            kind: 'inline',
+            steps: branch.steps,
+            span: { file: branch.span.file, start: open, end: branch.span.end },
+          });
         },
       });
     }
@@ -276,7 +309,9 @@ class Printer {
 
   /** The `on-error` keyword of a pipeline: the one not inside its trigger, steps or branches. */
   private onErrorKeyword(decl: PipelineDecl): number {
-    const inside = [decl.trigger?.span, ...decl.steps.map((s) => s.span), ...decl.branches.map((b) => b.span)].filter((s): s is Span => s !== undefined);
+    const inside = [decl.trigger?.span, ...decl.steps.map((s) => s.span), ...decl.branches.map((b) => b.span)].filter(
+      (s): s is Span => s !== undefined,
+    );
     const keyword = this.trivia
       .tokensIn(decl.span.start, decl.span.end)
       .find((t) => t.image === 'on-error' && !inside.some((s) => t.startOffset >= s.start && t.startOffset < s.end));
@@ -303,7 +338,11 @@ class Printer {
   }
 
   private stepsBlock(open: number, close: number, steps: readonly Step[]): void {
-    this.block(open, close, steps.map((s) => this.stepItem(s)));
+    this.block(
+      open,
+      close,
+      steps.map((s) => this.stepItem(s)),
+    );
   }
 
   private step(step: Step): void {
@@ -440,7 +479,9 @@ class Printer {
 
   /** `(k: v, …)` options: always on one line (they are short by nature). */
   private parenEntries(options: ObjectValue): string {
-    const entries = options.entries.map((e) => (e.kind === 'entry' ? `${this.raw(e.keySpan)}: ${this.flat(e.value) ?? this.raw(e.value.span)}` : this.raw(e.span)));
+    const entries = options.entries.map((e) =>
+      e.kind === 'entry' ? `${this.raw(e.keySpan)}: ${this.flat(e.value) ?? this.raw(e.value.span)}` : this.raw(e.span),
+    );
     return `(${entries.join(', ')})`;
   }
 
@@ -497,7 +538,8 @@ class Printer {
     this.trailingComments(array.span.start + 1);
     this.newline();
     this.depth++;
-    for (const item of array.items) this.item({ start: item.span.start, end: item.span.end, print: () => this.value(item, 1), separator: ',' });
+    for (const item of array.items)
+      this.item({ start: item.span.start, end: item.span.end, print: () => this.value(item, 1), separator: ',' });
     this.leadingComments(array.span.end - 1);
     this.depth--;
     this.write(']');
@@ -542,7 +584,9 @@ class Printer {
   /** A scalar exactly as written (`env(…)` rebuilt from its string tokens, without stray blanks). */
   private leaf(value: Value): string {
     if (value.kind === 'env') {
-      const strings = this.trivia.tokensIn(value.span.start, value.span.end).filter((t: IToken) => t.image.startsWith('"') || t.image.startsWith("'"));
+      const strings = this.trivia
+        .tokensIn(value.span.start, value.span.end)
+        .filter((t: IToken) => t.image.startsWith('"') || t.image.startsWith("'"));
       return `env(${strings.map((t) => t.image).join(', ')})`;
     }
     return this.raw(value.span);

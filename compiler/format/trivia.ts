@@ -40,7 +40,9 @@ export function collectTrivia(text: string, tokens: readonly IToken[]): Trivia {
   scanGap(text, previousEnd, text.length, comments);
 
   // Every "thing" end (token or comment), sorted, for blank-line questions.
-  const ends = [...tokens.map((t) => ({ start: t.startOffset, end: tokenEnd(t) })), ...comments].sort((a, b) => a.start - b.start);
+  const ends = [...tokens.map((t) => ({ start: t.startOffset, end: tokenEnd(t) })), ...comments].sort(
+    (a, b) => a.start - b.start,
+  );
   const tokenStarts = tokens.map((t) => t.startOffset);
 
   const previousThingEnd = (offset: number): number => {
@@ -87,7 +89,8 @@ export function collectTrivia(text: string, tokens: readonly IToken[]): Trivia {
     },
     tokensIn(start, end) {
       const result: IToken[] = [];
-      for (let i = firstTokenAtOrAfter(start); i < tokens.length && (tokens[i] as IToken).startOffset < end; i++) result.push(tokens[i] as IToken);
+      for (let i = firstTokenAtOrAfter(start); i < tokens.length && (tokens[i] as IToken).startOffset < end; i++)
+        result.push(tokens[i] as IToken);
       return result;
     },
   };

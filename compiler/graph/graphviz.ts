@@ -27,7 +27,12 @@ const DOT_EDGES: Record<GraphEdge['kind'], string> = {
 
 export function toDot(graph: Graph): string {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const lines = ['digraph pipelines {', '  rankdir=TB;', '  node [fontname="monospace", fontsize=11];', '  edge [fontname="monospace", fontsize=9];'];
+  const lines = [
+    'digraph pipelines {',
+    '  rankdir=TB;',
+    '  node [fontname="monospace", fontsize=11];',
+    '  edge [fontname="monospace", fontsize=9];',
+  ];
   const writeCluster = (cluster: GraphCluster, depth: number): void => {
     const pad = '  '.repeat(depth);
     lines.push(`${pad}subgraph cluster_${cluster.id} {`, `${pad}  label=${dotString(cluster.label)};`);
@@ -40,7 +45,9 @@ export function toDot(graph: Graph): string {
   };
   for (const cluster of graph.clusters) writeCluster(cluster, 1);
   for (const edge of graph.edges) {
-    const attrs = [edge.label ? `label=${dotString(edge.label)}` : '', DOT_EDGES[edge.kind]].filter((a) => a !== '').join(', ');
+    const attrs = [edge.label ? `label=${dotString(edge.label)}` : '', DOT_EDGES[edge.kind]]
+      .filter((a) => a !== '')
+      .join(', ');
     lines.push(`  ${edge.from} -> ${edge.to}${attrs ? ` [${attrs}]` : ''};`);
   }
   lines.push('}');
@@ -49,7 +56,12 @@ export function toDot(graph: Graph): string {
 
 /** SVG from Graphviz, or undefined when `dot` is not installed or fails (10 s limit). */
 export function renderWithGraphviz(dot: string): string | undefined {
-  const run = spawnSync('dot', ['-Tsvg'], { input: dot, encoding: 'utf8', timeout: 10_000, maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync('dot', ['-Tsvg'], {
+    input: dot,
+    encoding: 'utf8',
+    timeout: 10_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (run.error || run.status !== 0 || !run.stdout) return undefined;
   return run.stdout;
 }

@@ -10,7 +10,12 @@ import { toSvg } from './svg.js';
 
 export type GraphFormat = 'mermaid' | 'svg';
 
-export function renderGraph(files: readonly PipeFile[], registry: ConnectorRegistry, format: GraphFormat, options: GraphOptions = {}): string {
+export function renderGraph(
+  files: readonly PipeFile[],
+  registry: ConnectorRegistry,
+  format: GraphFormat,
+  options: GraphOptions = {},
+): string {
   const graph = buildGraph(files, registry, options);
   return format === 'mermaid' ? toMermaid(graph) : toSvg(graph);
 }

@@ -92,7 +92,10 @@ class GraphBuilder {
   private pipelineName = '';
   private prefix = '';
 
-  constructor(private readonly maxLabel: number, private readonly registry: ConnectorRegistry) {}
+  constructor(
+    private readonly maxLabel: number,
+    private readonly registry: ConnectorRegistry,
+  ) {}
 
   result(): Graph {
     return { nodes: this.nodes, edges: this.edges, clusters: this.clusters };
@@ -105,7 +108,13 @@ class GraphBuilder {
     this.usedPrefixes.add(prefix);
     this.prefix = prefix;
     this.counter = 0;
-    const cluster: GraphCluster = { id: `${this.prefix}pipeline`, label: `pipeline ${decl.name}`, kind: 'pipeline', nodes: [], clusters: [] };
+    const cluster: GraphCluster = {
+      id: `${this.prefix}pipeline`,
+      label: `pipeline ${decl.name}`,
+      kind: 'pipeline',
+      nodes: [],
+      clusters: [],
+    };
     this.clusters.push(cluster);
     const trigger = this.node(cluster, this.triggerLabel(decl), 'trigger');
     this.triggerOf.set(decl.name, trigger);
@@ -120,9 +129,20 @@ class GraphBuilder {
     const exits = this.steps(decl.steps, [{ from: trigger }], cluster, context);
     if (exits.length > 0) this.connect(exits, this.node(cluster, 'end', 'end'));
     if (decl.onError) {
-      const onError: GraphCluster = { id: this.id('on_error'), label: 'on-error', kind: 'on-error', nodes: [], clusters: [] };
+      const onError: GraphCluster = {
+        id: this.id('on_error'),
+        label: 'on-error',
+        kind: 'on-error',
+        nodes: [],
+        clusters: [],
+      };
       cluster.clusters.push(onError);
-      const errorExits = this.steps(decl.onError, [{ from: trigger, label: 'on error', kind: 'error' }], onError, context);
+      const errorExits = this.steps(
+        decl.onError,
+        [{ from: trigger, label: 'on error', kind: 'error' }],
+        onError,
+        context,
+      );
       if (errorExits.length > 0) this.connect(errorExits, this.node(onError, 'end', 'end'));
     }
   }
@@ -134,7 +154,8 @@ class GraphBuilder {
       if (target) this.edges.push({ from: call.from, to: target, label: call.label, kind: 'call' });
     }
     for (const publish of this.publishes) {
-      for (const target of this.eventTriggers.get(publish.event) ?? []) this.edges.push({ from: publish.from, to: target, label: `event ${publish.event}`, kind: 'event' });
+      for (const target of this.eventTriggers.get(publish.event) ?? [])
+        this.edges.push({ from: publish.from, to: target, label: `event ${publish.event}`, kind: 'event' });
     }
   }
 
@@ -151,7 +172,8 @@ class GraphBuilder {
   }
 
   private connect(pending: readonly Pending[], to: string): void {
-    for (const p of pending) this.edges.push({ from: p.from, to, kind: p.kind ?? 'flow', ...(p.label ? { label: p.label } : {}) });
+    for (const p of pending)
+      this.edges.push({ from: p.from, to, kind: p.kind ?? 'flow', ...(p.label ? { label: p.label } : {}) });
   }
 
   /** Lays out a sequence of steps; returns the edges that leave its end. */
@@ -184,7 +206,8 @@ class GraphBuilder {
           const label = this.shorten(conditionText(when.condition));
           exits.push(...this.branchBody(when.body, [{ from: decision, label }], cluster, context));
         }
-        if (step.otherwise) exits.push(...this.branchBody(step.otherwise, [{ from: decision, label: 'otherwise' }], cluster, context));
+        if (step.otherwise)
+          exits.push(...this.branchBody(step.otherwise, [{ from: decision, label: 'otherwise' }], cluster, context));
         else exits.push({ from: decision, label: 'no match' });
         return exits;
       }
@@ -195,30 +218,48 @@ class GraphBuilder {
         const handler: GraphCluster = { id: this.id('catch'), label: 'catch', kind: 'catch', nodes: [], clusters: [] };
         cluster.clusters.push(body, handler);
         const bodyExits = this.steps(step.body, [{ from: junction }], body, context);
-        const catchExits = step.catchBody.length > 0
-          ? this.steps(step.catchBody, [{ from: junction, label: 'error', kind: 'error' }], handler, context)
-          : [{ from: junction, label: 'error (ignored)', kind: 'error' as const }];
+        const catchExits =
+          step.catchBody.length > 0
+            ? this.steps(step.catchBody, [{ from: junction, label: 'error', kind: 'error' }], handler, context)
+            : [{ from: junction, label: 'error (ignored)', kind: 'error' as const }];
         return [...bodyExits, ...catchExits];
       }
       case 'for-each': {
-        const loop: GraphCluster = { id: this.id('each'), label: step.label ? `for-each ${step.label}` : 'for-each', kind: 'for-each', nodes: [], clusters: [] };
+        const loop: GraphCluster = {
+          id: this.id('each'),
+          label: step.label ? `for-each ${step.label}` : 'for-each',
+          kind: 'for-each',
+          nodes: [],
+          clusters: [],
+        };
         cluster.clusters.push(loop);
         const head = this.node(loop, `for-each ${this.shorten(conditionText(step.over))}`, 'loop');
         this.connect(pending, head);
         const bodyExits = this.steps(step.body, [{ from: head, label: 'each' }], loop, context);
-        for (const exit of bodyExits) this.edges.push({ from: exit.from, to: head, kind: 'loop-back', ...(exit.label ? { label: exit.label } : {}) });
+        for (const exit of bodyExits)
+          this.edges.push({
+            from: exit.from,
+            to: head,
+            kind: 'loop-back',
+            ...(exit.label ? { label: exit.label } : {}),
+          });
         return [{ from: head, label: 'done' }];
       }
     }
   }
 
   private connector(step: ConnectorStep, pending: Pending[], cluster: GraphCluster, context: FlowContext): Pending[] {
-    const header = [step.connector, ...step.args.map((a) => (a.kind === 'string' ? JSON.stringify(a.text) : a.text))].join(' ');
+    const header = [
+      step.connector,
+      ...step.args.map((a) => (a.kind === 'string' ? JSON.stringify(a.text) : a.text)),
+    ].join(' ');
     const id = this.node(cluster, header, 'step');
     this.connect(pending, id);
     const schema = this.registry.connectors.get(step.connector);
-    for (const ref of schema ? stepReferences(step, schema, 'pipeline') : []) this.calls.push({ from: id, pipeline: ref.name, label: step.connector });
-    for (const ref of schema ? stepReferences(step, schema, 'event') : []) this.publishes.push({ from: id, event: ref.name });
+    for (const ref of schema ? stepReferences(step, schema, 'pipeline') : [])
+      this.calls.push({ from: id, pipeline: ref.name, label: step.connector });
+    for (const ref of schema ? stepReferences(step, schema, 'event') : [])
+      this.publishes.push({ from: id, event: ref.name });
     const exits: Pending[] = [{ from: id }];
     // A steps entry (validate's `on-fail { … }`) is a side branch taken when the step says so.
     for (const entry of step.params.entries) {
@@ -230,7 +271,12 @@ class GraphBuilder {
     return exits;
   }
 
-  private branchBody(body: Extract<Step, { kind: 'choice' }>['whens'][number]['body'], entry: Pending[], cluster: GraphCluster, context: FlowContext): Pending[] {
+  private branchBody(
+    body: Extract<Step, { kind: 'choice' }>['whens'][number]['body'],
+    entry: Pending[],
+    cluster: GraphCluster,
+    context: FlowContext,
+  ): Pending[] {
     if (body.kind === 'inline') return this.steps(body.steps, entry, cluster, context);
     const built = context.builtBranches.get(body.name);
     if (built?.first) {
@@ -239,7 +285,13 @@ class GraphBuilder {
     }
     const decl = context.branches.get(body.name);
     if (!decl) return entry;
-    const branchCluster: GraphCluster = { id: this.id('branch'), label: `branch ${decl.name}`, kind: 'branch', nodes: [], clusters: [] };
+    const branchCluster: GraphCluster = {
+      id: this.id('branch'),
+      label: `branch ${decl.name}`,
+      kind: 'branch',
+      nodes: [],
+      clusters: [],
+    };
     context.pipelineCluster.clusters.push(branchCluster);
     const before = this.nodes.length;
     const exits = this.steps(decl.steps, entry, branchCluster, context);

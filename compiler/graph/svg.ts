@@ -39,7 +39,12 @@ export function toSvg(graph: Graph): string {
   for (const cluster of graph.clusters) {
     const ids = new Set(allNodeIds(cluster));
     const nodes = graph.nodes.filter((n) => ids.has(n.id));
-    const layout = layoutPipeline(nodes, graph.edges.filter((e) => ids.has(e.from) && ids.has(e.to)), left, MARGIN + TITLE_HEIGHT);
+    const layout = layoutPipeline(
+      nodes,
+      graph.edges.filter((e) => ids.has(e.from) && ids.has(e.to)),
+      left,
+      MARGIN + TITLE_HEIGHT,
+    );
     for (const p of layout.placed) placed.set(p.node.id, p);
     const box = { x: left - 10, y: MARGIN, w: layout.width + 20, h: layout.height + TITLE_HEIGHT + 10 };
     pipelineBoxes.push({ cluster, box });
@@ -50,17 +55,29 @@ export function toSvg(graph: Graph): string {
   const totalHeight = height + MARGIN + 20;
 
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${totalHeight}" viewBox="0 0 ${width} ${totalHeight}" font-family="ui-monospace, Menlo, Consolas, monospace" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${totalHeight}" viewBox="0 0 ${width} ${totalHeight}" font-family="ui-monospace, Menlo, Consolas, monospace" font-size="12">`,
+  );
   out.push('<defs>');
-  for (const [name, color] of [['arrow', '#5f6368'], ['arrow-red', '#d93025'], ['arrow-blue', '#1a73e8']] as const) {
-    out.push(`<marker id="${name}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="${color}"/></marker>`);
+  for (const [name, color] of [
+    ['arrow', '#5f6368'],
+    ['arrow-red', '#d93025'],
+    ['arrow-blue', '#1a73e8'],
+  ] as const) {
+    out.push(
+      `<marker id="${name}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="${color}"/></marker>`,
+    );
   }
   out.push('</defs>');
   out.push(`<rect x="0" y="0" width="${width}" height="${totalHeight}" fill="#ffffff"/>`);
   for (const { cluster, box } of pipelineBoxes) {
     out.push(`<g class="pipeline" id="${escapeXml(cluster.id)}">`);
-    out.push(`<rect x="${box.x}" y="${box.y}" width="${box.w}" height="${box.h}" rx="8" fill="#f8f9fa" stroke="#dadce0"/>`);
-    out.push(`<text x="${box.x + 10}" y="${box.y + 20}" font-weight="bold" fill="#202124">${escapeXml(cluster.label)}</text>`);
+    out.push(
+      `<rect x="${box.x}" y="${box.y}" width="${box.w}" height="${box.h}" rx="8" fill="#f8f9fa" stroke="#dadce0"/>`,
+    );
+    out.push(
+      `<text x="${box.x + 10}" y="${box.y + 20}" font-weight="bold" fill="#202124">${escapeXml(cluster.label)}</text>`,
+    );
     for (const inner of cluster.clusters) writeCluster(inner, placed, out, 0);
     out.push('</g>');
   }
@@ -87,7 +104,12 @@ function nodeWidth(node: GraphNode): number {
 }
 
 /** Longest-path layers over forward edges (creation order), ordered by one barycenter pass. */
-function layoutPipeline(nodes: readonly GraphNode[], edges: readonly GraphEdge[], left: number, top: number): { placed: Placed[]; width: number; height: number } {
+function layoutPipeline(
+  nodes: readonly GraphNode[],
+  edges: readonly GraphEdge[],
+  left: number,
+  top: number,
+): { placed: Placed[]; width: number; height: number } {
   const index = new Map(nodes.map((n, i) => [n.id, i]));
   const layer = new Map<string, number>();
   const preds = new Map<string, string[]>();
@@ -115,17 +137,23 @@ function layoutPipeline(nodes: readonly GraphNode[], edges: readonly GraphEdge[]
         return ps.length === 0 ? Number.MAX_SAFE_INTEGER : ps.reduce((a, b) => a + b, 0) / ps.length;
       };
       const weights = new Map(row.map((n) => [n.id, weight(n)]));
-      row.sort((a, b) => (weights.get(a.id) ?? 0) - (weights.get(b.id) ?? 0) || (index.get(a.id) ?? 0) - (index.get(b.id) ?? 0));
+      row.sort(
+        (a, b) =>
+          (weights.get(a.id) ?? 0) - (weights.get(b.id) ?? 0) || (index.get(a.id) ?? 0) - (index.get(b.id) ?? 0),
+      );
     }
     row.forEach((n, i) => position.set(n.id, i));
   });
   // A node's slot is wide enough for the labels of the edges arriving at it, so labels do not collide.
   const incomingLabel = new Map<string, number>();
   for (const edge of edges) {
-    if (edge.label) incomingLabel.set(edge.to, Math.max(incomingLabel.get(edge.to) ?? 0, edge.label.length * LABEL_CHAR_WIDTH + 8));
+    if (edge.label)
+      incomingLabel.set(edge.to, Math.max(incomingLabel.get(edge.to) ?? 0, edge.label.length * LABEL_CHAR_WIDTH + 8));
   }
   const slot = (n: GraphNode): number => Math.max(nodeWidth(n), incomingLabel.get(n.id) ?? 0);
-  const rowWidths = layers.map((row) => (row ?? []).reduce((sum, n) => sum + slot(n), 0) + NODE_GAP * Math.max(0, (row ?? []).length - 1));
+  const rowWidths = layers.map(
+    (row) => (row ?? []).reduce((sum, n) => sum + slot(n), 0) + NODE_GAP * Math.max(0, (row ?? []).length - 1),
+  );
   const width = Math.max(160, ...rowWidths);
   const placed: Placed[] = [];
   layers.forEach((row, l) => {
@@ -133,7 +161,14 @@ function layoutPipeline(nodes: readonly GraphNode[], edges: readonly GraphEdge[]
     for (const node of row ?? []) {
       const w = nodeWidth(node);
       const s = slot(node);
-      placed.push({ node, layer: l, x: x + Math.floor((s - w) / 2), y: top + l * (NODE_HEIGHT + LAYER_GAP), w, h: NODE_HEIGHT });
+      placed.push({
+        node,
+        layer: l,
+        x: x + Math.floor((s - w) / 2),
+        y: top + l * (NODE_HEIGHT + LAYER_GAP),
+        w,
+        h: NODE_HEIGHT,
+      });
       x += s + NODE_GAP;
     }
   });
@@ -151,7 +186,9 @@ const CLUSTER_STYLE: Record<GraphCluster['kind'], [string, string]> = {
 };
 
 function writeCluster(cluster: GraphCluster, placed: ReadonlyMap<string, Placed>, out: string[], depth: number): void {
-  const boxes = allNodeIds(cluster).map((id) => placed.get(id)).filter((p): p is Placed => p !== undefined);
+  const boxes = allNodeIds(cluster)
+    .map((id) => placed.get(id))
+    .filter((p): p is Placed => p !== undefined);
   if (boxes.length > 0) {
     const pad = 12 - Math.min(depth, 3) * 2;
     const x = Math.min(...boxes.map((b) => b.x)) - pad;
@@ -159,7 +196,9 @@ function writeCluster(cluster: GraphCluster, placed: ReadonlyMap<string, Placed>
     const right = Math.max(...boxes.map((b) => b.x + b.w)) + pad;
     const bottom = Math.max(...boxes.map((b) => b.y + b.h)) + pad;
     const [fill, stroke] = CLUSTER_STYLE[cluster.kind];
-    out.push(`<rect x="${x}" y="${y}" width="${right - x}" height="${bottom - y}" rx="6" fill="${fill}" fill-opacity="0.6" stroke="${stroke}" stroke-dasharray="4 3"/>`);
+    out.push(
+      `<rect x="${x}" y="${y}" width="${right - x}" height="${bottom - y}" rx="6" fill="${fill}" fill-opacity="0.6" stroke="${stroke}" stroke-dasharray="4 3"/>`,
+    );
     out.push(`<text x="${x + 6}" y="${y + 11}" font-size="10" fill="#5f6368">${escapeXml(cluster.label)}</text>`);
   }
   for (const inner of cluster.clusters) writeCluster(inner, placed, out, depth + 1);
@@ -183,7 +222,9 @@ function writeNode(p: Placed, out: string[]): void {
   switch (p.node.shape) {
     case 'decision': {
       const k = 12;
-      out.push(`<polygon points="${x + k},${y} ${x + w - k},${y} ${x + w},${y + h / 2} ${x + w - k},${y + h} ${x + k},${y + h} ${x},${y + h / 2}" ${paint}/>`);
+      out.push(
+        `<polygon points="${x + k},${y} ${x + w - k},${y} ${x + w},${y + h / 2} ${x + w - k},${y + h} ${x + k},${y + h} ${x},${y + h / 2}" ${paint}/>`,
+      );
       break;
     }
     case 'respond':
@@ -202,15 +243,19 @@ function writeNode(p: Placed, out: string[]): void {
     default:
       out.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="3" ${paint}/>`);
   }
-  out.push(`<text x="${x + w / 2}" y="${y + h / 2 + 4}" text-anchor="middle" fill="#202124">${escapeXml(labelOf(p.node))}</text>`);
+  out.push(
+    `<text x="${x + w / 2}" y="${y + h / 2 + 4}" text-anchor="middle" fill="#202124">${escapeXml(labelOf(p.node))}</text>`,
+  );
 }
 
 function writeEdge(edge: GraphEdge, placed: ReadonlyMap<string, Placed>, out: string[], labels: string[]): void {
   const from = placed.get(edge.from);
   const to = placed.get(edge.to);
   if (!from || !to) return;
-  const color = edge.kind === 'error' ? '#d93025' : edge.kind === 'call' || edge.kind === 'event' ? '#1a73e8' : '#5f6368';
-  const marker = edge.kind === 'error' ? 'arrow-red' : edge.kind === 'call' || edge.kind === 'event' ? 'arrow-blue' : 'arrow';
+  const color =
+    edge.kind === 'error' ? '#d93025' : edge.kind === 'call' || edge.kind === 'event' ? '#1a73e8' : '#5f6368';
+  const marker =
+    edge.kind === 'error' ? 'arrow-red' : edge.kind === 'call' || edge.kind === 'event' ? 'arrow-blue' : 'arrow';
   const dash = edge.kind === 'flow' || edge.kind === 'call' ? '' : ' stroke-dasharray="5 4"';
   const sameColumn = from.node.pipeline === to.node.pipeline;
   let d: string;
@@ -247,7 +292,9 @@ function writeEdge(edge: GraphEdge, placed: ReadonlyMap<string, Placed>, out: st
   }
   out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="1.3"${dash} marker-end="url(#${marker})"/>`);
   if (edge.label) {
-    labels.push(`<text x="${labelX}" y="${labelY}" text-anchor="middle" font-size="10" fill="${color}" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escapeXml(edge.label)}</text>`);
+    labels.push(
+      `<text x="${labelX}" y="${labelY}" text-anchor="middle" font-size="10" fill="${color}" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escapeXml(edge.label)}</text>`,
+    );
   }
 }
 

@@ -23,7 +23,9 @@ export function compileCardinality(prog: Program, spec: unknown, path: JsonPath)
     return fn;
   }
   const rootFn = emitComposite(prog, spec, path, 0);
-  prog.declare(`/** cardinality: makes values ONE or MANY (in place). */\nfunction ${fn}(input) {\n  ${rootFn}(undefined, "root", input);\n  return input;\n}`);
+  prog.declare(
+    `/** cardinality: makes values ONE or MANY (in place). */\nfunction ${fn}(input) {\n  ${rootFn}(undefined, "root", input);\n  return input;\n}`,
+  );
   return fn;
 }
 
@@ -65,7 +67,7 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
   const rest = children.filter((c) => c.pe.kind !== 'at');
   const computed = rest
     .filter((c) => c.pe.kind !== 'literal')
-    .sort((a, b) => (b.raw.length - a.raw.length) || (a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0));
+    .sort((a, b) => b.raw.length - a.raw.length || (a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0));
 
   const out = new Lines();
   if (at) {
@@ -82,7 +84,8 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
       const key = lit(child.raw);
       const inline = plainKey(child.raw) ? inlineLeaf(child.rhs, `data[${key}]`) : undefined;
       // JSON values are never undefined, so a defined read of a plain key is an own key
-      if (inline !== undefined) out.add(2, `{ const childValue = data[${key}]; if (childValue !== undefined) ${inline} }`);
+      if (inline !== undefined)
+        out.add(2, `{ const childValue = data[${key}]; if (childValue !== undefined) ${inline} }`);
       else {
         const read = `const parent = data, childKey = ${key}, childValue = data[childKey];`;
         const apply = applyChild(prog, child, depth);
@@ -102,7 +105,9 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
       out.addAll(indexes);
     }
     out.add(1, `}`);
-    prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(parent, key, data) {\n${out.toString()}\n}`);
+    prog.declare(
+      `/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(parent, key, data) {\n${out.toString()}\n}`,
+    );
     return fn;
   }
   const visit = prog.name('visit');
@@ -118,8 +123,13 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
   const doc = `/** cardinality ${path.slice(2).join(' › ') || 'root'}: one key \`childKey\` of \`parent\` holding \`childValue\` */`;
   prog.declare(`${doc}\nfunction ${visit}(parent, childKey, childValue) {\n${match.toString()}\n}`);
   out.add(1, `if (Array.isArray(data)) { for (let i = 0; i < data.length; i++) ${visit}(data, String(i), data[i]); }`);
-  out.add(1, `else if (J.isMap(data)) { for (const childKey of Object.keys(data)) ${visit}(data, childKey, data[childKey]); }`);
-  prog.declare(`/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(parent, key, data) {\n${out.toString()}\n}`);
+  out.add(
+    1,
+    `else if (J.isMap(data)) { for (const childKey of Object.keys(data)) ${visit}(data, childKey, data[childKey]); }`,
+  );
+  prog.declare(
+    `/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(parent, key, data) {\n${out.toString()}\n}`,
+  );
   return fn;
 }
 
@@ -154,8 +164,10 @@ function matchExpr(prog: Program, pe: PathElement): string {
     case 'star-all':
       return 'true';
     case 'star-single':
-      return `childKey.length > ${pe.prefix.length + pe.suffix.length} && ` +
-        `childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`;
+      return (
+        `childKey.length > ${pe.prefix.length + pe.suffix.length} && ` +
+        `childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`
+      );
     case 'star-double':
       return `J.star2(childKey, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
     case 'star-regex': {

@@ -21,7 +21,10 @@ const hasOwn = (o: unknown, k: string): boolean => Object.prototype.hasOwnProper
 
 /** Input with own keys named like Object.prototype members (`__proto__` as a real own key). */
 function inheritedNames(): Record<string, unknown> {
-  return JSON.parse('{"constructor": 1, "toString": 2, "__proto__": 3, "valueOf": 4, "hasOwnProperty": 5}') as Record<string, unknown>;
+  return JSON.parse('{"constructor": 1, "toString": 2, "__proto__": 3, "valueOf": 4, "hasOwnProperty": 5}') as Record<
+    string,
+    unknown
+  >;
 }
 
 describe('shift writes under computed keys', () => {
@@ -51,7 +54,12 @@ describe('shift writes under computed keys', () => {
 
   it('uses a looked-up value as a key (skipping values that cannot be keys)', () => {
     const spec = { '*': { count: 'byLabel.@(1,label)' } };
-    const input = { a: { label: 'x', count: 1 }, b: { label: 'constructor', count: 2 }, c: { label: { no: 1 }, count: 3 }, d: { label: 4.7, count: 4 } };
+    const input = {
+      a: { label: 'x', count: 1 },
+      b: { label: 'constructor', count: 2 },
+      c: { label: { no: 1 }, count: 3 },
+      d: { label: 4.7, count: 4 },
+    };
     expect(shift(spec, input)).toEqual({ byLabel: { x: 1, constructor: 2, 4: 4 } });
   });
 });
@@ -59,11 +67,15 @@ describe('shift writes under computed keys', () => {
 describe('shift output keys computed once per matched key', () => {
   it('builds lists by index from the parent key, and skips keys that are not indexes', () => {
     const spec = { items: { '*': { sku: 'lines[&1].code', qty: 'lines[&1].n' } } };
-    expect(shift(spec, { items: [{ sku: 'a', qty: 1 }, { sku: 'b' }] })).toEqual({ lines: [{ code: 'a', n: 1 }, { code: 'b' }] });
-    expect(shift(spec, { items: { x: { sku: 'a' }, 2: { sku: 'c' } } })).toEqual({ lines: [null, null, { code: 'c' }] });
+    expect(shift(spec, { items: [{ sku: 'a', qty: 1 }, { sku: 'b' }] })).toEqual({
+      lines: [{ code: 'a', n: 1 }, { code: 'b' }],
+    });
+    expect(shift(spec, { items: { x: { sku: 'a' }, 2: { sku: 'c' } } })).toEqual({
+      lines: [null, null, { code: 'c' }],
+    });
   });
 
-  it('uses each matched key\'s own captures, not the first one\'s', () => {
+  it("uses each matched key's own captures, not the first one's", () => {
     const spec = { 'r-*-*': { v: 'out.&(1,2).&(1,1)', w: 'idx[&(1,1)]' } };
     const input = { 'r-0-a': { v: 1, w: 'x' }, 'r-1-b': { v: 2, w: 'y' } };
     expect(shift(spec, input)).toEqual({ out: { a: { 0: 1 }, b: { 1: 2 } }, idx: ['x', 'y'] });
@@ -72,7 +84,9 @@ describe('shift output keys computed once per matched key', () => {
   it('still counts matches for [#n] references', () => {
     const spec = { photos: { '*': { url: 'pics[#2].link', '#seen': 'pics[#2].state' } } };
     const input = { photos: [{ url: 'a' }, { url: 'b' }, { other: 1 }] };
-    expect(shift(spec, input)).toEqual({ pics: [{ link: 'a', state: 'seen' }, { link: 'b', state: 'seen' }, { state: 'seen' }] });
+    expect(shift(spec, input)).toEqual({
+      pics: [{ link: 'a', state: 'seen' }, { link: 'b', state: 'seen' }, { state: 'seen' }],
+    });
   });
 
   it('reads outer keys and data through the walked path from deep levels', () => {
@@ -85,8 +99,19 @@ describe('shift output keys computed once per matched key', () => {
 
 describe('modify calls', () => {
   it('gives each item its own result when argument lists are reused', () => {
-    const spec = { items: { '*': { l: '=toList(@(1,a),@(1,b))', c: '=concat(@(1,a),\'-\',@(1,b))', s: '=doubleSum(@(1,a),@(1,b))', q: '=divide(@(1,a),@(1,b))' } } };
-    const out = modify(spec, { items: [{ a: 1, b: 2 }, { a: 'x', b: null }, { b: 4 }] }) as { items: Record<string, unknown>[] };
+    const spec = {
+      items: {
+        '*': {
+          l: '=toList(@(1,a),@(1,b))',
+          c: "=concat(@(1,a),'-',@(1,b))",
+          s: '=doubleSum(@(1,a),@(1,b))',
+          q: '=divide(@(1,a),@(1,b))',
+        },
+      },
+    };
+    const out = modify(spec, { items: [{ a: 1, b: 2 }, { a: 'x', b: null }, { b: 4 }] }) as {
+      items: Record<string, unknown>[];
+    };
     expect(out.items).toEqual([
       { a: 1, b: 2, l: [1, 2], c: '1-2', s: 3, q: 0.5 },
       { a: 'x', b: null, l: ['x', null], c: 'x-', s: 0 },
@@ -108,7 +133,10 @@ describe('modify calls', () => {
       return args;
     };
     const spec = { '*': { k: '=keep(@(1,a),@(1,b))', one: '=keep(@(1,a))' } };
-    const out = modify(spec, { x: { a: 1, b: 2 }, y: { a: 3, b: 4 } }, { functions: { keep } }) as Record<string, { k: unknown; one: unknown }>;
+    const out = modify(spec, { x: { a: 1, b: 2 }, y: { a: 3, b: 4 } }, { functions: { keep } }) as Record<
+      string,
+      { k: unknown; one: unknown }
+    >;
     expect(out.x?.k).toEqual([1, 2]);
     expect(out.y?.k).toEqual([3, 4]);
     expect(out.x?.one).toEqual([1]);
@@ -117,9 +145,16 @@ describe('modify calls', () => {
 
   it('keeps the walked path for references to outer levels and for creating missing parents', () => {
     // from a line: @(1) the line, @(2) the lines list, @(3) the order, @(4) the orders list, @(5) the root
-    const spec = { orders: { '*': { lines: { '*': { ref: '=concat(@(5,id),\'/\',@(3,id))' } } } }, made: { deep: { x: 1 } } };
+    const spec = {
+      orders: { '*': { lines: { '*': { ref: "=concat(@(5,id),'/',@(3,id))" } } } },
+      made: { deep: { x: 1 } },
+    };
     const out = modify(spec, { id: 'R', orders: [{ id: 'o1', lines: [{}, {}] }] });
-    expect(out).toEqual({ id: 'R', orders: [{ id: 'o1', lines: [{ ref: 'R/o1' }, { ref: 'R/o1' }] }], made: { deep: { x: 1 } } });
+    expect(out).toEqual({
+      id: 'R',
+      orders: [{ id: 'o1', lines: [{ ref: 'R/o1' }, { ref: 'R/o1' }] }],
+      made: { deep: { x: 1 } },
+    });
   });
 });
 
@@ -139,7 +174,10 @@ describe('remove, cardinality and default', () => {
   });
 
   it('defaults plain and prototype-named keys as own keys', () => {
-    const out = run([{ operation: 'default', spec: { a: 1, constructor: 'c', list: [] , 'l[]': { '*': { u: 'EA' } } } }], { a: null, l: [{}, null] });
+    const out = run(
+      [{ operation: 'default', spec: { a: 1, constructor: 'c', list: [], 'l[]': { '*': { u: 'EA' } } } }],
+      { a: null, l: [{}, null] },
+    );
     expect(out).toEqual({ a: 1, constructor: 'c', list: [], l: [{ u: 'EA' }, { u: 'EA' }] });
     expect(hasOwn(out, 'constructor')).toBe(true);
   });
@@ -147,9 +185,15 @@ describe('remove, cardinality and default', () => {
 
 describe('generated code', () => {
   it('stores only the walked-path slots that some reference reads', () => {
-    const plain = compileJoltChain([{ operation: 'shift', spec: { items: { '*': { sku: 'lines[&1].code' } } } }], () => ({ file: 'x', start: 0, end: 0 }));
+    const plain = compileJoltChain(
+      [{ operation: 'shift', spec: { items: { '*': { sku: 'lines[&1].code' } } } }],
+      () => ({ file: 'x', start: 0, end: 0 }),
+    );
     expect(plain.js).not.toMatch(/state\.[KCTH]\[\d+\] =/);
-    const counted = compileJoltChain([{ operation: 'shift', spec: { items: { '*': { sku: 'lines[#2].code', '@(2,id)': 'id' } } } }], () => ({ file: 'x', start: 0, end: 0 }));
+    const counted = compileJoltChain(
+      [{ operation: 'shift', spec: { items: { '*': { sku: 'lines[#2].code', '@(2,id)': 'id' } } } }],
+      () => ({ file: 'x', start: 0, end: 0 }),
+    );
     expect(counted.js).toMatch(/state\.H\[2\] = 0/);
     expect(counted.js).toMatch(/state\.T\[1\] = data/);
   });
@@ -159,7 +203,9 @@ describe('shift writes sharing a container', () => {
   it('finds the container of a run of leaves once, with the same result as separate walks', () => {
     const spec = { items: { '*': { sku: 'lines[&1].code', qty: 'lines[&1].quantity', price: 'lines[&1].price' } } };
     const input = { items: [{ sku: 'A', qty: 1, price: 2 }, { qty: 3 }, { sku: 'C', price: 5 }] };
-    expect(shift(spec, input)).toEqual({ lines: [{ code: 'A', quantity: 1, price: 2 }, { quantity: 3 }, { code: 'C', price: 5 }] });
+    expect(shift(spec, input)).toEqual({
+      lines: [{ code: 'A', quantity: 1, price: 2 }, { quantity: 3 }, { code: 'C', price: 5 }],
+    });
   });
 
   it('merges repeated writes to one key of the shared container into a list', () => {
@@ -172,38 +218,70 @@ describe('shift writes sharing a container', () => {
   });
 
   it('walks again where a leaf key is also a key on the way (the write could change the walk)', () => {
-    expect(shift({ a: 'x.x', b: 'x.q', c: 'x.x.z' }, { a: { m: 1 }, b: 2, c: 3 })).toEqual({ x: { x: { m: 1, z: 3 }, q: 2 } });
+    expect(shift({ a: 'x.x', b: 'x.q', c: 'x.x.z' }, { a: { m: 1 }, b: 2, c: 3 })).toEqual({
+      x: { x: { m: 1, z: 3 }, q: 2 },
+    });
   });
 
   it('writes into an input map that an earlier write placed in the output', () => {
-    expect(shift({ '@': 'all', a: 'all.copy', b: 'all.more' }, { a: 1, b: 2 })).toEqual({ all: { a: 1, b: 2, copy: 1, more: 2 } });
+    expect(shift({ '@': 'all', a: 'all.copy', b: 'all.more' }, { a: 1, b: 2 })).toEqual({
+      all: { a: 1, b: 2, copy: 1, more: 2 },
+    });
   });
 
   it('shares a container reached through a captured key, unless that key is one the run writes', () => {
     const spec = { 'rating-*': { value: 'ratings.&(1,1).score', max: 'ratings.&(1,1).range' } };
-    expect(shift(spec, { 'rating-a': { value: 1, max: 5 }, 'rating-b': { value: 2 } })).toEqual({ ratings: { a: { score: 1, range: 5 }, b: { score: 2 } } });
+    expect(shift(spec, { 'rating-a': { value: 1, max: 5 }, 'rating-b': { value: 2 } })).toEqual({
+      ratings: { a: { score: 1, range: 5 }, b: { score: 2 } },
+    });
     // `ratings.score.score` and `ratings.score.range`: the captured key is a key written
-    expect(shift(spec, { 'rating-score': { value: 1, max: 5 } })).toEqual({ ratings: { score: { score: 1, range: 5 } } });
+    expect(shift(spec, { 'rating-score': { value: 1, max: 5 } })).toEqual({
+      ratings: { score: { score: 1, range: 5 } },
+    });
     const aliased = { '@': 'all', 'x-*': { p: 'all.&(1,1).q', r: 'all.&(1,1).s' } };
     expect(shift(aliased, { 'x-q': { p: 1, r: 2 } })).toEqual({ all: { 'x-q': { p: 1, r: 2 }, q: { q: 1, s: 2 } } });
   });
 
   it('gives a list index to child functions as a number and as text, with the same result', () => {
     const spec = { rows: { '*': { v: 'out[&1]', k: 'keys.&1' } } };
-    expect(shift(spec, { rows: [{ v: 'a', k: 'x' }, { v: 'b', k: 'y' }] })).toEqual({ out: ['a', 'b'], keys: { 0: 'x', 1: 'y' } });
-    expect(shift(spec, { rows: { 0: { v: 'a', k: 'x' }, 1: { v: 'b', k: 'y' } } })).toEqual({ out: ['a', 'b'], keys: { 0: 'x', 1: 'y' } });
+    expect(
+      shift(spec, {
+        rows: [
+          { v: 'a', k: 'x' },
+          { v: 'b', k: 'y' },
+        ],
+      }),
+    ).toEqual({ out: ['a', 'b'], keys: { 0: 'x', 1: 'y' } });
+    expect(shift(spec, { rows: { 0: { v: 'a', k: 'x' }, 1: { v: 'b', k: 'y' } } })).toEqual({
+      out: ['a', 'b'],
+      keys: { 0: 'x', 1: 'y' },
+    });
   });
 });
 
 describe('shift over lists: a child function gets the index, and its key text only where used', () => {
-  const items = { items: [{ v: 'a', w: 1 }, { v: 'b', w: 2 }, { v: 'c', w: 3 }] };
+  const items = {
+    items: [
+      { v: 'a', w: 1 },
+      { v: 'b', w: 2 },
+      { v: 'c', w: 3 },
+    ],
+  };
 
   it('writes under the index as a map key and as a value', () => {
-    expect(shift({ items: { '*': { v: 'byKey.&1', $: 'keys[]' } } }, items)).toEqual({ byKey: { 0: 'a', 1: 'b', 2: 'c' }, keys: ['0', '1', '2'] });
+    expect(shift({ items: { '*': { v: 'byKey.&1', $: 'keys[]' } } }, items)).toEqual({
+      byKey: { 0: 'a', 1: 'b', 2: 'c' },
+      keys: ['0', '1', '2'],
+    });
   });
 
   it('reads the key text from a deeper level (a walked-path slot) and the index as a list index', () => {
-    const nested = { items: [{ v: 'a', meta: { name: 'x' } }, { v: 'b', meta: { name: 'y' } }] };
+    const nested = {
+      items: [
+        { v: 'a', meta: { name: 'x' } },
+        { v: 'b', meta: { name: 'y' } },
+      ],
+    };
     expect(shift({ items: { '*': { v: 'out[&1].v', meta: { name: 'names.&2' } } } }, nested)).toEqual({
       out: [{ v: 'a' }, { v: 'b' }],
       names: { 0: 'x', 1: 'y' },

@@ -25,7 +25,15 @@ interface Key {
 
 class KeyError extends Error {}
 
-function parseKey(prog: Program, raw: string, spec: unknown, path: JsonPath, parentIsArray: boolean, depth: number, report: boolean): Key {
+function parseKey(
+  prog: Program,
+  raw: string,
+  spec: unknown,
+  path: JsonPath,
+  parentIsArray: boolean,
+  depth: number,
+  report: boolean,
+): Key {
   const isArray = raw.endsWith('[]');
   const name = isArray ? raw.split('[]').join('') : raw;
   let op: Op = 'literal';
@@ -57,7 +65,9 @@ function parseKey(prog: Program, raw: string, spec: unknown, path: JsonPath, par
     }
   }
   if (failed) throw new KeyError();
-  const maxIndex = isArray ? Math.max(-1, ...children.filter((c) => c.op === 'literal').map((c) => Number(c.raw.replace('[]', '')))) : -1;
+  const maxIndex = isArray
+    ? Math.max(-1, ...children.filter((c) => c.op === 'literal').map((c) => Number(c.raw.replace('[]', ''))))
+    : -1;
   return { raw, isArray, op, names, children, path, maxIndex };
 }
 
@@ -65,7 +75,8 @@ const OP_RANK: Record<Op, number> = { literal: 0, or: 1, star: 2 };
 
 function precedence(a: Key, b: Key): number {
   if (a.op !== b.op) return OP_RANK[a.op] - OP_RANK[b.op];
-  if (a.op === 'or') return a.names.length !== b.names.length ? a.names.length - b.names.length : compareUtf16(a.raw, b.raw);
+  if (a.op === 'or')
+    return a.names.length !== b.names.length ? a.names.length - b.names.length : compareUtf16(a.raw, b.raw);
   return 0;
 }
 
@@ -119,7 +130,9 @@ function emitApplyChildren(prog: Program, key: Key): string {
     if (key.isArray) emitArrayChild(prog, out, child);
     else emitMapChild(prog, out, child);
   }
-  prog.declare(`/** default ${key.path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(data) {\n${out.toString()}\n}`);
+  prog.declare(
+    `/** default ${key.path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(data) {\n${out.toString()}\n}`,
+  );
   return fn;
 }
 
@@ -146,7 +159,8 @@ function emitMapChild(prog: Program, out: Lines, child: Key): void {
     if (plainKey(name)) applyAt(prog, out, 2, child, `data[${k}]`, (v) => `data[${k}] = ${v};`);
     else applyAt(prog, out, 2, child, `J.has(data, ${k}) ? data[${k}] : undefined`, (v) => `J.set(data, ${k}, ${v});`);
   } else {
-    const source = child.op === 'star' ? 'Object.keys(data)' : `${prog.constant(child.names)}.filter((n) => J.has(data, n))`;
+    const source =
+      child.op === 'star' ? 'Object.keys(data)' : `${prog.constant(child.names)}.filter((n) => J.has(data, n))`;
     out.add(2, `for (const k of ${source}) {`);
     applyAt(prog, out, 3, child, 'data[k]', (v) => `J.set(data, k, ${v});`);
     out.add(2, `}`);
@@ -161,7 +175,11 @@ function emitArrayChild(prog: Program, out: Lines, child: Key): void {
     if (i >= 0) applyAt(prog, out, 2, child, `data[${i}]`, (v) => `data[${i}] = ${v};`);
   } else {
     if (child.op === 'star') out.add(2, `for (let i = 0; i < data.length; i++) {`);
-    else out.add(2, `for (const i of ${prog.constant(child.names.map(Number))}.filter((i) => i >= 0 && i < data.length)) {`);
+    else
+      out.add(
+        2,
+        `for (const i of ${prog.constant(child.names.map(Number))}.filter((i) => i >= 0 && i < data.length)) {`,
+      );
     applyAt(prog, out, 3, child, 'data[i]', (v) => `data[i] = ${v};`);
     out.add(2, `}`);
   }

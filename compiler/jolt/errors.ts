@@ -25,8 +25,11 @@ const malformed = (message: string): JoltProblem => problem('PIPE5007', message)
 
 /** `found` describes what was written instead (`an object`, `a string`). */
 export function chainNotAList(found: string): JoltProblem {
-  return problem('PIPE5001', `a JOLT chain must be a list of operations, found ${found}`,
-    'Wrap the operation in a list: [ { "operation": "shift", "spec": { … } } ].');
+  return problem(
+    'PIPE5001',
+    `a JOLT chain must be a list of operations, found ${found}`,
+    'Wrap the operation in a list: [ { "operation": "shift", "spec": { … } } ].',
+  );
 }
 
 export function emptyChain(): JoltProblem {
@@ -128,8 +131,11 @@ export function modifyIndexNotExplicit(key: string): JoltProblem {
 
 /** `index` and `key` are one key of each kind, as written canonically. */
 export function listAndMapKeysMixed(index: string, key: string): JoltProblem {
-  return problem('PIPE5017', `this object mixes list indexes (\`${index}\`) with map keys (\`${key}\`)`,
-    'Split the spec: one object for the list indexes, another for the map keys.');
+  return problem(
+    'PIPE5017',
+    `this object mixes list indexes (\`${index}\`) with map keys (\`${key}\`)`,
+    'Split the spec: one object for the list indexes, another for the map keys.',
+  );
 }
 
 export function unparsableFunctionCall(written: string): JoltProblem {
@@ -147,7 +153,13 @@ export function splitNotARegex(separator: string, detail: string): JoltProblem {
 
 /** `near` are stock functions spelled alike; `inFallbacks`: Jolt skips it and tries the next. */
 export function unknownFunction(name: string, near: readonly string[], inFallbacks: boolean): JoltProblem {
-  const suggestion = near.length > 0 ? ` (did you mean ${near.slice(0, 3).map((n) => `\`${n}\``).join(', ')}?)` : '';
+  const suggestion =
+    near.length > 0
+      ? ` (did you mean ${near
+          .slice(0, 3)
+          .map((n) => `\`${n}\``)
+          .join(', ')}?)`
+      : '';
   const skipped = inFallbacks ? '; it never yields a value, so the next alternative is used' : '';
   return problem('PIPE5016', `unknown modify function \`${name}\`${suggestion}${skipped}`);
 }
@@ -181,8 +193,10 @@ export function referenceWithThreeNumbers(text: string): JoltProblem {
 
 /** `&x`: `written` is the two characters, `next` the letter after `&`. */
 export function ampersandBeforeLetter(written: string, next: string): JoltProblem {
-  return reference(`\`${written}\` is not a reference: after \`&\` comes a level number or \`(level,group)\`; ` +
-    `write \`&(0)${next}\` for the matched key followed by text, or \`\\&\` for a literal ampersand`);
+  return reference(
+    `\`${written}\` is not a reference: after \`&\` comes a level number or \`(level,group)\`; ` +
+      `write \`&(0)${next}\` for the matched key followed by text, or \`\\&\` for a literal ampersand`,
+  );
 }
 
 export function notAnArrayKey(key: string): JoltProblem {

@@ -91,7 +91,7 @@ export function compileJoltChain(chain: unknown, locate: Locate, options: Compil
     '(() => {',
     '  "use strict";',
     ...prog.declarations.map((d) => indent(d, 2)),
-    '  /** The chain: each operation gets the previous one\'s output. */',
+    "  /** The chain: each operation gets the previous one's output. */",
     '  return function joltChain(input, context) {',
     '    let value = input;',
     ...calls.map((c) => `    value = ${c};`),
@@ -104,7 +104,10 @@ export function compileJoltChain(chain: unknown, locate: Locate, options: Compil
 
 function indent(text: string, by: number): string {
   const pad = ' '.repeat(by);
-  return text.split('\n').map((line) => (line === '' ? line : pad + line)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => (line === '' ? line : pad + line))
+    .join('\n');
 }
 
 function describeType(v: unknown): string {
@@ -176,6 +179,9 @@ export function joltToFunction(
   if (hasErrors(compiled.diagnostics)) return { diagnostics: compiled.diagnostics };
   const x = { fn: extensions.functions ?? {}, op: extensions.operations ?? {} };
   // The generated source is our own output over a parsed spec; every spec string in it is JSON-quoted.
-  const factory = new Function('J', 'X', `return ${compiled.js};`) as (j: typeof J, x: unknown) => (input: unknown, context?: unknown) => unknown;
+  const factory = new Function('J', 'X', `return ${compiled.js};`) as (
+    j: typeof J,
+    x: unknown,
+  ) => (input: unknown, context?: unknown) => unknown;
   return { fn: factory(J, x), diagnostics: compiled.diagnostics };
 }

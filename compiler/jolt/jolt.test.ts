@@ -43,7 +43,11 @@ describe('shift', () => {
 
   it('resolves partial wildcards, &(n,m) groups, $ and [] appends', () => {
     const spec = { 'rating-*-*': { value: 'r.&(1,1).&(1,2)', $: 'keys[]', '$(0,2)': 'seconds[]' } };
-    expect(shift(spec, { 'rating-a-b': { value: 5 } })).toEqual({ r: { a: { b: 5 } }, keys: ['rating-a-b'], seconds: ['b'] });
+    expect(shift(spec, { 'rating-a-b': { value: 5 } })).toEqual({
+      r: { a: { b: 5 } },
+      keys: ['rating-a-b'],
+      seconds: ['b'],
+    });
   });
 
   it('uses [#2] match counts and [&1] indexes to build lists', () => {
@@ -60,7 +64,9 @@ describe('shift', () => {
   });
 
   it('looks values up with @(n,path) on both sides', () => {
-    expect(shift({ data: { '@clientName': '@clientId' } }, { data: { clientId: '7', clientName: 'Acme' } })).toEqual({ 7: 'Acme' });
+    expect(shift({ data: { '@clientName': '@clientId' } }, { data: { clientId: '7', clientName: 'Acme' } })).toEqual({
+      7: 'Acme',
+    });
     expect(shift({ a: 'x.@(1,b)' }, { a: 1, b: 'k' })).toEqual({ x: { k: 1 } });
   });
 
@@ -89,11 +95,24 @@ describe('default, remove, cardinality, sort, modify', () => {
   });
 
   it('removes keys and list indexes', () => {
-    expect(run([{ operation: 'remove', spec: { a: '', l: { '0': '', '2': '' }, 'p*': '' } }], { a: 1, b: 2, l: [0, 1, 2, 3], px: 1 })).toEqual({ b: 2, l: [1, 3] });
+    expect(
+      run([{ operation: 'remove', spec: { a: '', l: { '0': '', '2': '' }, 'p*': '' } }], {
+        a: 1,
+        b: 2,
+        l: [0, 1, 2, 3],
+        px: 1,
+      }),
+    ).toEqual({ b: 2, l: [1, 3] });
   });
 
   it('makes values ONE or MANY', () => {
-    expect(run([{ operation: 'cardinality', spec: { one: 'ONE', many: 'MANY', '*': { t: 'MANY' } } }], { one: [1, 2], many: 'x', k: { t: 5 } })).toEqual({ one: 1, many: ['x'], k: { t: [5] } });
+    expect(
+      run([{ operation: 'cardinality', spec: { one: 'ONE', many: 'MANY', '*': { t: 'MANY' } } }], {
+        one: [1, 2],
+        many: 'x',
+        k: { t: 5 },
+      }),
+    ).toEqual({ one: 1, many: ['x'], k: { t: [5] } });
   });
 
   it('sorts keys with ~ keys first', () => {
@@ -102,8 +121,17 @@ describe('default, remove, cardinality, sort, modify', () => {
   });
 
   it('computes values with functions, lookups and the context', () => {
-    const spec = { name: '=toUpper', full: '=concat(@(1,first),\' \',@(1,last))', tax: '=divideAndRound(2,@(1,price),3)', env: '^region' };
-    const out = run([{ operation: 'modify-overwrite-beta', spec }], { name: 'ann', first: 'A', last: 'B', price: 10 }, { region: 'eu' });
+    const spec = {
+      name: '=toUpper',
+      full: "=concat(@(1,first),' ',@(1,last))",
+      tax: '=divideAndRound(2,@(1,price),3)',
+      env: '^region',
+    };
+    const out = run(
+      [{ operation: 'modify-overwrite-beta', spec }],
+      { name: 'ann', first: 'A', last: 'B', price: 10 },
+      { region: 'eu' },
+    );
     expect(out).toEqual({ name: 'ANN', first: 'A', last: 'B', price: 10, full: 'A B', tax: 3.33, env: 'eu' });
   });
 
@@ -127,23 +155,41 @@ describe('diagnostics', () => {
   });
 
   it('points at malformed keys, bad references and bad output paths', () => {
-    expect(problems([{ operation: 'shift', spec: { a: { 'x@y': 'b' } } }])).toEqual([['PIPE5007', [0, 'spec', 'a', 'x@y'], 'key']]);
+    expect(problems([{ operation: 'shift', spec: { a: { 'x@y': 'b' } } }])).toEqual([
+      ['PIPE5007', [0, 'spec', 'a', 'x@y'], 'key'],
+    ]);
     expect(problems([{ operation: 'shift', spec: { a: 'b.&x' } }])).toEqual([['PIPE5008', [0, 'spec', 'a'], 'value']]);
-    expect(problems([{ operation: 'shift', spec: { 'r-*': { v: 'x.&(1,2)' } } }])).toEqual([['PIPE5008', [0, 'spec', 'r-*', 'v'], 'value']]);
+    expect(problems([{ operation: 'shift', spec: { 'r-*': { v: 'x.&(1,2)' } } }])).toEqual([
+      ['PIPE5008', [0, 'spec', 'r-*', 'v'], 'value'],
+    ]);
     expect(problems([{ operation: 'shift', spec: { a: 'x.&5' } }])).toEqual([['PIPE5008', [0, 'spec', 'a'], 'value']]);
-    expect(problems([{ operation: 'shift', spec: { a: ['ok', 'out.*'] } }])).toEqual([['PIPE5009', [0, 'spec', 'a', 1], 'value']]);
+    expect(problems([{ operation: 'shift', spec: { a: ['ok', 'out.*'] } }])).toEqual([
+      ['PIPE5009', [0, 'spec', 'a', 1], 'value'],
+    ]);
     expect(problems([{ operation: 'shift', spec: { a: 5 } }])).toEqual([['PIPE5010', [0, 'spec', 'a'], 'value']]);
     expect(problems([{ operation: 'shift', spec: { a: {} } }])).toEqual([['PIPE5012', [0, 'spec', 'a'], 'value']]);
   });
 
   it('checks default, remove, cardinality and modify specs', () => {
-    expect(problems([{ operation: 'default', spec: { 'tuna*': 'marlin' } }])).toEqual([['PIPE5013', [0, 'spec', 'tuna*'], 'key']]);
-    expect(problems([{ operation: 'default', spec: { 'p[]': { url: 1 } } }])).toEqual([['PIPE5020', [0, 'spec', 'p[]', 'url'], 'key']]);
+    expect(problems([{ operation: 'default', spec: { 'tuna*': 'marlin' } }])).toEqual([
+      ['PIPE5013', [0, 'spec', 'tuna*'], 'key'],
+    ]);
+    expect(problems([{ operation: 'default', spec: { 'p[]': { url: 1 } } }])).toEqual([
+      ['PIPE5020', [0, 'spec', 'p[]', 'url'], 'key'],
+    ]);
     expect(problems([{ operation: 'remove', spec: { a: 'eh?' } }])).toEqual([['PIPE5014', [0, 'spec', 'a'], 'value']]);
-    expect(problems([{ operation: 'cardinality', spec: { a: 'pants' } }])).toEqual([['PIPE5015', [0, 'spec', 'a'], 'value']]);
-    expect(problems([{ operation: 'modify-overwrite-beta', spec: { a: '=uppercase' } }])).toEqual([['PIPE5016', [0, 'spec', 'a'], 'value']]);
-    expect(problems([{ operation: 'modify-overwrite-beta', spec: { d: { '[1]': 'x', 'a*': 'y' } } }])).toEqual([['PIPE5017', [0, 'spec', 'd', '[1]'], 'key']]);
-    expect(problems([{ operation: 'modify-overwrite-beta', spec: { a: '=concat(x' } }])).toEqual([['PIPE5018', [0, 'spec', 'a'], 'value']]);
+    expect(problems([{ operation: 'cardinality', spec: { a: 'pants' } }])).toEqual([
+      ['PIPE5015', [0, 'spec', 'a'], 'value'],
+    ]);
+    expect(problems([{ operation: 'modify-overwrite-beta', spec: { a: '=uppercase' } }])).toEqual([
+      ['PIPE5016', [0, 'spec', 'a'], 'value'],
+    ]);
+    expect(problems([{ operation: 'modify-overwrite-beta', spec: { d: { '[1]': 'x', 'a*': 'y' } } }])).toEqual([
+      ['PIPE5017', [0, 'spec', 'd', '[1]'], 'key'],
+    ]);
+    expect(problems([{ operation: 'modify-overwrite-beta', spec: { a: '=concat(x' } }])).toEqual([
+      ['PIPE5018', [0, 'spec', 'a'], 'value'],
+    ]);
   });
 
   it('locates keys inside a JSON text', () => {
@@ -156,7 +202,9 @@ describe('diagnostics', () => {
 
 describe('safety', () => {
   it('treats __proto__, constructor and prototype as plain keys', () => {
-    const input = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 2}}, "a": 1}') as unknown;
+    const input = JSON.parse(
+      '{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 2}}, "a": 1}',
+    ) as unknown;
     const out = shift({ '*': 'copy.&', a: '__proto__.polluted' }, input) as Record<string, unknown>;
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);

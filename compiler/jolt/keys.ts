@@ -38,7 +38,13 @@ export type PathElement =
   | { readonly kind: 'literal'; readonly key: string }
   | { readonly kind: 'star-all' }
   | { readonly kind: 'star-single'; readonly raw: string; readonly prefix: string; readonly suffix: string }
-  | { readonly kind: 'star-double'; readonly raw: string; readonly prefix: string; readonly mid: string; readonly suffix: string }
+  | {
+      readonly kind: 'star-double';
+      readonly raw: string;
+      readonly prefix: string;
+      readonly mid: string;
+      readonly suffix: string;
+    }
   | { readonly kind: 'star-regex'; readonly raw: string; readonly parts: readonly string[]; readonly groups: number }
   | { readonly kind: 'amp'; readonly tokens: readonly (string | Ref)[]; readonly canonical: string }
   | { readonly kind: 'array'; readonly index: ArrayIndex; readonly canonical: string }
@@ -48,7 +54,6 @@ export type PathElement =
   | { readonly kind: 'hash'; readonly value: string };
 
 export type StarElement = Extract<PathElement, { kind: 'star-all' | 'star-single' | 'star-double' | 'star-regex' }>;
-
 
 function count(text: string, part: string): number {
   return text.split(part).length - 1;
@@ -277,7 +282,11 @@ export function starMatches(star: StarElement, text: string): boolean {
     case 'star-all':
       return true;
     case 'star-single':
-      return text.length > star.prefix.length + star.suffix.length && text.startsWith(star.prefix) && text.endsWith(star.suffix);
+      return (
+        text.length > star.prefix.length + star.suffix.length &&
+        text.startsWith(star.prefix) &&
+        text.endsWith(star.suffix)
+      );
     case 'star-double': {
       if (!text.startsWith(star.prefix) || !text.endsWith(star.suffix)) return false;
       const from = star.prefix.length + 1;

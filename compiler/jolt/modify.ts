@@ -8,7 +8,13 @@
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
 import { canonicalOf, isStar, parseDotPath, parseKey, type PathElement, SpecError } from './keys.js';
 import { compareUtf16, parseJavaDouble, parseJavaInt, parseJavaLong } from '../../runtime/jolt/java.js';
-import { FUNCTIONS, KEEPS_ARGUMENTS, LIST_FORMS, ONE_ARGUMENT_FORMS, TWO_ARGUMENT_FORMS } from '../../runtime/jolt/functions.js';
+import {
+  FUNCTIONS,
+  KEEPS_ARGUMENTS,
+  LIST_FORMS,
+  ONE_ARGUMENT_FORMS,
+  TWO_ARGUMENT_FORMS,
+} from '../../runtime/jolt/functions.js';
 import { readExpr, readPathExpr, Scope } from './walk.js';
 import { regexProblem } from '../../runtime/regex/index.js';
 import * as E from './errors.js';
@@ -31,7 +37,13 @@ export interface ModifyOptions {
 }
 
 /** Compiles a modify spec in `mode`; returns the name of the generated step function `(input, context)`. */
-export function compileModify(prog: Program, spec: unknown, path: JsonPath, mode: ModifyMode, options: ModifyOptions): string {
+export function compileModify(
+  prog: Program,
+  spec: unknown,
+  path: JsonPath,
+  mode: ModifyMode,
+  options: ModifyOptions,
+): string {
   const fn = prog.name('modify');
   if (!isPlainObject(spec)) {
     prog.error(E.specNotAnObject('modify'), path, 'value');
@@ -53,7 +65,13 @@ export function compileModify(prog: Program, spec: unknown, path: JsonPath, mode
   return fn;
 }
 
-function parseChild(prog: Program, rawKey: string, rhs: unknown, path: JsonPath, parentMode: ModifyMode): Child | undefined {
+function parseChild(
+  prog: Program,
+  rawKey: string,
+  rhs: unknown,
+  path: JsonPath,
+  parentMode: ModifyMode,
+): Child | undefined {
   let key = rawKey;
   let mode = parentMode;
   const prefixMode = MODE_PREFIX[key.charAt(0)];
@@ -133,7 +151,14 @@ function compileComposite(
   const dataType: DataType = arrayKey ? 'list' : mapKey ? 'map' : 'runtime';
   const literals = children.filter((c) => c.pe.kind === 'literal' || c.pe.kind === 'array');
   const computed = children.filter((c) => isStar(c.pe)).sort(computedCompare);
-  const strategy = computed.length === 0 ? 'literals' : literals.length === 0 ? 'computed' : mode === 2 && dataType === 'list' ? 'conflict' : 'both';
+  const strategy =
+    computed.length === 0
+      ? 'literals'
+      : literals.length === 0
+        ? 'computed'
+        : mode === 2 && dataType === 'list'
+          ? 'conflict'
+          : 'both';
 
   const scope = outer.enter(level, { owner: level, capture: 'none', groups: 0 }, { key: 'key', data: 'data' });
   const body = new Lines();
@@ -142,11 +167,17 @@ function compileComposite(
   if (dataType === 'runtime') body.add(1, `if (data === null || data === undefined) return;`);
   else {
     body.add(1, `if (data === null || data === undefined) {`);
-    body.add(2, `data = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, key, ${mode}, ${dataType === 'list'});`);
+    body.add(
+      2,
+      `data = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, key, ${mode}, ${dataType === 'list'});`,
+    );
     body.add(2, `if (data === null) return;`);
     body.add(1, `}`);
   }
-  body.add(1, `const size = Array.isArray(data) ? ${dataType === 'list' ? `J.expand(data, ${maxIndex})` : 'data.length'} : -1;`);
+  body.add(
+    1,
+    `const size = Array.isArray(data) ? ${dataType === 'list' ? `J.expand(data, ${maxIndex})` : 'data.length'} : -1;`,
+  );
 
   const ctx: Ctx = { prog, scope, level, options, depth, mapOnly: dataType === 'map' };
   const walk = new Lines();
@@ -168,7 +199,9 @@ function compileComposite(
   ].filter((x) => x !== '');
   body.add(1, stores.join(' '));
   body.addAll(walk);
-  prog.declare(`/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(state, key, data) {\n${body.toString()}\n}`);
+  prog.declare(
+    `/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(state, key, data) {\n${body.toString()}\n}`,
+  );
   return fn;
 }
 
@@ -202,7 +235,15 @@ function literalKeyOf(child: Child): string {
   return '';
 }
 
-function emitStrategy(ctx: Ctx, out: Lines, ind: number, strategy: string, literals: Child[], computed: Child[], shape: 'map' | 'list'): void {
+function emitStrategy(
+  ctx: Ctx,
+  out: Lines,
+  ind: number,
+  strategy: string,
+  literals: Child[],
+  computed: Child[],
+  shape: 'map' | 'list',
+): void {
   if (strategy === 'literals' || strategy === 'both') {
     for (const child of literals) {
       const key = literalKeyOf(child);
@@ -214,8 +255,7 @@ function emitStrategy(ctx: Ctx, out: Lines, ind: number, strategy: string, liter
       } else if (shape === 'map') {
         out.add(ind + 1, `const childKey = ${lit(key)}, present = J.has(data, childKey);`);
         out.add(ind + 1, `const childValue = present ? data[childKey] : null;`);
-      }
-      else {
+      } else {
         const index = parseJavaInt(key);
         const i = index === undefined ? 2147483647 : index;
         // present means "in the input": indexes added by growing the list do not count
@@ -227,9 +267,10 @@ function emitStrategy(ctx: Ctx, out: Lines, ind: number, strategy: string, liter
     }
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
-    const each = shape === 'map'
-      ? 'for (const childKey of Object.keys(data)) { const present = true, childValue = data[childKey];'
-      : 'for (let i = 0; i < data.length; i++) { const childKey = String(i), present = true, childValue = data[i];';
+    const each =
+      shape === 'map'
+        ? 'for (const childKey of Object.keys(data)) { const present = true, childValue = data[childKey];'
+        : 'for (let i = 0; i < data.length; i++) { const childKey = String(i), present = true, childValue = data[i];';
     out.add(ind, each);
     if (strategy === 'conflict') {
       out.add(ind + 1, `switch (childKey) {`);
@@ -257,7 +298,8 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
   else if (pe.kind === 'star-single') {
     const affixes = `childKey.startsWith(${lit(pe.prefix)}) && childKey.endsWith(${lit(pe.suffix)})`;
     condition = `childKey.length > ${pe.prefix.length + pe.suffix.length} && ${affixes}`;
-  } else if (pe.kind === 'star-double') condition = `J.star2(childKey, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
+  } else if (pe.kind === 'star-double')
+    condition = `J.star2(childKey, ${lit(pe.prefix)}, ${lit(pe.mid)}, ${lit(pe.suffix)}) !== null`;
   else {
     const parts = ctx.prog.name('SP');
     ctx.prog.declare(`const ${parts} = ${JSON.stringify(pe.parts)};`);
@@ -280,7 +322,16 @@ function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
   if (child.composite) {
     let fn = compiledChildren.get(child);
     if (fn === undefined) {
-      fn = compileComposite(ctx.prog, child.rhs as Record<string, unknown>, child.path, ctx.scope, ctx.level + 1, child.mode, ctx.options, ctx.depth + 1);
+      fn = compileComposite(
+        ctx.prog,
+        child.rhs as Record<string, unknown>,
+        child.path,
+        ctx.scope,
+        ctx.level + 1,
+        child.mode,
+        ctx.options,
+        ctx.depth + 1,
+      );
       compiledChildren.set(child, fn);
     }
     out.add(inner, `${fn}(state, childKey, childValue);`);
@@ -292,7 +343,11 @@ function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
 
 function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
   const leafLevel = ctx.level + 1;
-  const scope = ctx.scope.with(leafLevel, { owner: leafLevel, capture: 'none', groups: 0 }, { key: 'childKey', data: 'leafValue', hash: '0' });
+  const scope = ctx.scope.with(
+    leafLevel,
+    { owner: leafLevel, capture: 'none', groups: 0 },
+    { key: 'childKey', data: 'leafValue', hash: '0' },
+  );
   const rhsList = Array.isArray(child.rhs) && child.rhs.length > 0 ? child.rhs : [child.rhs];
   const evaluators: string[] = [];
   rhsList.forEach((rhs, i) => {
@@ -317,7 +372,14 @@ function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
 }
 
 /** One statement assigning `result` for one right-hand side (string expression or literal). */
-function evaluatorLines(ctx: Ctx, scope: Scope, level: number, rhs: unknown, fallbacks: boolean, where: JsonPath): string[] {
+function evaluatorLines(
+  ctx: Ctx,
+  scope: Scope,
+  level: number,
+  rhs: unknown,
+  fallbacks: boolean,
+  where: JsonPath,
+): string[] {
   if (typeof rhs !== 'string') return [`result = ${ctx.prog.freshValue(rhs)};`];
   if (!rhs.startsWith('=')) return [`result = ${argExpr(ctx, scope, level, rhs, false).source};`];
   const text = rhs.slice(1);
@@ -397,7 +459,9 @@ function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath
   if (ctx.options.customFunctions.has(name)) return { source: `X.fn[${lit(name)}]`, reusesArguments: false };
   if (has(FUNCTIONS, name)) return { source: `J.F.${name}`, stock: name, reusesArguments: !KEEPS_ARGUMENTS.has(name) };
   const known = Object.keys(FUNCTIONS);
-  const near = known.filter((k) => k.toLowerCase() === name.toLowerCase() || k.toLowerCase().startsWith(name.toLowerCase().slice(0, 3)));
+  const near = known.filter(
+    (k) => k.toLowerCase() === name.toLowerCase() || k.toLowerCase().startsWith(name.toLowerCase().slice(0, 3)),
+  );
   if (!fallbacks) throw new SpecError(E.unknownFunction(name, near, false));
   // In a fallback list Jolt skips an unknown function; keep that behaviour but say so.
   ctx.prog.warning(E.unknownFunction(name, near, true), where, 'value');
@@ -454,4 +518,3 @@ function literalArg(arg: string, parse: boolean): string {
   const n = parseJavaInt(arg) ?? parseJavaLong(arg) ?? parseJavaDouble(arg);
   return n !== undefined && Number.isFinite(n) ? String(n) : lit(arg);
 }
-

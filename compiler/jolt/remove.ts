@@ -25,7 +25,8 @@ export function parseMatcher(key: string): Matcher {
     return { kind: 'star-single', raw: key, prefix: key.slice(0, at), suffix: key.slice(at + 1) };
   }
   const parts = key.split('*');
-  if (stars === 2) return { kind: 'star-double', raw: key, prefix: parts[0] ?? '', mid: parts[1] ?? '', suffix: parts[2] ?? '' };
+  if (stars === 2)
+    return { kind: 'star-double', raw: key, prefix: parts[0] ?? '', mid: parts[1] ?? '', suffix: parts[2] ?? '' };
   return { kind: 'star-regex', raw: key, parts, groups: stars };
 }
 
@@ -39,8 +40,14 @@ function parseNodes(prog: Program, spec: Record<string, unknown>, path: JsonPath
       return nodes;
     }
     for (const key of splitOr(raw)) {
-      if (isPlainObject(rhs)) nodes.push({ matcher: parseMatcher(key), children: parseNodes(prog, rhs, childPath, depth + 1), path: childPath });
-      else if (typeof rhs === 'string' && rhs.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '') === '') nodes.push({ matcher: parseMatcher(key), path: childPath });
+      if (isPlainObject(rhs))
+        nodes.push({
+          matcher: parseMatcher(key),
+          children: parseNodes(prog, rhs, childPath, depth + 1),
+          path: childPath,
+        });
+      else if (typeof rhs === 'string' && rhs.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '') === '')
+        nodes.push({ matcher: parseMatcher(key), path: childPath });
       else prog.error(E.badRemoveValue(raw), childPath, 'value');
     }
   }
@@ -55,7 +62,9 @@ export function compileRemove(prog: Program, spec: unknown, path: JsonPath): str
     return fn;
   }
   const rootFn = emitProcess(prog, parseNodes(prog, spec, path, 0), path);
-  prog.declare(`/** remove: deletes the named keys and indexes (in place). */\nfunction ${fn}(input) {\n  ${rootFn}(input);\n  return input;\n}`);
+  prog.declare(
+    `/** remove: deletes the named keys and indexes (in place). */\nfunction ${fn}(input) {\n  ${rootFn}(input);\n  return input;\n}`,
+  );
   return fn;
 }
 

@@ -8,9 +8,19 @@
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
 import { canonicalOf, isStar, parseKey, parseOutputPath, type PathElement, SpecError, starMatches } from './keys.js';
 import { compareUtf16 } from '../../runtime/jolt/java.js';
-import { type CaptureKind, evaluateExpr, type Level, isInvariant, OWN_KEY, readExpr, Scope, writeSteps, arrayIndexExpr, type WriteStep } from './walk.js';
+import {
+  type CaptureKind,
+  evaluateExpr,
+  type Level,
+  isInvariant,
+  OWN_KEY,
+  readExpr,
+  Scope,
+  writeSteps,
+  arrayIndexExpr,
+  type WriteStep,
+} from './walk.js';
 import * as E from './errors.js';
-
 
 interface Child {
   readonly pe: PathElement;
@@ -24,7 +34,14 @@ interface Child {
 /** Each child object is compiled once even though the map, list and scalar branches all call it. */
 const compiledChildren = new WeakMap<Child, string>();
 
-const COMPUTED_ORDER: Record<string, number> = { amp: 1, array: 1, 'star-regex': 2, 'star-double': 3, 'star-single': 4, 'star-all': 5 };
+const COMPUTED_ORDER: Record<string, number> = {
+  amp: 1,
+  array: 1,
+  'star-regex': 2,
+  'star-double': 3,
+  'star-single': 4,
+  'star-all': 5,
+};
 
 /**
  * What a shift emitter writes with and into: the chain's program (declarations, names,
@@ -72,7 +89,14 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
   // match counts cost a store per matched key; they are kept only when some `[#n]` may read them
   const counts = /\[\s*#/.test(JSON.stringify(spec));
   const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog, counts);
-  const rootFn = compileComposite(prog, { spec, path, outer: root, level: 1, self: { owner: 1, capture: 'none', groups: 0 }, depth: 0 });
+  const rootFn = compileComposite(prog, {
+    spec,
+    path,
+    outer: root,
+    level: 1,
+    self: { owner: 1, capture: 'none', groups: 0 },
+    depth: 0,
+  });
   prog.declare(
     [
       `/** shift: walks the input along the spec and moves matched values into a new output. */`,
@@ -212,11 +236,19 @@ function compileComposite(prog: Program, object: SpecObject): string {
     return fn;
   }
   const isOwner = self.owner === level;
-  const scope = outer.enter(level, self, isOwner ? { key: OWN_KEY, cap: 'captures', data: 'data', hash: `state.H[${level}]` } : { data: 'data' });
+  const scope = outer.enter(
+    level,
+    self,
+    isOwner ? { key: OWN_KEY, cap: 'captures', data: 'data', hash: `state.H[${level}]` } : { data: 'data' },
+  );
   const children = parseChildren(prog, spec, path);
   const literals = children.filter((c) => c.pe.kind === 'literal');
-  const specials = children.filter((c) => c.pe.kind === 'at' || c.pe.kind === 'hash' || c.pe.kind === 'dollar' || c.pe.kind === 'transpose');
-  const computed = children.filter((c) => isStar(c.pe) || c.pe.kind === 'amp' || c.pe.kind === 'array').sort(computedCompare);
+  const specials = children.filter(
+    (c) => c.pe.kind === 'at' || c.pe.kind === 'hash' || c.pe.kind === 'dollar' || c.pe.kind === 'transpose',
+  );
+  const computed = children
+    .filter((c) => isStar(c.pe) || c.pe.kind === 'amp' || c.pe.kind === 'array')
+    .sort(computedCompare);
   const strategy = strategyOf(literals, computed);
 
   const body = new Lines();
@@ -252,7 +284,9 @@ function compileComposite(prog: Program, object: SpecObject): string {
   head.add(1, stores.join(' '));
   for (const declaration of scope.hoisted.declarations) head.add(1, declaration);
   head.addAll(body);
-  prog.declare(`/** shift ${describe(path)} */\nfunction ${fn}(state, key, captures, data, index) {\n${head.toString()}\n}`);
+  prog.declare(
+    `/** shift ${describe(path)} */\nfunction ${fn}(state, key, captures, data, index) {\n${head.toString()}\n}`,
+  );
   return fn;
 }
 
@@ -337,13 +371,17 @@ function sharedContainers(literals: readonly Child[], scope: Scope, level: numbe
     }
     const name = `into${level}_${i}`;
     const written: string[] = [];
-    for (let j = i; j < walks.length && signature(j) === walk.signature; j++) written.push((walks[j] as ContainerWalk).lastKey);
+    for (let j = i; j < walks.length && signature(j) === walk.signature; j++)
+      written.push((walks[j] as ContainerWalk).lastKey);
     const dynamic = walk.dynamicKeys.map((key) => scope.hoisted.name(key));
     const clash = dynamic.flatMap((key) => written.map((lastKey) => `${key} === ${lastKey}`));
     const comment = ' // the container the next writes share, once found';
     out.push({
       name,
-      declaration: clash.length === 0 ? `let ${name};${comment}` : `let ${name} = ${clash.join(' || ')} ? null : undefined;${comment} (null: not shared, a key on the way is one written)`,
+      declaration:
+        clash.length === 0
+          ? `let ${name};${comment}`
+          : `let ${name} = ${clash.join(' || ')} ? null : undefined;${comment} (null: not shared, a key on the way is one written)`,
       guarded: clash.length > 0,
     });
   });
@@ -371,7 +409,8 @@ function containerWalk(child: Child, scope: Scope, level: number): ContainerWalk
   }
   const last = steps[steps.length - 1];
   const walk = steps.slice(0, -1);
-  if (last === undefined || walk.length === 0 || last.kind !== 'M' || !last.constant || !plainKeyExpr(last.key)) return undefined;
+  if (last === undefined || walk.length === 0 || last.kind !== 'M' || !last.constant || !plainKeyExpr(last.key))
+    return undefined;
   const fixed = walk.every((step) => step.kind !== 'X' && !step.nullable && (step.constant || isInvariant(step.key)));
   if (!fixed || walk.some((step) => step.kind === 'M' && step.constant && step.key === last.key)) return undefined;
   return {
@@ -400,8 +439,16 @@ function emitList(e: Emit, kids: Children): void {
     // `*` over a list into a spec object: the child gets the index (`n`) and makes its key text
     // only if it uses it (OWN_KEY), instead of a String(i) per element here.
     const [only] = computed;
-    const indexOnly = strategy === 'computed' && computed.length === 1 && only !== undefined && only.pe.kind === 'star-all' && only.composite;
-    out.add(ind + 1, indexOnly ? `const childKey = null, childValue = data[i];` : `const childKey = String(i), childValue = data[i];`);
+    const indexOnly =
+      strategy === 'computed' &&
+      computed.length === 1 &&
+      only !== undefined &&
+      only.pe.kind === 'star-all' &&
+      only.composite;
+    out.add(
+      ind + 1,
+      indexOnly ? `const childKey = null, childValue = data[i];` : `const childKey = String(i), childValue = data[i];`,
+    );
     if (strategy === 'conflict') emitConflict(inner(e), kids, 'i');
     else emitComputedChain(inner(e), computed, 'i');
     out.add(ind, `}`);
@@ -501,7 +548,10 @@ function emitComputedChain(e: Emit, computed: readonly Child[], listIndex?: stri
     return;
   }
   out.add(ind, `if (${condition}) {`);
-  emitMatched(inner(e), child, { ...(capture !== undefined ? { capture } : {}), ...(listIndex !== undefined ? { listIndex } : {}) });
+  emitMatched(inner(e), child, {
+    ...(capture !== undefined ? { capture } : {}),
+    ...(listIndex !== undefined ? { listIndex } : {}),
+  });
   if (rest.length > 0) {
     out.add(ind, `} else {`);
     emitComputedChain(inner(e), rest, listIndex);
@@ -525,19 +575,40 @@ function emitMatched(e: Emit, child: Child, match: Match): void {
     let fn = compiledChildren.get(child);
     if (fn === undefined) {
       const self = { owner: childLevel, capture: kind, groups };
-      fn = compileComposite(prog, { spec: child.rhs as Record<string, unknown>, path: child.path, outer: scope, level: childLevel, self, depth: depth + 1 });
+      fn = compileComposite(prog, {
+        spec: child.rhs as Record<string, unknown>,
+        path: child.path,
+        outer: scope,
+        level: childLevel,
+        self,
+        depth: depth + 1,
+      });
       compiledChildren.set(child, fn);
     }
-    out.add(ind, listIndex === undefined ? `${fn}(state, childKey, ${capName}, childValue);` : `${fn}(state, childKey, ${capName}, childValue, ${listIndex});`);
+    out.add(
+      ind,
+      listIndex === undefined
+        ? `${fn}(state, childKey, ${capName}, childValue);`
+        : `${fn}(state, childKey, ${capName}, childValue, ${listIndex});`,
+    );
   } else {
-    emitWrites({ ...e, scope: leafScopeOf(scope, level, child, capName), level: childLevel }, child, 'childValue', container);
+    emitWrites(
+      { ...e, scope: leafScopeOf(scope, level, child, capName), level: childLevel },
+      child,
+      'childValue',
+      container,
+    );
   }
   out.add(ind, scope.countMatch(level));
 }
 
 function leafScopeOf(scope: Scope, level: number, child: Child, capName: string): Scope {
   const { capture: kind, groups } = captureOf(child.pe);
-  return scope.with(level + 1, { owner: level + 1, capture: kind, groups }, { key: 'childKey', cap: capName, data: 'childValue', hash: '0' });
+  return scope.with(
+    level + 1,
+    { owner: level + 1, capture: kind, groups },
+    { key: 'childKey', cap: capName, data: 'childValue', hash: '0' },
+  );
 }
 
 /** `@`, `@(…)`, `$…` and `#…` children: they see the composite's own key and data and never block. */
@@ -555,11 +626,22 @@ function emitSpecial(e: Emit, child: Child): void {
       out.add(ind + 1, `const found = ${read};`);
       out.add(ind + 1, `if (found !== J.N) {`);
       if (child.composite) {
-        const fn = compileComposite(prog, { spec: child.rhs as Record<string, unknown>, path: child.path, outer: scope, level: childLevel, self: alias, depth: depth + 1 });
+        const fn = compileComposite(prog, {
+          spec: child.rhs as Record<string, unknown>,
+          path: child.path,
+          outer: scope,
+          level: childLevel,
+          self: alias,
+          depth: depth + 1,
+        });
         out.add(ind + 2, `${fn}(state, undefined, undefined, found);`);
         out.add(ind + 2, scope.countMatch(level));
       } else {
-        emitWrites({ ...inner(e, 2), scope: scope.with(childLevel, alias, { data: 'data' }), level: childLevel }, child, 'found');
+        emitWrites(
+          { ...inner(e, 2), scope: scope.with(childLevel, alias, { data: 'data' }), level: childLevel },
+          child,
+          'found',
+        );
       }
       out.add(ind + 1, `}`);
       out.add(ind, `}`);
@@ -570,12 +652,27 @@ function emitSpecial(e: Emit, child: Child): void {
       out.add(ind, `{`);
       out.add(ind + 1, `const found = ${value};`);
       const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
-      emitWrites({ ...inner(e), scope: scope.with(childLevel, own, { key: 'found', data: 'data', hash: '0' }), level: childLevel }, child, 'found');
+      emitWrites(
+        {
+          ...inner(e),
+          scope: scope.with(childLevel, own, { key: 'found', data: 'data', hash: '0' }),
+          level: childLevel,
+        },
+        child,
+        'found',
+      );
       out.add(ind, `}`);
     } else if (pe.kind === 'hash') {
       const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
       if (child.composite) {
-        const fn = compileComposite(prog, { spec: child.rhs as Record<string, unknown>, path: child.path, outer: scope, level: childLevel, self: own, depth: depth + 1 });
+        const fn = compileComposite(prog, {
+          spec: child.rhs as Record<string, unknown>,
+          path: child.path,
+          outer: scope,
+          level: childLevel,
+          self: own,
+          depth: depth + 1,
+        });
         out.add(ind, `${fn}(state, ${lit(pe.value)}, undefined, data);`);
         out.add(ind, scope.countMatch(level));
       } else {
@@ -642,7 +739,8 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
       name = `${step.kind === 'A' ? 'index' : 'key'}${i}`;
       out.add(ind + 1, `const ${name} = ${step.key};`);
     }
-    if (step.kind === 'A' && (step.key.startsWith('J.index(') || step.key.startsWith('J.listIndex('))) out.add(ind + 1, `if (${name} < 0) break write;`);
+    if (step.kind === 'A' && (step.key.startsWith('J.index(') || step.key.startsWith('J.listIndex(')))
+      out.add(ind + 1, `if (${name} < 0) break write;`);
     if (step.nullable) out.add(ind + 1, `if (${name} === null) break write;`);
     return name;
   });
@@ -658,7 +756,10 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
   if (container === undefined) out.add(ind + 1, `let target = state.o.root;`);
   else {
     out.add(ind + 1, `let target = ${container.name};`);
-    out.add(ind + 1, container.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`);
+    out.add(
+      ind + 1,
+      container.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`,
+    );
     out.add(at, `target = state.o.root;`);
   }
   const root = first.kind === 'M' ? '{}' : 'J.own(state, [])';
@@ -691,14 +792,20 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
     out.add(at, `}`);
   });
   if (container !== undefined) {
-    out.add(at, container.guarded ? `if (${container.name} === undefined) ${container.name} = target;` : `${container.name} = target;`);
+    out.add(
+      at,
+      container.guarded
+        ? `if (${container.name} === undefined) ${container.name} = target;`
+        : `${container.name} = target;`,
+    );
     out.add(ind + 1, `}`);
   }
   const last = steps[steps.length - 1] ?? first;
   const lastName = names[steps.length - 1] ?? '';
   if (last.kind === 'X') out.add(ind + 1, `target.push(${data});`);
   else if (last.kind === 'A') out.add(ind + 1, `J.fa(state, target, ${lastName}, ${data});`);
-  else if (lastName.startsWith('"') && !plainKeyExpr(lastName)) out.add(ind + 1, `J.fm(state, target, ${lastName}, ${data});`);
+  else if (lastName.startsWith('"') && !plainKeyExpr(lastName))
+    out.add(ind + 1, `J.fm(state, target, ${lastName}, ${data});`);
   else {
     // the common case inline (a store specific to this site); merging into a list goes through J.fm
     out.add(ind + 1, readKey(lastName, 'existing'));

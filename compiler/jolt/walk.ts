@@ -106,7 +106,13 @@ export class Scope {
 
   /** The scope inside a new generated function for `level`: outer levels are read from `S` slots. */
   enter(level: number, info: Level, names: LocalNames): Scope {
-    return new Scope([...this.levels.slice(0, level), info], new Map([[level, names]]), this.reads, this.counts, this.slots);
+    return new Scope(
+      [...this.levels.slice(0, level), info],
+      new Map([[level, names]]),
+      this.reads,
+      this.counts,
+      this.slots,
+    );
   }
 
   with(level: number, info: Level, names: LocalNames): Scope {
@@ -166,9 +172,11 @@ function groupCount(level: Level | undefined): string {
 }
 
 function ampExpr(scope: Scope, at: number, tokens: readonly (string | Ref)[]): string {
-  const parts = tokens.map((t) => (typeof t === 'string' ? lit(t) : scope.keyOf(at, t, `\`&(${t.pathIndex},${t.keyGroup})\``)));
+  const parts = tokens.map((t) =>
+    typeof t === 'string' ? lit(t) : scope.keyOf(at, t, `\`&(${t.pathIndex},${t.keyGroup})\``),
+  );
   if (parts.length === 0) return '""';
-  return parts.length === 1 && typeof tokens[0] !== 'string' ? parts[0] ?? '""' : `(${parts.join(' + ')})`;
+  return parts.length === 1 && typeof tokens[0] !== 'string' ? (parts[0] ?? '""') : `(${parts.join(' + ')})`;
 }
 
 /** Expression reading `@(up, sub)`: the value, or J.N when the path does not exist. */
@@ -250,7 +258,11 @@ export interface WriteStep {
 }
 
 /** The list index of `[n]`, `[&n]`, `[#n]`, `[@…]` as a number expression (-1: skip the write). */
-function arrayIndexNumber(scope: Scope, at: number, pe: Extract<PathElement, { kind: 'array' }>): { key: string; constant: boolean } {
+function arrayIndexNumber(
+  scope: Scope,
+  at: number,
+  pe: Extract<PathElement, { kind: 'array' }>,
+): { key: string; constant: boolean } {
   const index = pe.index;
   switch (index.type) {
     case 'auto':

@@ -52,9 +52,19 @@ export type Expr =
   | (Range & { readonly kind: 'dot' })
   | (Range & { readonly kind: 'key'; readonly target: Expr | undefined; readonly key: string })
   | (Range & { readonly kind: 'index'; readonly target: Expr | undefined; readonly index: Expr })
-  | (Range & { readonly kind: 'slice'; readonly target: Expr | undefined; readonly from: Expr | undefined; readonly to: Expr | undefined })
+  | (Range & {
+      readonly kind: 'slice';
+      readonly target: Expr | undefined;
+      readonly from: Expr | undefined;
+      readonly to: Expr | undefined;
+    })
   | (Range & { readonly kind: 'variable'; readonly name: string })
-  | (Range & { readonly kind: 'call'; readonly name: string; readonly nameRange: Range; readonly args: readonly Expr[] })
+  | (Range & {
+      readonly kind: 'call';
+      readonly name: string;
+      readonly nameRange: Range;
+      readonly args: readonly Expr[];
+    })
   | (Range & { readonly kind: 'binary'; readonly op: BinaryOperator; readonly left: Expr; readonly right: Expr })
   | (Range & {
       readonly kind: 'if';

@@ -49,13 +49,23 @@ interface ModuleSymbols {
 }
 
 /** Where an object matcher `* : …` takes its keys from: a key path below `.`, or nowhere. */
-type MatchContext = { readonly kind: 'path'; readonly keys: readonly string[] } | { readonly kind: 'fail'; readonly where: string };
+type MatchContext =
+  { readonly kind: 'path'; readonly keys: readonly string[] } | { readonly kind: 'fail'; readonly where: string };
 
 const ROOT_MATCH: MatchContext = { kind: 'path', keys: [] };
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const OPERATOR_FUNCTIONS: Readonly<Record<string, string>> = {
-  '==': 'equals', '!=': 'notEquals', '<': 'less', '<=': 'lessOrEqual', '>': 'greater', '>=': 'greaterOrEqual',
-  '+': 'plus', '-': 'minus', '*': 'times', '/': 'divide', '%': 'modulo',
+  '==': 'equals',
+  '!=': 'notEquals',
+  '<': 'less',
+  '<=': 'lessOrEqual',
+  '>': 'greater',
+  '>=': 'greaterOrEqual',
+  '+': 'plus',
+  '-': 'minus',
+  '*': 'times',
+  '/': 'divide',
+  '%': 'modulo',
 };
 
 class Scope {
@@ -137,7 +147,8 @@ class Generator {
       functions.set(decl.name, { jsName: this.fresh('f', decl.name), arity: decl.params.length });
     }
     const isMain = unit === this.units[this.units.length - 1];
-    const bodyFunction = !isMain && unit.program.body ? this.fresh('module', unit.id.replace(/\.jslt$/, '')) : undefined;
+    const bodyFunction =
+      !isMain && unit.program.body ? this.fresh('module', unit.id.replace(/\.jslt$/, '')) : undefined;
     this.symbols.set(unit.id, { functions, bodyFunction, experimental: false });
   }
 
@@ -151,7 +162,9 @@ class Generator {
     const globalNames = program.lets.map((binding) => this.declare(globals, binding, 'v'));
     program.lets.forEach((binding, position) => {
       const visible = new Scope(undefined);
-      program.lets.slice(0, position).forEach((earlier, index) => visible.bind(earlier.name, globalNames[index] as string));
+      program.lets
+        .slice(0, position)
+        .forEach((earlier, index) => visible.bind(earlier.name, globalNames[index] as string));
       letLines.push(`  const ${globalNames[position]} = ${this.expr(binding.value, visible, ROOT_MATCH, '  ')};`);
     });
     for (const decl of program.functions) lines.push(this.functionCode(decl, symbols, globals));
@@ -175,7 +188,9 @@ class Generator {
   private functionCode(decl: FunctionDecl, symbols: ModuleSymbols, globals: Scope): string {
     const info = symbols.functions.get(decl.name) as FunctionInfo;
     const scope = new Scope(globals);
-    const params = decl.params.map((param) => this.declare(scope, { name: param, start: decl.start, end: decl.nameRange.end }, 'p'));
+    const params = decl.params.map((param) =>
+      this.declare(scope, { name: param, start: decl.start, end: decl.nameRange.end }, 'p'),
+    );
     const inner = new Scope(scope);
     const fail: MatchContext = { kind: 'fail', where: 'function declaration' };
     const lets = this.letLines(decl.lets, inner, fail, '      ');
@@ -270,7 +285,12 @@ class Generator {
     return `L.${OPERATOR_FUNCTIONS[node.op]}(${left}, ${right})`;
   }
 
-  private arrayFor(node: Extract<Expr, { kind: 'arrayFor' }>, scope: Scope, match: MatchContext, indent: string): string {
+  private arrayFor(
+    node: Extract<Expr, { kind: 'arrayFor' }>,
+    scope: Scope,
+    match: MatchContext,
+    indent: string,
+  ): string {
     const sequence = this.expr(node.sequence, scope, match, indent);
     if (node.lets.length === 0 && !node.filter) {
       return `L.forArray(${sequence}, (dot) => ${this.expr(node.body, scope, ROOT_MATCH, indent)})`;
@@ -278,12 +298,18 @@ class Generator {
     const inner = indent + '  ';
     const loopScope = new Scope(scope);
     let text = this.letLines(node.lets, loopScope, ROOT_MATCH, inner);
-    if (node.filter) text += `${inner}if (!L.truthy(${this.expr(node.filter, loopScope, ROOT_MATCH, inner)})) return L.SKIP;\n`;
+    if (node.filter)
+      text += `${inner}if (!L.truthy(${this.expr(node.filter, loopScope, ROOT_MATCH, inner)})) return L.SKIP;\n`;
     text += `${inner}return ${this.expr(node.body, loopScope, ROOT_MATCH, inner)};\n`;
     return `L.forArray(${sequence}, (dot) => {\n${text}${indent}})`;
   }
 
-  private objectFor(node: Extract<Expr, { kind: 'objectFor' }>, scope: Scope, match: MatchContext, indent: string): string {
+  private objectFor(
+    node: Extract<Expr, { kind: 'objectFor' }>,
+    scope: Scope,
+    match: MatchContext,
+    indent: string,
+  ): string {
     const sequence = this.expr(node.sequence, scope, match, indent);
     const inner = indent + '  ';
     const loopScope = new Scope(scope);
@@ -324,7 +350,10 @@ class Generator {
     if (node.lets.length === 0 && !dynamic && !node.matcher) {
       if (node.pairs.length === 0) return 'L.newObject()';
       const inner = indent + '  ';
-      const entries = node.pairs.map((pair) => `${inner}[${JSON.stringify((pair.key as { value: string }).value)}, ${pairValue(pair, scope, inner)}],`);
+      const entries = node.pairs.map(
+        (pair) =>
+          `${inner}[${JSON.stringify((pair.key as { value: string }).value)}, ${pairValue(pair, scope, inner)}],`,
+      );
       return `L.object([\n${entries.join('\n')}\n${indent}])`;
     }
 
@@ -342,7 +371,8 @@ class Generator {
       }
     }
     if (node.matcher) {
-      const context = match.kind === 'path' && match.keys.length > 0 ? `L.path(dot, ${JSON.stringify(match.keys)})` : 'dot';
+      const context =
+        match.kind === 'path' && match.keys.length > 0 ? `L.path(dot, ${JSON.stringify(match.keys)})` : 'dot';
       const skipped = JSON.stringify([...staticKeys, ...node.matcher.minus]);
       const valueOf = this.expr(node.matcher.value, objectScope, ROOT_MATCH, inner);
       text += `${inner}L.match(out, ${context}, ${skipped}, (dot) => ${valueOf});\n`;
@@ -367,7 +397,9 @@ class Generator {
 
     if (node.name === 'fallback') {
       if (!this.checkArity('fallback', 2, 1024, node)) return 'null';
-      return `L.firstValue(${args().map((arg) => `() => ${arg}`).join(', ')})`;
+      return `L.firstValue(${args()
+        .map((arg) => `() => ${arg}`)
+        .join(', ')})`;
     }
     const declared = symbols.functions.get(node.name);
     if (declared) {

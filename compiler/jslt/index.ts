@@ -46,7 +46,11 @@ interface Problem {
   readonly range: Range;
 }
 
-const PARSE_CODES: Readonly<Record<ParseError['problem'], DiagnosticCode>> = { syntax: 'PIPE5300', escape: 'PIPE5301', nesting: 'PIPE5311' };
+const PARSE_CODES: Readonly<Record<ParseError['problem'], DiagnosticCode>> = {
+  syntax: 'PIPE5300',
+  escape: 'PIPE5301',
+  nesting: 'PIPE5311',
+};
 const MAIN_ID = 'query';
 
 /** Loads the imports of `program` (depth first), appending units in dependency order. */
@@ -97,7 +101,11 @@ function loadModule(
   }
   const parsed = parseJslt(text, { module: true });
   if (parsed.error) {
-    problems.push({ code: PARSE_CODES[parsed.error.problem], message: `${parsed.error.message} (in module ${decl.path})`, range: at });
+    problems.push({
+      code: PARSE_CODES[parsed.error.problem],
+      message: `${parsed.error.message} (in module ${decl.path})`,
+      range: at,
+    });
     return undefined;
   }
   const imports = loadImports(parsed.program, at, [...chain, decl.path], units, problems, resolveImport);
@@ -105,7 +113,10 @@ function loadModule(
   return decl.path;
 }
 
-function compileToProblems(source: string, resolveImport: ImportResolver | undefined): { js: string; problems: Problem[] } {
+function compileToProblems(
+  source: string,
+  resolveImport: ImportResolver | undefined,
+): { js: string; problems: Problem[] } {
   const parsed = parseJslt(source);
   if (parsed.error) {
     const { problem, message, start, end } = parsed.error;

@@ -30,7 +30,10 @@ function codes(query: string): string[] {
 
 describe('compileJslt', () => {
   it('emits a function expression over L only', () => {
-    const { js, diagnostics } = compileJslt('let x = 1 def f(a) $a + $x {"a": f(.n), * : .}', { file: 'f.pipe', mapOffset: (o) => o });
+    const { js, diagnostics } = compileJslt('let x = 1 def f(a) $a + $x {"a": f(.n), * : .}', {
+      file: 'f.pipe',
+      mapOffset: (o) => o,
+    });
     expect(diagnostics).toEqual([]);
     expect(js.startsWith('(input, variables) => L.run(')).toBe(true);
     expect(js).not.toMatch(/\b(require|import|process|globalThis|eval)\b/);
@@ -45,7 +48,11 @@ describe('compileJslt', () => {
     const [problem] = diagnostics;
     expect(problem?.code).toBe('PIPE5300');
     expect(problem?.message).toContain('Parse error');
-    expect(problem?.primary.span).toEqual({ file: 'host.pipe', start: 100 + query.indexOf('2'), end: 101 + query.indexOf('2') });
+    expect(problem?.primary.span).toEqual({
+      file: 'host.pipe',
+      start: 100 + query.indexOf('2'),
+      end: 101 + query.indexOf('2'),
+    });
   });
 
   it('reports static problems with their codes', () => {
@@ -65,7 +72,12 @@ describe('compileJslt', () => {
 
   it('accepts the built-in experimental module without a resolver', () => {
     const query = 'import "http://jslt.schibsted.com/2018/experimental" as exp exp:group-by(., .k, .v)';
-    expect(run(query, [{ k: 'a', v: 1 }, { k: 'a', v: 2 }])).toEqual([{ key: 'a', values: [1, 2] }]);
+    expect(
+      run(query, [
+        { k: 'a', v: 1 },
+        { k: 'a', v: 2 },
+      ]),
+    ).toEqual([{ key: 'a', values: [1, 2] }]);
   });
 
   it('compiles imports through a resolver', () => {
@@ -79,7 +91,12 @@ describe('JSLT semantics', () => {
   it('keeps integers and decimals apart like the reference', () => {
     expect(run('string(1.0)')).toBe('1.0');
     expect(run('to-json(2.2 + 1.8)')).toBe('4.0');
-    expect(run('[is-integer(1.0), is-decimal(1.0), is-integer(16 / 4), is-decimal(5 / 2)]')).toEqual([false, true, true, true]);
+    expect(run('[is-integer(1.0), is-decimal(1.0), is-integer(16 / 4), is-decimal(5 / 2)]')).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
     expect(run('string(1.5147648E9)')).toBe('1.5147648E9');
     expect(run('[string(-0.0), string(0.0001), string(12345678.9)]')).toEqual(['-0.0', '1.0E-4', '1.23456789E7']);
     expect(run('2.2 + 1.8')).toBe(4); // plain JSON at the edge
@@ -121,7 +138,7 @@ describe('JSLT safety', () => {
   it('rejects deeply nested and very long queries without overflowing', () => {
     const nested = '('.repeat(5000) + '1' + ')'.repeat(5000);
     expect(codes(nested)).toEqual(['PIPE5311']);
-    expect(codes('[' .repeat(5000))).toEqual(['PIPE5311']);
+    expect(codes('['.repeat(5000))).toEqual(['PIPE5311']);
     expect(codes(Array.from({ length: 2000 }, () => '1').join(' + '))).toEqual(['PIPE5311']);
   });
 

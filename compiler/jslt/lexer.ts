@@ -7,10 +7,47 @@
  */
 
 export type TokenKind =
-  | 'null' | 'true' | 'false' | 'or' | 'and' | 'if' | 'else' | 'let' | 'for' | 'def' | 'import' | 'as'
-  | 'integer' | 'decimal' | 'string' | 'ident' | 'pident' | 'variable'
-  | '[' | ']' | ',' | ':' | '{' | '}' | '.' | '(' | ')' | '=' | '==' | '!=' | '>=' | '>' | '<' | '<='
-  | '+' | '-' | '*' | '/' | '%' | '|' | 'eof';
+  | 'null'
+  | 'true'
+  | 'false'
+  | 'or'
+  | 'and'
+  | 'if'
+  | 'else'
+  | 'let'
+  | 'for'
+  | 'def'
+  | 'import'
+  | 'as'
+  | 'integer'
+  | 'decimal'
+  | 'string'
+  | 'ident'
+  | 'pident'
+  | 'variable'
+  | '['
+  | ']'
+  | ','
+  | ':'
+  | '{'
+  | '}'
+  | '.'
+  | '('
+  | ')'
+  | '='
+  | '=='
+  | '!='
+  | '>='
+  | '>'
+  | '<'
+  | '<='
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '|'
+  | 'eof';
 
 export interface Token {
   readonly kind: TokenKind;
@@ -27,13 +64,41 @@ export interface LexError {
 
 const KEYWORDS = new Set(['null', 'true', 'false', 'or', 'and', 'if', 'else', 'let', 'for', 'def', 'import', 'as']);
 // longest operators first, so `==` wins over `=`
-const OPERATORS = ['==', '!=', '>=', '<=', '[', ']', ',', ':', '{', '}', '.', '(', ')', '=', '>', '<', '+', '-', '*', '/', '%', '|'] as const;
+const OPERATORS = [
+  '==',
+  '!=',
+  '>=',
+  '<=',
+  '[',
+  ']',
+  ',',
+  ':',
+  '{',
+  '}',
+  '.',
+  '(',
+  ')',
+  '=',
+  '>',
+  '<',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '|',
+] as const;
 
 function isIdentChar(code: number): boolean {
   return (
-    (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) ||
-    code === 95 || code === 45 ||
-    (code >= 0xc0 && code <= 0xd6) || (code >= 0xd8 && code <= 0xf6) || (code >= 0xf8 && code <= 0x17f)
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    (code >= 48 && code <= 57) ||
+    code === 95 ||
+    code === 45 ||
+    (code >= 0xc0 && code <= 0xd6) ||
+    (code >= 0xd8 && code <= 0xf6) ||
+    (code >= 0xf8 && code <= 0x17f)
   );
 }
 
@@ -77,7 +142,12 @@ function skipTrivia(source: string, start: number): number {
 
 function nextToken(source: string, start: number): Token | LexError {
   const char = source[start] as string;
-  const make = (kind: TokenKind, length: number): Token => ({ kind, text: source.slice(start, start + length), start, end: start + length });
+  const make = (kind: TokenKind, length: number): Token => ({
+    kind,
+    text: source.slice(start, start + length),
+    start,
+    end: start + length,
+  });
 
   if (char === '"') {
     const length = stringLength(source, start);
@@ -107,7 +177,8 @@ function nextToken(source: string, start: number): Token | LexError {
   if (pidentLength > 0 && pidentLength > bestFixed) return make('pident', pidentLength);
   if (identLength > bestFixed) return make('ident', identLength);
   if (keywordLength > 0 && keywordLength >= fixedLength) return make(word as TokenKind, keywordLength);
-  if (number && number.length >= (operator?.length ?? 0)) return make(number.decimal ? 'decimal' : 'integer', number.length);
+  if (number && number.length >= (operator?.length ?? 0))
+    return make(number.decimal ? 'decimal' : 'integer', number.length);
   if (operator) return make(operator, operator.length);
   return { message: `unexpected character \`${char}\``, start, end: start + 1 };
 }

@@ -9,7 +9,17 @@
  * Input: JSLT source. Output: a Program, or the first syntax error (message + source range).
  * Nesting depth and operator-chain length are bounded so hostile queries cannot overflow the stack.
  */
-import type { BinaryOperator, Expr, FunctionDecl, ImportDecl, LetBinding, ObjectMatcher, ObjectPair, Program, Range } from './ast.js';
+import type {
+  BinaryOperator,
+  Expr,
+  FunctionDecl,
+  ImportDecl,
+  LetBinding,
+  ObjectMatcher,
+  ObjectPair,
+  Program,
+  Range,
+} from './ast.js';
 import { type Token, type TokenKind, tokenize } from './lexer.js';
 
 export const MAX_NESTING = 150;
@@ -24,7 +34,9 @@ export interface ParseError {
   readonly end: number;
 }
 
-export type ParseResult = { readonly program: Program; readonly error?: undefined } | { readonly program?: undefined; readonly error: ParseError };
+export type ParseResult =
+  | { readonly program: Program; readonly error?: undefined }
+  | { readonly program?: undefined; readonly error: ParseError };
 
 class ParseFailure extends Error {
   constructor(readonly details: ParseError) {
@@ -56,18 +68,37 @@ export function decodeStringToken(token: Token): string {
     } else if (escape === 'u') {
       const hex = raw.slice(pos + 1, pos + 5);
       if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
-        throw new ParseFailure({ problem: 'escape', message: 'Parse error: unfinished Unicode escape sequence', start: offset, end: offset + 2 + hex.length });
+        throw new ParseFailure({
+          problem: 'escape',
+          message: 'Parse error: unfinished Unicode escape sequence',
+          start: offset,
+          end: offset + 2 + hex.length,
+        });
       }
       out += String.fromCharCode(parseInt(hex, 16));
       pos += 4;
     } else {
-      throw new ParseFailure({ problem: 'escape', message: `Parse error: unknown escape sequence \`\\${escape ?? ''}\``, start: offset, end: offset + 2 });
+      throw new ParseFailure({
+        problem: 'escape',
+        message: `Parse error: unknown escape sequence \`\\${escape ?? ''}\``,
+        start: offset,
+        end: offset + 2,
+      });
     }
   }
   return out;
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { '\\': '\\', '"': '"', n: '\n', b: '\b', f: '\f', r: '\r', t: '\t', '/': '/' };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '\\': '\\',
+  '"': '"',
+  n: '\n',
+  b: '\b',
+  f: '\f',
+  r: '\r',
+  t: '\t',
+  '/': '/',
+};
 
 class Parser {
   private pos = 0;
@@ -172,7 +203,15 @@ class Parser {
     this.expect(')');
     const lets = this.parseLets();
     const body = this.parseExpr();
-    return { name: nameToken.text, nameRange: { start: nameToken.start, end: nameToken.end }, params, lets, body, start, end: body.end };
+    return {
+      name: nameToken.text,
+      nameRange: { start: nameToken.start, end: nameToken.end },
+      params,
+      lets,
+      body,
+      start,
+      end: body.end,
+    };
   }
 
   // ───────────────────────────── operators ─────────────────────────────
@@ -262,7 +301,13 @@ class Parser {
       case 'integer':
       case 'decimal':
         this.advance();
-        return { kind: 'number', text: token.text, decimal: token.kind === 'decimal', start: token.start, end: token.end };
+        return {
+          kind: 'number',
+          text: token.text,
+          decimal: token.kind === 'decimal',
+          start: token.start,
+          end: token.end,
+        };
       case 'string':
         this.advance();
         return { kind: 'literal', value: decodeStringToken(token), start: token.start, end: token.end };
@@ -309,7 +354,13 @@ class Parser {
         if (!this.at('ident') && !this.at('string')) this.fail('a key name after `.`');
         const keyToken = this.advance();
         const key = keyToken.kind === 'string' ? decodeStringToken(keyToken) : keyToken.text;
-        expr = { kind: 'key', target: expr.kind === 'dot' ? undefined : expr, key, start: expr.start, end: keyToken.end };
+        expr = {
+          kind: 'key',
+          target: expr.kind === 'dot' ? undefined : expr,
+          key,
+          start: expr.start,
+          end: keyToken.end,
+        };
       } else if (this.at('[')) {
         expr = this.parseSlice(expr);
       } else {
@@ -468,7 +519,10 @@ function toParseError(error: unknown): ParseError {
 /** Parses a JSLT program; `module` allows a missing body (imported files may only declare). */
 export function parseJslt(source: string, options: { module?: boolean } = {}): ParseResult {
   const { tokens, error } = tokenize(source);
-  if (error) return { error: { problem: 'syntax', message: `Parse error: ${error.message}`, start: error.start, end: error.end } };
+  if (error)
+    return {
+      error: { problem: 'syntax', message: `Parse error: ${error.message}`, start: error.start, end: error.end },
+    };
   try {
     return { program: new Parser(tokens).parseProgram(!options.module) };
   } catch (failure) {

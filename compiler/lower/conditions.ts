@@ -25,21 +25,31 @@ export function compileCondition(value: Value, message: PipeType, ctx: PipelineC
   if (braces) {
     const compiled = compileBraces(braces, ctx.bracesEnv(message));
     ctx.diagnostics.push(...compiled.diagnostics);
-    return { expr: { js: `B.isTruthy(${compiled.js})`, constant: false }, alwaysTrue: false, describe: braces.text.trim() };
+    return {
+      expr: { js: `B.isTruthy(${compiled.js})`, constant: false },
+      alwaysTrue: false,
+      describe: braces.text.trim(),
+    };
   }
   if (value.kind === 'string') {
     const path = checkJsonPath(value.value, value, message, ctx);
     if (path === undefined) return { expr: { js: 'false', constant: true }, alwaysTrue: false, describe: value.value };
     const name = ctx.hoist('jsonpath', `R.compileJsonPath(${JSON.stringify(value.value)})`, value.value);
-    return { expr: { js: `R.jsonPathMatches(${name}, message)`, constant: false }, alwaysTrue: value.value.trim() === '$', describe: value.value };
+    return {
+      expr: { js: `R.jsonPathMatches(${name}, message)`, constant: false },
+      alwaysTrue: value.value.trim() === '$',
+      describe: value.value,
+    };
   }
-  ctx.diagnostics.push(
-    notACondition(value.span),
-  );
+  ctx.diagnostics.push(notACondition(value.span));
   return { expr: { js: 'false', constant: true }, alwaysTrue: false, describe: '' };
 }
 
-export function compileCollection(value: Value, message: PipeType, ctx: PipelineContext): { expr: JsExpr; element: PipeType } {
+export function compileCollection(
+  value: Value,
+  message: PipeType,
+  ctx: PipelineContext,
+): { expr: JsExpr; element: PipeType } {
   const braces = singleBraces(value);
   if (braces) {
     const compiled = compileBraces(braces, ctx.bracesEnv(message));
@@ -53,9 +63,7 @@ export function compileCollection(value: Value, message: PipeType, ctx: Pipeline
     const name = ctx.hoist('jsonpath', `R.compileJsonPath(${JSON.stringify(value.value)})`, value.value);
     return { expr: { js: `R.jsonPathQuery(${name}, message)`, constant: false }, element: path.element };
   }
-  ctx.diagnostics.push(
-    notACollection(value.span),
-  );
+  ctx.diagnostics.push(notACollection(value.span));
   return { expr: { js: '[]', constant: true }, element: UNKNOWN };
 }
 
@@ -86,9 +94,7 @@ function checkJsonPath(
 ): CheckedPath | undefined {
   const at = literalOffsets(value);
   if (!source.trim().startsWith('$')) {
-    ctx.diagnostics.push(
-      invalidJsonPath('a JSONPath starts with `$`', at(0, source.length)),
-    );
+    ctx.diagnostics.push(invalidJsonPath('a JSONPath starts with `$`', at(0, source.length)));
     return undefined;
   }
   const analysis = analyzeJsonPath(source, message, { objectFilter: 'self' });

@@ -36,7 +36,12 @@ export function invalidJsonPath(problem: string, at: Span): Diagnostic {
 }
 
 /** `fields` are those the message's shape has at this step. */
-export function noSuchPathField(field: string, at: Span, fields: readonly string[], suggestion: string | undefined): Diagnostic {
+export function noSuchPathField(
+  field: string,
+  at: Span,
+  fields: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE5502', {
     message: `no field \`${field}\` in the message at this step`,
     span: at,

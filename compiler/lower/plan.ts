@@ -35,10 +35,21 @@ export interface ValidatorModule {
 
 export type PlanStep =
   | ConnectorPlan
-  | { readonly kind: 'respond'; readonly source: SourceRef; readonly status: number; readonly body: JsExpr; readonly headers?: JsExpr }
+  | {
+      readonly kind: 'respond';
+      readonly source: SourceRef;
+      readonly status: number;
+      readonly body: JsExpr;
+      readonly headers?: JsExpr;
+    }
   | { readonly kind: 'fail'; readonly source: SourceRef; readonly status: number; readonly message: JsExpr }
   | ChoicePlan
-  | { readonly kind: 'try'; readonly source: SourceRef; readonly body: readonly PlanStep[]; readonly catchBody: readonly PlanStep[] }
+  | {
+      readonly kind: 'try';
+      readonly source: SourceRef;
+      readonly body: readonly PlanStep[];
+      readonly catchBody: readonly PlanStep[];
+    }
   | ForEachPlan;
 
 export interface ConnectorPlan {
@@ -80,7 +91,12 @@ export interface ChoicePlan {
   readonly kind: 'choice';
   readonly source: SourceRef;
   readonly label?: string;
-  readonly whens: readonly { readonly condition: JsExpr; readonly source: SourceRef; readonly describe: string; readonly body: readonly PlanStep[] }[];
+  readonly whens: readonly {
+    readonly condition: JsExpr;
+    readonly source: SourceRef;
+    readonly describe: string;
+    readonly body: readonly PlanStep[];
+  }[];
   readonly otherwise?: readonly PlanStep[];
 }
 

@@ -23,12 +23,21 @@ export interface ValueOptions {
   readonly envStyle?: 'call' | 'reference';
 }
 
-export function compileValue(value: Value, env: BracesEnv, diagnostics: Diagnostic[], opts: ValueOptions = {}): CompiledValue {
+export function compileValue(
+  value: Value,
+  env: BracesEnv,
+  diagnostics: Diagnostic[],
+  opts: ValueOptions = {},
+): CompiledValue {
   switch (value.kind) {
     case 'string':
       return { js: JSON.stringify(value.value), constant: true, type: { kind: 'string', enum: [value.value] } };
     case 'number':
-      return { js: numberLiteral(value.value), constant: true, type: Number.isInteger(value.value) ? { kind: 'number', integer: true } : NUMBER };
+      return {
+        js: numberLiteral(value.value),
+        constant: true,
+        type: Number.isInteger(value.value) ? { kind: 'number', integer: true } : NUMBER,
+      };
     case 'duration':
       return { js: String(value.ms), constant: true, type: { kind: 'number', integer: true } };
     case 'size':
@@ -41,7 +50,11 @@ export function compileValue(value: Value, env: BracesEnv, diagnostics: Diagnost
       return { js: JSON.stringify(value.name), constant: true, type: STRING };
     case 'env':
       if (opts.envStyle === 'reference') {
-        return { js: `{ $env: ${JSON.stringify(value.name)}${value.fallback !== undefined ? `, default: ${JSON.stringify(value.fallback)}` : ''} }`, constant: true, type: STRING };
+        return {
+          js: `{ $env: ${JSON.stringify(value.name)}${value.fallback !== undefined ? `, default: ${JSON.stringify(value.fallback)}` : ''} }`,
+          constant: true,
+          type: STRING,
+        };
       }
       return {
         js: `R.env(${JSON.stringify(value.name)}${value.fallback !== undefined ? `, ${JSON.stringify(value.fallback)}` : ''})`,
@@ -78,7 +91,11 @@ export function compileValue(value: Value, env: BracesEnv, diagnostics: Diagnost
       return compileObject(value, withoutExpected(env), diagnostics, new Set(), opts);
     case 'tagged': {
       const inner = compileObject(value.value, withoutExpected(env), diagnostics, new Set(), opts);
-      return { js: `{ type: ${JSON.stringify(value.tag)}, ${inner.js.slice(1)}`, constant: inner.constant, type: UNKNOWN };
+      return {
+        js: `{ type: ${JSON.stringify(value.tag)}, ${inner.js.slice(1)}`,
+        constant: inner.constant,
+        type: UNKNOWN,
+      };
     }
   }
 }
@@ -87,7 +104,12 @@ export function compileValue(value: Value, env: BracesEnv, diagnostics: Diagnost
 export type ExpectedOf = (key: string) => { readonly type: PipeType; readonly why: string } | undefined;
 
 export function compileObject(
-  value: ObjectValue, env: BracesEnv, diagnostics: Diagnostic[], skip: ReadonlySet<string> = new Set(), opts: ValueOptions = {}, expectedOf?: ExpectedOf,
+  value: ObjectValue,
+  env: BracesEnv,
+  diagnostics: Diagnostic[],
+  skip: ReadonlySet<string> = new Set(),
+  opts: ValueOptions = {},
+  expectedOf?: ExpectedOf,
 ): CompiledValue {
   const parts: string[] = [];
   const fields: Record<string, FieldType> = {};
@@ -95,13 +117,20 @@ export function compileObject(
   for (const entry of value.entries) {
     if (entry.kind !== 'entry' || skip.has(entry.key)) continue;
     // Only an expression is checked against the declared type here; literals are checked by ajv.
-    const expected = expectedOf && (entry.value.kind === 'braces' || entry.value.kind === 'template') ? expectedOf(entry.key) : undefined;
+    const expected =
+      expectedOf && (entry.value.kind === 'braces' || entry.value.kind === 'template')
+        ? expectedOf(entry.key)
+        : undefined;
     const compiled = compileValue(entry.value, expected ? { ...env, expected } : env, diagnostics, opts);
     constant &&= compiled.constant;
     parts.push(`${propertyKey(entry.key)}: ${compiled.js}`);
     Object.defineProperty(fields, entry.key, { value: { type: compiled.type, required: true }, enumerable: true });
   }
-  return { js: parts.length === 0 ? '{}' : `{ ${parts.join(', ')} }`, constant, type: { kind: 'object', fields, open: false } };
+  return {
+    js: parts.length === 0 ? '{}' : `{ ${parts.join(', ')} }`,
+    constant,
+    type: { kind: 'object', fields, open: false },
+  };
 }
 
 /** The parts of an array or object are not what the whole is expected to be. */

@@ -5,14 +5,26 @@
  */
 import type { ConnectorStep, Decl, ObjectValue, PipeFile, PipelineDecl, Step, Value } from '../ast/ast.js';
 import { findSignature, SIGNATURES, type FunctionSignature } from '../braces/signatures.js';
-import { paramProperties, type ConnectorRegistry, type ConnectorSchema, type JsonSchema } from '../connectors/connector-registry.js';
+import {
+  paramProperties,
+  type ConnectorRegistry,
+  type ConnectorSchema,
+  type JsonSchema,
+} from '../connectors/connector-registry.js';
 import type { Span } from '../../base/source/span.js';
 import { describeType } from '../types/type-ops.js';
 import type { PipeType } from '../types/pipe-type.js';
 import type { StepShape } from '../check/context.js';
 import { locate, type Owner } from './locate.js';
 import { connectorStepsOf } from '../ast/walk.js';
-import { headerParam, refOf, stepParam, stepReferences, triggerReferences, type RefKind } from '../connectors/schema-facts.js';
+import {
+  headerParam,
+  refOf,
+  stepParam,
+  stepReferences,
+  triggerReferences,
+  type RefKind,
+} from '../connectors/schema-facts.js';
 
 export interface ProjectFile {
   readonly path: string;
@@ -63,7 +75,9 @@ export function hover(project: ProjectView, path: string, offset: number): Hover
   switch (hit.kind) {
     case 'connector-name': {
       const schema = project.registry.connectors.get(hit.step.connector);
-      return schema ? { markdown: `${schemaDoc(schema)}${shapeSection(shapeOf(project, hit.step.span))}`, span: hit.span } : undefined;
+      return schema
+        ? { markdown: `${schemaDoc(schema)}${shapeSection(shapeOf(project, hit.step.span))}`, span: hit.span }
+        : undefined;
     }
     case 'trigger-kind': {
       const schema = project.registry.triggers.get(hit.trigger.kind);
@@ -72,7 +86,9 @@ export function hover(project: ProjectView, path: string, offset: number): Hover
     case 'param-key': {
       const schema = ownerSchema(project.registry, hit.owner);
       const property = schema ? paramProperties(schema)[hit.key] : undefined;
-      return property && schema ? { markdown: paramDoc(schema.name, hit.key, property, isRequired(schema, hit.key)), span: hit.span } : undefined;
+      return property && schema
+        ? { markdown: paramDoc(schema.name, hit.key, property, isRequired(schema, hit.key)), span: hit.span }
+        : undefined;
     }
     case 'braces': {
       const word = wordAt(file.text, offset);
@@ -87,21 +103,31 @@ export function hover(project: ProjectView, path: string, offset: number): Hover
     case 'value': {
       if (hit.value.kind !== 'ident') return undefined;
       const decl = findDecls(project, hit.value.name)[0];
-      return decl ? { markdown: codeBlock(firstLines(sliceOf(project, decl.path, decl.decl.span), 12)), span: hit.span } : undefined;
+      return decl
+        ? { markdown: codeBlock(firstLines(sliceOf(project, decl.path, decl.decl.span), 12)), span: hit.span }
+        : undefined;
     }
     case 'step':
-      return { markdown: stepDoc(project.registry, hit.step, shapeOf(project, hit.step.span)), span: { ...hit.span, end: Math.min(hit.span.end, hit.span.start + hit.step.kind.length) } };
+      return {
+        markdown: stepDoc(project.registry, hit.step, shapeOf(project, hit.step.span)),
+        span: { ...hit.span, end: Math.min(hit.span.end, hit.span.start + hit.step.kind.length) },
+      };
     default:
       return undefined;
   }
 }
 
 function schemaDoc(schema: ConnectorSchema): string {
-  const rows = Object.entries(paramProperties(schema)).map(([name, property]) =>
-    `| \`${name}\`${isRequired(schema, name) ? ' *' : ''} | ${escapeCell(typeOfSchema(property))} | ${escapeCell(String(property['description'] ?? ''))} |`,
+  const rows = Object.entries(paramProperties(schema)).map(
+    ([name, property]) =>
+      `| \`${name}\`${isRequired(schema, name) ? ' *' : ''} | ${escapeCell(typeOfSchema(property))} | ${escapeCell(String(property['description'] ?? ''))} |`,
   );
-  const positional = schema.positional && schema.positional.length > 0 ? `\n\nHeader words fill: ${schema.positional.map((p) => `\`${p}\``).join(', ')}` : '';
-  const table = rows.length > 0 ? `\n\n| parameter | type | description |\n|---|---|---|\n${rows.join('\n')}\n\n\\* required` : '';
+  const positional =
+    schema.positional && schema.positional.length > 0
+      ? `\n\nHeader words fill: ${schema.positional.map((p) => `\`${p}\``).join(', ')}`
+      : '';
+  const table =
+    rows.length > 0 ? `\n\n| parameter | type | description |\n|---|---|---|\n${rows.join('\n')}\n\n\\* required` : '';
   return `**${schema.kind} \`${schema.name}\`** — ${schema.summary}${positional}${table}`;
 }
 
@@ -111,9 +137,11 @@ function paramDoc(owner: string, key: string, property: JsonSchema, required: bo
   if (property['default'] !== undefined) facts.push(`default: \`${JSON.stringify(property['default'])}\``);
   if (typeof property['x-pipe-unit'] === 'string') facts.push(`unit: ${property['x-pipe-unit']}`);
   if (property['x-pipe-braces'] === true) facts.push('accepts `{{ }}`');
-  if (typeof property['x-pipe-refuses-braces'] === 'string') facts.push('query text: no `{{ }}`, values as bound parameters');
+  if (typeof property['x-pipe-refuses-braces'] === 'string')
+    facts.push('query text: no `{{ }}`, values as bound parameters');
   const accountTypes = property['x-pipe-account-types'];
-  if (Array.isArray(accountTypes)) facts.push(`account types: ${accountTypes.map((t) => `\`${String(t)}\``).join(', ')}`);
+  if (Array.isArray(accountTypes))
+    facts.push(`account types: ${accountTypes.map((t) => `\`${String(t)}\``).join(', ')}`);
   const description = typeof property['description'] === 'string' ? `\n\n${property['description']}` : '';
   return `**\`${key}\`** (parameter of \`${owner}\`) — ${facts.join(', ')}${description}`;
 }
@@ -124,7 +152,11 @@ function signatureDoc(signature: FunctionSignature): string {
 
 export function signatureText(signature: FunctionSignature): string {
   const params = signature.params
-    .map((p) => ((p as { lambda?: unknown }).lambda ? p.name : `${p.rest ? '...' : ''}${p.name}${p.optional ? '?' : ''}: ${describeType(p.type)}`))
+    .map((p) =>
+      (p as { lambda?: unknown }).lambda
+        ? p.name
+        : `${p.rest ? '...' : ''}${p.name}${p.optional ? '?' : ''}: ${describeType(p.type)}`,
+    )
     .join(', ');
   const result = typeof signature.result === 'function' ? 'depends on the arguments' : describeType(signature.result);
   return `${signature.name}(${params}) → ${result}`;
@@ -132,7 +164,9 @@ export function signatureText(signature: FunctionSignature): string {
 
 /** The shape a step receives, when the last compile recorded one for exactly this step. */
 function shapeOf(project: ProjectView, span: Span): PipeType | undefined {
-  return project.shapes?.find((s) => s.span.file === span.file && s.span.start === span.start && s.span.end === span.end)?.message;
+  return project.shapes?.find(
+    (s) => s.span.file === span.file && s.span.start === span.start && s.span.end === span.end,
+  )?.message;
 }
 
 /** The shape at an offset: the innermost step around it. */
@@ -146,7 +180,9 @@ function shapeAt(project: ProjectView, file: string, offset: number): PipeType |
 }
 
 function shapeSection(shape: PipeType | undefined): string {
-  return shape ? `\n\n**message** at this step:\n${codeBlock(renderShape(shape, 0))}` : '\n\n_The message shape at this step is known after the file compiles._';
+  return shape
+    ? `\n\n**message** at this step:\n${codeBlock(renderShape(shape, 0))}`
+    : '\n\n_The message shape at this step is known after the file compiles._';
 }
 
 /** A TypeScript-like rendering of a shape, a few levels deep (`?` marks optional fields, `…` open objects). */
@@ -157,7 +193,10 @@ export function renderShape(type: PipeType, depth: number): string {
       const entries = Object.entries(type.fields);
       if (entries.length === 0) return type.open ? '{ … }' : '{}';
       if (depth >= 3) return '{ … }';
-      const lines = entries.map(([name, field]) => `${pad}${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}${field.required ? '' : '?'}: ${renderShape(field.type, depth + 1)}`);
+      const lines = entries.map(
+        ([name, field]) =>
+          `${pad}${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}${field.required ? '' : '?'}: ${renderShape(field.type, depth + 1)}`,
+      );
       if (type.open) lines.push(`${pad}…`);
       return `{\n${lines.join('\n')}\n${'  '.repeat(depth)}}`;
     }
@@ -186,7 +225,8 @@ function stepDoc(registry: ConnectorRegistry, step: Step, shape?: PipeType): str
 }
 
 function typeOfSchema(property: JsonSchema): string {
-  if (Array.isArray(property['enum'])) return (property['enum'] as unknown[]).map((v) => JSON.stringify(v)).join(' \\| ');
+  if (Array.isArray(property['enum']))
+    return (property['enum'] as unknown[]).map((v) => JSON.stringify(v)).join(' \\| ');
   if (typeof property['x-pipe-ref'] === 'string') return `${property['x-pipe-ref']} name`;
   const type = property['type'];
   if (Array.isArray(type)) return type.join(' \\| ');
@@ -214,11 +254,16 @@ function firstLines(text: string, count: number): string {
 }
 
 function ownerSchema(registry: ConnectorRegistry, owner: Owner): ConnectorSchema | undefined {
-  return owner.kind === 'connector' ? registry.connectors.get(owner.step.connector) : registry.triggers.get(owner.trigger.kind);
+  return owner.kind === 'connector'
+    ? registry.connectors.get(owner.step.connector)
+    : registry.triggers.get(owner.trigger.kind);
 }
 
 /** The dotted name under the cursor inside `{{ }}` (`global.limits.max`, `SIZE`), and whether it is called. */
-function wordAt(text: string, offset: number): { text: string; isCall: boolean; span: (file: string) => Span } | undefined {
+function wordAt(
+  text: string,
+  offset: number,
+): { text: string; isCall: boolean; span: (file: string) => Span } | undefined {
   const isWordChar = (c: string): boolean => /[A-Za-z0-9_$.]/.test(c);
   let start = offset;
   while (start > 0 && isWordChar(text.charAt(start - 1))) start--;
@@ -245,7 +290,9 @@ export function definition(project: ProjectView, path: string, offset: number): 
   const hit = locate(file.ast, offset);
   if (!hit) return [];
   const named = (name: string, kinds: readonly Decl['kind'][]): DefinitionTarget[] =>
-    findDecls(project, name).filter((d) => kinds.includes(d.decl.kind)).map((d) => ({ span: d.nameSpan }));
+    findDecls(project, name)
+      .filter((d) => kinds.includes(d.decl.kind))
+      .map((d) => ({ span: d.nameSpan }));
   // Where a name leads is the schemas' data: the parameter's `x-pipe-ref` (a header word's
   // parameter, or its first part when the word splits: `store orders.find` → the store).
   const referenced = (ref: RefKind | undefined, name: string, publishing: boolean): DefinitionTarget[] | undefined => {
@@ -277,9 +324,22 @@ export function definition(project: ProjectView, path: string, offset: number): 
       if (text === undefined) return [];
       const schema = hit.owner ? ownerSchema(project.registry, hit.owner) : undefined;
       const ref = schema && hit.param !== undefined ? refOf(paramProperties(schema)[hit.param]) : undefined;
-      const found = referenced(ref, ref === 'event' ? text : (text.split('.')[0] ?? text), hit.owner?.kind === 'connector');
+      const found = referenced(
+        ref,
+        ref === 'event' ? text : (text.split('.')[0] ?? text),
+        hit.owner?.kind === 'connector',
+      );
       if (found) return found;
-      if (value.kind === 'ident') return named(text.split('.')[0] ?? text, ['account', 'schema', 'import', 'store', 'pipeline', 'global', 'capsule']);
+      if (value.kind === 'ident')
+        return named(text.split('.')[0] ?? text, [
+          'account',
+          'schema',
+          'import',
+          'store',
+          'pipeline',
+          'global',
+          'capsule',
+        ]);
       return [];
     }
     case 'braces': {
@@ -288,7 +348,9 @@ export function definition(project: ProjectView, path: string, offset: number): 
       return global?.[1] ? named(global[1], ['global']) : [];
     }
     case 'branch-ref': {
-      const pipeline = file.ast.decls.find((d): d is PipelineDecl => d.kind === 'pipeline' && d.span.start <= offset && offset <= d.span.end);
+      const pipeline = file.ast.decls.find(
+        (d): d is PipelineDecl => d.kind === 'pipeline' && d.span.start <= offset && offset <= d.span.end,
+      );
       const branch = pipeline?.branches.find((b) => b.name === hit.name);
       return branch ? [{ span: branch.nameSpan }] : [];
     }
@@ -318,9 +380,11 @@ function eventTriggers(project: ProjectView, event: string): DefinitionTarget[] 
   const targets: DefinitionTarget[] = [];
   for (const file of project.files) {
     for (const decl of file.ast.decls) {
-      const schema = decl.kind === 'pipeline' && decl.trigger ? project.registry.triggers.get(decl.trigger.kind) : undefined;
+      const schema =
+        decl.kind === 'pipeline' && decl.trigger ? project.registry.triggers.get(decl.trigger.kind) : undefined;
       if (decl.kind !== 'pipeline' || !decl.trigger || !schema) continue;
-      for (const ref of triggerReferences(decl.trigger, schema, 'event')) if (ref.name === event) targets.push({ span: ref.span });
+      for (const ref of triggerReferences(decl.trigger, schema, 'event'))
+        if (ref.name === event) targets.push({ span: ref.span });
     }
   }
   return targets;
@@ -332,7 +396,8 @@ function publishers(project: ProjectView, event: string): DefinitionTarget[] {
   for (const file of project.files) {
     for (const step of connectorSteps(file.ast)) {
       const schema = project.registry.connectors.get(step.connector);
-      for (const ref of schema ? stepReferences(step, schema, 'event') : []) if (ref.name === event) targets.push({ span: ref.span });
+      for (const ref of schema ? stepReferences(step, schema, 'event') : [])
+        if (ref.name === event) targets.push({ span: ref.span });
     }
   }
   return targets;
@@ -369,19 +434,40 @@ export function complete(project: ProjectView, path: string, offset: number): Co
       const globals = project.files.flatMap((f) => f.ast.decls.filter((d) => d.kind === 'global'));
       return {
         replaceFrom: offset - (globalPrefix[1]?.length ?? 0),
-        items: globals.map((g) => ({ label: (g as { name: string }).name, kind: 'variable' as const, detail: 'global' })),
+        items: globals.map((g) => ({
+          label: (g as { name: string }).name,
+          kind: 'variable' as const,
+          detail: 'global',
+        })),
       };
     }
     const messagePath = /\bmessage((?:\.[A-Za-z0-9_$-]+)*)\.([A-Za-z0-9_$-]*)$/.exec(before);
     if (messagePath) {
       const fields = fieldsAt(shapeAt(project, path, offset), (messagePath[1] ?? '').split('.').filter(Boolean));
-      return { replaceFrom: offset - (messagePath[2]?.length ?? 0), items: fields.map(([name, type]) => ({ label: name, kind: 'field' as const, detail: describeType(type) })) };
+      return {
+        replaceFrom: offset - (messagePath[2]?.length ?? 0),
+        items: fields.map(([name, type]) => ({ label: name, kind: 'field' as const, detail: describeType(type) })),
+      };
     }
     if (/\.[A-Za-z0-9_$]*$/.test(before)) return { replaceFrom, items: [] };
-    return { replaceFrom, items: [...SIGNATURES.map(functionItem), ...['message', 'global', 'step'].map((v) => ({ label: v, kind: 'variable' as const }))] };
+    return {
+      replaceFrom,
+      items: [
+        ...SIGNATURES.map(functionItem),
+        ...['message', 'global', 'step'].map((v) => ({ label: v, kind: 'variable' as const })),
+      ],
+    };
   }
   if (/\btrigger\s+[A-Za-z0-9_-]*$/.test(before)) {
-    return { replaceFrom, items: [...project.registry.triggers.values()].map((s) => ({ label: s.name, kind: 'trigger' as const, detail: 'trigger', documentation: s.summary })) };
+    return {
+      replaceFrom,
+      items: [...project.registry.triggers.values()].map((s) => ({
+        label: s.name,
+        kind: 'trigger' as const,
+        detail: 'trigger',
+        documentation: s.summary,
+      })),
+    };
   }
   const lineStart = before.slice(before.lastIndexOf('\n') + 1);
   const owner = paramsOwnerAt(file.ast, offset);
@@ -403,17 +489,33 @@ export function complete(project: ProjectView, path: string, offset: number): Co
     return { replaceFrom, items };
   }
   if (!/^\s*[A-Za-z0-9_$-]*$/.test(lineStart)) return { replaceFrom, items: [] };
-  const pipeline = file.ast.decls.find((d) => (d.kind === 'pipeline' || d.kind === 'capsule') && d.span.start < offset && offset < d.span.end);
+  const pipeline = file.ast.decls.find(
+    (d) => (d.kind === 'pipeline' || d.kind === 'capsule') && d.span.start < offset && offset < d.span.end,
+  );
   if (pipeline) {
-    const connectors = [...project.registry.connectors.values()].map((s) => ({ label: s.name, kind: 'connector' as const, detail: 'connector', documentation: s.summary }));
-    const keywords = [...STEP_KEYWORDS, ...(pipeline.kind === 'pipeline' ? PIPELINE_KEYWORDS : [])].map((k) => ({ label: k, kind: 'keyword' as const }));
+    const connectors = [...project.registry.connectors.values()].map((s) => ({
+      label: s.name,
+      kind: 'connector' as const,
+      detail: 'connector',
+      documentation: s.summary,
+    }));
+    const keywords = [...STEP_KEYWORDS, ...(pipeline.kind === 'pipeline' ? PIPELINE_KEYWORDS : [])].map((k) => ({
+      label: k,
+      kind: 'keyword' as const,
+    }));
     return { replaceFrom, items: [...connectors, ...keywords] };
   }
   return { replaceFrom, items: DECL_KEYWORDS.map((k) => ({ label: k, kind: 'keyword' as const })) };
 }
 
 function functionItem(signature: FunctionSignature): CompletionEntry {
-  return { label: signature.name, kind: 'function', detail: signatureText(signature), documentation: `${signature.summary}\n\nExample: ${signature.example}`, insertText: `${signature.name}(` };
+  return {
+    label: signature.name,
+    kind: 'function',
+    detail: signatureText(signature),
+    documentation: `${signature.summary}\n\nExample: ${signature.example}`,
+    insertText: `${signature.name}(`,
+  };
 }
 
 /** True when the cursor is after a `{{` that is not yet closed. */
@@ -425,18 +527,27 @@ function insideBraces(before: string): boolean {
  * The connector step or trigger whose parameter block contains the offset; `direct` is false when a
  * nested object or array of a parameter value holds it.
  */
-function paramsOwnerAt(file: PipeFile, offset: number): { owner: Owner; object: ObjectValue; direct: boolean } | undefined {
+function paramsOwnerAt(
+  file: PipeFile,
+  offset: number,
+): { owner: Owner; object: ObjectValue; direct: boolean } | undefined {
   const inside = (span: Span): boolean => span.start < offset && offset < span.end;
-  const ownerOf = (object: ObjectValue, owner: Owner) => ({ owner, object, direct: !object.entries.some((e) => e.kind === 'entry' && nestedContains(e.value, offset)) });
+  const ownerOf = (object: ObjectValue, owner: Owner) => ({
+    owner,
+    object,
+    direct: !object.entries.some((e) => e.kind === 'entry' && nestedContains(e.value, offset)),
+  });
   const fromSteps = (steps: readonly Step[]): ReturnType<typeof paramsOwnerAt> => {
     for (const step of steps) {
       if (!inside(step.span)) continue;
       if (step.kind === 'connector') {
-        for (const entry of step.params.entries) if (entry.kind === 'steps-entry' && inside(entry.span)) return fromSteps(entry.steps);
+        for (const entry of step.params.entries)
+          if (entry.kind === 'steps-entry' && inside(entry.span)) return fromSteps(entry.steps);
         return inside(step.params.span) ? ownerOf(step.params, { kind: 'connector', step }) : undefined;
       }
       if (step.kind === 'choice') {
-        for (const when of step.whens) if (when.body.kind === 'inline' && inside(when.body.span)) return fromSteps(when.body.steps);
+        for (const when of step.whens)
+          if (when.body.kind === 'inline' && inside(when.body.span)) return fromSteps(when.body.steps);
         if (step.otherwise?.kind === 'inline') return fromSteps(step.otherwise.steps);
       }
       if (step.kind === 'try') return fromSteps(step.body) ?? fromSteps(step.catchBody);
@@ -448,8 +559,13 @@ function paramsOwnerAt(file: PipeFile, offset: number): { owner: Owner; object: 
   for (const decl of file.decls) {
     if (!inside(decl.span)) continue;
     if (decl.kind === 'pipeline') {
-      if (decl.trigger && inside(decl.trigger.config.span)) return ownerOf(decl.trigger.config, { kind: 'trigger', trigger: decl.trigger });
-      return fromSteps(decl.steps) ?? (decl.onError ? fromSteps(decl.onError) : undefined) ?? decl.branches.map((b) => fromSteps(b.steps)).find((x) => x);
+      if (decl.trigger && inside(decl.trigger.config.span))
+        return ownerOf(decl.trigger.config, { kind: 'trigger', trigger: decl.trigger });
+      return (
+        fromSteps(decl.steps) ??
+        (decl.onError ? fromSteps(decl.onError) : undefined) ??
+        decl.branches.map((b) => fromSteps(b.steps)).find((x) => x)
+      );
     }
     if (decl.kind === 'capsule') return fromSteps(decl.steps);
   }
@@ -457,5 +573,9 @@ function paramsOwnerAt(file: PipeFile, offset: number): { owner: Owner; object: 
 }
 
 function nestedContains(value: Value, offset: number): boolean {
-  return (value.kind === 'object' || value.kind === 'array' || value.kind === 'tagged') && value.span.start < offset && offset < value.span.end;
+  return (
+    (value.kind === 'object' || value.kind === 'array' || value.kind === 'tagged') &&
+    value.span.start < offset &&
+    offset < value.span.end
+  );
 }

@@ -5,26 +5,50 @@
  * Pure; offsets are host-file UTF-16 offsets and a position at the very end of a name still hits it.
  */
 import type {
-  BracesValue, ConnectorStep, Decl, HeaderArg, ObjectValue, PipeFile, PipelineDecl, Step, TriggerDecl, Value,
+  BracesValue,
+  ConnectorStep,
+  Decl,
+  HeaderArg,
+  ObjectValue,
+  PipeFile,
+  PipelineDecl,
+  Step,
+  TriggerDecl,
+  Value,
 } from '../ast/ast.js';
 import type { Span } from '../../base/source/span.js';
 
 /** The connector step or trigger whose parameter block holds the hit. */
-export type Owner = { readonly kind: 'connector'; readonly step: ConnectorStep } | { readonly kind: 'trigger'; readonly trigger: TriggerDecl };
+export type Owner =
+  | { readonly kind: 'connector'; readonly step: ConnectorStep }
+  | { readonly kind: 'trigger'; readonly trigger: TriggerDecl };
 
 export type Hit =
   | { readonly kind: 'connector-name'; readonly step: ConnectorStep; readonly span: Span }
   | { readonly kind: 'trigger-kind'; readonly trigger: TriggerDecl; readonly span: Span }
   | { readonly kind: 'param-key'; readonly owner: Owner; readonly key: string; readonly span: Span }
-  | { readonly kind: 'header-arg'; readonly step: ConnectorStep; readonly arg: HeaderArg; readonly index: number; readonly span: Span }
+  | {
+      readonly kind: 'header-arg';
+      readonly step: ConnectorStep;
+      readonly arg: HeaderArg;
+      readonly index: number;
+      readonly span: Span;
+    }
   /** A value; `param` names the top-level parameter it belongs to, when there is one. */
-  | { readonly kind: 'value'; readonly owner?: Owner; readonly param?: string; readonly value: Value; readonly span: Span }
+  | {
+      readonly kind: 'value';
+      readonly owner?: Owner;
+      readonly param?: string;
+      readonly value: Value;
+      readonly span: Span;
+    }
   | { readonly kind: 'braces'; readonly braces: BracesValue; readonly span: Span }
   | { readonly kind: 'branch-ref'; readonly name: string; readonly span: Span }
   | { readonly kind: 'decl-name'; readonly decl: Decl; readonly span: Span }
   | { readonly kind: 'step'; readonly step: Step; readonly span: Span };
 
-const within = (span: Span | undefined, offset: number): span is Span => span !== undefined && offset >= span.start && offset <= span.end;
+const within = (span: Span | undefined, offset: number): span is Span =>
+  span !== undefined && offset >= span.start && offset <= span.end;
 
 export function locate(file: PipeFile, offset: number): Hit | undefined {
   for (const decl of file.decls) {
@@ -75,7 +99,14 @@ function locateStep(step: Step, offset: number): Hit | undefined {
       return locateParams(step.params, offset, { kind: 'connector', step }) ?? { kind: 'step', step, span: step.span };
     }
     case 'respond':
-      return (step.body && locateValue(step.body, offset, undefined, undefined)) ?? (step.headers && locateValue(step.headers, offset, undefined, undefined)) ?? { kind: 'step', step, span: step.span };
+      return (
+        (step.body && locateValue(step.body, offset, undefined, undefined)) ??
+        (step.headers && locateValue(step.headers, offset, undefined, undefined)) ?? {
+          kind: 'step',
+          step,
+          span: step.span,
+        }
+      );
     case 'fail':
       return locateValue(step.message, offset, undefined, undefined) ?? { kind: 'step', step, span: step.span };
     case 'choice':
@@ -83,16 +114,26 @@ function locateStep(step: Step, offset: number): Hit | undefined {
         if (!within(when.span, offset)) continue;
         const inCondition = locateValue(when.condition, offset, undefined, undefined);
         if (inCondition) return inCondition;
-        if (when.body.kind === 'ref') return within(when.body.span, offset) ? { kind: 'branch-ref', name: when.body.name, span: when.body.span } : undefined;
+        if (when.body.kind === 'ref')
+          return within(when.body.span, offset)
+            ? { kind: 'branch-ref', name: when.body.name, span: when.body.span }
+            : undefined;
         return locateSteps(when.body.steps, offset);
       }
-      if (step.otherwise?.kind === 'ref' && within(step.otherwise.span, offset)) return { kind: 'branch-ref', name: step.otherwise.name, span: step.otherwise.span };
-      if (step.otherwise?.kind === 'inline') return locateSteps(step.otherwise.steps, offset) ?? { kind: 'step', step, span: step.span };
+      if (step.otherwise?.kind === 'ref' && within(step.otherwise.span, offset))
+        return { kind: 'branch-ref', name: step.otherwise.name, span: step.otherwise.span };
+      if (step.otherwise?.kind === 'inline')
+        return locateSteps(step.otherwise.steps, offset) ?? { kind: 'step', step, span: step.span };
       return { kind: 'step', step, span: step.span };
     case 'try':
-      return locateSteps(step.body, offset) ?? locateSteps(step.catchBody, offset) ?? { kind: 'step', step, span: step.span };
+      return (
+        locateSteps(step.body, offset) ?? locateSteps(step.catchBody, offset) ?? { kind: 'step', step, span: step.span }
+      );
     case 'for-each':
-      return locateValue(step.over, offset, undefined, undefined) ?? locateSteps(step.body, offset) ?? { kind: 'step', step, span: step.span };
+      return (
+        locateValue(step.over, offset, undefined, undefined) ??
+        locateSteps(step.body, offset) ?? { kind: 'step', step, span: step.span }
+      );
   }
 }
 
@@ -106,7 +147,12 @@ function locateParams(params: ObjectValue, offset: number, owner: Owner): Hit | 
   return undefined;
 }
 
-function locateValue(value: Value, offset: number, owner: Owner | undefined, param: string | undefined): Hit | undefined {
+function locateValue(
+  value: Value,
+  offset: number,
+  owner: Owner | undefined,
+  param: string | undefined,
+): Hit | undefined {
   if (!within(value.span, offset)) return undefined;
   const base = { ...(owner ? { owner } : {}), ...(param !== undefined ? { param } : {}) };
   switch (value.kind) {
@@ -128,7 +174,9 @@ function locateValue(value: Value, offset: number, owner: Owner | undefined, par
     case 'braces':
       return { kind: 'braces', braces: value, span: value.span };
     case 'template':
-      for (const part of value.parts) if (part.kind === 'braces' && within(part.span, offset)) return { kind: 'braces', braces: part, span: part.span };
+      for (const part of value.parts)
+        if (part.kind === 'braces' && within(part.span, offset))
+          return { kind: 'braces', braces: part, span: part.span };
       return { kind: 'value', ...base, value, span: value.span };
     default:
       return { kind: 'value', ...base, value, span: value.span };

@@ -11,8 +11,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
-  CompletionItemKind, createConnection, DiagnosticSeverity, MarkupKind, ProposedFeatures, TextDocuments, TextDocumentSyncKind,
-  type CompletionItem, type Connection, type Diagnostic as LspDiagnostic, type Location,
+  CompletionItemKind,
+  createConnection,
+  DiagnosticSeverity,
+  MarkupKind,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type CompletionItem,
+  type Connection,
+  type Diagnostic as LspDiagnostic,
+  type Location,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PipeFile } from '../ast/ast.js';
@@ -51,7 +60,8 @@ export const diskHost: ServerHost = {
   },
   listPipeFiles(folder) {
     try {
-      return fs.readdirSync(folder, { withFileTypes: true })
+      return fs
+        .readdirSync(folder, { withFileTypes: true })
         .filter((e) => e.isFile() && e.name.endsWith('.pipe') && !e.name.endsWith('.test.pipe'))
         .map((e) => path.join(folder, e.name))
         .sort()
@@ -88,7 +98,9 @@ export function createPipeLanguageServer(connection: Connection, options: Server
   const debounceMs = options.debounceMs ?? 150;
   const documents = new TextDocuments(TextDocument);
   // Loaded once, on the first document (its connectors' compile-time parts are modules to import).
-  let registry: Promise<ConnectorRegistry> | undefined = options.registry ? Promise.resolve(options.registry) : undefined;
+  let registry: Promise<ConnectorRegistry> | undefined = options.registry
+    ? Promise.resolve(options.registry)
+    : undefined;
   const getRegistry = (): Promise<ConnectorRegistry> => (registry ??= loadRegistry());
   const timers = new Map<string, NodeJS.Timeout>();
   /** URIs we published non-empty diagnostics for, per folder, so fixed files get cleared. */
@@ -160,7 +172,8 @@ export function createPipeLanguageServer(connection: Connection, options: Server
       if (diagnostics.length > 0) now.add(uri);
       void connection.sendDiagnostics({ uri, diagnostics });
     }
-    for (const uri of before) if (!now.has(uri) && !byFile.has(pathOf(uri))) void connection.sendDiagnostics({ uri, diagnostics: [] });
+    for (const uri of before)
+      if (!now.has(uri) && !byFile.has(pathOf(uri))) void connection.sendDiagnostics({ uri, diagnostics: [] });
     published.set(unit.folder, now);
   };
 
@@ -169,12 +182,17 @@ export function createPipeLanguageServer(connection: Connection, options: Server
     const key = path.dirname(file);
     const pending = timers.get(key);
     if (pending) clearTimeout(pending);
-    timers.set(key, setTimeout(() => {
-      timers.delete(key);
-      validate(file).catch((err: unknown) => {
-        connection.console.error(`pipec lsp: compiling ${file} failed: ${err instanceof Error ? err.message : String(err)}`);
-      });
-    }, debounceMs));
+    timers.set(
+      key,
+      setTimeout(() => {
+        timers.delete(key);
+        validate(file).catch((err: unknown) => {
+          connection.console.error(
+            `pipec lsp: compiling ${file} failed: ${err instanceof Error ? err.message : String(err)}`,
+          );
+        });
+      }, debounceMs),
+    );
   };
 
   /** Imports follow the CLI's project rules; an open document's unsaved text wins over the disk. */
@@ -216,7 +234,9 @@ export function createPipeLanguageServer(connection: Connection, options: Server
     const file = pathOf(doc.uri);
     const index = new LineIndex(doc.getText());
     const found = hover(await projectOf(file), file, index.offsetAt(params.position));
-    return found ? { contents: { kind: MarkupKind.Markdown, value: found.markdown }, range: index.rangeOf(found.span) } : null;
+    return found
+      ? { contents: { kind: MarkupKind.Markdown, value: found.markdown }, range: index.rangeOf(found.span) }
+      : null;
   });
 
   connection.onDefinition(async (params) => {
@@ -256,9 +276,18 @@ function toLocation(span: Span, project: ProjectView, uriOf: (file: string) => s
 }
 
 /** A compiler diagnostic as an LSP one: exact range, code, message with the label and hint. */
-export function toLspDiagnostic(d: Diagnostic, text: string, textOf: (file: string) => string, uriOf: (file: string) => string): LspDiagnostic {
+export function toLspDiagnostic(
+  d: Diagnostic,
+  text: string,
+  textOf: (file: string) => string,
+  uriOf: (file: string) => string,
+): LspDiagnostic {
   const index = new LineIndex(text);
-  const details = [d.primary.message && d.primary.message !== d.message ? d.primary.message : '', ...d.body, d.hint ? `hint: ${d.hint}` : ''].filter((s) => s !== '');
+  const details = [
+    d.primary.message && d.primary.message !== d.message ? d.primary.message : '',
+    ...d.body,
+    d.hint ? `hint: ${d.hint}` : '',
+  ].filter((s) => s !== '');
   return {
     range: index.rangeOf(d.primary.span),
     severity: d.severity === 'error' ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
@@ -266,7 +295,15 @@ export function toLspDiagnostic(d: Diagnostic, text: string, textOf: (file: stri
     source: 'pipec',
     message: details.length > 0 ? `${d.message}\n${details.join('\n')}` : d.message,
     ...(d.secondary.length > 0
-      ? { relatedInformation: d.secondary.map((label) => ({ location: { uri: uriOf(label.span.file), range: new LineIndex(textOf(label.span.file)).rangeOf(label.span) }, message: label.message })) }
+      ? {
+          relatedInformation: d.secondary.map((label) => ({
+            location: {
+              uri: uriOf(label.span.file),
+              range: new LineIndex(textOf(label.span.file)).rangeOf(label.span),
+            },
+            message: label.message,
+          })),
+        }
       : {}),
   };
 }

@@ -37,7 +37,8 @@ const ERROR_SCHEMA = {
     code: { type: 'integer', description: 'The HTTP status.' },
     executionId: { type: 'string', description: 'The execution, as logged.' },
     violations: {
-      type: 'array', description: 'Body schema violations (422).',
+      type: 'array',
+      description: 'Body schema violations (422).',
       items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
     },
     limit: { type: 'integer', description: 'The size limit that was exceeded (413).' },
@@ -50,13 +51,28 @@ const ERROR_SCHEMA = {
 /** Failures of every route: a bug, and a backend away (503 with Retry-After). */
 const SERVICE_ERRORS: readonly { readonly status: number; readonly when: string }[] = [
   { status: 500, when: 'an unexpected failure of a step' },
-  { status: 503, when: 'the service is draining, or a backend it needs is unavailable (Retry-After says when to try again)' },
+  {
+    status: 503,
+    when: 'the service is draining, or a backend it needs is unavailable (Retry-After says when to try again)',
+  },
 ];
 
 const REASONS: Readonly<Record<number, string>> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized',
-  403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 422: 'Unprocessable Content',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
 };
 
 function entryValue(config: ObjectValue, key: string): Value | undefined {
@@ -67,12 +83,15 @@ function entryValue(config: ObjectValue, key: string): Value | undefined {
 /** `/orders/:id` → `/orders/{id}` and the parameter names. */
 export function openApiPath(path: string): { path: string; params: string[] } {
   const params: string[] = [];
-  const converted = path.split('/').map((segment) => {
-    if (!segment.startsWith(':')) return segment;
-    const name = segment.slice(1);
-    params.push(name);
-    return `{${name}}`;
-  }).join('/');
+  const converted = path
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment;
+      const name = segment.slice(1);
+      params.push(name);
+      return `{${name}}`;
+    })
+    .join('/');
   return { path: converted, params };
 }
 
@@ -138,7 +157,9 @@ function bodySchema(value: Value, declarations: Declarations, builder: Builder):
 /** The security scheme of an `auth` block, registered under a name made of its settings. */
 function securityOf(auth: Value, builder: Builder): { name: string; scopes: string[] } | null {
   const json = toLiteral(auth).json as JsonObject;
-  const scopes = Array.isArray(json['scopes']) ? (json['scopes'] as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+  const scopes = Array.isArray(json['scopes'])
+    ? (json['scopes'] as unknown[]).filter((s): s is string => typeof s === 'string')
+    : [];
   switch (json['type']) {
     case 'api-key': {
       const where = json['in'] === 'query' ? 'query' : 'header';
@@ -159,10 +180,16 @@ function securityOf(auth: Value, builder: Builder): { name: string; scopes: stri
 }
 
 const errorResponse = (description: string): JsonObject => ({
-  description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
-function responsesOf(pipeline: PipelineDecl, schema: ConnectorSchema, config: ObjectValue, where: (span: Span) => string): JsonObject {
+function responsesOf(
+  pipeline: PipelineDecl,
+  schema: ConnectorSchema,
+  config: ObjectValue,
+  where: (span: Span) => string,
+): JsonObject {
   const responses: Record<string, JsonObject> = {};
   const add = (status: number, make: () => JsonObject, when: string): void => {
     const key = String(status);
@@ -175,12 +202,17 @@ function responsesOf(pipeline: PipelineDecl, schema: ConnectorSchema, config: Ob
   for (const step of steps) {
     if (step.kind === 'respond') {
       const json = step.status !== 204 && step.body !== undefined;
-      add(step.status, () => (json ? { content: { 'application/json': { schema: {} } } } : {}), `\`respond ${step.status}\` at ${where(step.span)}`);
+      add(
+        step.status,
+        () => (json ? { content: { 'application/json': { schema: {} } } } : {}),
+        `\`respond ${step.status}\` at ${where(step.span)}`,
+      );
     } else if (step.kind === 'fail') {
       add(step.status ?? 500, () => errorResponse(''), `\`fail\` at ${where(step.span)}`);
     }
   }
-  if (canFallThrough(pipeline.steps)) add(200, () => ({ content: { 'application/json': { schema: {} } } }), 'the message after the last step');
+  if (canFallThrough(pipeline.steps))
+    add(200, () => ({ content: { 'application/json': { schema: {} } } }), 'the message after the last step');
   for (const error of schema['x-pipe-errors'] ?? []) {
     if (error.status === undefined) continue;
     const condition = /^([a-z][a-z0-9-]*) is set\b/.exec(error.when)?.[1];
@@ -197,7 +229,12 @@ function responsesOf(pipeline: PipelineDecl, schema: ConnectorSchema, config: Ob
 }
 
 /** The OpenAPI document of the routes of `files`; empty `paths` when no pipeline serves one. */
-export function buildOpenApi(files: readonly PipeFile[], declarations: Declarations, registry: ConnectorRegistry, info: OpenApiInfo): JsonObject {
+export function buildOpenApi(
+  files: readonly PipeFile[],
+  declarations: Declarations,
+  registry: ConnectorRegistry,
+  info: OpenApiInfo,
+): JsonObject {
   const builder: Builder = { schemas: { Error: ERROR_SCHEMA }, securitySchemes: {} };
   const paths: Record<string, Record<string, unknown>> = {};
   const pipelines = files.flatMap((f) => f.decls.filter((d): d is PipelineDecl => d.kind === 'pipeline'));
@@ -206,15 +243,24 @@ export function buildOpenApi(files: readonly PipeFile[], declarations: Declarati
     const schema = trigger ? registry.triggers.get(trigger.kind) : undefined;
     const route = schema?.['x-pipe-route'];
     if (!trigger || !schema || !route) continue;
-    const rawPath = toLiteral(entryValue(trigger.config, route.path) ?? { kind: 'string', value: '/', span: trigger.span, multiline: false }).json;
+    const rawPath = toLiteral(
+      entryValue(trigger.config, route.path) ?? { kind: 'string', value: '/', span: trigger.span, multiline: false },
+    ).json;
     if (typeof rawPath !== 'string') continue;
     const methodValue = route.method !== undefined ? entryValue(trigger.config, route.method) : undefined;
     const methodJson = methodValue ? toLiteral(methodValue).json : route['default-method'];
-    const methods = (Array.isArray(methodJson) ? methodJson : [methodJson]).filter((m): m is string => typeof m === 'string');
+    const methods = (Array.isArray(methodJson) ? methodJson : [methodJson]).filter(
+      (m): m is string => typeof m === 'string',
+    );
     const { path, params } = openApiPath(rawPath);
     const parameters = [
       ...params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      ...queryParams(pipeline, params).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+      ...queryParams(pipeline, params).map((name) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+      })),
     ];
     const body = entryValue(trigger.config, 'body');
     const auth = entryValue(trigger.config, 'auth');
@@ -227,7 +273,12 @@ export function buildOpenApi(files: readonly PipeFile[], declarations: Declarati
         summary: `pipeline ${pipeline.name}`,
         ...(parameters.length > 0 ? { parameters } : {}),
         ...(body && !['get', 'head', 'delete', 'options'].includes(lower)
-          ? { requestBody: { required: true, content: { 'application/json': { schema: bodySchema(body, declarations, builder) } } } }
+          ? {
+              requestBody: {
+                required: true,
+                content: { 'application/json': { schema: bodySchema(body, declarations, builder) } },
+              },
+            }
           : {}),
         ...(security ? { security: [{ [security.name]: security.scopes }] } : {}),
         responses,

@@ -2,7 +2,16 @@
  * Phase `resolve`, part 1: collects the top-level declarations of every file of one service into
  * name tables, reporting duplicates. All files given to one pipec command form one namespace.
  */
-import type { AccountDecl, CapsuleDecl, Decl, GlobalDecl, PipeFile, PipelineDecl, SchemaDecl, StoreDecl } from '../ast/ast.js';
+import type {
+  AccountDecl,
+  CapsuleDecl,
+  Decl,
+  GlobalDecl,
+  PipeFile,
+  PipelineDecl,
+  SchemaDecl,
+  StoreDecl,
+} from '../ast/ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { declaredTwice } from './errors.js';
 import type { Span } from '../../base/source/span.js';
@@ -59,7 +68,12 @@ export function collectDeclarations(
       case 'pipeline':
         return add(pipelines, 'pipeline', decl.name, decl);
       case 'schema':
-        return add(schemas, 'schema', decl.name, { name: decl.name, nameSpan: decl.nameSpan, json: inlineSchemaJson(decl), decl });
+        return add(schemas, 'schema', decl.name, {
+          name: decl.name,
+          nameSpan: decl.nameSpan,
+          json: inlineSchemaJson(decl),
+          decl,
+        });
       case 'account':
         return add(accounts, 'account', decl.name, decl);
       case 'global':

@@ -65,7 +65,11 @@ export function jsonImportWithoutName(written: string, at: Span): Diagnostic {
 
 /** `problem` is the parser's complaint without the text it quotes. */
 export function importNotJson(written: string, at: Span, problem: string): Diagnostic {
-  return diagnostic('PIPE2013', { message: `\`${written}\` is not valid JSON: ${problem}`, span: at, label: 'not JSON' });
+  return diagnostic('PIPE2013', {
+    message: `\`${written}\` is not valid JSON: ${problem}`,
+    span: at,
+    label: 'not JSON',
+  });
 }
 
 // ───────────────────────────── declarations and references ─────────────────────────────
@@ -89,7 +93,13 @@ const UNKNOWN_REFERENCE: Readonly<Record<ReferenceKind, DiagnosticCode>> = {
 };
 
 /** A name that should be an account, a pipeline or a store; `candidates` are the declared ones. */
-export function unknownReference(kind: ReferenceKind, name: string, at: Span, candidates: readonly string[], suggestion: string | undefined): Diagnostic {
+export function unknownReference(
+  kind: ReferenceKind,
+  name: string,
+  at: Span,
+  candidates: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic(UNKNOWN_REFERENCE[kind], {
     message: `unknown ${kind} \`${name}\``,
     span: at,
@@ -99,13 +109,20 @@ export function unknownReference(kind: ReferenceKind, name: string, at: Span, ca
   });
 }
 
-export function unknownSchema(name: string, at: Span, candidates: readonly string[], suggestion: string | undefined): Diagnostic {
+export function unknownSchema(
+  name: string,
+  at: Span,
+  candidates: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE2004', {
     message: `unknown schema \`${name}\``,
     span: at,
     label: suggestion ? `did you mean \`${suggestion}\`?` : 'no schema of that name',
     ...(candidates.length > 0 ? { body: [`Known schemas: ${candidates.map((n) => `\`${n}\``).join(', ')}.`] } : {}),
-    hint: suggestion ? `write \`${suggestion}\`` : `declare it with \`schema ${name} { … }\` or \`import "file.json" as ${name}\``,
+    hint: suggestion
+      ? `write \`${suggestion}\``
+      : `declare it with \`schema ${name} { … }\` or \`import "file.json" as ${name}\``,
   });
 }
 

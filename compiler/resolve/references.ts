@@ -17,7 +17,13 @@ function namesOf(decls: Declarations, kind: ReferenceKind): string[] {
 }
 
 /** True when `name` names a declaration of `kind`; otherwise reports it and answers false. */
-export function checkExists(diagnostics: Diagnostic[], decls: Declarations, kind: ReferenceKind, name: string, span: Span): boolean {
+export function checkExists(
+  diagnostics: Diagnostic[],
+  decls: Declarations,
+  kind: ReferenceKind,
+  name: string,
+  span: Span,
+): boolean {
   const candidates = namesOf(decls, kind);
   if (candidates.includes(name)) return true;
   diagnostics.push(unknownReference(kind, name, span, candidates, suggest(name, candidates)));

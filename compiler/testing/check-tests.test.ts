@@ -51,24 +51,36 @@ describe('checkTests', () => {
     const result = check('test "t" { mock publish refused { } expect called refused never }');
     expect(result.diagnostics).toEqual([]);
     expect(result.value.tests[0]?.mocks[0]?.result).toEqual({ passThrough: true });
-    expect(result.value.tests[0]?.expects[0]).toMatchObject({ kind: 'called', keys: ['shop.pipe:8|publish|'], times: 0 });
+    expect(result.value.tests[0]?.expects[0]).toMatchObject({
+      kind: 'called',
+      keys: ['shop.pipe:8|publish|'],
+      times: 0,
+    });
   });
 
   it('a failing mock carries its code, message and details', () => {
     const result = check('test "t" { mock rest fetch fails { code: 503, message: "down", retryAfter: 5 } }');
-    expect(result.value.tests[0]?.mocks[0]?.result).toEqual({ error: { code: 503, message: 'down', details: { retryAfter: 5 } } });
+    expect(result.value.tests[0]?.mocks[0]?.result).toEqual({
+      error: { code: 503, message: 'down', details: { retryAfter: 5 } },
+    });
   });
 
   it('resolves branches by condition, by target name and otherwise', () => {
-    const result = check('test "t" { expect branch "{{message.valid}}" expect branch accepted expect branch otherwise }');
+    const result = check(
+      'test "t" { expect branch "{{message.valid}}" expect branch accepted expect branch otherwise }',
+    );
     expect(result.diagnostics).toEqual([]);
     expect(result.value.tests[0]?.expects.map((e) => (e.kind === 'branch' ? e.keys : []))).toEqual([
-      ['shop.pipe:6#0'], ['shop.pipe:6#0'], ['shop.pipe:6#1'],
+      ['shop.pipe:6#0'],
+      ['shop.pipe:6#0'],
+      ['shop.pipe:6#1'],
     ]);
   });
 
   it('reads input fixtures relative to the test file', () => {
-    const result = check('test "t" { input: file("fixtures/in.json") }', { '/p/fixtures/in.json': '{"body": {"id": "A"}}' });
+    const result = check('test "t" { input: file("fixtures/in.json") }', {
+      '/p/fixtures/in.json': '{"body": {"id": "A"}}',
+    });
     expect(result.diagnostics).toEqual([]);
     expect(result.value.tests[0]?.input).toEqual({ body: { id: 'A' } });
     const bad = check('test "t" { input: file("fixtures/bad.json") }', { '/p/fixtures/bad.json': '{ nope' });
@@ -77,17 +89,19 @@ describe('checkTests', () => {
 
   it('lists every step and branch for coverage', () => {
     const result = check('test "t" { }');
-    expect(result.value.pipelines).toEqual([{
-      name: 'shop',
-      steps: [
-        { key: 'shop.pipe:4|rest|fetch', name: 'fetch (rest, shop.pipe:4)' },
-        { key: 'shop.pipe:5|hash|check', name: 'check (hash, shop.pipe:5)' },
-        { key: 'shop.pipe:8|publish|', name: 'refused (publish, shop.pipe:8)' },
-      ],
-      branches: [
-        { key: 'shop.pipe:6#0', name: 'shop.pipe:6 when {{ message.valid }}' },
-        { key: 'shop.pipe:6#1', name: 'shop.pipe:6 otherwise' },
-      ],
-    }]);
+    expect(result.value.pipelines).toEqual([
+      {
+        name: 'shop',
+        steps: [
+          { key: 'shop.pipe:4|rest|fetch', name: 'fetch (rest, shop.pipe:4)' },
+          { key: 'shop.pipe:5|hash|check', name: 'check (hash, shop.pipe:5)' },
+          { key: 'shop.pipe:8|publish|', name: 'refused (publish, shop.pipe:8)' },
+        ],
+        branches: [
+          { key: 'shop.pipe:6#0', name: 'shop.pipe:6 when {{ message.valid }}' },
+          { key: 'shop.pipe:6#1', name: 'shop.pipe:6 otherwise' },
+        ],
+      },
+    ]);
   });
 });

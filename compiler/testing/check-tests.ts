@@ -11,8 +11,18 @@ import type { Expectation, MockDecl, ObjectValue, PipeFile, PipelineDecl, TestDe
 import { spanAt, toLiteral } from '../ast/literal.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import {
-  badInputFile, badMockedFailure, eventNeverPublished, expressionInTestData, mockDoesNotFit, mockOfOtherConnector,
-  mockedTwice, testNamedTwice, testedPipelineUnsaid, unknownTestBranch, unknownTestStep, unknownTestedPipeline,
+  badInputFile,
+  badMockedFailure,
+  eventNeverPublished,
+  expressionInTestData,
+  mockDoesNotFit,
+  mockOfOtherConnector,
+  mockedTwice,
+  testNamedTwice,
+  testedPipelineUnsaid,
+  unknownTestBranch,
+  unknownTestStep,
+  unknownTestedPipeline,
 } from './errors.js';
 import type { Diagnostic, Result } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
@@ -20,7 +30,14 @@ import type { SourceFile } from '../../base/source/source-file.js';
 import type { Span } from '../../base/source/span.js';
 import { schemaToType } from '../types/schema-to-type.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
-import type { ConnectorTestFacts, ExpectSpec, MockSpec, PipelineInventory, TestCase, TestSuite } from '../../runtime/testing/test-plan.js';
+import type {
+  ConnectorTestFacts,
+  ExpectSpec,
+  MockSpec,
+  PipelineInventory,
+  TestCase,
+  TestSuite,
+} from '../../runtime/testing/test-plan.js';
 import type { Json, JsonObject } from '../../runtime/types.js';
 import { indexPipeline, normalizeCondition, type IndexedStep, type PipelineIndex } from './inventory.js';
 import { shapeProblems, withDefaults } from './mock-shape.js';
@@ -48,7 +65,8 @@ export function checkTests(input: CheckTestsInput): Result<TestSuite> {
   const pipelines = new Map<string, { decl: PipelineDecl; index: PipelineIndex }>();
   for (const file of input.files) {
     for (const decl of file.decls) {
-      if (decl.kind === 'pipeline' && !pipelines.has(decl.name)) pipelines.set(decl.name, { decl, index: indexPipeline(decl, input) });
+      if (decl.kind === 'pipeline' && !pipelines.has(decl.name))
+        pipelines.set(decl.name, { decl, index: indexPipeline(decl, input) });
     }
   }
   const checker = new TestChecker(input, pipelines, diagnostics);
@@ -68,7 +86,10 @@ export function checkTests(input: CheckTestsInput): Result<TestSuite> {
   }
   const inventory: PipelineInventory[] = [...pipelines.values()].map(({ index }) => ({
     name: index.name,
-    steps: index.steps.map((s) => ({ key: s.key, name: `${s.label ?? s.headerWord ?? s.connector} (${s.connector}, ${s.source})` })),
+    steps: index.steps.map((s) => ({
+      key: s.key,
+      name: `${s.label ?? s.headerWord ?? s.connector} (${s.connector}, ${s.source})`,
+    })),
     branches: index.branches.map((b) => ({ key: b.key, name: b.name })),
   }));
   return { value: { tests, pipelines: inventory, connectors: testFacts(input.registry) }, diagnostics };
@@ -108,7 +129,9 @@ class TestChecker {
     const errorsBefore = this.diagnostics.filter((d) => d.severity === 'error').length;
     const inputValue = this.inputOf(test);
     const mocks = this.mocksOf(test, pipeline.index);
-    const expects = test.expects.map((e) => this.expectation(e, pipeline.index)).filter((e): e is ExpectSpec => e !== undefined);
+    const expects = test.expects
+      .map((e) => this.expectation(e, pipeline.index))
+      .filter((e): e is ExpectSpec => e !== undefined);
     if (this.diagnostics.filter((d) => d.severity === 'error').length > errorsBefore) return undefined;
     return {
       name: test.name,
@@ -181,12 +204,22 @@ class TestChecker {
   }
 
   private stepNames(index: PipelineIndex): string[] {
-    return [...new Set(index.steps.flatMap((s) => [s.label, s.headerWord]).filter((n): n is string => n !== undefined))];
+    return [
+      ...new Set(index.steps.flatMap((s) => [s.label, s.headerWord]).filter((n): n is string => n !== undefined)),
+    ];
   }
 
-  private unknownStep(of: 'mock' | 'expectation', name: string, at: Span, tested: PipelineIndex, what: string): undefined {
+  private unknownStep(
+    of: 'mock' | 'expectation',
+    name: string,
+    at: Span,
+    tested: PipelineIndex,
+    what: string,
+  ): undefined {
     const steps = this.stepNames(tested);
-    this.diagnostics.push(unknownTestStep({ of, what, name, pipeline: tested.name, at, steps, suggestion: suggest(name, steps) }));
+    this.diagnostics.push(
+      unknownTestStep({ of, what, name, pipeline: tested.name, at, steps, suggestion: suggest(name, steps) }),
+    );
     return undefined;
   }
 
@@ -230,8 +263,12 @@ class TestChecker {
     if (problems.length > 0) {
       const lit = toLiteral(mock.body);
       for (const problem of problems.slice(0, MAX_SHAPE_PROBLEMS)) {
-        const span = problem.unknownKey ? (lit.spans.get(`#key:${problem.pointer}`) ?? mock.body.span) : spanAt(lit, problem.pointer, mock.body.span);
-        this.diagnostics.push(mockDoesNotFit(mock.label, mock.connector, problem.message, problem.unknownKey === true, span));
+        const span = problem.unknownKey
+          ? (lit.spans.get(`#key:${problem.pointer}`) ?? mock.body.span)
+          : spanAt(lit, problem.pointer, mock.body.span);
+        this.diagnostics.push(
+          mockDoesNotFit(mock.label, mock.connector, problem.message, problem.unknownKey === true, span),
+        );
       }
       return undefined;
     }
@@ -241,7 +278,13 @@ class TestChecker {
   /** `fails { code, message, …details }`: the error the step throws. */
   private failingMock(mock: MockDecl, json: JsonObject, base: Omit<MockSpec, 'result'>): MockSpec | undefined {
     const { code = 500, message = `mocked failure of \`${mock.label}\``, ...details } = json;
-    if (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 599 || typeof message !== 'string') {
+    if (
+      typeof code !== 'number' ||
+      !Number.isInteger(code) ||
+      code < 100 ||
+      code > 599 ||
+      typeof message !== 'string'
+    ) {
       const bad = typeof message !== 'string' ? 'message' : 'code';
       this.diagnostics.push(badMockedFailure(mock.label, bad, entrySpan(mock.body, bad) ?? mock.body.span));
       return undefined;
@@ -266,14 +309,24 @@ class TestChecker {
         const owner = this.labelOwner(e.label, tested);
         if (!owner) return this.unknownStep('expectation', e.label, e.labelSpan, tested, 'this expectation reads step');
         const value = this.literal(e.value, 'an expected value');
-        return value === undefined ? undefined : { ...base, kind: 'step', pipeline: owner, label: e.label, match: e.match, value };
+        return value === undefined
+          ? undefined
+          : { ...base, kind: 'step', pipeline: owner, label: e.label, match: e.match, value };
       }
       case 'called': {
         const steps = this.findSteps(e.label, tested);
-        if (steps.length === 0) return this.unknownStep('expectation', e.label, e.labelSpan, tested, 'this expectation counts calls of step');
+        if (steps.length === 0)
+          return this.unknownStep('expectation', e.label, e.labelSpan, tested, 'this expectation counts calls of step');
         const withValue = e.with ? this.literal(e.with, 'an expected value') : undefined;
         if (e.with && withValue === undefined) return undefined;
-        return { ...base, kind: 'called', name: e.label, keys: steps.map((s) => s.key), ...(e.times !== undefined ? { times: e.times } : {}), ...(withValue !== undefined ? { with: withValue } : {}) };
+        return {
+          ...base,
+          kind: 'called',
+          name: e.label,
+          keys: steps.map((s) => s.key),
+          ...(e.times !== undefined ? { times: e.times } : {}),
+          ...(withValue !== undefined ? { with: withValue } : {}),
+        };
       }
       case 'branch':
         return this.branch(e, tested, base);
@@ -286,26 +339,39 @@ class TestChecker {
         }
         const withValue = e.with ? this.literal(e.with, 'an expected value') : undefined;
         if (e.with && withValue === undefined) return undefined;
-        return { ...base, kind: 'published', event: e.event, ...(e.times !== undefined ? { times: e.times } : {}), ...(withValue !== undefined ? { with: withValue } : {}) };
+        return {
+          ...base,
+          kind: 'published',
+          event: e.event,
+          ...(e.times !== undefined ? { times: e.times } : {}),
+          ...(withValue !== undefined ? { with: withValue } : {}),
+        };
       }
     }
   }
 
   /** The pipeline whose `step.<label>` a test reads: a labelled connector step or for-each. */
   private labelOwner(label: string, tested: PipelineIndex): string | undefined {
-    const has = (index: PipelineIndex): boolean => index.steps.some((s) => s.label === label) || index.forEachLabels.has(label);
+    const has = (index: PipelineIndex): boolean =>
+      index.steps.some((s) => s.label === label) || index.forEachLabels.has(label);
     if (has(tested)) return tested.name;
     return [...this.pipelines.values()].find((p) => has(p.index))?.index.name;
   }
 
-  private branch(e: Extract<Expectation, { kind: 'branch' }>, tested: PipelineIndex, base: { source: string; text: string }): ExpectSpec | undefined {
+  private branch(
+    e: Extract<Expectation, { kind: 'branch' }>,
+    tested: PipelineIndex,
+    base: { source: string; text: string },
+  ): ExpectSpec | undefined {
     const wanted = normalizeCondition(e.branch);
     const matching = (index: PipelineIndex) =>
       index.branches.filter((b) => b.target === e.branch || normalizeCondition(b.condition) === wanted);
     let keys = matching(tested).map((b) => b.key);
     if (keys.length === 0) keys = [...this.pipelines.values()].flatMap((p) => matching(p.index)).map((b) => b.key);
     if (keys.length > 0) return { ...base, kind: 'branch', name: e.branch, keys };
-    const candidates = [...new Set(tested.branches.flatMap((b) => (b.target ? [b.target, b.condition] : [b.condition])))];
+    const candidates = [
+      ...new Set(tested.branches.flatMap((b) => (b.target ? [b.target, b.condition] : [b.condition]))),
+    ];
     const close = suggest(e.branch, candidates);
     this.diagnostics.push(unknownTestBranch(tested.name, e.branch, e.branchSpan, candidates, close));
     return undefined;

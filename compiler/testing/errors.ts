@@ -21,12 +21,19 @@ export function testNamedTwice(name: string, at: Span, first: Span): Diagnostic 
 }
 
 /** `known` are the pipelines of the files tested together. */
-export function unknownTestedPipeline(test: string, pipeline: string, at: Span, known: readonly string[], suggestion: string | undefined): Diagnostic {
+export function unknownTestedPipeline(
+  test: string,
+  pipeline: string,
+  at: Span,
+  known: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE7010', {
     message: `test \`${test}\` runs pipeline \`${pipeline}\`, which is not declared`,
     span: at,
     label: didYouMean(suggestion, 'unknown pipeline'),
-    body: known.length > 0 ? [`Pipelines: ${names(known)}.`] : ['No pipeline is declared in the files tested together.'],
+    body:
+      known.length > 0 ? [`Pipelines: ${names(known)}.`] : ['No pipeline is declared in the files tested together.'],
   });
 }
 
@@ -35,7 +42,10 @@ export function testedPipelineUnsaid(test: string, at: Span, known: readonly str
     message: `test \`${test}\` does not say which pipeline it runs`,
     span: at,
     label: known.length === 0 ? 'no pipeline to run' : `${known.length} pipelines to choose from`,
-    hint: known.length > 0 ? `add \`pipeline: ${known[0]}\` to the test` : 'test the files together with the pipeline: `pipec test <folder>`',
+    hint:
+      known.length > 0
+        ? `add \`pipeline: ${known[0]}\` to the test`
+        : 'test the files together with the pipeline: `pipec test <folder>`',
   });
 }
 
@@ -76,9 +86,10 @@ export function unknownTestStep(facts: {
     message: `${facts.what} \`${facts.name}\`, but pipeline \`${facts.pipeline}\` has no step of that name`,
     span: facts.at,
     label: didYouMean(facts.suggestion, 'unknown step'),
-    body: facts.steps.length > 0
-      ? [`Steps that can be named: ${names(facts.steps)}.`]
-      : [`Pipeline \`${facts.pipeline}\` has no labelled steps; label one: \`rest fetch-customer { … }\`.`],
+    body:
+      facts.steps.length > 0
+        ? [`Steps that can be named: ${names(facts.steps)}.`]
+        : [`Pipeline \`${facts.pipeline}\` has no labelled steps; label one: \`rest fetch-customer { … }\`.`],
   });
 }
 
@@ -101,7 +112,13 @@ export function mockOfOtherConnector(step: string, actual: string, written: stri
 }
 
 /** `problem` says how the mocked output breaks the connector's output shape. */
-export function mockDoesNotFit(step: string, connector: string, problem: string, unknownKey: boolean, at: Span): Diagnostic {
+export function mockDoesNotFit(
+  step: string,
+  connector: string,
+  problem: string,
+  unknownKey: boolean,
+  at: Span,
+): Diagnostic {
   return diagnostic('PIPE7012', {
     message: `the mock of \`${step}\` does not fit the output of \`${connector}\`: ${problem}`,
     span: at,
@@ -119,7 +136,12 @@ export function badMockedFailure(step: string, field: 'code' | 'message', at: Sp
 }
 
 /** `published` are the events some step publishes. */
-export function eventNeverPublished(event: string, at: Span, published: readonly string[], suggestion: string | undefined): Diagnostic {
+export function eventNeverPublished(
+  event: string,
+  at: Span,
+  published: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE7015', {
     message: `no step publishes event \`${event}\``,
     span: at,
@@ -129,7 +151,13 @@ export function eventNeverPublished(event: string, at: Span, published: readonly
 }
 
 /** `branches` are the conditions and branch names of the pipeline's choices. */
-export function unknownTestBranch(pipeline: string, branch: string, at: Span, branches: readonly string[], suggestion: string | undefined): Diagnostic {
+export function unknownTestBranch(
+  pipeline: string,
+  branch: string,
+  at: Span,
+  branches: readonly string[],
+  suggestion: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE7014', {
     message: `pipeline \`${pipeline}\` has no branch \`${branch}\``,
     span: at,

@@ -55,7 +55,8 @@ export function indexPipeline(pipeline: PipelineDecl, ctx: IndexContext): Pipeli
   const branches: IndexedBranch[] = [];
   const forEachLabels = new Set<string>();
   const events = new Set<string | undefined>();
-  const sourceOf = (span: Span): string => `${ctx.sourcePath(span.file)}:${ctx.sourceOf(span.file)?.positionOf(span.start).line ?? 1}`;
+  const sourceOf = (span: Span): string =>
+    `${ctx.sourcePath(span.file)}:${ctx.sourceOf(span.file)?.positionOf(span.start).line ?? 1}`;
 
   const visitParams = (params: ObjectValue): void => {
     for (const entry of params.entries) if (entry.kind === 'steps-entry') visitSteps(entry.steps);
@@ -70,8 +71,12 @@ export function indexPipeline(pipeline: PipelineDecl, ctx: IndexContext): Pipeli
     const headerWord = positional.length > 0 ? step.args[0]?.text : undefined;
     const source = sourceOf(step.span);
     steps.push({
-      key: stepKey(source, step.connector, label), connector: step.connector, source, span: step.span,
-      ...(label !== undefined ? { label } : {}), ...(headerWord !== undefined ? { headerWord } : {}),
+      key: stepKey(source, step.connector, label),
+      connector: step.connector,
+      source,
+      span: step.span,
+      ...(label !== undefined ? { label } : {}),
+      ...(headerWord !== undefined ? { headerWord } : {}),
     });
     const schema = ctx.registry.connectors.get(step.connector);
     if (schema) for (const key of refParams(schema, 'event')) events.add(stepParam(step, schema, key)?.name);
@@ -89,14 +94,20 @@ export function indexPipeline(pipeline: PipelineDecl, ctx: IndexContext): Pipeli
           step.whens.forEach((when, i) => {
             const condition = conditionText(when.condition);
             branches.push({
-              key: branchKey(source, i), condition, name: `${source} when ${condition}`, ...label,
+              key: branchKey(source, i),
+              condition,
+              name: `${source} when ${condition}`,
+              ...label,
               ...(when.body.kind === 'ref' ? { target: when.body.name } : {}),
             });
             visitBody(when.body);
           });
           if (step.otherwise) {
             branches.push({
-              key: branchKey(source, step.whens.length), condition: 'otherwise', name: `${source} otherwise`, ...label,
+              key: branchKey(source, step.whens.length),
+              condition: 'otherwise',
+              name: `${source} otherwise`,
+              ...label,
               ...(step.otherwise.kind === 'ref' ? { target: step.otherwise.name } : {}),
             });
             visitBody(step.otherwise);
@@ -126,7 +137,8 @@ export function indexPipeline(pipeline: PipelineDecl, ctx: IndexContext): Pipeli
 export function conditionText(value: Value): string {
   if (value.kind === 'string') return value.value;
   if (value.kind === 'braces') return `{{ ${value.text.trim()} }}`;
-  if (value.kind === 'template') return value.parts.map((part) => (part.kind === 'text' ? part.value : `{{ ${part.text.trim()} }}`)).join('');
+  if (value.kind === 'template')
+    return value.parts.map((part) => (part.kind === 'text' ? part.value : `{{ ${part.text.trim()} }}`)).join('');
   return '';
 }
 
@@ -134,5 +146,5 @@ export function conditionText(value: Value): string {
 export function normalizeCondition(text: string): string {
   const trimmed = text.trim();
   const inner = /^\{\{([\s\S]*)\}\}$/.exec(trimmed);
-  return (inner ? inner[1] ?? '' : trimmed).replace(/\s+/g, ' ').trim();
+  return (inner ? (inner[1] ?? '') : trimmed).replace(/\s+/g, ' ').trim();
 }

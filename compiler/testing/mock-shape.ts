@@ -64,12 +64,18 @@ function walk(value: unknown, type: PipeType, pointer: string, closed: boolean, 
       }
       const fields = Object.keys(type.fields);
       for (const key of Object.keys(value)) {
-        const field: FieldType | undefined = Object.prototype.hasOwnProperty.call(type.fields, key) ? type.fields[key] : undefined;
+        const field: FieldType | undefined = Object.prototype.hasOwnProperty.call(type.fields, key)
+          ? type.fields[key]
+          : undefined;
         const child = `${pointer}/${escapePointer(key)}`;
         if (field) walk(value[key], field.type, child, false, out);
         else if (closed || !type.open) {
           const close = suggest(key, fields);
-          out.push({ pointer: child, unknownKey: true, message: `the output has no field \`${key}\`${close ? ` (did you mean \`${close}\`?)` : ''}` });
+          out.push({
+            pointer: child,
+            unknownKey: true,
+            message: `the output has no field \`${key}\`${close ? ` (did you mean \`${close}\`?)` : ''}`,
+          });
         }
       }
       return;

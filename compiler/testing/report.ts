@@ -10,7 +10,8 @@ export interface ReportStyle {
   readonly color: boolean;
 }
 
-const paint = (style: ReportStyle, code: string, text: string): string => (style.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+const paint = (style: ReportStyle, code: string, text: string): string =>
+  style.color ? `\u001b[${code}m${text}\u001b[0m` : text;
 const green = (s: ReportStyle, t: string) => paint(s, '32', t);
 const red = (s: ReportStyle, t: string) => paint(s, '31', t);
 const dim = (s: ReportStyle, t: string) => paint(s, '2', t);
@@ -46,7 +47,14 @@ export function renderFailure(failure: TestFailure, style: ReportStyle): string[
 
 /** The failures of every failed test, each under its test's name. */
 export function renderFailures(results: readonly TestResult[], style: ReportStyle): string {
-  const blocks = results.filter((r) => !r.passed).map((r) => [`${red(style, '✗')} ${r.name} ${dim(style, `(${r.source}, pipeline ${r.pipeline})`)}`, ...r.failures.flatMap((f) => renderFailure(f, style))].join('\n'));
+  const blocks = results
+    .filter((r) => !r.passed)
+    .map((r) =>
+      [
+        `${red(style, '✗')} ${r.name} ${dim(style, `(${r.source}, pipeline ${r.pipeline})`)}`,
+        ...r.failures.flatMap((f) => renderFailure(f, style)),
+      ].join('\n'),
+    );
   return blocks.length > 0 ? `\nFailures:\n\n${blocks.join('\n\n')}\n` : '';
 }
 
@@ -65,7 +73,11 @@ function ratio(done: number, total: number): string {
 /** Per pipeline: steps run / total and choice branches taken / total, then what was missed. */
 export function renderCoverage(coverage: readonly PipelineCoverage[], style: ReportStyle): string {
   const nameWidth = Math.max('pipeline'.length, ...coverage.map((c) => c.pipeline.length));
-  const rows = coverage.map((c) => ({ c, steps: ratio(c.stepsRun, c.stepsTotal), branches: ratio(c.branchesTaken, c.branchesTotal) }));
+  const rows = coverage.map((c) => ({
+    c,
+    steps: ratio(c.stepsRun, c.stepsTotal),
+    branches: ratio(c.branchesTaken, c.branchesTotal),
+  }));
   const stepsWidth = Math.max('steps'.length, ...rows.map((r) => r.steps.length));
   const lines = ['Coverage:', `  ${'pipeline'.padEnd(nameWidth)}  ${'steps'.padEnd(stepsWidth)}  branches`];
   for (const { c, steps, branches } of rows) {
@@ -77,7 +89,11 @@ export function renderCoverage(coverage: readonly PipelineCoverage[], style: Rep
 }
 
 /** The whole report after a run (the per-test lines are printed as tests finish). */
-export function renderReport(suite: SuiteResult, totalMs: number, opts: ReportStyle & { readonly coverage: boolean }): string {
+export function renderReport(
+  suite: SuiteResult,
+  totalMs: number,
+  opts: ReportStyle & { readonly coverage: boolean },
+): string {
   const parts = [renderFailures(suite.tests, opts)];
   if (opts.coverage) parts.push(`\n${renderCoverage(suite.coverage, opts)}\n`);
   parts.push(`\n${renderSummary(suite.tests, totalMs, opts)}`);

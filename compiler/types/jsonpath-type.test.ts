@@ -16,7 +16,8 @@ const order: PipeType = objectOf({
 const self = { objectFilter: 'self' } as const;
 const fields = (path: string): string[] =>
   analyzeJsonPath(path, order, self).findings.map((f) =>
-    f.kind === 'field' ? `${f.field}@${path.slice(f.start, f.end)}:${f.start}` : 'syntax');
+    f.kind === 'field' ? `${f.field}@${path.slice(f.start, f.end)}:${f.start}` : 'syntax',
+  );
 
 describe('analyzeJsonPath', () => {
   it('types each field of the path and the elements it selects', () => {

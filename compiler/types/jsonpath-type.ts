@@ -48,9 +48,10 @@ export function analyzeJsonPath(source: string, root: PipeType, options: JsonPat
   const problem = runtimeProblem(source);
   if (problem !== undefined) {
     const equals = problem.includes('assigns') ? loneEquals(source) : undefined;
-    const finding: JsonPathFinding = equals !== undefined
-      ? { kind: 'syntax', problem, start: equals.start, end: equals.end, assignment: true }
-      : { kind: 'syntax', problem, start: 0, end: source.length, assignment: false };
+    const finding: JsonPathFinding =
+      equals !== undefined
+        ? { kind: 'syntax', problem, start: equals.start, end: equals.end, assignment: true }
+        : { kind: 'syntax', problem, start: 0, end: source.length, assignment: false };
     return { findings: [finding], selected: UNKNOWN };
   }
   const findings: JsonPathFinding[] = [];
@@ -163,9 +164,8 @@ function filterFindings(code: string, codeAt: number | undefined, target: PipeTy
       const next = fieldOf(type, name);
       if (next === 'missing') {
         const nameAt = chainAt + (link.index ?? 0) + link[0].indexOf(name);
-        const position = codeAt === undefined
-          ? { start: 0, end: 0 }
-          : { start: codeAt + nameAt, end: codeAt + nameAt + name.length };
+        const position =
+          codeAt === undefined ? { start: 0, end: 0 } : { start: codeAt + nameAt, end: codeAt + nameAt + name.length };
         findings.push({ kind: 'field', field: name, owner: type, ...position });
         break;
       }

@@ -15,15 +15,29 @@ describe('schemaToType', () => {
   it('closes objects only when additionalProperties is false', () => {
     const open = schemaToType({ type: 'object', properties: { a: { type: 'string' } } });
     expect(open).toMatchObject({ kind: 'object', open: true });
-    const closed = schemaToType({ type: 'object', additionalProperties: false, required: ['a'], properties: { a: { type: 'string' }, b: { type: 'boolean' } } });
-    expect(closed).toMatchObject({ kind: 'object', open: false, fields: { a: { type: STRING, required: true }, b: { type: BOOLEAN, required: false } } });
+    const closed = schemaToType({
+      type: 'object',
+      additionalProperties: false,
+      required: ['a'],
+      properties: { a: { type: 'string' }, b: { type: 'boolean' } },
+    });
+    expect(closed).toMatchObject({
+      kind: 'object',
+      open: false,
+      fields: { a: { type: STRING, required: true }, b: { type: BOOLEAN, required: false } },
+    });
     expect(schemaToType({ properties: { x: {} }, unevaluatedProperties: false })).toMatchObject({ open: false });
   });
 
   it('maps arrays, tuples, enum, const, anyOf/oneOf and nullable', () => {
     expect(schemaToType({ type: 'array', items: { type: 'string' } })).toEqual(arrayOf(STRING));
-    expect(schemaToType({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] })).toEqual(arrayOf(union(STRING, INTEGER)));
-    expect(schemaToType({ enum: ['Domestic', 'International'] })).toEqual({ kind: 'string', enum: ['Domestic', 'International'] });
+    expect(schemaToType({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] })).toEqual(
+      arrayOf(union(STRING, INTEGER)),
+    );
+    expect(schemaToType({ enum: ['Domestic', 'International'] })).toEqual({
+      kind: 'string',
+      enum: ['Domestic', 'International'],
+    });
     expect(schemaToType({ const: 3 })).toEqual(INTEGER);
     expect(schemaToType({ anyOf: [{ type: 'string' }, { type: 'integer' }] })).toEqual(union(STRING, INTEGER));
     expect(schemaToType({ oneOf: [{ type: 'boolean' }, { type: 'null' }] })).toEqual(union(BOOLEAN, NULL));
@@ -31,15 +45,28 @@ describe('schemaToType', () => {
   });
 
   it('merges allOf objects', () => {
-    const t = schemaToType({ allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'number' } } }] });
-    expect(t).toMatchObject({ kind: 'object', open: true, fields: { a: { type: STRING, required: true }, b: { type: NUMBER, required: false } } });
+    const t = schemaToType({
+      allOf: [
+        { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+        { properties: { b: { type: 'number' } } },
+      ],
+    });
+    expect(t).toMatchObject({
+      kind: 'object',
+      open: true,
+      fields: { a: { type: STRING, required: true }, b: { type: NUMBER, required: false } },
+    });
   });
 
   it('follows local $ref into $defs and definitions, and stops at recursion', () => {
     const schema = {
       type: 'object',
       additionalProperties: false,
-      properties: { item: { $ref: '#/$defs/Item' }, legacy: { $ref: '#/definitions/Old' }, missing: { $ref: '#/$defs/Nope' } },
+      properties: {
+        item: { $ref: '#/$defs/Item' },
+        legacy: { $ref: '#/definitions/Old' },
+        missing: { $ref: '#/$defs/Nope' },
+      },
       $defs: { Item: { type: 'object', properties: { child: { $ref: '#/$defs/Item' } } } },
       definitions: { Old: { type: 'integer' } },
     };
@@ -63,7 +90,10 @@ describe('schemaToType', () => {
         employee_name: { type: 'string' },
         total: { type: 'number' },
         trip_type: { type: 'string', enum: ['Domestic', 'International'] },
-        itemized_expenses: { type: 'array', items: { type: 'object', required: ['amount'], properties: { amount: { type: 'number' } } } },
+        itemized_expenses: {
+          type: 'array',
+          items: { type: 'object', required: ['amount'], properties: { amount: { type: 'number' } } },
+        },
       },
     });
     expect(lookupField(t, 'total')).toEqual({ kind: 'found', type: NUMBER });

@@ -41,7 +41,9 @@ function resolvePointer(root: unknown, ref: string): unknown {
   for (const raw of pointer.slice(1).split('/')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (!isSchemaObject(current) && !Array.isArray(current)) return undefined;
-    current = Object.prototype.hasOwnProperty.call(current, key) ? (current as Record<string, unknown>)[key] : undefined;
+    current = Object.prototype.hasOwnProperty.call(current, key)
+      ? (current as Record<string, unknown>)[key]
+      : undefined;
     if (current === undefined) return undefined;
   }
   return current;
@@ -88,8 +90,14 @@ class Converter {
     const type = own(schema, 'type');
     if (Array.isArray(type)) return union(...type.map((t) => this.ofTypeName(String(t), schema, depth)));
     if (typeof type === 'string') return this.ofTypeName(type, schema, depth);
-    if (own(schema, 'properties') !== undefined || own(schema, 'additionalProperties') === false || own(schema, 'required') !== undefined) return this.objectType(schema, depth);
-    if (own(schema, 'items') !== undefined || own(schema, 'prefixItems') !== undefined) return this.arrayType(schema, depth);
+    if (
+      own(schema, 'properties') !== undefined ||
+      own(schema, 'additionalProperties') === false ||
+      own(schema, 'required') !== undefined
+    )
+      return this.objectType(schema, depth);
+    if (own(schema, 'items') !== undefined || own(schema, 'prefixItems') !== undefined)
+      return this.arrayType(schema, depth);
     return UNKNOWN;
   }
 
@@ -122,7 +130,9 @@ class Converter {
   private objectType(schema: Schema, depth: number): PipeType {
     const properties = own(schema, 'properties');
     const required = own(schema, 'required');
-    const requiredNames = new Set(Array.isArray(required) ? required.filter((r): r is string => typeof r === 'string') : []);
+    const requiredNames = new Set(
+      Array.isArray(required) ? required.filter((r): r is string => typeof r === 'string') : [],
+    );
     const fields: Record<string, FieldType> = Object.create(null) as Record<string, FieldType>;
     if (isSchemaObject(properties)) {
       for (const key of Object.keys(properties)) {
@@ -160,11 +170,15 @@ function mergeAll(parts: readonly PipeType[]): PipeType {
     open = open && part.open;
     for (const [key, field] of Object.entries(part.fields)) {
       const prev = fields[key];
-      fields[key] = prev ? { type: prev.type.kind === 'unknown' ? field.type : prev.type, required: prev.required || field.required } : field;
+      fields[key] = prev
+        ? { type: prev.type.kind === 'unknown' ? field.type : prev.type, required: prev.required || field.required }
+        : field;
     }
   }
   const names = Object.keys(fields);
-  const closedPartCoversAll = known.some((p) => p.kind === 'object' && !p.open && names.every((n) => Object.prototype.hasOwnProperty.call(p.fields, n)));
+  const closedPartCoversAll = known.some(
+    (p) => p.kind === 'object' && !p.open && names.every((n) => Object.prototype.hasOwnProperty.call(p.fields, n)),
+  );
   return { kind: 'object', fields, open: open || !closedPartCoversAll };
 }
 

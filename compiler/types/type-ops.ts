@@ -104,7 +104,9 @@ export function describeType(t: PipeType): string {
     case 'number':
       return t.integer ? 'integer' : 'number';
     case 'string':
-      return t.enum && t.enum.length > 0 && t.enum.length <= 6 ? t.enum.map((v) => JSON.stringify(v)).join(' | ') : 'string';
+      return t.enum && t.enum.length > 0 && t.enum.length <= 6
+        ? t.enum.map((v) => JSON.stringify(v)).join(' | ')
+        : 'string';
     case 'array':
       return `array of ${describeType(t.items).replace(/ or /g, ' | ')}`;
     case 'object': {
@@ -225,11 +227,14 @@ export function elementType(t: PipeType): PipeType | undefined {
 export function typeOfValue(value: unknown): PipeType {
   if (value === null || value === undefined) return NULL;
   if (typeof value === 'boolean') return { kind: 'boolean' };
-  if (typeof value === 'number') return Number.isInteger(value) ? { kind: 'number', integer: true } : { kind: 'number' };
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? { kind: 'number', integer: true } : { kind: 'number' };
   if (typeof value === 'string') return { kind: 'string', enum: [value] };
-  if (Array.isArray(value)) return { kind: 'array', items: value.length === 0 ? UNKNOWN : union(...value.map(typeOfValue)) };
+  if (Array.isArray(value))
+    return { kind: 'array', items: value.length === 0 ? UNKNOWN : union(...value.map(typeOfValue)) };
   const fields: Record<string, FieldType> = Object.create(null) as Record<string, FieldType>;
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) fields[k] = { type: typeOfValue(v), required: true };
+  for (const [k, v] of Object.entries(value as Record<string, unknown>))
+    fields[k] = { type: typeOfValue(v), required: true };
   return { kind: 'object', fields, open: false };
 }
 

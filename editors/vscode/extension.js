@@ -15,15 +15,13 @@ function serverOptions() {
 }
 
 async function activate(context) {
-  client = new LanguageClient(
-    'pipec',
-    'pipec language server',
-    serverOptions(),
-    {
-      documentSelector: [{ scheme: 'file', language: 'pipe' }, { scheme: 'untitled', language: 'pipe' }],
-      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*.pipe') },
-    },
-  );
+  client = new LanguageClient('pipec', 'pipec language server', serverOptions(), {
+    documentSelector: [
+      { scheme: 'file', language: 'pipe' },
+      { scheme: 'untitled', language: 'pipe' },
+    ],
+    synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*.pipe') },
+  });
   context.subscriptions.push(client);
   await client.start();
 }

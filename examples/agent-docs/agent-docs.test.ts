@@ -9,7 +9,12 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatCompletion, startScriptedOpenAi, type ScriptedServer, type ScriptStep } from '../../runtime/agent/test-support/scripted-openai-server.js';
+import {
+  chatCompletion,
+  startScriptedOpenAi,
+  type ScriptedServer,
+  type ScriptStep,
+} from '../../runtime/agent/test-support/scripted-openai-server.js';
 import { buildService, type BuiltService } from '../../test/e2e/in-process.js';
 import { freePort, REPO_ROOT, startServer, tempDir } from '../../test/e2e/service-process.js';
 import { startCatalogueServer, type CatalogueServer } from './mcp-server/server.js';
@@ -24,7 +29,10 @@ interface Served {
 
 /** Serves the built example on 127.0.0.1:port; `env` replaces the process environment. */
 async function serveExample(built: BuiltService, env: Record<string, string>, port = 0): Promise<Served> {
-  const service = await built.runtime.createService(built.definition, { env: { LOG_LEVEL: 'silent', ...env }, dataDir: tempDir('agent-docs-data') });
+  const service = await built.runtime.createService(built.definition, {
+    env: { LOG_LEVEL: 'silent', ...env },
+    dataDir: tempDir('agent-docs-data'),
+  });
   await service.start();
   const server = await built.runtime.serve(service, { port, hostname: '127.0.0.1' });
   return {
@@ -43,7 +51,11 @@ async function serveWithOwnMcp(built: BuiltService, env: Record<string, string>)
 }
 
 function requestSection(url: string, body: object): Promise<Response> {
-  return fetch(`${url}/agent-docs/sections`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${url}/agent-docs/sections`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 const SECTION = {
@@ -53,7 +65,11 @@ const SECTION = {
   best_practices: ['Set a timeout', 'Keep retries idempotent', 'Keep credentials in accounts'],
 };
 
-interface ToolMessage { role: string; content: unknown; tool_call_id?: string }
+interface ToolMessage {
+  role: string;
+  content: unknown;
+  tool_call_id?: string;
+}
 
 describe('agent-docs example', () => {
   let built: BuiltService;
@@ -75,12 +91,25 @@ describe('agent-docs example', () => {
   describe('with a scripted OpenAI-compatible model', () => {
     const replies: ScriptStep[] = [];
     let model: ScriptedServer;
-    const modelEnv = (): Record<string, string> => ({ AGENT_DOCS_MODEL: 'gpt-4o-mini', OPENAI_API_KEY: 'sk-test-docs', OPENAI_BASE_URL: model.baseUrl });
+    const modelEnv = (): Record<string, string> => ({
+      AGENT_DOCS_MODEL: 'gpt-4o-mini',
+      OPENAI_API_KEY: 'sk-test-docs',
+      OPENAI_BASE_URL: model.baseUrl,
+    });
 
     beforeAll(async () => {
       // Each request takes the next queued reply; an empty queue answers 500 (no retry).
-      model = await startScriptedOpenAi(Array.from({ length: 50 }, () => () =>
-        replies.shift() ?? { status: 500, headers: { 'x-should-retry': 'false' }, body: { error: { message: 'no reply queued' } } }));
+      model = await startScriptedOpenAi(
+        Array.from(
+          { length: 50 },
+          () => () =>
+            replies.shift() ?? {
+              status: 500,
+              headers: { 'x-should-retry': 'false' },
+              body: { error: { message: 'no reply queued' } },
+            },
+        ),
+      );
     });
 
     afterAll(async () => {
@@ -100,13 +129,18 @@ describe('agent-docs example', () => {
 
       it('runs the tool loop through the MCP server, masks personal data, and returns the schema-forced section', async () => {
         replies.push(
-          chatCompletion({ toolCalls: [{ id: 'call_rest', name: 'catalogue__get_component', arguments: { name: 'rest' } }], usage: { prompt: 300, completion: 20 } }),
+          chatCompletion({
+            toolCalls: [{ id: 'call_rest', name: 'catalogue__get_component', arguments: { name: 'rest' } }],
+            usage: { prompt: 300, completion: 20 },
+          }),
           chatCompletion({ content: JSON.stringify(SECTION), usage: { prompt: 500, completion: 120 } }),
         );
         const first = model.requests.length;
         const callsBefore = catalogueCalls.length;
         const res = await requestSection(served.url, {
-          component: 'rest', audience: 'partner developers', notes: 'Questions go to joao.pereira@example.com or +55 11 91234-5678.',
+          component: 'rest',
+          audience: 'partner developers',
+          notes: 'Questions go to joao.pereira@example.com or +55 11 91234-5678.',
         });
         expect(res.status).toBe(200);
         expect(await res.json()).toEqual({
@@ -116,7 +150,10 @@ describe('agent-docs example', () => {
 
         // The model was offered the server's tools and asked for the seed's section schema.
         const [ask, answer] = model.requests.slice(first).map((r) => r.body);
-        expect(ask.tools.map((t: { function: { name: string } }) => t.function.name).sort()).toEqual(['catalogue__get_component', 'catalogue__list_components']);
+        expect(ask.tools.map((t: { function: { name: string } }) => t.function.name).sort()).toEqual([
+          'catalogue__get_component',
+          'catalogue__list_components',
+        ]);
         expect(ask.response_format.json_schema).toMatchObject({ name: 'documentation_section', strict: true });
         expect(ask.response_format.json_schema.schema).toMatchObject({
           additionalProperties: false,
@@ -125,7 +162,9 @@ describe('agent-docs example', () => {
 
         // The call went through the MCP server, and its result came back to the model.
         expect(catalogueCalls.slice(callsBefore)).toEqual([{ tool: 'get_component', args: { name: 'rest' } }]);
-        const toolResult = (answer.messages as ToolMessage[]).find((m) => m.role === 'tool' && m.tool_call_id === 'call_rest');
+        const toolResult = (answer.messages as ToolMessage[]).find(
+          (m) => m.role === 'tool' && m.tool_call_id === 'call_rest',
+        );
         expect(String(toolResult?.content)).toContain('Calls an HTTP API');
 
         // PII: the requester's e-mail and phone and the catalogue's owner e-mail never left the service.
@@ -152,7 +191,9 @@ describe('agent-docs example', () => {
 
       it('an unknown component is a tool error the model sees, not a failed step', async () => {
         replies.push(
-          chatCompletion({ toolCalls: [{ id: 'call_x', name: 'catalogue__get_component', arguments: { name: 'teleporter' } }] }),
+          chatCompletion({
+            toolCalls: [{ id: 'call_x', name: 'catalogue__get_component', arguments: { name: 'teleporter' } }],
+          }),
           chatCompletion({ content: JSON.stringify(SECTION) }),
         );
         const first = model.requests.length;
@@ -160,7 +201,9 @@ describe('agent-docs example', () => {
         expect(res.status).toBe(200);
         const answer = model.requests[first + 1]?.body as { messages: ToolMessage[] };
         const toolResult = answer.messages.find((m) => m.role === 'tool');
-        expect(String(toolResult?.content)).toMatch(/No component named "teleporter"\. Known components: rest, object-store/);
+        expect(String(toolResult?.content)).toMatch(
+          /No component named "teleporter"\. Known components: rest, object-store/,
+        );
       });
 
       it('rejects a malformed request with 422 before any model call', async () => {
@@ -171,7 +214,7 @@ describe('agent-docs example', () => {
       });
     });
 
-    describe('tools from this service\'s own /mcp (a pipeline used as a tool)', () => {
+    describe("tools from this service's own /mcp (a pipeline used as a tool)", () => {
       let served: Served;
 
       beforeAll(async () => {
@@ -184,7 +227,9 @@ describe('agent-docs example', () => {
 
       it('the agent calls the agent_docs_component pipeline through /mcp', async () => {
         replies.push(
-          chatCompletion({ toolCalls: [{ id: 'call_agent', name: 'catalogue__agent_docs_component', arguments: { name: 'agent' } }] }),
+          chatCompletion({
+            toolCalls: [{ id: 'call_agent', name: 'catalogue__agent_docs_component', arguments: { name: 'agent' } }],
+          }),
           chatCompletion({ content: JSON.stringify({ ...SECTION, title: 'Agent' }) }),
         );
         const first = model.requests.length;
@@ -192,8 +237,12 @@ describe('agent-docs example', () => {
         expect(res.status).toBe(200);
         expect(((await res.json()) as { section: { title: string } }).section.title).toBe('Agent');
         const [ask, answer] = model.requests.slice(first).map((r) => r.body);
-        expect(ask.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('catalogue__agent_docs_component');
-        const toolResult = (answer.messages as ToolMessage[]).find((m) => m.role === 'tool' && m.tool_call_id === 'call_agent');
+        expect(ask.tools.map((t: { function: { name: string } }) => t.function.name)).toContain(
+          'catalogue__agent_docs_component',
+        );
+        const toolResult = (answer.messages as ToolMessage[]).find(
+          (m) => m.role === 'tool' && m.tool_call_id === 'call_agent',
+        );
         const content = String(toolResult?.content);
         expect(content).toContain('Calls a language model');
         expect(content).toContain('[EMAIL]');
@@ -221,13 +270,21 @@ describe('agent-docs example', () => {
       const { tools } = await client.listTools();
       const tool = tools.find((t) => t.name === 'agent_docs_component');
       expect(tool?.description).toContain('Looks up an integration component');
-      expect(tool?.inputSchema).toMatchObject({ type: 'object', required: ['name'], properties: { name: { enum: ['rest', 'object-store', 'agent'] } } });
+      expect(tool?.inputSchema).toMatchObject({
+        type: 'object',
+        required: ['name'],
+        properties: { name: { enum: ['rest', 'object-store', 'agent'] } },
+      });
     });
 
     it('calls it: the pipeline runs with the arguments as its message', async () => {
       const result = await client.callTool({ name: 'agent_docs_component', arguments: { name: 'object-store' } });
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ name: 'object-store', category: 'storage', owner: 'storage-team@example.com' });
+      expect(result.structuredContent).toMatchObject({
+        name: 'object-store',
+        category: 'storage',
+        owner: 'storage-team@example.com',
+      });
     });
 
     it('arguments outside the input schema are a tool error that says which field breaks which rule', async () => {
@@ -235,13 +292,21 @@ describe('agent-docs example', () => {
       expect(result.isError).toBe(true);
       const expected = '/name: must be one of "rest", "object-store", "agent"';
       expect(result.structuredContent).toMatchObject({
-        code: 422, kind: 'VALIDATION',
+        code: 422,
+        kind: 'VALIDATION',
         error: `the arguments do not match the tool's input schema — ${expected}`,
         violations: [{ path: '/name', message: 'must be one of "rest", "object-store", "agent"' }],
       });
-      expect(JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? '{}')).toMatchObject({ error: expect.stringContaining(expected) });
-      const unknownField = await client.callTool({ name: 'agent_docs_component', arguments: { name: 'rest', colour: 'red' } });
-      expect(unknownField.structuredContent).toMatchObject({ violations: [{ path: '/colour', message: "must not have property 'colour'" }] });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? '{}')).toMatchObject({
+        error: expect.stringContaining(expected),
+      });
+      const unknownField = await client.callTool({
+        name: 'agent_docs_component',
+        arguments: { name: 'rest', colour: 'red' },
+      });
+      expect(unknownField.structuredContent).toMatchObject({
+        violations: [{ path: '/colour', message: "must not have property 'colour'" }],
+      });
     });
   });
 
@@ -252,10 +317,16 @@ describe('agent-docs example', () => {
       try {
         const res = await requestSection(served.url, { component: 'rest' });
         expect(res.status).toBe(200);
-        const body = (await res.json()) as { section: Record<string, unknown>; tokenUsage: { totalTokenCount: number } };
+        const body = (await res.json()) as {
+          section: Record<string, unknown>;
+          tokenUsage: { totalTokenCount: number };
+        };
         expectSeedSection(body.section);
         // The agent's offline answer for this component: readable text, not made-up data.
-        expect(body.section).toMatchObject({ title: 'REST connector', description: expect.stringContaining('calls an HTTP API') });
+        expect(body.section).toMatchObject({
+          title: 'REST connector',
+          description: expect.stringContaining('calls an HTTP API'),
+        });
         expect(body.tokenUsage.totalTokenCount).toBeGreaterThan(0);
         // The tool pipeline ran inside this service, called through /mcp by the agent.
         expect(served.logs()).toMatch(/"pipeline":"agent-docs-component","outcome":"success"/);
@@ -274,9 +345,15 @@ describe('agent-docs example', () => {
           const { section } = (await res.json()) as { section: Record<string, unknown> };
           expectSeedSection(section);
           titles[component] = section['title'];
-          if (component === 'teleporter') expect(section['description']).toContain('teleporter is not in the offline catalogue');
+          if (component === 'teleporter')
+            expect(section['description']).toContain('teleporter is not in the offline catalogue');
         }
-        expect(titles).toEqual({ rest: 'REST connector', 'object-store': 'Object Store', agent: 'Agent', teleporter: 'teleporter' });
+        expect(titles).toEqual({
+          rest: 'REST connector',
+          'object-store': 'Object Store',
+          agent: 'Agent',
+          teleporter: 'teleporter',
+        });
       } finally {
         await served.stop();
       }
@@ -289,7 +366,12 @@ describe('agent-docs example', () => {
         const res = await requestSection(served.url, { component: 'rest' });
         expect(res.status).toBe(200);
         expectSeedSection(((await res.json()) as { section: Record<string, unknown> }).section);
-        expect(catalogueCalls.slice(before).map((c) => c.tool).sort()).toEqual(['get_component', 'list_components']);
+        expect(
+          catalogueCalls
+            .slice(before)
+            .map((c) => c.tool)
+            .sort(),
+        ).toEqual(['get_component', 'list_components']);
       } finally {
         await served.stop();
       }

@@ -22,10 +22,15 @@ describe('consumer-contract example', () => {
   });
 
   const send = async (body: unknown) => {
-    const res = await fetch(`${service.url}/consumer-contract/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${service.url}/consumer-contract/products`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const get = async (route: string) => (await (await fetch(`${service.url}/consumer-contract/${route}`)).json()) as Record<string, unknown>;
+  const get = async (route: string) =>
+    (await (await fetch(`${service.url}/consumer-contract/${route}`)).json()) as Record<string, unknown>;
   const eventually = async (check: () => Promise<boolean>) => {
     const deadline = Date.now() + 5000;
     while (!(await check())) {
@@ -35,11 +40,20 @@ describe('consumer-contract example', () => {
   };
 
   it('a valid feed reaches the consumer with only the fields it needs', async () => {
-    const res = await send({ products: [{ code: 'P1', name: 'Pen', price: 2.5, stock: 10 }, { code: 'P2', name: 'Pad' }], supplier: 'x' });
+    const res = await send({
+      products: [
+        { code: 'P1', name: 'Pen', price: 2.5, stock: 10 },
+        { code: 'P2', name: 'Pad' },
+      ],
+      supplier: 'x',
+    });
     expect(res).toEqual({ status: 202, body: { accepted: 2 } });
     await eventually(async () => ((await get('catalog'))['products'] as unknown[]).length === 2);
     const products = (await get('catalog'))['products'] as Array<Record<string, unknown>>;
-    expect(products.map(({ code, name }) => ({ code, name }))).toEqual([{ code: 'P1', name: 'Pen' }, { code: 'P2', name: 'Pad' }]);
+    expect(products.map(({ code, name }) => ({ code, name }))).toEqual([
+      { code: 'P1', name: 'Pen' },
+      { code: 'P2', name: 'Pad' },
+    ]);
     expect(products[0]).not.toHaveProperty('price');
   });
 
@@ -59,11 +73,22 @@ describe('consumer-contract example', () => {
       expect(res.body['error']).toBe('the message breaks the consumer contract');
       const validation = res.body['validation'] as Array<Record<string, unknown>>;
       expect(validation.length).toBeGreaterThan(0);
-      for (const v of validation) expect(Object.keys(v).sort()).toEqual(['arguments', 'code', 'details', 'message', 'path', 'schemaPath', 'type']);
+      for (const v of validation)
+        expect(Object.keys(v).sort()).toEqual([
+          'arguments',
+          'code',
+          'details',
+          'message',
+          'path',
+          'schemaPath',
+          'type',
+        ]);
       expect(validation.some((v) => String(v['path']).startsWith(pathPrefix))).toBe(true);
       // Each message says where and what the contract expects — never a bare "$: null found".
-      for (const v of validation) expect(String(v['message'])).toMatch(/^\$\S*: .*expected|is missing but it is required/);
-      if (pathPrefix === '$.products') expect(validation.map((v) => v['message'])).toEqual(['$.products: 0 items found, at least 1 expected']);
+      for (const v of validation)
+        expect(String(v['message'])).toMatch(/^\$\S*: .*expected|is missing but it is required/);
+      if (pathPrefix === '$.products')
+        expect(validation.map((v) => v['message'])).toEqual(['$.products: 0 items found, at least 1 expected']);
       await eventually(async () => ((await get('errors'))['count'] as number) === before + 1);
       const catalog = (await get('catalog'))['products'] as Array<{ code: string }>;
       expect(catalog.map((p) => p.code).sort()).toEqual(['P1', 'P2']);

@@ -19,7 +19,10 @@ let service: Service;
 
 beforeAll(async () => {
   const built = await buildService([here], 'csv-import');
-  service = await built.runtime.createService(built.definition, { dataDir: path.join(tempDir('csv-import-data'), 'data'), env: { LOG_LEVEL: 'warn' } });
+  service = await built.runtime.createService(built.definition, {
+    dataDir: path.join(tempDir('csv-import-data'), 'data'),
+    env: { LOG_LEVEL: 'warn' },
+  });
   await service.start();
 });
 
@@ -45,15 +48,20 @@ describe('csv-import', () => {
     expect(res.headers.get('content-type')).toContain('text/csv');
     expect(res.headers.get('x-imported')).toBe('3');
     expect(res.headers.get('x-rejected')).toBe('4');
-    expect(await res.text()).toBe([
-      'line,reason,id,name,email,credit,active',
-      '4,id: must be integer,x,Caio,caio@example.com,10,true',
-      '5,"email: must match format ""email""",4,Dora,not-an-email,10,true',
-      '6,credit: must be >= 0,5,Eva,eva@example.com,-3,true',
-      '8,"expected 5 fields, found 2",,,,,',
-      '',
-    ].join('\n'));
-    expect(await customer(1)).toMatchObject({ status: 200, body: { id: 1, name: 'Ana Souza', credit: 1500.5, active: true } });
+    expect(await res.text()).toBe(
+      [
+        'line,reason,id,name,email,credit,active',
+        '4,id: must be integer,x,Caio,caio@example.com,10,true',
+        '5,"email: must match format ""email""",4,Dora,not-an-email,10,true',
+        '6,credit: must be >= 0,5,Eva,eva@example.com,-3,true',
+        '8,"expected 5 fields, found 2",,,,,',
+        '',
+      ].join('\n'),
+    );
+    expect(await customer(1)).toMatchObject({
+      status: 200,
+      body: { id: 1, name: 'Ana Souza', credit: 1500.5, active: true },
+    });
     expect(await customer(2)).toMatchObject({ status: 200, body: { name: 'Souza, Bia', credit: 0, active: false } });
     const fabio = await customer(6);
     expect(fabio.body).toMatchObject({ name: 'Fábio "Fab" Lima', active: true });
@@ -68,7 +76,10 @@ describe('csv-import', () => {
   });
 
   it('malformed CSV is a 400 naming the line and field, and nothing is stored', async () => {
-    const res = await upload('/csv-import/customers', 'id,name,email\n200,Ivo,ivo@example.com\n201,"Jo"e,jo@example.com\n');
+    const res = await upload(
+      '/csv-import/customers',
+      'id,name,email\n200,Ivo,ivo@example.com\n201,"Jo"e,jo@example.com\n',
+    );
     expect(res.status).toBe(400);
     const body = (await res.json()) as JsonObject;
     expect(body).toMatchObject({ code: 400 });
@@ -83,7 +94,13 @@ describe('csv-import', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as JsonObject;
     expect(body).toMatchObject({ imported: 1203, batches: 3 });
-    expect(body['rejected']).toEqual([{ line: 602, reason: 'id: must be >= 1', record: { id: '0', name: 'Nobody', email: 'nobody@example.com', credit: '1' } }]);
+    expect(body['rejected']).toEqual([
+      {
+        line: 602,
+        reason: 'id: must be >= 1',
+        record: { id: '0', name: 'Nobody', email: 'nobody@example.com', credit: '1' },
+      },
+    ]);
     expect(await customer(2202)).toMatchObject({ status: 200, body: { name: 'Customer 1202', credit: 2 } });
   });
 
@@ -93,7 +110,11 @@ describe('csv-import', () => {
     const body = (await res.json()) as JsonObject;
     expect(body['imported']).toBe(3);
     expect(body['rejected']).toEqual([
-      { line: 5, reason: '/sku must match pattern "^[A-Z]+-[0-9]+$"', record: { sku: 'bad sku', name: 'Mystery', price: '1' } },
+      {
+        line: 5,
+        reason: '/sku must match pattern "^[A-Z]+-[0-9]+$"',
+        record: { sku: 'bad sku', name: 'Mystery', price: '1' },
+      },
       { line: 6, reason: '/price must be number', record: { sku: 'INK-9', name: 'Ink', price: 'free' } },
     ]);
     const pen = await service.app.request('/csv-import/products/PEN-01');
@@ -105,27 +126,38 @@ describe('csv-import', () => {
 
   it('parses an XML purchase order by its schema and acknowledges it in XML', async () => {
     const res = await service.app.request('/csv-import/orders.xml', {
-      method: 'POST', body: sample('purchase-order.xml'), headers: { 'content-type': 'application/xml' },
+      method: 'POST',
+      body: sample('purchase-order.xml'),
+      headers: { 'content-type': 'application/xml' },
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       order: 'PO-1001',
       customer: 'Ana Souza & Co.',
       total: 21.5,
-      acknowledgement: '<?xml version="1.0" encoding="UTF-8"?>\n<acknowledgement order="PO-1001">\n  <items>2</items>\n  <status>accepted</status>\n</acknowledgement>\n',
+      acknowledgement:
+        '<?xml version="1.0" encoding="UTF-8"?>\n<acknowledgement order="PO-1001">\n  <items>2</items>\n  <status>accepted</status>\n</acknowledgement>\n',
     });
   });
 
   it('refuses malformed XML, a DOCTYPE, and an order that does not fit its schema', async () => {
     const post = (body: string): Promise<Response> =>
-      Promise.resolve(service.app.request('/csv-import/orders.xml', { method: 'POST', body, headers: { 'content-type': 'application/xml' } }));
+      Promise.resolve(
+        service.app.request('/csv-import/orders.xml', {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/xml' },
+        }),
+      );
     const malformed = await post('<order id="PO-1">\n<customer>x</order>');
     expect(malformed.status).toBe(400);
     expect(await malformed.text()).toContain('line 2');
     const doctype = await post('<!DOCTYPE order [<!ENTITY a "aaaaaaaaaa">]><order id="PO-1">&a;</order>');
     expect(doctype.status).toBe(400);
     expect(await doctype.text()).toContain('DOCTYPE');
-    const invalid = await post('<order id="PO-2"><customer>x</customer><item sku="A"><qty>0</qty><price>1</price></item></order>');
+    const invalid = await post(
+      '<order id="PO-2"><customer>x</customer><item sku="A"><qty>0</qty><price>1</price></item></order>',
+    );
     expect(invalid.status).toBe(422);
   });
 });

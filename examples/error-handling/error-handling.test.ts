@@ -12,7 +12,16 @@ import type { Json, JsonObject } from '../../runtime/types.js';
 import type { Service } from '../../runtime/service/create-service.js';
 import { buildService, ManualClock, postJson, type BuiltService } from '../../test/e2e/in-process.js';
 import { REPO_ROOT } from '../../test/e2e/service-process.js';
-import { backendVariants, capturingLogger, eventually, isolatedBackend, settled, sleep, type IsolatedBackend, type LogRecord } from '../reprocessing/test-support.js';
+import {
+  backendVariants,
+  capturingLogger,
+  eventually,
+  isolatedBackend,
+  settled,
+  sleep,
+  type IsolatedBackend,
+  type LogRecord,
+} from '../reprocessing/test-support.js';
 
 const MINUTE = 60_000;
 const variants = await backendVariants('error-handling example');
@@ -59,12 +68,17 @@ class FakeApis {
       const seen = (this.ordersSeen.get(pedidoId) ?? 0) + 1;
       this.ordersSeen.set(pedidoId, seen);
       switch (body['processoId']) {
-        case 'outage': return answer(503, { error: 'down' });
-        case 'reject': return answer(400, { error: 'bad order' });
-        case 'flaky': return answer(seen === 1 ? 502 : 200, {});
+        case 'outage':
+          return answer(503, { error: 'down' });
+        case 'reject':
+          return answer(400, { error: 'bad order' });
+        case 'flaky':
+          return answer(seen === 1 ? 502 : 200, {});
         // Longer than the producer's read timeout (2 s).
-        case 'slow': return void setTimeout(() => answer(200, {}), 3000);
-        default: return answer(200, { accepted: pedidoId });
+        case 'slow':
+          return void setTimeout(() => answer(200, {}), 3000);
+        default:
+          return answer(200, { accepted: pedidoId });
       }
     }
     if (req.url === '/errors') {
@@ -80,7 +94,10 @@ class FakeApis {
 
 let built: BuiltService;
 beforeAll(async () => {
-  built = await buildService([path.join(REPO_ROOT, 'examples/error-handling'), path.join(REPO_ROOT, 'examples/reprocessing')], 'error-handling');
+  built = await buildService(
+    [path.join(REPO_ROOT, 'examples/error-handling'), path.join(REPO_ROOT, 'examples/reprocessing')],
+    'error-handling',
+  );
 }, 60_000);
 
 const validError = (pedidoId: string, extra: JsonObject = {}): JsonObject => ({
@@ -148,10 +165,18 @@ for (const variant of variants) {
         ['payload', validError('bad-6', { payload: 'text' })],
         ['mensagem', validError('bad-7', { mensagem: '' })],
       ];
-      for (const [, message] of broken) expect((await postJson(s.service, '/error-handling/errors', message)).status).toBe(202);
-      await eventually('every refusal is logged', async () => s.logged('error-handler', 50, 'standard error message refused').length === broken.length);
+      for (const [, message] of broken)
+        expect((await postJson(s.service, '/error-handling/errors', message)).status).toBe(202);
+      await eventually(
+        'every refusal is logged',
+        async () => s.logged('error-handler', 50, 'standard error message refused').length === broken.length,
+      );
       const refusals = s.logged('error-handler', 50, 'standard error message refused').map((r) => String(r.msg));
-      for (const [field] of broken) expect(refusals.some((text) => text.includes(field)), field).toBe(true);
+      for (const [field] of broken)
+        expect(
+          refusals.some((text) => text.includes(field)),
+          field,
+        ).toBe(true);
       for (let i = 1; i <= broken.length; i++) {
         expect(apis.errorsFor(`bad-${i}`)).toEqual([]);
         expect((await s.get(`/error-handling/control/bad-${i}`)).status).toBe(404);
@@ -166,16 +191,31 @@ for (const variant of variants) {
       await eventually('forwarded', async () => apis.errorsFor('fwd-1').length === 1);
       expect(apis.errorsFor('fwd-1')[0]).toEqual(validError('fwd-1'));
       await eventually('control record', async () => (await s.get('/error-handling/control/fwd-1')).status === 200);
-      expect((await s.get('/error-handling/control/fwd-1')).body).toMatchObject({ pedidoId: 'fwd-1', status: 'failed', tipoDoErro: 'server', processoId: 'billing' });
-      await eventually('forward logged', async () => s.logged('error-handler', 30, 'server error for order fwd-1 forwarded').length === 1);
+      expect((await s.get('/error-handling/control/fwd-1')).body).toMatchObject({
+        pedidoId: 'fwd-1',
+        status: 'failed',
+        tipoDoErro: 'server',
+        processoId: 'billing',
+      });
+      await eventually(
+        'forward logged',
+        async () => s.logged('error-handler', 30, 'server error for order fwd-1 forwarded').length === 1,
+      );
       expect(await settled(() => s.pending())).toBe(0);
     }, 30_000);
 
     it('only records the error when no external API is configured', async () => {
       const s = await open('no-forward', '');
       await postJson(s.service, '/error-handling/errors', validError('local-1', { tipoDoErro: 'client' }));
-      await eventually('recorded', async () => s.logged('error-handler', 30, 'client error for order local-1 recorded (forwarding is off)').length === 1);
-      expect((await s.get('/error-handling/control/local-1')).body).toMatchObject({ status: 'failed', tipoDoErro: 'client' });
+      await eventually(
+        'recorded',
+        async () =>
+          s.logged('error-handler', 30, 'client error for order local-1 recorded (forwarding is off)').length === 1,
+      );
+      expect((await s.get('/error-handling/control/local-1')).body).toMatchObject({
+        status: 'failed',
+        tipoDoErro: 'client',
+      });
       expect(apis.errorsFor('local-1')).toEqual([]);
     }, 30_000);
 
@@ -211,12 +251,27 @@ for (const variant of variants) {
       const s = await open('client');
       apis.errorMode = 'ok';
       await postJson(s.service, '/error-handling/orders', { pedidoId: 'cli-1', processoId: 'checkout' });
-      await postJson(s.service, '/error-handling/orders', { pedidoId: 'cli-2', processoId: 'reject', items: [{ sku: 'A', qty: 1 }] });
-      await eventually('two client errors', async () => apis.errorsFor('cli-1').length === 1 && apis.errorsFor('cli-2').length === 1);
-      expect(apis.errorsFor('cli-1')[0]).toMatchObject({ tipoDoErro: 'client', processoId: 'checkout', email: 'integrations@example.com', payload: { pedidoId: 'cli-1' } });
+      await postJson(s.service, '/error-handling/orders', {
+        pedidoId: 'cli-2',
+        processoId: 'reject',
+        items: [{ sku: 'A', qty: 1 }],
+      });
+      await eventually(
+        'two client errors',
+        async () => apis.errorsFor('cli-1').length === 1 && apis.errorsFor('cli-2').length === 1,
+      );
+      expect(apis.errorsFor('cli-1')[0]).toMatchObject({
+        tipoDoErro: 'client',
+        processoId: 'checkout',
+        email: 'integrations@example.com',
+        payload: { pedidoId: 'cli-1' },
+      });
       expect(String(apis.errorsFor('cli-1')[0]?.['mensagem'])).toContain('items');
       expect(String(apis.errorsFor('cli-1')[0]?.['dataDoErro'])).toBe('2026-01-01 08:00:00');
-      expect(apis.errorsFor('cli-2')[0]).toMatchObject({ tipoDoErro: 'client', mensagem: 'the order API refused the order with status 400' });
+      expect(apis.errorsFor('cli-2')[0]).toMatchObject({
+        tipoDoErro: 'client',
+        mensagem: 'the order API refused the order with status 400',
+      });
       expect(apis.ordersFor('cli-1')).toEqual([]);
       expect(await settled(() => s.pending())).toBe(0);
     }, 30_000);
@@ -235,13 +290,23 @@ for (const variant of variants) {
         if (k < 3) {
           // The re-sent message is stored again by an event; the engine deletes the old copy after
           // the re-send. Wait for the new copy (its request says k re-sends so far) before the next tick.
-          await eventually(`stored again after re-send ${k}`, async () =>
-            s.logged('add-reprocess-event', 30, 'reprocessing request for').some((r) => String(r.msg).endsWith(`(re-sends so far: ${k})`)) && (await s.pending()) === 1);
+          await eventually(
+            `stored again after re-send ${k}`,
+            async () =>
+              s
+                .logged('add-reprocess-event', 30, 'reprocessing request for')
+                .some((r) => String(r.msg).endsWith(`(re-sends so far: ${k})`)) && (await s.pending()) === 1,
+          );
           expect(apis.errorsFor('srv-1')).toEqual([]);
         }
       }
       await eventually('the server error', async () => apis.errorsFor('srv-1').length === 1);
-      expect(apis.errorsFor('srv-1')[0]).toMatchObject({ tipoDoErro: 'server', pedidoId: 'srv-1', processoId: 'outage', payload: order });
+      expect(apis.errorsFor('srv-1')[0]).toMatchObject({
+        tipoDoErro: 'server',
+        pedidoId: 'srv-1',
+        processoId: 'outage',
+        payload: order,
+      });
       expect(String(apis.errorsFor('srv-1')[0]?.['mensagem'])).toContain('status 503');
       expect(await settled(() => s.pending())).toBe(0);
       // Every call to the order API carried the order itself, never the engine's fields.
@@ -251,13 +316,24 @@ for (const variant of variants) {
 
     it('treats a timeout of the order API as server-side, and stops once a re-send succeeds', async () => {
       const s = await open('recover');
-      await postJson(s.service, '/error-handling/orders', { pedidoId: 'tmo-1', processoId: 'slow', items: [{ sku: 'A', qty: 1 }] });
-      await postJson(s.service, '/error-handling/orders', { pedidoId: 'flk-1', processoId: 'flaky', items: [{ sku: 'B', qty: 1 }] });
+      await postJson(s.service, '/error-handling/orders', {
+        pedidoId: 'tmo-1',
+        processoId: 'slow',
+        items: [{ sku: 'A', qty: 1 }],
+      });
+      await postJson(s.service, '/error-handling/orders', {
+        pedidoId: 'flk-1',
+        processoId: 'flaky',
+        items: [{ sku: 'B', qty: 1 }],
+      });
       await eventually('both stored for reprocessing', async () => (await s.pending()) === 2, 15_000);
       expect(apis.errorsFor('tmo-1')).toEqual([]);
       s.clock.advance(MINUTE);
       await s.tick();
-      await eventually('flaky order accepted', async () => (await s.get('/error-handling/orders/flk-1')).status === 200);
+      await eventually(
+        'flaky order accepted',
+        async () => (await s.get('/error-handling/orders/flk-1')).status === 200,
+      );
       expect((await s.get('/error-handling/orders/flk-1')).body).toMatchObject({ attempt: 1 });
       expect(apis.errorsFor('flk-1')).toEqual([]);
       // The slow order times out again and goes back to the engine.
@@ -267,14 +343,25 @@ for (const variant of variants) {
     it('does not reprocess an order the error pipeline already marked failed', async () => {
       const s = await open('control');
       apis.errorMode = 'ok';
-      await postJson(s.service, '/error-handling/orders', { pedidoId: 'ctl-1', processoId: 'outage', items: [{ sku: 'A', qty: 1 }] });
+      await postJson(s.service, '/error-handling/orders', {
+        pedidoId: 'ctl-1',
+        processoId: 'outage',
+        items: [{ sku: 'A', qty: 1 }],
+      });
       await eventually('stored for reprocessing', async () => (await s.pending()) === 1);
       // Another step of the same process fails for good: the error pipeline marks the order failed.
-      await postJson(s.service, '/error-handling/errors', validError('ctl-1', { tipoDoErro: 'client', mensagem: 'customer blocked' }));
+      await postJson(
+        s.service,
+        '/error-handling/errors',
+        validError('ctl-1', { tipoDoErro: 'client', mensagem: 'customer blocked' }),
+      );
       await eventually('marked failed', async () => (await s.get('/error-handling/control/ctl-1')).status === 200);
       s.clock.advance(MINUTE);
       await s.tick();
-      await eventually('re-send dropped', async () => s.logged('error-handling-processor', 40, 'order ctl-1 is marked failed').length === 1);
+      await eventually(
+        're-send dropped',
+        async () => s.logged('error-handling-processor', 40, 'order ctl-1 is marked failed').length === 1,
+      );
       await sleep(200);
       expect(apis.ordersFor('ctl-1')).toHaveLength(1);
       expect(await settled(() => s.pending())).toBe(0);

@@ -6,7 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatCompletion, startScriptedOpenAi, type ScriptedServer, type ScriptStep } from '../../runtime/agent/test-support/scripted-openai-server.js';
+import {
+  chatCompletion,
+  startScriptedOpenAi,
+  type ScriptedServer,
+  type ScriptStep,
+} from '../../runtime/agent/test-support/scripted-openai-server.js';
 import { buildService, type BuiltService } from '../../test/e2e/in-process.js';
 import { REPO_ROOT, tempDir } from '../../test/e2e/service-process.js';
 
@@ -21,7 +26,10 @@ interface Served {
 }
 
 async function serveExample(built: BuiltService, env: Record<string, string>): Promise<Served> {
-  const service = await built.runtime.createService(built.definition, { env: { LOG_LEVEL: 'silent', ...env }, dataDir: tempDir('expense-data') });
+  const service = await built.runtime.createService(built.definition, {
+    env: { LOG_LEVEL: 'silent', ...env },
+    dataDir: tempDir('expense-data'),
+  });
   await service.start();
   const server = await built.runtime.serve(service, { port: 0, hostname: '127.0.0.1' });
   return {
@@ -66,9 +74,22 @@ describe('expense-validation example', () => {
 
     beforeAll(async () => {
       // Each request takes the next queued reply; an empty queue answers 500 (no retry).
-      model = await startScriptedOpenAi(Array.from({ length: 50 }, () => () =>
-        replies.shift() ?? { status: 500, headers: { 'x-should-retry': 'false' }, body: { error: { message: 'no reply queued' } } }));
-      served = await serveExample(built, { EXPENSE_AGENT_MODEL: 'gpt-4o-mini', OPENAI_API_KEY: 'sk-test-expense', OPENAI_BASE_URL: model.baseUrl });
+      model = await startScriptedOpenAi(
+        Array.from(
+          { length: 50 },
+          () => () =>
+            replies.shift() ?? {
+              status: 500,
+              headers: { 'x-should-retry': 'false' },
+              body: { error: { message: 'no reply queued' } },
+            },
+        ),
+      );
+      served = await serveExample(built, {
+        EXPENSE_AGENT_MODEL: 'gpt-4o-mini',
+        OPENAI_API_KEY: 'sk-test-expense',
+        OPENAI_BASE_URL: model.baseUrl,
+      });
     });
 
     afterAll(async () => {
@@ -92,7 +113,11 @@ describe('expense-validation example', () => {
       const res = await upload(served.url, 'march.pdf', SAMPLE_PDF);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({
-        status: 200, decision: 'APPROVED', employee: 'Ana Souza', department: 'Sales', total: 412.5,
+        status: 200,
+        decision: 'APPROVED',
+        employee: 'Ana Souza',
+        department: 'Sales',
+        total: 412.5,
         message: 'auto-approved: the total is below 500',
       });
       expect(model.requests.length).toBe(before + 1);
@@ -102,9 +127,17 @@ describe('expense-validation example', () => {
       expect(sent.max_completion_tokens).toBe(1024);
       expect(sent.response_format.type).toBe('json_schema');
       expect(sent.response_format.json_schema.name).toBe('expense_report');
-      expect(Object.keys(sent.response_format.json_schema.schema.properties)).toEqual(
-        ['employee_name', 'department', 'total', 'trip_type', 'itemized_expenses']);
-      const userParts = sent.messages.find((m: { role: string }) => m.role === 'user').content as Array<{ type: string; file?: { file_data: string } }>;
+      expect(Object.keys(sent.response_format.json_schema.schema.properties)).toEqual([
+        'employee_name',
+        'department',
+        'total',
+        'trip_type',
+        'itemized_expenses',
+      ]);
+      const userParts = sent.messages.find((m: { role: string }) => m.role === 'user').content as Array<{
+        type: string;
+        file?: { file_data: string };
+      }>;
       const filePart = userParts.find((p) => p.type === 'file');
       expect(filePart?.file?.file_data).toBe(`data:application/pdf;base64,${SAMPLE_PDF.toString('base64')}`);
     });
@@ -117,7 +150,11 @@ describe('expense-validation example', () => {
         const body = (await res.json()) as { decision: string; total: number };
         decisions.push([res.status, `${body.decision} ${body.total}`]);
       }
-      expect(decisions).toEqual([[202, 'MANAGER_APPROVAL 500'], [202, 'MANAGER_APPROVAL 1999.99'], [202, 'DIRECTOR_APPROVAL 2000']]);
+      expect(decisions).toEqual([
+        [202, 'MANAGER_APPROVAL 500'],
+        [202, 'MANAGER_APPROVAL 1999.99'],
+        [202, 'DIRECTOR_APPROVAL 2000'],
+      ]);
     });
 
     it('no route matches (a negative total) → the error path', async () => {
@@ -163,9 +200,21 @@ describe('expense-validation example', () => {
 
     // The three sample reports shipped with the example, and what the agent's mock answers say they hold.
     it.each([
-      ['sales-trip-report.pdf', 200, { decision: 'APPROVED', employee: 'Ana Souza', department: 'Sales', total: 412.5 }],
-      ['client-visit-report.pdf', 202, { decision: 'MANAGER_APPROVAL', employee: 'Bruno Lima', department: 'Engineering', total: 1240 }],
-      ['conference-trip-report.pdf', 202, { decision: 'DIRECTOR_APPROVAL', employee: 'Carla Costa', department: 'Marketing', total: 4870 }],
+      [
+        'sales-trip-report.pdf',
+        200,
+        { decision: 'APPROVED', employee: 'Ana Souza', department: 'Sales', total: 412.5 },
+      ],
+      [
+        'client-visit-report.pdf',
+        202,
+        { decision: 'MANAGER_APPROVAL', employee: 'Bruno Lima', department: 'Engineering', total: 1240 },
+      ],
+      [
+        'conference-trip-report.pdf',
+        202,
+        { decision: 'DIRECTOR_APPROVAL', employee: 'Carla Costa', department: 'Marketing', total: 4870 },
+      ],
     ])('%s reaches its route: %i', async (file, status, expected) => {
       const res = await upload(served.url, file, fs.readFileSync(path.join(SAMPLES, file)));
       expect(res.status).toBe(status);
@@ -175,7 +224,14 @@ describe('expense-validation example', () => {
     it('any other PDF gets a plausible made-up report, the same one every time, routed by its total', async () => {
       const other = new TextEncoder().encode(SAMPLE_PDF.toString('latin1').replace('Ana Souza', 'Ana Sousa'));
       const first = await upload(served.url, 'march.pdf', other);
-      const body = (await first.json()) as { status: number; decision: string; total: number; employee: string; department: string; message: string };
+      const body = (await first.json()) as {
+        status: number;
+        decision: string;
+        total: number;
+        employee: string;
+        department: string;
+        message: string;
+      };
       expect(Object.keys(body).sort()).toEqual(['decision', 'department', 'employee', 'message', 'status', 'total']);
       expect(first.status).toBe(body.status);
       expect(body.total).toBeGreaterThan(0);

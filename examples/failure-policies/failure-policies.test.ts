@@ -31,8 +31,16 @@ describe('failure-policies example', () => {
     upstream = await ScriptedUpstream.start();
     const built = await buildService([path.join(import.meta.dirname, 'failure-policies.pipe')], 'failure-policies');
     service = await built.runtime.createService(built.definition, {
-      backends: createFakeBackends(), startTriggers: false, dataDir: built.outDir, clock,
-      env: { CRM_URL: upstream.url, PIPEC_BREAKER_FAILURES: '6', PIPEC_BREAKER_HALF_OPEN_MS: '30000', LOG_LEVEL: 'silent' },
+      backends: createFakeBackends(),
+      startTriggers: false,
+      dataDir: built.outDir,
+      clock,
+      env: {
+        CRM_URL: upstream.url,
+        PIPEC_BREAKER_FAILURES: '6',
+        PIPEC_BREAKER_HALF_OPEN_MS: '30000',
+        LOG_LEVEL: 'silent',
+      },
     });
   }, 120_000);
   afterAll(async () => {
@@ -50,7 +58,10 @@ describe('failure-policies example', () => {
   };
 
   it('waits what Retry-After says after a 429, then succeeds', async () => {
-    upstream.script('/customers/1', [{ status: 429, headers: { 'retry-after': '2' } }, { status: 200, body: { id: 1 } }]);
+    upstream.script('/customers/1', [
+      { status: 429, headers: { 'retry-after': '2' } },
+      { status: 200, body: { id: 1 } },
+    ]);
     expect(await get('1')).toMatchObject({ status: 200, body: { id: 1 } });
     expect(upstream.hits('/customers/1')).toHaveLength(2);
     expect(clock.waits).toEqual([2000]);
@@ -69,7 +80,10 @@ describe('failure-policies example', () => {
   });
 
   it('retries an answer slower than the read timeout', async () => {
-    upstream.script('/customers/3', [{ status: 200, body: { late: true }, delayMs: 1500 }, { status: 200, body: { id: 3 } }]);
+    upstream.script('/customers/3', [
+      { status: 200, body: { late: true }, delayMs: 1500 },
+      { status: 200, body: { id: 3 } },
+    ]);
     expect(await get('3')).toMatchObject({ status: 200, body: { id: 3 } });
     expect(upstream.hits('/customers/3')).toHaveLength(2);
   });
@@ -129,9 +143,14 @@ describe('failure-policies example: load shedding', () => {
 
   beforeAll(async () => {
     upstream = await ScriptedUpstream.start();
-    const built = await buildService([path.join(import.meta.dirname, 'failure-policies.pipe')], 'failure-policies-shedding');
+    const built = await buildService(
+      [path.join(import.meta.dirname, 'failure-policies.pipe')],
+      'failure-policies-shedding',
+    );
     service = await built.runtime.createService(built.definition, {
-      backends: createFakeBackends(), startTriggers: false, dataDir: built.outDir,
+      backends: createFakeBackends(),
+      startTriggers: false,
+      dataDir: built.outDir,
       env: { CRM_URL: upstream.url, LOG_LEVEL: 'silent' },
     });
   }, 120_000);

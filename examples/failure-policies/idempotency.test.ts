@@ -11,7 +11,13 @@ import type { Service } from '../../runtime/service/create-service.js';
 import type { JsonObject } from '../../runtime/types.js';
 import { buildService, ManualClock, type BuiltService } from '../../test/e2e/in-process.js';
 import { ScriptedUpstream } from '../../test/support/scripted-upstream.js';
-import { backendVariants, eventually, isolatedBackend, settled, type IsolatedBackend } from '../reprocessing/test-support.js';
+import {
+  backendVariants,
+  eventually,
+  isolatedBackend,
+  settled,
+  type IsolatedBackend,
+} from '../reprocessing/test-support.js';
 
 const variants = await backendVariants('failure-policies idempotency');
 const HOUR = 3_600_000;
@@ -34,7 +40,9 @@ for (const variant of variants) {
       // Two services over one backend: the SQLite file or PostgreSQL + NATS, as two replicas would.
       for (let i = 0; i < 2; i++) {
         const service = await built.runtime.createService(built.definition, {
-          clock, dataDir: backend.dataDir, env: { ...backend.env, CRM_URL: upstream.url, LOG_LEVEL: 'silent' },
+          clock,
+          dataDir: backend.dataDir,
+          env: { ...backend.env, CRM_URL: upstream.url, LOG_LEVEL: 'silent' },
         });
         await service.start();
         replicas.push(service);
@@ -48,13 +56,18 @@ for (const variant of variants) {
 
     const pay = async (replica: number, key: string, body: JsonObject) => {
       const res = await (replicas[replica] as Service).app.request('/payments', {
-        method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
       });
       return { status: res.status, body: (await res.json()) as JsonObject, headers: res.headers };
     };
 
     it('a repeated key answers the first answer, on either replica, and charges once', async () => {
-      upstream.script('/charges', [{ status: 201, body: { charge: 'ch_1', amount: 10 } }, { status: 201, body: { charge: 'ch_2', amount: 10 } }]);
+      upstream.script('/charges', [
+        { status: 201, body: { charge: 'ch_1', amount: 10 } },
+        { status: 201, body: { charge: 'ch_2', amount: 10 } },
+      ]);
       const first = await pay(0, 'pay-1', { amount: 10 });
       expect(first).toMatchObject({ status: 201, body: { charge: { charge: 'ch_1' } } });
       expect(first.headers.get('idempotent-replayed')).toBeNull();
@@ -64,7 +77,10 @@ for (const variant of variants) {
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(upstream.hits('/charges')).toHaveLength(1);
       // Another key is another payment.
-      expect(await pay(1, 'pay-2', { amount: 10 })).toMatchObject({ status: 201, body: { charge: { charge: 'ch_2' } } });
+      expect(await pay(1, 'pay-2', { amount: 10 })).toMatchObject({
+        status: 201,
+        body: { charge: { charge: 'ch_2' } },
+      });
       expect(upstream.hits('/charges')).toHaveLength(2);
     });
 
@@ -89,7 +105,10 @@ for (const variant of variants) {
     });
 
     it('a key is forgotten after its window', async () => {
-      upstream.script('/charges', [{ status: 201, body: { charge: 'ch_5' } }, { status: 201, body: { charge: 'ch_6' } }]);
+      upstream.script('/charges', [
+        { status: 201, body: { charge: 'ch_5' } },
+        { status: 201, body: { charge: 'ch_6' } },
+      ]);
       expect((await pay(0, 'pay-5', { amount: 50 })).body).toMatchObject({ charge: { charge: 'ch_5' } });
       clock.advance(HOUR + 1000);
       const later = await pay(1, 'pay-5', { amount: 50 });
@@ -101,21 +120,26 @@ for (const variant of variants) {
       upstream.script('/shipments', [{ status: 201, body: { shipped: true } }]);
       for (const replica of [0, 1, 0]) {
         const res = await (replicas[replica] as Service).app.request('/orders/paid', {
-          method: 'POST', body: JSON.stringify({ orderId: `o-${variant.name}` }), headers: { 'content-type': 'application/json' },
+          method: 'POST',
+          body: JSON.stringify({ orderId: `o-${variant.name}` }),
+          headers: { 'content-type': 'application/json' },
         });
         expect(res.status).toBe(202);
       }
       await eventually('the order was shipped', async () => upstream.hits('/shipments').length >= 1);
       const replays = async (): Promise<number> => {
         let total = 0;
-        for (const service of replicas) total += await metricSum(service, 'pipec_idempotent_replays_total', 'pipeline="ship-order"');
+        for (const service of replicas)
+          total += await metricSum(service, 'pipec_idempotent_replays_total', 'pipeline="ship-order"');
         return total;
       };
       await eventually('both repeats were skipped', async () => (await replays()) === 2);
       expect(await settled(async () => upstream.hits('/shipments').length)).toBe(1);
       // A different order is shipped as usual.
       await (replicas[1] as Service).app.request('/orders/paid', {
-        method: 'POST', body: JSON.stringify({ orderId: `o2-${variant.name}` }), headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        body: JSON.stringify({ orderId: `o2-${variant.name}` }),
+        headers: { 'content-type': 'application/json' },
       });
       await eventually('the second order was shipped', async () => upstream.hits('/shipments').length === 2);
     });
@@ -125,5 +149,8 @@ for (const variant of variants) {
 /** The sum of a metric's series whose labels include `label`. */
 async function metricSum(service: Service, name: string, label: string): Promise<number> {
   const text = await (await service.app.request('/metrics')).text();
-  return text.split('\n').filter((l) => l.startsWith(`${name}{`) && l.includes(label)).reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) && l.includes(label))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }

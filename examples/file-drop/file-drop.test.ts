@@ -28,7 +28,10 @@ interface Served {
 }
 
 async function serve(built: BuiltService, env: Record<string, string>): Promise<Served> {
-  const service = await built.runtime.createService(built.definition, { env: { LOG_LEVEL: 'silent', ...env }, dataDir: tempDir('file-drop-data') });
+  const service = await built.runtime.createService(built.definition, {
+    env: { LOG_LEVEL: 'silent', ...env },
+    dataDir: tempDir('file-drop-data'),
+  });
   await service.start();
   const server = await built.runtime.serve(service, { port: 0, hostname: '127.0.0.1' });
   return {
@@ -66,10 +69,17 @@ describe.skipIf(!sftp)('file-drop example against OpenSSH and an SMTP server', (
     built = await buildService([EXAMPLE], 'file-drop');
     execFileSync('install', ['-d', '-o', srv.username, path.join(srv.root, folder)]);
     env = {
-      FILE_DROP_SFTP_HOST: srv.host, FILE_DROP_SFTP_PORT: String(srv.port), FILE_DROP_SFTP_USER: srv.username,
-      FILE_DROP_SFTP_PASSWORD: srv.password, FILE_DROP_SFTP_HOST_KEY: srv.hostKey, FILE_DROP_FOLDER: folder,
-      FILE_DROP_SMTP_URL: `smtps://127.0.0.1:${smtp.ports.implicit}`, FILE_DROP_SMTP_USER: smtp.username,
-      FILE_DROP_SMTP_PASSWORD: smtp.password, FILE_DROP_SMTP_CA: smtp.ca, FILE_DROP_TO: 'ops@example.com',
+      FILE_DROP_SFTP_HOST: srv.host,
+      FILE_DROP_SFTP_PORT: String(srv.port),
+      FILE_DROP_SFTP_USER: srv.username,
+      FILE_DROP_SFTP_PASSWORD: srv.password,
+      FILE_DROP_SFTP_HOST_KEY: srv.hostKey,
+      FILE_DROP_FOLDER: folder,
+      FILE_DROP_SMTP_URL: `smtps://127.0.0.1:${smtp.ports.implicit}`,
+      FILE_DROP_SMTP_USER: smtp.username,
+      FILE_DROP_SMTP_PASSWORD: smtp.password,
+      FILE_DROP_SMTP_CA: smtp.ca,
+      FILE_DROP_TO: 'ops@example.com',
     };
   }, 300_000);
   afterAll(async () => {
@@ -98,7 +108,9 @@ describe.skipIf(!sftp)('file-drop example against OpenSSH and an SMTP server', (
       const listing = (await listed.json()) as { folder: string; files: Array<{ name: string; size: number }> };
       expect(listed.status).toBe(200);
       expect(listing.folder).toBe(folder);
-      expect(listing.files).toContainEqual(expect.objectContaining({ name: path.basename(body.stored), size: csv.length }));
+      expect(listing.files).toContainEqual(
+        expect.objectContaining({ name: path.basename(body.stored), size: csv.length }),
+      );
     } finally {
       await served.stop();
     }
@@ -120,7 +132,11 @@ describe.skipIf(!sftp)('file-drop example against OpenSSH and an SMTP server', (
   });
 
   it('starts without its servers, answers 503 while they are away, says so on /ready, and keeps serving', async () => {
-    const served = await serve(built, { ...env, FILE_DROP_SFTP_PORT: String(await closedPort()), FILE_DROP_SMTP_URL: `smtps://127.0.0.1:${await closedPort()}` });
+    const served = await serve(built, {
+      ...env,
+      FILE_DROP_SFTP_PORT: String(await closedPort()),
+      FILE_DROP_SMTP_URL: `smtps://127.0.0.1:${await closedPort()}`,
+    });
     try {
       expect((await fetch(`${served.url}/ready`)).status).toBe(200); // nothing connects at start
       for (let i = 0; i < 2; i++) {

@@ -59,16 +59,23 @@ describe.skipIf(!sftp || !mariaUp)('nightly-import against OpenSSH and MariaDB',
     return service;
   }
 
-  const customers = async (): Promise<Json> => (await maria('SELECT id, name, email, region, credit FROM nightly_customers ORDER BY id'))['rows'] ?? [];
+  const customers = async (): Promise<Json> =>
+    (await maria('SELECT id, name, email, region, credit FROM nightly_customers ORDER BY id'))['rows'] ?? [];
 
   beforeAll(async () => {
     built = await buildService([import.meta.dirname], 'nightly-import');
-    for (const name of ['', 'inbox', 'rejected', 'archive']) execFileSync('install', ['-d', '-o', srv.username, folder(name)]);
+    for (const name of ['', 'inbox', 'rejected', 'archive'])
+      execFileSync('install', ['-d', '-o', srv.username, folder(name)]);
     env = {
-      NIGHTLY_IMPORT_SFTP_HOST: srv.host, NIGHTLY_IMPORT_SFTP_PORT: String(srv.port), NIGHTLY_IMPORT_SFTP_USER: srv.username,
-      NIGHTLY_IMPORT_SFTP_PASSWORD: srv.password, NIGHTLY_IMPORT_SFTP_HOST_KEY: srv.hostKey,
-      NIGHTLY_IMPORT_MARIADB_URL: MYSQL_URL, NIGHTLY_IMPORT_INBOX: `${base}/inbox`,
-      NIGHTLY_IMPORT_REJECTED: `${base}/rejected`, NIGHTLY_IMPORT_ARCHIVE: `${base}/archive`,
+      NIGHTLY_IMPORT_SFTP_HOST: srv.host,
+      NIGHTLY_IMPORT_SFTP_PORT: String(srv.port),
+      NIGHTLY_IMPORT_SFTP_USER: srv.username,
+      NIGHTLY_IMPORT_SFTP_PASSWORD: srv.password,
+      NIGHTLY_IMPORT_SFTP_HOST_KEY: srv.hostKey,
+      NIGHTLY_IMPORT_MARIADB_URL: MYSQL_URL,
+      NIGHTLY_IMPORT_INBOX: `${base}/inbox`,
+      NIGHTLY_IMPORT_REJECTED: `${base}/rejected`,
+      NIGHTLY_IMPORT_ARCHIVE: `${base}/archive`,
     };
     await maria('DROP TABLE IF EXISTS nightly_customers');
     await maria('DROP TABLE IF EXISTS nightly_regions');
@@ -103,7 +110,10 @@ describe.skipIf(!sftp || !mariaUp)('nightly-import against OpenSSH and MariaDB',
     expect(fs.readFileSync(path.join(srv.root, archived), 'utf8')).toBe(csv);
     // The rejected rows, back on the partner's server with their line and reason.
     const stamp = path.basename(archived).slice(0, 10);
-    const rejected = fs.readFileSync(path.join(folder('rejected'), `${stamp}-customers.csv`), 'utf8').trim().split('\n');
+    const rejected = fs
+      .readFileSync(path.join(folder('rejected'), `${stamp}-customers.csv`), 'utf8')
+      .trim()
+      .split('\n');
     expect(rejected[0]).toBe('line,reason,id,name,email,region,credit');
     expect(rejected[1]).toMatch(/^3,.*email.*,2,Bo,not-an-e-mail,BR,3$/);
     expect(rejected[2]).toMatch(/^5,.*,,,,,$/); // the wrong field count: the record is a list, no columns
@@ -111,7 +121,10 @@ describe.skipIf(!sftp || !mariaUp)('nightly-import against OpenSSH and MariaDB',
 
     // No file tonight: 404 NOT_FOUND, nothing else happens.
     const again = await service.fireSchedule('nightly-import');
-    expect(again).toMatchObject({ ok: false, error: { code: 404, step: 'file', message: expect.stringMatching(/no such file/) } });
+    expect(again).toMatchObject({
+      ok: false,
+      error: { code: 404, step: 'file', message: expect.stringMatching(/no such file/) },
+    });
   });
 
   it('loads nothing when the database refuses a row, and leaves the file in the inbox', async () => {
@@ -120,7 +133,15 @@ describe.skipIf(!sftp || !mariaUp)('nightly-import against OpenSSH and MariaDB',
     fs.writeFileSync(inboxFile(), csv);
     const service = await startService();
     const outcome = await service.fireSchedule('nightly-import');
-    expect(outcome).toMatchObject({ ok: false, error: { code: 409, step: 'load', sqlState: '23000', message: expect.stringMatching(/foreign key constraint fails/) } });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: {
+        code: 409,
+        step: 'load',
+        sqlState: '23000',
+        message: expect.stringMatching(/foreign key constraint fails/),
+      },
+    });
     expect(await customers()).toEqual(before); // row 10 was rolled back with row 11
     expect(fs.readFileSync(inboxFile(), 'utf8')).toBe(csv);
     expect(fs.readdirSync(folder('archive'))).toHaveLength(1);
@@ -133,7 +154,10 @@ describe.skipIf(!sftp || !mariaUp)('nightly-import against OpenSSH and MariaDB',
     fs.writeFileSync(inboxFile(), csv);
     const service = await startService();
     const outcome = await service.fireSchedule('nightly-import');
-    expect(outcome).toMatchObject({ ok: false, error: { code: 400, step: 'rows', line: 3, column: 2, message: expect.stringMatching(/^Malformed CSV/) } });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { code: 400, step: 'rows', line: 3, column: 2, message: expect.stringMatching(/^Malformed CSV/) },
+    });
     expect(await customers()).toEqual(before);
     expect(fs.readFileSync(inboxFile(), 'utf8')).toBe(csv);
     fs.rmSync(inboxFile());
@@ -145,7 +169,10 @@ describe.skipIf(!sftp || !mariaUp)('nightly-import against OpenSSH and MariaDB',
     const service = await startService({ NIGHTLY_IMPORT_SFTP_PORT: String(await closedPort()) });
     expect((await service.app.request('/ready')).status).toBe(200); // nothing connects at start
     const outcome = await service.fireSchedule('nightly-import');
-    expect(outcome).toMatchObject({ ok: false, error: { code: 503, step: 'file', message: expect.stringMatching(/cannot connect/) } });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { code: 503, step: 'file', message: expect.stringMatching(/cannot connect/) },
+    });
     const ready = await service.app.request('/ready');
     expect(ready.status).toBe(503);
     expect(await ready.text()).toContain('sftp:nightly-import-sftp');

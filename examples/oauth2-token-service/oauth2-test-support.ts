@@ -113,13 +113,22 @@ export class TokenServiceClient {
   }
 
   async create(partnerId: string, role?: 'salesperson' | 'manager' | 'admin'): Promise<Credentials> {
-    const res = await this.postJson({ partnerId, executionType: 'create', apikey: this.adminApikey, ...(role ? { role } : {}) });
+    const res = await this.postJson({
+      partnerId,
+      executionType: 'create',
+      apikey: this.adminApikey,
+      ...(role ? { role } : {}),
+    });
     if (res.status !== 201) throw new Error(`create answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body as unknown as Credentials;
   }
 
   async token(credentials: Credentials): Promise<TokenResponse> {
-    const res = await this.postJson({ grant_type: 'client_credentials', username: credentials.clientId, password: credentials.clientSecret });
+    const res = await this.postJson({
+      grant_type: 'client_credentials',
+      username: credentials.clientId,
+      password: credentials.clientSecret,
+    });
     if (res.status !== 200) throw new Error(`token answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body as unknown as TokenResponse;
   }

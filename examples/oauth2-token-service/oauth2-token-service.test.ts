@@ -84,7 +84,11 @@ describe('oauth2-token-service example over real HTTP', () => {
 
     it('refuses a wrong or missing apikey with 401', async () => {
       for (const apikey of ['wrong-apikey', undefined]) {
-        const res = await client.postJson({ partnerId: 'acme', executionType: 'create', ...(apikey ? { apikey } : {}) });
+        const res = await client.postJson({
+          partnerId: 'acme',
+          executionType: 'create',
+          ...(apikey ? { apikey } : {}),
+        });
         expect(res.status).toBe(401);
         expect(res.body['error']).toBe('unauthorized');
       }
@@ -94,7 +98,12 @@ describe('oauth2-token-service example over real HTTP', () => {
       const noPartner = await client.postJson({ executionType: 'create', apikey: secrets.adminApikey });
       expect(noPartner.status).toBe(400);
       expect(noPartner.body).toMatchObject({ error: 'invalid_request', error_description: 'partnerId is required' });
-      const badRole = await client.postJson({ partnerId: 'acme', executionType: 'create', apikey: secrets.adminApikey, role: 'root' });
+      const badRole = await client.postJson({
+        partnerId: 'acme',
+        executionType: 'create',
+        apikey: secrets.adminApikey,
+        role: 'root',
+      });
       expect(badRole.status).toBe(400);
       expect(badRole.body['error']).toBe('invalid_request');
     });
@@ -107,7 +116,11 @@ describe('oauth2-token-service example over real HTTP', () => {
     });
 
     it('JSON with username / password → the seed token response, expires_in in seconds', async () => {
-      const res = await client.postJson({ grant_type: 'client_credentials', username: credentials.clientId, password: credentials.clientSecret });
+      const res = await client.postJson({
+        grant_type: 'client_credentials',
+        username: credentials.clientId,
+        password: credentials.clientSecret,
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
       const token = remember(res.body as unknown as TokenResponse);
@@ -125,29 +138,52 @@ describe('oauth2-token-service example over real HTTP', () => {
       const token = remember(await client.token(credentials));
       expect(decodeProtectedHeader(token.access_token)).toMatchObject({ alg: 'ES256', kid: secrets.keys.kid });
       const jwks = createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`));
-      const { payload } = await jwtVerify(token.access_token, jwks, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'] });
-      expect(payload).toMatchObject({ sub: credentials.clientId, role: 'manager', scope: 'profile address', partnerId: 'acme' });
+      const { payload } = await jwtVerify(token.access_token, jwks, {
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        algorithms: ['ES256'],
+      });
+      expect(payload).toMatchObject({
+        sub: credentials.clientId,
+        role: 'manager',
+        scope: 'profile address',
+        partnerId: 'acme',
+      });
       expect(typeof payload.jti).toBe('string');
       expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(3600);
     });
 
     it('form body with client_id / client_secret (RFC 6749 §2.3.1)', async () => {
-      const res = await client.postForm({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret });
+      const res = await client.postForm({
+        grant_type: 'client_credentials',
+        client_id: credentials.clientId,
+        client_secret: credentials.clientSecret,
+      });
       expect(res.status).toBe(200);
       expect(remember(res.body as unknown as TokenResponse).token_type).toBe('Bearer');
     });
 
     it('form body with HTTP Basic client authentication', async () => {
-      const res = await client.postForm({ grant_type: 'client_credentials' }, { authorization: basicAuthorization(credentials.clientId, credentials.clientSecret) });
+      const res = await client.postForm(
+        { grant_type: 'client_credentials' },
+        { authorization: basicAuthorization(credentials.clientId, credentials.clientSecret) },
+      );
       expect(res.status).toBe(200);
       expect(remember(res.body as unknown as TokenResponse).token_type).toBe('Bearer');
     });
 
     it('a wrong secret → 401 invalid_client with a Basic challenge (JSON, form and Basic alike)', async () => {
       const attempts = [
-        client.postJson({ grant_type: 'client_credentials', username: credentials.clientId, password: `${credentials.clientSecret}x` }),
+        client.postJson({
+          grant_type: 'client_credentials',
+          username: credentials.clientId,
+          password: `${credentials.clientSecret}x`,
+        }),
         client.postForm({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: 'nope' }),
-        client.postForm({ grant_type: 'client_credentials' }, { authorization: basicAuthorization(credentials.clientId, 'nope') }),
+        client.postForm(
+          { grant_type: 'client_credentials' },
+          { authorization: basicAuthorization(credentials.clientId, 'nope') },
+        ),
       ];
       for (const res of await Promise.all(attempts)) {
         expect(res.status).toBe(401);
@@ -157,7 +193,11 @@ describe('oauth2-token-service example over real HTTP', () => {
     });
 
     it('an unknown client, missing credentials or a malformed Basic header → 401 invalid_client', async () => {
-      const unknown = await client.postJson({ grant_type: 'client_credentials', username: crypto.randomUUID(), password: 'whatever' });
+      const unknown = await client.postJson({
+        grant_type: 'client_credentials',
+        username: crypto.randomUUID(),
+        password: 'whatever',
+      });
       const missing = await client.postJson({ grant_type: 'client_credentials' });
       const malformed = await client.postForm({ grant_type: 'client_credentials' }, { authorization: 'Basic !!!' });
       for (const res of [unknown, missing, malformed]) {
@@ -263,13 +303,22 @@ describe('oauth2-token-service example over real HTTP', () => {
       const owner = remember(await client.create('initech'));
       const other = remember(await client.create('initech'));
       const token = remember(await client.token(owner));
-      const wrongSecret = await client.postForm({ grant_type: 'refresh_token', refresh_token: token.refresh_token }, { authorization: basicAuthorization(owner.clientId, 'nope') });
+      const wrongSecret = await client.postForm(
+        { grant_type: 'refresh_token', refresh_token: token.refresh_token },
+        { authorization: basicAuthorization(owner.clientId, 'nope') },
+      );
       expect(wrongSecret.status).toBe(401);
       expect(wrongSecret.body['error']).toBe('invalid_client');
-      const otherClient = await client.postForm({ grant_type: 'refresh_token', refresh_token: token.refresh_token }, { authorization: basicAuthorization(other.clientId, other.clientSecret) });
+      const otherClient = await client.postForm(
+        { grant_type: 'refresh_token', refresh_token: token.refresh_token },
+        { authorization: basicAuthorization(other.clientId, other.clientSecret) },
+      );
       expect(otherClient.status).toBe(400);
       expect(otherClient.body['error']).toBe('invalid_grant');
-      const ownerRefresh = await client.postForm({ grant_type: 'refresh_token', refresh_token: token.refresh_token }, { authorization: basicAuthorization(owner.clientId, owner.clientSecret) });
+      const ownerRefresh = await client.postForm(
+        { grant_type: 'refresh_token', refresh_token: token.refresh_token },
+        { authorization: basicAuthorization(owner.clientId, owner.clientSecret) },
+      );
       expect(ownerRefresh.status).toBe(200);
       remember(ownerRefresh.body as unknown as TokenResponse);
     });
@@ -285,13 +334,20 @@ describe('oauth2-token-service example over real HTTP', () => {
 
       const deleted = await client.delete(credentials.clientId);
       expect(deleted.status).toBe(200);
-      expect(deleted.body).toEqual({ code: 200, message: `credentials of clientId ${credentials.clientId} deleted successfully` });
+      expect(deleted.body).toEqual({
+        code: 200,
+        message: `credentials of clientId ${credentials.clientId} deleted successfully`,
+      });
 
       const again = await client.delete(credentials.clientId);
       expect(again.status).toBe(404);
       expect(again.body['code']).toBe(404);
 
-      const tokenAfter = await client.postJson({ grant_type: 'client_credentials', username: credentials.clientId, password: credentials.clientSecret });
+      const tokenAfter = await client.postJson({
+        grant_type: 'client_credentials',
+        username: credentials.clientId,
+        password: credentials.clientSecret,
+      });
       expect(tokenAfter.status).toBe(401);
       expect(tokenAfter.body['error']).toBe('invalid_client');
       // The client no longer exists, so it cannot authenticate to refresh either.
@@ -307,7 +363,10 @@ describe('oauth2-token-service example over real HTTP', () => {
   });
 
   describe('a real OAuth2 client library (simple-oauth2)', () => {
-    const library = (credentials: Credentials, options: { authorizationMethod: 'header' | 'body'; bodyFormat: 'form' | 'json' }) =>
+    const library = (
+      credentials: Credentials,
+      options: { authorizationMethod: 'header' | 'body'; bodyFormat: 'form' | 'json' },
+    ) =>
       new simpleOAuth2.ClientCredentials({
         client: { id: credentials.clientId, secret: credentials.clientSecret },
         auth: { tokenHost: server.url, tokenPath: '/oauth2/token' },
@@ -337,14 +396,20 @@ describe('oauth2-token-service example over real HTTP', () => {
 
     it('reports a wrong secret as the library error for 401', async () => {
       const credentials = await client.create('hooli');
-      await expect(library({ ...credentials, clientSecret: 'wrong' }, { authorizationMethod: 'header', bodyFormat: 'form' }).getToken()).rejects.toThrow(/401|Unauthorized/);
+      await expect(
+        library(
+          { ...credentials, clientSecret: 'wrong' },
+          { authorizationMethod: 'header', bodyFormat: 'form' },
+        ).getToken(),
+      ).rejects.toThrow(/401|Unauthorized/);
     });
   });
 
   describe('security', () => {
     it('ships no private key: the examples hold no PEM private key', () => {
       const examples = path.join(REPO_ROOT, 'examples');
-      const files = fs.readdirSync(examples, { recursive: true, encoding: 'utf8' })
+      const files = fs
+        .readdirSync(examples, { recursive: true, encoding: 'utf8' })
         .filter((f) => /\.(pipe|json|md)$/.test(f));
       expect(files.length).toBeGreaterThan(10);
       for (const file of files) {
@@ -358,7 +423,9 @@ describe('oauth2-token-service example over real HTTP', () => {
       const verifies = [...source.matchAll(/hash verify \w+ \{\s*value: \{\{ step\.request\.(\w+)/g)].map((m) => m[1]);
       expect(verifies.sort()).toEqual(['apikey', 'apikey', 'clientSecret', 'clientSecret']);
       const braces = [...source.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => m[1] ?? '');
-      const comparisons = braces.filter((e) => /==|EQUALTO/.test(e) && /apikey|clientSecret|secretHash|password|client_secret/i.test(e));
+      const comparisons = braces.filter(
+        (e) => /==|EQUALTO/.test(e) && /apikey|clientSecret|secretHash|password|client_secret/i.test(e),
+      );
       expect(comparisons).toEqual([]);
       // The hash connector's verify compares derived keys with crypto.timingSafeEqual.
       const hashSource = fs.readFileSync(path.join(REPO_ROOT, 'runtime/connectors/hash/hash.ts'), 'utf8');
@@ -371,7 +438,9 @@ describe('oauth2-token-service example over real HTTP', () => {
       const runtime = (await import(pathToFileURL(path.join(outDir, 'runtime', 'index.js')).href)) as {
         createService(def: ServiceDefinition, opts?: ServiceOptions): Promise<Service>;
       };
-      const definition = ((await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }).service;
+      const definition = (
+        (await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }
+      ).service;
       const service = await runtime.createService(definition, {
         dataDir: tempDir('oauth2-in-process'),
         env: { ...process.env, ...secrets.env },
@@ -380,14 +449,22 @@ describe('oauth2-token-service example over real HTTP', () => {
       const spy = vi.spyOn(crypto, 'timingSafeEqual');
       try {
         const post = async (body: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-          const res = await service.app.request('/oauth2/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          const res = await service.app.request('/oauth2/token', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
           return { status: res.status, body: (await res.json()) as Record<string, unknown> };
         };
         const created = await post({ partnerId: 'spy', executionType: 'create', apikey: secrets.adminApikey });
         expect(created.status).toBe(201);
         expect(spy).toHaveBeenCalledTimes(1); // the admin apikey check
         spy.mockClear();
-        const refused = await post({ grant_type: 'client_credentials', username: created.body['clientId'], password: 'wrong' });
+        const refused = await post({
+          grant_type: 'client_credentials',
+          username: created.body['clientId'],
+          password: 'wrong',
+        });
         expect(refused.status).toBe(401);
         expect(spy).toHaveBeenCalledTimes(1);
         const [derived, stored] = spy.mock.calls[0] as [Uint8Array, Uint8Array];
@@ -403,13 +480,19 @@ describe('oauth2-token-service example over real HTTP', () => {
       const dir = tempDir('oauth2-concurrency-1');
       const source = fs.readFileSync(path.join(EXAMPLE_DIR, 'oauth2-token-service.pipe'), 'utf8');
       expect(source).toMatch(/pipeline oauth2-token-service \(concurrency: 8\)/);
-      fs.writeFileSync(path.join(dir, 'oauth2-token-service.pipe'), source.replace('(concurrency: 8)', '(concurrency: 1)'));
+      fs.writeFileSync(
+        path.join(dir, 'oauth2-token-service.pipe'),
+        source.replace('(concurrency: 8)', '(concurrency: 1)'),
+      );
       const checked = await runCli(['check', dir, '--color', 'never']);
       expect(checked.code).toBe(1);
       const output = checked.output.err.join('\n') + checked.output.out.join('\n');
       expect(output).toContain('PIPE6003');
       expect(output).toContain('oauth2-token-service → oauth2-token-service');
-      fs.writeFileSync(path.join(dir, 'oauth2-token-service.pipe'), source.replace('(concurrency: 8)', '(concurrency: 2)'));
+      fs.writeFileSync(
+        path.join(dir, 'oauth2-token-service.pipe'),
+        source.replace('(concurrency: 8)', '(concurrency: 2)'),
+      );
       expect((await runCli(['check', dir, '--color', 'never'])).code).toBe(0);
     });
 
@@ -426,7 +509,15 @@ describe('oauth2-token-service example over real HTTP', () => {
       const statuses: number[] = [];
       let retryAfter: string | null = null;
       for (let i = 0; i < 130 && !statuses.includes(429); i += 10) {
-        const batch = await Promise.all(Array.from({ length: 10 }, () => fetch(`${server.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })));
+        const batch = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            fetch(`${server.url}/oauth2/token`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: '{}',
+            }),
+          ),
+        );
         for (const res of batch) {
           statuses.push(res.status);
           if (res.status === 429) retryAfter = res.headers.get('retry-after');

@@ -24,7 +24,10 @@ let service: Service;
 
 beforeAll(async () => {
   const built = await buildService([here], 'order-flow');
-  service = await built.runtime.createService(built.definition, { dataDir: path.join(tempDir('order-flow-data'), 'data'), env: { LOG_LEVEL: 'warn' } });
+  service = await built.runtime.createService(built.definition, {
+    dataDir: path.join(tempDir('order-flow-data'), 'data'),
+    env: { LOG_LEVEL: 'warn' },
+  });
   await service.start();
 });
 
@@ -56,6 +59,10 @@ describe('order-flow', () => {
   ])('routes %d × %d (total %d) to %s', async (qty, unitPrice, total, route) => {
     const res = await postJson(service, '/order-flow/orders', orderOf(qty, unitPrice));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ total, route, lines: [{ code: 'SKU-1', quantity: qty, price: unitPrice }] as Json });
+    expect(res.body).toMatchObject({
+      total,
+      route,
+      lines: [{ code: 'SKU-1', quantity: qty, price: unitPrice }] as Json,
+    });
   });
 });

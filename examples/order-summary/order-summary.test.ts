@@ -68,8 +68,11 @@ describe.runIf(pgUp)('order-summary against PostgreSQL and an SMTP server', () =
     await pg('DROP TABLE IF EXISTS summary_order_lines');
     await pg('DROP TABLE IF EXISTS summary_orders');
     service = await startService({
-      ORDER_SUMMARY_POSTGRES_URL: PG_URL, ORDER_SUMMARY_SMTP_URL: `smtps://127.0.0.1:${proxy.port}`,
-      ORDER_SUMMARY_SMTP_USER: smtp.username, ORDER_SUMMARY_SMTP_PASSWORD: smtp.password, ORDER_SUMMARY_SMTP_CA: smtp.ca,
+      ORDER_SUMMARY_POSTGRES_URL: PG_URL,
+      ORDER_SUMMARY_SMTP_URL: `smtps://127.0.0.1:${proxy.port}`,
+      ORDER_SUMMARY_SMTP_USER: smtp.username,
+      ORDER_SUMMARY_SMTP_PASSWORD: smtp.password,
+      ORDER_SUMMARY_SMTP_CA: smtp.ca,
     });
     expect((await postJson(service, '/order-summary/setup', {})).status).toBe(200);
   }, 120_000);
@@ -81,12 +84,29 @@ describe.runIf(pgUp)('order-summary against PostgreSQL and an SMTP server', () =
 
   it('stores the order in one transaction, answers 201 and e-mails the summary', async () => {
     const orderId = id('A');
-    const order = { orderId, customer: 'Ana <& Co>', email: 'ana@example.com', items: [{ sku: 'PEN', qty: 2, unitPrice: 1.5 }, { sku: 'INK', qty: 1, unitPrice: 7 }] };
-    expect(await postJson(service, '/order-summary/orders', order)).toEqual({ status: 201, body: { orderId, total: 10, summary: 'queued' } });
+    const order = {
+      orderId,
+      customer: 'Ana <& Co>',
+      email: 'ana@example.com',
+      items: [
+        { sku: 'PEN', qty: 2, unitPrice: 1.5 },
+        { sku: 'INK', qty: 1, unitPrice: 7 },
+      ],
+    };
+    expect(await postJson(service, '/order-summary/orders', order)).toEqual({
+      status: 201,
+      body: { orderId, total: 10, summary: 'queued' },
+    });
     const lines = await pg('SELECT sku, qty FROM summary_order_lines WHERE order_id = $1 ORDER BY sku', [orderId]);
-    expect(lines['rows']).toEqual([{ sku: 'INK', qty: 1 }, { sku: 'PEN', qty: 2 }]);
+    expect(lines['rows']).toEqual([
+      { sku: 'INK', qty: 1 },
+      { sku: 'PEN', qty: 2 },
+    ]);
 
-    await vi.waitFor(async () => expect(await summaryOf(service, orderId)).toMatchObject({ status: 'sent', attempts: 1, error: null }), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(
+      async () => expect(await summaryOf(service, orderId)).toMatchObject({ status: 'sent', attempts: 1, error: null }),
+      { timeout: 20_000, interval: 100 },
+    );
     const mail = (await smtp.messages()).find((m) => m.subject === `Your order ${orderId}`);
     expect(mail?.to).toMatchObject({ text: 'ana@example.com' });
     expect(mail?.text).toContain('1 x INK at 7.00\n2 x PEN at 1.50\nTotal: 10');
@@ -102,7 +122,11 @@ describe.runIf(pgUp)('order-summary against PostgreSQL and an SMTP server', () =
     expect(again).toMatchObject({ status: 409, body: { error: `order ${orderId} exists already` } });
 
     const tooLong = id('C');
-    const res = await postJson(service, '/order-summary/orders', { ...order, orderId: tooLong, items: [{ sku: 'X'.repeat(30), qty: 1, unitPrice: 1 }] });
+    const res = await postJson(service, '/order-summary/orders', {
+      ...order,
+      orderId: tooLong,
+      items: [{ sku: 'X'.repeat(30), qty: 1, unitPrice: 1 }],
+    });
     expect(res.status).toBe(422);
     expect((await pg('SELECT 1 FROM summary_orders WHERE order_id = $1', [tooLong]))['rowCount']).toBe(0);
   });
@@ -111,42 +135,78 @@ describe.runIf(pgUp)('order-summary against PostgreSQL and an SMTP server', () =
     proxy.cut();
     const orderId = id('D');
     try {
-      const res = await postJson(service, '/order-summary/orders', { orderId, customer: 'Duda', email: 'duda@example.com', items: [{ sku: 'DESK', qty: 1, unitPrice: 450 }] });
+      const res = await postJson(service, '/order-summary/orders', {
+        orderId,
+        customer: 'Duda',
+        email: 'duda@example.com',
+        items: [{ sku: 'DESK', qty: 1, unitPrice: 450 }],
+      });
       expect(res).toEqual({ status: 201, body: { orderId, total: 450, summary: 'queued' } });
-      await vi.waitFor(async () => {
-        const summary = await summaryOf(service, orderId);
-        expect(summary).toMatchObject({ status: 'failed', messageId: null });
-        expect(summary['error']).toMatch(/^CONNECTION_REFUSED: /);
-      }, { timeout: 20_000, interval: 100 });
+      await vi.waitFor(
+        async () => {
+          const summary = await summaryOf(service, orderId);
+          expect(summary).toMatchObject({ status: 'failed', messageId: null });
+          expect(summary['error']).toMatch(/^CONNECTION_REFUSED: /);
+        },
+        { timeout: 20_000, interval: 100 },
+      );
     } finally {
       proxy.restore();
     }
     // The broker delivers the event again (backoff 1 s, 2 s …): the summary goes out.
-    await vi.waitFor(async () => {
-      const summary = await summaryOf(service, orderId);
-      expect(summary).toMatchObject({ status: 'sent', error: null });
-      expect(summary['attempts']).toBeGreaterThanOrEqual(2);
-    }, { timeout: 30_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        const summary = await summaryOf(service, orderId);
+        expect(summary).toMatchObject({ status: 'sent', error: null });
+        expect(summary['attempts']).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
     expect((await smtp.messages()).filter((m) => m.subject === `Your order ${orderId}`)).toHaveLength(1);
   });
 
   it('records a recipient the server refuses and does not retry it; the order stays stored', async () => {
     const orderId = id('E');
-    const res = await postJson(service, '/order-summary/orders', { orderId, customer: 'Eva', email: 'eva@reject.test', items: [{ sku: 'PEN', qty: 1, unitPrice: 1 }] });
+    const res = await postJson(service, '/order-summary/orders', {
+      orderId,
+      customer: 'Eva',
+      email: 'eva@reject.test',
+      items: [{ sku: 'PEN', qty: 1, unitPrice: 1 }],
+    });
     expect(res.status).toBe(201);
-    await vi.waitFor(async () => {
-      const summary = await summaryOf(service, orderId);
-      expect(summary).toMatchObject({ status: 'failed', attempts: 1 });
-      expect(summary['error']).toMatch(/^RECIPIENTS_REJECTED: /);
-    }, { timeout: 20_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        const summary = await summaryOf(service, orderId);
+        expect(summary).toMatchObject({ status: 'failed', attempts: 1 });
+        expect(summary['error']).toMatch(/^RECIPIENTS_REJECTED: /);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     // A second order's summary goes out meanwhile: the refused one is in the dead letters, not retried.
     const next = id('F');
-    expect((await postJson(service, '/order-summary/orders', { orderId: next, customer: 'Fabi', email: 'fabi@example.com', items: [{ sku: 'INK', qty: 1, unitPrice: 7 }] })).status).toBe(201);
-    await vi.waitFor(async () => expect(await summaryOf(service, next)).toMatchObject({ status: 'sent' }), { timeout: 20_000, interval: 100 });
+    expect(
+      (
+        await postJson(service, '/order-summary/orders', {
+          orderId: next,
+          customer: 'Fabi',
+          email: 'fabi@example.com',
+          items: [{ sku: 'INK', qty: 1, unitPrice: 7 }],
+        })
+      ).status,
+    ).toBe(201);
+    await vi.waitFor(async () => expect(await summaryOf(service, next)).toMatchObject({ status: 'sent' }), {
+      timeout: 20_000,
+      interval: 100,
+    });
     expect(await summaryOf(service, orderId)).toMatchObject({ status: 'failed', attempts: 1 });
     // Queued again by hand (after the address was fixed, say): a second attempt is made.
-    expect((await service.app.request(`/order-summary/orders/${orderId}/summary`, { method: 'POST' })).status).toBe(202);
-    await vi.waitFor(async () => expect(await summaryOf(service, orderId)).toMatchObject({ status: 'failed', attempts: 2 }), { timeout: 20_000, interval: 100 });
+    expect((await service.app.request(`/order-summary/orders/${orderId}/summary`, { method: 'POST' })).status).toBe(
+      202,
+    );
+    await vi.waitFor(
+      async () => expect(await summaryOf(service, orderId)).toMatchObject({ status: 'failed', attempts: 2 }),
+      { timeout: 20_000, interval: 100 },
+    );
     expect((await service.app.request(`/order-summary/orders/${next}/summary`, { method: 'POST' })).status).toBe(409); // sent already
   });
 });
@@ -155,8 +215,16 @@ describe('order-summary while PostgreSQL is down', () => {
   it('starts, answers 503 for an order, and /ready names the database', async () => {
     const service = await startService({ ORDER_SUMMARY_POSTGRES_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
     expect((await service.app.request('/ready')).status).toBe(200); // nothing connects at start
-    const res = await postJson(service, '/order-summary/orders', { orderId: 'G-1', customer: 'Gil', email: 'gil@example.com', items: [{ sku: 'PEN', qty: 1, unitPrice: 1 }] });
-    expect(res).toEqual({ status: 503, body: expect.objectContaining({ message: 'the order database is unavailable' }) });
+    const res = await postJson(service, '/order-summary/orders', {
+      orderId: 'G-1',
+      customer: 'Gil',
+      email: 'gil@example.com',
+      items: [{ sku: 'PEN', qty: 1, unitPrice: 1 }],
+    });
+    expect(res).toEqual({
+      status: 503,
+      body: expect.objectContaining({ message: 'the order database is unavailable' }),
+    });
     const ready = await service.app.request('/ready');
     expect(ready.status).toBe(503);
     expect(JSON.stringify(await ready.json())).toContain('postgres order-summary-db');

@@ -29,16 +29,25 @@ const ORDERS = '/protected-api/orders';
 let built: Promise<string> | undefined;
 const builtService = (): Promise<string> => (built ??= buildExamples(['protected-api'], 'protected-api'));
 
-function callApi(server: RunningService, token: string | null): Promise<{ status: number; wwwAuthenticate: string | null; body: Record<string, unknown> }> {
-  return fetch(`${server.url}${ORDERS}`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } }).then(async (res) => ({
-    status: res.status,
-    wwwAuthenticate: res.headers.get('www-authenticate'),
-    body: (await res.json()) as Record<string, unknown>,
-  }));
+function callApi(
+  server: RunningService,
+  token: string | null,
+): Promise<{ status: number; wwwAuthenticate: string | null; body: Record<string, unknown> }> {
+  return fetch(`${server.url}${ORDERS}`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } }).then(
+    async (res) => ({
+      status: res.status,
+      wwwAuthenticate: res.headers.get('www-authenticate'),
+      body: (await res.json()) as Record<string, unknown>,
+    }),
+  );
 }
 
 /** A token signed with the test's copy of the signing key: valid unless the test breaks it on purpose. */
-function signWith(key: crypto.KeyObject, claims: Record<string, unknown>, options: { audience?: string; issuer?: string; expiresAt?: number; kid?: string } = {}): Promise<string> {
+function signWith(
+  key: crypto.KeyObject,
+  claims: Record<string, unknown>,
+  options: { audience?: string; issuer?: string; expiresAt?: number; kid?: string } = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', typ: 'JWT', ...(options.kid ? { kid: options.kid } : {}) })
@@ -67,14 +76,22 @@ describe('protected-api example over real HTTP', () => {
     await server?.stop();
   });
 
-  interface FreshToken { clientId: string; credentials: Credentials; accessToken: string; refreshToken: string }
+  interface FreshToken {
+    clientId: string;
+    credentials: Credentials;
+    accessToken: string;
+    refreshToken: string;
+  }
 
   async function freshToken(role?: 'salesperson' | 'manager' | 'admin'): Promise<FreshToken> {
     const credentials = await client.create('wayne', role);
     const token = await client.token(credentials);
     handedOut.push(credentials.clientSecret, token.access_token, token.refresh_token);
     return {
-      clientId: credentials.clientId, credentials, accessToken: token.access_token, refreshToken: token.refresh_token,
+      clientId: credentials.clientId,
+      credentials,
+      accessToken: token.access_token,
+      refreshToken: token.refresh_token,
     };
   }
 
@@ -112,8 +129,13 @@ describe('protected-api example over real HTTP', () => {
   it('HS256 signed with the public key as the HMAC secret (key confusion) → 401', async () => {
     const { accessToken } = await freshToken('admin');
     const claims = decodeJwt(accessToken);
-    for (const secret of [secrets.keys.publicPem, crypto.createPublicKey(secrets.keys.publicPem).export({ format: 'der', type: 'spki' })]) {
-      const confused = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new Uint8Array(secret instanceof Buffer ? secret : Buffer.from(secret)));
+    for (const secret of [
+      secrets.keys.publicPem,
+      crypto.createPublicKey(secrets.keys.publicPem).export({ format: 'der', type: 'spki' }),
+    ]) {
+      const confused = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .sign(new Uint8Array(secret instanceof Buffer ? secret : Buffer.from(secret)));
       const res = await callApi(server, confused);
       expect(res.status).toBe(401);
       expect(res.wwwAuthenticate).toContain('invalid_token');
@@ -127,7 +149,11 @@ describe('protected-api example over real HTTP', () => {
       audience: await signWith(signingKey, {}, { audience: 'some-other-api' }),
       issuer: await signWith(signingKey, {}, { issuer: 'https://evil.example' }),
       expired: await signWith(signingKey, {}, { expiresAt: now - 1 }),
-      foreignKey: await signWith(crypto.createPrivateKey(generateSigningKeys().privatePem), {}, { kid: secrets.keys.kid }),
+      foreignKey: await signWith(
+        crypto.createPrivateKey(generateSigningKeys().privatePem),
+        {},
+        { kid: secrets.keys.kid },
+      ),
     };
     for (const [what, token] of Object.entries(cases)) {
       const res = await callApi(server, token);
@@ -152,8 +178,13 @@ describe('protected-api example over real HTTP', () => {
     const resign = (claims: Record<string, unknown>, subject = clientId, expiresAt = issued.exp): Promise<string> => {
       const base = { jti: issued.jti, role: issued['role'], scope: issued['scope'], partnerId: issued['partnerId'] };
       return new SignJWT({ ...base, ...claims })
-        .setProtectedHeader({ alg: 'ES256', kid: secrets.keys.kid }).setIssuer(ISSUER).setAudience(AUDIENCE)
-        .setSubject(subject).setIssuedAt().setExpirationTime(expiresAt ?? 0).sign(signingKey);
+        .setProtectedHeader({ alg: 'ES256', kid: secrets.keys.kid })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setSubject(subject)
+        .setIssuedAt()
+        .setExpirationTime(expiresAt ?? 0)
+        .sign(signingKey);
     };
     // The same claims re-signed pass: the test forges nothing but what it changes below.
     expect((await callApi(server, await resign({}))).status).toBe(200);
@@ -205,7 +236,10 @@ describe('protected-api with a 3-second access token lifetime (OAUTH2_ACCESS_TOK
 
   beforeAll(async () => {
     const secrets = await tokenServiceSecrets({ OAUTH2_ACCESS_TOKEN_TTL: '3' });
-    server = await startServer(await builtService(), { ...secrets.env, PIPEC_DATA_DIR: path.join(tempDir('protected-api-short-ttl'), '.data') });
+    server = await startServer(await builtService(), {
+      ...secrets.env,
+      PIPEC_DATA_DIR: path.join(tempDir('protected-api-short-ttl'), '.data'),
+    });
     client = new TokenServiceClient(server.url, secrets.adminApikey);
   }, 120_000);
 

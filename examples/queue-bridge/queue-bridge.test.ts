@@ -17,9 +17,10 @@ import { AMQP_URL, MQTT_URL, REDIS_URL, serverAvailable, uniqueName } from '../.
 import { startTcpProxy, type TcpProxy } from '../../test/support/tcp-proxy.js';
 import { capturingLogger } from '../reprocessing/test-support.js';
 
-const up = (await serverAvailable('RabbitMQ', AMQP_URL, 5672))
-  && (await serverAvailable('Mosquitto', MQTT_URL, 1883))
-  && (await serverAvailable('Redis', REDIS_URL, 6379));
+const up =
+  (await serverAvailable('RabbitMQ', AMQP_URL, 5672)) &&
+  (await serverAvailable('Mosquitto', MQTT_URL, 1883)) &&
+  (await serverAvailable('Redis', REDIS_URL, 6379));
 
 const id = uniqueName('qb').replace(/[^A-Za-z0-9-]/g, '-');
 const names = {
@@ -97,7 +98,9 @@ describe.runIf(up)('queue-bridge example (RabbitMQ → JOLT → MQTT, latest in 
     for (const dir of temporary) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function start(env: Record<string, string> = {}): Promise<{ service: Service; log: ReturnType<typeof capturingLogger> }> {
+  async function start(
+    env: Record<string, string> = {},
+  ): Promise<{ service: Service; log: ReturnType<typeof capturingLogger> }> {
     const log = capturingLogger();
     const dataDir = tempDir('queue-bridge-data');
     temporary.push(dataDir);
@@ -107,7 +110,10 @@ describe.runIf(up)('queue-bridge example (RabbitMQ → JOLT → MQTT, latest in 
   }
 
   const send = (body: unknown): boolean =>
-    ch.sendToQueue(names.queue, Buffer.from(JSON.stringify(body)), { contentType: 'application/json', persistent: true });
+    ch.sendToQueue(names.queue, Buffer.from(JSON.stringify(body)), {
+      contentType: 'application/json',
+      persistent: true,
+    });
 
   async function deadLetters(): Promise<GetMessage[]> {
     const out: GetMessage[] = [];
@@ -124,7 +130,14 @@ describe.runIf(up)('queue-bridge example (RabbitMQ → JOLT → MQTT, latest in 
     send(reading('boiler-1', 'r-1', 71.5));
     await until(() => received.length === 1, 'the MQTT message');
     expect(received[0]!.topic).toBe(`${names.topic}/boiler-1/readings`);
-    expect(JSON.parse(received[0]!.payload.toString())).toEqual({ device: 'boiler-1', id: 'r-1', value: 71.5, unit: 'C', at: '2026-11-26T10:00:00Z', source: 'rabbitmq' });
+    expect(JSON.parse(received[0]!.payload.toString())).toEqual({
+      device: 'boiler-1',
+      id: 'r-1',
+      value: 71.5,
+      unit: 'C',
+      at: '2026-11-26T10:00:00Z',
+      source: 'rabbitmq',
+    });
     expect(received[0]!.properties?.userProperties).toMatchObject({ reading: 'r-1' });
     await until(async () => (await redis.get(`${names.key}:boiler-1`)) !== null, 'the latest reading');
     expect(JSON.parse((await redis.get(`${names.key}:boiler-1`))!)).toMatchObject({ id: 'r-1', value: 71.5 });
@@ -142,7 +155,10 @@ describe.runIf(up)('queue-bridge example (RabbitMQ → JOLT → MQTT, latest in 
     let dead: GetMessage[] = [];
     await until(async () => (dead = [...dead, ...(await deadLetters())]).length === 1, 'the dead letter');
     expect(JSON.parse(dead[0]!.content.toString())).toEqual({ deviceId: 'boiler 1', note: 'no reading' });
-    expect(dead[0]!.properties.headers).toMatchObject({ 'x-pipec-reason': 'permanent-error', 'x-pipec-queue': names.queue });
+    expect(dead[0]!.properties.headers).toMatchObject({
+      'x-pipec-reason': 'permanent-error',
+      'x-pipec-queue': names.queue,
+    });
     expect(received).toHaveLength(0);
   });
 
@@ -157,7 +173,11 @@ describe.runIf(up)('queue-bridge example (RabbitMQ → JOLT → MQTT, latest in 
     // The first run publishes on MQTT and then fails on Redis: not acknowledged, run again.
     await until(() => log.records().some((r) => r.msg === 'execution failed'), 'a failed run');
     proxy.restore();
-    await until(async () => (await redis.get(`${names.key}:pump-2`)) !== null, 'the latest reading once Redis is back', 600);
+    await until(
+      async () => (await redis.get(`${names.key}:pump-2`)) !== null,
+      'the latest reading once Redis is back',
+      600,
+    );
     await until(async () => (await ch.checkQueue(names.queue)).messageCount === 0, 'the queue emptied');
     expect(log.records().filter((r) => r.msg === 'execution started').length).toBeGreaterThanOrEqual(2);
     // At least once: the MQTT message may have been published once per run.

@@ -12,7 +12,15 @@ import type { Service } from '../../runtime/service/create-service.js';
 import { buildService, ManualClock, postJson, type BuiltService } from '../../test/e2e/in-process.js';
 import { REPO_ROOT } from '../../test/e2e/service-process.js';
 import { createBackends } from '../../runtime/backends/index.js';
-import { backendVariants, capturingLogger, eventually, isolatedBackend, settled, type IsolatedBackend, type LogRecord } from './test-support.js';
+import {
+  backendVariants,
+  capturingLogger,
+  eventually,
+  isolatedBackend,
+  settled,
+  type IsolatedBackend,
+  type LogRecord,
+} from './test-support.js';
 
 const MINUTE = 60_000;
 const LEASE = 5 * MINUTE;
@@ -81,11 +89,18 @@ class Harness {
 
   /** `re-sent …` lines the engine logged: one per message it handed back to a flow. */
   resends(): LogRecord[] {
-    return this.log.records().filter((r) => r.pipeline === 'reprocessing-event' && typeof r.msg === 'string' && r.msg.startsWith('re-sent '));
+    return this.log
+      .records()
+      .filter((r) => r.pipeline === 'reprocessing-event' && typeof r.msg === 'string' && r.msg.startsWith('re-sent '));
   }
 }
 
-const order = (orderId: string, failTimes: number, maxRetry: number, intervalRetry: number): Json => ({ orderId, failTimes, maxRetry, intervalRetry });
+const order = (orderId: string, failTimes: number, maxRetry: number, intervalRetry: number): Json => ({
+  orderId,
+  failTimes,
+  maxRetry,
+  intervalRetry,
+});
 
 for (const variant of variants) {
   describe.runIf(variant.run)(`reprocessing example: ${variant.name}`, () => {
@@ -119,7 +134,10 @@ for (const variant of variants) {
         // On time: re-sent with current = k.
         h.clock.set(t0 + k * 2 * MINUTE);
         await h.tick();
-        await eventually(`re-send ${k}`, async () => (await h.attempts('keep-1')).length === k + 1 && (await h.status()).pending === 1);
+        await eventually(
+          `re-send ${k}`,
+          async () => (await h.attempts('keep-1')).length === k + 1 && (await h.status()).pending === 1,
+        );
         const latest = (await h.attempts('keep-1'))[k] as Attempt;
         expect(latest).toMatchObject({ current: k, outcome: 'failed', at: t0 + k * 2 * MINUTE });
         expect(latest.reprocess).toEqual({
@@ -136,7 +154,11 @@ for (const variant of variants) {
       expect(status.pending).toBe(0);
       expect(status.notifications).toHaveLength(1);
       expect(status.notifications[0]).toMatchObject({
-        reason: 'max-retry', pipeOrEventName: 'reprocessing-demo-order', pipeType: 'event', maxRetry: 3, current: 3,
+        reason: 'max-retry',
+        pipeOrEventName: 'reprocessing-demo-order',
+        pipeType: 'event',
+        maxRetry: 3,
+        current: 3,
         payload: { orderId: 'keep-1', failTimes: 99, maxRetry: 3, intervalRetry: 2 },
       });
 
@@ -145,7 +167,10 @@ for (const variant of variants) {
         h.clock.advance(2 * MINUTE);
         await h.tick();
       }
-      const after = await settled(async () => ({ attempts: (await h.attempts('keep-1')).map((a) => a.current), status: await h.status() }));
+      const after = await settled(async () => ({
+        attempts: (await h.attempts('keep-1')).map((a) => a.current),
+        status: await h.status(),
+      }));
       expect(after.attempts).toEqual([0, 1, 2, 3]);
       expect(after.status.notifications).toHaveLength(1);
       expect(after.status.pending).toBe(0);
@@ -165,7 +190,10 @@ for (const variant of variants) {
         await h.tick();
       }
       const attempts = await settled(() => h.attempts('twice-1'));
-      expect(attempts.map((a) => [a.current, a.outcome])).toEqual([[0, 'failed'], [1, 'succeeded']]);
+      expect(attempts.map((a) => [a.current, a.outcome])).toEqual([
+        [0, 'failed'],
+        [1, 'succeeded'],
+      ]);
       const status = await h.status();
       expect(status.pending).toBe(0);
       expect(status.notifications).toEqual([]);
@@ -181,40 +209,75 @@ for (const variant of variants) {
 
       // A failed re-send queues the message again through an event handled in the background, and
       // the re-sent copy is deleted after it: the next tick finds it due only once both happened.
-      const queuedAfterResends = (n: number): number => h.log.records().filter((r) => r.pipeline === 'add-reprocess-event'
-        && String(r.msg).includes('reprocessing-demo-sync') && String(r.msg).includes(`re-sends so far: ${n})`)).length;
+      const queuedAfterResends = (n: number): number =>
+        h.log
+          .records()
+          .filter(
+            (r) =>
+              r.pipeline === 'add-reprocess-event' &&
+              String(r.msg).includes('reprocessing-demo-sync') &&
+              String(r.msg).includes(`re-sends so far: ${n})`),
+          ).length;
 
       h.clock.set(t0 + MINUTE);
       await h.tick();
       await eventually('sync-ok attempt 1', async () => (await h.attempts('sync-ok')).length === 2);
-      await eventually('sync-ok queued again', async () => queuedAfterResends(1) === 1 && (await h.status()).pending === 2);
+      await eventually(
+        'sync-ok queued again',
+        async () => queuedAfterResends(1) === 1 && (await h.status()).pending === 2,
+      );
       h.clock.set(t0 + 2 * MINUTE);
       await h.tick();
       await eventually('sync-ok attempt 2', async () => (await h.attempts('sync-ok')).length === 3);
       const ok = await h.attempts('sync-ok');
       expect(ok.map((a) => [a.flow, a.current, a.outcome, a.at])).toEqual([
-        ['sync', 0, 'failed', t0], ['sync', 1, 'failed', t0 + MINUTE], ['sync', 2, 'succeeded', t0 + 2 * MINUTE],
+        ['sync', 0, 'failed', t0],
+        ['sync', 1, 'failed', t0 + MINUTE],
+        ['sync', 2, 'succeeded', t0 + 2 * MINUTE],
       ]);
-      expect(ok[2]?.reprocess).toMatchObject({ forwardTo: { name: 'reprocessing-demo-sync', type: 'http' }, retry: { max: 3, current: 2 } });
+      expect(ok[2]?.reprocess).toMatchObject({
+        forwardTo: { name: 'reprocessing-demo-sync', type: 'http' },
+        retry: { max: 3, current: 2 },
+      });
 
       // sync-never: one re-send (maxRetry 1) at +3 min, then a notification at the next tick.
       h.clock.set(t0 + 3 * MINUTE);
       await h.tick();
       await eventually('sync-never re-sent', async () => (await h.attempts('sync-never')).length === 2);
-      await eventually('sync-never queued again', async () => queuedAfterResends(1) === 2 && (await h.status()).pending === 1);
+      await eventually(
+        'sync-never queued again',
+        async () => queuedAfterResends(1) === 2 && (await h.status()).pending === 1,
+      );
       await h.tick();
       await eventually('sync-never notified', async () => (await h.status()).notifications.length === 1);
       const status = await settled(() => h.status());
       expect(status.pending).toBe(0);
-      expect(status.notifications[0]).toMatchObject({ reason: 'max-retry', pipeOrEventName: 'reprocessing-demo-sync', pipeType: 'http', current: 1 });
+      expect(status.notifications[0]).toMatchObject({
+        reason: 'max-retry',
+        pipeOrEventName: 'reprocessing-demo-sync',
+        pipeType: 'http',
+        current: 1,
+      });
       expect((await h.attempts('sync-never')).map((a) => a.current)).toEqual([0, 1]);
     }, 60_000);
 
     it('refuses a reprocessing request that breaks the format, with a logged validation error', async () => {
       const h = await open('invalid-request');
-      const outcome = await h.service.run('add-reprocess-event', { payload: { a: 1 }, pipeType: 'event', maxRetry: 0, intervalRetry: 1 });
+      const outcome = await h.service.run('add-reprocess-event', {
+        payload: { a: 1 },
+        pipeType: 'event',
+        maxRetry: 0,
+        intervalRetry: 1,
+      });
       expect(outcome.ok).toBe(true);
-      const refused = h.log.records().filter((r) => r.pipeline === 'add-reprocess-event' && r.level === 50 && String(r.msg).startsWith('reprocessing request refused'));
+      const refused = h.log
+        .records()
+        .filter(
+          (r) =>
+            r.pipeline === 'add-reprocess-event' &&
+            r.level === 50 &&
+            String(r.msg).startsWith('reprocessing request refused'),
+        );
       expect(refused).toHaveLength(1);
       expect(String(refused[0]?.msg)).toContain('pipeOrEventName');
       expect(String(refused[0]?.msg)).toContain('maxRetry');
@@ -224,13 +287,25 @@ for (const variant of variants) {
     it('notifies instead of dropping a message for a pipeline it has no route to', async () => {
       const h = await open('no-route');
       const t0 = h.clock.now();
-      const request = { payload: { orderId: 'nr-1' }, pipeOrEventName: 'some-unknown-pipeline', pipeType: 'http', maxRetry: 2, intervalRetry: 1 };
+      const request = {
+        payload: { orderId: 'nr-1' },
+        pipeOrEventName: 'some-unknown-pipeline',
+        pipeType: 'http',
+        maxRetry: 2,
+        intervalRetry: 1,
+      };
       expect((await h.service.run('add-reprocess-event', request)).ok).toBe(true);
       h.clock.set(t0 + MINUTE);
       await h.tick();
       await eventually('the notification', async () => (await h.status()).notifications.length === 1);
       const status = await settled(() => h.status());
-      expect(status.notifications[0]).toMatchObject({ reason: 'no-route', pipeOrEventName: 'some-unknown-pipeline', pipeType: 'http', current: 0, payload: { orderId: 'nr-1' } });
+      expect(status.notifications[0]).toMatchObject({
+        reason: 'no-route',
+        pipeOrEventName: 'some-unknown-pipeline',
+        pipeType: 'http',
+        current: 0,
+        payload: { orderId: 'nr-1' },
+      });
       expect(status.pending).toBe(0);
       expect(h.resends()).toEqual([]);
     }, 30_000);
@@ -241,12 +316,26 @@ for (const variant of variants) {
       await postJson(h.service, '/reprocessing/orders', order('lost-1', 1, 3, 1));
       await eventually('the failure is stored', async () => (await h.status()).pending === 1);
       // A timer that died right after claiming: the document is claimed, but no event was published.
-      const backends = await createBackends({ dataDir: h.backend.dataDir, env: h.backend.env, clock: h.clock, logger: pino({ level: 'silent' }) });
+      const backends = await createBackends({
+        dataDir: h.backend.dataDir,
+        env: h.backend.env,
+        clock: h.clock,
+        logger: pino({ level: 'silent' }),
+      });
       try {
-        const claimed = await backends.store.update('reprocess', {}, { $set: { claim: 'claim-of-a-dead-timer', retryAt: t0 + MINUTE + LEASE } }, { upsert: false, multi: true });
+        const claimed = await backends.store.update(
+          'reprocess',
+          {},
+          { $set: { claim: 'claim-of-a-dead-timer', retryAt: t0 + MINUTE + LEASE } },
+          { upsert: false, multi: true },
+        );
         expect(claimed).toBe(1);
         // The store declaration's indexes were created when the service started.
-        expect((await backends.store.listIndexes('reprocess')).map((i) => i.key)).toEqual([{ _oId: 1 }, { retryAt: 1 }, { claim: 1 }]);
+        expect((await backends.store.listIndexes('reprocess')).map((i) => i.key)).toEqual([
+          { _oId: 1 },
+          { retryAt: 1 },
+          { claim: 1 },
+        ]);
       } finally {
         await backends.close();
       }
@@ -258,7 +347,10 @@ for (const variant of variants) {
       h.clock.set(t0 + MINUTE + LEASE);
       await h.tick();
       await eventually('re-sent after the lease', async () => (await h.attempts('lost-1')).length === 2);
-      expect((await settled(() => h.attempts('lost-1'))).map((x) => [x.current, x.outcome, x.at])).toEqual([[0, 'failed', t0], [1, 'succeeded', t0 + MINUTE + LEASE]]);
+      expect((await settled(() => h.attempts('lost-1'))).map((x) => [x.current, x.outcome, x.at])).toEqual([
+        [0, 'failed', t0],
+        [1, 'succeeded', t0 + MINUTE + LEASE],
+      ]);
       expect((await h.status()).pending).toBe(0);
       expect(h.resends()).toHaveLength(1);
     }, 30_000);
@@ -288,16 +380,23 @@ for (const variant of variants) {
       await settled(async () => (await b.status()).outcomes, 1000, 60_000);
       b.clock.set(t0 + MINUTE + LEASE + 1000);
       await b.tick();
-      await eventually('every order succeeded', async () => {
-        const s = await b.status();
-        return s.pending === 0 && s.outcomes.find((o) => o._id === 'succeeded')?.n === 500;
-      }, 60_000);
+      await eventually(
+        'every order succeeded',
+        async () => {
+          const s = await b.status();
+          return s.pending === 0 && s.outcomes.find((o) => o._id === 'succeeded')?.n === 500;
+        },
+        60_000,
+      );
       b.clock.advance(MINUTE);
       await b.tick();
       const status = await settled(() => b.status(), 600);
       expect(status.pending).toBe(0);
       expect(status.notifications).toEqual([]);
-      expect(status.outcomes).toEqual([{ _id: 'failed', n: 500 }, { _id: 'succeeded', n: 500 }]);
+      expect(status.outcomes).toEqual([
+        { _id: 'failed', n: 500 },
+        { _id: 'succeeded', n: 500 },
+      ]);
 
       // The restart had work left: the stopped service had not re-sent everything.
       expect(a.resends().length).toBeLessThan(500);
@@ -306,10 +405,15 @@ for (const variant of variants) {
       expect(resent).toHaveLength(500);
       expect(new Set(resent).size).toBe(500);
       // Pagination: full pages of 100 were claimed.
-      const pages = [...a.log.records(), ...b.log.records()].filter((r) => String(r.msg).startsWith('reprocess-timer claimed 100 of 100'));
+      const pages = [...a.log.records(), ...b.log.records()].filter((r) =>
+        String(r.msg).startsWith('reprocess-timer claimed 100 of 100'),
+      );
       expect(pages.length).toBeGreaterThanOrEqual(1);
       for (const id of ['bulk-0', 'bulk-250', 'bulk-499']) {
-        expect((await b.attempts(id)).map((x) => [x.current, x.outcome])).toEqual([[0, 'failed'], [1, 'succeeded']]);
+        expect((await b.attempts(id)).map((x) => [x.current, x.outcome])).toEqual([
+          [0, 'failed'],
+          [1, 'succeeded'],
+        ]);
       }
       // A hang detector, not a measure: longer than the waits above may take together on a busy machine.
     }, 300_000);

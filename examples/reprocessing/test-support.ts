@@ -17,7 +17,6 @@ import { IN_CI, NATS_URL, PG_URL, reachable, removeNatsStreams } from '../../tes
 export { IN_CI, NATS_URL, PG_URL };
 const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
-
 export interface BackendVariant {
   readonly name: 'sqlite' | 'postgres+nats';
   /** Register the suite (false: skipped with a console message). */
@@ -29,8 +28,11 @@ export interface BackendVariant {
 /** Both configurations; the distributed one runs when its servers answer, and always under CI. */
 export async function backendVariants(suite: string): Promise<BackendVariant[]> {
   const [postgresUp, natsUp] = await Promise.all([reachable(PG_URL, 5432), reachable(NATS_URL, 4222)]);
-  const missing = [postgresUp ? null : `PostgreSQL (${PG_URL})`, natsUp ? null : `NATS (${NATS_URL})`].filter((m): m is string => m !== null);
-  if (missing.length > 0 && !IN_CI) console.warn(`[${suite}] skipping the postgres+nats run: unreachable ${missing.join(', ')}`);
+  const missing = [postgresUp ? null : `PostgreSQL (${PG_URL})`, natsUp ? null : `NATS (${NATS_URL})`].filter(
+    (m): m is string => m !== null,
+  );
+  if (missing.length > 0 && !IN_CI)
+    console.warn(`[${suite}] skipping the postgres+nats run: unreachable ${missing.join(', ')}`);
   return [
     { name: 'sqlite', run: true, missing: [] },
     { name: 'postgres+nats', run: missing.length === 0 || IN_CI, missing },
@@ -52,7 +54,8 @@ export async function isolatedBackend(variant: BackendVariant, tag: string): Pro
   if (variant.name === 'sqlite') {
     return { dataDir, env: {}, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
-  if (variant.missing.length > 0) throw new Error(`CI=true requires the distributed backends; unreachable: ${variant.missing.join(', ')}`);
+  if (variant.missing.length > 0)
+    throw new Error(`CI=true requires the distributed backends; unreachable: ${variant.missing.join(', ')}`);
   const id = `${tag.replace(/[^a-z0-9]/gi, '').toLowerCase()}_${RUN_ID}_${isolatedCount++}`;
   const schema = `pipec_ex_${id}`;
   const admin = new pg.Client({ connectionString: PG_URL });

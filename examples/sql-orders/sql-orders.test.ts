@@ -22,8 +22,10 @@ if (!up) console.warn('skipping the sql-orders example: PostgreSQL or MariaDB do
 
 const here = import.meta.dirname;
 const admin = sqlTestContext();
-const on = (url: string) => async (sql: string, params: Json[] = []): Promise<JsonObject> =>
-  (await sqlRun({ account: 'admin', accountFields: { url }, sql, params }, null, admin.ctx)) as JsonObject;
+const on =
+  (url: string) =>
+  async (sql: string, params: Json[] = []): Promise<JsonObject> =>
+    (await sqlRun({ account: 'admin', accountFields: { url }, sql, params }, null, admin.ctx)) as JsonObject;
 const pg = on(PG_URL);
 const maria = on(MYSQL_URL);
 
@@ -60,13 +62,25 @@ describe.runIf(up || IN_CI)('sql-orders against PostgreSQL and MariaDB', () => {
     expect((await postJson(service, '/sql-orders/setup', {})).status).toBe(200);
   });
 
-  const order = { orderId: 'A-1', customer: 'Ana', items: [{ sku: 'PEN', qty: 2, unitPrice: 1.5 }, { sku: 'INK', qty: 1, unitPrice: 7 }] };
+  const order = {
+    orderId: 'A-1',
+    customer: 'Ana',
+    items: [
+      { sku: 'PEN', qty: 2, unitPrice: 1.5 },
+      { sku: 'INK', qty: 1, unitPrice: 7 },
+    ],
+  };
 
   it('saves an order and its lines in one transaction and answers 201', async () => {
     const res = await postJson(service, '/sql-orders/orders', order);
     expect(res).toEqual({ status: 201, body: { orderId: 'A-1', total: 10, lines: 2 } });
-    const lines = await pg('SELECT sku, qty, unit_price FROM sql_order_lines WHERE order_id = $1 ORDER BY sku', ['A-1']);
-    expect(lines['rows']).toEqual([{ sku: 'INK', qty: 1, unit_price: '7.00' }, { sku: 'PEN', qty: 2, unit_price: '1.50' }]);
+    const lines = await pg('SELECT sku, qty, unit_price FROM sql_order_lines WHERE order_id = $1 ORDER BY sku', [
+      'A-1',
+    ]);
+    expect(lines['rows']).toEqual([
+      { sku: 'INK', qty: 1, unit_price: '7.00' },
+      { sku: 'PEN', qty: 2, unit_price: '1.50' },
+    ]);
   });
 
   it('answers 409 for an order id that exists already', async () => {
@@ -76,7 +90,11 @@ describe.runIf(up || IN_CI)('sql-orders against PostgreSQL and MariaDB', () => {
   });
 
   it('rolls the order back when one of its lines does not fit (422, nothing written)', async () => {
-    const res = await postJson(service, '/sql-orders/orders', { orderId: 'B-2', customer: 'Bia', items: [{ sku: 'X'.repeat(30), qty: 1, unitPrice: 1 }] });
+    const res = await postJson(service, '/sql-orders/orders', {
+      orderId: 'B-2',
+      customer: 'Bia',
+      items: [{ sku: 'X'.repeat(30), qty: 1, unitPrice: 1 }],
+    });
     expect(res.status).toBe(422);
     expect((await pg('SELECT order_id FROM sql_orders WHERE order_id = $1', ['B-2']))['rowCount']).toBe(0);
   });
@@ -90,19 +108,40 @@ describe.runIf(up || IN_CI)('sql-orders against PostgreSQL and MariaDB', () => {
   });
 
   it('polls every new order into a MariaDB summary, once', async () => {
-    expect((await postJson(service, '/sql-orders/orders', { orderId: 'C-3', customer: 'Caio', items: [{ sku: 'DESK', qty: 1, unitPrice: 450 }] })).status).toBe(201);
-    await vi.waitFor(async () => {
-      const rows = await maria('SELECT order_id, customer, total FROM sql_order_summaries ORDER BY order_id');
-      expect(rows['rows']).toEqual([{ order_id: 'A-1', customer: 'Ana', total: '10.00' }, { order_id: 'C-3', customer: 'Caio', total: '450.00' }]);
-    }, { timeout: 20_000, interval: 100 });
+    expect(
+      (
+        await postJson(service, '/sql-orders/orders', {
+          orderId: 'C-3',
+          customer: 'Caio',
+          items: [{ sku: 'DESK', qty: 1, unitPrice: 450 }],
+        })
+      ).status,
+    ).toBe(201);
+    await vi.waitFor(
+      async () => {
+        const rows = await maria('SELECT order_id, customer, total FROM sql_order_summaries ORDER BY order_id');
+        expect(rows['rows']).toEqual([
+          { order_id: 'A-1', customer: 'Ana', total: '10.00' },
+          { order_id: 'C-3', customer: 'Caio', total: '450.00' },
+        ]);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
   });
 });
 
 describe('sql-orders while PostgreSQL is down', () => {
   it('starts, answers 503 for an order, and /ready names the database', async () => {
-    const service = await startService({ SQL_ORDERS_POSTGRES_URL: 'postgres://postgres@127.0.0.1:1/nothing', SQL_ORDERS_MARIADB_URL: MYSQL_URL });
+    const service = await startService({
+      SQL_ORDERS_POSTGRES_URL: 'postgres://postgres@127.0.0.1:1/nothing',
+      SQL_ORDERS_MARIADB_URL: MYSQL_URL,
+    });
     expect((await service.app.request('/health')).status).toBe(200);
-    const res = await postJson(service, '/sql-orders/orders', { orderId: 'D-4', customer: 'Duda', items: [{ sku: 'PEN', qty: 1, unitPrice: 1 }] });
+    const res = await postJson(service, '/sql-orders/orders', {
+      orderId: 'D-4',
+      customer: 'Duda',
+      items: [{ sku: 'PEN', qty: 1, unitPrice: 1 }],
+    });
     expect(res.status).toBe(503);
     const ready = await service.app.request('/ready');
     expect(ready.status).toBe(503);

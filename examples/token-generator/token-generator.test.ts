@@ -76,7 +76,9 @@ describe('token-generator example over real HTTP', () => {
     await Promise.all([generator?.stop(), provider?.stop()]);
   });
 
-  async function credentialsFor(role: 'salesperson' | 'manager' | 'admin'): Promise<{ client_id: string; client_secret: string }> {
+  async function credentialsFor(
+    role: 'salesperson' | 'manager' | 'admin',
+  ): Promise<{ client_id: string; client_secret: string }> {
     const credentials = await client.create(`partner-${role}`, role);
     handedOut.push(credentials.clientSecret);
     return { client_id: credentials.clientId, client_secret: credentials.clientSecret };
@@ -85,7 +87,11 @@ describe('token-generator example over real HTTP', () => {
   const roles = [
     { role: 'salesperson', scope: 'profile', claims: { profile_claims: PROFILE } },
     { role: 'manager', scope: 'profile address', claims: { profile_claims: PROFILE, address_claims: ADDRESS } },
-    { role: 'admin', scope: 'profile address banking', claims: { profile_claims: PROFILE, address_claims: ADDRESS, banking_claims: BANKING } },
+    {
+      role: 'admin',
+      scope: 'profile address banking',
+      claims: { profile_claims: PROFILE, address_claims: ADDRESS, banking_claims: BANKING },
+    },
   ] as const;
 
   for (const { role, scope, claims } of roles) {
@@ -95,11 +101,20 @@ describe('token-generator example over real HTTP', () => {
       expect(res.status).toBe(200);
       expect(res.body['scope']).toBe(scope);
       expect(res.body['claims']).toEqual(claims);
-      expect(res.body['metadata']).toMatchObject({ token_type: 'Bearer', expires_in: 3600, client_id: credentials.client_id, role, issuer: ISSUER });
+      expect(res.body['metadata']).toMatchObject({
+        token_type: 'Bearer',
+        expires_in: 3600,
+        client_id: credentials.client_id,
+        role,
+        issuer: ISSUER,
+      });
       const accessToken = String(res.body['access_token']);
       handedOut.push(accessToken);
       // It is the token service's token, signed with its key.
-      const { payload } = await jwtVerify(accessToken, await importSPKI(secrets.keys.publicPem, 'ES256'), { issuer: ISSUER, audience: AUDIENCE });
+      const { payload } = await jwtVerify(accessToken, await importSPKI(secrets.keys.publicPem, 'ES256'), {
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      });
       expect(payload).toMatchObject({ sub: credentials.client_id, role });
     });
   }
@@ -114,7 +129,13 @@ describe('token-generator example over real HTTP', () => {
 
   it('missing or empty client_id / client_secret → 401 Unauthorized (Assert)', async () => {
     const credentials = await credentialsFor('salesperson');
-    for (const body of [{ client_id: credentials.client_id }, { client_secret: credentials.client_secret }, { client_id: '', client_secret: 'x' }, {}, 'text']) {
+    for (const body of [
+      { client_id: credentials.client_id },
+      { client_secret: credentials.client_secret },
+      { client_id: '', client_secret: 'x' },
+      {},
+      'text',
+    ]) {
       const res = await generate(generator, body, apiKey);
       expect(res.status, JSON.stringify(body)).toBe(401);
       expect(res.body['error']).toBe('Unauthorized');
@@ -131,7 +152,11 @@ describe('token-generator example over real HTTP', () => {
     const wrongSecret = await generate(generator, { ...credentials, client_secret: 'not-the-secret' }, apiKey);
     expect(wrongSecret.status).toBe(401);
     expect(wrongSecret.body['error']).toBe('Unauthorized');
-    const unknownClient = await generate(generator, { client_id: crypto.randomUUID(), client_secret: 'whatever' }, apiKey);
+    const unknownClient = await generate(
+      generator,
+      { client_id: crypto.randomUUID(), client_secret: 'whatever' },
+      apiKey,
+    );
     expect(unknownClient.status).toBe(401);
     expect((await client.delete(credentials.client_id)).status).toBe(200);
     expect((await generate(generator, credentials, apiKey)).status).toBe(401);
@@ -159,8 +184,14 @@ describe('token-generator example over real HTTP', () => {
           };
           if (username === 'no-token') return answer(200, { token_type: 'Bearer', expires_in: 3600 });
           if (username !== 'auditor') return answer(503, { error: 'temporarily_unavailable' });
-          void new SignJWT({ role: 'auditor' }).setProtectedHeader({ alg: 'ES256' }).setIssuer(ISSUER).setAudience(AUDIENCE)
-            .setSubject('auditor').setIssuedAt().setExpirationTime('10m').sign(crypto.createPrivateKey(secrets.keys.privatePem))
+          void new SignJWT({ role: 'auditor' })
+            .setProtectedHeader({ alg: 'ES256' })
+            .setIssuer(ISSUER)
+            .setAudience(AUDIENCE)
+            .setSubject('auditor')
+            .setIssuedAt()
+            .setExpirationTime('10m')
+            .sign(crypto.createPrivateKey(secrets.keys.privatePem))
             .then((token) => answer(200, { token_type: 'Bearer', expires_in: 600, access_token: token }));
         });
       });
@@ -185,7 +216,7 @@ describe('token-generator example over real HTTP', () => {
       expect(res.body['error']).toBe('credential provider answered 503');
     });
 
-    it('a 200 without an access token is the provider\'s fault: 502', async () => {
+    it("a 200 without an access token is the provider's fault: 502", async () => {
       const res = await generate(failingGenerator, { client_id: 'no-token', client_secret: 'a-secret' }, apiKey);
       expect(res.status).toBe(502);
       expect(res.body['error']).toBe('credential provider answered 200 without an access_token');
@@ -194,7 +225,9 @@ describe('token-generator example over real HTTP', () => {
     it('a role the generator does not know gets 403 naming it and the roles there are', async () => {
       const res = await generate(failingGenerator, { client_id: 'auditor', client_secret: 'a-secret' }, apiKey);
       expect(res.status).toBe(403);
-      expect(res.body['error']).toBe("the role 'auditor' grants no claims: the roles are salesperson, manager and admin");
+      expect(res.body['error']).toBe(
+        "the role 'auditor' grants no claims: the roles are salesperson, manager and admin",
+      );
     });
   });
 });
@@ -209,7 +242,12 @@ describe('all examples in one service with the embedded development defaults', (
 
   beforeAll(async () => {
     outDir = await buildExamples(['.'], 'all-examples-oauth2');
-    for (const name of ['TOKEN_SIGNING_KEY', 'TOKEN_VERIFY_KEY', 'TOKEN_GENERATOR_PROVIDER_URL', 'OAUTH2_ADMIN_APIKEY_HASH']) {
+    for (const name of [
+      'TOKEN_SIGNING_KEY',
+      'TOKEN_VERIFY_KEY',
+      'TOKEN_GENERATOR_PROVIDER_URL',
+      'OAUTH2_ADMIN_APIKEY_HASH',
+    ]) {
       expect(process.env[name], `${name} is set in the environment; this test needs the defaults`).toBeUndefined();
     }
     server = await startServer(outDir);
@@ -228,13 +266,20 @@ describe('all examples in one service with the embedded development defaults', (
     expect(jwks.keys).toHaveLength(1);
     const madePublic = crypto.createPublicKey(made).export({ format: 'jwk' }) as Record<string, unknown>;
     expect(jwks.keys[0]).toMatchObject(madePublic);
-    await vi.waitFor(() => expect(server.logs()).toContain('made a development key in the data folder'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(server.logs()).toContain('made a development key in the data folder'), {
+      timeout: 10_000,
+    });
     // A token signed with the key these examples used to publish is refused.
     const published = crypto.createPrivateKey(PUBLISHED_DEVELOPMENT_KEY);
     const forged = await new SignJWT({ role: 'admin', scope: 'profile address banking' })
       .setProtectedHeader({ alg: 'ES256', kid: 'dev-only-published-key' })
-      .setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('anyone').setJti(crypto.randomUUID())
-      .setIssuedAt().setExpirationTime('10m').sign(published);
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('anyone')
+      .setJti(crypto.randomUUID())
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(published);
     const res = await fetch(`${server.url}/protected-api/orders`, { headers: { authorization: `Bearer ${forged}` } });
     expect(res.status).toBe(401);
   });
@@ -242,10 +287,19 @@ describe('all examples in one service with the embedded development defaults', (
   it('token service → token generator → protected API, end to end; the key survives a restart', async () => {
     const client = new TokenServiceClient(server.url, DEV_ADMIN_APIKEY);
     const credentials = await client.create('npm-start', 'manager');
-    const generated = await generate(server, { client_id: credentials.clientId, client_secret: credentials.clientSecret }, DEV_GENERATOR_API_KEY);
+    const generated = await generate(
+      server,
+      { client_id: credentials.clientId, client_secret: credentials.clientSecret },
+      DEV_GENERATOR_API_KEY,
+    );
     expect(generated.status).toBe(200);
-    expect(generated.body).toMatchObject({ scope: 'profile address', claims: { profile_claims: PROFILE, address_claims: ADDRESS } });
-    const orders = await fetch(`${server.url}/protected-api/orders`, { headers: { authorization: `Bearer ${String(generated.body['access_token'])}` } });
+    expect(generated.body).toMatchObject({
+      scope: 'profile address',
+      claims: { profile_claims: PROFILE, address_claims: ADDRESS },
+    });
+    const orders = await fetch(`${server.url}/protected-api/orders`, {
+      headers: { authorization: `Bearer ${String(generated.body['access_token'])}` },
+    });
     expect(orders.status).toBe(200);
     expect(await orders.json()).toMatchObject({ clientId: credentials.clientId, role: 'manager' });
 

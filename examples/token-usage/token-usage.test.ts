@@ -6,7 +6,12 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatCompletion, startScriptedOpenAi, type ScriptedServer, type ScriptStep } from '../../runtime/agent/test-support/scripted-openai-server.js';
+import {
+  chatCompletion,
+  startScriptedOpenAi,
+  type ScriptedServer,
+  type ScriptStep,
+} from '../../runtime/agent/test-support/scripted-openai-server.js';
 import { buildService, ManualClock, type BuiltService } from '../../test/e2e/in-process.js';
 import { REPO_ROOT, tempDir } from '../../test/e2e/service-process.js';
 
@@ -18,8 +23,17 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function serveExample(built: BuiltService, env: Record<string, string>, dataDir: string, clock = new ManualClock(START)): Promise<Served> {
-  const service = await built.runtime.createService(built.definition, { env: { LOG_LEVEL: 'silent', ...env }, dataDir, clock });
+async function serveExample(
+  built: BuiltService,
+  env: Record<string, string>,
+  dataDir: string,
+  clock = new ManualClock(START),
+): Promise<Served> {
+  const service = await built.runtime.createService(built.definition, {
+    env: { LOG_LEVEL: 'silent', ...env },
+    dataDir,
+    clock,
+  });
   await service.start();
   const server = await built.runtime.serve(service, { port: 0, hostname: '127.0.0.1' });
   return {
@@ -32,10 +46,21 @@ async function serveExample(built: BuiltService, env: Record<string, string>, da
 }
 
 function summarize(url: string, text: string): Promise<Response> {
-  return fetch(`${url}/token-usage/summaries`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+  return fetch(`${url}/token-usage/summaries`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
 }
 
-interface ModelTotals { _id: string; calls: number; input_tokens: number; output_tokens: number; total_tokens: number; cost: number }
+interface ModelTotals {
+  _id: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  cost: number;
+}
 
 async function totals(url: string): Promise<ModelTotals[]> {
   const res = await fetch(`${url}/token-usage/totals`);
@@ -56,7 +81,9 @@ async function totalsWhen(url: string, ready: (models: ModelTotals[]) => boolean
 /** How many token-usage events the service has published (its Prometheus counter). */
 async function publishedTokenUsage(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('pipec_events_published_total{') && l.includes('event="token-usage"'));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('pipec_events_published_total{') && l.includes('event="token-usage"'));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
@@ -75,8 +102,17 @@ describe('token-usage example', () => {
     const dataDir = tempDir('token-usage-data');
 
     beforeAll(async () => {
-      model = await startScriptedOpenAi(Array.from({ length: 20 }, () => () =>
-        replies.shift() ?? { status: 500, headers: { 'x-should-retry': 'false' }, body: { error: { message: 'no reply queued' } } }));
+      model = await startScriptedOpenAi(
+        Array.from(
+          { length: 20 },
+          () => () =>
+            replies.shift() ?? {
+              status: 500,
+              headers: { 'x-should-retry': 'false' },
+              body: { error: { message: 'no reply queued' } },
+            },
+        ),
+      );
     });
 
     afterAll(async () => {
@@ -85,7 +121,12 @@ describe('token-usage example', () => {
 
     it('publishes the seed payload with the cost from the price table, stores it, and sums it per model', async () => {
       const clock = new ManualClock(START);
-      const served = await serveExample(built, { TOKEN_USAGE_AGENT_MODEL: 'gpt-4o-mini', OPENAI_API_KEY: 'sk-test-usage', OPENAI_BASE_URL: model.baseUrl }, dataDir, clock);
+      const served = await serveExample(
+        built,
+        { TOKEN_USAGE_AGENT_MODEL: 'gpt-4o-mini', OPENAI_API_KEY: 'sk-test-usage', OPENAI_BASE_URL: model.baseUrl },
+        dataDir,
+        clock,
+      );
       try {
         replies.push(chatCompletion({ content: 'Orders ship in two days.', usage: { prompt: 1200, completion: 300 } }));
         const res = await summarize(served.url, 'Our orders ship within two business days from the warehouse.');
@@ -103,15 +144,26 @@ describe('token-usage example', () => {
         const models = await totalsWhen(served.url, (m) => callsOf(m) === 2);
         expect(models).toHaveLength(1);
         const [mini] = models;
-        expect(mini).toMatchObject({ _id: 'gpt-4o-mini', calls: 2, input_tokens: 2000, output_tokens: 500, total_tokens: 2500 });
+        expect(mini).toMatchObject({
+          _id: 'gpt-4o-mini',
+          calls: 2,
+          input_tokens: 2000,
+          output_tokens: 500,
+          total_tokens: 2500,
+        });
         // gpt-4o-mini: 0.15 USD per million input tokens, 0.60 per million output tokens.
         expect(mini?.cost).toBeCloseTo((2000 * 0.15 + 500 * 0.6) / 1e6, 12);
 
-        const events = (await (await fetch(`${served.url}/token-usage/events`)).json()) as { events: Array<Record<string, unknown>> };
+        const events = (await (await fetch(`${served.url}/token-usage/events`)).json()) as {
+          events: Array<Record<string, unknown>>;
+        };
         expect(events.events).toHaveLength(2);
         const [latest, first] = events.events;
         expect(first).toMatchObject({
-          timestamp: START, step_name: 'summarize', model: 'gpt-4o-mini', tokens: { input: 1200, output: 300, total: 1500 },
+          timestamp: START,
+          step_name: 'summarize',
+          model: 'gpt-4o-mini',
+          tokens: { input: 1200, output: 300, total: 1500 },
         });
         expect(first?.['cost_calc']).toBeCloseTo((1200 * 0.15 + 300 * 0.6) / 1e6, 12);
         expect(latest).toMatchObject({ timestamp: START + 60_000, tokens: { input: 800, output: 200, total: 1000 } });
@@ -120,14 +172,21 @@ describe('token-usage example', () => {
       }
     });
 
-    it('a model missing from the price table is priced at the table\'s default', async () => {
+    it("a model missing from the price table is priced at the table's default", async () => {
       // Same data folder: the totals now hold both models.
-      const served = await serveExample(built, { TOKEN_USAGE_AGENT_MODEL: 'local-llama', OPENAI_API_KEY: 'sk-test-usage', OPENAI_BASE_URL: model.baseUrl }, dataDir);
+      const served = await serveExample(
+        built,
+        { TOKEN_USAGE_AGENT_MODEL: 'local-llama', OPENAI_API_KEY: 'sk-test-usage', OPENAI_BASE_URL: model.baseUrl },
+        dataDir,
+      );
       try {
         replies.push(chatCompletion({ content: 'Local summary.', usage: { prompt: 1000, completion: 1000 } }));
         expect((await summarize(served.url, 'Text for the local model.')).status).toBe(200);
         const models = await totalsWhen(served.url, (m) => callsOf(m) === 3);
-        expect(models.map((m) => [m._id, m.calls])).toEqual([['gpt-4o-mini', 2], ['local-llama', 1]]);
+        expect(models.map((m) => [m._id, m.calls])).toEqual([
+          ['gpt-4o-mini', 2],
+          ['local-llama', 1],
+        ]);
         // default: 1 USD per million input tokens, 4 per million output tokens.
         expect(models[1]?.cost).toBeCloseTo((1000 * 1 + 1000 * 4) / 1e6, 12);
       } finally {
@@ -136,7 +195,11 @@ describe('token-usage example', () => {
     });
 
     it('a failed model call publishes nothing', async () => {
-      const served = await serveExample(built, { TOKEN_USAGE_AGENT_MODEL: 'gpt-4o-mini', OPENAI_API_KEY: 'sk-test-usage', OPENAI_BASE_URL: model.baseUrl }, dataDir);
+      const served = await serveExample(
+        built,
+        { TOKEN_USAGE_AGENT_MODEL: 'gpt-4o-mini', OPENAI_API_KEY: 'sk-test-usage', OPENAI_BASE_URL: model.baseUrl },
+        dataDir,
+      );
       try {
         replies.push({ status: 400, body: { error: { message: 'bad request' } } });
         const res = await summarize(served.url, 'This call fails.');
@@ -160,13 +223,19 @@ describe('token-usage example', () => {
       try {
         const res = await summarize(served.url, 'A text of a few words to summarise offline.');
         expect(res.status).toBe(200);
-        const body = (await res.json()) as { summary: string; tokenUsage: { inputTokenCount: number; outputTokenCount: number; totalTokenCount: number } };
+        const body = (await res.json()) as {
+          summary: string;
+          tokenUsage: { inputTokenCount: number; outputTokenCount: number; totalTokenCount: number };
+        };
         // The agent's offline answer: the text itself (short enough to stay whole).
         expect(body.summary).toBe('A text of a few words to summarise offline.');
         expect(body.tokenUsage.inputTokenCount).toBeGreaterThan(0);
         const [mock] = await totalsWhen(served.url, (m) => callsOf(m) === 1);
         expect(mock).toMatchObject({ _id: 'mock:summarizer', calls: 1, total_tokens: body.tokenUsage.totalTokenCount });
-        expect(mock?.cost).toBeCloseTo((body.tokenUsage.inputTokenCount * 0.15 + body.tokenUsage.outputTokenCount * 0.6) / 1e6, 12);
+        expect(mock?.cost).toBeCloseTo(
+          (body.tokenUsage.inputTokenCount * 0.15 + body.tokenUsage.outputTokenCount * 0.6) / 1e6,
+          12,
+        );
       } finally {
         await served.stop();
       }

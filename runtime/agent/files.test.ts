@@ -20,22 +20,33 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const load = (files: Parameters<typeof loadFileParts>[0], maxFileSize = 1000) => loadFileParts(files, { workDir, maxFileSize });
+const load = (files: Parameters<typeof loadFileParts>[0], maxFileSize = 1000) =>
+  loadFileParts(files, { workDir, maxFileSize });
 
 describe('loadFileParts', () => {
   it('sends images as data URLs and resolves relative paths inside the work folder', async () => {
     const parts = await load([{ path: 'photo.png', fileName: 'photo.png', contentType: 'image/png' }]);
-    expect(parts).toEqual([{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } }]);
+    expect(parts).toEqual([
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } },
+    ]);
   });
 
   it('falls back to the extension when the content type is generic', async () => {
-    const parts = await load({ path: join(workDir, 'doc.pdf'), originalFileName: 'doc.pdf', contentType: 'application/octet-stream' });
+    const parts = await load({
+      path: join(workDir, 'doc.pdf'),
+      originalFileName: 'doc.pdf',
+      contentType: 'application/octet-stream',
+    });
     expect(parts[0]).toMatchObject({ type: 'file', file: { filename: 'doc.pdf' } });
   });
 
   it('refuses symlinks and paths that leave the work folder', async () => {
-    await expect(load([{ path: join(workDir, 'link.pdf'), contentType: 'application/pdf' }])).rejects.toMatchObject({ code: 403 });
-    await expect(load([{ path: '../secret.pdf', contentType: 'application/pdf' }])).rejects.toMatchObject({ code: 403 });
+    await expect(load([{ path: join(workDir, 'link.pdf'), contentType: 'application/pdf' }])).rejects.toMatchObject({
+      code: 403,
+    });
+    await expect(load([{ path: '../secret.pdf', contentType: 'application/pdf' }])).rejects.toMatchObject({
+      code: 403,
+    });
   });
 
   it('checks declared type against content, size, and shape', async () => {

@@ -24,14 +24,27 @@ interface FileRef {
 }
 
 const MIME_OF: Record<FileKind, string> = {
-  pdf: 'application/pdf', png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
 };
 const KIND_OF_MIME: Readonly<Record<string, FileKind>> = {
-  'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg',
-  'image/gif': 'gif', 'image/webp': 'webp',
+  'application/pdf': 'pdf',
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
 };
 const KIND_OF_EXTENSION: Readonly<Record<string, FileKind>> = {
-  '.pdf': 'pdf', '.png': 'png', '.jpg': 'jpeg', '.jpeg': 'jpeg', '.gif': 'gif', '.webp': 'webp',
+  '.pdf': 'pdf',
+  '.png': 'png',
+  '.jpg': 'jpeg',
+  '.jpeg': 'jpeg',
+  '.gif': 'gif',
+  '.webp': 'webp',
 };
 
 /** Loads and checks every file, then returns one content part per file (same order). */
@@ -49,7 +62,11 @@ export async function loadFileParts(
     const info = await stat(fullPath);
     if (!info.isFile()) throw fileError(400, 'AGENT_FILE_INVALID', `"${ref.fileName}" is not a regular file`);
     if (info.size > opts.maxFileSize) {
-      throw fileError(413, 'AGENT_FILE_TOO_LARGE', `"${ref.fileName}" is ${info.size} bytes; the limit is ${opts.maxFileSize}`);
+      throw fileError(
+        413,
+        'AGENT_FILE_TOO_LARGE',
+        `"${ref.fileName}" is ${info.size} bytes; the limit is ${opts.maxFileSize}`,
+      );
     }
     checked.push({ ref, kind, fullPath });
   }
@@ -57,7 +74,11 @@ export async function loadFileParts(
   for (const { ref, kind, fullPath } of checked) {
     const bytes = await readFile(fullPath);
     if (bytes.length > opts.maxFileSize) {
-      throw fileError(413, 'AGENT_FILE_TOO_LARGE', `"${ref.fileName}" grew beyond the limit of ${opts.maxFileSize} bytes`);
+      throw fileError(
+        413,
+        'AGENT_FILE_TOO_LARGE',
+        `"${ref.fileName}" grew beyond the limit of ${opts.maxFileSize} bytes`,
+      );
     }
     if (sniffKind(bytes) !== kind) {
       throw fileError(415, 'AGENT_FILE_UNSUPPORTED', `"${ref.fileName}" does not contain ${MIME_OF[kind]} data`);
@@ -77,7 +98,8 @@ export function contentPart(kind: FileKind, fileName: string, bytes: Buffer): Ch
 export function fileRefs(files: Json | undefined): FileRef[] {
   if (files === undefined || files === null) return [];
   const list = Array.isArray(files) ? files : [files];
-  if (list.length > MAX_FILES) throw fileError(400, 'AGENT_FILE_INVALID', `at most ${MAX_FILES} files may be sent, got ${list.length}`);
+  if (list.length > MAX_FILES)
+    throw fileError(400, 'AGENT_FILE_INVALID', `at most ${MAX_FILES} files may be sent, got ${list.length}`);
   return list.map((entry, index) => {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       throw fileError(400, 'AGENT_FILE_INVALID', `files[${index}] is not a file object`);
@@ -99,7 +121,11 @@ function declaredKind(ref: FileRef): FileKind {
   const kind = generic ? byExtension : byMime;
   if (!kind) {
     const what = ref.declaredType === '' ? `extension "${extension}"` : `type ${ref.declaredType}`;
-    throw fileError(415, 'AGENT_FILE_UNSUPPORTED', `"${ref.fileName}" has ${what}; only PDF and PNG/JPEG/GIF/WebP images can be sent to the model`);
+    throw fileError(
+      415,
+      'AGENT_FILE_UNSUPPORTED',
+      `"${ref.fileName}" has ${what}; only PDF and PNG/JPEG/GIF/WebP images can be sent to the model`,
+    );
   }
   return kind;
 }

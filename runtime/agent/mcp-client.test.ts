@@ -4,10 +4,16 @@ import { connectMcp, requestHeaders, ToolListCache, toolOutcome } from './mcp-cl
 import { startTestMcpServer, type TestMcpServer } from './test-support/test-mcp-server.js';
 
 let mcp: TestMcpServer | undefined;
-afterEach(async () => { await mcp?.close(); mcp = undefined; });
+afterEach(async () => {
+  await mcp?.close();
+  mcp = undefined;
+});
 
 const options = (executionId: string, cache?: ToolListCache) => ({
-  timeout: 5000, signal: new AbortController().signal, executionId, ...(cache ? { cache } : {}),
+  timeout: 5000,
+  signal: new AbortController().signal,
+  executionId,
+  ...(cache ? { cache } : {}),
 });
 
 describe('connectMcp', () => {
@@ -17,7 +23,10 @@ describe('connectMcp', () => {
     try {
       expect(connection.tools.map((t) => t.name).sort()).toEqual(['add_numbers', 'lookup_customer']);
       const add = connection.tools.find((t) => t.name === 'add_numbers');
-      expect(add?.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } });
+      expect(add?.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+      });
       expect(await connection.callTool('add_numbers', { a: 2, b: 3 })).toEqual({ text: '5', isError: false });
       const bad = await connection.callTool('add_numbers', { a: 'x' });
       expect(bad.isError).toBe(true);
@@ -43,20 +52,44 @@ describe('connectMcp', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     // Without the abort the server's answer (after 2 s, within the 5 s timeout) would connect.
-    await expect(connectMcp({ name: 'crm', url: mcp.url }, { timeout: 5000, signal: controller.signal, executionId: 'e' })).rejects.toMatchObject({ code: 504, kind: 'TIMEOUT' });
+    await expect(
+      connectMcp({ name: 'crm', url: mcp.url }, { timeout: 5000, signal: controller.signal, executionId: 'e' }),
+    ).rejects.toMatchObject({ code: 504, kind: 'TIMEOUT' });
   });
 });
 
 describe('request details', () => {
   it('turns account fields into auth headers', () => {
-    expect(requestHeaders({ name: 'a', url: 'http://x', accountFields: { KEY: 'k' } }).get('authorization')).toBe('Bearer k');
-    expect(requestHeaders({ name: 'a', url: 'http://x', accountFields: { username: 'u', password: 'p' } }).get('authorization')).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
-    expect(requestHeaders({ name: 'a', url: 'http://x', accountFields: { 'header-name': 'X-Key', 'header-value': 'v' } }).get('x-key')).toBe('v');
+    expect(requestHeaders({ name: 'a', url: 'http://x', accountFields: { KEY: 'k' } }).get('authorization')).toBe(
+      'Bearer k',
+    );
+    expect(
+      requestHeaders({ name: 'a', url: 'http://x', accountFields: { username: 'u', password: 'p' } }).get(
+        'authorization',
+      ),
+    ).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
+    expect(
+      requestHeaders({
+        name: 'a',
+        url: 'http://x',
+        accountFields: { 'header-name': 'X-Key', 'header-value': 'v' },
+      }).get('x-key'),
+    ).toBe('v');
   });
 
   it('renders tool results as text', () => {
-    expect(toolOutcome({ content: [{ type: 'text', text: 'a' }, { type: 'image', mimeType: 'image/png' }] })).toEqual({ text: 'a\n[image image/png]', isError: false });
+    expect(
+      toolOutcome({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'image', mimeType: 'image/png' },
+        ],
+      }),
+    ).toEqual({ text: 'a\n[image image/png]', isError: false });
     expect(toolOutcome({ structuredContent: { x: 1 } })).toEqual({ text: '{"x":1}', isError: false });
-    expect(toolOutcome({ content: [{ type: 'text', text: 'boom' }], isError: true })).toEqual({ text: 'Tool error: boom', isError: true });
+    expect(toolOutcome({ content: [{ type: 'text', text: 'boom' }], isError: true })).toEqual({
+      text: 'Tool error: boom',
+      isError: true,
+    });
   });
 });

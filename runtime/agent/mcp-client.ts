@@ -106,7 +106,10 @@ export async function connectMcp(spec: McpServerSpec, opts: ConnectOptions): Pro
       close,
       async callTool(tool: string, args: JsonObject): Promise<ToolOutcome> {
         try {
-          const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: opts.timeout, signal });
+          const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+            timeout: opts.timeout,
+            signal,
+          });
           return toolOutcome(result as CallResultLike);
         } catch (err) {
           return { text: `Tool error: ${describeFailure(err)}`, isError: true };
@@ -120,14 +123,18 @@ export async function connectMcp(spec: McpServerSpec, opts: ConnectOptions): Pro
 }
 
 async function connectEitherTransport(
-  url: URL, fetchWithAuth: typeof fetch, deadline: number, signal: AbortSignal, where: string,
+  url: URL,
+  fetchWithAuth: typeof fetch,
+  deadline: number,
+  signal: AbortSignal,
+  where: string,
 ): Promise<Client> {
   const streamable = new Client(CLIENT_INFO);
   try {
-    await streamable.connect(
-      new StreamableHTTPClientTransport(url, { fetch: fetchWithAuth }),
-      { timeout: remaining(deadline), signal },
-    );
+    await streamable.connect(new StreamableHTTPClientTransport(url, { fetch: fetchWithAuth }), {
+      timeout: remaining(deadline),
+      signal,
+    });
     return streamable;
   } catch (streamableError) {
     await streamable.close().catch(() => undefined);
@@ -136,10 +143,10 @@ async function connectEitherTransport(
     }
     const legacy = new Client(CLIENT_INFO);
     try {
-      await legacy.connect(
-        new SSEClientTransport(url, { fetch: fetchWithAuth }),
-        { timeout: remaining(deadline), signal },
-      );
+      await legacy.connect(new SSEClientTransport(url, { fetch: fetchWithAuth }), {
+        timeout: remaining(deadline),
+        signal,
+      });
       return legacy;
     } catch (sseError) {
       await legacy.close().catch(() => undefined);
@@ -168,7 +175,12 @@ async function listAllTools(client: Client, options: { timeout: number; signal: 
 }
 
 interface CallResultLike {
-  readonly content?: ReadonlyArray<{ readonly type: string; readonly text?: string; readonly mimeType?: string; readonly resource?: { readonly uri?: string; readonly text?: string } }>;
+  readonly content?: ReadonlyArray<{
+    readonly type: string;
+    readonly text?: string;
+    readonly mimeType?: string;
+    readonly resource?: { readonly uri?: string; readonly text?: string };
+  }>;
   readonly structuredContent?: unknown;
   readonly isError?: boolean;
   readonly toolResult?: unknown;
@@ -179,10 +191,12 @@ export function toolOutcome(result: CallResultLike): ToolOutcome {
   const pieces: string[] = [];
   for (const item of result.content ?? []) {
     if (item.type === 'text' && typeof item.text === 'string') pieces.push(item.text);
-    else if (item.type === 'resource' && item.resource) pieces.push(item.resource.text ?? `[resource ${item.resource.uri ?? ''}]`);
+    else if (item.type === 'resource' && item.resource)
+      pieces.push(item.resource.text ?? `[resource ${item.resource.uri ?? ''}]`);
     else pieces.push(`[${item.type}${item.mimeType ? ` ${item.mimeType}` : ''}]`);
   }
-  if (pieces.length === 0 && result.structuredContent !== undefined) pieces.push(JSON.stringify(result.structuredContent));
+  if (pieces.length === 0 && result.structuredContent !== undefined)
+    pieces.push(JSON.stringify(result.structuredContent));
   if (pieces.length === 0 && result.toolResult !== undefined) pieces.push(JSON.stringify(result.toolResult));
   const text = pieces.join('\n');
   return result.isError ? { text: `Tool error: ${text}`, isError: true } : { text, isError: false };
@@ -244,7 +258,9 @@ function authFetch(server: URL, extra: Headers, lifetime: AbortSignal): typeof f
     const target = new URL(input instanceof Request ? input.url : String(input));
     const signal = init?.signal ? AbortSignal.any([init.signal, lifetime]) : lifetime;
     if (target.origin !== server.origin) return fetch(input, { ...init, signal });
-    server.searchParams.forEach((value, key) => { if (!target.searchParams.has(key)) target.searchParams.set(key, value); });
+    server.searchParams.forEach((value, key) => {
+      if (!target.searchParams.has(key)) target.searchParams.set(key, value);
+    });
     const request = input instanceof Request ? new Request(target, input) : undefined;
     const headers = new Headers(init?.headers ?? request?.headers);
     extra.forEach((value, key) => headers.set(key, value));
@@ -275,14 +291,22 @@ function describeFailure(err: unknown): string {
 function mcpError(err: unknown, where: string, doing: string, signal?: AbortSignal): PipeError {
   if (err instanceof PipeError) return err;
   if (signal?.aborted) {
-    return new PipeError(`${where}: ${doing} was aborted (execution timeout or shutdown)`, { code: 504, kind: 'TIMEOUT', cause: err });
+    return new PipeError(`${where}: ${doing} was aborted (execution timeout or shutdown)`, {
+      code: 504,
+      kind: 'TIMEOUT',
+      cause: err,
+    });
   }
   if (isTimeout(err)) {
     return new PipeError(`${where} did not answer within the timeout while ${doing}`, {
-      code: 504, kind: 'AGENT_MCP_TIMEOUT', cause: err,
+      code: 504,
+      kind: 'AGENT_MCP_TIMEOUT',
+      cause: err,
     });
   }
   return new PipeError(`${where} is unavailable (${doing} failed: ${describeFailure(err)})`, {
-    code: 502, kind: 'AGENT_MCP_UNAVAILABLE', cause: err,
+    code: 502,
+    kind: 'AGENT_MCP_UNAVAILABLE',
+    cause: err,
   });
 }

@@ -19,7 +19,10 @@ beforeAll(async () => {
       name: 'get_order',
       description: 'Reads an order by id',
       inputSchema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-      run: async (args) => { received.push(args); return { id: (args as { id: string }).id, total: 120.5 }; },
+      run: async (args) => {
+        received.push(args);
+        return { id: (args as { id: string }).id, total: 120.5 };
+      },
     },
     {
       name: 'list_codes',
@@ -31,7 +34,9 @@ beforeAll(async () => {
       name: 'always_fails',
       description: 'Fails like a pipeline would',
       inputSchema: { type: 'object' },
-      run: async () => { throw new PipeError('order not found', { code: 404, kind: 'NOT_FOUND' }); },
+      run: async () => {
+        throw new PipeError('order not found', { code: 404, kind: 'NOT_FOUND' });
+      },
     },
   ]);
   const app = new Hono();
@@ -54,7 +59,10 @@ describe('createMcpHandler served over HTTP', () => {
     const client = await connected();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['get_order', 'list_codes', 'always_fails']);
-    expect(tools[0]).toMatchObject({ description: 'Reads an order by id', inputSchema: { type: 'object', required: ['id'] } });
+    expect(tools[0]).toMatchObject({
+      description: 'Reads an order by id',
+      inputSchema: { type: 'object', required: ['id'] },
+    });
     await client.close();
   });
 

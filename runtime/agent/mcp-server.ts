@@ -42,7 +42,11 @@ export function createMcpHandler(
   options: McpHandlerOptions = {},
 ): (req: Request) => Promise<Response> {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const listing = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: objectSchema(t.inputSchema) }));
+  const listing = tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: objectSchema(t.inputSchema),
+  }));
 
   return async (req: Request): Promise<Response> => {
     if (req.method !== 'POST') return methodNotAllowed();
@@ -80,9 +84,10 @@ async function runTool(tool: McpToolDefinition, args: Json): Promise<CallResult>
     };
   } catch (err) {
     // A PipeError's details (the violations of invalid arguments, …) go along, as in HTTP error bodies.
-    const error: JsonObject = err instanceof PipeError
-      ? { ...(err.details ?? {}), error: err.message, code: err.code, kind: err.kind }
-      : { error: 'internal error', code: 500 };
+    const error: JsonObject =
+      err instanceof PipeError
+        ? { ...(err.details ?? {}), error: err.message, code: err.code, kind: err.kind }
+        : { error: 'internal error', code: 500 };
     return { content: [{ type: 'text', text: JSON.stringify(error) }], structuredContent: error, isError: true };
   }
 }
@@ -97,6 +102,16 @@ function isObject(value: Json): value is JsonObject {
 }
 
 function methodNotAllowed(): Response {
-  const body = { jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed: this MCP endpoint is stateless and accepts POST only' }, id: null };
-  return new Response(JSON.stringify(body), { status: 405, headers: { 'content-type': 'application/json', allow: 'POST' } });
+  const body = {
+    jsonrpc: '2.0',
+    error: {
+      code: ErrorCode.ConnectionClosed,
+      message: 'Method not allowed: this MCP endpoint is stateless and accepts POST only',
+    },
+    id: null,
+  };
+  return new Response(JSON.stringify(body), {
+    status: 405,
+    headers: { 'content-type': 'application/json', allow: 'POST' },
+  });
 }

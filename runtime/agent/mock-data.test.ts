@@ -58,11 +58,24 @@ const SCHEMAS: Record<string, JsonObject> = {
     required: ['customer', 'lines'],
     properties: {
       customer: { $ref: '#/$defs/person' },
-      lines: { type: 'array', minItems: 1, maxItems: 2, items: { anyOf: [{ type: 'null' }, { $ref: '#/$defs/line' }] } },
+      lines: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 2,
+        items: { anyOf: [{ type: 'null' }, { $ref: '#/$defs/line' }] },
+      },
     },
     $defs: {
-      person: { type: 'object', required: ['name', 'email'], properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } } },
-      line: { type: 'object', required: ['sku', 'qty'], properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } } },
+      person: {
+        type: 'object',
+        required: ['name', 'email'],
+        properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } },
+      },
+      line: {
+        type: 'object',
+        required: ['sku', 'qty'],
+        properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } },
+      },
     },
   },
 };
@@ -84,10 +97,15 @@ describe('plausibleData', () => {
   it('makes an expense report look like one: a name, a department, positive amounts that add up to the total', () => {
     for (const seed of SEEDS.slice(0, 50)) {
       const report = plausibleData(EXPENSE_SCHEMA, seed) as {
-        employee_name: string; department: string; total: number; itemized_expenses: Array<{ date: string; amount: number; category: string }>;
+        employee_name: string;
+        department: string;
+        total: number;
+        itemized_expenses: Array<{ date: string; amount: number; category: string }>;
       };
       expect(report.employee_name).toMatch(/^\p{Lu}\p{Ll}+ \p{Lu}\p{Ll}+$/u);
-      expect(['Sales', 'Finance', 'Engineering', 'Operations', 'Marketing', 'Customer Success', 'Legal']).toContain(report.department);
+      expect(['Sales', 'Finance', 'Engineering', 'Operations', 'Marketing', 'Customer Success', 'Legal']).toContain(
+        report.department,
+      );
       expect(report.itemized_expenses.length).toBeGreaterThan(0);
       for (const item of report.itemized_expenses) {
         expect(item.amount).toBeGreaterThan(0);
@@ -100,9 +118,15 @@ describe('plausibleData', () => {
   });
 
   it('writes sentences where a field holds prose, and at least as many as minItems', () => {
-    const section = plausibleData(DOCUMENTATION_SCHEMA, 42) as { title: string; description: string; use_cases: string[]; best_practices: string[] };
+    const section = plausibleData(DOCUMENTATION_SCHEMA, 42) as {
+      title: string;
+      description: string;
+      use_cases: string[];
+      best_practices: string[];
+    };
     expect(section.title).toMatch(/^\p{Lu}/u);
-    for (const text of [section.description, ...section.use_cases, ...section.best_practices]) expect(text).toMatch(/^\p{Lu}.* .*\.$/u);
+    for (const text of [section.description, ...section.use_cases, ...section.best_practices])
+      expect(text).toMatch(/^\p{Lu}.* .*\.$/u);
     expect(section.use_cases.length).toBeGreaterThanOrEqual(3);
   });
 
@@ -110,8 +134,14 @@ describe('plausibleData', () => {
     const schema = {
       type: 'object',
       properties: {
-        contact_email: { type: 'string' }, invoiceDate: { type: 'string' }, order_id: { type: 'string' }, price: { type: 'number' },
-        quantity: { type: 'integer' }, status: { type: 'string' }, customer_name: { type: 'string' }, created_at: { type: 'integer' },
+        contact_email: { type: 'string' },
+        invoiceDate: { type: 'string' },
+        order_id: { type: 'string' },
+        price: { type: 'number' },
+        quantity: { type: 'integer' },
+        status: { type: 'string' },
+        customer_name: { type: 'string' },
+        created_at: { type: 'integer' },
       },
     };
     const value = plausibleData(schema, 3) as Record<string, string | number>;

@@ -14,9 +14,25 @@ type Schema = { readonly [key: string]: unknown };
 
 /** Keywords this generator does not model: a schema using one is handed to json-schema-faker. */
 const FOREIGN_KEYWORDS = [
-  'pattern', 'not', 'if', 'then', 'else', 'patternProperties', 'propertyNames', 'contains', 'dependencies',
-  'dependentRequired', 'dependentSchemas', 'unevaluatedProperties', 'unevaluatedItems', 'oneOf', 'allOf', 'minProperties',
-  'maxProperties', 'additionalItems', 'prefixItems',
+  'pattern',
+  'not',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+  'propertyNames',
+  'contains',
+  'dependencies',
+  'dependentRequired',
+  'dependentSchemas',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'oneOf',
+  'allOf',
+  'minProperties',
+  'maxProperties',
+  'additionalItems',
+  'prefixItems',
 ];
 
 const MAX_DEPTH = 8;
@@ -72,7 +88,8 @@ function typeOf(schema: Schema): string {
   if (Array.isArray(type)) return (type.find((t) => t !== 'null') as string | undefined) ?? 'null';
   if (schema['properties'] || schema['required'] || schema['additionalProperties'] !== undefined) return 'object';
   if (schema['items'] || schema['minItems'] !== undefined) return 'array';
-  if (schema['minimum'] !== undefined || schema['maximum'] !== undefined || schema['multipleOf'] !== undefined) return 'number';
+  if (schema['minimum'] !== undefined || schema['maximum'] !== undefined || schema['multipleOf'] !== undefined)
+    return 'number';
   return 'string';
 }
 
@@ -85,13 +102,20 @@ function objectFor(schema: Schema, ctx: Context): JsonObject {
   for (const [key, property] of Object.entries(properties)) {
     Object.defineProperty(out, key, {
       value: generate(asSchema(property), { ...ctx, name: key, siblings, depth: ctx.depth + 1 }),
-      enumerable: true, writable: true, configurable: true,
+      enumerable: true,
+      writable: true,
+      configurable: true,
     });
   }
   // A required field the properties do not describe still gets a value.
   for (const key of Array.isArray(schema['required']) ? (schema['required'] as unknown[]) : []) {
     if (typeof key === 'string' && !Object.hasOwn(out, key)) {
-      Object.defineProperty(out, key, { value: stringFor({}, { ...ctx, name: key }), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: stringFor({}, { ...ctx, name: key }),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return sumTotals(out, properties);
@@ -99,13 +123,23 @@ function objectFor(schema: Schema, ctx: Context): JsonObject {
 
 /** `total` (or `sum`, `subtotal`, `amount`) beside a list of items that have amounts: their sum. */
 function sumTotals(out: JsonObject, properties: Record<string, unknown>): JsonObject {
-  const totalKey = Object.keys(out).find((k) => /^(total|sum|subtotal|grand_?total|total_?amount)$/i.test(k) && typeof out[k] === 'number');
+  const totalKey = Object.keys(out).find(
+    (k) => /^(total|sum|subtotal|grand_?total|total_?amount)$/i.test(k) && typeof out[k] === 'number',
+  );
   if (!totalKey) return out;
   const totalSchema = asSchema(properties[totalKey]);
-  if ('const' in totalSchema || totalSchema['enum'] || totalSchema['multipleOf'] !== undefined || totalSchema['type'] === 'integer') return out;
+  if (
+    'const' in totalSchema ||
+    totalSchema['enum'] ||
+    totalSchema['multipleOf'] !== undefined ||
+    totalSchema['type'] === 'integer'
+  )
+    return out;
   for (const value of Object.values(out)) {
     if (!Array.isArray(value) || value.length === 0) continue;
-    const amounts = value.map((item) => (item && typeof item === 'object' && !Array.isArray(item) ? amountOf(item) : undefined));
+    const amounts = value.map((item) =>
+      item && typeof item === 'object' && !Array.isArray(item) ? amountOf(item) : undefined,
+    );
     if (amounts.some((a) => a === undefined)) continue;
     const sum = round2((amounts as number[]).reduce((a, b) => a + b, 0));
     if (withinBounds(sum, totalSchema)) out[totalKey] = sum;
@@ -136,7 +170,8 @@ function arrayFor(schema: Schema, ctx: Context): Json[] {
     const each = tuple ? (tuple[i] as Schema) : (itemSchema as Schema);
     const itemCtx = { ...ctx, name: singular(ctx.name), siblings: [], depth: ctx.depth + 1 };
     let value = generate(each, itemCtx);
-    for (let attempt = 0; unique && seen.has(JSON.stringify(value)) && attempt < 20; attempt++) value = generate(each, itemCtx);
+    for (let attempt = 0; unique && seen.has(JSON.stringify(value)) && attempt < 20; attempt++)
+      value = generate(each, itemCtx);
     if (unique && seen.has(JSON.stringify(value))) break;
     seen.add(JSON.stringify(value));
     out.push(value);
@@ -157,17 +192,21 @@ interface Range {
 function plausibleRange(name: string, integer: boolean): Range {
   const n = words(name);
   const has = (...candidates: string[]): boolean => candidates.some((c) => n.includes(c));
-  if (has('total', 'amount', 'price', 'cost', 'sum', 'subtotal', 'balance', 'fee', 'salary', 'revenue', 'value', 'spend')) {
+  if (
+    has('total', 'amount', 'price', 'cost', 'sum', 'subtotal', 'balance', 'fee', 'salary', 'revenue', 'value', 'spend')
+  ) {
     return { low: 10, high: 900, places: integer ? 0 : 2 };
   }
   if (has('count', 'qty', 'quantity', 'items', 'units', 'number')) return { low: 1, high: 12, places: 0 };
   if (has('age')) return { low: 21, high: 65, places: 0 };
   if (has('year')) return { low: 2020, high: 2026, places: 0 };
   if (has('percent', 'percentage', 'rate')) return { low: 0, high: 100, places: integer ? 0 : 1 };
-  if (has('score', 'ratio', 'probability', 'confidence')) return integer ? { low: 0, high: 10, places: 0 } : { low: 0, high: 1, places: 2 };
+  if (has('score', 'ratio', 'probability', 'confidence'))
+    return integer ? { low: 0, high: 10, places: 0 } : { low: 0, high: 1, places: 2 };
   if (has('latitude', 'lat')) return { low: -60, high: 60, places: 4 };
   if (has('longitude', 'lon', 'lng')) return { low: -170, high: 170, places: 4 };
-  if (has('timestamp', 'epoch') || /(_at|At)$/.test(name)) return { low: EPOCH_BASE, high: EPOCH_BASE + 30 * DAY_MS, places: 0 };
+  if (has('timestamp', 'epoch') || /(_at|At)$/.test(name))
+    return { low: EPOCH_BASE, high: EPOCH_BASE + 30 * DAY_MS, places: 0 };
   if (has('id')) return { low: 1000, high: 99999, places: 0 };
   return integer ? { low: 1, high: 100, places: 0 } : { low: 1, high: 500, places: 2 };
 }
@@ -175,7 +214,8 @@ function plausibleRange(name: string, integer: boolean): Range {
 function numberFor(schema: Schema, ctx: Context, integer: boolean): number {
   const plausible = plausibleRange(ctx.name, integer);
   const { low, high } = rangeWithin(plausible, boundsOf(schema));
-  const multipleOf = typeof schema['multipleOf'] === 'number' && schema['multipleOf'] > 0 ? schema['multipleOf'] : undefined;
+  const multipleOf =
+    typeof schema['multipleOf'] === 'number' && schema['multipleOf'] > 0 ? schema['multipleOf'] : undefined;
   const step = multipleOf ?? (integer || plausible.places === 0 ? 1 : 10 ** -plausible.places);
   const first = Math.ceil(low / step);
   const last = Math.floor(high / step);
@@ -201,7 +241,8 @@ function rangeWithin(plausible: Range, bounds: { low?: number; high?: number }):
 }
 
 function boundsOf(schema: Schema): { low?: number; high?: number } {
-  const num = (key: string): number | undefined => (typeof schema[key] === 'number' ? (schema[key] as number) : undefined);
+  const num = (key: string): number | undefined =>
+    typeof schema[key] === 'number' ? (schema[key] as number) : undefined;
   let low = num('minimum');
   let high = num('maximum');
   const exclusiveMin = schema['exclusiveMinimum'];
@@ -213,7 +254,8 @@ function boundsOf(schema: Schema): { low?: number; high?: number } {
 }
 
 function withinBounds(value: number, schema: Schema): boolean {
-  const num = (key: string): number | undefined => (typeof schema[key] === 'number' ? (schema[key] as number) : undefined);
+  const num = (key: string): number | undefined =>
+    typeof schema[key] === 'number' ? (schema[key] as number) : undefined;
   const min = num('minimum');
   const max = num('maximum');
   const exMin = schema['exclusiveMinimum'];
@@ -223,15 +265,51 @@ function withinBounds(value: number, schema: Schema): boolean {
   if (typeof exMin === 'number' && value <= exMin) return false;
   if (typeof exMax === 'number' && value >= exMax) return false;
   const multipleOf = schema['multipleOf'];
-  if (typeof multipleOf === 'number' && multipleOf > 0 && Math.abs(value / multipleOf - Math.round(value / multipleOf)) > 1e-9) return false;
+  if (
+    typeof multipleOf === 'number' &&
+    multipleOf > 0 &&
+    Math.abs(value / multipleOf - Math.round(value / multipleOf)) > 1e-9
+  )
+    return false;
   return true;
 }
 
 // ─────────────────────────────── strings ───────────────────────────────
 
-const FIRST_NAMES = ['Ana', 'Bruno', 'Carla', 'Diego', 'Elena', 'Felipe', 'Grace', 'Hugo', 'Ines', 'Jonas', 'Lucia', 'Marco'];
-const LAST_NAMES = ['Souza', 'Lima', 'Costa', 'Pereira', 'Almeida', 'Ferreira', 'Martins', 'Rocha', 'Ribeiro', 'Carvalho'];
-const COMPANIES = ['Acme Logistics', 'Northwind Traders', 'Blue Harbor Foods', 'Vertex Analytics', 'Solaris Energy', 'Granite Labs'];
+const FIRST_NAMES = [
+  'Ana',
+  'Bruno',
+  'Carla',
+  'Diego',
+  'Elena',
+  'Felipe',
+  'Grace',
+  'Hugo',
+  'Ines',
+  'Jonas',
+  'Lucia',
+  'Marco',
+];
+const LAST_NAMES = [
+  'Souza',
+  'Lima',
+  'Costa',
+  'Pereira',
+  'Almeida',
+  'Ferreira',
+  'Martins',
+  'Rocha',
+  'Ribeiro',
+  'Carvalho',
+];
+const COMPANIES = [
+  'Acme Logistics',
+  'Northwind Traders',
+  'Blue Harbor Foods',
+  'Vertex Analytics',
+  'Solaris Energy',
+  'Granite Labs',
+];
 const DEPARTMENTS = ['Sales', 'Finance', 'Engineering', 'Operations', 'Marketing', 'Customer Success', 'Legal'];
 const CATEGORIES = ['travel', 'lodging', 'meals', 'transport', 'supplies', 'software', 'training'];
 const CITIES = ['São Paulo', 'Lisbon', 'Berlin', 'Toronto', 'Madrid', 'Curitiba', 'Porto'];
@@ -249,10 +327,23 @@ const SENTENCES = [
   'Logs a summary of each run without personal data.',
 ];
 const PURCHASES = [
-  'Flight to the client office', 'Hotel, one night', 'Taxi from the airport', 'Team lunch with the client',
-  'Train ticket', 'Conference registration', 'Dinner with the partner team', 'Office supplies',
+  'Flight to the client office',
+  'Hotel, one night',
+  'Taxi from the airport',
+  'Team lunch with the client',
+  'Train ticket',
+  'Conference registration',
+  'Dinner with the partner team',
+  'Office supplies',
 ];
-const TOPICS = ['order processing', 'invoice matching', 'customer onboarding', 'inventory sync', 'payment reconciliation', 'shipment tracking'];
+const TOPICS = [
+  'order processing',
+  'invoice matching',
+  'customer onboarding',
+  'inventory sync',
+  'payment reconciliation',
+  'shipment tracking',
+];
 const EPOCH_BASE = Date.UTC(2026, 2, 1);
 const DAY_MS = 86_400_000;
 
@@ -305,10 +396,17 @@ function named(ctx: Context): string {
   if (has('email', 'mail')) return email(random);
   if (has('first', 'given')) return pick(random, FIRST_NAMES);
   if (has('last', 'surname', 'family')) return pick(random, LAST_NAMES);
-  if (has('company', 'organization', 'organisation', 'employer', 'vendor', 'merchant', 'supplier', 'customer') && !has('id', 'code')) {
+  if (
+    has('company', 'organization', 'organisation', 'employer', 'vendor', 'merchant', 'supplier', 'customer') &&
+    !has('id', 'code')
+  ) {
     return has('customer') ? person(random) : pick(random, COMPANIES);
   }
-  if (has('employee', 'author', 'owner', 'person', 'contact', 'user', 'manager', 'approver', 'requester') && !has('id', 'code')) return person(random);
+  if (
+    has('employee', 'author', 'owner', 'person', 'contact', 'user', 'manager', 'approver', 'requester') &&
+    !has('id', 'code')
+  )
+    return person(random);
   if (last === 'name' && n.length === 1) return person(random);
   if (has('department', 'team', 'division')) return pick(random, DEPARTMENTS);
   if (has('category', 'categories')) return pick(random, CATEGORIES);
@@ -318,16 +416,42 @@ function named(ctx: Context): string {
   if (has('phone', 'mobile', 'tel')) return `+55 11 9${digits(random, 4)}-${digits(random, 4)}`;
   if (has('date', 'day') || last === 'on') return isoDate(random);
   if (has('time', 'timestamp') || last === 'at') return `${isoDate(random)}T${clock(random)}Z`;
-  if (has('url', 'link', 'website', 'href', 'uri')) return `https://example.com/${slug(name)}/${1 + Math.floor(random() * 999)}`;
+  if (has('url', 'link', 'website', 'href', 'uri'))
+    return `https://example.com/${slug(name)}/${1 + Math.floor(random() * 999)}`;
   if (has('uuid', 'guid')) return uuid(random);
   if (has('id', 'code', 'ref', 'reference', 'number', 'sku', 'key')) return `${prefixOf(n)}-${digits(random, 5)}`;
   if (has('status', 'state')) return pick(random, STATUSES);
   if (has('title', 'subject', 'heading', 'topic')) return titleCase(pick(random, TOPICS));
   const purchase = ctx.siblings.some((s) => ['amount', 'price', 'cost'].includes(s));
   if (purchase && has('description', 'item', 'label', 'details', 'text')) return pick(random, PURCHASES);
-  if (has('description', 'summary', 'text', 'message', 'notes', 'note', 'comment', 'content', 'body', 'details',
-    'reason', 'explanation', 'case', 'practice', 'step', 'tip', 'recommendation', 'guideline', 'benefit', 'risk',
-    'example', 'instruction', 'answer', 'feature')) {
+  if (
+    has(
+      'description',
+      'summary',
+      'text',
+      'message',
+      'notes',
+      'note',
+      'comment',
+      'content',
+      'body',
+      'details',
+      'reason',
+      'explanation',
+      'case',
+      'practice',
+      'step',
+      'tip',
+      'recommendation',
+      'guideline',
+      'benefit',
+      'risk',
+      'example',
+      'instruction',
+      'answer',
+      'feature',
+    )
+  ) {
     return pick(random, SENTENCES);
   }
   if (has('language', 'locale')) return pick(random, ['en', 'pt-BR', 'es']);
@@ -337,7 +461,8 @@ function named(ctx: Context): string {
 
 function fitLength(text: string, min: number | undefined, max: number | undefined): string {
   let out = text;
-  if (max !== undefined && [...out].length > max) out = [...out].slice(0, max).join('').trimEnd() || [...out].slice(0, max).join('');
+  if (max !== undefined && [...out].length > max)
+    out = [...out].slice(0, max).join('').trimEnd() || [...out].slice(0, max).join('');
   while (min !== undefined && [...out].length < min) out += out.length === 0 ? 'x' : ` ${text || 'x'}`;
   if (max !== undefined && [...out].length > max) out = [...out].slice(0, max).join('');
   return out;
@@ -360,7 +485,7 @@ function clock(random: () => number): string {
 function uuid(random: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16));
   hex[12] = '4';
-  hex[16] = ((Math.floor(random() * 4) + 8)).toString(16);
+  hex[16] = (Math.floor(random() * 4) + 8).toString(16);
   const s = hex.join('');
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
 }
@@ -405,7 +530,9 @@ function ascii(text: string): string {
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
 function digits(random: () => number, count: number): string {
-  return Array.from({ length: count }, (_, i) => String(i === 0 ? 1 + Math.floor(random() * 9) : Math.floor(random() * 10))).join('');
+  return Array.from({ length: count }, (_, i) =>
+    String(i === 0 ? 1 + Math.floor(random() * 9) : Math.floor(random() * 10)),
+  ).join('');
 }
 
 function pick<T>(random: () => number, items: readonly T[]): T {
@@ -440,7 +567,8 @@ function resolveRef(schema: Schema, root: Schema): Schema {
   let node: unknown = root;
   for (const part of ref.slice(1).split('/').filter(Boolean)) {
     const key = decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~');
-    node = node && typeof node === 'object' && Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
+    node =
+      node && typeof node === 'object' && Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
   }
   return asSchema(node);
 }

@@ -43,11 +43,16 @@ export function createMockModel(options: MockModelOptions = {}): ChatModel {
 export function mockReply(request: ChatRequest, options: MockModelOptions = {}): ChatReply {
   const seed = hashSeed(seedText(request.messages));
   const message = toolCallsStillDue(request, seed) ?? finalAnswer(request, seed, options);
-  const inputTokens = estimateTokens(JSON.stringify(request.messages)) + estimateTokens(JSON.stringify(request.tools ?? []));
+  const inputTokens =
+    estimateTokens(JSON.stringify(request.messages)) + estimateTokens(JSON.stringify(request.tools ?? []));
   const outputTokens = estimateTokens(message.content ?? JSON.stringify(message.tool_calls ?? []));
   return {
     message,
-    usage: { inputTokenCount: inputTokens, outputTokenCount: outputTokens, totalTokenCount: inputTokens + outputTokens },
+    usage: {
+      inputTokenCount: inputTokens,
+      outputTokenCount: outputTokens,
+      totalTokenCount: inputTokens + outputTokens,
+    },
   };
 }
 
@@ -59,7 +64,9 @@ function toolCallsStillDue(request: ChatRequest, seed: number): ChatCompletionMe
     if (m.role !== 'assistant') continue;
     for (const call of m.tool_calls ?? []) if (call.type === 'function') called.add(call.function.name);
   }
-  const due = request.tools.flatMap((tool) => (tool.type === 'function' && !called.has(tool.function.name) ? [tool.function] : []));
+  const due = request.tools.flatMap((tool) =>
+    tool.type === 'function' && !called.has(tool.function.name) ? [tool.function] : [],
+  );
   if (due.length === 0) return undefined;
   const toolCalls: ChatCompletionMessageFunctionToolCall[] = due.map((fn, index) => ({
     id: `call_mock_${seed.toString(16)}_${index}`,
@@ -77,7 +84,11 @@ function finalAnswer(request: ChatRequest, seed: number, options: MockModelOptio
     return { role: 'assistant', content, refusal: null };
   }
   if (format && format.type === 'json_schema') {
-    return { role: 'assistant', content: JSON.stringify(generate(format.json_schema.schema ?? { type: 'object' }, seed)), refusal: null };
+    return {
+      role: 'assistant',
+      content: JSON.stringify(generate(format.json_schema.schema ?? { type: 'object' }, seed)),
+      refusal: null,
+    };
   }
   return { role: 'assistant', content: textAnswer(request.messages), refusal: null };
 }
@@ -105,7 +116,9 @@ function generate(schema: unknown, seed: number): Json {
     return plausibleData(schema, seed);
   } catch (err) {
     throw new PipeError(`The mock model cannot generate data for this schema: ${(err as Error).message}`, {
-      code: 500, kind: 'AGENT_MOCK_ERROR', cause: err,
+      code: 500,
+      kind: 'AGENT_MOCK_ERROR',
+      cause: err,
     });
   }
 }

@@ -4,10 +4,7 @@
  * client (openai-client.ts) and by the offline model (mock-model.ts), so the tool loop, the
  * structured-output repair and the guardrails run identically for both.
  */
-import type {
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessage,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessage } from 'openai/resources/chat/completions';
 import type { TokenUsage } from './token-usage.js';
 
 export type ChatRequest = ChatCompletionCreateParamsNonStreaming;

@@ -4,7 +4,10 @@ import { cappedRetryAfterMs, createOpenAiModel, MAX_RETRY_AFTER_MS } from './ope
 import { chatCompletion, startScriptedOpenAi, type ScriptedServer } from './test-support/scripted-openai-server.js';
 
 let server: ScriptedServer | undefined;
-afterEach(async () => { await server?.close(); server = undefined; });
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
 const signal = new AbortController().signal;
 
 describe('createOpenAiModel', () => {
@@ -20,15 +23,20 @@ describe('createOpenAiModel', () => {
     server = await startScriptedOpenAi([{ status: 401, body: { error: { message: 'bad key' } } }]);
     const model = createOpenAiModel({ apiKey: 'sk-secret', baseURL: server.baseUrl, timeout: 2000, maxRetries: 2 });
     const failure = model.complete({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, signal);
-    await expect(failure).rejects.toMatchObject({ code: 502, kind: 'AGENT_MODEL_ERROR', details: { modelStatus: 401 } });
+    await expect(failure).rejects.toMatchObject({
+      code: 502,
+      kind: 'AGENT_MODEL_ERROR',
+      details: { modelStatus: 401 },
+    });
     await expect(failure).rejects.not.toThrow(/sk-secret/);
     expect(server.requests).toHaveLength(1);
   });
 
   it('reports an unreachable API as 502', async () => {
     const model = createOpenAiModel({ apiKey: 'k', baseURL: 'http://127.0.0.1:1/v1', timeout: 2000, maxRetries: 0 });
-    await expect(model.complete({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, signal))
-      .rejects.toMatchObject({ code: 502, kind: 'AGENT_MODEL_UNREACHABLE' });
+    await expect(
+      model.complete({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, signal),
+    ).rejects.toMatchObject({ code: 502, kind: 'AGENT_MODEL_UNREACHABLE' });
   });
 });
 

@@ -53,23 +53,32 @@ export function modelError(err: unknown, signal: AbortSignal): PipeError {
   if (err instanceof PipeError) return err;
   if (err instanceof OpenAI.APIUserAbortError || signal.aborted) {
     return new PipeError('The model call was aborted (execution timeout or shutdown)', {
-      code: 504, kind: 'TIMEOUT', cause: err,
+      code: 504,
+      kind: 'TIMEOUT',
+      cause: err,
     });
   }
   if (err instanceof OpenAI.APIConnectionTimeoutError) {
     return new PipeError('The model did not answer within the timeout', {
-      code: 504, kind: 'AGENT_MODEL_TIMEOUT', cause: err,
+      code: 504,
+      kind: 'AGENT_MODEL_TIMEOUT',
+      cause: err,
     });
   }
   if (err instanceof OpenAI.APIConnectionError) {
     return new PipeError(`The model API is unreachable: ${err.message}`, {
-      code: 502, kind: 'AGENT_MODEL_UNREACHABLE', cause: err,
+      code: 502,
+      kind: 'AGENT_MODEL_UNREACHABLE',
+      cause: err,
     });
   }
   if (err instanceof OpenAI.APIError) {
     const status = typeof err.status === 'number' ? err.status : 0;
     return new PipeError(`The model API answered ${status}: ${err.message}`, {
-      code: 502, kind: 'AGENT_MODEL_ERROR', details: { modelStatus: status }, cause: err,
+      code: 502,
+      kind: 'AGENT_MODEL_ERROR',
+      details: { modelStatus: status },
+      cause: err,
     });
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -89,9 +98,14 @@ async function fetchWithCappedRetryAfter(input: string | URL | Request, init?: R
 }
 
 /** The server's requested delay, capped; undefined when the server gave no usable hint. */
-export function cappedRetryAfterMs(retryAfterMs: string | null, retryAfter: string | null, now: number): number | undefined {
+export function cappedRetryAfterMs(
+  retryAfterMs: string | null,
+  retryAfter: string | null,
+  now: number,
+): number | undefined {
   let wanted: number | undefined;
-  if (retryAfterMs !== null && Number.isFinite(Number.parseFloat(retryAfterMs))) wanted = Number.parseFloat(retryAfterMs);
+  if (retryAfterMs !== null && Number.isFinite(Number.parseFloat(retryAfterMs)))
+    wanted = Number.parseFloat(retryAfterMs);
   else if (retryAfter !== null) {
     const seconds = Number.parseFloat(retryAfter);
     wanted = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - now;

@@ -26,13 +26,17 @@ describe('toStrictSchema', () => {
         b: { type: ['string', 'null'], enum: ['x', 'y', null] },
         c: {
           type: ['object', 'null'],
-          properties: { d: { type: ['number', 'null'] } }, required: ['d'], additionalProperties: false,
+          properties: { d: { type: ['number', 'null'] } },
+          required: ['d'],
+          additionalProperties: false,
         },
         e: { anyOf: [{ $ref: '#/$defs/thing' }, { type: 'null' }] },
       },
       required: ['a', 'b', 'c', 'e'],
       additionalProperties: false,
-      $defs: { thing: { type: 'object', properties: { f: { type: 'integer' } }, required: ['f'], additionalProperties: false } },
+      $defs: {
+        thing: { type: 'object', properties: { f: { type: 'integer' } }, required: ['f'], additionalProperties: false },
+      },
     });
   });
 
@@ -52,17 +56,28 @@ describe('toStrictSchema', () => {
 
   it('drops nulls of optional properties only', () => {
     const schema = {
-      type: 'object', required: ['a'],
-      properties: { a: { type: ['string', 'null'] }, b: { type: 'string' }, n: { type: ['string', 'null'] },
-        list: { type: 'array', items: { type: 'object', properties: { x: { type: 'number' } } } } },
+      type: 'object',
+      required: ['a'],
+      properties: {
+        a: { type: ['string', 'null'] },
+        b: { type: 'string' },
+        n: { type: ['string', 'null'] },
+        list: { type: 'array', items: { type: 'object', properties: { x: { type: 'number' } } } },
+      },
     };
-    expect(dropNullOptionals(schema, { a: null, b: null, n: null, list: [{ x: null }, { x: 1 }] }))
-      .toEqual({ a: null, n: null, list: [{}, { x: 1 }] });
+    expect(dropNullOptionals(schema, { a: null, b: null, n: null, list: [{ x: null }, { x: 1 }] })).toEqual({
+      a: null,
+      n: null,
+      list: [{}, { x: 1 }],
+    });
   });
 
   it('copies reply keys as data', () => {
     const reply = JSON.parse('{"__proto__": {"polluted": true}, "a": "x"}');
-    const out = dropNullOptionals({ type: 'object', properties: { a: { type: 'string' } } }, reply) as Record<string, unknown>;
+    const out = dropNullOptionals({ type: 'object', properties: { a: { type: 'string' } } }, reply) as Record<
+      string,
+      unknown
+    >;
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.hasOwn(out, '__proto__')).toBe(true);
@@ -86,22 +101,33 @@ describe('OutputValidatorCache.check', () => {
 
   it('accepts a valid reply, also inside a code fence', () => {
     expect(cache.check(DOCUMENTATION_SCHEMA, JSON.stringify(good))).toEqual({ ok: true, value: good });
-    expect(cache.check(DOCUMENTATION_SCHEMA, '```json\n' + JSON.stringify(good) + '\n```')).toEqual({ ok: true, value: good });
+    expect(cache.check(DOCUMENTATION_SCHEMA, '```json\n' + JSON.stringify(good) + '\n```')).toEqual({
+      ok: true,
+      value: good,
+    });
   });
 
   it('lists every violation with its path', () => {
-    const check = cache.check(DOCUMENTATION_SCHEMA, JSON.stringify({ title: 'T', use_cases: ['a'], best_practices: ['a', 'b', 'c'], extra: 1 }));
+    const check = cache.check(
+      DOCUMENTATION_SCHEMA,
+      JSON.stringify({ title: 'T', use_cases: ['a'], best_practices: ['a', 'b', 'c'], extra: 1 }),
+    );
     expect(check.ok).toBe(false);
     if (check.ok) return;
-    expect(check.violations).toEqual(expect.arrayContaining([
-      "(root): must have required property 'description'",
-      '(root): must NOT have the property "extra"',
-      '/use_cases: must NOT have fewer than 3 items',
-    ]));
+    expect(check.violations).toEqual(
+      expect.arrayContaining([
+        "(root): must have required property 'description'",
+        '(root): must NOT have the property "extra"',
+        '/use_cases: must NOT have fewer than 3 items',
+      ]),
+    );
   });
 
   it('reports enum values and invalid JSON', () => {
-    const check = cache.check(EXPENSE_SCHEMA, JSON.stringify({ employee_name: 'a', department: 'b', total: 1, trip_type: 'Space', itemized_expenses: [] }));
+    const check = cache.check(
+      EXPENSE_SCHEMA,
+      JSON.stringify({ employee_name: 'a', department: 'b', total: 1, trip_type: 'Space', itemized_expenses: [] }),
+    );
     expect(check).toEqual({ ok: false, violations: ['/trip_type: must be one of "Domestic", "International"'] });
     const broken = cache.check(EXPENSE_SCHEMA, '{"employee_name": ');
     expect(broken.ok).toBe(false);
@@ -115,7 +141,7 @@ describe('OutputValidatorCache.check', () => {
   it('builds a repair message naming each problem', () => {
     expect(repairMessage(['/a: must be string'])).toBe(
       'Your previous reply does not match the required JSON Schema. Problems:\n- /a: must be string\n' +
-      'Reply again with only the corrected JSON object, fixing every problem listed.',
+        'Reply again with only the corrected JSON object, fixing every problem listed.',
     );
   });
 });

@@ -35,13 +35,15 @@ export function responseFormatFor(schema: JsonObject): ResponseFormatJSONSchema 
 /** OpenAI requires names matching ^[a-zA-Z0-9_-]{1,64}$. */
 export function schemaName(schema: JsonObject): string {
   const title = typeof schema.title === 'string' ? schema.title : '';
-  const cleaned = title.replace(/[^a-zA-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64);
+  const cleaned = title
+    .replace(/[^a-zA-Z0-9_-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 64);
   return cleaned.length > 0 ? cleaned : 'output';
 }
 
 export type ReplyCheck =
-  | { readonly ok: true; readonly value: Json }
-  | { readonly ok: false; readonly violations: readonly string[] };
+  { readonly ok: true; readonly value: Json } | { readonly ok: false; readonly violations: readonly string[] };
 
 /** Compiles and caches validators; one instance per process is enough (bounded LRU). */
 export class OutputValidatorCache {
@@ -98,7 +100,9 @@ function compileSchema(schema: JsonObject): ValidateFunction {
     return ajv.compile(schema);
   } catch (err) {
     throw new PipeError(`The agent's output-schema is not a valid JSON Schema: ${(err as Error).message}`, {
-      code: 500, kind: 'AGENT_SCHEMA_INVALID', cause: err,
+      code: 500,
+      kind: 'AGENT_SCHEMA_INVALID',
+      cause: err,
     });
   }
 }
@@ -111,7 +115,8 @@ export function describeErrors(errors: readonly ErrorObject[]): string[] {
 
 function describeError(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'additionalProperties') return `must NOT have the property "${String(params.additionalProperty)}"`;
+  if (error.keyword === 'additionalProperties')
+    return `must NOT have the property "${String(params.additionalProperty)}"`;
   if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
     return `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   }

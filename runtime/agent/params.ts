@@ -97,7 +97,13 @@ function optionalObject(params: JsonObject, key: string): JsonObject | undefined
   return value;
 }
 
-function numberParam<K extends string>(params: JsonObject, key: string, field: K, min: number, max: number): Partial<Record<K, number>> {
+function numberParam<K extends string>(
+  params: JsonObject,
+  key: string,
+  field: K,
+  min: number,
+  max: number,
+): Partial<Record<K, number>> {
   const value = own(params, key);
   if (value === undefined || value === null) return {};
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
@@ -106,10 +112,16 @@ function numberParam<K extends string>(params: JsonObject, key: string, field: K
   return { [field]: value } as Record<K, number>;
 }
 
-function integerParam<K extends string>(params: JsonObject, key: string, field: K, min: number): Partial<Record<K, number>> {
+function integerParam<K extends string>(
+  params: JsonObject,
+  key: string,
+  field: K,
+  min: number,
+): Partial<Record<K, number>> {
   const value = own(params, key);
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw configError(`"${key}" must be an integer ≥ ${min}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+    throw configError(`"${key}" must be an integer ≥ ${min}`);
   return { [field]: value } as Record<K, number>;
 }
 
@@ -120,7 +132,8 @@ function integerOr(params: JsonObject, key: string, fallback: number, min: numbe
 function schemaParam(params: JsonObject): { outputSchema?: JsonObject } {
   const value = own(params, 'output-schema');
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw configError('"output-schema" must be a JSON Schema object');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw configError('"output-schema" must be a JSON Schema object');
   return { outputSchema: value };
 }
 
@@ -135,7 +148,8 @@ function mockAnswer(params: JsonObject): { mockAnswer?: Json } {
     }
     // null (a missing field) counts as false, as in Double Braces' logical functions.
     const when = own(entry, 'when');
-    if (when !== undefined && when !== null && typeof when !== 'boolean') throw configError(`"mock[${i}].when" must be a boolean`);
+    if (when !== undefined && when !== null && typeof when !== 'boolean')
+      throw configError(`"mock[${i}].when" must be a boolean`);
     if (when === undefined || when === true) return { mockAnswer: own(entry, 'answer') as Json };
   }
   return {};
@@ -146,7 +160,8 @@ function regexRules(guardrails: JsonObject | undefined): RegexRule[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw configError('"guardrails.regex" must be an array');
   return value.map((rule, i) => {
-    if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw configError(`"guardrails.regex[${i}]" must be an object`);
+    if (typeof rule !== 'object' || rule === null || Array.isArray(rule))
+      throw configError(`"guardrails.regex[${i}]" must be an object`);
     const field = optionalString(rule, 'field');
     const pattern = optionalString(rule, 'pattern');
     if (!field || pattern === undefined) throw configError(`"guardrails.regex[${i}]" needs "field" and "pattern"`);
@@ -160,7 +175,8 @@ function toolSpecs(params: JsonObject): McpServerSpec[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw configError('"tools" must be an array');
   return value.map((tool, i) => {
-    if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) throw configError(`"tools[${i}]" must be an object`);
+    if (typeof tool !== 'object' || tool === null || Array.isArray(tool))
+      throw configError(`"tools[${i}]" must be an object`);
     const type = optionalString(tool, 'type') ?? 'mcp';
     if (type !== 'mcp') throw configError(`"tools[${i}].type" must be "mcp"`);
     const name = optionalString(tool, 'name');
@@ -169,7 +185,13 @@ function toolSpecs(params: JsonObject): McpServerSpec[] {
     const headers = stringMap(tool, 'headers', `tools[${i}].headers`);
     const query = stringMap(tool, 'query', `tools[${i}].query`);
     const accountFields = optionalObject(tool, 'accountFields');
-    return { name, url, ...(headers ? { headers } : {}), ...(query ? { query } : {}), ...(accountFields ? { accountFields } : {}) };
+    return {
+      name,
+      url,
+      ...(headers ? { headers } : {}),
+      ...(query ? { query } : {}),
+      ...(accountFields ? { accountFields } : {}),
+    };
   });
 }
 
@@ -177,7 +199,8 @@ function stringMap(object: JsonObject, key: string, label: string): Record<strin
   const value = optionalObject(object, key);
   if (!value) return undefined;
   const entries = Object.entries(value).map(([k, v]): [string, string] => {
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw configError(`"${label}.${k}" must be a text value`);
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+      throw configError(`"${label}.${k}" must be a text value`);
     return [k, String(v)];
   });
   return Object.fromEntries(entries);

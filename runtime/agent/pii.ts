@@ -129,7 +129,9 @@ export function isValidCpf(text: string): boolean {
 
 function checkDigit(digits: readonly number[], firstWeight: number): number {
   let sum = 0;
-  digits.forEach((digit, i) => { sum += digit * (firstWeight - i); });
+  digits.forEach((digit, i) => {
+    sum += digit * (firstWeight - i);
+  });
   const rest = sum % 11;
   return rest < 2 ? 0 : 11 - rest;
 }
@@ -145,7 +147,9 @@ export function isValidCnpj(text: string): boolean {
 
 function cnpjCheckDigit(digits: readonly number[], weights: readonly number[]): number {
   let sum = 0;
-  digits.forEach((digit, i) => { sum += digit * (weights[i] ?? 0); });
+  digits.forEach((digit, i) => {
+    sum += digit * (weights[i] ?? 0);
+  });
   const rest = sum % 11;
   return rest < 2 ? 0 : 11 - rest;
 }

@@ -7,16 +7,21 @@ describe('enforceRegexRules', () => {
   const body = { employee: { code: 'EMP-0042', tags: ['A1', 'B2'] }, total: 120.5 };
 
   it('passes when every field matches', () => {
-    expect(() => enforceRegexRules(body, [
-      { field: 'employee.code', pattern: '^EMP-\\d{4}$' },
-      { field: 'employee.tags', pattern: '^[A-Z]\\d$' },
-      { field: 'total', pattern: '^\\d+(\\.\\d+)?$' },
-    ])).not.toThrow();
+    expect(() =>
+      enforceRegexRules(body, [
+        { field: 'employee.code', pattern: '^EMP-\\d{4}$' },
+        { field: 'employee.tags', pattern: '^[A-Z]\\d$' },
+        { field: 'total', pattern: '^\\d+(\\.\\d+)?$' },
+      ]),
+    ).not.toThrow();
   });
 
   it('throws a 422 AGENT_GUARDRAIL naming the field', () => {
     try {
-      enforceRegexRules(body, [{ field: 'employee.code', pattern: '^X' }, { field: 'missing.field', pattern: '.', message: 'needs a value' }]);
+      enforceRegexRules(body, [
+        { field: 'employee.code', pattern: '^X' },
+        { field: 'missing.field', pattern: '.', message: 'needs a value' },
+      ]);
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(PipeError);
@@ -33,7 +38,9 @@ describe('enforceRegexRules', () => {
 
   it('rejects objects and backreference patterns (RE2 has none)', () => {
     expect(() => enforceRegexRules(body, [{ field: 'employee', pattern: '.' }])).toThrow(/not a text value/);
-    expect(() => enforceRegexRules(body, [{ field: 'total', pattern: '(a)\\1' }])).toThrow(/not a supported regular expression/);
+    expect(() => enforceRegexRules(body, [{ field: 'total', pattern: '(a)\\1' }])).toThrow(
+      /not a supported regular expression/,
+    );
   });
 
   it('reads own properties only', () => {

@@ -31,7 +31,9 @@ export function enforceRegexRules(body: Json, rules: readonly RegexRule[]): void
     violations: violations.map((v) => ({ field: v.field, problem: v.problem })),
   };
   throw new PipeError(`Guardrail failed for field "${first.field}": ${first.problem}`, {
-    code: 422, kind: 'AGENT_GUARDRAIL', details,
+    code: 422,
+    kind: 'AGENT_GUARDRAIL',
+    details,
   });
 }
 
@@ -52,9 +54,14 @@ function compilePattern(rule: RegexRule): Re2Pattern {
   try {
     return compileRegex(rule.pattern, 'ecmascript');
   } catch (err) {
-    throw new PipeError(`Guardrail pattern for field "${rule.field}" is not a supported regular expression: ${(err as Error).message}`, {
-      code: 500, kind: 'AGENT_GUARDRAIL_CONFIG', cause: err,
-    });
+    throw new PipeError(
+      `Guardrail pattern for field "${rule.field}" is not a supported regular expression: ${(err as Error).message}`,
+      {
+        code: 500,
+        kind: 'AGENT_GUARDRAIL_CONFIG',
+        cause: err,
+      },
+    );
   }
 }
 

@@ -59,14 +59,18 @@ export async function runAgent(params: AgentParams, ctx: ExecutionContext, deps:
       const schema = params.outputSchema;
       let check = deps.validators.check(schema, replyText(result));
       for (let attempt = 0; !check.ok && attempt < params.repairAttempts; attempt++) {
-        result = await runToolLoop({ ...loopInput, messages: [...result.messages, { role: 'user', content: repairMessage(check.violations) }] });
+        result = await runToolLoop({
+          ...loopInput,
+          messages: [...result.messages, { role: 'user', content: repairMessage(check.violations) }],
+        });
         usage = addUsage(usage, result.usage);
         toolCalls += result.toolCallCount;
         check = deps.validators.check(schema, replyText(result));
       }
       if (!check.ok) {
         throw new PipeError(`The model's reply does not match the output schema: ${check.violations.join('; ')}`, {
-          code: 502, kind: 'AGENT_OUTPUT_INVALID',
+          code: 502,
+          kind: 'AGENT_OUTPUT_INVALID',
           details: { kind: 'AGENT_OUTPUT_INVALID', violations: [...check.violations], tokenUsage: { ...usage } },
         });
       }
@@ -91,7 +95,8 @@ export function chooseModel(params: AgentParams): ChatModel {
   const apiKey = field(params.accountFields, 'key');
   if (!apiKey) {
     throw new PipeError('Agent configuration: the model needs an account with a "key" (secret-key account)', {
-      code: 500, kind: 'AGENT_CONFIG',
+      code: 500,
+      kind: 'AGENT_CONFIG',
     });
   }
   return createOpenAiModel({
@@ -103,13 +108,19 @@ export function chooseModel(params: AgentParams): ChatModel {
 }
 
 function initialMessages(
-  params: AgentParams, fileParts: readonly ChatCompletionContentPart[], prepare: (text: string) => string,
+  params: AgentParams,
+  fileParts: readonly ChatCompletionContentPart[],
+  prepare: (text: string) => string,
 ): ChatCompletionMessageParam[] {
   if (params.user === undefined && fileParts.length === 0) {
-    throw new PipeError('Agent configuration: a "user" message or "files" is required', { code: 500, kind: 'AGENT_CONFIG' });
+    throw new PipeError('Agent configuration: a "user" message or "files" is required', {
+      code: 500,
+      kind: 'AGENT_CONFIG',
+    });
   }
   const messages: ChatCompletionMessageParam[] = [];
-  if (params.system !== undefined && params.system.length > 0) messages.push({ role: 'system', content: prepare(params.system) });
+  if (params.system !== undefined && params.system.length > 0)
+    messages.push({ role: 'system', content: prepare(params.system) });
   const userText = prepare(params.user ?? '');
   if (fileParts.length === 0) messages.push({ role: 'user', content: userText });
   else {
@@ -133,10 +144,15 @@ function requestSettings(params: AgentParams): Omit<ChatRequest, 'messages' | 't
 }
 
 async function connectAll(
-  specs: readonly McpServerSpec[], params: AgentParams, ctx: ExecutionContext, cache: ToolListCache,
+  specs: readonly McpServerSpec[],
+  params: AgentParams,
+  ctx: ExecutionContext,
+  cache: ToolListCache,
 ): Promise<McpConnection[]> {
   const settled = await Promise.allSettled(
-    specs.map((spec) => connectMcp(spec, { timeout: params.timeout, signal: ctx.signal, executionId: ctx.executionId, cache })),
+    specs.map((spec) =>
+      connectMcp(spec, { timeout: params.timeout, signal: ctx.signal, executionId: ctx.executionId, cache }),
+    ),
   );
   const connected = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -157,7 +173,8 @@ function replyText(result: ToolLoopResult): string {
 function maskingInto(found: Record<PiiCategory, number>): (text: string) => string {
   return (text) => {
     const masked = maskPii(text);
-    for (const [category, count] of Object.entries(masked.found) as Array<[PiiCategory, number]>) found[category] += count;
+    for (const [category, count] of Object.entries(masked.found) as Array<[PiiCategory, number]>)
+      found[category] += count;
     return masked.text;
   };
 }

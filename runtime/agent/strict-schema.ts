@@ -20,14 +20,39 @@ export interface StrictSchemaResult {
 
 /** Keywords OpenAI strict mode does not accept; removed from what is sent (ajv still checks them). */
 const STRIPPED_KEYWORDS = new Set([
-  '$schema', '$id', 'default', 'examples', 'minLength', 'maxLength', 'minProperties', 'maxProperties',
-  'uniqueItems', 'contains', 'minContains', 'maxContains', 'propertyNames', 'unevaluatedProperties',
-  'unevaluatedItems', 'dependentRequired', 'readOnly', 'writeOnly', 'deprecated',
+  '$schema',
+  '$id',
+  'default',
+  'examples',
+  'minLength',
+  'maxLength',
+  'minProperties',
+  'maxProperties',
+  'uniqueItems',
+  'contains',
+  'minContains',
+  'maxContains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'dependentRequired',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
 ]);
 /** Keywords strict mode cannot express; their presence makes the whole schema non-strict. */
 const UNSUPPORTED_KEYWORDS = new Set([
-  'allOf', 'oneOf', 'not', 'if', 'then', 'else', 'patternProperties', 'dependentSchemas',
-  'dependencies', 'prefixItems', 'additionalItems',
+  'allOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+  'dependentSchemas',
+  'dependencies',
+  'prefixItems',
+  'additionalItems',
 ]);
 /** Nesting limit: schemas deeper than this are sent non-strict rather than walked. */
 const MAX_DEPTH = 64;
@@ -65,7 +90,12 @@ function strictObjectKeywords(node: JsonObject, depth: number): Array<[string, J
   const properties = node.properties;
   if (!isPlainObject(properties)) {
     // A free-form object (any keys) cannot be expressed in strict mode.
-    if (node.additionalProperties === false) return [['properties', {}], ['required', []], ['additionalProperties', false]];
+    if (node.additionalProperties === false)
+      return [
+        ['properties', {}],
+        ['required', []],
+        ['additionalProperties', false],
+      ];
     throw new NotStrictable();
   }
   const required = new Set(asArray(node.required).filter((k): k is string => typeof k === 'string'));
@@ -138,7 +168,10 @@ function dropIn(schema: JsonObject, value: Json, root: JsonObject, depth: number
   const kept: Array<[string, Json]> = [];
   for (const [key, child] of Object.entries(value)) {
     const childSchema = Object.hasOwn(properties, key) ? properties[key] : undefined;
-    if (!isPlainObject(childSchema)) { kept.push([key, child]); continue; }
+    if (!isPlainObject(childSchema)) {
+      kept.push([key, child]);
+      continue;
+    }
     const childResolved = resolveLocalRef(childSchema, root);
     if (child === null && !required.has(key) && !allowsNull(childResolved)) continue;
     kept.push([key, dropIn(childResolved, child, root, depth + 1)]);

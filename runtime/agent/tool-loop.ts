@@ -72,7 +72,8 @@ export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult>
     }
     if (!toolsAllowed) {
       throw new PipeError(`The model kept calling tools after ${input.maxIterations} rounds`, {
-        code: 502, kind: 'AGENT_TOOL_LIMIT',
+        code: 502,
+        kind: 'AGENT_TOOL_LIMIT',
       });
     }
     messages.push(assistantParam(reply.message));
@@ -116,7 +117,10 @@ function uniqueName(name: string, taken: ReadonlySet<string>): string {
   }
 }
 
-async function runCall(call: ChatCompletionMessageToolCall, byName: ReadonlyMap<string, ToolBinding>): Promise<ToolOutcome> {
+async function runCall(
+  call: ChatCompletionMessageToolCall,
+  byName: ReadonlyMap<string, ToolBinding>,
+): Promise<ToolOutcome> {
   if (call.type !== 'function') return { text: 'Tool error: only function tools are available', isError: true };
   const binding = byName.get(call.function.name);
   if (!binding) return { text: `Tool error: there is no tool named "${call.function.name}"`, isError: true };

@@ -17,7 +17,10 @@ export class Dependency {
   private everUp = false;
   private waiters: Array<() => void> = [];
 
-  constructor(readonly name: string, private readonly logger: Logger) {}
+  constructor(
+    readonly name: string,
+    private readonly logger: Logger,
+  ) {}
 
   get up(): boolean {
     return this.available;
@@ -34,8 +37,10 @@ export class Dependency {
     const firstFailure = !this.everUp && this.lastReason === 'not connected yet';
     this.available = false;
     this.lastReason = reason;
-    if (wasUp) this.logger.warn({ backend: this.name, reason }, `backend unavailable: ${this.name}; retrying until it is back`);
-    else if (firstFailure) this.logger.warn({ backend: this.name, reason }, `backend not reachable yet: ${this.name}; retrying until it is`);
+    if (wasUp)
+      this.logger.warn({ backend: this.name, reason }, `backend unavailable: ${this.name}; retrying until it is back`);
+    else if (firstFailure)
+      this.logger.warn({ backend: this.name, reason }, `backend not reachable yet: ${this.name}; retrying until it is`);
   }
 
   /** Reports a (re)connection; logs when it changes anything. */

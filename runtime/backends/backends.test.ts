@@ -24,11 +24,13 @@ import { IN_CI, NATS_URL, PG_URL, reachable, removeNatsStreams } from '../../tes
 const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 const WORKER = join(import.meta.dirname, 'test-support', 'event-worker.ts');
 
-
 const postgresUp = await reachable(PG_URL, 5432);
 const natsUp = await reachable(NATS_URL, 4222);
-const missing = [postgresUp ? null : `PostgreSQL (${PG_URL})`, natsUp ? null : `NATS (${NATS_URL})`].filter((m) => m !== null);
-if (missing.length > 0 && !IN_CI) console.warn(`[backends.test] skipping the postgres+nats run: unreachable ${missing.join(', ')}`);
+const missing = [postgresUp ? null : `PostgreSQL (${PG_URL})`, natsUp ? null : `NATS (${NATS_URL})`].filter(
+  (m) => m !== null,
+);
+if (missing.length > 0 && !IN_CI)
+  console.warn(`[backends.test] skipping the postgres+nats run: unreachable ${missing.join(', ')}`);
 
 interface Variant {
   readonly name: 'sqlite' | 'postgres+nats';
@@ -53,7 +55,11 @@ const variants: Variant[] = [
 
 const silent = pino({ level: 'silent' });
 
-function deferredCounter(): { count: () => number; until: (n: number, ms?: number) => Promise<void>; bump: () => void } {
+function deferredCounter(): {
+  count: () => number;
+  until: (n: number, ms?: number) => Promise<void>;
+  bump: () => void;
+} {
   let n = 0;
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   return {
@@ -129,7 +135,8 @@ for (const variant of variants) {
           "SELECT indexname FROM pg_indexes WHERE tablename = 'pipec_documents' AND indexdef LIKE $1",
           [`%t${RUN_ID}_%`],
         );
-        for (const { indexname } of indexes.rows) await client.query(`DROP INDEX IF EXISTS "${indexname.replace(/"/g, '')}"`);
+        for (const { indexname } of indexes.rows)
+          await client.query(`DROP INDEX IF EXISTS "${indexname.replace(/"/g, '')}"`);
         await client.end();
         await removeNatsStreams(String(variant.env['PIPEC_NATS_STREAM']));
       }
@@ -140,7 +147,14 @@ for (const variant of variants) {
 
     describe('object store', () => {
       const fixture: JsonObject[] = [
-        { _oId: 'a', name: 'apple', price: 10, tags: ['red', 'fruit'], product: { price: 3000, kind: 'phone' }, ok: true },
+        {
+          _oId: 'a',
+          name: 'apple',
+          price: 10,
+          tags: ['red', 'fruit'],
+          product: { price: 3000, kind: 'phone' },
+          ok: true,
+        },
         { _oId: 'b', name: 'Banana', price: 20.5, tags: 'yellow', ok: false, note: null },
         { _oId: 'c', name: "x' OR 1=1 --", price: '30', qty: 3 },
         { _oId: 'd', name: 'line1\nline2', product: { price: 100 }, dims: { w: 1, h: 2 }, list: [[1, 2], 3] },
@@ -215,7 +229,14 @@ for (const variant of variants) {
       // object element, a numeric segment indexes; an object element lacking the rest counts as null.
       describe('paths through arrays', () => {
         const docs: JsonObject[] = [
-          { _oId: 'A', items: [{ price: 5, tags: ['x'] }, { price: 20, tags: ['y', 'z'] }], n: { deep: [{ v: 1 }, { v: null }] } },
+          {
+            _oId: 'A',
+            items: [
+              { price: 5, tags: ['x'] },
+              { price: 20, tags: ['y', 'z'] },
+            ],
+            n: { deep: [{ v: 1 }, { v: null }] },
+          },
           { _oId: 'B', items: [{ price: 5 }, { sku: 'k1' }] },
           { _oId: 'C', items: { price: 30 } },
           { _oId: 'D', items: [] },
@@ -234,7 +255,11 @@ for (const variant of variants) {
           ['equality through an array', { 'items.price': 5 }, ['A', 'B']],
           ['element of a reached array', { 'items.price': 8 }, ['G']],
           ['a reached array as a whole', { 'items.price': [7, 8] }, ['G']],
-          ['null: element lacking the field, nothing reached, or null', { 'items.price': null }, ['B', 'D', 'E', 'F', 'G']],
+          [
+            'null: element lacking the field, nothing reached, or null',
+            { 'items.price': null },
+            ['B', 'D', 'E', 'F', 'G'],
+          ],
           ['$ne is the negation of equality', { 'items.price': { $ne: 5 } }, ['C', 'D', 'E', 'F', 'G', 'H']],
           ['$ne null', { 'items.price': { $ne: null } }, ['A', 'C', 'H']],
           ['$exists true: some element has it', { 'items.price': { $exists: true } }, ['A', 'B', 'C', 'G', 'H']],
@@ -258,7 +283,9 @@ for (const variant of variants) {
         it.each(arrayCases)('query: %s', async (_label, query, expected) => {
           expect((await backends.store.find(arrays, query)).map((d) => String(d['_oId']))).toEqual(expected);
           const filter = parseFilter(query);
-          expect(docs.filter((d) => matchesFilter(d, filter, createRegexTester())).map((d) => String(d['_oId']))).toEqual(expected);
+          expect(
+            docs.filter((d) => matchesFilter(d, filter, createRegexTester())).map((d) => String(d['_oId'])),
+          ).toEqual(expected);
           // The same filter after a leading stage runs in memory: the aggregate agrees with find.
           const viaMemory = await backends.store.aggregate(arrays, [{ $skip: 0 }, { $match: query }]);
           expect(viaMemory.map((d) => String(d['_oId']))).toEqual(expected);
@@ -274,20 +301,59 @@ for (const variant of variants) {
         });
 
         it('refuses, with 400, what MongoDB would do element-wise and this store does not', async () => {
-          await expectPipeError(backends.store.find(arrays, {}, { sort: { 'items.price': 1 } }), 400, 'BAD_QUERY', 'array');
-          await expectPipeError(backends.store.find(arrays, { _oId: 'G' }, { sort: { items: 1 } }), 400, 'BAD_QUERY', 'array');
-          await expectPipeError(backends.store.aggregate(arrays, [{ $sort: { 'items.price': 1 } }]), 400, 'BAD_QUERY', 'array');
-          await expectPipeError(backends.store.aggregate(arrays, [{ $project: { 'items.price': 1 } }]), 400, 'BAD_QUERY', 'array');
-          await expectPipeError(backends.store.update(arrays, { _oId: 'A' }, { $unset: { 'items.price': '' } }), 400, 'BAD_QUERY');
-          await expectPipeError(backends.store.update(arrays, { _oId: 'A' }, { $set: { 'items.price': 1 } }), 400, 'BAD_QUERY');
+          await expectPipeError(
+            backends.store.find(arrays, {}, { sort: { 'items.price': 1 } }),
+            400,
+            'BAD_QUERY',
+            'array',
+          );
+          await expectPipeError(
+            backends.store.find(arrays, { _oId: 'G' }, { sort: { items: 1 } }),
+            400,
+            'BAD_QUERY',
+            'array',
+          );
+          await expectPipeError(
+            backends.store.aggregate(arrays, [{ $sort: { 'items.price': 1 } }]),
+            400,
+            'BAD_QUERY',
+            'array',
+          );
+          await expectPipeError(
+            backends.store.aggregate(arrays, [{ $project: { 'items.price': 1 } }]),
+            400,
+            'BAD_QUERY',
+            'array',
+          );
+          await expectPipeError(
+            backends.store.update(arrays, { _oId: 'A' }, { $unset: { 'items.price': '' } }),
+            400,
+            'BAD_QUERY',
+          );
+          await expectPipeError(
+            backends.store.update(arrays, { _oId: 'A' }, { $set: { 'items.price': 1 } }),
+            400,
+            'BAD_QUERY',
+          );
           // Documents without arrays on the sort path still sort; nothing above changed a document.
-          expect((await backends.store.find(arrays, { _oId: { $in: ['C', 'F'] } }, { sort: { 'items.price': -1 } })).map((d) => d['_oId'])).toEqual(['C', 'F']);
+          expect(
+            (await backends.store.find(arrays, { _oId: { $in: ['C', 'F'] } }, { sort: { 'items.price': -1 } })).map(
+              (d) => d['_oId'],
+            ),
+          ).toEqual(['C', 'F']);
           expect(await backends.store.findById(arrays, 'A')).toEqual(docs[0]);
         });
 
         it('reads "$a.b" through arrays in aggregate expressions as MongoDB does', async () => {
-          const out = await backends.store.aggregate(arrays, [{ $match: { _oId: { $in: ['A', 'B', 'G'] } } }, { $project: { _oId: 1, prices: '$items.price' } }]);
-          expect(out).toEqual([{ _oId: 'A', prices: [5, 20] }, { _oId: 'B', prices: [5] }, { _oId: 'G', prices: [[7, 8], null] }]);
+          const out = await backends.store.aggregate(arrays, [
+            { $match: { _oId: { $in: ['A', 'B', 'G'] } } },
+            { $project: { _oId: 1, prices: '$items.price' } },
+          ]);
+          expect(out).toEqual([
+            { _oId: 'A', prices: [5, 20] },
+            { _oId: 'B', prices: [5] },
+            { _oId: 'G', prices: [[7, 8], null] },
+          ]);
         });
       });
 
@@ -300,7 +366,12 @@ for (const variant of variants) {
         await expectPipeError(backends.store.find(store, { 'a..b': 1 }), 400, 'BAD_QUERY');
         await expectPipeError(backends.store.find(store, { name: { $regex: '(a' } }), 400, 'BAD_QUERY');
         await expectPipeError(backends.store.find(store, { name: { $regex: 'a', $options: 'x' } }), 400, 'BAD_QUERY');
-        await expectPipeError(backends.store.update(store, { name: 'apple' }, { $rename: { a: 'b' } }), 400, 'BAD_QUERY', '$rename');
+        await expectPipeError(
+          backends.store.update(store, { name: 'apple' }, { $rename: { a: 'b' } }),
+          400,
+          'BAD_QUERY',
+          '$rename',
+        );
         await expectPipeError(backends.store.aggregate(store, [{ $lookup: {} }]), 400, 'BAD_QUERY', '$lookup');
         await expectPipeError(backends.store.find("x'; DROP TABLE pipec_documents; --", {}), 400, 'BAD_STORE_NAME');
         expect(await ids({})).toHaveLength(5);
@@ -326,7 +397,10 @@ for (const variant of variants) {
 
       it('sorts and paginates', async () => {
         const s = newStore();
-        await backends.store.insert(s, Array.from({ length: 25 }, (_, i) => ({ n: (i * 7) % 25, group: i % 3 })));
+        await backends.store.insert(
+          s,
+          Array.from({ length: 25 }, (_, i) => ({ n: (i * 7) % 25, group: i % 3 })),
+        );
         const page = async (skip: number): Promise<number[]> =>
           (await backends.store.find(s, {}, { sort: { n: -1 }, limit: 10, skip })).map((d) => d['n'] as number);
         expect(await page(0)).toEqual([24, 23, 22, 21, 20, 19, 18, 17, 16, 15]);
@@ -334,12 +408,24 @@ for (const variant of variants) {
         expect(await page(20)).toEqual([4, 3, 2, 1, 0]);
         const byGroup = await backends.store.find(s, { n: { $lt: 6 } }, { sort: { group: 1, n: -1 } });
         expect(byGroup.map((d) => [d['group'], d['n']])).toEqual([
-          [0, 5], [0, 1], [0, 0], [1, 4], [1, 3], [2, 2],
+          [0, 5],
+          [0, 1],
+          [0, 0],
+          [1, 4],
+          [1, 3],
+          [2, 2],
         ]);
         // Mixed types follow Mongo's order: missing < numbers < strings < booleans.
         const m = newStore();
         await backends.store.insert(m, [{ v: 'b' }, { v: true }, { v: 2 }, {}, { v: 'a' }, { v: 1.5 }]);
-        expect((await backends.store.find(m, {}, { sort: { v: 1 } })).map((d) => d['v'] ?? 'missing')).toEqual(['missing', 1.5, 2, 'a', 'b', true]);
+        expect((await backends.store.find(m, {}, { sort: { v: 1 } })).map((d) => d['v'] ?? 'missing')).toEqual([
+          'missing',
+          1.5,
+          2,
+          'a',
+          'b',
+          true,
+        ]);
       });
 
       it('applies $set, $unset, $inc, replacement, multi and upsert', async () => {
@@ -349,14 +435,27 @@ for (const variant of variants) {
           { _oId: '2', name: 'b', n: 2, status: 'new' },
           { _oId: '3', name: 'c', n: 3, status: 'old' },
         ]);
-        expect(await backends.store.update(s, { status: 'new' }, { $set: { 'meta.seen': true, status: 'done' }, $inc: { n: 10 }, $unset: { name: '' } })).toBe(2);
-        expect(await backends.store.findById(s, '1')).toEqual({ _oId: '1', n: 11, status: 'done', meta: { seen: true } });
+        expect(
+          await backends.store.update(
+            s,
+            { status: 'new' },
+            { $set: { 'meta.seen': true, status: 'done' }, $inc: { n: 10 }, $unset: { name: '' } },
+          ),
+        ).toBe(2);
+        expect(await backends.store.findById(s, '1')).toEqual({
+          _oId: '1',
+          n: 11,
+          status: 'done',
+          meta: { seen: true },
+        });
         expect(await backends.store.update(s, { status: 'new' }, { $set: { status: 'x' } })).toBe(0);
         expect(await backends.store.update(s, { n: { $gt: 0 } }, { $inc: { n: 1 } }, { multi: false })).toBe(1);
         expect((await backends.store.findById(s, '1'))?.['n']).toBe(12);
         expect(await backends.store.update(s, { _oId: '3' }, { name: 'replaced' })).toBe(1);
         expect(await backends.store.findById(s, '3')).toEqual({ _oId: '3', name: 'replaced' });
-        expect(await backends.store.update(s, { name: 'zed', kind: { $eq: 'k' } }, { $set: { n: 5 } }, { upsert: true })).toBe(1);
+        expect(
+          await backends.store.update(s, { name: 'zed', kind: { $eq: 'k' } }, { $set: { n: 5 } }, { upsert: true }),
+        ).toBe(1);
         const [upserted] = await backends.store.find(s, { name: 'zed' });
         expect(upserted).toMatchObject({ name: 'zed', kind: 'k', n: 5 });
         expect(typeof upserted?.['_oId']).toBe('string');
@@ -380,12 +479,19 @@ for (const variant of variants) {
 
       it('enforces unique indexes with 409 and writes nothing', async () => {
         const s = newStore();
-        await backends.store.insert(s, [{ email: 'a@x', n: 1 }, { email: 'b@x', n: 1 }]);
+        await backends.store.insert(s, [
+          { email: 'a@x', n: 1 },
+          { email: 'b@x', n: 1 },
+        ]);
         await backends.store.createIndex(s, { email: 1 }, { unique: true });
         await backends.store.createIndex(s, { email: 1 }, { unique: true });
         await expectPipeError(backends.store.insert(s, [{ email: 'c@x' }, { email: 'a@x' }]), 409, 'DUPLICATE_KEY');
         expect(await backends.store.find(s, { email: 'c@x' })).toEqual([]);
-        await expectPipeError(backends.store.update(s, { email: 'b@x' }, { $set: { email: 'a@x' } }), 409, 'DUPLICATE_KEY');
+        await expectPipeError(
+          backends.store.update(s, { email: 'b@x' }, { $set: { email: 'a@x' } }),
+          409,
+          'DUPLICATE_KEY',
+        );
         expect(await backends.store.find(s, { email: 'b@x' })).toHaveLength(1);
         // Typed uniqueness: the number 1 and the string "1" differ.
         await backends.store.insert(s, [{ email: 1 }, { email: '1' }]);
@@ -398,7 +504,10 @@ for (const variant of variants) {
 
       it('lists and drops indexes by name or key; _oId_ stays', async () => {
         const s = newStore();
-        await backends.store.insert(s, [{ email: 'a@x', n: 1 }, { email: 'b@x', n: 1 }]);
+        await backends.store.insert(s, [
+          { email: 'a@x', n: 1 },
+          { email: 'b@x', n: 1 },
+        ]);
         expect(await backends.store.listIndexes(s)).toEqual([{ name: '_oId_', key: { _oId: 1 }, unique: true }]);
         await backends.store.createIndex(s, { email: 1 }, { unique: true });
         await backends.store.createIndex(s, { n: -1, 'a.b': 1 });
@@ -426,11 +535,16 @@ for (const variant of variants) {
 
       it('finds the same documents with an index on the queried path', async () => {
         const s = newStore();
-        await backends.store.insert(s, Array.from({ length: 50 }, (_, i) => ({ email: `u${i}@x`, n: i })));
+        await backends.store.insert(
+          s,
+          Array.from({ length: 50 }, (_, i) => ({ email: `u${i}@x`, n: i })),
+        );
         await backends.store.createIndex(s, { email: 1 });
         await backends.store.insert(s, [{ email: ['u7@x', 'other'], n: 50 }]);
         expect((await backends.store.find(s, { email: 'u7@x' })).map((d) => d['n'])).toEqual([7, 50]);
-        expect((await backends.store.find(s, { email: { $gte: 'u48' } }, { sort: { n: 1 } })).map((d) => d['n'])).toEqual([4, 5, 6, 7, 8, 9, 48, 49, 50]); // byte order: 'u4@x' > 'u48'
+        expect(
+          (await backends.store.find(s, { email: { $gte: 'u48' } }, { sort: { n: 1 } })).map((d) => d['n']),
+        ).toEqual([4, 5, 6, 7, 8, 9, 48, 49, 50]); // byte order: 'u4@x' > 'u48'
       });
 
       it('$merge writes aggregate results into another store in one transaction', async () => {
@@ -441,7 +555,10 @@ for (const variant of variants) {
           { _oId: 'o2', cust: 'bob', total: 5 },
           { _oId: 'o3', cust: 'ana', total: 7 },
         ]);
-        await backends.store.insert(dst, [{ _oId: 'keep', cust: 'zoe', sum: 1 }, { _oId: 'x', cust: 'ana', sum: 0, note: 'old' }]);
+        await backends.store.insert(dst, [
+          { _oId: 'keep', cust: 'zoe', sum: 1 },
+          { _oId: 'x', cust: 'ana', sum: 0, note: 'old' },
+        ]);
         // on a field (merge by default): ana's document is updated in place, bob's inserted.
         const out = await backends.store.aggregate(src, [
           { $group: { _id: '$cust', sum: { $sum: '$total' } } },
@@ -450,15 +567,30 @@ for (const variant of variants) {
         ]);
         expect(out).toEqual([]);
         const byCust = async (): Promise<Array<[Json, Json, Json]>> =>
-          (await backends.store.find(dst, {}, { sort: { cust: 1 } })).map((d) => [d['cust'] ?? null, d['sum'] ?? null, d['note'] ?? null]);
-        expect(await byCust()).toEqual([['ana', 17, 'old'], ['bob', 5, null], ['zoe', 1, null]]);
+          (await backends.store.find(dst, {}, { sort: { cust: 1 } })).map((d) => [
+            d['cust'] ?? null,
+            d['sum'] ?? null,
+            d['note'] ?? null,
+          ]);
+        expect(await byCust()).toEqual([
+          ['ana', 17, 'old'],
+          ['bob', 5, null],
+          ['zoe', 1, null],
+        ]);
         expect(await backends.store.findById(dst, 'x')).toMatchObject({ _oId: 'x', cust: 'ana', sum: 17 });
         // on _oId (default) with replace; whenNotMatched discard.
-        await backends.store.aggregate(src, [{ $project: { cust: 1 } }, { $merge: { into: dst, whenMatched: 'replace', whenNotMatched: 'discard' } }]);
+        await backends.store.aggregate(src, [
+          { $project: { cust: 1 } },
+          { $merge: { into: dst, whenMatched: 'replace', whenNotMatched: 'discard' } },
+        ]);
         expect(await backends.store.find(dst, { _oId: 'o1' })).toEqual([]);
         await backends.store.aggregate(src, [{ $match: { _oId: 'o1' } }, { $merge: dst }]);
         expect(await backends.store.findById(dst, 'o1')).toEqual({ _oId: 'o1', cust: 'ana', total: 10 });
-        await backends.store.aggregate(src, [{ $match: { _oId: 'o1' } }, { $project: { cust: 1 } }, { $merge: { into: dst, whenMatched: 'replace' } }]);
+        await backends.store.aggregate(src, [
+          { $match: { _oId: 'o1' } },
+          { $project: { cust: 1 } },
+          { $merge: { into: dst, whenMatched: 'replace' } },
+        ]);
         expect(await backends.store.findById(dst, 'o1')).toEqual({ _oId: 'o1', cust: 'ana' });
         // keepExisting leaves the target; fail aborts everything (the first write is rolled back too).
         await backends.store.aggregate(src, [{ $merge: { into: dst, whenMatched: 'keepExisting' } }]);
@@ -481,12 +613,21 @@ for (const variant of variants) {
           409,
           'MERGE_NO_MATCH',
         );
-        await expectPipeError(backends.store.aggregate(src, [{ $project: { _oId: 0, cust: 1 } }, { $merge: { into: dst, on: 'cust' } }]), 400, 'BAD_QUERY', 'unique index');
+        await expectPipeError(
+          backends.store.aggregate(src, [{ $project: { _oId: 0, cust: 1 } }, { $merge: { into: dst, on: 'cust' } }]),
+          400,
+          'BAD_QUERY',
+          'unique index',
+        );
         expect(await backends.store.find(dst, {})).toEqual(before);
         // A unique index on the target is enforced; nothing is written.
         const uniq = newStore();
         await backends.store.createIndex(uniq, { cust: 1 }, { unique: true });
-        await expectPipeError(backends.store.aggregate(src, [{ $project: { cust: 1 } }, { $merge: uniq }]), 409, 'DUPLICATE_KEY');
+        await expectPipeError(
+          backends.store.aggregate(src, [{ $project: { cust: 1 } }, { $merge: uniq }]),
+          409,
+          'DUPLICATE_KEY',
+        );
         expect(await backends.store.find(uniq, {})).toEqual([]);
       });
 
@@ -501,9 +642,21 @@ for (const variant of variants) {
           { $merge: { into: s, whenNotMatched: 'upsert' } },
           { $merge: { into: s, on: [] } },
         ];
-        for (const stage of bad) await expect(backends.store.aggregate(s, [stage]), JSON.stringify(stage)).rejects.toMatchObject({ code: 400 });
-        await expectPipeError(backends.store.aggregate(s, [{ $merge: s }, { $count: 'n' }]), 400, 'BAD_QUERY', 'last stage');
-        await expectPipeError(backends.store.aggregate(s, [{ $project: { a: 1 } }, { $merge: { into: s, on: 'missing' } }]), 400, 'BAD_QUERY');
+        for (const stage of bad)
+          await expect(backends.store.aggregate(s, [stage]), JSON.stringify(stage)).rejects.toMatchObject({
+            code: 400,
+          });
+        await expectPipeError(
+          backends.store.aggregate(s, [{ $merge: s }, { $count: 'n' }]),
+          400,
+          'BAD_QUERY',
+          'last stage',
+        );
+        await expectPipeError(
+          backends.store.aggregate(s, [{ $project: { a: 1 } }, { $merge: { into: s, on: 'missing' } }]),
+          400,
+          'BAD_QUERY',
+        );
         expect(await backends.store.find(s, {}, {})).toEqual([expect.objectContaining({ a: 1 })]);
       });
 
@@ -551,33 +704,59 @@ for (const variant of variants) {
           { _id: 'a', total: 40, avg: 20, min: 10, max: 30, count: 2, items: ['x', 'z'], ones: 2 },
           { _id: 'b', total: 12, avg: 6, min: 5, max: 7, count: 2, items: ['y', 'v'], ones: 2 },
         ]);
-        expect(await backends.store.aggregate(s, [{ $group: { _id: null, n: { $sum: 1 } } }])).toEqual([{ _id: null, n: 5 }]);
-        expect(await backends.store.aggregate(s, [{ $sort: { item: 1 } }, { $skip: 1 }, { $limit: 2 }, { $project: { item: 1, _oId: 0, p: '$price' } }])).toEqual([
+        expect(await backends.store.aggregate(s, [{ $group: { _id: null, n: { $sum: 1 } } }])).toEqual([
+          { _id: null, n: 5 },
+        ]);
+        expect(
+          await backends.store.aggregate(s, [
+            { $sort: { item: 1 } },
+            { $skip: 1 },
+            { $limit: 2 },
+            { $project: { item: 1, _oId: 0, p: '$price' } },
+          ]),
+        ).toEqual([
           { item: 'w', p: 'n/a' },
           { item: 'x', p: 10 },
         ]);
-        expect(await backends.store.aggregate(s, [{ $match: { cat: 'b' } }, { $count: 'count' }])).toEqual([{ count: 2 }]);
+        expect(await backends.store.aggregate(s, [{ $match: { cat: 'b' } }, { $count: 'count' }])).toEqual([
+          { count: 2 },
+        ]);
         expect(await backends.store.aggregate(s, [{ $match: { cat: 'zzz' } }, { $count: 'count' }])).toEqual([]);
-        const excluded = await backends.store.aggregate(s, [{ $match: { item: 'x' } }, { $project: { price: 0, _oId: 0 } }]);
+        const excluded = await backends.store.aggregate(s, [
+          { $match: { item: 'x' } },
+          { $project: { price: 0, _oId: 0 } },
+        ]);
         expect(excluded).toEqual([{ cat: 'a', item: 'x' }]);
       });
 
       it('rejects documents over the size limit with 413 and writes nothing', async () => {
         const s = newStore();
-        await expectPipeError(backends.store.insert(s, [{ ok: 1 }, { big: 'x'.repeat(5000) }]), 413, 'DOCUMENT_TOO_LARGE');
+        await expectPipeError(
+          backends.store.insert(s, [{ ok: 1 }, { big: 'x'.repeat(5000) }]),
+          413,
+          'DOCUMENT_TOO_LARGE',
+        );
         expect(await backends.store.find(s, {})).toEqual([]);
         await backends.store.insert(s, [{ _oId: 'k', v: 1 }]);
-        await expectPipeError(backends.store.update(s, {}, { $set: { big: 'x'.repeat(5000) } }), 413, 'DOCUMENT_TOO_LARGE');
+        await expectPipeError(
+          backends.store.update(s, {}, { $set: { big: 'x'.repeat(5000) } }),
+          413,
+          'DOCUMENT_TOO_LARGE',
+        );
         expect(await backends.store.findById(s, 'k')).toEqual({ _oId: 'k', v: 1 });
       });
 
       it('keeps prototype keys as plain data', async () => {
         const s = newStore();
-        const doc = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"x": 1}}, "name": "p"}') as JsonObject;
+        const doc = JSON.parse(
+          '{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"x": 1}}, "name": "p"}',
+        ) as JsonObject;
         await backends.store.insert(s, [doc]);
         const [found] = await backends.store.find(s, { '__proto__.polluted': 1, 'constructor.prototype.x': 1 });
         expect(found && Object.prototype.hasOwnProperty.call(found, '__proto__')).toBe(true);
-        expect(await backends.store.update(s, { name: 'p' }, { $set: { '__proto__.polluted2': true, 'prototype.y': 2 } })).toBe(1);
+        expect(
+          await backends.store.update(s, { name: 'p' }, { $set: { '__proto__.polluted2': true, 'prototype.y': 2 } }),
+        ).toBe(1);
         const [after] = await backends.store.find(s, { '__proto__.polluted2': true });
         expect(after?.['prototype']).toEqual({ y: 2 });
         const grouped = await backends.store.aggregate(s, [{ $group: { _id: '$__proto__', n: { $sum: 1 } } }]);
@@ -591,14 +770,20 @@ for (const variant of variants) {
     // ─────────────────────────────── Event broker ───────────────────────────────
 
     describe('event broker', () => {
-      const opts = { maxDeliveries: 5, ackTimeout: 1000, concurrency: 4, backoff: { initialMs: 100, maxMs: 400, multiplier: 2 } };
+      const opts = {
+        maxDeliveries: 5,
+        ackTimeout: 1000,
+        concurrency: 4,
+        backoff: { initialMs: 100, maxMs: 400, multiplier: 2 },
+      };
       let eventCounter = 0;
       const waitForDeadLetters = async (event: string, n: number) => {
         const deadline = Date.now() + 10_000;
         for (;;) {
           const letters = await backends.deadLetters.list({ event });
           if (letters.length >= n) return letters;
-          if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} dead letters of ${event}, got ${letters.length}`);
+          if (Date.now() > deadline)
+            throw new Error(`timed out waiting for ${n} dead letters of ${event}, got ${letters.length}`);
           await sleep(50);
         }
       };
@@ -610,13 +795,19 @@ for (const variant of variants) {
         const done = deferredCounter();
         const subs = await Promise.all(
           ['s1', 's2'].map((name) =>
-            backends.broker.subscribe(`${name}-${RUN_ID}`, event, async (d) => {
-              got[name]?.push((d.envelope.payload as { n: number }).n);
-              done.bump();
-            }, opts),
+            backends.broker.subscribe(
+              `${name}-${RUN_ID}`,
+              event,
+              async (d) => {
+                got[name]?.push((d.envelope.payload as { n: number }).n);
+                done.bump();
+              },
+              opts,
+            ),
           ),
         );
-        for (let n = 0; n < 5; n++) await backends.broker.publish(event, { n }, { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` });
+        for (let n = 0; n < 5; n++)
+          await backends.broker.publish(event, { n }, { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` });
         await done.until(10);
         await Promise.all(subs.map((s) => s.stop()));
         expect(got['s1']?.sort()).toEqual([0, 1, 2, 3, 4]);
@@ -627,15 +818,25 @@ for (const variant of variants) {
         const event = newEvent();
         const seen: Delivery[] = [];
         const done = deferredCounter();
-        const sub = await backends.broker.subscribe(`env-${RUN_ID}`, event, async (d) => {
-          seen.push(d);
-          done.bump();
-        }, opts);
+        const sub = await backends.broker.subscribe(
+          `env-${RUN_ID}`,
+          event,
+          async (d) => {
+            seen.push(d);
+            done.bump();
+          },
+          opts,
+        );
         await backends.broker.publish(event, { hello: 'world', list: [1, null] }, { traceparent: '00-abc-def-01' });
         await done.until(1);
         await sub.stop();
         const [d] = seen;
-        expect(d?.envelope).toMatchObject({ name: event, payload: { hello: 'world', list: [1, null] }, headers: { traceparent: '00-abc-def-01' }, publishedAt: time });
+        expect(d?.envelope).toMatchObject({
+          name: event,
+          payload: { hello: 'world', list: [1, null] },
+          headers: { traceparent: '00-abc-def-01' },
+          publishedAt: time,
+        });
         expect(d?.envelope.id).toMatch(/^[0-9a-f-]{36}$/);
         expect(d).toMatchObject({ attempt: 1, redelivery: false });
       });
@@ -646,11 +847,16 @@ for (const variant of variants) {
         const done = deferredCounter();
         const subs = await Promise.all(
           [0, 1].map((i) =>
-            backends.broker.subscribe(`replicated-${RUN_ID}`, event, async (d) => {
-              await sleep(5);
-              shares[i]?.push((d.envelope.payload as { n: number }).n);
-              done.bump();
-            }, { ...opts, concurrency: 1 }),
+            backends.broker.subscribe(
+              `replicated-${RUN_ID}`,
+              event,
+              async (d) => {
+                await sleep(5);
+                shares[i]?.push((d.envelope.payload as { n: number }).n);
+                done.bump();
+              },
+              { ...opts, concurrency: 1 },
+            ),
           ),
         );
         for (let n = 0; n < 40; n++) await backends.broker.publish(event, { n });
@@ -668,16 +874,25 @@ for (const variant of variants) {
         const event = newEvent();
         const attempts: Array<[number, boolean]> = [];
         const done = deferredCounter();
-        const sub = await backends.broker.subscribe(`retry-${RUN_ID}`, event, async (d) => {
-          attempts.push([d.attempt, d.redelivery]);
-          done.bump();
-          if (d.attempt < 3) throw new Error('not yet');
-        }, opts);
+        const sub = await backends.broker.subscribe(
+          `retry-${RUN_ID}`,
+          event,
+          async (d) => {
+            attempts.push([d.attempt, d.redelivery]);
+            done.bump();
+            if (d.attempt < 3) throw new Error('not yet');
+          },
+          opts,
+        );
         await backends.broker.publish(event, { n: 1 });
         await done.until(3);
         await sleep(800);
         await sub.stop();
-        expect(attempts).toEqual([[1, false], [2, true], [3, true]]);
+        expect(attempts).toEqual([
+          [1, false],
+          [2, true],
+          [3, true],
+        ]);
       });
 
       it('stops after maxDeliveries rejections', async () => {
@@ -685,11 +900,16 @@ for (const variant of variants) {
         const subscriber = `dead-${RUN_ID}`;
         const attempts: number[] = [];
         const done = deferredCounter();
-        const sub = await backends.broker.subscribe(subscriber, event, async (d) => {
-          attempts.push(d.attempt);
-          done.bump();
-          throw new Error('always fails');
-        }, { ...opts, maxDeliveries: 3 });
+        const sub = await backends.broker.subscribe(
+          subscriber,
+          event,
+          async (d) => {
+            attempts.push(d.attempt);
+            done.bump();
+            throw new Error('always fails');
+          },
+          { ...opts, maxDeliveries: 3 },
+        );
         await backends.broker.publish(event, { n: 1 });
         await done.until(3);
         await sleep(1100);
@@ -697,7 +917,9 @@ for (const variant of variants) {
         expect(attempts).toEqual([1, 2, 3]);
         if (variant.name === 'sqlite') {
           const db = new Database(join(dataDir, 'pipec.db'), { readonly: true });
-          const rows = db.prepare('SELECT attempts, last_error FROM pipec_dead_letters WHERE subscriber = ?').all(subscriber);
+          const rows = db
+            .prepare('SELECT attempts, last_error FROM pipec_dead_letters WHERE subscriber = ?')
+            .all(subscriber);
           db.close();
           expect(rows).toEqual([{ attempts: 3, last_error: 'always fails' }]);
         }
@@ -707,91 +929,141 @@ for (const variant of variants) {
         const event = newEvent();
         const attempts: number[] = [];
         const done = deferredCounter();
-        const sub = await backends.broker.subscribe(`slow-${RUN_ID}`, event, async (d) => {
-          attempts.push(d.attempt);
-          done.bump();
-          if (d.attempt === 1) await sleep(2500);
-        }, { ...opts, ackTimeout: 1000 });
+        const sub = await backends.broker.subscribe(
+          `slow-${RUN_ID}`,
+          event,
+          async (d) => {
+            attempts.push(d.attempt);
+            done.bump();
+            if (d.attempt === 1) await sleep(2500);
+          },
+          { ...opts, ackTimeout: 1000 },
+        );
         await backends.broker.publish(event, { n: 1 });
         await done.until(2, 5000);
         expect(attempts).toEqual([1, 2]);
         await sub.stop();
       });
 
-      it('holds a delivery through an outage of a backend its handler needs, using up no attempt', { timeout: 20_000 }, async () => {
-        const event = newEvent();
-        const runs: Array<{ attempt: number; redelivery: boolean }> = [];
-        const done = deferredCounter();
-        const outage = (): PipeError => new PipeError('postgres is unavailable: cut', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
-        // Three failed runs take 3.5 s (0.5 + 1 + 2 s): beyond the ack timeout and beyond max-deliveries.
-        const sub = await backends.broker.subscribe(`hold-${RUN_ID}`, event, async (d) => {
-          runs.push({ attempt: d.attempt, redelivery: d.redelivery });
-          done.bump();
-          if (runs.length <= 3) throw outage();
-        }, { ...opts, maxDeliveries: 2, ackTimeout: 600 });
-        await backends.broker.publish(event, { n: 1 });
-        await done.until(4, 15_000);
-        await sleep(1500);
-        await sub.stop();
-        expect(runs).toEqual([
-          { attempt: 1, redelivery: false },
-          { attempt: 1, redelivery: true },
-          { attempt: 1, redelivery: true },
-          { attempt: 1, redelivery: true },
-        ]);
-        expect(await backends.deadLetters.list({ event })).toEqual([]);
-      });
+      it(
+        'holds a delivery through an outage of a backend its handler needs, using up no attempt',
+        { timeout: 20_000 },
+        async () => {
+          const event = newEvent();
+          const runs: Array<{ attempt: number; redelivery: boolean }> = [];
+          const done = deferredCounter();
+          const outage = (): PipeError =>
+            new PipeError('postgres is unavailable: cut', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
+          // Three failed runs take 3.5 s (0.5 + 1 + 2 s): beyond the ack timeout and beyond max-deliveries.
+          const sub = await backends.broker.subscribe(
+            `hold-${RUN_ID}`,
+            event,
+            async (d) => {
+              runs.push({ attempt: d.attempt, redelivery: d.redelivery });
+              done.bump();
+              if (runs.length <= 3) throw outage();
+            },
+            { ...opts, maxDeliveries: 2, ackTimeout: 600 },
+          );
+          await backends.broker.publish(event, { n: 1 });
+          await done.until(4, 15_000);
+          await sleep(1500);
+          await sub.stop();
+          expect(runs).toEqual([
+            { attempt: 1, redelivery: false },
+            { attempt: 1, redelivery: true },
+            { attempt: 1, redelivery: true },
+            { attempt: 1, redelivery: true },
+          ]);
+          expect(await backends.deadLetters.list({ event })).toEqual([]);
+        },
+      );
 
-      it('does not count a delivery given up during an outage because the subscription stopped', { timeout: 20_000 }, async () => {
-        const event = newEvent();
-        const subscriber = `hold-stop-${RUN_ID}`;
-        const first = deferredCounter();
-        const fast = { ...opts, maxDeliveries: 1, backoff: { initialMs: 20, maxMs: 40, multiplier: 2 } };
-        const away = await backends.broker.subscribe(subscriber, event, async () => {
-          first.bump();
-          throw new PipeError('postgres is unavailable: cut', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
-        }, fast);
-        await backends.broker.publish(event, { n: 1 });
-        await first.until(1);
-        await away.stop();
-        const handled = deferredCounter();
-        const back = await backends.broker.subscribe(subscriber, event, async () => handled.bump(), fast);
-        await handled.until(1, 10_000);
-        await back.stop();
-        // max-deliveries is 1: had the given-up delivery counted, the event would be a dead letter now.
-        expect(await backends.deadLetters.list({ event })).toEqual([]);
-      });
+      it(
+        'does not count a delivery given up during an outage because the subscription stopped',
+        { timeout: 20_000 },
+        async () => {
+          const event = newEvent();
+          const subscriber = `hold-stop-${RUN_ID}`;
+          const first = deferredCounter();
+          const fast = { ...opts, maxDeliveries: 1, backoff: { initialMs: 20, maxMs: 40, multiplier: 2 } };
+          const away = await backends.broker.subscribe(
+            subscriber,
+            event,
+            async () => {
+              first.bump();
+              throw new PipeError('postgres is unavailable: cut', { code: 503, kind: 'BACKEND_UNAVAILABLE' });
+            },
+            fast,
+          );
+          await backends.broker.publish(event, { n: 1 });
+          await first.until(1);
+          await away.stop();
+          const handled = deferredCounter();
+          const back = await backends.broker.subscribe(subscriber, event, async () => handled.bump(), fast);
+          await handled.until(1, 10_000);
+          await back.stop();
+          // max-deliveries is 1: had the given-up delivery counted, the event would be a dead letter now.
+          expect(await backends.deadLetters.list({ event })).toEqual([]);
+        },
+      );
 
       it('rejects payloads that are not JSON and publishes nothing', async () => {
         const event = newEvent();
         const got = deferredCounter();
         const sub = await backends.broker.subscribe(`json-${RUN_ID}`, event, async () => got.bump(), opts);
-        const bad: unknown[] = [{ a: undefined }, { n: Number.NaN }, { f: () => 1 }, { d: new Date(0) }, { b: BigInt(1) }];
-        for (const payload of bad) await expectPipeError(backends.broker.publish(event, payload as Json), 400, 'BAD_PAYLOAD');
+        const bad: unknown[] = [
+          { a: undefined },
+          { n: Number.NaN },
+          { f: () => 1 },
+          { d: new Date(0) },
+          { b: BigInt(1) },
+        ];
+        for (const payload of bad)
+          await expectPipeError(backends.broker.publish(event, payload as Json), 400, 'BAD_PAYLOAD');
         await expectPipeError(backends.broker.publish('bad name!', {}), 400, 'BAD_EVENT_NAME');
         await sleep(500);
         await sub.stop();
         expect(got.count()).toBe(0);
       });
 
-      it('dead-letters with the payload, headers, every attempt\'s error and timestamps; list, show, count, purge', async () => {
+      it("dead-letters with the payload, headers, every attempt's error and timestamps; list, show, count, purge", async () => {
         const event = newEvent();
         const subscriber = `dl-${RUN_ID}`;
         const done = deferredCounter();
         const fast = { ...opts, maxDeliveries: 3, backoff: { initialMs: 20, maxMs: 40, multiplier: 2 } };
-        const sub = await backends.broker.subscribe(subscriber, event, async (d) => {
-          done.bump();
-          throw new Error(`attempt ${d.attempt} failed`);
-        }, fast);
+        const sub = await backends.broker.subscribe(
+          subscriber,
+          event,
+          async (d) => {
+            done.bump();
+            throw new Error(`attempt ${d.attempt} failed`);
+          },
+          fast,
+        );
         await backends.broker.publish(event, { order: 'o-1', list: [1, 2] }, { 'x-correlation': 'c-9' });
         await done.until(3);
         const letters = await waitForDeadLetters(event, 1);
         await sub.stop();
         const [summary] = letters;
-        expect(summary).toMatchObject({ event, subscriber, reason: 'max-deliveries', attemptCount: 3, lastError: 'attempt 3 failed', publishedAt: time, deadAt: time });
+        expect(summary).toMatchObject({
+          event,
+          subscriber,
+          reason: 'max-deliveries',
+          attemptCount: 3,
+          lastError: 'attempt 3 failed',
+          publishedAt: time,
+          deadAt: time,
+        });
         const letter = await backends.deadLetters.get(String(summary?.id));
-        expect(letter).toMatchObject({ payload: { order: 'o-1', list: [1, 2] }, headers: { 'x-correlation': 'c-9' }, replays: [] });
-        expect(letter?.attempts).toEqual([1, 2, 3].map((n) => ({ attempt: n, at: time, error: `attempt ${n} failed` })));
+        expect(letter).toMatchObject({
+          payload: { order: 'o-1', list: [1, 2] },
+          headers: { 'x-correlation': 'c-9' },
+          replays: [],
+        });
+        expect(letter?.attempts).toEqual(
+          [1, 2, 3].map((n) => ({ attempt: n, at: time, error: `attempt ${n} failed` })),
+        );
         expect((await backends.deadLetters.countByEvent())[event]).toBe(1);
         expect(await backends.deadLetters.list({ event: `${event}-other` })).toEqual([]);
         expect(await backends.deadLetters.purge({ event })).toBe(1);
@@ -802,10 +1074,15 @@ for (const variant of variants) {
       it('dead-letters a permanent failure on its first delivery', async () => {
         const event = newEvent();
         let attempts = 0;
-        const sub = await backends.broker.subscribe(`perm-${RUN_ID}`, event, async () => {
-          attempts += 1;
-          throw new PipeError('the CRM answered 404', { code: 404, kind: 'REST_CLIENT_ERROR' });
-        }, opts);
+        const sub = await backends.broker.subscribe(
+          `perm-${RUN_ID}`,
+          event,
+          async () => {
+            attempts += 1;
+            throw new PipeError('the CRM answered 404', { code: 404, kind: 'REST_CLIENT_ERROR' });
+          },
+          opts,
+        );
         await backends.broker.publish(event, { n: 1 });
         const [letter] = await waitForDeadLetters(event, 1);
         await sub.stop();
@@ -816,9 +1093,17 @@ for (const variant of variants) {
 
       it('dead-letters an event its trigger found expired, with the reason', async () => {
         const event = newEvent();
-        const sub = await backends.broker.subscribe(`expired-${RUN_ID}`, event, async () => {
-          throw Object.assign(new Error('expired: waited too long'), { permanent: true, deadLetterReason: 'expired' });
-        }, opts);
+        const sub = await backends.broker.subscribe(
+          `expired-${RUN_ID}`,
+          event,
+          async () => {
+            throw Object.assign(new Error('expired: waited too long'), {
+              permanent: true,
+              deadLetterReason: 'expired',
+            });
+          },
+          opts,
+        );
         await backends.broker.publish(event, { n: 1 });
         const [letter] = await waitForDeadLetters(event, 1);
         await sub.stop();
@@ -830,11 +1115,16 @@ for (const variant of variants) {
         const event = newEvent();
         const at: number[] = [];
         const done = deferredCounter();
-        const sub = await backends.broker.subscribe(`backoff-${RUN_ID}`, event, async () => {
-          at.push(performance.now());
-          done.bump();
-          if (at.length < 3) throw new Error('later');
-        }, { ...opts, backoff: { initialMs: 400, maxMs: 10_000, multiplier: 2 } });
+        const sub = await backends.broker.subscribe(
+          `backoff-${RUN_ID}`,
+          event,
+          async () => {
+            at.push(performance.now());
+            done.bump();
+            if (at.length < 3) throw new Error('later');
+          },
+          { ...opts, backoff: { initialMs: 400, maxMs: 10_000, multiplier: 2 } },
+        );
         await backends.broker.publish(event, { n: 1 });
         await done.until(3);
         await sub.stop();
@@ -851,11 +1141,20 @@ for (const variant of variants) {
         let healed = false;
         const got: Record<string, number[]> = { [failing]: [], [other]: [] };
         const done = deferredCounter();
-        const subs = await Promise.all([failing, other].map((name) => backends.broker.subscribe(name, event, async (d) => {
-          if (name === failing && !healed) throw new PipeError('bad request', { code: 400 });
-          got[name]?.push((d.envelope.payload as { n: number }).n);
-          done.bump();
-        }, opts)));
+        const subs = await Promise.all(
+          [failing, other].map((name) =>
+            backends.broker.subscribe(
+              name,
+              event,
+              async (d) => {
+                if (name === failing && !healed) throw new PipeError('bad request', { code: 400 });
+                got[name]?.push((d.envelope.payload as { n: number }).n);
+                done.bump();
+              },
+              opts,
+            ),
+          ),
+        );
         await backends.broker.publish(event, { n: 7 });
         const [letter] = await waitForDeadLetters(event, 1);
         await done.until(1);
@@ -878,13 +1177,27 @@ for (const variant of variants) {
         const sub = await backends.broker.subscribe(`limits-${RUN_ID}`, event, async () => got.bump(), opts);
         const nest = (depth: number): Json => (depth === 0 ? 'leaf' : [nest(depth - 1)]);
         await backends.broker.publish(event, { deep: nest(510) } as Json);
-        await expectPipeError(backends.broker.publish(event, { deep: nest(512) } as Json), 422, 'UNSTORABLE_JSON', 'deeper than 512');
+        await expectPipeError(
+          backends.broker.publish(event, { deep: nest(512) } as Json),
+          422,
+          'UNSTORABLE_JSON',
+          'deeper than 512',
+        );
         await expectPipeError(backends.broker.publish(event, { text: 'a\u0000b' }), 422, 'UNSTORABLE_JSON', 'NUL');
         await expectPipeError(backends.broker.publish(event, { ['k\u0000']: 1 }), 422, 'UNSTORABLE_JSON', 'NUL');
-        await expectPipeError(backends.broker.publish(event, { text: 'x\ud800y' }), 422, 'UNSTORABLE_JSON', 'surrogate');
+        await expectPipeError(
+          backends.broker.publish(event, { text: 'x\ud800y' }),
+          422,
+          'UNSTORABLE_JSON',
+          'surrogate',
+        );
         await backends.broker.publish(event, { text: 'pair \ud83d\ude00 ok' });
         await backends.broker.publish(event, { text: 'x'.repeat(MAX_EVENT_PAYLOAD_BYTES - 20) });
-        await expectPipeError(backends.broker.publish(event, { text: 'x'.repeat(MAX_EVENT_PAYLOAD_BYTES) }), 413, 'PAYLOAD_TOO_LARGE');
+        await expectPipeError(
+          backends.broker.publish(event, { text: 'x'.repeat(MAX_EVENT_PAYLOAD_BYTES) }),
+          413,
+          'PAYLOAD_TOO_LARGE',
+        );
         await got.until(3);
         await sub.stop();
         const store = newStore();
@@ -902,10 +1215,15 @@ for (const variant of variants) {
         backends = await open();
         const got: number[] = [];
         const done = deferredCounter();
-        const sub = await backends.broker.subscribe(subscriber, event, async (d) => {
-          got.push((d.envelope.payload as { n: number }).n);
-          done.bump();
-        }, opts);
+        const sub = await backends.broker.subscribe(
+          subscriber,
+          event,
+          async (d) => {
+            got.push((d.envelope.payload as { n: number }).n);
+            done.bump();
+          },
+          opts,
+        );
         await done.until(10);
         await sub.stop();
         expect(got.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -914,7 +1232,15 @@ for (const variant of variants) {
       const spawnWorker = (out: string, subscriber: string, event: string): Promise<ChildProcess> =>
         new Promise((resolve, reject) => {
           const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
-            env: { ...process.env, ...variant.env, WORKER_DATA_DIR: dataDir, WORKER_OUT: out, WORKER_SUBSCRIBER: subscriber, WORKER_EVENT: event, WORKER_DELAY_MS: '3' },
+            env: {
+              ...process.env,
+              ...variant.env,
+              WORKER_DATA_DIR: dataDir,
+              WORKER_OUT: out,
+              WORKER_SUBSCRIBER: subscriber,
+              WORKER_EVENT: event,
+              WORKER_DELAY_MS: '3',
+            },
             stdio: ['ignore', 'pipe', 'pipe'],
           });
           let stderr = '';
@@ -971,7 +1297,11 @@ for (const variant of variants) {
         expect(beforeRestart).toBeLessThan(1000);
         worker = await spawnWorker(out, subscriber, event);
         try {
-          await waitFor(() => new Set(readLines(out).map((l) => l.n)).size === 1000, 30_000, 'all 1000 events after restart');
+          await waitFor(
+            () => new Set(readLines(out).map((l) => l.n)).size === 1000,
+            30_000,
+            'all 1000 events after restart',
+          );
         } finally {
           await stopWorker(worker);
         }
@@ -979,33 +1309,37 @@ for (const variant of variants) {
         expect(processed.size).toBe(1000);
       });
 
-      it('splits 1,000 events between two replica processes, duplicates only on redelivery', { timeout: 45_000 }, async () => {
-        const event = newEvent();
-        const subscriber = `pair-${RUN_ID}`;
-        const out = join(dataDir, `pair-${event}.log`);
-        const workers = await Promise.all([spawnWorker(out, subscriber, event), spawnWorker(out, subscriber, event)]);
-        try {
-          await publishMany(backends, event, 1000);
-          await waitFor(() => new Set(readLines(out).map((l) => l.n)).size === 1000, 30_000, 'all 1000 events');
-          await sleep(300);
-        } finally {
-          await Promise.all(workers.map(stopWorker));
-        }
-        const lines = readLines(out);
-        const pids = new Set(lines.map((l) => l.pid));
-        expect(pids.size).toBe(2);
-        const byEvent = new Map<number, number[]>();
-        for (const l of lines) byEvent.set(l.n, [...(byEvent.get(l.n) ?? []), l.attempt]);
-        const duplicates = [...byEvent.values()].filter((attempts) => attempts.length > 1);
-        for (const attempts of duplicates) expect(Math.max(...attempts)).toBeGreaterThan(1);
-        expect(byEvent.size).toBe(1000);
-      });
+      it(
+        'splits 1,000 events between two replica processes, duplicates only on redelivery',
+        { timeout: 45_000 },
+        async () => {
+          const event = newEvent();
+          const subscriber = `pair-${RUN_ID}`;
+          const out = join(dataDir, `pair-${event}.log`);
+          const workers = await Promise.all([spawnWorker(out, subscriber, event), spawnWorker(out, subscriber, event)]);
+          try {
+            await publishMany(backends, event, 1000);
+            await waitFor(() => new Set(readLines(out).map((l) => l.n)).size === 1000, 30_000, 'all 1000 events');
+            await sleep(300);
+          } finally {
+            await Promise.all(workers.map(stopWorker));
+          }
+          const lines = readLines(out);
+          const pids = new Set(lines.map((l) => l.pid));
+          expect(pids.size).toBe(2);
+          const byEvent = new Map<number, number[]>();
+          for (const l of lines) byEvent.set(l.n, [...(byEvent.get(l.n) ?? []), l.attempt]);
+          const duplicates = [...byEvent.values()].filter((attempts) => attempts.length > 1);
+          for (const attempts of duplicates) expect(Math.max(...attempts)).toBeGreaterThan(1);
+          expect(byEvent.size).toBe(1000);
+        },
+      );
     });
 
     // ─────────────────────────────── Scheduler lock ───────────────────────────────
 
     describe('scheduler lock', () => {
-      it('keeps each schedule\'s latest tick, shared by replicas, never moving back', async () => {
+      it("keeps each schedule's latest tick, shared by replicas, never moving back", async () => {
         const schedule = `${RUN_ID}:schedule:state`;
         const second = await open();
         try {

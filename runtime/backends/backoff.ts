@@ -29,7 +29,10 @@ export function backoffDelay(policy: BackoffPolicy, failures: number, random: ()
 export class Backoff {
   private failures = 0;
 
-  constructor(private readonly policy: BackoffPolicy, private readonly random: () => number = Math.random) {}
+  constructor(
+    private readonly policy: BackoffPolicy,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   next(): number {
     this.failures += 1;

@@ -28,7 +28,11 @@ export interface SubscribeOptions {
 }
 
 /** Validates a publish call and returns the serialized payload. */
-export function preparePublish(name: string, payload: Json, headers: Readonly<Record<string, string>> | undefined): { body: string; headers: Record<string, string> } {
+export function preparePublish(
+  name: string,
+  payload: Json,
+  headers: Readonly<Record<string, string>> | undefined,
+): { body: string; headers: Record<string, string> } {
   validateEventName(name);
   assertJson(payload, 'event payload', 'BAD_PAYLOAD', { maxDepth: MAX_MESSAGE_DEPTH });
   const body = JSON.stringify(payload);
@@ -44,13 +48,17 @@ export function preparePublish(name: string, payload: Json, headers: Readonly<Re
 }
 
 function checkHeaders(headers: unknown): Record<string, string> {
-  if (!isPlainObject(headers)) throw new PipeError('event headers must be an object of strings', { code: 400, kind: 'BAD_HEADERS' });
+  if (!isPlainObject(headers))
+    throw new PipeError('event headers must be an object of strings', { code: 400, kind: 'BAD_HEADERS' });
   const out: Record<string, string> = {};
   let bytes = 0;
   for (const key of Object.keys(headers)) {
     const value = headers[key];
     if (!HEADER_NAME.test(key) || typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) {
-      throw new PipeError(`invalid event header ${JSON.stringify(key.slice(0, 80))}`, { code: 400, kind: 'BAD_HEADERS' });
+      throw new PipeError(`invalid event header ${JSON.stringify(key.slice(0, 80))}`, {
+        code: 400,
+        kind: 'BAD_HEADERS',
+      });
     }
     bytes += key.length + Buffer.byteLength(value, 'utf8');
     Object.defineProperty(out, key.toLowerCase(), { value, enumerable: true, writable: true, configurable: true });
@@ -64,11 +72,17 @@ function checkHeaders(headers: unknown): Record<string, string> {
 export function validateSubscribe(subscriber: string, event: string, opts: SubscribeOptions): void {
   validateEventName(event);
   if (typeof subscriber !== 'string' || !SUBSCRIBER_NAME.test(subscriber)) {
-    throw new PipeError(`invalid subscriber name ${JSON.stringify(String(subscriber).slice(0, 80))}`, { code: 400, kind: 'BAD_SUBSCRIBER' });
+    throw new PipeError(`invalid subscriber name ${JSON.stringify(String(subscriber).slice(0, 80))}`, {
+      code: 400,
+      kind: 'BAD_SUBSCRIBER',
+    });
   }
   const positive = (n: number): boolean => Number.isInteger(n) && n >= 1;
   if (!positive(opts.maxDeliveries) || !positive(opts.ackTimeout) || !positive(opts.concurrency)) {
-    throw new PipeError('maxDeliveries, ackTimeout and concurrency must be positive integers', { code: 400, kind: 'BAD_SUBSCRIBE' });
+    throw new PipeError('maxDeliveries, ackTimeout and concurrency must be positive integers', {
+      code: 400,
+      kind: 'BAD_SUBSCRIBE',
+    });
   }
 }
 

@@ -4,8 +4,12 @@ import { BackendConfigError, chooseBackends, replicaProblem } from './config.js'
 describe('backend configuration fails closed', () => {
   it('refuses an unknown scheme in PIPEC_STORE or PIPEC_BROKER with one line naming the variable', () => {
     expect(() => chooseBackends({ PIPEC_STORE: 'postgress://u:secret@db/app' })).toThrow(BackendConfigError);
-    expect(() => chooseBackends({ PIPEC_STORE: 'postgress://u:secret@db/app' })).toThrow(/^PIPEC_STORE has an unknown scheme "postgress:" \(expected postgres:\/\/ or postgresql:\/\/\)/);
-    expect(() => chooseBackends({ PIPEC_BROKER: 'nats://a:4222,nast://b:4222' })).toThrow(/^PIPEC_BROKER has an unknown scheme "nast:"/);
+    expect(() => chooseBackends({ PIPEC_STORE: 'postgress://u:secret@db/app' })).toThrow(
+      /^PIPEC_STORE has an unknown scheme "postgress:" \(expected postgres:\/\/ or postgresql:\/\/\)/,
+    );
+    expect(() => chooseBackends({ PIPEC_BROKER: 'nats://a:4222,nast://b:4222' })).toThrow(
+      /^PIPEC_BROKER has an unknown scheme "nast:"/,
+    );
     expect(() => chooseBackends({ PIPEC_BROKER: 'localhost:4222' })).toThrow(/^PIPEC_BROKER has an unknown scheme/);
     // Never the password of the URL.
     try {
@@ -20,8 +24,13 @@ describe('backend configuration fails closed', () => {
   it('takes the known schemes, and unset or empty as embedded', () => {
     expect(chooseBackends({})).toEqual({ replicas: 1 });
     expect(chooseBackends({ PIPEC_STORE: '', PIPEC_BROKER: ' ' })).toEqual({ replicas: 1 });
-    expect(chooseBackends({ PIPEC_STORE: 'postgresql://db/app', PIPEC_BROKER: 'tls://a:4222,nats://b:4222', PIPEC_REPLICAS: '3' }))
-      .toEqual({ storeUrl: 'postgresql://db/app', brokerUrl: 'tls://a:4222,nats://b:4222', replicas: 3 });
+    expect(
+      chooseBackends({
+        PIPEC_STORE: 'postgresql://db/app',
+        PIPEC_BROKER: 'tls://a:4222,nats://b:4222',
+        PIPEC_REPLICAS: '3',
+      }),
+    ).toEqual({ storeUrl: 'postgresql://db/app', brokerUrl: 'tls://a:4222,nats://b:4222', replicas: 3 });
   });
 
   it('with several replicas, refuses each mix that would not be shared for what the service uses', () => {
@@ -32,7 +41,9 @@ describe('backend configuration fails closed', () => {
     // One replica: every mix is correct.
     expect(replicaProblem({ replicas: 1 }, uses)).toBeNull();
     // Nothing shared at all: refused whatever the service uses (schedules would fire on every replica).
-    expect(replicaProblem({ replicas: 3 }, none)).toMatch(/embedded backends only.*every replica would fire every schedule tick/);
+    expect(replicaProblem({ replicas: 3 }, none)).toMatch(
+      /embedded backends only.*every replica would fire every schedule tick/,
+    );
     // PostgreSQL alone: stores and schedules shared, events not.
     expect(replicaProblem({ replicas: 3, storeUrl: pg }, { stores: ['orders'], eventPipelines: [] })).toBeNull();
     expect(replicaProblem({ replicas: 3, storeUrl: pg }, uses)).toMatch(/without PIPEC_BROKER: the events of on-order/);

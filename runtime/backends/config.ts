@@ -63,7 +63,8 @@ function replicasOf(env: NodeJS.ProcessEnv): number {
   const raw = env['PIPEC_REPLICAS']?.trim();
   if (raw === undefined || raw === '') return 1;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new BackendConfigError(`PIPEC_REPLICAS must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new BackendConfigError(`PIPEC_REPLICAS must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
   return value;
 }
 

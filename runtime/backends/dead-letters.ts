@@ -35,7 +35,9 @@ export interface DeadLetter {
 }
 
 /** A listing row: everything but the payload and headers. */
-export type DeadLetterSummary = Omit<DeadLetter, 'payload' | 'headers' | 'attempts'> & { readonly lastError: string | null };
+export type DeadLetterSummary = Omit<DeadLetter, 'payload' | 'headers' | 'attempts'> & {
+  readonly lastError: string | null;
+};
 
 export interface DeadLetterQuery {
   readonly event?: string;
@@ -83,7 +85,8 @@ export function pageOf(query: DeadLetterQuery | undefined): { limit: number; off
 const ID = /^[0-9a-f]{24}$/;
 
 export function checkDeadLetterId(id: string): void {
-  if (typeof id !== 'string' || !ID.test(id)) throw new PipeError('invalid dead letter id', { code: 400, kind: 'BAD_QUERY' });
+  if (typeof id !== 'string' || !ID.test(id))
+    throw new PipeError('invalid dead letter id', { code: 400, kind: 'BAD_QUERY' });
 }
 
 export function notFound(id: string): PipeError {

@@ -32,7 +32,11 @@ export function guarded<T extends object>(
 
 function methodNames(target: object): string[] {
   const names = new Set<string>(Object.keys(target));
-  for (let proto = Object.getPrototypeOf(target) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto = Object.getPrototypeOf(target) as object | null;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) if (name !== 'constructor') names.add(name);
   }
   return [...names];

@@ -93,10 +93,25 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
       const watch = new postgres.PgSupervisor(pgPool, dependency);
       supervisor = watch;
       const lost = (err: unknown): void => watch.lost(err);
-      store = guarded(postgres.createPgStore({ pool: pgPool, clock, regex, ...limits }), dependency, postgres.isConnectionError, lost);
+      store = guarded(
+        postgres.createPgStore({ pool: pgPool, clock, regex, ...limits }),
+        dependency,
+        postgres.isConnectionError,
+        lost,
+      );
       lock = guarded(postgres.createPgLock(pgPool, clock, logger), dependency, postgres.isConnectionError, lost);
-      watermarks = guarded(postgres.createPgWatermarks(pgPool, () => clock.now()), dependency, postgres.isConnectionError, lost);
-      rateLimits = guarded(postgres.createPgRateLimitStore(pgPool, clock), dependency, postgres.isConnectionError, lost);
+      watermarks = guarded(
+        postgres.createPgWatermarks(pgPool, () => clock.now()),
+        dependency,
+        postgres.isConnectionError,
+        lost,
+      );
+      rateLimits = guarded(
+        postgres.createPgRateLimitStore(pgPool, clock),
+        dependency,
+        postgres.isConnectionError,
+        lost,
+      );
     } else {
       store = createSqliteStore({ db: sqlite as SqliteDatabase, clock, regex, ...limits });
       lock = createSqliteLock(sqlite as SqliteDatabase, clock);
@@ -127,7 +142,11 @@ export async function createBackends(opts: BackendOptions): Promise<Backends> {
 
     await waitForBackends([link?.dependency, supervisor?.dependency], opts.startWaitMs ?? startWaitFrom(env));
     logger.info(
-      { store: pool ? 'postgres' : 'sqlite', broker: useNats ? 'nats' : 'sqlite', unavailable: availability.unavailable().map((u) => u.backend) },
+      {
+        store: pool ? 'postgres' : 'sqlite',
+        broker: useNats ? 'nats' : 'sqlite',
+        unavailable: availability.unavailable().map((u) => u.backend),
+      },
       'backends ready',
     );
 
@@ -185,8 +204,12 @@ function maxAgeFrom(env: NodeJS.ProcessEnv): number | undefined {
 
 async function loadPostgres() {
   const [pool, store, locks, supervisor, watermarks, rateLimits] = await Promise.all([
-    import('./postgres/pool.js'), import('./postgres/store.js'), import('./locks.js'), import('./postgres/supervisor.js'),
-    import('./watermarks.js'), import('./postgres/rate-limits.js'),
+    import('./postgres/pool.js'),
+    import('./postgres/store.js'),
+    import('./locks.js'),
+    import('./postgres/supervisor.js'),
+    import('./watermarks.js'),
+    import('./postgres/rate-limits.js'),
   ]);
   return {
     createPgPool: pool.createPgPool,
@@ -202,7 +225,10 @@ async function loadPostgres() {
 
 async function loadNats() {
   const [connection, broker, lock, rateLimits] = await Promise.all([
-    import('./nats/connection.js'), import('./nats/broker.js'), import('./nats/lock.js'), import('./nats/rate-limits.js'),
+    import('./nats/connection.js'),
+    import('./nats/broker.js'),
+    import('./nats/lock.js'),
+    import('./nats/rate-limits.js'),
   ]);
   return {
     NatsLink: connection.NatsLink,

@@ -51,26 +51,34 @@ export function getPath(doc: Json, path: readonly string[]): Json | undefined {
 export function parseFieldPath(path: string): string[] {
   const segments = path.split('.');
   if (path.length > 512 || segments.length > 32 || !segments.every((s) => PATH_SEGMENT.test(s))) {
-    throw badQuery(`invalid field path ${JSON.stringify(path.slice(0, 80))}: use letters, digits, _ $ - separated by dots`);
+    throw badQuery(
+      `invalid field path ${JSON.stringify(path.slice(0, 80))}: use letters, digits, _ $ - separated by dots`,
+    );
   }
   return segments;
 }
 
 export function validateStoreName(store: string): void {
   if (typeof store !== 'string' || !STORE_NAME.test(store)) {
-    throw new PipeError(`invalid store name ${JSON.stringify(String(store).slice(0, 80))}: expected ${STORE_NAME.source}`, {
-      code: 400,
-      kind: 'BAD_STORE_NAME',
-    });
+    throw new PipeError(
+      `invalid store name ${JSON.stringify(String(store).slice(0, 80))}: expected ${STORE_NAME.source}`,
+      {
+        code: 400,
+        kind: 'BAD_STORE_NAME',
+      },
+    );
   }
 }
 
 export function validateEventName(name: string): void {
   if (typeof name !== 'string' || !EVENT_NAME.test(name)) {
-    throw new PipeError(`invalid event name ${JSON.stringify(String(name).slice(0, 80))}: expected ${EVENT_NAME.source}`, {
-      code: 400,
-      kind: 'BAD_EVENT_NAME',
-    });
+    throw new PipeError(
+      `invalid event name ${JSON.stringify(String(name).slice(0, 80))}: expected ${EVENT_NAME.source}`,
+      {
+        code: 400,
+        kind: 'BAD_EVENT_NAME',
+      },
+    );
   }
 }
 
@@ -90,7 +98,12 @@ export interface JsonRules {
  * PostgreSQL refuses — U+0000 or a lone UTF-16 surrogate in a string or a key (else 422
  * `UNSTORABLE_JSON`). SQLite would keep such text, PostgreSQL would not: one rule for both.
  */
-export function assertJson(value: unknown, what: string, kind = 'NOT_JSON', rules: JsonRules = {}): asserts value is Json {
+export function assertJson(
+  value: unknown,
+  what: string,
+  kind = 'NOT_JSON',
+  rules: JsonRules = {},
+): asserts value is Json {
   const problem = findJsonProblem(value, 0, rules.maxDepth ?? MAX_JSON_DEPTH);
   if (problem === null) return;
   if (problem.storable) throw new PipeError(`${what} is not JSON-serializable: ${problem.text}`, { code: 400, kind });
@@ -104,7 +117,8 @@ function findJsonProblem(value: unknown, depth: number, maxDepth: number): JsonP
   if (depth > maxDepth) return { text: `nested deeper than ${maxDepth} levels`, storable: false };
   if (value === null || typeof value === 'boolean') return null;
   if (typeof value === 'string') return textProblem(value, 'a string');
-  if (typeof value === 'number') return Number.isFinite(value) ? null : { text: `number ${String(value)}`, storable: true };
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? null : { text: `number ${String(value)}`, storable: true };
   if (Array.isArray(value)) {
     for (const item of value) {
       const p = findJsonProblem(item, depth + 1, maxDepth);
@@ -129,7 +143,8 @@ const SUSPECT_TEXT = /[\u0000\uD800-\uDFFF]/;
 function textProblem(text: string, what: string): JsonProblem | null {
   if (!SUSPECT_TEXT.test(text)) return null;
   if (text.includes('\u0000')) return { text: `${what} holds U+0000 (NUL)`, storable: false };
-  if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return { text: `${what} holds a lone UTF-16 surrogate`, storable: false };
+  if (!(text as string & { isWellFormed(): boolean }).isWellFormed())
+    return { text: `${what} holds a lone UTF-16 surrogate`, storable: false };
   return null;
 }
 

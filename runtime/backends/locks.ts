@@ -64,7 +64,10 @@ export function createPgLock(pool: PgPool, clock: Clock, logger: Logger): Schedu
   let calls = 0;
   return {
     async lastTick(schedule) {
-      const result = await pool.query<{ last_tick: string }>('SELECT last_tick FROM pipec_schedule_state WHERE schedule = $1', [schedule]);
+      const result = await pool.query<{ last_tick: string }>(
+        'SELECT last_tick FROM pipec_schedule_state WHERE schedule = $1',
+        [schedule],
+      );
       const row = result.rows[0];
       return row ? Number(row.last_tick) : null;
     },
@@ -80,13 +83,18 @@ export function createPgLock(pool: PgPool, clock: Clock, logger: Logger): Schedu
       const lockKey = advisoryKey(key);
       let locked = false;
       try {
-        const got = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [lockKey]);
+        const got = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
+          lockKey,
+        ]);
         locked = got.rows[0]?.locked === true;
         if (!locked) return false;
         if (++calls % PRUNE_EVERY === 0) {
           await client.query('DELETE FROM pipec_lock_ledger WHERE fired_at < $1', [clock.now() - LEDGER_RETENTION_MS]);
         }
-        const recorded = await client.query('INSERT INTO pipec_lock_ledger (key, fired_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [key, clock.now()]);
+        const recorded = await client.query(
+          'INSERT INTO pipec_lock_ledger (key, fired_at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+          [key, clock.now()],
+        );
         if (recorded.rowCount !== 1) return false;
         await fn();
         return true;

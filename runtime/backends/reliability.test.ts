@@ -22,15 +22,27 @@ import { openSqlite } from './sqlite/database.js';
 
 function recorder(): { logger: pino.Logger; messages: () => string[] } {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk: Buffer, _e, done) { lines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } });
-  return { logger: pino({ level: 'info' }, sink), messages: () => lines.map((l) => String((JSON.parse(l) as { msg: string }).msg)) };
+  const sink = new Writable({
+    write(chunk: Buffer, _e, done) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return {
+    logger: pino({ level: 'info' }, sink),
+    messages: () => lines.map((l) => String((JSON.parse(l) as { msg: string }).msg)),
+  };
 }
 
 describe('backoff', () => {
   const policy = { initialMs: 1000, maxMs: 8000, multiplier: 2 };
   it('doubles up to the cap, each wait drawn from the upper half of its step', () => {
-    expect([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(policy, n, () => 0))).toEqual([500, 1000, 2000, 4000, 4000, 4000]);
-    expect([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(policy, n, () => 1))).toEqual([1000, 2000, 4000, 8000, 8000, 8000]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(policy, n, () => 0))).toEqual([
+      500, 1000, 2000, 4000, 4000, 4000,
+    ]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(policy, n, () => 1))).toEqual([
+      1000, 2000, 4000, 8000, 8000, 8000,
+    ]);
     expect(backoffDelay({ initialMs: 300, maxMs: 300, multiplier: 1 }, 50, () => 0.5)).toBe(225);
   });
   it('starts over after a success', () => {
@@ -54,7 +66,11 @@ describe('availability', () => {
     nats.restored();
     nats.restored();
     await waiting;
-    expect(messages()).toEqual(['backend connected: nats', 'backend unavailable: nats; retrying until it is back', 'backend available again: nats']);
+    expect(messages()).toEqual([
+      'backend connected: nats',
+      'backend unavailable: nats; retrying until it is back',
+      'backend available again: nats',
+    ]);
   });
 
   it('fails calls at once with 503 while away, and turns connection errors into 503', async () => {
@@ -71,13 +87,22 @@ describe('availability', () => {
         return 'ok';
       },
     };
-    const store = guarded(target, db, (e) => (e as { code?: unknown }).code === 'ECONNREFUSED', (e) => {
-      lost.push(e);
-      db.down('refused');
-    });
+    const store = guarded(
+      target,
+      db,
+      (e) => (e as { code?: unknown }).code === 'ECONNREFUSED',
+      (e) => {
+        lost.push(e);
+        db.down('refused');
+      },
+    );
     expect(await store.read(null)).toBe('ok');
     await expect(store.read('query')).rejects.toMatchObject({ code: 400 });
-    await expect(store.read('network')).rejects.toMatchObject({ code: 503, kind: 'BACKEND_UNAVAILABLE', details: { backend: 'postgres', retryAfter: 5 } });
+    await expect(store.read('network')).rejects.toMatchObject({
+      code: 503,
+      kind: 'BACKEND_UNAVAILABLE',
+      details: { backend: 'postgres', retryAfter: 5 },
+    });
     expect(lost).toHaveLength(1);
     const before = calls;
     await expect(store.read(null)).rejects.toMatchObject({ code: 503 });
@@ -87,11 +112,16 @@ describe('availability', () => {
 
 describe('judging a failed delivery', () => {
   it('dead-letters permanent failures at once and retries the rest', () => {
-    expect(judgeFailure(new PipeError('not found', { code: 404 }))).toEqual({ text: 'not found', deadLetterNow: 'permanent-error' });
+    expect(judgeFailure(new PipeError('not found', { code: 404 }))).toEqual({
+      text: 'not found',
+      deadLetterNow: 'permanent-error',
+    });
     expect(judgeFailure(new PipeError('slow down', { code: 429 })).deadLetterNow).toBeNull();
     expect(judgeFailure(new PipeError('down', { code: 503 })).deadLetterNow).toBeNull();
     expect(judgeFailure(new Error('boom')).deadLetterNow).toBeNull();
-    expect(judgeFailure({ permanent: true, deadLetterReason: 'expired', message: 'old' }).deadLetterNow).toBe('expired');
+    expect(judgeFailure({ permanent: true, deadLetterReason: 'expired', message: 'old' }).deadLetterNow).toBe(
+      'expired',
+    );
     expect(judgeFailure('x'.repeat(2000)).text).toHaveLength(500);
   });
 
@@ -105,7 +135,9 @@ describe('judging a failed delivery', () => {
 
   it('keeps attempt histories complete and bounded', () => {
     expect(completeAttempts([{ attempt: 2, at: 5, error: 'b' }], 3)).toEqual([
-      { attempt: 1, at: 0, error: NO_ANSWER }, { attempt: 2, at: 5, error: 'b' }, { attempt: 3, at: 0, error: NO_ANSWER },
+      { attempt: 1, at: 0, error: NO_ANSWER },
+      { attempt: 2, at: 5, error: 'b' },
+      { attempt: 3, at: 0, error: NO_ANSWER },
     ]);
     let history = completeAttempts([], 0);
     for (let n = 1; n <= 40; n++) history = appendAttempt(history, { attempt: n, at: n, error: `e${n}` });
@@ -134,9 +166,19 @@ describe('an embedded file from before dead letters kept their attempts', () => 
     const db = openSqlite(file, createRegexTester());
     const broker = createSqliteBroker({ db, clock: { now: () => 1 }, logger: pino({ level: 'silent' }) });
     const [letter] = await broker.deadLetters.list();
-    expect(letter).toMatchObject({ event: 'ev', subscriber: 'sub', reason: 'max-deliveries', attemptCount: 3, deadAt: 42 });
+    expect(letter).toMatchObject({
+      event: 'ev',
+      subscriber: 'sub',
+      reason: 'max-deliveries',
+      attemptCount: 3,
+      deadAt: 42,
+    });
     expect(letter?.id).toMatch(/^[0-9a-f]{24}$/);
-    expect(await broker.deadLetters.get(String(letter?.id))).toMatchObject({ payload: { a: 1 }, attempts: [], replays: [] });
+    expect(await broker.deadLetters.get(String(letter?.id))).toMatchObject({
+      payload: { a: 1 },
+      attempts: [],
+      replays: [],
+    });
     await broker.close();
     db.close();
     // Opening it again changes nothing.
@@ -154,10 +196,18 @@ describe('PIPEC_SQLITE_SYNCHRONOUS', () => {
     const { createBackends } = await import('./index.js');
     const normal = openSqlite(join(dir, 'a.db'), createRegexTester());
     const full = openSqlite(join(dir, 'b.db'), createRegexTester(), 'full');
-    expect([normal.pragma('synchronous', { simple: true }), full.pragma('synchronous', { simple: true })]).toEqual([1, 2]);
+    expect([normal.pragma('synchronous', { simple: true }), full.pragma('synchronous', { simple: true })]).toEqual([
+      1, 2,
+    ]);
     normal.close();
     full.close();
-    const open = (value: string) => createBackends({ dataDir: dir, env: { PIPEC_SQLITE_SYNCHRONOUS: value }, clock: { now: () => 0 }, logger: pino({ level: 'silent' }) });
+    const open = (value: string) =>
+      createBackends({
+        dataDir: dir,
+        env: { PIPEC_SQLITE_SYNCHRONOUS: value },
+        clock: { now: () => 0 },
+        logger: pino({ level: 'silent' }),
+      });
     await expect(open('sometimes')).rejects.toThrow(/PIPEC_SQLITE_SYNCHRONOUS/);
     await (await open('full')).close();
   });

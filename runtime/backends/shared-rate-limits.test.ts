@@ -12,14 +12,25 @@ import { createBackends, type Backends } from './index.js';
 
 const postgresUp = await reachable(PG_URL, 5432);
 const natsUp = await reachable(NATS_URL, 4222);
-if (!IN_CI && (!postgresUp || !natsUp)) console.warn(`[shared-rate-limits.test] skipping what needs ${[postgresUp ? '' : PG_URL, natsUp ? '' : NATS_URL].filter(Boolean).join(', ')}: unreachable`);
+if (!IN_CI && (!postgresUp || !natsUp))
+  console.warn(
+    `[shared-rate-limits.test] skipping what needs ${[postgresUp ? '' : PG_URL, natsUp ? '' : NATS_URL].filter(Boolean).join(', ')}: unreachable`,
+  );
 
 const RUN_ID = `${process.pid}_${Date.now()}`;
 const silent = pino({ level: 'silent' });
 
 const variants = [
   { name: 'PostgreSQL', run: postgresUp || IN_CI, env: { PIPEC_STORE: PG_URL } },
-  { name: 'NATS alone', run: natsUp || IN_CI, env: { PIPEC_BROKER: NATS_URL, PIPEC_NATS_STREAM: `PIPEC_RL_${RUN_ID}`, PIPEC_NATS_SUBJECT_PREFIX: `pipecrl.${RUN_ID}` } },
+  {
+    name: 'NATS alone',
+    run: natsUp || IN_CI,
+    env: {
+      PIPEC_BROKER: NATS_URL,
+      PIPEC_NATS_STREAM: `PIPEC_RL_${RUN_ID}`,
+      PIPEC_NATS_SUBJECT_PREFIX: `pipecrl.${RUN_ID}`,
+    },
+  },
 ];
 
 afterAll(async () => {
@@ -31,7 +42,15 @@ describe.each(variants)('rate limits shared through $name', ({ run, env }) => {
     const opened: Backends[] = [];
     try {
       for (const replica of ['a', 'b']) {
-        opened.push(await createBackends({ dataDir: `/tmp/pipec-rl-${RUN_ID}-${replica}`, env, clock: new SystemClock(), logger: silent, startWaitMs: 10_000 }));
+        opened.push(
+          await createBackends({
+            dataDir: `/tmp/pipec-rl-${RUN_ID}-${replica}`,
+            env,
+            clock: new SystemClock(),
+            logger: silent,
+            startWaitMs: 10_000,
+          }),
+        );
       }
       const spec: RateLimitSpec = { window: 60_000, max: 25, key: 'ip' };
       const t = Date.now();
@@ -46,7 +65,9 @@ describe.each(variants)('rate limits shared through $name', ({ run, env }) => {
       expect(decisions.filter((d) => !d.allowed).every((d) => d.retryAfterSeconds >= 1)).toBe(true);
       // Another client has a budget of its own; another trigger (scope) too.
       expect((await limiters[1]!('ip:10.0.0.2')).allowed).toBe(true);
-      expect((await createSharedRateLimiter(spec, opened[0]!.rateLimits!, `${scope}-other`, () => t)('ip:10.0.0.1')).allowed).toBe(true);
+      expect(
+        (await createSharedRateLimiter(spec, opened[0]!.rateLimits!, `${scope}-other`, () => t)('ip:10.0.0.1')).allowed,
+      ).toBe(true);
     } finally {
       for (const b of opened) await b.close();
     }

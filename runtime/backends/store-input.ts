@@ -8,7 +8,15 @@ import type { FindOptions, JsonObject, StoreIndex } from '../types.js';
 
 export type { StoreIndex };
 import { PipeError } from '../errors.js';
-import { assertJson, badQuery, getOwn, isPlainObject, serializeDocument, setOwn, validateStoreName } from './json-safe.js';
+import {
+  assertJson,
+  badQuery,
+  getOwn,
+  isPlainObject,
+  serializeDocument,
+  setOwn,
+  validateStoreName,
+} from './json-safe.js';
 import { parseFilter, type FieldCondition, type Filter } from './query/filter.js';
 import { parsePipeline, parseSort, type Stage } from './query/aggregate.js';
 import type { RegexTester } from './query/regex.js';
@@ -40,7 +48,12 @@ export function prepareFilter(store: string, query: unknown, regex: RegexTester)
   return filter;
 }
 
-export function prepareFind(store: string, query: unknown, opts: FindOptions | undefined, regex: RegexTester): PreparedFind {
+export function prepareFind(
+  store: string,
+  query: unknown,
+  opts: FindOptions | undefined,
+  regex: RegexTester,
+): PreparedFind {
   const filter = prepareFilter(store, query, regex);
   const limit = opts?.limit ?? 0;
   const skip = opts?.skip ?? 0;
@@ -51,16 +64,22 @@ export function prepareFind(store: string, query: unknown, opts: FindOptions | u
 
 /** Gives each document its `_oId` (given string/number, else a UUID) and serializes it within the size limit. */
 export function prepareDocuments(docs: readonly JsonObject[], maxBytes: number): PreparedDocument[] {
-  if (!Array.isArray(docs)) throw new PipeError('insert takes an array of documents', { code: 400, kind: 'BAD_DOCUMENT' });
+  if (!Array.isArray(docs))
+    throw new PipeError('insert takes an array of documents', { code: 400, kind: 'BAD_DOCUMENT' });
   const seen = new Set<string>();
   return docs.map((doc) => {
-    if (!isPlainObject(doc)) throw new PipeError('a document must be a JSON object', { code: 400, kind: 'BAD_DOCUMENT' });
+    if (!isPlainObject(doc))
+      throw new PipeError('a document must be a JSON object', { code: 400, kind: 'BAD_DOCUMENT' });
     const given = getOwn(doc, ID_FIELD);
     if (given !== undefined && typeof given !== 'string' && typeof given !== 'number') {
       throw new PipeError(`${ID_FIELD} must be a string or a number`, { code: 400, kind: 'BAD_DOCUMENT' });
     }
     const id = given === undefined ? randomUUID() : String(given);
-    if (seen.has(id)) throw new PipeError(`duplicate key: ${ID_FIELD} ${JSON.stringify(id)} appears twice`, { code: 409, kind: 'DUPLICATE_KEY' });
+    if (seen.has(id))
+      throw new PipeError(`duplicate key: ${ID_FIELD} ${JSON.stringify(id)} appears twice`, {
+        code: 409,
+        kind: 'DUPLICATE_KEY',
+      });
     seen.add(id);
     const stored: JsonObject = { ...doc };
     if (given === undefined) setOwn(stored, ID_FIELD, id);
@@ -107,7 +126,8 @@ export function indexesToDrop(index: unknown, stored: ReadonlyArray<{ name: stri
     if (keys === JSON.stringify([['_oId', 1]])) throw badQuery('the _oId_ index cannot be dropped');
     chosen = stored.filter((row) => row.fields === keys).map((row) => row.name);
   }
-  for (const name of chosen) if (!/^pipec_u?ix_[0-9a-f]{16}$/.test(name)) throw badQuery(`not a pipec index name: ${JSON.stringify(name)}`);
+  for (const name of chosen)
+    if (!/^pipec_u?ix_[0-9a-f]{16}$/.test(name)) throw badQuery(`not a pipec index name: ${JSON.stringify(name)}`);
   return chosen;
 }
 
@@ -117,7 +137,10 @@ export function maxAggregateDocs(env: NodeJS.ProcessEnv): number {
 }
 
 export function aggregateTooLarge(max: number): PipeError {
-  return new PipeError(`aggregate would load more than ${max} documents; add a leading $match`, { code: 413, kind: 'AGGREGATE_TOO_LARGE' });
+  return new PipeError(`aggregate would load more than ${max} documents; add a leading $match`, {
+    code: 413,
+    kind: 'AGGREGATE_TOO_LARGE',
+  });
 }
 
 /** Compiles every $regex once so an invalid pattern is a 400 before SQL runs. */

@@ -32,8 +32,8 @@ export function createSqliteWatermarks(db: SqliteDatabase, now: () => number): W
   const held = new Set<string>();
   const read = db.prepare('SELECT value FROM pipec_watermarks WHERE key = ?');
   const write = db.prepare(
-    'INSERT INTO pipec_watermarks (key, value, updated_at) VALUES (?, ?, ?) '
-      + 'ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    'INSERT INTO pipec_watermarks (key, value, updated_at) VALUES (?, ?, ?) ' +
+      'ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
   );
   return {
     async withWatermark(key, fn) {
@@ -62,9 +62,9 @@ export function createPgWatermarks(pool: PgPool, now: () => number): WatermarkSt
       };
       client.on('error', onError);
       try {
-        const got = await client.query<{ locked: boolean }>(
-          'SELECT pg_try_advisory_lock($1::bigint) AS locked', [lockKey],
-        );
+        const got = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
+          lockKey,
+        ]);
         locked = got.rows[0]?.locked === true;
         if (!locked) return false;
         const row = await client.query<{ value: string }>('SELECT value FROM pipec_watermarks WHERE key = $1', [key]);

@@ -6,7 +6,20 @@
 import { describe, expect, it } from 'vitest';
 import { PipeError } from '../errors.js';
 import type { Json } from '../types.js';
-import { EVERY, FILTER, FIND, GROUPBY, MAP, MAX_ELEMENTS, MAX_LAMBDA_CALLS, REDUCE, SOME, SORTBY, SUM_MAP, sizeUpTo } from './arrays.js';
+import {
+  EVERY,
+  FILTER,
+  FIND,
+  GROUPBY,
+  MAP,
+  MAX_ELEMENTS,
+  MAX_LAMBDA_CALLS,
+  REDUCE,
+  SOME,
+  SORTBY,
+  SUM_MAP,
+  sizeUpTo,
+} from './arrays.js';
 import { AVG, COUNT, MAX, MIN, SUM } from './math.js';
 import { get } from './values.js';
 
@@ -139,10 +152,23 @@ describe('SUM_MAP (what SUM(MAP(…)) compiles to)', () => {
         return x;
       },
     ];
-    const arrays: Json[] = [[1, 2, 3, 4, 5], [], ['2', 3.25, '1e3'], [Number.MAX_VALUE, Number.MAX_VALUE], [0.1, 0.2, 0.3], null, 'text', 5, { a: 1 }];
+    const arrays: Json[] = [
+      [1, 2, 3, 4, 5],
+      [],
+      ['2', 3.25, '1e3'],
+      [Number.MAX_VALUE, Number.MAX_VALUE],
+      [0.1, 0.2, 0.3],
+      null,
+      'text',
+      5,
+      { a: 1 },
+    ];
     for (const array of arrays) {
       for (const lambda of lambdas) {
-        expect(outcome(() => SUM_MAP(array, lambda)), JSON.stringify(array)).toEqual(outcome(() => SUM(MAP(array, lambda))));
+        expect(
+          outcome(() => SUM_MAP(array, lambda)),
+          JSON.stringify(array),
+        ).toEqual(outcome(() => SUM(MAP(array, lambda))));
       }
     }
   });
@@ -150,6 +176,8 @@ describe('SUM_MAP (what SUM(MAP(…)) compiles to)', () => {
   it('counts its lambda calls in the work budget of the call around it', () => {
     const nested = MAP([[1, 2], [3]], (row) => SUM_MAP(row, (x) => x));
     expect(nested).toEqual([3, 3]);
-    expect(() => MAP(new Array(10).fill(Array(MAX_ELEMENTS).fill(1)), (row) => SUM_MAP(row, (x) => x))).toThrow(`more than ${MAX_LAMBDA_CALLS} lambda calls`);
+    expect(() => MAP(new Array(10).fill(Array(MAX_ELEMENTS).fill(1)), (row) => SUM_MAP(row, (x) => x))).toThrow(
+      `more than ${MAX_LAMBDA_CALLS} lambda calls`,
+    );
   });
 });

@@ -71,15 +71,24 @@ function callReducer(work: Work, reducer: Reducer, acc: Json, x: Json): Json {
 function countCall(fn: string, work: Work): void {
   work.calls++;
   tick();
-  if (work.calls > MAX_LAMBDA_CALLS) fail(fn, `more than ${MAX_LAMBDA_CALLS} lambda calls in one computation (nested array functions multiply); split the work over several steps`);
+  if (work.calls > MAX_LAMBDA_CALLS)
+    fail(
+      fn,
+      `more than ${MAX_LAMBDA_CALLS} lambda calls in one computation (nested array functions multiply); split the work over several steps`,
+    );
 }
 
 function countResult(fn: string, work: Work, value: Json, previous?: Json): Json {
-  if (typeof value === 'string' && typeof previous === 'string') work.size += Math.max(0, value.length - previous.length) + 1;
+  if (typeof value === 'string' && typeof previous === 'string')
+    work.size += Math.max(0, value.length - previous.length) + 1;
   // Scalars (the usual lambda result) are counted here, as sizeUpTo would, without its work list.
   else if (value === null || typeof value !== 'object') work.size += typeof value === 'string' ? value.length + 1 : 1;
   else work.size += sizeUpTo(value, MAX_RESULT_SIZE - work.size + 1, (work.seen ??= new WeakSet()));
-  if (work.size > MAX_RESULT_SIZE) fail(fn, `the lambdas returned more than ${MAX_RESULT_SIZE} characters and values in one computation; split the work over several steps`);
+  if (work.size > MAX_RESULT_SIZE)
+    fail(
+      fn,
+      `the lambdas returned more than ${MAX_RESULT_SIZE} characters and values in one computation; split the work over several steps`,
+    );
   return value;
 }
 
@@ -112,7 +121,8 @@ export function sizeUpTo(value: Json, limit: number, seen: WeakSet<object> = new
 function elements(fn: string, value: Json): Json[] | null {
   if (value === null || value === undefined) return null;
   if (!Array.isArray(value)) fail(fn, `argument 1 must be an array, got ${describeValue(value)}`);
-  if (value.length > MAX_ELEMENTS) fail(fn, `the array has ${value.length} elements; at most ${MAX_ELEMENTS} are processed`);
+  if (value.length > MAX_ELEMENTS)
+    fail(fn, `the array has ${value.length} elements; at most ${MAX_ELEMENTS} are processed`);
   return value;
 }
 
@@ -209,9 +219,11 @@ export function SORTBY(array: Json, lambda: Lambda, descending?: Json): Json {
   let kind: 'number' | 'string' | undefined;
   for (const { key } of keyed) {
     if (key === null) continue;
-    if (typeof key !== 'number' && typeof key !== 'string') fail('SORTBY', `the key must be a number or a string, got ${describeValue(key)}`);
+    if (typeof key !== 'number' && typeof key !== 'string')
+      fail('SORTBY', `the key must be a number or a string, got ${describeValue(key)}`);
     const keyKind = typeof key as 'number' | 'string';
-    if (kind !== undefined && kind !== keyKind) fail('SORTBY', 'the keys mix numbers and strings; convert them to one type (TODOUBLE or TOSTRING)');
+    if (kind !== undefined && kind !== keyKind)
+      fail('SORTBY', 'the keys mix numbers and strings; convert them to one type (TODOUBLE or TOSTRING)');
     kind = keyKind;
   }
   const direction = isTrue(descending ?? null) ? -1 : 1;
@@ -255,6 +267,7 @@ function groupKey(key: Json): string {
 export function onlyArray(fn: string, values: readonly Json[]): Json[] | undefined {
   const only = values[0];
   if (values.length !== 1 || !Array.isArray(only)) return undefined;
-  if (only.length > MAX_ELEMENTS) fail(fn, `the array has ${only.length} elements; at most ${MAX_ELEMENTS} are processed`);
+  if (only.length > MAX_ELEMENTS)
+    fail(fn, `the array has ${only.length} elements; at most ${MAX_ELEMENTS} are processed`);
   return only;
 }

@@ -24,7 +24,7 @@ export function compileDatePattern(pattern: string): DateToken[] {
     if (literal !== '') tokens.push({ kind: 'literal', text: literal });
     literal = '';
   };
-  for (let i = 0; i < pattern.length; ) {
+  for (let i = 0; i < pattern.length;) {
     const c = pattern[i] as string;
     if (c === "'") {
       if (pattern[i + 1] === "'") {
@@ -45,14 +45,17 @@ export function compileDatePattern(pattern: string): DateToken[] {
         }
         text += pattern[j];
       }
-      if (j >= pattern.length) throw new DatePatternError(`unterminated quote in date pattern ${JSON.stringify(pattern)}`);
+      if (j >= pattern.length)
+        throw new DatePatternError(`unterminated quote in date pattern ${JSON.stringify(pattern)}`);
       literal += text;
       i = j + 1;
       continue;
     }
     if (/[A-Za-z]/.test(c)) {
       if (!SUPPORTED_LETTERS.includes(c)) {
-        throw new DatePatternError(`unknown pattern letter \`${c}\` in date pattern ${JSON.stringify(pattern)}; quote literal text, e.g. "yyyy-MM-dd'T'HH:mm"`);
+        throw new DatePatternError(
+          `unknown pattern letter \`${c}\` in date pattern ${JSON.stringify(pattern)}; quote literal text, e.g. "yyyy-MM-dd'T'HH:mm"`,
+        );
       }
       let j = i;
       while (pattern[j] === c) j++;
@@ -64,7 +67,9 @@ export function compileDatePattern(pattern: string): DateToken[] {
       continue;
     }
     if (c === '[' || c === ']' || c === '{' || c === '}' || c === '#') {
-      throw new DatePatternError(`\`${c}\` is reserved in date patterns (${JSON.stringify(pattern)}); quote it: '${c}'`);
+      throw new DatePatternError(
+        `\`${c}\` is reserved in date patterns (${JSON.stringify(pattern)}); quote it: '${c}'`,
+      );
     }
     literal += c;
     i++;
@@ -73,13 +78,36 @@ export function compileDatePattern(pattern: string): DateToken[] {
   return tokens;
 }
 
-const MAX_COUNTS: Readonly<Record<string, number>> = { M: 5, L: 5, d: 2, D: 3, E: 5, a: 1, h: 2, H: 2, k: 2, K: 2, m: 2, s: 2, S: 9, z: 4, Z: 5, X: 5, x: 5, V: 2, O: 4 };
+const MAX_COUNTS: Readonly<Record<string, number>> = {
+  M: 5,
+  L: 5,
+  d: 2,
+  D: 3,
+  E: 5,
+  a: 1,
+  h: 2,
+  H: 2,
+  k: 2,
+  K: 2,
+  m: 2,
+  s: 2,
+  S: 9,
+  z: 4,
+  Z: 5,
+  X: 5,
+  x: 5,
+  V: 2,
+  O: 4,
+};
 
 function checkCount(letter: string, count: number, pattern: string): void {
   const max = MAX_COUNTS[letter];
-  if (max !== undefined && count > max) throw new DatePatternError(`too many \`${letter}\` letters in date pattern ${JSON.stringify(pattern)}`);
-  if (letter === 'V' && count !== 2) throw new DatePatternError(`\`V\` must be written \`VV\` in date pattern ${JSON.stringify(pattern)}`);
-  if (letter === 'O' && count !== 1 && count !== 4) throw new DatePatternError(`\`O\` must be written \`O\` or \`OOOO\` in date pattern ${JSON.stringify(pattern)}`);
+  if (max !== undefined && count > max)
+    throw new DatePatternError(`too many \`${letter}\` letters in date pattern ${JSON.stringify(pattern)}`);
+  if (letter === 'V' && count !== 2)
+    throw new DatePatternError(`\`V\` must be written \`VV\` in date pattern ${JSON.stringify(pattern)}`);
+  if (letter === 'O' && count !== 1 && count !== 4)
+    throw new DatePatternError(`\`O\` must be written \`O\` or \`OOOO\` in date pattern ${JSON.stringify(pattern)}`);
 }
 
 /**
@@ -202,7 +230,8 @@ function namesMatcher(names: readonly string[]): RegExp {
 
 function numericWidth(letter: string, count: number, next: DateToken | undefined): [number, number] {
   // Adjacent numeric fields (yyyyMMdd) must be read at fixed width.
-  const adjacentNumber = next?.kind === 'field' && 'yuMLdDhHkKmsS'.includes(next.letter) && !('ML'.includes(next.letter) && next.count >= 3);
+  const adjacentNumber =
+    next?.kind === 'field' && 'yuMLdDhHkKmsS'.includes(next.letter) && !('ML'.includes(next.letter) && next.count >= 3);
   if (letter === 'S') return [count, count];
   if ((letter === 'y' || letter === 'u') && count !== 2) return [count, adjacentNumber ? count : 9];
   if (count === 1 && !adjacentNumber) return [1, letter === 'D' ? 3 : 2];
@@ -214,7 +243,9 @@ export function parseDate(tokens: readonly DateToken[], text: string, defaultZon
   const fields: Fields = {};
   let pos = 0;
   const failAt = (index: number): never => {
-    throw new DateParseError(`Text '${text.length > 64 ? text.slice(0, 64) + '…' : text}' could not be parsed at index ${index}`);
+    throw new DateParseError(
+      `Text '${text.length > 64 ? text.slice(0, 64) + '…' : text}' could not be parsed at index ${index}`,
+    );
   };
   tokens.forEach((token, i) => {
     if (token.kind === 'literal') {
@@ -324,6 +355,7 @@ function resolve(fields: Fields, defaultZone: string, text: string): number {
     fields.dayOfYear !== undefined && fields.month === undefined
       ? DateTime.fromObject({ ...base, ordinal: fields.dayOfYear }, { zone })
       : DateTime.fromObject({ ...base, month: fields.month ?? 1, day: fields.day ?? 1 }, { zone });
-  if (!dt.isValid) throw new DateParseError(`Text '${text}' could not be parsed: ${dt.invalidExplanation ?? 'invalid date'}`);
+  if (!dt.isValid)
+    throw new DateParseError(`Text '${text}' could not be parsed: ${dt.invalidExplanation ?? 'invalid date'}`);
   return dt.toMillis();
 }

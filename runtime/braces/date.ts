@@ -5,7 +5,15 @@
  */
 import { DateTime, type DurationLikeObject } from 'luxon';
 import type { Json } from '../types.js';
-import { compileDatePattern, DateParseError, DatePatternError, formatDate, parseDate, zoneOf, type DateToken } from './date-pattern.js';
+import {
+  compileDatePattern,
+  DateParseError,
+  DatePatternError,
+  formatDate,
+  parseDate,
+  zoneOf,
+  type DateToken,
+} from './date-pattern.js';
 import { localeArg } from './numerical.js';
 import { fail, isAbsent, toInt, toNum, toStr } from './values.js';
 
@@ -92,7 +100,12 @@ export function FORMATDATE(
   const toFormat = toStr('FORMATDATE', 3, destination);
   if (isTimestampKeyword(toFormat)) return epochMs;
   try {
-    return formatDate(datePattern('FORMATDATE', toFormat), epochMs, toZone, localeArg('FORMATDATE', 6, localeDestination));
+    return formatDate(
+      datePattern('FORMATDATE', toFormat),
+      epochMs,
+      toZone,
+      localeArg('FORMATDATE', 6, localeDestination),
+    );
   } catch (err) {
     if (err instanceof DateParseError) return fail('FORMATDATE', err.message);
     throw err;
@@ -105,7 +118,13 @@ export function FORMATDATE(
  */
 export function TOISODATE(value: Json, format: Json, locale?: Json, zone?: Json): Json {
   if (isAbsent(value)) return null;
-  const epochMs = readInstant('TOISODATE', value, toStr('TOISODATE', 2, format), localeArg('TOISODATE', 3, locale), zoneArg('TOISODATE', 4, zone));
+  const epochMs = readInstant(
+    'TOISODATE',
+    value,
+    toStr('TOISODATE', 2, format),
+    localeArg('TOISODATE', 3, locale),
+    zoneArg('TOISODATE', 4, zone),
+  );
   const dt = DateTime.fromMillis(epochMs, { zone: 'UTC' });
   if (!dt.isValid) return fail('TOISODATE', `the timestamp ${epochMs} is out of range`);
   return dt.toISO({ suppressMilliseconds: true }) as string;

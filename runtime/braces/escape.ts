@@ -19,10 +19,23 @@ const JSON_SHORT: Readonly<Record<string, string>> = {
 };
 
 export function escapeJson(text: string): string {
-  return text.replace(/["\\/\u0000-\u001f]/g, (c) => JSON_SHORT[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /["\\/\u0000-\u001f]/g,
+    (c) => JSON_SHORT[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
-const JSON_UNESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', "'": "'" };
+const JSON_UNESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  "'": "'",
+};
 
 /** Removes one level of JSON string escaping; unknown escapes keep their backslash. */
 export function unescapeJson(text: string): string {
@@ -32,7 +45,13 @@ export function unescapeJson(text: string): string {
   });
 }
 
-const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const XML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
 const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {

@@ -21,7 +21,8 @@ function inside(root: string, target: string): boolean {
 /** Resolves a user path inside workDir, or fails. Returns undefined when the file does not exist. */
 function resolveInWorkDir(fn: string, ctx: WorkDirContext, file: Json): string | undefined {
   const name = toStr(fn, 1, file);
-  if (name === '' || isAbsolute(name) || name.includes('\u0000')) fail(fn, `the path ${JSON.stringify(name)} must be relative to the execution folder`);
+  if (name === '' || isAbsolute(name) || name.includes('\u0000'))
+    fail(fn, `the path ${JSON.stringify(name)} must be relative to the execution folder`);
   const root = resolve(ctx.workDir);
   const target = resolve(root, name);
   if (!inside(root, target)) fail(fn, `the path ${JSON.stringify(name)} leaves the execution folder`);

@@ -40,7 +40,24 @@ export {
   TOJSON,
   UNESCAPEJSON,
 } from './json.js';
-export { ABS, AVG, CEIL, COUNT, DIVIDE, FLOOR, LOG, MAX, MIN, MOD, MULTIPLY, POW, ROUND, SQRT, SUBTRACT, SUM } from './math.js';
+export {
+  ABS,
+  AVG,
+  CEIL,
+  COUNT,
+  DIVIDE,
+  FLOOR,
+  LOG,
+  MAX,
+  MIN,
+  MOD,
+  MULTIPLY,
+  POW,
+  ROUND,
+  SQRT,
+  SUBTRACT,
+  SUM,
+} from './math.js';
 export { EVERY, FILTER, FIND, GROUPBY, MAP, REDUCE, SOME, SORTBY, SUM_MAP } from './arrays.js';
 export { FORMATNUMBER, RANDOMNUMBERS, TODOUBLE, TOINT, TOLONG, TONUMBER } from './numerical.js';
 export {
@@ -67,7 +84,17 @@ export {
   UNESCAPE,
   UPPERCASE,
 } from './string.js';
-export { BASEDECODE, BASEENCODE, BASEURLDECODE, BASEURLENCODE, SIZE, TOBOOLEAN, URIDECODE, URIENCODE, UUID } from './utilities.js';
+export {
+  BASEDECODE,
+  BASEENCODE,
+  BASEURLDECODE,
+  BASEURLENCODE,
+  SIZE,
+  TOBOOLEAN,
+  URIDECODE,
+  URIENCODE,
+  UUID,
+} from './utilities.js';
 export { add, arith, compare, eq, ge, gt, isNull, isTrue, le, lt, neg, template } from './operators.js';
 export { field, fields, get, obj, toText } from './values.js';
 /** Condition test for `choice when {{ … }}`: only `true` is true (null and everything else is false). */

@@ -8,7 +8,19 @@ import { compileJsonPath, jsonPathQuery, type CompiledJsonPath } from '../jsonpa
 import type { Json, JsonObject } from '../types.js';
 import { PipeError } from '../errors.js';
 import { unescapeJson } from './escape.js';
-import { describeValue, fail, isAbsent, isPlainObject, newObject, obj, setOwn, toArr, toInt, toNum, toStr } from './values.js';
+import {
+  describeValue,
+  fail,
+  isAbsent,
+  isPlainObject,
+  newObject,
+  obj,
+  setOwn,
+  toArr,
+  toInt,
+  toNum,
+  toStr,
+} from './values.js';
 
 const TAIL_FUNCTIONS = ['min', 'max', 'avg', 'stddev', 'length', 'sum', 'first', 'last', 'keys'] as const;
 type TailFunction = (typeof TAIL_FUNCTIONS)[number];
@@ -210,9 +222,19 @@ export function ARRAYTOOBJECT(array: Json): Json {
   if (isAbsent(array)) return null;
   const out = newObject();
   toArr('ARRAYTOOBJECT', 1, array).forEach((entry, i) => {
-    if (Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string') setOwn(out, entry[0], entry[1] as Json);
-    else if (isPlainObject(entry) && typeof entry['key'] === 'string' && Object.prototype.hasOwnProperty.call(entry, 'value')) setOwn(out, entry['key'], entry['value'] as Json);
-    else fail('ARRAYTOOBJECT', `element ${i} must be { "key": string, "value": … } or [key, value], got ${describeValue(entry)}`);
+    if (Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string')
+      setOwn(out, entry[0], entry[1] as Json);
+    else if (
+      isPlainObject(entry) &&
+      typeof entry['key'] === 'string' &&
+      Object.prototype.hasOwnProperty.call(entry, 'value')
+    )
+      setOwn(out, entry['key'], entry['value'] as Json);
+    else
+      fail(
+        'ARRAYTOOBJECT',
+        `element ${i} must be { "key": string, "value": … } or [key, value], got ${describeValue(entry)}`,
+      );
   });
   return out;
 }
@@ -220,6 +242,7 @@ export function ARRAYTOOBJECT(array: Json): Json {
 /** Our definition: object → `[{ key, value }, …]` in key order. @example OBJECTTOARRAY({ a: 1 }) // [{ key: "a", value: 1 }] */
 export function OBJECTTOARRAY(object: Json): Json {
   if (isAbsent(object)) return null;
-  if (!isPlainObject(object)) return fail('OBJECTTOARRAY', `argument 1 must be an object, got ${describeValue(object)}`);
+  if (!isPlainObject(object))
+    return fail('OBJECTTOARRAY', `argument 1 must be an object, got ${describeValue(object)}`);
   return Object.keys(object).map((key) => obj(['key', key], ['value', object[key] as Json]));
 }

@@ -77,15 +77,23 @@ describe('date patterns', () => {
   it('formats and parses Java letters in zones and locales', () => {
     const tokens = compileDatePattern("yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
     expect(formatDate(tokens, 0, 'UTC', 'en-US')).toBe('1970-01-01T00:00:00.000Z');
-    expect(parseDate(tokens, '2020-02-29T12:30:00.250-03:00', 'UTC', 'en-US')).toBe(Date.UTC(2020, 1, 29, 15, 30, 0, 250));
-    expect(formatDate(compileDatePattern('dd MMMM yyyy, EEEE'), 0, 'UTC', 'pt-BR')).toBe('01 janeiro 1970, quinta-feira');
+    expect(parseDate(tokens, '2020-02-29T12:30:00.250-03:00', 'UTC', 'en-US')).toBe(
+      Date.UTC(2020, 1, 29, 15, 30, 0, 250),
+    );
+    expect(formatDate(compileDatePattern('dd MMMM yyyy, EEEE'), 0, 'UTC', 'pt-BR')).toBe(
+      '01 janeiro 1970, quinta-feira',
+    );
     expect(parseDate(compileDatePattern('hh:mm a'), '01:15 PM', 'UTC', 'en-US')).toBe(13 * 3600000 + 15 * 60000);
     expect(formatDate(compileDatePattern("''yy''"), 0, 'UTC', 'en-US')).toBe("'70'");
   });
 
   it('reports the index where parsing fails, like java.time', () => {
-    expect(() => parseDate(compileDatePattern('yyyy-MM-dd'), '2020-1x-01', 'UTC', 'en-US')).toThrow("could not be parsed at index 5");
-    expect(() => parseDate(compileDatePattern('yyyy-MM-dd'), '2020-02-30', 'UTC', 'en-US')).toThrow(/could not be parsed/);
+    expect(() => parseDate(compileDatePattern('yyyy-MM-dd'), '2020-1x-01', 'UTC', 'en-US')).toThrow(
+      'could not be parsed at index 5',
+    );
+    expect(() => parseDate(compileDatePattern('yyyy-MM-dd'), '2020-02-30', 'UTC', 'en-US')).toThrow(
+      /could not be parsed/,
+    );
   });
 
   it('reads Java zone ids', () => {

@@ -61,15 +61,24 @@ function splitSubPattern(text: string, pattern: string): SubPattern {
       continue;
     }
     if (SPECIALS.has(c)) {
-      if (phase === 'suffix') throw new NumberPatternError(`unexpected \`${c}\` after the suffix in number pattern ${JSON.stringify(pattern)}`);
+      if (phase === 'suffix')
+        throw new NumberPatternError(
+          `unexpected \`${c}\` after the suffix in number pattern ${JSON.stringify(pattern)}`,
+        );
       phase = 'body';
       body += c;
       continue;
     }
-    if (c === 'E') throw new NumberPatternError(`scientific notation (\`E\`) is not supported in number pattern ${JSON.stringify(pattern)}`);
+    if (c === 'E')
+      throw new NumberPatternError(
+        `scientific notation (\`E\`) is not supported in number pattern ${JSON.stringify(pattern)}`,
+      );
     if (c === '%') multiplier = 100;
     if (c === '\u2030') multiplier = 1000;
-    if (c === '¤') throw new NumberPatternError(`the currency sign \`¤\` is not supported; quote the symbol instead, e.g. "'R$ '#,##0.00"`);
+    if (c === '¤')
+      throw new NumberPatternError(
+        `the currency sign \`¤\` is not supported; quote the symbol instead, e.g. "'R$ '#,##0.00"`,
+      );
     if (phase === 'body') phase = 'suffix';
     if (phase === 'prefix') prefix += c;
     else suffix += c;
@@ -94,12 +103,18 @@ export function compileNumberPattern(pattern: string): NumberPattern {
   const neg = negText === undefined || negText === '' ? undefined : splitSubPattern(negText, pattern);
   const body = pos.body;
   const point = body.indexOf('.');
-  if (point >= 0 && body.indexOf('.', point + 1) >= 0) throw new NumberPatternError(`number pattern ${JSON.stringify(pattern)} has two decimal points`);
+  if (point >= 0 && body.indexOf('.', point + 1) >= 0)
+    throw new NumberPatternError(`number pattern ${JSON.stringify(pattern)} has two decimal points`);
   const intPart = point >= 0 ? body.slice(0, point) : body;
   const fracPart = point >= 0 ? body.slice(point + 1) : '';
-  if (fracPart.includes(',')) throw new NumberPatternError(`grouping separator after the decimal point in number pattern ${JSON.stringify(pattern)}`);
-  if (/0#/.test(intPart.replace(/,/g, ''))) throw new NumberPatternError(`\`#\` after \`0\` in the integer part of number pattern ${JSON.stringify(pattern)}`);
-  if (/#0/.test(fracPart)) throw new NumberPatternError(`\`0\` after \`#\` in the fraction part of number pattern ${JSON.stringify(pattern)}`);
+  if (fracPart.includes(','))
+    throw new NumberPatternError(
+      `grouping separator after the decimal point in number pattern ${JSON.stringify(pattern)}`,
+    );
+  if (/0#/.test(intPart.replace(/,/g, '')))
+    throw new NumberPatternError(`\`#\` after \`0\` in the integer part of number pattern ${JSON.stringify(pattern)}`);
+  if (/#0/.test(fracPart))
+    throw new NumberPatternError(`\`0\` after \`#\` in the fraction part of number pattern ${JSON.stringify(pattern)}`);
   const lastComma = intPart.lastIndexOf(',');
   return {
     positive: pos.affixes,
@@ -148,7 +163,9 @@ function roundHalfEven(value: number, maxFrac: number): [string, string] {
   const kept = fracDigits.slice(0, maxFrac);
   const rest = fracDigits.slice(maxFrac);
   const lastKept = maxFrac > 0 ? Number(kept[maxFrac - 1]) : Number(intDigits[intDigits.length - 1]);
-  const roundUp = rest[0] !== undefined && (rest[0] > '5' || (rest[0] === '5' && (/[1-9]/.test(rest.slice(1)) || lastKept % 2 === 1)));
+  const roundUp =
+    rest[0] !== undefined &&
+    (rest[0] > '5' || (rest[0] === '5' && (/[1-9]/.test(rest.slice(1)) || lastKept % 2 === 1)));
   if (!roundUp) return [intDigits, kept];
   const digits = (intDigits + kept).split('').map(Number);
   let i = digits.length - 1;
@@ -230,7 +247,12 @@ export function parseNumber(p: NumberPattern, text: string, locale: string): num
 function parseDigits(inner: string, sym: LocaleSymbols): number | undefined {
   let normalized = '';
   let seenPoint = false;
-  const groupChars = new Set([sym.group, sym.group === '\u202f' || sym.group === '\u00a0' ? ' ' : sym.group, '\u00a0', '\u202f']);
+  const groupChars = new Set([
+    sym.group,
+    sym.group === '\u202f' || sym.group === '\u00a0' ? ' ' : sym.group,
+    '\u00a0',
+    '\u202f',
+  ]);
   let sign = '';
   for (let i = 0; i < inner.length; i++) {
     const c = inner[i] as string;

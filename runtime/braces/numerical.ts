@@ -5,7 +5,14 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Json } from '../types.js';
-import { compileNumberPattern, formatNumber, normalizeLocale, NumberPatternError, parseNumber, type NumberPattern } from './number-format.js';
+import {
+  compileNumberPattern,
+  formatNumber,
+  normalizeLocale,
+  NumberPatternError,
+  parseNumber,
+  type NumberPattern,
+} from './number-format.js';
 import { fail, isAbsent, toNum, toStr } from './values.js';
 
 const PATTERN_CACHE_LIMIT = 256;
@@ -59,7 +66,11 @@ export function TONUMBER(value: Json, format: Json, locale?: Json, asInteger?: J
   const pattern = numberPattern('TONUMBER', toStr('TONUMBER', 2, format));
   const tag = localeArg('TONUMBER', 3, locale);
   const parsed = typeof value === 'number' ? value : parseNumber(pattern, toStr('TONUMBER', 1, value), tag);
-  if (parsed === undefined) return fail('TONUMBER', `cannot parse ${JSON.stringify(value)} with pattern ${JSON.stringify(format)} (locale ${tag})`);
+  if (parsed === undefined)
+    return fail(
+      'TONUMBER',
+      `cannot parse ${JSON.stringify(value)} with pattern ${JSON.stringify(format)} (locale ${tag})`,
+    );
   return asInteger === true ? Math.trunc(parsed) : parsed;
 }
 
@@ -75,7 +86,8 @@ const INT_MAX = 2 ** 31 - 1;
 export function TOINT(value: Json): Json {
   if (isAbsent(value)) return null;
   const n = Math.trunc(toNum('TOINT', 1, value));
-  if (!(n >= INT_MIN && n <= INT_MAX)) fail('TOINT', `${String(value)} is outside the 32-bit integer range; use TOLONG`);
+  if (!(n >= INT_MIN && n <= INT_MAX))
+    fail('TOINT', `${String(value)} is outside the 32-bit integer range; use TOLONG`);
   return n;
 }
 
@@ -83,7 +95,8 @@ export function TOINT(value: Json): Json {
 export function TOLONG(value: Json): Json {
   if (isAbsent(value)) return null;
   const n = Math.trunc(toNum('TOLONG', 1, value));
-  if (!Number.isFinite(n) || Math.abs(n) > 2 ** 63) fail('TOLONG', `${String(value)} is outside the 64-bit integer range`);
+  if (!Number.isFinite(n) || Math.abs(n) > 2 ** 63)
+    fail('TOLONG', `${String(value)} is outside the 64-bit integer range`);
   return n;
 }
 
@@ -91,7 +104,8 @@ export function TOLONG(value: Json): Json {
 export function RANDOMNUMBERS(min: Json, max: Json): number {
   const lo = Math.ceil(toNum('RANDOMNUMBERS', 1, min));
   const hi = Math.floor(toNum('RANDOMNUMBERS', 2, max));
-  if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi)) fail('RANDOMNUMBERS', 'bounds must be integers within ±2^53');
+  if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi))
+    fail('RANDOMNUMBERS', 'bounds must be integers within ±2^53');
   if (lo > hi) fail('RANDOMNUMBERS', `min ${lo} is greater than max ${hi}`);
   const span = hi - lo + 1;
   if (span <= 2 ** 48 - 1) return lo + randomInt(span);

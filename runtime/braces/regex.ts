@@ -7,7 +7,15 @@
 import { compileRegex as compileShared, RegexSyntaxError, type Re2Pattern } from '../regex/index.js';
 import { PipeError } from '../errors.js';
 
-export { allMatches, javaSplit, JAVA_FLAGS, literalPattern, parseJavaFlags, RegexSyntaxError, type RegexMatch } from '../regex/index.js';
+export {
+  allMatches,
+  javaSplit,
+  JAVA_FLAGS,
+  literalPattern,
+  parseJavaFlags,
+  RegexSyntaxError,
+  type RegexMatch,
+} from '../regex/index.js';
 
 /** Compiles for a library function: a pattern RE2 cannot run becomes a 422 PipeError of kind `fn`. */
 export function compileRegex(fn: string, pattern: string, javaFlags: readonly string[] = []): Re2Pattern {
@@ -15,7 +23,10 @@ export function compileRegex(fn: string, pattern: string, javaFlags: readonly st
     return compileShared(pattern, 'java', javaFlags);
   } catch (err) {
     if (!(err instanceof RegexSyntaxError)) throw err;
-    throw new PipeError(`${fn}: invalid regular expression ${JSON.stringify(shorten(pattern))}: ${err.message}`, { code: 422, kind: fn });
+    throw new PipeError(`${fn}: invalid regular expression ${JSON.stringify(shorten(pattern))}: ${err.message}`, {
+      code: 422,
+      kind: fn,
+    });
   }
 }
 

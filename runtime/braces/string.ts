@@ -134,7 +134,9 @@ export const RANDOM_CHARSETS = Object.keys(CHARSETS);
 /** @example RANDOMSTRINGS("NUMERIC", 6) // e.g. "402913" */
 export function RANDOMSTRINGS(charset: Json, length: Json): string {
   const name = toStr('RANDOMSTRINGS', 1, charset).toUpperCase();
-  const alphabet = CHARSETS[name] ?? fail('RANDOMSTRINGS', `unknown charset ${JSON.stringify(charset)} (expected ${RANDOM_CHARSETS.join(', ')})`);
+  const alphabet =
+    CHARSETS[name] ??
+    fail('RANDOMSTRINGS', `unknown charset ${JSON.stringify(charset)} (expected ${RANDOM_CHARSETS.join(', ')})`);
   const n = toInt('RANDOMSTRINGS', 2, length);
   if (n < 0) fail('RANDOMSTRINGS', 'the length must not be negative');
   checkLength('RANDOMSTRINGS', n);
@@ -144,7 +146,11 @@ export function RANDOMSTRINGS(charset: Json, length: Json): string {
 }
 
 /** Expands a Java replacement string: `$1`, `${name}`, `\$` (escaped dollar). */
-function expandReplacement(replacement: string, groups: readonly (string | undefined)[], named: Readonly<Record<string, string | undefined>> | undefined): string {
+function expandReplacement(
+  replacement: string,
+  groups: readonly (string | undefined)[],
+  named: Readonly<Record<string, string | undefined>> | undefined,
+): string {
   let out = '';
   for (let i = 0; i < replacement.length; i++) {
     const c = replacement[i] as string;
@@ -164,7 +170,10 @@ function expandReplacement(replacement: string, groups: readonly (string | undef
         out += groups[index] ?? '';
         i += 1;
       } else {
-        fail('REPLACE', 'a `$` in the replacement must be followed by a group number or {name}; write `\\$` for a dollar sign');
+        fail(
+          'REPLACE',
+          'a `$` in the replacement must be followed by a group number or {name}; write `\\$` for a dollar sign',
+        );
       }
     } else {
       out += c;

@@ -24,7 +24,9 @@ export function charsetOf(name: string): BufferEncoding | undefined {
 function charsetArg(fn: string, charset: Json | undefined): BufferEncoding {
   if (isAbsent(charset)) return 'utf8';
   const name = toStr(fn, 2, charset);
-  return charsetOf(name) ?? fail(fn, `unsupported charset ${JSON.stringify(name)} (expected ${CHARSET_NAMES.join(', ')})`);
+  return (
+    charsetOf(name) ?? fail(fn, `unsupported charset ${JSON.stringify(name)} (expected ${CHARSET_NAMES.join(', ')})`)
+  );
 }
 
 /** @example BASEENCODE("xpto") // "eHB0bw==" */
@@ -51,7 +53,8 @@ export function BASEURLENCODE(value: Json, charset?: Json): Json {
 export function BASEURLDECODE(value: Json, charset?: Json): Json {
   if (isAbsent(value)) return null;
   const text = toStr('BASEURLDECODE', 1, value).trim();
-  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1) fail('BASEURLDECODE', 'the value is not Base64-URL text');
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1)
+    fail('BASEURLDECODE', 'the value is not Base64-URL text');
   return Buffer.from(text, 'base64url').toString(charsetArg('BASEURLDECODE', charset));
 }
 

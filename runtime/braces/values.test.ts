@@ -16,19 +16,33 @@ const KEYS = ['a', 'b', 'c', 'e', 'missing', '0', '2', 'length', '__proto__', 'c
 
 describe('field', () => {
   it('gives get(root, key) for every kind of root and key', () => {
-    for (const root of ROOTS) for (const key of KEYS) expect(field(root, key), `${JSON.stringify(root)} . ${key}`).toEqual(get(root, key));
+    for (const root of ROOTS)
+      for (const key of KEYS) expect(field(root, key), `${JSON.stringify(root)} . ${key}`).toEqual(get(root, key));
   });
 
   it('nested, gives get(root, a, b)', () => {
-    for (const root of ROOTS) for (const a of KEYS) for (const b of KEYS) expect(field(field(root, a), b)).toEqual(get(root, a, b));
+    for (const root of ROOTS)
+      for (const a of KEYS) for (const b of KEYS) expect(field(field(root, a), b)).toEqual(get(root, a, b));
   });
 });
 
 describe('fields (what generated code reads field names through)', () => {
   it('gives, with `?? null`, what field gives for every kind of value and key it is used for', () => {
     const roots: unknown[] = [
-      null, undefined, 0, 7, '', 'text', true, [], [1, 2], { a: 1 }, { a: null }, { b: { c: 2 } },
-      Object.assign(Object.create(null) as object, { a: 'own' }), JSON.parse('{"__proto__": {"a": 9}}'),
+      null,
+      undefined,
+      0,
+      7,
+      '',
+      'text',
+      true,
+      [],
+      [1, 2],
+      { a: 1 },
+      { a: null },
+      { b: { c: 2 } },
+      Object.assign(Object.create(null) as object, { a: 'own' }),
+      JSON.parse('{"__proto__": {"a": 9}}'),
     ];
     for (const root of roots) {
       for (const key of ['a', 'b', 'length', 'read-timeout']) {

@@ -18,7 +18,11 @@ import type { Logger } from 'pino';
 import { PipeError } from '../errors.js';
 import { Backoff, RECONNECT_BACKOFF, pause } from '../backends/backoff.js';
 import {
-  connectionFailure, connectionTarget, describeTarget, type ConnectionTarget, type Protocol,
+  connectionFailure,
+  connectionTarget,
+  describeTarget,
+  type ConnectionTarget,
+  type Protocol,
 } from './connection-account.js';
 import type { Connections, Json } from '../types.js';
 
@@ -82,17 +86,28 @@ export class AmqpLink {
    * `mandatory`, a message no queue took fails with UNROUTABLE.
    */
   async publish(
-    exchange: string, routingKey: string, content: Buffer, options: Options.Publish, timeoutMs: number,
+    exchange: string,
+    routingKey: string,
+    content: Buffer,
+    options: Options.Publish,
+    timeoutMs: number,
   ): Promise<void> {
     const channel = await this.confirmChannel();
     const tracking = options.mandatory ? `${options.messageId ?? ''}\u0000${randomUUID()}` : undefined;
     const given = options.headers as Record<string, unknown> | undefined;
     const headers = tracking ? { ...given, 'x-pipec-publish-id': tracking } : given;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new PipeError(
-        `${this.where} did not confirm the message within ${timeoutMs} ms`,
-        { code: 504, kind: 'TIMEOUT', step: 'amqp-publish' },
-      )), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new PipeError(`${this.where} did not confirm the message within ${timeoutMs} ms`, {
+              code: 504,
+              kind: 'TIMEOUT',
+              step: 'amqp-publish',
+            }),
+          ),
+        timeoutMs,
+      );
       const done = (err: unknown): void => {
         clearTimeout(timer);
         const wasReturned = tracking !== undefined && this.returned.delete(tracking);
@@ -242,7 +257,10 @@ type ChannelWithFailure = ConfirmChannel & { pipecFailure?: unknown };
 
 /** The link of `account`, made on first use (connecting is the link's business, see above). */
 export function amqpLink(
-  connections: Connections, account: string, fields: Readonly<Record<string, Json>> | undefined, logger?: Logger,
+  connections: Connections,
+  account: string,
+  fields: Readonly<Record<string, Json>> | undefined,
+  logger?: Logger,
 ): Promise<AmqpLink> {
   const dependency = `amqp:${account}`;
   return connections.get(dependency, dependency, async () => {

@@ -12,14 +12,14 @@ import type { EngineOutcome } from '../service/execution.js';
 export type DeliveryResult =
   | { readonly kind: 'done'; readonly attempts: number }
   | {
-    readonly kind: 'failed';
-    /** permanent-error: a 4xx or an invalid message (not retried); max-deliveries: out of attempts. */
-    readonly reason: 'permanent-error' | 'max-deliveries';
-    readonly attempts: number;
-    readonly executionId: string;
-    /** The failure of the last run. */
-    readonly error: PipeError;
-  }
+      readonly kind: 'failed';
+      /** permanent-error: a 4xx or an invalid message (not retried); max-deliveries: out of attempts. */
+      readonly reason: 'permanent-error' | 'max-deliveries';
+      readonly attempts: number;
+      readonly executionId: string;
+      /** The failure of the last run. */
+      readonly error: PipeError;
+    }
   | { readonly kind: 'stopped'; readonly attempts: number };
 
 export interface DeliveryPolicy {
@@ -32,7 +32,8 @@ export interface DeliveryPolicy {
 
 /** Runs `execute` (1-based attempt) until it succeeds, fails for good, or the service stops. */
 export async function deliver(
-  execute: (attempt: number) => Promise<EngineOutcome>, policy: DeliveryPolicy,
+  execute: (attempt: number) => Promise<EngineOutcome>,
+  policy: DeliveryPolicy,
 ): Promise<DeliveryResult> {
   let refusals = 0;
   for (let attempt = 1; ; attempt++) {

@@ -5,14 +5,14 @@ import { AMQP } from './amqp-link.js';
 import { MQTT } from './mqtt-link.js';
 
 describe('connection accounts', () => {
-  it('reads a URL, with the fields\' credentials winning over the URL\'s, and keeps them out of the URL', () => {
+  it("reads a URL, with the fields' credentials winning over the URL's, and keeps them out of the URL", () => {
     const target = connectionTarget({ url: 'amqp://u:from-url@broker.local:5673/vh', password: 'from-field' }, AMQP);
     expect(target).toMatchObject({ username: 'u', password: 'from-field', tls: undefined });
     expect(target.url.toString()).toBe('amqp://broker.local:5673/vh');
     expect(describeTarget(target, AMQP)).toBe('RabbitMQ at amqp://broker.local:5673');
   });
 
-  it('builds the URL from host and port, with the protocol\'s default port', () => {
+  it("builds the URL from host and port, with the protocol's default port", () => {
     expect(connectionTarget({ host: 'mq', username: 'a' }, MQTT).url.toString()).toBe('mqtt://mq:1883');
     expect(connectionTarget({ host: 'mq', port: 8883 }, MQTT).url.toString()).toBe('mqtt://mq:8883');
   });
@@ -37,7 +37,10 @@ describe('connection accounts', () => {
     expect(connectionFailure(err('ETIMEDOUT'), 'X')).toMatchObject({ kind: 'TIMEOUT', code: 504 });
     expect(connectionFailure(err('ECONNRESET'), 'X')).toMatchObject({ kind: 'UNAVAILABLE', code: 503 });
     expect(connectionFailure(err('ERR_TLS_CERT_ALTNAME_INVALID'), 'X')).toMatchObject({ kind: 'TLS', code: 502 });
-    expect(connectionFailure(new Error('whatever'), 'X', { auth: true })).toMatchObject({ kind: 'AUTHENTICATION_FAILED', code: 502 });
+    expect(connectionFailure(new Error('whatever'), 'X', { auth: true })).toMatchObject({
+      kind: 'AUTHENTICATION_FAILED',
+      code: 502,
+    });
     expect(connectionFailure(new Error('something else'), 'X')).toBeUndefined();
   });
 });

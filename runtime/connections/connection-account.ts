@@ -40,7 +40,8 @@ function text(fields: Readonly<Record<string, Json>> | undefined, name: string):
 
 /** The account's fields as a target; PipeError 500 ACCOUNT_CONFIGURATION when they name no server. */
 export function connectionTarget(
-  fields: Readonly<Record<string, Json>> | undefined, protocol: Protocol,
+  fields: Readonly<Record<string, Json>> | undefined,
+  protocol: Protocol,
 ): ConnectionTarget {
   if (!fields) throw accountError(`no account fields for the ${protocol.server} connection`);
   const given = text(fields, 'url');
@@ -108,7 +109,9 @@ function messageOf(err: unknown): string {
  * the credentials were refused. The message names the server by its URL without credentials.
  */
 export function connectionFailure(
-  err: unknown, where: string, opts: { auth?: boolean; step?: string } = {},
+  err: unknown,
+  where: string,
+  opts: { auth?: boolean; step?: string } = {},
 ): PipeError | undefined {
   if (err instanceof PipeError) return err;
   const step = opts.step ? { step: opts.step } : {};

@@ -15,7 +15,11 @@ import type { IClientOptions, MqttClient } from 'mqtt';
 import { PipeError } from '../errors.js';
 import { Backoff, RECONNECT_BACKOFF, pause } from '../backends/backoff.js';
 import {
-  connectionFailure, connectionTarget, describeTarget, type ConnectionTarget, type Protocol,
+  connectionFailure,
+  connectionTarget,
+  describeTarget,
+  type ConnectionTarget,
+  type Protocol,
 } from './connection-account.js';
 import type { Connections, Json } from '../types.js';
 
@@ -149,7 +153,9 @@ export interface MqttPublisher {
 
 /** The publishing client of `account`, opened on first use. */
 export function mqttPublisher(
-  connections: Connections, account: string, fields: Readonly<Record<string, Json>> | undefined,
+  connections: Connections,
+  account: string,
+  fields: Readonly<Record<string, Json>> | undefined,
 ): Promise<MqttPublisher> {
   const dependency = `mqtt:${account}`;
   return connections.get(dependency, dependency, async () => {

@@ -23,29 +23,45 @@ const CONNECTORS = new URL('.', import.meta.url);
 const declared = new Map<string, MessageUse | undefined>(
   readdirSync(CONNECTORS, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(new URL(`${d.name}/schema.json`, CONNECTORS)))
-    .map((d) => [d.name, (JSON.parse(readFileSync(new URL(`${d.name}/schema.json`, CONNECTORS), 'utf8')) as { message?: MessageUse }).message]),
+    .map((d) => [
+      d.name,
+      (JSON.parse(readFileSync(new URL(`${d.name}/schema.json`, CONNECTORS), 'utf8')) as { message?: MessageUse })
+        .message,
+    ]),
 );
 
 /** A message whose every look (read, key listing, `in`, prototype, clone) is recorded. */
 function watchedMessage(): { message: Json; looks: string[] } {
   const looks: string[] = [];
-  const record = (what: string) => (...args: unknown[]): never => {
-    looks.push(`${what} ${String(args[1] ?? '')}`);
-    throw new Error(`the message was looked at: ${what} ${String(args[1] ?? '')}`);
-  };
-  const message = new Proxy({ secret: 'x' }, {
-    // `then` is what a promise resolved with the message asks (an async run returning it), not the connector.
-    get: (target, key, receiver) => (key === 'then' ? undefined : record('get')(target, key, receiver)),
-    has: record('has'), ownKeys: record('ownKeys'), getOwnPropertyDescriptor: record('getOwnPropertyDescriptor'),
-    getPrototypeOf: record('getPrototypeOf'), set: record('set'), defineProperty: record('defineProperty'), deleteProperty: record('deleteProperty'),
-  }) as unknown as Json;
+  const record =
+    (what: string) =>
+    (...args: unknown[]): never => {
+      looks.push(`${what} ${String(args[1] ?? '')}`);
+      throw new Error(`the message was looked at: ${what} ${String(args[1] ?? '')}`);
+    };
+  const message = new Proxy(
+    { secret: 'x' },
+    {
+      // `then` is what a promise resolved with the message asks (an async run returning it), not the connector.
+      get: (target, key, receiver) => (key === 'then' ? undefined : record('get')(target, key, receiver)),
+      has: record('has'),
+      ownKeys: record('ownKeys'),
+      getOwnPropertyDescriptor: record('getOwnPropertyDescriptor'),
+      getPrototypeOf: record('getPrototypeOf'),
+      set: record('set'),
+      defineProperty: record('defineProperty'),
+      deleteProperty: record('deleteProperty'),
+    },
+  ) as unknown as Json;
   return { message, looks };
 }
 
 type Run = (params: JsonObject, message: Json, ctx: ExecutionContext) => Json | Promise<Json>;
 
 async function runOf(connector: string): Promise<Run> {
-  const module = (await import(/* @vite-ignore */ new URL(`${connector}/${connector}.ts`, CONNECTORS).href)) as { run: Run };
+  const module = (await import(/* @vite-ignore */ new URL(`${connector}/${connector}.ts`, CONNECTORS).href)) as {
+    run: Run;
+  };
   return module.run;
 }
 
@@ -72,10 +88,14 @@ afterAll(async () => {
 async function scenarioOf(name: string): Promise<MessageUseScenario | undefined> {
   const file = new URL(`${name}/test-support.ts`, CONNECTORS);
   if (!existsSync(file)) return undefined;
-  return ((await import(/* @vite-ignore */ file.href)) as { messageUseScenario?: MessageUseScenario }).messageUseScenario;
+  return ((await import(/* @vite-ignore */ file.href)) as { messageUseScenario?: MessageUseScenario })
+    .messageUseScenario;
 }
 
-const quiet = [...declared].filter(([, use]) => use !== undefined && use.read !== 'always').map(([name]) => name).sort();
+const quiet = [...declared]
+  .filter(([, use]) => use !== undefined && use.read !== 'always')
+  .map(([name]) => name)
+  .sort();
 
 describe('connectors use their incoming message as their schema declares', () => {
   it('every connector declares it', () => {
@@ -85,9 +105,13 @@ describe('connectors use their incoming message as their schema declares', () =>
   it.each(quiet)('%s: does not look at the message, and returns it when it passes it through', async (name) => {
     const use = declared.get(name) as MessageUse;
     const scenario = await scenarioOf(name);
-    expect(scenario, `${name}/test-support.ts exports no messageUseScenario (a run that does not read the message)`).toBeDefined();
+    expect(
+      scenario,
+      `${name}/test-support.ts exports no messageUseScenario (a run that does not read the message)`,
+    ).toBeDefined();
     const { params, ctx } = (scenario as MessageUseScenario)({ workDir, baseUrl });
-    if (typeof use.read === 'object') expect(params[use.read.unless], `the scenario gives \`${use.read.unless}\``).toBeDefined();
+    if (typeof use.read === 'object')
+      expect(params[use.read.unless], `the scenario gives \`${use.read.unless}\``).toBeDefined();
     const { message, looks } = watchedMessage();
     const run = await runOf(name);
     const output = await run(params, message, ctx);

@@ -4,13 +4,49 @@
  * give the same result as calling FUNCTIONS[name] with the arguments in a list.
  */
 import { describe, expect, it } from 'vitest';
-import { FUNCTIONS, KEEPS_ARGUMENTS, LIST_FORMS, NONE, NO_ARGUMENTS, ONE_ARGUMENT_FORMS, TWO_ARGUMENT_FORMS } from './functions.js';
+import {
+  FUNCTIONS,
+  KEEPS_ARGUMENTS,
+  LIST_FORMS,
+  NONE,
+  NO_ARGUMENTS,
+  ONE_ARGUMENT_FORMS,
+  TWO_ARGUMENT_FORMS,
+} from './functions.js';
 
 /** Argument values covering each JSON type and the edges of the number rules. */
 const VALUES: readonly unknown[] = [
-  null, 0, -0, 1, -3, 2.5, -7.25, 2147483647, 2147483648, -2147483649, 1e21, Number.MAX_VALUE,
-  '', ' ', 'abc', ' Mixed Case ', '12', '-4', '1.5', '1e3', 'NaN', '2147483648', '\u0000x\u0020',
-  true, false, [], [1, 'a', null], ['b', 'C'], [[1]], {}, { a: 1 },
+  null,
+  0,
+  -0,
+  1,
+  -3,
+  2.5,
+  -7.25,
+  2147483647,
+  2147483648,
+  -2147483649,
+  1e21,
+  Number.MAX_VALUE,
+  '',
+  ' ',
+  'abc',
+  ' Mixed Case ',
+  '12',
+  '-4',
+  '1.5',
+  '1e3',
+  'NaN',
+  '2147483648',
+  '\u0000x\u0020',
+  true,
+  false,
+  [],
+  [1, 'a', null],
+  ['b', 'C'],
+  [[1]],
+  {},
+  { a: 1 },
 ];
 
 /** The table function's result on a fresh copy of `args` (some table functions change lists). */
@@ -35,7 +71,8 @@ describe('positional forms of the modify functions', () => {
 
   it('two-argument forms equal the table functions for every pair', () => {
     for (const [name, form] of Object.entries(TWO_ARGUMENT_FORMS)) {
-      for (const a of VALUES) for (const b of VALUES) same(form(structuredClone(a), structuredClone(b)), viaTable(name, [a, b]));
+      for (const a of VALUES)
+        for (const b of VALUES) same(form(structuredClone(a), structuredClone(b)), viaTable(name, [a, b]));
     }
   });
 

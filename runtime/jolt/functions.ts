@@ -20,7 +20,13 @@ import {
   compareUtf16,
   type JsonMap,
 } from './java.js';
-import { compileRegex, javaSplit as splitOnPattern, patternRefused, RegexSyntaxError, type Re2Pattern } from '../regex/index.js';
+import {
+  compileRegex,
+  javaSplit as splitOnPattern,
+  patternRefused,
+  RegexSyntaxError,
+  type Re2Pattern,
+} from '../regex/index.js';
 
 /** "Nothing to write": the absent result of a function or of a failed lookup. */
 export const NONE: unique symbol = Symbol('jolt.none');
@@ -46,10 +52,14 @@ function base(applyList: ListFn, applySingle: Single): ModifyFunction {
 
 /** SingleFunction: applied to each element of a list, keeping elements it cannot convert. */
 function single(applySingle: Single): ModifyFunction {
-  return base((list) => list.map((e) => {
-    const r = applySingle(e);
-    return r === NONE ? e : r;
-  }), applySingle);
+  return base(
+    (list) =>
+      list.map((e) => {
+        const r = applySingle(e);
+        return r === NONE ? e : r;
+      }),
+    applySingle,
+  );
 }
 
 function listOnly(applyList: ListFn): ModifyFunction {
@@ -326,7 +336,12 @@ function typeTest(test: (v: unknown) => boolean): ModifyFunction {
  * place and return it. Every other stock function only reads the list during the call, which lets
  * generated code reuse one list per call site instead of allocating one per call.
  */
-export const KEEPS_ARGUMENTS: ReadonlySet<string> = new Set(['toList', 'squashNulls', 'recursivelySquashNulls', 'squashDuplicates']);
+export const KEEPS_ARGUMENTS: ReadonlySet<string> = new Set([
+  'toList',
+  'squashNulls',
+  'recursivelySquashNulls',
+  'squashDuplicates',
+]);
 
 /** An empty argument list to share (frozen: no stock function changes a list it is given). */
 export const NO_ARGUMENTS: readonly unknown[] = Object.freeze([]);
@@ -338,16 +353,35 @@ export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze
   trim: single(onString(javaTrim)),
   concat: listOnly(concatList),
   join: argDriven(isString, join, () => NONE),
-  split: argDriven(isString, (sep, list) => list.map((e) => {
-    const r = javaSplit(sep, e);
-    return r === NONE ? e : r;
-  }), javaSplit),
+  split: argDriven(
+    isString,
+    (sep, list) =>
+      list.map((e) => {
+        const r = javaSplit(sep, e);
+        return r === NONE ? e : r;
+      }),
+    javaSplit,
+  ),
   substring: listOnly(substring),
-  leftPad: argDriven(isString, (source, args) => pad(true, source, args), () => NONE),
-  rightPad: argDriven(isString, (source, args) => pad(false, source, args), () => NONE),
+  leftPad: argDriven(
+    isString,
+    (source, args) => pad(true, source, args),
+    () => NONE,
+  ),
+  rightPad: argDriven(
+    isString,
+    (source, args) => pad(false, source, args),
+    () => NONE,
+  ),
 
-  min: base((list) => extreme(list, false), (arg) => (typeof arg === 'number' ? arg : NONE)),
-  max: base((list) => extreme(list, true), (arg) => (typeof arg === 'number' ? arg : NONE)),
+  min: base(
+    (list) => extreme(list, false),
+    (arg) => (typeof arg === 'number' ? arg : NONE),
+  ),
+  max: base(
+    (list) => extreme(list, true),
+    (arg) => (typeof arg === 'number' ? arg : NONE),
+  ),
   abs: single(abs),
   avg: listOnly(avgList),
   intSum: listOnly(intSumList),
@@ -357,10 +391,14 @@ export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze
   doubleSubtract: listOnly((list) => subtract(list, (v): v is number => typeof v === 'number')),
   longSubtract: listOnly((list) => subtract(list, isIntegral)),
   divide: listOnly(divide),
-  divideAndRound: argDriven(isInt, (digits, list) => {
-    const r = divide(list);
-    return r === NONE ? NONE : roundHalfUpExact(r as number, digits);
-  }, () => NONE),
+  divideAndRound: argDriven(
+    isInt,
+    (digits, list) => {
+      const r = divide(list);
+      return r === NONE ? NONE : roundHalfUpExact(r as number, digits);
+    },
+    () => NONE,
+  ),
   multiply: listOnly(multiply),
 
   toInteger: single(toNumberWith(javaIntValue)),
@@ -371,8 +409,14 @@ export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze
   toJsonString: (args) => (args.length === 0 ? NONE : JSON.stringify(args[0] ?? null)),
   size,
 
-  squashNulls: base(squashing((v) => squashNulls(v)), squashing((v) => squashNulls(v))),
-  recursivelySquashNulls: base(squashing((v) => squashNullsDeep(v, 0)), squashing((v) => squashNullsDeep(v, 0))),
+  squashNulls: base(
+    squashing((v) => squashNulls(v)),
+    squashing((v) => squashNulls(v)),
+  ),
+  recursivelySquashNulls: base(
+    squashing((v) => squashNullsDeep(v, 0)),
+    squashing((v) => squashNullsDeep(v, 0)),
+  ),
   squashDuplicates: (args) => (args.length === 1 && Array.isArray(args[0]) ? squashDuplicates(args[0]) : NONE),
 
   noop: () => NONE,
@@ -388,8 +432,15 @@ export const FUNCTIONS: Readonly<Record<string, ModifyFunction>> = Object.freeze
 
   firstElement: listOnly((list) => (list.length > 0 ? list[0] : NONE)),
   lastElement: listOnly((list) => (list.length > 0 ? list[list.length - 1] : NONE)),
-  elementAt: argDriven(isInt, (index, list) => (index >= 0 && list.length > index ? list[index] : NONE), () => NONE),
-  toList: base((list) => list, (arg) => [arg]),
+  elementAt: argDriven(
+    isInt,
+    (index, list) => (index >= 0 && list.length > index ? list[index] : NONE),
+    () => NONE,
+  ),
+  toList: base(
+    (list) => list,
+    (arg) => [arg],
+  ),
   sort: base(sortList, (arg) => arg),
 });
 
@@ -437,8 +488,10 @@ export const ONE_ARGUMENT_FORMS: Readonly<Record<string, OneForm>> = Object.free
 /** `=fn(a,b)` with absent arguments given as null: the same as FUNCTIONS[name]([a, b]). */
 export const TWO_ARGUMENT_FORMS: Readonly<Record<string, TwoForm>> = Object.freeze({
   // 0 + a + b, not a + b: the list form starts its total at 0 (which turns -0 into 0)
-  doubleSum: (a: unknown, b: unknown) => (typeof a === 'number' && typeof b === 'number' ? 0 + a + b : doubleSumTable([a, b])),
-  divide: (a: unknown, b: unknown) => (typeof a === 'number' && typeof b === 'number' ? (b === 0 ? NONE : a / b) : divideTable([a, b])),
+  doubleSum: (a: unknown, b: unknown) =>
+    typeof a === 'number' && typeof b === 'number' ? 0 + a + b : doubleSumTable([a, b]),
+  divide: (a: unknown, b: unknown) =>
+    typeof a === 'number' && typeof b === 'number' ? (b === 0 ? NONE : a / b) : divideTable([a, b]),
   concat: (a: unknown, b: unknown) => (typeof a === 'string' && typeof b === 'string' ? a + b : concatTable([a, b])),
 });
 

@@ -30,7 +30,8 @@ export function has(o: JsonMap, k: string): boolean {
 
 /** Assignment that treats `__proto__` as an ordinary key instead of the prototype setter. */
 export function set(o: JsonMap, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  if (k === '__proto__')
+    Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
   else o[k] = v;
 }
 

@@ -9,7 +9,10 @@ import { PipeError } from '../errors.js';
 export const MAX_DEPTH = 1000;
 
 export function tooDeep(what: string): PipeError {
-  return new PipeError(`JOLT ${what}: value nested deeper than ${MAX_DEPTH} levels`, { code: 400, kind: 'JOLT_TOO_DEEP' });
+  return new PipeError(`JOLT ${what}: value nested deeper than ${MAX_DEPTH} levels`, {
+    code: 400,
+    kind: 'JOLT_TOO_DEEP',
+  });
 }
 
 export type JsonMap = Record<string, unknown>;
@@ -135,7 +138,9 @@ export function javaToString(v: unknown, depth = 0): string {
   if (v === null || v === undefined) return 'null';
   if (Array.isArray(v)) return `[${v.map((e) => javaToString(e, depth + 1)).join(', ')}]`;
   if (isMap(v)) {
-    return `{${Object.keys(v).map((k) => `${k}=${javaToString(v[k], depth + 1)}`).join(', ')}}`;
+    return `{${Object.keys(v)
+      .map((k) => `${k}=${javaToString(v[k], depth + 1)}`)
+      .join(', ')}}`;
   }
   return scalarString(v);
 }

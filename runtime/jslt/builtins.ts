@@ -209,7 +209,13 @@ function uuid(...args: JsltValue[]): JsltValue {
   const lsbIn = toLong(low);
   const msb = (msbIn & 0xffffffffffff0000n) | 0x1000n | ((msbIn & 0xffffn) >> 4n);
   const lsb = (lsbIn & 0x3fffffffffffffffn) | 0x8000000000000000n;
-  return [hexDigits(msb >> 32n, 8), hexDigits(msb >> 16n, 4), hexDigits(msb, 4), hexDigits(lsb >> 48n, 4), hexDigits(lsb, 12)].join('-');
+  return [
+    hexDigits(msb >> 32n, 8),
+    hexDigits(msb >> 16n, 4),
+    hexDigits(msb, 4),
+    hexDigits(lsb >> 48n, 4),
+    hexDigits(lsb, 12),
+  ].join('-');
 }
 
 // ───────────────────────────── objects and arrays ─────────────────────────────
@@ -318,7 +324,8 @@ function parseTimeFn(time: JsltValue, format: JsltValue, ...fallbackArg: JsltVal
   try {
     return makeDouble(parseTime(text, pattern, 'UTC') / 1000);
   } catch (error) {
-    if (error instanceof PatternError) throw jsltError(`parse-time: Couldn't parse format '${pattern}': ${error.message}`);
+    if (error instanceof PatternError)
+      throw jsltError(`parse-time: Couldn't parse format '${pattern}': ${error.message}`);
     if (error instanceof UnparseableError && fallbackArg.length > 0) return fallbackArg[0] ?? null;
     if (error instanceof UnparseableError) throw jsltError(`parse-time: ${error.message}`);
     throw error;
@@ -337,7 +344,8 @@ function formatTimeFn(timestamp: JsltValue, format: JsltValue, ...zoneArg: JsltV
   try {
     return formatTime(Math.round(numberValue(seconds) * 1000), pattern, zone);
   } catch (error) {
-    if (error instanceof PatternError) throw jsltError(`format-time: Couldn't parse format '${pattern}': ${error.message}`);
+    if (error instanceof PatternError)
+      throw jsltError(`format-time: Couldn't parse format '${pattern}': ${error.message}`);
     throw error;
   }
 }
@@ -353,7 +361,12 @@ export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map<string, Builti
   // general
   ['contains', spec(2, 2, contains)],
   ['size', spec(1, 1, size)],
-  ['error', spec(1, 1, (message) => { throw jsltError(`error: ${toText(message)}`); })],
+  [
+    'error',
+    spec(1, 1, (message) => {
+      throw jsltError(`error: ${toText(message)}`);
+    }),
+  ],
   ['min', spec(2, 2, (a, b) => (compareValues(a, b) < 0 ? a : b))],
   ['max', spec(2, 2, (a, b) => (a === null || b === null ? null : compareValues(a, b) > 0 ? a : b))],
   // numeric
@@ -411,5 +424,8 @@ export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map<string, Builti
 
 /** Built-in functions as a null-prototype record, for compiled code: `L.fn["is-number"](x)`. */
 export const fn: Readonly<Record<string, Builtin>> = Object.freeze(
-  Object.assign(Object.create(null) as Record<string, Builtin>, Object.fromEntries([...BUILTINS].map(([name, s]) => [name, s.call]))),
+  Object.assign(
+    Object.create(null) as Record<string, Builtin>,
+    Object.fromEntries([...BUILTINS].map(([name, s]) => [name, s.call])),
+  ),
 );

@@ -126,8 +126,21 @@ class JsonReader {
 }
 
 const NUMBER_PATTERN = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/;
-const LITERALS: ReadonlyArray<readonly [string, JsltValue]> = [['true', true], ['false', false], ['null', null]];
-const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const LITERALS: ReadonlyArray<readonly [string, JsltValue]> = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+];
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
 /** An integer literal stays an integer; anything with `.` or an exponent is a decimal. */
 export function numberFromLiteral(literal: string): JsltValue {

@@ -85,15 +85,30 @@ export function plus(left: JsltValue, right: JsltValue): JsltValue {
   }
   if ((isObject(left) || isArray(left)) && right === null) return left;
   if (left === null && (isObject(right) || isArray(right))) return right;
-  return arithmetic(left, right, (a, b) => a + b, (a, b) => a + b);
+  return arithmetic(
+    left,
+    right,
+    (a, b) => a + b,
+    (a, b) => a + b,
+  );
 }
 
 export function minus(left: JsltValue, right: JsltValue): JsltValue {
-  return arithmetic(left, right, (a, b) => a - b, (a, b) => a - b);
+  return arithmetic(
+    left,
+    right,
+    (a, b) => a - b,
+    (a, b) => a - b,
+  );
 }
 
 export function times(left: JsltValue, right: JsltValue): JsltValue {
-  return arithmetic(left, right, (a, b) => a * b, (a, b) => a * b);
+  return arithmetic(
+    left,
+    right,
+    (a, b) => a * b,
+    (a, b) => a * b,
+  );
 }
 
 /**

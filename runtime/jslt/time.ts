@@ -13,7 +13,20 @@ type PatternPart =
 
 const FIELD_LETTERS = new Set('GyYMLwWDdFEuaHkKhmsSzZX');
 const NUMERIC_LETTERS = new Set('yYMLwWDdFuHkKhmsS');
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 export class PatternError extends Error {}
@@ -27,7 +40,7 @@ export function parsePattern(pattern: string): PatternPart[] {
     if (literal) parts.push({ kind: 'literal', text: literal });
     literal = '';
   };
-  for (let pos = 0; pos < pattern.length; ) {
+  for (let pos = 0; pos < pattern.length;) {
     const char = pattern[pos] as string;
     if (char === "'") {
       if (pattern[pos + 1] === "'") {
@@ -123,7 +136,7 @@ function formatField(instant: DateTime, letter: string, count: number, zone: str
     case 'w':
       return pad(instant.weekNumber, count);
     case 'W':
-      return pad(Math.ceil((instant.day + ((instant.startOf('month').weekday % 7) || 7) - 1) / 7), count);
+      return pad(Math.ceil((instant.day + (instant.startOf('month').weekday % 7 || 7) - 1) / 7), count);
     case 'D':
       return pad(instant.ordinal, count);
     case 'd':
@@ -167,14 +180,37 @@ function formatField(instant: DateTime, letter: string, count: number, zone: str
 export function formatTime(epochMillis: number, pattern: string, zone: string): string {
   const parts = parsePattern(pattern);
   const instant = DateTime.fromMillis(epochMillis, { zone: zone === 'UTC' || zone === 'GMT' ? 'UTC' : zone });
-  return parts.map((part) => (part.kind === 'literal' ? part.text : formatField(instant, part.letter, part.count, zone))).join('');
+  return parts
+    .map((part) => (part.kind === 'literal' ? part.text : formatField(instant, part.letter, part.count, zone)))
+    .join('');
 }
 
 // ───────────────────────────── parsing ─────────────────────────────
 
 const ZONE_ABBREVIATIONS: Record<string, number> = {
-  UTC: 0, GMT: 0, UT: 0, Z: 0, CET: 60, CEST: 120, MET: 60, MEST: 120, EET: 120, EEST: 180, WET: 0, WEST: 60,
-  BST: 60, MSK: 180, JST: 540, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
+  UTC: 0,
+  GMT: 0,
+  UT: 0,
+  Z: 0,
+  CET: 60,
+  CEST: 120,
+  MET: 60,
+  MEST: 120,
+  EET: 120,
+  EEST: 180,
+  WET: 0,
+  WEST: 60,
+  BST: 60,
+  MSK: 180,
+  JST: 540,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
 };
 
 interface ParsedFields {
@@ -324,8 +360,16 @@ export function parseTime(text: string, pattern: string, zone: string): number {
   const parts = parsePattern(pattern);
   const cursor = new TextCursor(text);
   const fields: ParsedFields = {
-    year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0, millisecond: 0,
-    pm: undefined, hourIs12: false, offsetMinutes: undefined,
+    year: 1970,
+    month: 1,
+    day: 1,
+    hour: 0,
+    minute: 0,
+    second: 0,
+    millisecond: 0,
+    pm: undefined,
+    hourIs12: false,
+    offsetMinutes: undefined,
   };
   parts.forEach((part, index) => {
     if (part.kind === 'literal') {
@@ -338,7 +382,15 @@ export function parseTime(text: string, pattern: string, zone: string): number {
     parseField(cursor, fields, part.letter, part.count, abutting);
   });
   const hour = fields.pm === true && fields.hour < 12 ? fields.hour + 12 : fields.hour;
-  const wallClock = Date.UTC(fields.year, fields.month - 1, fields.day, hour, fields.minute, fields.second, fields.millisecond);
+  const wallClock = Date.UTC(
+    fields.year,
+    fields.month - 1,
+    fields.day,
+    hour,
+    fields.minute,
+    fields.second,
+    fields.millisecond,
+  );
   if (fields.offsetMinutes !== undefined) return wallClock - fields.offsetMinutes * 60_000;
   if (zone === 'UTC' || zone === 'GMT') return wallClock;
   const local = DateTime.fromMillis(wallClock, { zone: 'UTC' }).setZone(zone, { keepLocalTime: true });

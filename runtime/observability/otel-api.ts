@@ -33,6 +33,7 @@ export function otelApiIfLoaded(): OtelApiModule | undefined {
 
 /** The API for code that only runs with tracing on (spans); a programming error otherwise. */
 export function otelApi(): OtelApiModule {
-  if (!loaded) throw new Error('the OpenTelemetry API is used before loadOtelApi() (tracing code ran with tracing off)');
+  if (!loaded)
+    throw new Error('the OpenTelemetry API is used before loadOtelApi() (tracing code ran with tracing off)');
   return loaded;
 }

@@ -21,7 +21,12 @@ const KIND_PRODUCER = 3 as SpanKind;
 const KIND_CONSUMER = 4 as SpanKind;
 const STATUS_ERROR = 2;
 
-const KINDS: Readonly<Record<SpanKindName, SpanKind>> = { server: KIND_SERVER, client: KIND_CLIENT, producer: KIND_PRODUCER, consumer: KIND_CONSUMER };
+const KINDS: Readonly<Record<SpanKindName, SpanKind>> = {
+  server: KIND_SERVER,
+  client: KIND_CLIENT,
+  producer: KIND_PRODUCER,
+  consumer: KIND_CONSUMER,
+};
 
 function kindOf(name: SpanKindName | undefined): SpanKind {
   return name !== undefined && Object.hasOwn(KINDS, name) ? KINDS[name] : KIND_INTERNAL;
@@ -49,15 +54,27 @@ export function activeContext(): Context {
 }
 
 export function startExecutionSpan(tracer: Tracer, info: ExecutionSpanInfo): ExecutionSpan {
-  const span = tracer.startSpan(`pipeline ${info.pipeline}`, {
-    kind: kindOf(info.kind),
-    attributes: { 'pipec.pipeline': info.pipeline, 'pipec.execution.id': info.executionId, 'pipec.trigger': info.trigger },
-  }, info.parent);
+  const span = tracer.startSpan(
+    `pipeline ${info.pipeline}`,
+    {
+      kind: kindOf(info.kind),
+      attributes: {
+        'pipec.pipeline': info.pipeline,
+        'pipec.execution.id': info.executionId,
+        'pipec.trigger': info.trigger,
+      },
+    },
+    info.parent,
+  );
   return { span, context: otelApi().trace.setSpan(info.parent, span) };
 }
 
 /** Ends an execution span with its outcome (`success`, `error`, `invalid`, `timeout`, `rejected`). */
-export function endExecutionSpan(span: Span, outcome: string, failure?: { readonly code: number; readonly message: string }): void {
+export function endExecutionSpan(
+  span: Span,
+  outcome: string,
+  failure?: { readonly code: number; readonly message: string },
+): void {
   span.setAttribute('pipec.outcome', outcome);
   if (failure) {
     span.setAttribute('pipec.error.code', failure.code);
@@ -79,15 +96,19 @@ export type StepSpanInfo = Pick<StepInfo, 'label' | 'connector' | 'source' | 'sp
 
 /** Starts a step span as a child of the active context (the execution, or an enclosing step). */
 export function startStepSpan(tracer: Tracer, pipeline: string, step: StepSpanInfo): Span {
-  return tracer.startSpan(`step ${step.label ?? step.connector}`, {
-    kind: kindOf(step.span?.kind),
-    attributes: {
-      'pipec.pipeline': pipeline,
-      'pipec.step': step.label ?? step.connector,
-      'pipec.connector': step.connector,
-      'pipec.source': step.source,
+  return tracer.startSpan(
+    `step ${step.label ?? step.connector}`,
+    {
+      kind: kindOf(step.span?.kind),
+      attributes: {
+        'pipec.pipeline': pipeline,
+        'pipec.step': step.label ?? step.connector,
+        'pipec.connector': step.connector,
+        'pipec.source': step.source,
+      },
     },
-  }, otelApi().context.active());
+    otelApi().context.active(),
+  );
 }
 
 /** Runs the connector with its step span active (outgoing `traceparent` names this span). */
@@ -100,13 +121,20 @@ export function withSpan<T>(span: Span, fn: () => T): T {
  * Ends a step span with its outcome, and the attributes the connector's schema names
  * (`x-pipe-span.attributes`: attribute → parameter), from the step's evaluated parameters.
  */
-export function endStepSpan(span: Span, outcome: 'ok' | 'error', failure?: { readonly code: number; readonly message: string }, step?: StepSpanInfo, params?: unknown): void {
+export function endStepSpan(
+  span: Span,
+  outcome: 'ok' | 'error',
+  failure?: { readonly code: number; readonly message: string },
+  step?: StepSpanInfo,
+  params?: unknown,
+): void {
   span.setAttribute('pipec.outcome', outcome);
   const attributes = step?.span?.attributes;
   if (attributes && params !== null && typeof params === 'object') {
     for (const [attribute, param] of Object.entries(attributes)) {
       const value = Object.hasOwn(params, param) ? (params as Record<string, unknown>)[param] : undefined;
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') span.setAttribute(attribute, value);
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+        span.setAttribute(attribute, value);
     }
   }
   if (failure) {

@@ -5,7 +5,12 @@
  * the caller's trace with the right parent, on the SQLite broker and (when reachable) on NATS.
  */
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import {
+  InMemorySpanExporter,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-node';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildService, type BuiltService } from '../../test/e2e/in-process.js';
@@ -15,7 +20,6 @@ import { requestedExporters } from './tracing.js';
 import { NATS_URL, natsReachable, removeNatsStreams } from '../../test/support/servers.js';
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN_ID = 'b7ad6b7169203331';
-
 
 const natsUp = await natsReachable();
 if (!natsUp && process.env['CI'] === 'true') throw new Error(`NATS is required in CI but unreachable at ${NATS_URL}`);
@@ -65,7 +69,13 @@ async function traceOnce(brokerEnv: Record<string, string>): Promise<ReadableSpa
       body: JSON.stringify({ order: 42 }),
     });
     expect(res.status).toBe(200);
-    await waitFor(() => exporter.getFinishedSpans().find((s) => s.name === 'step log' && s.attributes['pipec.pipeline'] === 'trace-consumer'), 'the consumer span');
+    await waitFor(
+      () =>
+        exporter
+          .getFinishedSpans()
+          .find((s) => s.name === 'step log' && s.attributes['pipec.pipeline'] === 'trace-consumer'),
+      'the consumer span',
+    );
     return exporter.getFinishedSpans();
   } finally {
     await server.close();
@@ -76,7 +86,10 @@ async function traceOnce(brokerEnv: Record<string, string>): Promise<ReadableSpa
 function expectTrace(spans: readonly ReadableSpan[]): void {
   const byName = (name: string, pipeline: string): ReadableSpan => {
     const span = spans.find((s) => s.name === name && s.attributes['pipec.pipeline'] === pipeline);
-    if (!span) throw new Error(`no span "${name}" of ${pipeline} among: ${spans.map((s) => `${s.name}/${String(s.attributes['pipec.pipeline'])}`).join(', ')}`);
+    if (!span)
+      throw new Error(
+        `no span "${name}" of ${pipeline} among: ${spans.map((s) => `${s.name}/${String(s.attributes['pipec.pipeline'])}`).join(', ')}`,
+      );
     return span;
   };
   const idOf = (span: ReadableSpan): string => span.spanContext().spanId;
@@ -109,7 +122,11 @@ function expectTrace(spans: readonly ReadableSpan[]): void {
   expect(consumer.kind).toBe(SpanKind.CONSUMER);
   expect(front.attributes).toMatchObject({ 'pipec.trigger': 'http', 'pipec.outcome': 'success' });
   expect(typeof front.attributes['pipec.execution.id']).toBe('string');
-  expect(restCall.attributes).toMatchObject({ 'pipec.step': 'call-back', 'pipec.connector': 'rest', 'pipec.outcome': 'ok' });
+  expect(restCall.attributes).toMatchObject({
+    'pipec.step': 'call-back',
+    'pipec.connector': 'rest',
+    'pipec.outcome': 'ok',
+  });
   expect(consumer.attributes).toMatchObject({ 'pipec.trigger': 'event', 'pipec.outcome': 'success' });
 }
 
@@ -122,7 +139,13 @@ describe('tracing across pipelines', () => {
     const run = `${Date.now().toString(36)}${process.pid}`;
     const stream = `PIPEC_TRACE_${run}`;
     try {
-      expectTrace(await traceOnce({ PIPEC_BROKER: NATS_URL, PIPEC_NATS_STREAM: stream, PIPEC_NATS_SUBJECT_PREFIX: `pipectrace.${run}` }));
+      expectTrace(
+        await traceOnce({
+          PIPEC_BROKER: NATS_URL,
+          PIPEC_NATS_STREAM: stream,
+          PIPEC_NATS_SUBJECT_PREFIX: `pipectrace.${run}`,
+        }),
+      );
     } finally {
       await removeNatsStreams(stream);
     }
@@ -133,9 +156,13 @@ describe('tracing configuration', () => {
   it('is off unless an OTEL exporter or endpoint is configured', () => {
     expect(requestedExporters({})).toEqual([]);
     expect(requestedExporters({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual(['otlp']);
-    expect(requestedExporters({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toEqual(['otlp']);
+    expect(requestedExporters({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toEqual([
+      'otlp',
+    ]);
     expect(requestedExporters({ OTEL_TRACES_EXPORTER: 'console, otlp' })).toEqual(['console', 'otlp']);
-    expect(requestedExporters({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual([]);
+    expect(
+      requestedExporters({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }),
+    ).toEqual([]);
     expect(requestedExporters({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'console' })).toEqual([]);
   });
 });

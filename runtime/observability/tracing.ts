@@ -29,7 +29,10 @@ export const TRACER_NAME = 'pipec';
 export function exporterNames(env: TracingEnv): string[] | undefined {
   const raw = env['OTEL_TRACES_EXPORTER']?.trim();
   if (!raw) return undefined;
-  return raw.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  return raw
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
 }
 
 /** The exporters tracing should use; empty when tracing is off. */
@@ -67,10 +70,14 @@ export async function startTracingFromEnv(env: TracingEnv, opts: StartTracingOpt
     loadOtelApi(),
   ]);
   // Later merges win: the service's name, then whatever OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES say.
-  const resource = resources.defaultResource()
+  const resource = resources
+    .defaultResource()
     .merge(resources.resourceFromAttributes({ 'service.name': opts.serviceName }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: exporters.map((e) => new BatchSpanProcessor(e)) });
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: exporters.map((e) => new BatchSpanProcessor(e)),
+  });
   provider.register();
   return { tracer: provider.getTracer(TRACER_NAME), shutdown: () => provider.shutdown() };
 }

@@ -10,22 +10,28 @@ beforeEach(() => {
 });
 afterEach(() => vi.useRealTimers());
 
-const down = (): Promise<never> => Promise.reject(new PipeError('unreachable', { code: 502, kind: 'REST_UNREACHABLE' }));
+const down = (): Promise<never> =>
+  Promise.reject(new PipeError('unreachable', { code: 502, kind: 'REST_UNREACHABLE' }));
 const up = (): Promise<string> => Promise.resolve('ok');
 
 async function failTimes(breakers: CircuitBreakers, target: string, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await expect(breakers.guard(target, down)).rejects.toMatchObject({ kind: 'REST_UNREACHABLE' });
+  for (let i = 0; i < n; i++)
+    await expect(breakers.guard(target, down)).rejects.toMatchObject({ kind: 'REST_UNREACHABLE' });
 }
 
 describe('CircuitBreakers', () => {
   it('opens after the threshold of consecutive failures and then fails fast with 503 CIRCUIT_OPEN, without calling', async () => {
     const changes: string[] = [];
-    const breakers = new CircuitBreakers({ failures: 3, halfOpenAfterMs: 10_000 }, (target, state) => changes.push(`${target} ${state}`));
+    const breakers = new CircuitBreakers({ failures: 3, halfOpenAfterMs: 10_000 }, (target, state) =>
+      changes.push(`${target} ${state}`),
+    );
     await failTimes(breakers, 'rest https://crm.example.com', 3);
     expect(breakers.state('rest https://crm.example.com')).toBe('open');
     const call = vi.fn(up);
     await expect(breakers.guard('rest https://crm.example.com', call)).rejects.toMatchObject({
-      kind: 'CIRCUIT_OPEN', code: 503, details: { target: 'rest https://crm.example.com', retryAfter: 10 },
+      kind: 'CIRCUIT_OPEN',
+      code: 503,
+      details: { target: 'rest https://crm.example.com', retryAfter: 10 },
     });
     expect(call).not.toHaveBeenCalled();
     expect(changes).toEqual(['rest https://crm.example.com open']);
@@ -62,8 +68,17 @@ describe('CircuitBreakers', () => {
     vi.setSystemTime(Date.now() + 1_000);
     let finish: (value: string) => void = () => undefined;
     let started: () => void = () => undefined;
-    const probing = new Promise<void>((resolve) => { started = resolve; });
-    const probe = breakers.guard('t', () => new Promise<string>((resolve) => { finish = resolve; started(); }));
+    const probing = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const probe = breakers.guard(
+      't',
+      () =>
+        new Promise<string>((resolve) => {
+          finish = resolve;
+          started();
+        }),
+    );
     await probing;
     const second = vi.fn(up);
     const waiting = breakers.guard('t', second);
@@ -78,7 +93,9 @@ describe('CircuitBreakers', () => {
   it('permanent failures (a 4xx) say nothing about the target and do not count', async () => {
     const breakers = new CircuitBreakers({ failures: 2, halfOpenAfterMs: 1_000 });
     for (let i = 0; i < 5; i++) {
-      await expect(breakers.guard('t', () => Promise.reject(new PipeError('no', { code: 404, kind: 'REST_CLIENT_ERROR' })))).rejects.toMatchObject({ code: 404 });
+      await expect(
+        breakers.guard('t', () => Promise.reject(new PipeError('no', { code: 404, kind: 'REST_CLIENT_ERROR' }))),
+      ).rejects.toMatchObject({ code: 404 });
     }
     expect(breakers.state('t')).toBe('closed');
   });
@@ -99,7 +116,10 @@ describe('CircuitBreakers', () => {
 
   it('reads its options from PIPEC_BREAKER_FAILURES and PIPEC_BREAKER_HALF_OPEN_MS', () => {
     expect(breakerOptionsFromEnv({})).toEqual({ failures: 5, halfOpenAfterMs: 30_000 });
-    expect(breakerOptionsFromEnv({ PIPEC_BREAKER_FAILURES: '0', PIPEC_BREAKER_HALF_OPEN_MS: '500' })).toEqual({ failures: 0, halfOpenAfterMs: 500 });
+    expect(breakerOptionsFromEnv({ PIPEC_BREAKER_FAILURES: '0', PIPEC_BREAKER_HALF_OPEN_MS: '500' })).toEqual({
+      failures: 0,
+      halfOpenAfterMs: 500,
+    });
     expect(breakerOptionsFromEnv({ PIPEC_BREAKER_FAILURES: 'x' })).toEqual({ failures: 5, halfOpenAfterMs: 30_000 });
   });
 });

@@ -13,7 +13,12 @@
  * connector that talks to a server gets the same breaker without code of its own.
  */
 import {
-  BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy,
+  BrokenCircuitError,
+  CircuitState,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  handleWhen,
+  type CircuitBreakerPolicy,
 } from 'cockatiel';
 import { PipeError } from '../errors.js';
 
@@ -58,7 +63,10 @@ export class CircuitBreakers {
   /** Bounded: targets come from URLs that may be built from data. */
   private static readonly MAX_TARGETS = 10_000;
 
-  constructor(private readonly options: BreakerOptions, private readonly listener?: BreakerListener) {}
+  constructor(
+    private readonly options: BreakerOptions,
+    private readonly listener?: BreakerListener,
+  ) {}
 
   /** Runs `run` through the target's circuit; an open circuit throws 503 CIRCUIT_OPEN without running it. */
   async guard<T>(target: string, run: () => Promise<T>, opts: GuardOptions<T> = {}): Promise<T> {
@@ -70,7 +78,9 @@ export class CircuitBreakers {
     } catch (err) {
       if (err instanceof BrokenCircuitError) {
         throw new PipeError(`the circuit to ${target} is open after repeated failures; not calling it`, {
-          code: 503, kind: 'CIRCUIT_OPEN', cause: err,
+          code: 503,
+          kind: 'CIRCUIT_OPEN',
+          cause: err,
           details: { target, retryAfter: Math.ceil(this.options.halfOpenAfterMs / 1000) },
         });
       }
@@ -85,7 +95,9 @@ export class CircuitBreakers {
   }
 
   private circuitOf(
-    target: string, failed: (err: unknown) => boolean, failedResult: ((result: unknown) => boolean) | undefined,
+    target: string,
+    failed: (err: unknown) => boolean,
+    failedResult: ((result: unknown) => boolean) | undefined,
   ): CircuitBreakerPolicy {
     let circuit = this.circuits.get(target);
     if (circuit) return circuit;

@@ -20,8 +20,13 @@ function manualPacer(random = 0.5): Pacer & { readonly waits: number[]; time: nu
 }
 
 const SPEC: RetrySpec = {
-  attempts: 5, initialMs: 100, maxDelayMs: 1000, multiplier: 2, budgetMs: 0,
-  kinds: ['TIMEOUT', 'REST_UNREACHABLE'], statuses: [429, 503],
+  attempts: 5,
+  initialMs: 100,
+  maxDelayMs: 1000,
+  multiplier: 2,
+  budgetMs: 0,
+  kinds: ['TIMEOUT', 'REST_UNREACHABLE'],
+  statuses: [429, 503],
 };
 
 /** An attempt that fails with the given errors (or returns the given outputs) in turn, then answers `ok`. */
@@ -78,7 +83,7 @@ describe('runWithRetry', () => {
     expect(run.calls()).toBe(1);
   });
 
-  it('retries by the status the other side answered as well as by kind, never by an error\'s own code', async () => {
+  it("retries by the status the other side answered as well as by kind, never by an error's own code", async () => {
     const run = script(new PipeError('busy', { code: 503, kind: 'REST_SERVER_ERROR', details: { status: 503 } }));
     await expect(runWithRetry(SPEC, run.attempt, manualPacer(), signal)).resolves.toBe('ok');
     expect(run.calls()).toBe(2);
@@ -118,15 +123,21 @@ describe('runWithRetry', () => {
     const pacer = manualPacer(0.999);
     const run = script(timeout(), timeout(), timeout(), timeout());
     // waits ≈ 100, 200, 400: the third would end at ≈ 700 ms > 600 ms budget.
-    await expect(runWithRetry({ ...SPEC, budgetMs: 600 }, run.attempt, pacer, signal)).rejects.toMatchObject({ kind: 'TIMEOUT' });
+    await expect(runWithRetry({ ...SPEC, budgetMs: 600 }, run.attempt, pacer, signal)).rejects.toMatchObject({
+      kind: 'TIMEOUT',
+    });
     expect(run.calls()).toBe(3);
     expect(pacer.waits.reduce((a, b) => a + b, 0)).toBeLessThan(600);
   });
 
   it('gives up at once when Retry-After asks for longer than the budget has left', async () => {
     const pacer = manualPacer();
-    const run = script(new PipeError('later', { code: 503, kind: 'REST_SERVER_ERROR', details: { status: 503, retryAfter: '120' } }));
-    await expect(runWithRetry({ ...SPEC, budgetMs: 30_000 }, run.attempt, pacer, signal)).rejects.toMatchObject({ code: 503 });
+    const run = script(
+      new PipeError('later', { code: 503, kind: 'REST_SERVER_ERROR', details: { status: 503, retryAfter: '120' } }),
+    );
+    await expect(runWithRetry({ ...SPEC, budgetMs: 30_000 }, run.attempt, pacer, signal)).rejects.toMatchObject({
+      code: 503,
+    });
     expect(pacer.waits).toEqual([]);
   });
 
@@ -134,14 +145,22 @@ describe('runWithRetry', () => {
     const controller = new AbortController();
     const run = script(timeout(), timeout());
     const pacer = manualPacer();
-    const aborting: Pacer = { ...pacer, sleep: async () => { controller.abort(new Error('shutdown')); throw controller.signal.reason; } };
+    const aborting: Pacer = {
+      ...pacer,
+      sleep: async () => {
+        controller.abort(new Error('shutdown'));
+        throw controller.signal.reason;
+      },
+    };
     await expect(runWithRetry(SPEC, run.attempt, aborting, controller.signal)).rejects.toThrow('shutdown');
     expect(run.calls()).toBe(1);
   });
 
   it('tells each retry (attempt, wait, kind, status, and whether Retry-After set the wait)', async () => {
     const notices: unknown[] = [];
-    const run = script(new PipeError('slow down', { code: 429, kind: 'RATE_LIMITED', details: { status: 429, retryAfter: 1 } }));
+    const run = script(
+      new PipeError('slow down', { code: 429, kind: 'RATE_LIMITED', details: { status: 429, retryAfter: 1 } }),
+    );
     await runWithRetry(SPEC, run.attempt, manualPacer(), signal, (n) => notices.push(n));
     expect(notices).toEqual([{ attempt: 1, delayMs: 1000, kind: 'RATE_LIMITED', status: 429, retryAfter: true }]);
   });

@@ -107,7 +107,11 @@ export async function runWithRetry(
  * beyond the remaining budget gives up at once rather than sleep and fail anyway).
  */
 export function nextDelay(
-  spec: RetrySpec, n: number, failure: Failure, elapsedMs: number, random: () => number,
+  spec: RetrySpec,
+  n: number,
+  failure: Failure,
+  elapsedMs: number,
+  random: () => number,
 ): number | undefined {
   const policy = { initialMs: spec.initialMs, maxMs: spec.maxDelayMs, multiplier: spec.multiplier };
   const backoff = backoffDelay(policy, n, random);

@@ -10,7 +10,14 @@ import { PipeError } from '../errors.js';
 import { compileRe2, re2ErrorMessage, type Re2Pattern } from '../re2.js';
 import { RegexSyntaxError, toRe2Syntax, type RegexDialect } from './translate.js';
 
-export { JAVA_FLAGS, MAX_PATTERN_LENGTH, parseJavaFlags, quoteLiteral, RegexSyntaxError, type RegexDialect } from './translate.js';
+export {
+  JAVA_FLAGS,
+  MAX_PATTERN_LENGTH,
+  parseJavaFlags,
+  quoteLiteral,
+  RegexSyntaxError,
+  type RegexDialect,
+} from './translate.js';
 export type { Re2Pattern } from '../re2.js';
 
 const CACHE_LIMIT = 512;
@@ -18,7 +25,11 @@ const CACHE_LIMIT = 512;
 const cache = new Map<string, Re2Pattern | RegexSyntaxError>();
 
 /** Compiles (or fetches from the memo) a pattern; throws RegexSyntaxError when RE2 cannot run it. */
-export function compileRegex(pattern: string, dialect: RegexDialect = 'java', javaFlags: readonly string[] = []): Re2Pattern {
+export function compileRegex(
+  pattern: string,
+  dialect: RegexDialect = 'java',
+  javaFlags: readonly string[] = [],
+): Re2Pattern {
   const key = `${dialect}\u0000${javaFlags.join('|')}\u0000${pattern}`;
   let entry = cache.get(key);
   if (entry === undefined) {
@@ -30,7 +41,11 @@ export function compileRegex(pattern: string, dialect: RegexDialect = 'java', ja
   return entry;
 }
 
-function compileFresh(pattern: string, dialect: RegexDialect, javaFlags: readonly string[]): Re2Pattern | RegexSyntaxError {
+function compileFresh(
+  pattern: string,
+  dialect: RegexDialect,
+  javaFlags: readonly string[],
+): Re2Pattern | RegexSyntaxError {
   try {
     return compileRe2(toRe2Syntax(pattern, dialect, javaFlags).source);
   } catch (err) {
@@ -39,7 +54,11 @@ function compileFresh(pattern: string, dialect: RegexDialect, javaFlags: readonl
 }
 
 /** Build-time check: undefined when the pattern runs on RE2, otherwise why not. */
-export function regexProblem(pattern: string, dialect: RegexDialect = 'java', javaFlags: readonly string[] = []): RegexSyntaxError | undefined {
+export function regexProblem(
+  pattern: string,
+  dialect: RegexDialect = 'java',
+  javaFlags: readonly string[] = [],
+): RegexSyntaxError | undefined {
   try {
     compileRegex(pattern, dialect, javaFlags);
     return undefined;
@@ -81,7 +100,10 @@ export function allMatches(re: Re2Pattern, input: string, groups = true): RegexM
   const out: RegexMatch[] = [];
   if (!re.test(input)) return out;
   const matcher = re.matcher(input);
-  while (matcher.find()) out.push(groups ? withGroups(re, matcher) : { index: matcher.start(), end: matcher.end(), groups: [], named: undefined });
+  while (matcher.find())
+    out.push(
+      groups ? withGroups(re, matcher) : { index: matcher.start(), end: matcher.end(), groups: [], named: undefined },
+    );
   return out;
 }
 

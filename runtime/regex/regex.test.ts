@@ -29,7 +29,18 @@ describe('Java patterns on RE2', () => {
   });
 
   it('refuses what needs backtracking, saying so', () => {
-    for (const pattern of ['(a)\\1', '(?<n>a)\\k<n>', '(?=a)a', '(?!a)b', 'a(?<=b)', '(?<!a)b', '(?>a+)b', 'a++', 'a*+', 'a{2}+']) {
+    for (const pattern of [
+      '(a)\\1',
+      '(?<n>a)\\k<n>',
+      '(?=a)a',
+      '(?!a)b',
+      'a(?<=b)',
+      '(?<!a)b',
+      '(?>a+)b',
+      'a++',
+      'a*+',
+      'a{2}+',
+    ]) {
       const problem = regexProblem(pattern);
       expect(problem?.needsBacktracking, pattern).toBe(true);
       expect(problem?.message, pattern).toMatch(/linear-time engine/);
@@ -55,8 +66,18 @@ describe('Java patterns on RE2', () => {
   });
 
   it('iterates matches as Java does, empty matches included', () => {
-    expect(allMatches(java('a|'), 'baa').map((m) => [m.index, m.end])).toEqual([[0, 0], [1, 2], [2, 3], [3, 3]]);
-    expect(firstMatch(java('(?<d>\\d)(x)?'), 'a1')).toEqual({ index: 1, end: 2, groups: ['1', '1', undefined], named: { d: '1' } });
+    expect(allMatches(java('a|'), 'baa').map((m) => [m.index, m.end])).toEqual([
+      [0, 0],
+      [1, 2],
+      [2, 3],
+      [3, 3],
+    ]);
+    expect(firstMatch(java('(?<d>\\d)(x)?'), 'a1')).toEqual({
+      index: 1,
+      end: 2,
+      groups: ['1', '1', undefined],
+      named: { d: '1' },
+    });
     expect(allMatches(java('😀'), 'x😀y😀').map((m) => m.index)).toEqual([1, 4]);
   });
 

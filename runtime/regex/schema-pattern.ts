@@ -30,6 +30,9 @@ class SchemaPattern {
 }
 
 /** `regExp(pattern, flags)` as ajv calls it; ajv passes `u` (unicodeRegExp), which is how RE2 reads patterns anyway. */
-export const schemaRegExp = Object.assign((pattern: string, _flags: string): SchemaPattern => new SchemaPattern(pattern), {
-  code: SCHEMA_REGEXP_NAME,
-});
+export const schemaRegExp = Object.assign(
+  (pattern: string, _flags: string): SchemaPattern => new SchemaPattern(pattern),
+  {
+    code: SCHEMA_REGEXP_NAME,
+  },
+);

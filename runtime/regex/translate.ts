@@ -15,7 +15,10 @@ export type RegexDialect = 'java' | 'ecmascript';
 
 /** Why a pattern cannot run. `needsBacktracking`: valid syntax that only a backtracking engine runs. */
 export class RegexSyntaxError extends Error {
-  constructor(message: string, readonly needsBacktracking = false) {
+  constructor(
+    message: string,
+    readonly needsBacktracking = false,
+  ) {
     super(message);
     this.name = 'RegexSyntaxError';
   }
@@ -123,7 +126,8 @@ export function toRe2Syntax(pattern: string, dialect: RegexDialect, javaFlags: r
   if (javaFlags.includes('MULTILINE')) prefix += 'm';
   if (javaFlags.includes('DOTALL')) prefix += 's';
   const flagGroup = prefix === '' ? '' : `(?${prefix})`;
-  if (javaFlags.includes('LITERAL')) return { source: (javaFlags.includes('CASE_INSENSITIVE') ? '(?i)' : '') + quoteLiteral(pattern) };
+  if (javaFlags.includes('LITERAL'))
+    return { source: (javaFlags.includes('CASE_INSENSITIVE') ? '(?i)' : '') + quoteLiteral(pattern) };
   const body = new Translator(pattern, dialect, javaFlags.includes('COMMENTS'), javaFlags.includes('DOTALL')).run();
   return { source: flagGroup + body };
 }
@@ -234,7 +238,8 @@ class Translator {
 
   private group(): void {
     const rest = this.src.slice(this.pos);
-    if (/^\(\?<?[=!]/.test(rest)) this.refuse('lookahead and lookbehind (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`) are not supported');
+    if (/^\(\?<?[=!]/.test(rest))
+      this.refuse('lookahead and lookbehind (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`) are not supported');
     if (rest.startsWith('(?>')) this.refuse('atomic groups `(?>…)` are not supported');
     if (rest.startsWith('(?:')) {
       this.pos += 3;
@@ -311,7 +316,11 @@ class Translator {
         this.emit(posix[0]);
         return;
       }
-      if (this.dialect === 'java') this.refuse('nested character classes such as `[a-c[x-z]]` are not supported; list the members in one class', false);
+      if (this.dialect === 'java')
+        this.refuse(
+          'nested character classes such as `[a-c[x-z]]` are not supported; list the members in one class',
+          false,
+        );
       this.pos++;
       this.emit('\\[');
       return;
@@ -342,7 +351,8 @@ class Translator {
         const low = four[2] === undefined ? undefined : parseInt(four[2], 16);
         this.pos += four[0].length - 2;
         // A surrogate pair written as two escapes is one code point.
-        if (low !== undefined && high >= 0xd800 && high <= 0xdbff) return this.emit(hex((high - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000));
+        if (low !== undefined && high >= 0xd800 && high <= 0xdbff)
+          return this.emit(hex((high - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000));
         return this.emit(hex(high));
       }
       case 'x': {
@@ -362,7 +372,8 @@ class Translator {
       }
       case 'c': {
         const letter = this.src[this.pos];
-        if (letter === undefined || !/[A-Za-z@-_?]/.test(letter)) throw new RegexSyntaxError('`\\c` must be followed by a control letter');
+        if (letter === undefined || !/[A-Za-z@-_?]/.test(letter))
+          throw new RegexSyntaxError('`\\c` must be followed by a control letter');
         this.pos++;
         return this.emit(hex(letter.charCodeAt(0) ^ 64));
       }
@@ -383,7 +394,11 @@ class Translator {
       case 'V':
         if (this.dialect === 'ecmascript' && next === 'v') return this.emit(hex(0x0b));
         if (this.dialect === 'ecmascript') break;
-        return this.emitClass(next.toLowerCase() === 'h' ? HORIZONTAL_SPACE : VERTICAL_SPACE, inClass, next === next.toUpperCase());
+        return this.emitClass(
+          next.toLowerCase() === 'h' ? HORIZONTAL_SPACE : VERTICAL_SPACE,
+          inClass,
+          next === next.toUpperCase(),
+        );
       case 'R':
         if (this.dialect === 'ecmascript') break;
         if (inClass) throw new RegexSyntaxError('`\\R` cannot be used inside a character class');
@@ -400,7 +415,9 @@ class Translator {
         const end = this.src.indexOf('\\E', this.pos);
         const literal = this.src.slice(this.pos, end === -1 ? this.src.length : end);
         this.pos = end === -1 ? this.src.length : end + 2;
-        return this.emit(inClass ? [...literal].map((ch) => (/[\\\]\[^-]/.test(ch) ? `\\${ch}` : ch)).join('') : quoteLiteral(literal));
+        return this.emit(
+          inClass ? [...literal].map((ch) => (/[\\\]\[^-]/.test(ch) ? `\\${ch}` : ch)).join('') : quoteLiteral(literal),
+        );
       }
       case 'p':
       case 'P':
@@ -409,12 +426,14 @@ class Translator {
         break;
     }
     if (/[1-9]/.test(next)) {
-      if (inClass && this.dialect === 'ecmascript') throw new RegexSyntaxError(`\`\\${next}\` is not valid inside a character class`);
+      if (inClass && this.dialect === 'ecmascript')
+        throw new RegexSyntaxError(`\`\\${next}\` is not valid inside a character class`);
       this.refuse(`backreferences (\`\\${next}\`) are not supported`);
     }
     if (this.dialect === 'ecmascript' && next === '/') return this.emit('/');
     if (this.dialect === 'ecmascript' && next === 'b' && inClass) return this.emit(hex(0x08));
-    if (this.dialect === 'ecmascript' && next === 'A') throw new RegexSyntaxError('`\\A` is not valid in a JSON Schema (ECMAScript) pattern; write `^`');
+    if (this.dialect === 'ecmascript' && next === 'A')
+      throw new RegexSyntaxError('`\\A` is not valid in a JSON Schema (ECMAScript) pattern; write `^`');
     if (this.dialect === 'ecmascript' && (next === 'z' || next === 'Z')) {
       throw new RegexSyntaxError(`\`\\${next}\` is not valid in a JSON Schema (ECMAScript) pattern; write \`$\``);
     }
@@ -427,7 +446,8 @@ class Translator {
   /** Class contents written as a class of their own outside one, or spliced into the enclosing one. */
   private emitClass(contents: string, inClass: boolean, negated: boolean): void {
     if (inClass) {
-      if (negated) throw new RegexSyntaxError('a negated class such as `\\H` or `\\V` cannot be used inside a character class');
+      if (negated)
+        throw new RegexSyntaxError('a negated class such as `\\H` or `\\V` cannot be used inside a character class');
       this.emit(contents);
     } else {
       this.emit(`[${negated ? '^' : ''}${contents}]`);
@@ -453,7 +473,9 @@ class Translator {
       return;
     }
     if (/^In[A-Z]/.test(name) && this.dialect === 'java') {
-      throw new RegexSyntaxError(`Unicode blocks such as \`\\p{${name}}\` are not supported; use a script such as \`\\p{Greek}\``);
+      throw new RegexSyntaxError(
+        `Unicode blocks such as \`\\p{${name}}\` are not supported; use a script such as \`\\p{Greek}\``,
+      );
     }
     // `Is` (Java) and `Script=` / `General_Category=` / `gc=` / `sc=` (ECMAScript) prefixes name the same thing.
     const bare = name.replace(/^(?:Is|Script=|sc=|Script_Extensions=|scx=|General_Category=|gc=)/, '');

@@ -94,7 +94,10 @@ describe('bearer: round trips per algorithm', () => {
   ] as const)('%s verified through account %s', async (alg, account, key) => {
     const auth = authenticate({ ...baseBearer, account });
     const result = await auth(bearer(await token(key(), { alg })));
-    expect(result).toMatchObject({ ok: true, principal: { scheme: 'bearer', subject: 'client-1', scopes: ['orders:read', 'orders:write'] } });
+    expect(result).toMatchObject({
+      ok: true,
+      principal: { scheme: 'bearer', subject: 'client-1', scopes: ['orders:read', 'orders:write'] },
+    });
   });
 });
 
@@ -105,26 +108,36 @@ describe('bearer: rejections', () => {
   });
 
   it('flags a malformed Authorization header as invalid_request', async () => {
-    const result = expectFailure(await authenticate({ ...baseBearer, account: 'shared' })(request({ authorization: 'Bearer a b' })), 401);
+    const result = expectFailure(
+      await authenticate({ ...baseBearer, account: 'shared' })(request({ authorization: 'Bearer a b' })),
+      401,
+    );
     expect(result.wwwAuthenticate).toContain('error="invalid_request"');
   });
 
   it('refuses an expired token, and accepts it within the leeway', async () => {
     const expired = await token(hsKey(), { exp: nowSeconds - 30 });
     const strict = expectFailure(await authenticate({ ...baseBearer, account: 'shared' })(bearer(expired)), 401);
-    expect(strict.wwwAuthenticate).toBe('Bearer realm="pipec", error="invalid_token", error_description="token expired"');
+    expect(strict.wwwAuthenticate).toBe(
+      'Bearer realm="pipec", error="invalid_token", error_description="token expired"',
+    );
     const lenient = await authenticate({ ...baseBearer, account: 'shared', leewaySeconds: 60 })(bearer(expired));
     expect(lenient.ok).toBe(true);
   });
 
   it('refuses a token without exp', async () => {
-    const result = expectFailure(await authenticate({ ...baseBearer, account: 'shared' })(bearer(await token(hsKey(), { exp: null }))), 401);
+    const result = expectFailure(
+      await authenticate({ ...baseBearer, account: 'shared' })(bearer(await token(hsKey(), { exp: null }))),
+      401,
+    );
     expect(result.error).toContain('"exp"');
   });
 
   it('refuses a wrong issuer and a wrong audience', async () => {
     const auth = authenticate({ ...baseBearer, account: 'shared' });
-    expect(expectFailure(await auth(bearer(await token(hsKey(), { iss: 'https://evil.test' }))), 401).error).toContain('"iss"');
+    expect(expectFailure(await auth(bearer(await token(hsKey(), { iss: 'https://evil.test' }))), 401).error).toContain(
+      '"iss"',
+    );
     expect(expectFailure(await auth(bearer(await token(hsKey(), { aud: 'other-api' }))), 401).error).toContain('"aud"');
   });
 
@@ -135,8 +148,19 @@ describe('bearer: rejections', () => {
 
   it('refuses a tampered payload', async () => {
     const [header, , signature] = (await token(hsKey())).split('.');
-    const forged = base64url.encode(JSON.stringify({ sub: 'admin', scope: 'orders:read', exp: nowSeconds + 300, iss: 'https://id.test', aud: 'orders-api' }));
-    const result = expectFailure(await authenticate({ ...baseBearer, account: 'shared' })(bearer(`${header}.${forged}.${signature}`)), 401);
+    const forged = base64url.encode(
+      JSON.stringify({
+        sub: 'admin',
+        scope: 'orders:read',
+        exp: nowSeconds + 300,
+        iss: 'https://id.test',
+        aud: 'orders-api',
+      }),
+    );
+    const result = expectFailure(
+      await authenticate({ ...baseBearer, account: 'shared' })(bearer(`${header}.${forged}.${signature}`)),
+      401,
+    );
     expect(result.error).toBe('signature verification failed');
   });
 
@@ -154,7 +178,9 @@ describe('bearer: rejections', () => {
 
   it('refuses HS256 signed with the RSA public key as the HMAC secret (key confusion)', async () => {
     const header = base64url.encode(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-    const payload = base64url.encode(JSON.stringify({ sub: 'admin', exp: nowSeconds + 300, iss: 'https://id.test', aud: 'orders-api' }));
+    const payload = base64url.encode(
+      JSON.stringify({ sub: 'admin', exp: nowSeconds + 300, iss: 'https://id.test', aud: 'orders-api' }),
+    );
     const signature = crypto.createHmac('sha256', rsa.publicPem).update(`${header}.${payload}`).digest('base64url');
     const forged = `${header}.${payload}.${signature}`;
     for (const account of ['rsaPublic', 'rsaSigner']) {
@@ -164,13 +190,20 @@ describe('bearer: rejections', () => {
   });
 
   it('refuses a token signed by another key of the same type', async () => {
-    const result = expectFailure(await authenticate({ ...baseBearer, account: 'rsaPublic' })(bearer(await token(privateKey(strangerRsa.privatePem), { alg: 'RS256' }))), 401);
+    const result = expectFailure(
+      await authenticate({ ...baseBearer, account: 'rsaPublic' })(
+        bearer(await token(privateKey(strangerRsa.privatePem), { alg: 'RS256' })),
+      ),
+      401,
+    );
     expect(result.error).toBe('signature verification failed');
   });
 
   it('refuses an algorithm outside the configured allow-list', async () => {
     const auth = authenticate({ ...baseBearer, account: 'rsaPublic', algorithms: ['PS256'] });
-    expect(expectFailure(await auth(bearer(await token(privateKey(rsa.privatePem), { alg: 'RS256' }))), 401).error).toBe('token algorithm not allowed');
+    expect(
+      expectFailure(await auth(bearer(await token(privateKey(rsa.privatePem), { alg: 'RS256' }))), 401).error,
+    ).toBe('token algorithm not allowed');
   });
 
   it('refuses at creation an allow-list that does not fit the key', () => {
@@ -201,8 +234,13 @@ describe('bearer: scopes, claims, revocation', () => {
 
   it('checks required claims by value or array membership', async () => {
     const auth = authenticate({ ...baseBearer, account: 'shared', claims: { tenant: 'acme', roles: 'manager' } });
-    expect((await auth(bearer(await token(hsKey(), { claims: { tenant: 'acme', roles: ['sales', 'manager'] } })))).ok).toBe(true);
-    const wrong = expectFailure(await auth(bearer(await token(hsKey(), { claims: { tenant: 'other', roles: 'manager' } }))), 401);
+    expect(
+      (await auth(bearer(await token(hsKey(), { claims: { tenant: 'acme', roles: ['sales', 'manager'] } })))).ok,
+    ).toBe(true);
+    const wrong = expectFailure(
+      await auth(bearer(await token(hsKey(), { claims: { tenant: 'other', roles: 'manager' } }))),
+      401,
+    );
     expect(wrong.error).toBe('"tenant" claim check failed');
   });
 
@@ -215,7 +253,9 @@ describe('bearer: scopes, claims, revocation', () => {
     const isRevoked = vi.fn(async (jti: string) => jti === 'revoked-1');
     const auth = authenticate({ ...baseBearer, account: 'shared' }, { isRevoked });
     expect((await auth(bearer(await token(hsKey(), { claims: { jti: 'live-1' } })))).ok).toBe(true);
-    expect(expectFailure(await auth(bearer(await token(hsKey(), { claims: { jti: 'revoked-1' } }))), 401).error).toBe('token revoked');
+    expect(expectFailure(await auth(bearer(await token(hsKey(), { claims: { jti: 'revoked-1' } }))), 401).error).toBe(
+      'token revoked',
+    );
     expect(expectFailure(await auth(bearer(await token(hsKey()))), 401).error).toBe('token has no jti');
     expect(isRevoked.mock.calls.map((c) => c[0])).toEqual(['live-1', 'revoked-1']);
   });
@@ -250,7 +290,9 @@ describe('bearer: remote JWKS', () => {
     const auth = authenticate({ ...baseBearer, jwksUrl });
     const stranger = await token(privateKey(strangerRsa.privatePem), { alg: 'RS256', kid: 'rsa-1' });
     expect(expectFailure(await auth(bearer(stranger)), 401).error).toBe('signature verification failed');
-    expect(expectFailure(await auth(bearer(await token(hsKey(), { kid: 'rsa-1' }))), 401).error).toBe('token algorithm not allowed');
+    expect(expectFailure(await auth(bearer(await token(hsKey(), { kid: 'rsa-1' }))), 401).error).toBe(
+      'token algorithm not allowed',
+    );
   });
 
   it('reads the JWKS URL from a public-key account', async () => {
@@ -264,7 +306,10 @@ describe('bearer: remote JWKS', () => {
     const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const auth = authenticate({ ...baseBearer, jwksUrl: deadUrl });
-    const result = expectFailure(await auth(bearer(await token(privateKey(rsa.privatePem), { alg: 'RS256', kid: 'rsa-1' }))), 401);
+    const result = expectFailure(
+      await auth(bearer(await token(privateKey(rsa.privatePem), { alg: 'RS256', kid: 'rsa-1' }))),
+      401,
+    );
     expect(result.wwwAuthenticate).toContain('error="invalid_token"');
   });
 
@@ -310,7 +355,10 @@ describe('basic', () => {
   it('accepts the right pair (password may contain colons) and compares both fields', async () => {
     const spy = vi.spyOn(crypto, 'timingSafeEqual');
     const auth = authenticate({ type: 'basic', account: 'admin', realm: 'ops "area"' });
-    expect(await auth(basic('alice', 'wonder:land'))).toEqual({ ok: true, principal: { scheme: 'basic', username: 'alice' } });
+    expect(await auth(basic('alice', 'wonder:land'))).toEqual({
+      ok: true,
+      principal: { scheme: 'basic', username: 'alice' },
+    });
     expect(spy).toHaveBeenCalledTimes(2);
     spy.mockClear();
     const wrongUser = expectFailure(await auth(basic('bob', 'wonder:land')), 401);
@@ -326,7 +374,10 @@ describe('basic', () => {
   });
 
   it('parses credentials strictly', () => {
-    expect(parseBasicCredentials(`basic ${Buffer.from('u:p:q').toString('base64')}`)).toEqual({ username: 'u', password: 'p:q' });
+    expect(parseBasicCredentials(`basic ${Buffer.from('u:p:q').toString('base64')}`)).toEqual({
+      username: 'u',
+      password: 'p:q',
+    });
     expect(parseBasicCredentials(`Basic ${Buffer.from('no-colon').toString('base64')}`)).toBeNull();
     expect(parseBasicCredentials(`Basic ${Buffer.from([0x75, 0x3a, 0xff]).toString('base64')}`)).toBeNull();
     expect(parseBasicCredentials('Bearer abc')).toBeNull();
@@ -334,6 +385,8 @@ describe('basic', () => {
   });
 
   it('refuses an account without a password at creation', () => {
-    expect(() => createAuthenticator({ type: 'basic', account: 'a' }, { a: { type: 'basic', username: 'x', password: '' } })).toThrow(/non-empty/);
+    expect(() =>
+      createAuthenticator({ type: 'basic', account: 'a' }, { a: { type: 'basic', username: 'x', password: '' } }),
+    ).toThrow(/non-empty/);
   });
 });

@@ -13,7 +13,14 @@
  *   basic   → { scheme: "basic", username: "alice" }
  */
 import type { Json, JsonObject } from '../types.js';
-import { ASYMMETRIC_ALGORITHMS, jwksUrlOf, restrictAlgorithms, stringField, verificationKeyOf, type AccountFields } from './keys.js';
+import {
+  ASYMMETRIC_ALGORITHMS,
+  jwksUrlOf,
+  restrictAlgorithms,
+  stringField,
+  verificationKeyOf,
+  type AccountFields,
+} from './keys.js';
 import { timingSafeEqualSecrets, timingSafeIndexOf } from './timing-safe.js';
 import { MAX_TOKEN_LENGTH, TokenError, tokenKeyOf, verifyToken, type TokenKey } from './verify-token.js';
 
@@ -33,8 +40,7 @@ export type AuthSpec =
   | { type: 'basic'; account: string; realm?: string };
 
 export type AuthResult =
-  | { ok: true; principal: JsonObject }
-  | { ok: false; status: 401 | 403; wwwAuthenticate: string; error: string };
+  { ok: true; principal: JsonObject } | { ok: false; status: 401 | 403; wwwAuthenticate: string; error: string };
 
 export interface AuthOptions {
   /** Current time in ms (token expiry); defaults to Date.now. */
@@ -108,7 +114,10 @@ function createApiKeyAuthenticator(spec: Extract<AuthSpec, { type: 'api-key' }>,
   const keys = apiKeysOf(accountOf(accounts, spec.account));
   const location = spec.in === 'query' ? 'query' : 'header';
   const name = spec.name || (location === 'header' ? DEFAULT_API_KEY_HEADER : DEFAULT_API_KEY_QUERY);
-  const wwwAuthenticate = challenge('ApiKey', [['realm', REALM], [location, name]]);
+  const wwwAuthenticate = challenge('ApiKey', [
+    ['realm', REALM],
+    [location, name],
+  ]);
   const fail = (error: string): AuthResult => ({ ok: false, status: 401, wwwAuthenticate, error });
 
   return async (req) => {
@@ -175,7 +184,12 @@ function jsonEqual(a: Json, b: Json): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i] as Json));
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, i) => jsonEqual(item, b[i] as Json))
+    );
   }
   const aKeys = Object.keys(a);
   if (aKeys.length !== Object.keys(b).length) return false;
@@ -188,7 +202,12 @@ function createBearerAuthenticator(spec: BearerSpec, accounts: Accounts, opts: A
   const requiredScopes = spec.scopes ?? [];
   const requiredClaims = Object.entries(spec.claims ?? {});
   const realm: [string, string] = ['realm', REALM];
-  const unauthenticated: AuthResult = { ok: false, status: 401, wwwAuthenticate: challenge('Bearer', [realm]), error: 'missing bearer token' };
+  const unauthenticated: AuthResult = {
+    ok: false,
+    status: 401,
+    wwwAuthenticate: challenge('Bearer', [realm]),
+    error: 'missing bearer token',
+  };
   const reject = (error: 'invalid_request' | 'invalid_token', description: string): AuthResult => ({
     ok: false,
     status: 401,
@@ -272,8 +291,12 @@ function createBasicAuthenticator(spec: Extract<AuthSpec, { type: 'basic' }>, ac
   const expectedUser = stringField(fields, 'username');
   const expectedPassword = stringField(fields, 'password');
   // An empty expected password would let an empty one in: refuse the configuration instead.
-  if (!expectedUser || !expectedPassword) throw new Error(`auth: account '${spec.account}' needs a non-empty username and password`);
-  const wwwAuthenticate = challenge('Basic', [['realm', spec.realm ?? REALM], ['charset', 'UTF-8']]);
+  if (!expectedUser || !expectedPassword)
+    throw new Error(`auth: account '${spec.account}' needs a non-empty username and password`);
+  const wwwAuthenticate = challenge('Basic', [
+    ['realm', spec.realm ?? REALM],
+    ['charset', 'UTF-8'],
+  ]);
 
   return async (req) => {
     const header = req.headers.get('authorization');
@@ -283,7 +306,8 @@ function createBasicAuthenticator(spec: Extract<AuthSpec, { type: 'basic' }>, ac
     // Both comparisons always run, so timing does not reveal whether the username was right.
     const userMatches = timingSafeEqualSecrets(credentials.username, expectedUser);
     const passwordMatches = timingSafeEqualSecrets(credentials.password, expectedPassword);
-    if (!(userMatches && passwordMatches)) return { ok: false, status: 401, wwwAuthenticate, error: 'invalid credentials' };
+    if (!(userMatches && passwordMatches))
+      return { ok: false, status: 401, wwwAuthenticate, error: 'invalid credentials' };
     return { ok: true, principal: { scheme: 'basic', username: credentials.username } };
   };
 }

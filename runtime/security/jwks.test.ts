@@ -35,14 +35,22 @@ describe('publicJwks', () => {
   });
 
   it('never exposes private key members', async () => {
-    const { keys } = await publicJwks({ a: { key: rsa.privatePem }, b: { key: ec.privatePem }, c: { key: ed.privatePem } });
-    for (const key of keys) for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(member);
+    const { keys } = await publicJwks({
+      a: { key: rsa.privatePem },
+      b: { key: ec.privatePem },
+      c: { key: ed.privatePem },
+    });
+    for (const key of keys)
+      for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key).not.toHaveProperty(member);
   });
 
   it('verifies tokens signed with the account key and the same kid', async () => {
     const { keys } = await publicJwks({ signer: { key: ec.privatePem, alg: 'ES256' } });
     const kid = String(keys[0]?.['kid']);
-    const token = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid }).setExpirationTime('5m').sign(crypto.createPrivateKey(ec.privatePem));
+    const token = await new SignJWT({ sub: 'x' })
+      .setProtectedHeader({ alg: 'ES256', kid })
+      .setExpirationTime('5m')
+      .sign(crypto.createPrivateKey(ec.privatePem));
     const { payload } = await jwtVerify(token, createLocalJWKSet({ keys } as unknown as JSONWebKeySet));
     expect(payload.sub).toBe('x');
   });

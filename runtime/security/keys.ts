@@ -34,10 +34,10 @@ export type VerificationKey =
   | { readonly kind: 'remote'; readonly url: URL; readonly algorithms: readonly string[] }
   /** A JSON Web Key Set held by the account (e.g. the service's own, development-keys.ts). */
   | {
-    readonly kind: 'set';
-    readonly jwks: { readonly keys: readonly JsonObject[] };
-    readonly algorithms: readonly string[];
-  };
+      readonly kind: 'set';
+      readonly jwks: { readonly keys: readonly JsonObject[] };
+      readonly algorithms: readonly string[];
+    };
 
 const HMAC_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
 /** RFC 7518 §3.2: an HMAC key must be at least as long as the hash output. */
@@ -101,7 +101,8 @@ export function accountTypeOf(fields: AccountFields): AccountType {
   }
   if (stringField(fields, 'username') !== undefined && stringField(fields, 'password') !== undefined) return 'basic';
   if (Array.isArray(ownField(fields, 'keys'))) return 'api-key';
-  if (stringField(fields, 'jwks-url') !== undefined || stringField(fields, 'jwksUrl') !== undefined) return 'public-key';
+  if (stringField(fields, 'jwks-url') !== undefined || stringField(fields, 'jwksUrl') !== undefined)
+    return 'public-key';
   const key = ownField(fields, 'key');
   if (typeof key === 'string') {
     if (isPem(key) || isPem(normalizePem(key))) return /PRIVATE KEY-----/.test(key) ? 'private-key' : 'public-key';
@@ -183,7 +184,9 @@ export function restrictAlgorithms(allowed: readonly string[], requested?: reado
   if (!requested || requested.length === 0) return allowed;
   const result = allowed.filter((alg) => requested.includes(alg));
   if (result.length === 0) {
-    throw new AccountError(`none of the algorithms ${requested.join(', ')} fits the key (allowed: ${allowed.join(', ')})`);
+    throw new AccountError(
+      `none of the algorithms ${requested.join(', ')} fits the key (allowed: ${allowed.join(', ')})`,
+    );
   }
   return result;
 }
@@ -252,7 +255,8 @@ export function verificationKeyOf(fields: AccountFields, algorithms?: readonly s
     const set = keySetOf(ownField(fields, 'key'));
     if (set) return { kind: 'set', jwks: set, algorithms: narrow(ASYMMETRIC_ALGORITHMS) };
     const key = stringField(fields, 'key');
-    const url = stringField(fields, 'jwks-url') ?? stringField(fields, 'jwksUrl') ?? (key && isUrl(key) ? key.trim() : undefined);
+    const url =
+      stringField(fields, 'jwks-url') ?? stringField(fields, 'jwksUrl') ?? (key && isUrl(key) ? key.trim() : undefined);
     if (url !== undefined) return { kind: 'remote', url: jwksUrlOf(url), algorithms: narrow(ASYMMETRIC_ALGORITHMS) };
     const publicKey = readPublicKey(fields);
     return { kind: 'static', key: publicKey, algorithms: narrow(algorithmsForKey(publicKey)) };

@@ -86,7 +86,9 @@ describe('rateLimitClientKey', () => {
     expect(rateLimitClientKey('api-key', { ip: '10.0.0.1', headers, principal: apiKey })).toBe('api-key:partners#1');
     expect(rateLimitClientKey('api-key', { ip: '10.0.0.1', headers, principal: bearer })).toBe('ip:10.0.0.1');
     expect(rateLimitClientKey('principal', { ip: '10.0.0.1', headers, principal: bearer })).toBe('sub:client-1');
-    expect(rateLimitClientKey('principal', { ip: '10.0.0.1', headers, principal: { scheme: 'basic', username: 'al' } })).toBe('user:al');
+    expect(
+      rateLimitClientKey('principal', { ip: '10.0.0.1', headers, principal: { scheme: 'basic', username: 'al' } }),
+    ).toBe('user:al');
     expect(rateLimitClientKey('principal', { ip: '10.0.0.1', headers })).toBe('ip:10.0.0.1');
     expect(rateLimitClientKey({ header: 'x-tenant' }, { ip: '10.0.0.1', headers })).toBe('header:acme');
     expect(rateLimitClientKey({ header: 'x-missing' }, { ip: '10.0.0.1', headers })).toBe('ip:10.0.0.1');

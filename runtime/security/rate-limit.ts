@@ -56,7 +56,8 @@ export function createRateLimiter(
 ): (clientKey: string) => RateLimitDecision {
   checkSpec(spec);
   const maxClients = spec.maxClients ?? DEFAULT_MAX_CLIENTS;
-  if (!Number.isInteger(maxClients) || maxClients < 1) throw new Error('rate-limit: maxClients must be a positive integer');
+  if (!Number.isInteger(maxClients) || maxClients < 1)
+    throw new Error('rate-limit: maxClients must be a positive integer');
   // Map iteration order is insertion order; re-inserting on every touch makes the first entry the
   // least recently seen, so eviction is O(1).
   const clients = new Map<string, ClientWindow>();
@@ -74,7 +75,8 @@ export function createRateLimiter(
 }
 
 function checkSpec(spec: RateLimitSpec): void {
-  if (!Number.isFinite(spec.window) || spec.window <= 0) throw new Error('rate-limit: window must be a positive number of ms');
+  if (!Number.isFinite(spec.window) || spec.window <= 0)
+    throw new Error('rate-limit: window must be a positive number of ms');
   if (!Number.isInteger(spec.max) || spec.max < 1) throw new Error('rate-limit: max must be a positive integer');
 }
 
@@ -82,7 +84,11 @@ function checkSpec(spec: RateLimitSpec): void {
  * One request of a client at time `t`: its counters after it (counted only when allowed) and the
  * decision. Pure: the in-process limiter and the shared ones (RateLimitStore) decide alike.
  */
-export function decideRequest(spec: RateLimitSpec, previous: ClientWindow | undefined, t: number): { state: ClientWindow; decision: RateLimitDecision } {
+export function decideRequest(
+  spec: RateLimitSpec,
+  previous: ClientWindow | undefined,
+  t: number,
+): { state: ClientWindow; decision: RateLimitDecision } {
   const { window, max } = spec;
   const sliding = spec.algorithm !== 'fixed';
   const start = Math.floor(t / window) * window;
@@ -91,10 +97,16 @@ export function decideRequest(spec: RateLimitSpec, previous: ClientWindow | unde
   const used = sliding ? state.previous * (1 - elapsed / window) + state.count : state.count;
   if (used + 1 <= max) {
     state.count += 1;
-    return { state, decision: { allowed: true, retryAfterSeconds: 0, remaining: Math.max(0, Math.floor(max - used - 1)) } };
+    return {
+      state,
+      decision: { allowed: true, retryAfterSeconds: 0, remaining: Math.max(0, Math.floor(max - used - 1)) },
+    };
   }
   const waitMs = sliding ? slidingWait(state, elapsed, window, max) : window - elapsed;
-  return { state, decision: { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), remaining: 0 } };
+  return {
+    state,
+    decision: { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), remaining: 0 },
+  };
 }
 
 /**
@@ -103,7 +115,11 @@ export function decideRequest(spec: RateLimitSpec, previous: ClientWindow | unde
  * nobody wrote the key in between (else it reads again): an atomic read-modify-write.
  */
 export interface RateLimitStore {
-  update<T>(key: string, ttlMs: number, step: (state: ClientWindow | undefined) => { state: ClientWindow; result: T; changed: boolean }): Promise<T>;
+  update<T>(
+    key: string,
+    ttlMs: number,
+    step: (state: ClientWindow | undefined) => { state: ClientWindow; result: T; changed: boolean },
+  ): Promise<T>;
 }
 
 /**
@@ -111,15 +127,23 @@ export interface RateLimitStore {
  * times it. `scope` tells limits of different triggers apart (the pipeline's name).
  */
 export function createSharedRateLimiter(
-  spec: RateLimitSpec, store: RateLimitStore, scope: string, now: () => number = Date.now,
+  spec: RateLimitSpec,
+  store: RateLimitStore,
+  scope: string,
+  now: () => number = Date.now,
 ): (clientKey: string) => Promise<RateLimitDecision> {
   checkSpec(spec);
   // The counters of the previous window are still read: keep a key two windows.
   const ttlMs = 2 * spec.window;
-  return (clientKey) => store.update(JSON.stringify([scope, clientKey]), ttlMs, (previous) => {
-    const { state, decision } = decideRequest(spec, previous, now());
-    return { state, result: decision, changed: decision.allowed || previous === undefined || previous.start !== state.start };
-  });
+  return (clientKey) =>
+    store.update(JSON.stringify([scope, clientKey]), ttlMs, (previous) => {
+      const { state, decision } = decideRequest(spec, previous, now());
+      return {
+        state,
+        result: decision,
+        changed: decision.allowed || previous === undefined || previous.start !== state.start,
+      };
+    });
 }
 
 /** The client's counters moved to the fixed window starting at `start`. */
@@ -167,10 +191,13 @@ export function rateLimitClientKey(key: RateLimitSpec['key'], subject: RateLimit
   if (key === 'api-key' || key === 'principal') {
     if (!principal) return byIp;
     const scheme = field(principal, 'scheme');
-    if (scheme === 'api-key') return `api-key:${String(field(principal, 'account'))}#${String(field(principal, 'keyIndex'))}`;
+    if (scheme === 'api-key')
+      return `api-key:${String(field(principal, 'account'))}#${String(field(principal, 'keyIndex'))}`;
     if (key === 'api-key') return byIp;
-    if (scheme === 'bearer' && typeof field(principal, 'subject') === 'string') return `sub:${String(field(principal, 'subject'))}`;
-    if (scheme === 'basic' && typeof field(principal, 'username') === 'string') return `user:${String(field(principal, 'username'))}`;
+    if (scheme === 'bearer' && typeof field(principal, 'subject') === 'string')
+      return `sub:${String(field(principal, 'subject'))}`;
+    if (scheme === 'basic' && typeof field(principal, 'username') === 'string')
+      return `user:${String(field(principal, 'username'))}`;
     return byIp;
   }
   const value = subject.headers.get(key.header);

@@ -7,7 +7,12 @@
  * `exp` is required: a token that never expires cannot be revoked by time.
  */
 import {
-  createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey,
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTVerifyGetKey,
 } from 'jose';
 import type { KeyObject } from 'node:crypto';
 import type { JsonObject } from '../types.js';
@@ -92,13 +97,16 @@ function toMutable(value: string | readonly string[]): string | string[] {
 export function describeFailure(err: unknown): string {
   if (err instanceof joseErrors.JWTExpired) return 'token expired';
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
-    return err.reason === 'check_failed' ? `"${err.claim}" claim check failed` : `"${err.claim}" claim ${err.reason.replace(/_/g, ' ')}`;
+    return err.reason === 'check_failed'
+      ? `"${err.claim}" claim check failed`
+      : `"${err.claim}" claim ${err.reason.replace(/_/g, ' ')}`;
   }
   if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature verification failed';
   if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm not allowed';
   if (err instanceof joseErrors.JWKSNoMatchingKey) return 'no matching key in the key set';
   if (err instanceof joseErrors.JWKSTimeout) return 'key set request timed out';
-  if (err instanceof joseErrors.JWKSInvalid || err instanceof joseErrors.JWKSMultipleMatchingKeys) return 'key set unusable';
+  if (err instanceof joseErrors.JWKSInvalid || err instanceof joseErrors.JWKSMultipleMatchingKeys)
+    return 'key set unusable';
   if (err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid) return 'malformed token';
   if (err instanceof joseErrors.JOSENotSupported) return 'token algorithm not supported';
   if (err instanceof joseErrors.JOSEError) return 'invalid token';

@@ -59,16 +59,33 @@ describe.runIf((pgUp && natsUp) || IN_CI)('a service while its backends go away 
       return { saved: true };
     });
     const ping = pipelineOf('ping', httpTrigger('/ping', ['GET']), () => 'pong');
-    const poison = pipelineOf('poison', httpTrigger('/poison'), (message, ctx) => publish({ event: 'poison', payload: { bad: true } }, message, ctx).then(() => 'sent'));
-    const copy = pipelineOf('copy', { kind: 'event', event: 'saved', expiration: 0, maxTimeout: 5000, maxDeliveries: 5 }, async (message, ctx) => {
-      await ctx.services.store.insert(STORE, [{ ...(message as JsonObject), copied: true }]);
-      return null;
-    });
-    const refuse = pipelineOf('refuse', { kind: 'event', event: 'poison', expiration: 0, maxTimeout: 5000, maxDeliveries: 5 }, () => {
-      throw new PipeError('cannot take this', { code: 422 });
-    });
+    const poison = pipelineOf('poison', httpTrigger('/poison'), (message, ctx) =>
+      publish({ event: 'poison', payload: { bad: true } }, message, ctx).then(() => 'sent'),
+    );
+    const copy = pipelineOf(
+      'copy',
+      { kind: 'event', event: 'saved', expiration: 0, maxTimeout: 5000, maxDeliveries: 5 },
+      async (message, ctx) => {
+        await ctx.services.store.insert(STORE, [{ ...(message as JsonObject), copied: true }]);
+        return null;
+      },
+    );
+    const refuse = pipelineOf(
+      'refuse',
+      { kind: 'event', event: 'poison', expiration: 0, maxTimeout: 5000, maxDeliveries: 5 },
+      () => {
+        throw new PipeError('cannot take this', { code: 422 });
+      },
+    );
     service = await createService(
-      { name: 'outage', pipelines: [save, ping, poison, copy, refuse], accounts: {}, globals: {}, stores: {}, triggers: BUILT_IN_TRIGGERS },
+      {
+        name: 'outage',
+        pipelines: [save, ping, poison, copy, refuse],
+        accounts: {},
+        globals: {},
+        stores: {},
+        triggers: BUILT_IN_TRIGGERS,
+      },
       {
         env: {
           PIPEC_STORE: pgViaProxy.toString(),
@@ -99,7 +116,13 @@ describe.runIf((pgUp && natsUp) || IN_CI)('a service while its backends go away 
   });
 
   const post = (n: number): Promise<Response> =>
-    Promise.resolve(service.app.request('/save', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n }) }));
+    Promise.resolve(
+      service.app.request('/save', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ n }),
+      }),
+    );
   const ready = async (): Promise<{ status: number; body: { status: string; waitingFor?: string[] } }> => {
     const res = await service.app.request('/ready');
     return { status: res.status, body: (await res.json()) as { status: string; waitingFor?: string[] } };
@@ -108,7 +131,10 @@ describe.runIf((pgUp && natsUp) || IN_CI)('a service while its backends go away 
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     try {
-      const rows = await client.query<{ n: number }>("SELECT (doc->>'n')::int AS n FROM pipec_documents WHERE store = $1 AND doc ? 'copied'", [STORE]);
+      const rows = await client.query<{ n: number }>(
+        "SELECT (doc->>'n')::int AS n FROM pipec_documents WHERE store = $1 AND doc ? 'copied'",
+        [STORE],
+      );
       return rows.rows.map((r) => r.n).sort((a, b) => a - b);
     } finally {
       await client.end();
@@ -126,66 +152,97 @@ describe.runIf((pgUp && natsUp) || IN_CI)('a service while its backends go away 
     await until('the copy of event 1', async () => (await copies()).includes(1));
   });
 
-  it('during a PostgreSQL cut: /ready 503 naming it, store requests 503 with Retry-After, the rest serves', { timeout: 60_000 }, async () => {
-    pgProxy.cut();
-    await until('postgres unavailable on /ready', async () => (await ready()).body.waitingFor?.includes('postgres') === true);
-    expect((await ready()).status).toBe(503);
-    await expectUnavailable(await post(2), 'postgres');
-    expect((await service.app.request('/health')).status).toBe(200);
-    expect(await (await service.app.request('/ping')).json()).toEqual({ body: 'pong' });
-    pgProxy.restore();
-    await until('ready again', async () => (await ready()).status === 200);
-    expect((await post(3)).status).toBe(200);
-    await until('the copy of event 3', async () => (await copies()).includes(3));
-  });
+  it(
+    'during a PostgreSQL cut: /ready 503 naming it, store requests 503 with Retry-After, the rest serves',
+    { timeout: 60_000 },
+    async () => {
+      pgProxy.cut();
+      await until(
+        'postgres unavailable on /ready',
+        async () => (await ready()).body.waitingFor?.includes('postgres') === true,
+      );
+      expect((await ready()).status).toBe(503);
+      await expectUnavailable(await post(2), 'postgres');
+      expect((await service.app.request('/health')).status).toBe(200);
+      expect(await (await service.app.request('/ping')).json()).toEqual({ body: 'pong' });
+      pgProxy.restore();
+      await until('ready again', async () => (await ready()).status === 200);
+      expect((await post(3)).status).toBe(200);
+      await until('the copy of event 3', async () => (await copies()).includes(3));
+    },
+  );
 
-  it('during a NATS cut: /ready 503 naming it, publishes 503 with Retry-After; consumers resume after it', { timeout: 60_000 }, async () => {
-    natsProxy.cut();
-    await until('nats unavailable on /ready', async () => (await ready()).body.waitingFor?.includes('nats') === true);
-    await expectUnavailable(await post(4), 'nats');
-    await sleep(1000);
-    natsProxy.restore();
-    await until('ready again', async () => (await ready()).status === 200);
-    expect((await post(5)).status).toBe(200);
-    await until('the copy of event 5', async () => (await copies()).includes(5));
-  });
+  it(
+    'during a NATS cut: /ready 503 naming it, publishes 503 with Retry-After; consumers resume after it',
+    { timeout: 60_000 },
+    async () => {
+      natsProxy.cut();
+      await until('nats unavailable on /ready', async () => (await ready()).body.waitingFor?.includes('nats') === true);
+      await expectUnavailable(await post(4), 'nats');
+      await sleep(1000);
+      natsProxy.restore();
+      await until('ready again', async () => (await ready()).status === 200);
+      expect((await post(5)).status).toBe(200);
+      await until('the copy of event 5', async () => (await copies()).includes(5));
+    },
+  );
 
   it('logged each outage once, going and coming back', () => {
     const messages = logs.records.map((r) => String(r['msg']));
     for (const backend of ['postgres', 'nats']) {
-      expect(messages.filter((m) => m === `backend unavailable: ${backend}; retrying until it is back`)).toHaveLength(1);
+      expect(messages.filter((m) => m === `backend unavailable: ${backend}; retrying until it is back`)).toHaveLength(
+        1,
+      );
       expect(messages.filter((m) => m === `backend available again: ${backend}`)).toHaveLength(1);
     }
   });
 
-  it('serves dead letters to the admin key only, replays and purges them, and counts them in pipec_dead_letters', { timeout: 30_000 }, async () => {
-    expect((await service.app.request('/_pipec/dead-letters')).status).toBe(401);
-    expect((await service.app.request('/_pipec/dead-letters', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
-    const auth = { authorization: `Bearer ${ADMIN_KEY}` };
-    expect((await service.app.request('/poison', { method: 'POST' })).status).toBe(200);
-    let listed: Array<{ id: string; event: string; subscriber: string; reason: string }> = [];
-    await until('the dead letter', async () => {
-      const res = await service.app.request('/_pipec/dead-letters?event=poison', { headers: auth });
-      listed = ((await res.json()) as { deadLetters: typeof listed }).deadLetters;
-      return listed.length === 1;
-    });
-    expect(listed[0]).toMatchObject({ event: 'poison', subscriber: 'refuse', reason: 'permanent-error' });
-    const id = String(listed[0]?.id);
-    const shown = (await (await service.app.request(`/_pipec/dead-letters/${id}`, { headers: auth })).json()) as JsonObject;
-    expect(shown).toMatchObject({ id, payload: { bad: true }, attemptCount: 1 });
-    // The gauge is read from the store when scraped.
-    expect(await (await service.app.request('/metrics')).text()).toMatch(/pipec_dead_letters\{[^}]*event="poison"[^}]*\} 1/);
-    const replay = await service.app.request(`/_pipec/dead-letters/${id}/replay`, { method: 'POST', headers: auth });
-    expect(replay.status).toBe(200);
-    const { eventId } = (await replay.json()) as { eventId: string };
-    await until('the replay recorded, and failed again', async () => {
-      const letter = (await (await service.app.request(`/_pipec/dead-letters/${id}`, { headers: auth })).json()) as { replays?: Array<{ eventId: string }> };
-      return letter.replays?.some((r) => r.eventId === eventId) === true;
-    });
-    expect((await service.app.request('/_pipec/dead-letters/not-an-id', { headers: auth })).status).toBe(400);
-    expect((await service.app.request('/_pipec/dead-letters', { method: 'DELETE', headers: auth })).status).toBe(400);
-    const purge = await service.app.request('/_pipec/dead-letters?event=poison', { method: 'DELETE', headers: auth });
-    expect((await purge.json()) as JsonObject).toMatchObject({ purged: expect.any(Number) });
-    expect(((await (await service.app.request('/_pipec/dead-letters?event=poison', { headers: auth })).json()) as { deadLetters: unknown[] }).deadLetters).toEqual([]);
-  });
+  it(
+    'serves dead letters to the admin key only, replays and purges them, and counts them in pipec_dead_letters',
+    { timeout: 30_000 },
+    async () => {
+      expect((await service.app.request('/_pipec/dead-letters')).status).toBe(401);
+      expect(
+        (await service.app.request('/_pipec/dead-letters', { headers: { authorization: 'Bearer wrong' } })).status,
+      ).toBe(401);
+      const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+      expect((await service.app.request('/poison', { method: 'POST' })).status).toBe(200);
+      let listed: Array<{ id: string; event: string; subscriber: string; reason: string }> = [];
+      await until('the dead letter', async () => {
+        const res = await service.app.request('/_pipec/dead-letters?event=poison', { headers: auth });
+        listed = ((await res.json()) as { deadLetters: typeof listed }).deadLetters;
+        return listed.length === 1;
+      });
+      expect(listed[0]).toMatchObject({ event: 'poison', subscriber: 'refuse', reason: 'permanent-error' });
+      const id = String(listed[0]?.id);
+      const shown = (await (
+        await service.app.request(`/_pipec/dead-letters/${id}`, { headers: auth })
+      ).json()) as JsonObject;
+      expect(shown).toMatchObject({ id, payload: { bad: true }, attemptCount: 1 });
+      // The gauge is read from the store when scraped.
+      expect(await (await service.app.request('/metrics')).text()).toMatch(
+        /pipec_dead_letters\{[^}]*event="poison"[^}]*\} 1/,
+      );
+      const replay = await service.app.request(`/_pipec/dead-letters/${id}/replay`, { method: 'POST', headers: auth });
+      expect(replay.status).toBe(200);
+      const { eventId } = (await replay.json()) as { eventId: string };
+      await until('the replay recorded, and failed again', async () => {
+        const letter = (await (await service.app.request(`/_pipec/dead-letters/${id}`, { headers: auth })).json()) as {
+          replays?: Array<{ eventId: string }>;
+        };
+        return letter.replays?.some((r) => r.eventId === eventId) === true;
+      });
+      expect((await service.app.request('/_pipec/dead-letters/not-an-id', { headers: auth })).status).toBe(400);
+      expect((await service.app.request('/_pipec/dead-letters', { method: 'DELETE', headers: auth })).status).toBe(400);
+      const purge = await service.app.request('/_pipec/dead-letters?event=poison', { method: 'DELETE', headers: auth });
+      expect((await purge.json()) as JsonObject).toMatchObject({ purged: expect.any(Number) });
+      expect(
+        (
+          (await (await service.app.request('/_pipec/dead-letters?event=poison', { headers: auth })).json()) as {
+            deadLetters: unknown[];
+          }
+        ).deadLetters,
+      ).toEqual([]);
+    },
+  );
 });

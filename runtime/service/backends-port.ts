@@ -51,7 +51,9 @@ export interface CreateBackendsOptions {
 /** Loads the real backends module only when needed, so tests and tools never open databases. */
 export async function loadDefaultBackends(opts: CreateBackendsOptions): Promise<Backends> {
   // Imported here, on first need, so that tests and tools never load the database drivers.
-  const mod = (await import('../backends/index.js')) as { createBackends?: (o: CreateBackendsOptions) => Promise<Backends> };
+  const mod = (await import('../backends/index.js')) as {
+    createBackends?: (o: CreateBackendsOptions) => Promise<Backends>;
+  };
   if (typeof mod.createBackends !== 'function') {
     throw new Error('runtime/backends/index.js does not export createBackends()');
   }

@@ -11,8 +11,8 @@ describe('ConcurrencyLimiter', () => {
     await expect(limiter.acquire()).rejects.toBeInstanceOf(QueueFull);
     expect(limiter.queued).toBe(2);
     first();
-    (await waiting[0] as () => void)();
-    (await waiting[1] as () => void)();
+    ((await waiting[0]) as () => void)();
+    ((await waiting[1]) as () => void)();
     expect(depths).toEqual([1, 2, 1, 0]);
     expect(limiter.active).toBe(0);
     // With no queue at all, only free slots are granted.
@@ -26,8 +26,14 @@ describe('ConcurrencyLimiter', () => {
     const limiter = new ConcurrencyLimiter(1);
     const order: string[] = [];
     const release1 = await limiter.acquire();
-    const second = limiter.acquire().then((r) => { order.push('second'); return r; });
-    const third = limiter.acquire().then((r) => { order.push('third'); return r; });
+    const second = limiter.acquire().then((r) => {
+      order.push('second');
+      return r;
+    });
+    const third = limiter.acquire().then((r) => {
+      order.push('third');
+      return r;
+    });
     expect(limiter.queued).toBe(2);
     release1();
     release1(); // releasing twice does not free two slots

@@ -37,7 +37,11 @@ export class ConcurrencyLimiter {
   private readonly waiters: Waiter[] = [];
 
   /** `onQueue` is told the number waiting whenever it changes (the queue-depth metric). */
-  constructor(readonly max: number, readonly maxQueued = Number.POSITIVE_INFINITY, private readonly onQueue?: (queued: number) => void) {
+  constructor(
+    readonly max: number,
+    readonly maxQueued = Number.POSITIVE_INFINITY,
+    private readonly onQueue?: (queued: number) => void,
+  ) {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`concurrency must be a positive integer, got ${max}`);
     if (maxQueued < 0) throw new RangeError(`queue must not be negative, got ${maxQueued}`);
   }
@@ -96,8 +100,7 @@ export class ConcurrencyLimiter {
       if (next) {
         this.onQueue?.(this.waiters.length);
         next.grant(this.releaseOnce());
-      }
-      else this.activeCount -= 1;
+      } else this.activeCount -= 1;
     };
   }
 }

@@ -5,7 +5,10 @@ import { LogCapture } from './test-support/test-service.js';
 
 function registry(): { connections: ConnectionRegistry; logs: LogCapture } {
   const logs = new LogCapture();
-  return { connections: new ConnectionRegistry(createLogger({ level: 'info', service: 'test', destination: logs })), logs };
+  return {
+    connections: new ConnectionRegistry(createLogger({ level: 'info', service: 'test', destination: logs })),
+    logs,
+  };
 }
 
 describe('ConnectionRegistry', () => {
@@ -13,7 +16,10 @@ describe('ConnectionRegistry', () => {
     const { connections } = registry();
     let opened = 0;
     const open = async () => ({ client: { n: ++opened }, close: async () => undefined });
-    const [a, b] = await Promise.all([connections.get('pg:a', 'postgres a', open), connections.get('pg:a', 'postgres a', open)]);
+    const [a, b] = await Promise.all([
+      connections.get('pg:a', 'postgres a', open),
+      connections.get('pg:a', 'postgres a', open),
+    ]);
     expect(a).toBe(b);
     expect(opened).toBe(1);
     expect(await connections.get('pg:a', 'postgres a', open)).toBe(a);
@@ -47,7 +53,9 @@ describe('ConnectionRegistry', () => {
     }
     await connections.closeAll();
     expect(closed.sort()).toEqual(['a', 'b']);
-    await expect(connections.get('a', 'a', async () => ({ client: 'x', close: async () => undefined }))).rejects.toThrow('stopping');
+    await expect(
+      connections.get('a', 'a', async () => ({ client: 'x', close: async () => undefined })),
+    ).rejects.toThrow('stopping');
   });
 
   it('drops a client so that the next use opens a new one', async () => {

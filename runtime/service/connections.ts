@@ -20,7 +20,10 @@ export class ConnectionRegistry implements Connections {
   private closing = false;
 
   /** `breakers`: the circuit breakers of the service's outbound targets (default: 5 failures, 30 s). */
-  constructor(private readonly logger: Logger, private readonly breakers: CircuitBreakers = new CircuitBreakers(DEFAULT_BREAKER)) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly breakers: CircuitBreakers = new CircuitBreakers(DEFAULT_BREAKER),
+  ) {}
 
   guard<T>(target: string, run: () => Promise<T>, opts?: GuardOptions<T>): Promise<T> {
     return this.breakers.guard(target, run, opts);
@@ -74,7 +77,8 @@ export class ConnectionRegistry implements Connections {
     const all = [...this.opened.values()];
     this.opened.clear();
     const results = await Promise.all(all.map(closeQuietly));
-    for (const err of results) if (err !== undefined) this.logger.warn({ reason: describe(err) }, 'closing a connection failed');
+    for (const err of results)
+      if (err !== undefined) this.logger.warn({ reason: describe(err) }, 'closing a connection failed');
   }
 }
 

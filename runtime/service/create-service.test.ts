@@ -15,11 +15,23 @@ const post = (svc: TestService, path: string, init: RequestInit = {}): Promise<R
 describe('execution context', () => {
   it('hands every step the context: metadata, steps, globals, accounts, services', async () => {
     let seen: ExecutionContext | undefined;
-    const p = pipelineOf('ctx', httpTrigger('/ctx'), async (_m, ctx) => { seen = ctx; return null; }, { timeout: 1234 });
-    t = await makeTestService([p], {
-      globals: { region: 'br', apiBase: { $env: 'API_BASE', default: 'http://default' } },
-      accounts: { openai: { key: { $env: 'OPENAI_KEY' }, org: 'acme' } },
-    }, { env: { OPENAI_KEY: 'sk-from-env-123' }, clock: { now: () => 42 } });
+    const p = pipelineOf(
+      'ctx',
+      httpTrigger('/ctx'),
+      async (_m, ctx) => {
+        seen = ctx;
+        return null;
+      },
+      { timeout: 1234 },
+    );
+    t = await makeTestService(
+      [p],
+      {
+        globals: { region: 'br', apiBase: { $env: 'API_BASE', default: 'http://default' } },
+        accounts: { openai: { key: { $env: 'OPENAI_KEY' }, org: 'acme' } },
+      },
+      { env: { OPENAI_KEY: 'sk-from-env-123' }, clock: { now: () => 42 } },
+    );
     await post(t, '/ctx');
     expect(seen?.metadata).toEqual({
       pipeline: { name: 'ctx' },
@@ -33,7 +45,9 @@ describe('execution context', () => {
 
   it('warns about a missing env variable by name only', async () => {
     t = await makeTestService([], { accounts: { db: { password: { $env: 'DB_PASSWORD' } } } });
-    expect(t.logs.records.find((r) => r['msg'] === 'environment variable is not set')).toMatchObject({ variable: 'DB_PASSWORD' });
+    expect(t.logs.records.find((r) => r['msg'] === 'environment variable is not set')).toMatchObject({
+      variable: 'DB_PASSWORD',
+    });
   });
 
   it('creates the work folder only when used and removes it at the end', async () => {
@@ -74,14 +88,19 @@ describe('concurrency', () => {
     let peak = 0;
     const twoRunning = deferred();
     const release = deferred();
-    const p = pipelineOf('limited', httpTrigger('/limited'), async () => {
-      active++;
-      peak = Math.max(peak, active);
-      if (active === 2) twoRunning.resolve();
-      await release.promise;
-      active--;
-      return null;
-    }, { concurrency: 2 });
+    const p = pipelineOf(
+      'limited',
+      httpTrigger('/limited'),
+      async () => {
+        active++;
+        peak = Math.max(peak, active);
+        if (active === 2) twoRunning.resolve();
+        await release.promise;
+        active--;
+        return null;
+      },
+      { concurrency: 2 },
+    );
     t = await makeTestService([p]);
     const answers = Promise.all(Array.from({ length: 6 }, () => post(t, '/limited').then((r) => r.status)));
     await twoRunning.promise;
@@ -96,7 +115,15 @@ describe('concurrency', () => {
 
   it('times out an execution still waiting in the queue', async () => {
     const gate = deferred();
-    const p = pipelineOf('single', httpTrigger('/single'), async () => { await gate.promise; return null; }, { concurrency: 1, timeout: 60 });
+    const p = pipelineOf(
+      'single',
+      httpTrigger('/single'),
+      async () => {
+        await gate.promise;
+        return null;
+      },
+      { concurrency: 1, timeout: 60 },
+    );
     t = await makeTestService([p]);
     const first = post(t, '/single');
     const second = await post(t, '/single');
@@ -110,12 +137,30 @@ describe('concurrency', () => {
 describe('run()', () => {
   it('returns outcomes and applies trigger validation', async () => {
     const validate = Object.assign((d: unknown) => typeof d === 'number', {
-      errors: [{ instancePath: '', schemaPath: '#/type', keyword: 'type', params: { type: 'number' }, message: 'must be number' }],
+      errors: [
+        {
+          instancePath: '',
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'number' },
+          message: 'must be number',
+        },
+      ],
     });
-    const p = pipelineOf('ev', { kind: 'event', event: 'e', expiration: 1, maxTimeout: 1000, maxDeliveries: 1, validateBody: validate }, async (m, ctx) => ({ m, redelivery: ctx.metadata.execution.redelivery }));
+    const p = pipelineOf(
+      'ev',
+      { kind: 'event', event: 'e', expiration: 1, maxTimeout: 1000, maxDeliveries: 1, validateBody: validate },
+      async (m, ctx) => ({ m, redelivery: ctx.metadata.execution.redelivery }),
+    );
     t = await makeTestService([p]);
-    expect(await t.service.run('ev', 5, { redelivery: true })).toMatchObject({ ok: true, result: { m: 5, redelivery: true } });
-    expect(await t.service.run('ev', 'x')).toMatchObject({ ok: false, error: { code: 422, violations: [{ path: '/', message: 'must be number' }] } });
+    expect(await t.service.run('ev', 5, { redelivery: true })).toMatchObject({
+      ok: true,
+      result: { m: 5, redelivery: true },
+    });
+    expect(await t.service.run('ev', 'x')).toMatchObject({
+      ok: false,
+      error: { code: 422, violations: [{ path: '/', message: 'must be number' }] },
+    });
     await expect(t.service.run('missing', null)).rejects.toThrow('unknown pipeline "missing"');
   });
 
@@ -135,7 +180,9 @@ describe('run()', () => {
     const failed = await t.service.run('now', 'boom');
     expect(failed).toMatchObject({ ok: false, error: { code: 500, error: 'Internal error' } });
     expect(failed.executionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await post(t, '/now', { body: '{"a":1}', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect((await post(t, '/now', { body: '{"a":1}', headers: { 'content-type': 'application/json' } })).status).toBe(
+      200,
+    );
     // Nothing is left counted in flight: a shutdown drains at once.
     const text = await (await t.service.app.request('/metrics')).text();
     expect(text).toMatch(/pipec_executions_in_flight\{pipeline="now",service="test"\} 0/);
@@ -146,11 +193,16 @@ describe('run()', () => {
   it('still queues an execution that would answer synchronously until a slot is free', async () => {
     const gate = deferred<void>();
     let running = 0;
-    const p = pipelineOf('slot', httpTrigger('/slot'), (m) => {
-      running += 1;
-      if (m === 'hold') return gate.promise.then(() => m);
-      return m;
-    }, { concurrency: 1 });
+    const p = pipelineOf(
+      'slot',
+      httpTrigger('/slot'),
+      (m) => {
+        running += 1;
+        if (m === 'hold') return gate.promise.then(() => m);
+        return m;
+      },
+      { concurrency: 1 },
+    );
     t = await makeTestService([p]);
     const held = t.service.run('slot', 'hold');
     const queued = t.service.run('slot', 'next');
@@ -186,7 +238,10 @@ describe('health, readiness and metrics', () => {
 
   it('/metrics exposes executions, durations and in-flight from the service registry', async () => {
     let n = 0;
-    const p = pipelineOf('counted', httpTrigger('/c'), async () => { if (++n === 2) throw new Error('x'); return null; });
+    const p = pipelineOf('counted', httpTrigger('/c'), async () => {
+      if (++n === 2) throw new Error('x');
+      return null;
+    });
     t = await makeTestService([p]);
     await post(t, '/c');
     await post(t, '/c');
@@ -205,7 +260,11 @@ describe('graceful shutdown', () => {
   it('lets an in-flight request finish, answers 503 to new ones, then closes backends', async () => {
     const gate = deferred();
     const started = deferred();
-    const p = pipelineOf('slow', httpTrigger('/slow'), async () => { started.resolve(); await gate.promise; return { done: true }; });
+    const p = pipelineOf('slow', httpTrigger('/slow'), async () => {
+      started.resolve();
+      await gate.promise;
+      return { done: true };
+    });
     t = await makeTestService([p]);
     await t.service.start();
     const inFlight = post(t, '/slow');
@@ -228,10 +287,18 @@ describe('graceful shutdown', () => {
   it('aborts executions still running when the grace period ends', async () => {
     let aborted = false;
     const running = deferred();
-    const p = pipelineOf('stuck', httpTrigger('/stuck'), (_m, ctx) => new Promise<Json>((resolve) => {
-      ctx.signal.addEventListener('abort', () => { aborted = true; resolve(null); });
-      running.resolve();
-    }));
+    const p = pipelineOf(
+      'stuck',
+      httpTrigger('/stuck'),
+      (_m, ctx) =>
+        new Promise<Json>((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve(null);
+          });
+          running.resolve();
+        }),
+    );
     t = await makeTestService([p]);
     const started = post(t, '/stuck');
     await running.promise;
@@ -249,7 +316,9 @@ describe('logs', () => {
     });
     t = await makeTestService([p], { accounts: { api: { token: 'tok-SECRET-9876' } } });
     const res = await post(t, '/talk', { headers: { authorization: 'Bearer abc.def.ghi', cookie: 'sid=1' } });
-    const { executionId } = { executionId: (t.logs.records.find((r) => r['msg'] === 'execution finished')?.['executionId']) };
+    const { executionId } = {
+      executionId: t.logs.records.find((r) => r['msg'] === 'execution finished')?.['executionId'],
+    };
     expect(res.status).toBe(200);
     const executionLines = t.logs.records.filter((r) => r['pipeline'] === 'talk');
     expect(executionLines.length).toBeGreaterThanOrEqual(2);
@@ -258,7 +327,10 @@ describe('logs', () => {
     expect(t.logs.text).not.toContain('from-step');
     expect(t.logs.text).not.toContain('tok-SECRET-9876');
     expect(t.logs.text).not.toContain('sid=1');
-    expect(t.logs.records.find((r) => r['msg'] === 'step says hi')?.['headers']).toEqual({ authorization: '[REDACTED]', accept: 'x' });
+    expect(t.logs.records.find((r) => r['msg'] === 'step says hi')?.['headers']).toEqual({
+      authorization: '[REDACTED]',
+      accept: 'x',
+    });
   });
 });
 

@@ -79,8 +79,7 @@ export interface Service {
 }
 
 export type ExecutionOutcome =
-  | { ok: true; executionId: string; result: Json | Reply }
-  | { ok: false; executionId: string; error: JsonObject };
+  { ok: true; executionId: string; result: Json | Reply } | { ok: false; executionId: string; error: JsonObject };
 
 export const DEFAULT_GRACE_MS = 10_000;
 /** After the grace period: how long aborted executions and subscriptions get to wind down. */
@@ -97,7 +96,9 @@ function pipelinesByKind(def: ServiceDefinition): Map<string, PipelineModule[]> 
   const byKind = new Map<string, PipelineModule[]>();
   for (const p of def.pipelines) {
     if (!Object.hasOwn(def.triggers, p.trigger.kind)) {
-      throw new Error(`pipeline "${p.name}" has a trigger of kind "${p.trigger.kind}", but the service has no run-time part for it`);
+      throw new Error(
+        `pipeline "${p.name}" has a trigger of kind "${p.trigger.kind}", but the service has no run-time part for it`,
+      );
     }
     byKind.set(p.trigger.kind, [...(byKind.get(p.trigger.kind) ?? []), p]);
   }
@@ -132,19 +133,24 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   if (!opts.backends) checkBackendChoice(def, env, logger);
   const backends = opts.backends ?? (await loadDefaultBackends({ dataDir, env, clock, logger }));
   const metrics = createServiceMetrics(def.name);
-  const accounts = await withOwnKeySet(withDevelopmentKeys(resolveAccounts(def.accounts ?? {}, env, logger), {
-    dataDir, env,
-    onMadeKey: (account, file, created) => logger.warn(
-      { account, file },
-      created
-        ? 'account has no key: made a development key in the data folder (set its key for production)'
-        : 'account has no key: using the development key in the data folder',
-    ),
-  }));
+  const accounts = await withOwnKeySet(
+    withDevelopmentKeys(resolveAccounts(def.accounts ?? {}, env, logger), {
+      dataDir,
+      env,
+      onMadeKey: (account, file, created) =>
+        logger.warn(
+          { account, file },
+          created
+            ? 'account has no key: made a development key in the data folder (set its key for production)'
+            : 'account has no key: using the development key in the data folder',
+        ),
+    }),
+  );
   const circuitState = metrics.circuitState;
   const breakers = new CircuitBreakers(breakerOptionsFromEnv(env), (target, state) => {
     circuitState.series([target]).value = CIRCUIT_STATE_VALUE[state];
-    if (state === 'open') logger.warn({ target }, 'circuit opened: calls fail fast with CIRCUIT_OPEN until a probe succeeds');
+    if (state === 'open')
+      logger.warn({ target }, 'circuit opened: calls fail fast with CIRCUIT_OPEN until a probe succeeds');
     else logger.info({ target, state }, 'circuit state changed');
   });
   const connections = new ConnectionRegistry(logger, breakers);
@@ -154,7 +160,12 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   const tracer = opts.tracer ?? tracing?.tracer;
   if (tracing) logger.info('tracing on (OpenTelemetry)');
   const engine = new ExecutionEngine({
-    pipelines: def.pipelines, logger, metrics, clock, dataDir, accounts,
+    pipelines: def.pipelines,
+    logger,
+    metrics,
+    clock,
+    dataDir,
+    accounts,
     globals: resolveEnvRecord(def.globals ?? {}, env, 'globals', logger),
     store: withDeclaredStoreOptions(backends.store, def.stores ?? {}),
     broker: backends.broker,
@@ -193,16 +204,27 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   }
 
   const host: TriggerHost = {
-    engine, metrics, clock, logger, accounts, connections, broker: backends.broker, lock: backends.lock,
+    engine,
+    metrics,
+    clock,
+    logger,
+    accounts,
+    connections,
+    broker: backends.broker,
+    lock: backends.lock,
     watermarks: backends.watermarks,
     ...(backends.rateLimits ? { rateLimits: backends.rateLimits } : {}),
-    refuse, errorDetail: errorDetailFromEnv(env), origins: originPolicyFromEnv(env),
+    refuse,
+    errorDetail: errorDetailFromEnv(env),
+    origins: originPolicyFromEnv(env),
     route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),
   };
   let attachments: TriggerAttachment[];
   try {
-    attachments = [...byKind].map(([kind, pipelines]) => (def.triggers[kind] as TriggerRuntime).attach(pipelines, host));
+    attachments = [...byKind].map(([kind, pipelines]) =>
+      (def.triggers[kind] as TriggerRuntime).attach(pipelines, host),
+    );
   } catch (err) {
     await backends.close().catch(() => undefined);
     await tracing?.shutdown().catch(() => undefined);
@@ -212,11 +234,13 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   // After the triggers: a pipeline of the service's own at /openapi.json keeps its route.
   const openapi = def.openapi;
   if (openapi !== undefined && !routes.has('GET', '/openapi.json')) app.get('/openapi.json', (c) => c.json(openapi));
-  app.notFound((c) => refuse(
-    new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw));
+  app.notFound((c) =>
+    refuse(new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw),
+  );
   // A throw that reached Hono is a bug of the HTTP layer: logged with its stack (refuse logs the cause of a 5xx).
-  app.onError((err, c) => refuse(
-    new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err }), c.req.raw));
+  app.onError((err, c) =>
+    refuse(new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err }), c.req.raw),
+  );
 
   let stopping: Promise<void> | undefined;
   const stopTriggers = (): Promise<unknown> => Promise.allSettled(attachments.map((a) => a.stop?.()));
@@ -247,8 +271,13 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
       if (!p) throw new Error(`unknown pipeline "${pipeline}"`);
       const runtime = def.triggers[p.trigger.kind];
       const outcome = await engine.execute({
-        pipeline, message, validate: runtime?.validate ? (m) => (runtime.validate as NonNullable<TriggerRuntime['validate']>)(p.trigger, m) : undefined,
-        redelivery: runOpts.redelivery ?? false, trigger: 'run',
+        pipeline,
+        message,
+        validate: runtime?.validate
+          ? (m) => (runtime.validate as NonNullable<TriggerRuntime['validate']>)(p.trigger, m)
+          : undefined,
+        redelivery: runOpts.redelivery ?? false,
+        trigger: 'run',
       });
       return publicOutcome(outcome);
     },

@@ -29,20 +29,22 @@ export interface DeadLetterRouteDeps {
 }
 
 export function registerDeadLetterRoutes(app: Hono, deps: DeadLetterRouteDeps): void {
-  const guard = (handler: (c: Context) => Promise<Response>) => async (c: Context): Promise<Response> => {
-    const header = c.req.header('authorization') ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
-    if (!timingSafeEqualSecrets(given, deps.apiKey)) {
-      const message = 'a valid admin API key is required (Authorization: Bearer …)';
-      const refused = new PipeError(message, { code: 401, kind: 'UNAUTHORIZED' });
-      return deps.refuse(refused, c.req.raw, { 'www-authenticate': 'Bearer realm="pipec-admin"' });
-    }
-    try {
-      return await handler(c);
-    } catch (err) {
-      return deps.refuse(asPipeError(err), c.req.raw);
-    }
-  };
+  const guard =
+    (handler: (c: Context) => Promise<Response>) =>
+    async (c: Context): Promise<Response> => {
+      const header = c.req.header('authorization') ?? '';
+      const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+      if (!timingSafeEqualSecrets(given, deps.apiKey)) {
+        const message = 'a valid admin API key is required (Authorization: Bearer …)';
+        const refused = new PipeError(message, { code: 401, kind: 'UNAUTHORIZED' });
+        return deps.refuse(refused, c.req.raw, { 'www-authenticate': 'Bearer realm="pipec-admin"' });
+      }
+      try {
+        return await handler(c);
+      } catch (err) {
+        return deps.refuse(asPipeError(err), c.req.raw);
+      }
+    };
 
   const filters = (c: Context): { event?: string; subscriber?: string } => {
     const event = c.req.query('event');
@@ -54,7 +56,8 @@ export function registerDeadLetterRoutes(app: Hono, deps: DeadLetterRouteDeps): 
       const text = c.req.query(name);
       if (text === undefined) return undefined;
       const value = Number(text);
-      if (!/^\d{1,9}$/.test(text)) throw new PipeError(`${name} must be a whole number`, { code: 400, kind: 'BAD_QUERY' });
+      if (!/^\d{1,9}$/.test(text))
+        throw new PipeError(`${name} must be a whole number`, { code: 400, kind: 'BAD_QUERY' });
       return value;
     };
     const limit = number('limit');
@@ -63,31 +66,50 @@ export function registerDeadLetterRoutes(app: Hono, deps: DeadLetterRouteDeps): 
   };
   const json = (c: Context, body: unknown, status: 200 | 201 = 200): Response => c.json(body as Json, status);
 
-  app.get(BASE, guard(async (c) => json(c, { deadLetters: await deps.deadLetters.list({ ...filters(c), ...page(c) }) })));
+  app.get(
+    BASE,
+    guard(async (c) => json(c, { deadLetters: await deps.deadLetters.list({ ...filters(c), ...page(c) }) })),
+  );
 
-  app.post(`${BASE}/replay`, guard(async (c) => {
-    const letters = await deps.deadLetters.list({ ...filters(c), ...page(c) });
-    const replayed: Array<{ id: string; eventId: string }> = [];
-    for (const letter of letters) replayed.push({ id: letter.id, eventId: (await deps.deadLetters.replay(letter.id)).eventId });
-    return json(c, { replayed });
-  }));
+  app.post(
+    `${BASE}/replay`,
+    guard(async (c) => {
+      const letters = await deps.deadLetters.list({ ...filters(c), ...page(c) });
+      const replayed: Array<{ id: string; eventId: string }> = [];
+      for (const letter of letters)
+        replayed.push({ id: letter.id, eventId: (await deps.deadLetters.replay(letter.id)).eventId });
+      return json(c, { replayed });
+    }),
+  );
 
-  app.get(`${BASE}/:id`, guard(async (c) => {
-    const id = c.req.param('id') ?? '';
-    const letter = await deps.deadLetters.get(id);
-    if (!letter) throw new PipeError(`no dead letter ${id}`, { code: 404, kind: 'NOT_FOUND' });
-    return json(c, letter);
-  }));
+  app.get(
+    `${BASE}/:id`,
+    guard(async (c) => {
+      const id = c.req.param('id') ?? '';
+      const letter = await deps.deadLetters.get(id);
+      if (!letter) throw new PipeError(`no dead letter ${id}`, { code: 404, kind: 'NOT_FOUND' });
+      return json(c, letter);
+    }),
+  );
 
-  app.post(`${BASE}/:id/replay`, guard(async (c) => json(c, await deps.deadLetters.replay(c.req.param('id') ?? ''))));
+  app.post(
+    `${BASE}/:id/replay`,
+    guard(async (c) => json(c, await deps.deadLetters.replay(c.req.param('id') ?? ''))),
+  );
 
-  app.delete(`${BASE}/:id`, guard(async (c) => json(c, { purged: await deps.deadLetters.purge({ id: c.req.param('id') ?? '' }) })));
+  app.delete(
+    `${BASE}/:id`,
+    guard(async (c) => json(c, { purged: await deps.deadLetters.purge({ id: c.req.param('id') ?? '' }) })),
+  );
 
-  app.delete(BASE, guard(async (c) => {
-    const query = filters(c);
-    if (query.event === undefined && query.subscriber === undefined && c.req.query('all') !== 'true') {
-      throw new PipeError('name what to purge: ?event=, ?subscriber= or ?all=true', { code: 400, kind: 'BAD_QUERY' });
-    }
-    return json(c, { purged: await deps.deadLetters.purge(query) });
-  }));
+  app.delete(
+    BASE,
+    guard(async (c) => {
+      const query = filters(c);
+      if (query.event === undefined && query.subscriber === undefined && c.req.query('all') !== 'true') {
+        throw new PipeError('name what to purge: ?event=, ?subscriber= or ?all=true', { code: 400, kind: 'BAD_QUERY' });
+      }
+      return json(c, { purged: await deps.deadLetters.purge(query) });
+    }),
+  );
 }

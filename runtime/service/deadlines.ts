@@ -24,7 +24,12 @@ export interface Deadline {
 class Entry implements Deadline {
   done = false;
 
-  constructor(readonly due: number, readonly onExpire: () => void, private readonly owner: Deadlines, readonly queue: Fifo) {}
+  constructor(
+    readonly due: number,
+    readonly onExpire: () => void,
+    private readonly owner: Deadlines,
+    readonly queue: Fifo,
+  ) {}
 
   cancel(): void {
     if (this.done) return;

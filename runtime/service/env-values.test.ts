@@ -49,7 +49,9 @@ describe('env() values', () => {
         expect(given, 'the given environment is left as it is').not.toHaveProperty(name);
         expect(withSecretFiles({ [name]: 'direct', [`${name}_FILE`]: file })[name]).toBe('direct');
       }
-      expect(SECRET_VARIABLES).toEqual(expect.arrayContaining(['PIPEC_STORE', 'PIPEC_BROKER', 'PIPEC_ADMIN_API_KEY', 'PIPEC_NATS_PASSWORD']));
+      expect(SECRET_VARIABLES).toEqual(
+        expect.arrayContaining(['PIPEC_STORE', 'PIPEC_BROKER', 'PIPEC_ADMIN_API_KEY', 'PIPEC_NATS_PASSWORD']),
+      );
       // Only the runtime's own secrets: an unrelated *_FILE (SSL_CERT_FILE) is not read.
       expect(withSecretFiles({ SSL_CERT_FILE: file })).not.toHaveProperty('SSL_CERT');
       expect(() => withSecretFiles({ PIPEC_STORE_FILE: '/nonexistent' })).toThrow(/^PIPEC_STORE_FILE: cannot read/);

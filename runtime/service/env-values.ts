@@ -43,8 +43,13 @@ function readSecretFile(variable: string, file: string): string {
  * Each may be given as `NAME_FILE` instead, like the `env()` values of a .pipe file.
  */
 export const SECRET_VARIABLES: readonly string[] = [
-  'PIPEC_STORE', 'PIPEC_BROKER', 'PIPEC_ADMIN_API_KEY',
-  'PIPEC_NATS_TOKEN', 'PIPEC_NATS_USER', 'PIPEC_NATS_PASSWORD', 'PIPEC_NATS_NKEY_SEED',
+  'PIPEC_STORE',
+  'PIPEC_BROKER',
+  'PIPEC_ADMIN_API_KEY',
+  'PIPEC_NATS_TOKEN',
+  'PIPEC_NATS_USER',
+  'PIPEC_NATS_PASSWORD',
+  'PIPEC_NATS_NKEY_SEED',
 ];
 
 /** The value of NAME, else the content of the file NAME_FILE names, else undefined. */
@@ -60,7 +65,10 @@ export function envOrFile(env: NodeJS.ProcessEnv, name: string): string | undefi
  * `env` with each of SECRET_VARIABLES that is unset but has a `NAME_FILE` filled from its file
  * (once, at start); `env` itself is left as it is. Throws, naming the variable, on an unreadable file.
  */
-export function withSecretFiles(env: NodeJS.ProcessEnv, names: readonly string[] = SECRET_VARIABLES): NodeJS.ProcessEnv {
+export function withSecretFiles(
+  env: NodeJS.ProcessEnv,
+  names: readonly string[] = SECRET_VARIABLES,
+): NodeJS.ProcessEnv {
   let out: NodeJS.ProcessEnv | undefined;
   for (const name of names) {
     if (Object.hasOwn(env, name) || !Object.hasOwn(env, `${name}_FILE`)) continue;
@@ -84,18 +92,31 @@ export function resolveEnvValue(value: Json, env: NodeJS.ProcessEnv, onMissing: 
 }
 
 /** Resolves `{ $env }` references among the values of one record (no deep walk: fields are flat). */
-export function resolveEnvRecord(record: Readonly<Record<string, Json>>, env: NodeJS.ProcessEnv, where: string, logger: Logger): Record<string, Json> {
+export function resolveEnvRecord(
+  record: Readonly<Record<string, Json>>,
+  env: NodeJS.ProcessEnv,
+  where: string,
+  logger: Logger,
+): Record<string, Json> {
   const out: Record<string, Json> = Object.create(null) as Record<string, Json>;
   for (const [key, value] of Object.entries(record)) {
-    out[key] = resolveEnvValue(value, env, (name) => logger.warn({ variable: name, where: `${where}.${key}` }, 'environment variable is not set'));
+    out[key] = resolveEnvValue(value, env, (name) =>
+      logger.warn({ variable: name, where: `${where}.${key}` }, 'environment variable is not set'),
+    );
   }
   return Object.freeze(out);
 }
 
 export function resolveAccounts(
-  accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>, env: NodeJS.ProcessEnv, logger: Logger,
+  accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
 ): Readonly<Record<string, Readonly<Record<string, Json>>>> {
-  const out: Record<string, Readonly<Record<string, Json>>> = Object.create(null) as Record<string, Readonly<Record<string, Json>>>;
-  for (const [name, fields] of Object.entries(accounts)) out[name] = resolveEnvRecord(fields, env, `account ${name}`, logger);
+  const out: Record<string, Readonly<Record<string, Json>>> = Object.create(null) as Record<
+    string,
+    Readonly<Record<string, Json>>
+  >;
+  for (const [name, fields] of Object.entries(accounts))
+    out[name] = resolveEnvRecord(fields, env, `account ${name}`, logger);
   return Object.freeze(out);
 }

@@ -3,7 +3,17 @@ import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
-  decodeUtf8Strictly, excessiveDepthAt, headersRecord, headersRecordFromRaw, headersRecordOf, parseFormFields, parseJsonText, parseMediaType, parseRequestBody, pathAndQuery, queryAndPathRecord,
+  decodeUtf8Strictly,
+  excessiveDepthAt,
+  headersRecord,
+  headersRecordFromRaw,
+  headersRecordOf,
+  parseFormFields,
+  parseJsonText,
+  parseMediaType,
+  parseRequestBody,
+  pathAndQuery,
+  queryAndPathRecord,
   readIncomingLimited,
 } from './envelope.js';
 
@@ -43,7 +53,14 @@ describe('envelope helpers', () => {
 
 describe('pathAndQuery', () => {
   it('agrees with URL on path and query', () => {
-    for (const url of ['http://h/a/b?x=1&y=%20z&x=2', 'http://h:8080/', 'http://h/p%C3%A9?', 'http://h', 'http://h/a#f', 'http://h/a?b=1?c=2']) {
+    for (const url of [
+      'http://h/a/b?x=1&y=%20z&x=2',
+      'http://h:8080/',
+      'http://h/p%C3%A9?',
+      'http://h',
+      'http://h/a#f',
+      'http://h/a?b=1?c=2',
+    ]) {
       const ours = pathAndQuery(url);
       const ref = new URL(url);
       expect(ours.path).toBe(ref.pathname);
@@ -66,12 +83,38 @@ describe('headersRecordFromRaw', () => {
 
   it('gives the same record as web Headers: lower-case, sorted, trimmed, repeats joined', () => {
     const raw = [
-      'X-Trace', ' a ', 'Content-Type', 'application/json', 'x-trace', 'b', 'Cookie', 'a=1', 'cookie', 'b=2',
-      'Accept', '*/*', '__proto__', 'plain', 'Set-Cookie', 's=1', 'set-cookie', 's=2', 'Host', 'example.com',
+      'X-Trace',
+      ' a ',
+      'Content-Type',
+      'application/json',
+      'x-trace',
+      'b',
+      'Cookie',
+      'a=1',
+      'cookie',
+      'b=2',
+      'Accept',
+      '*/*',
+      '__proto__',
+      'plain',
+      'Set-Cookie',
+      's=1',
+      'set-cookie',
+      's=2',
+      'Host',
+      'example.com',
     ];
     const fast = headersRecordFromRaw(raw);
     expect(JSON.stringify(fast)).toBe(JSON.stringify(headersRecord(asHeaders(raw))));
-    expect(Object.keys(fast)).toEqual(['__proto__', 'accept', 'content-type', 'cookie', 'host', 'set-cookie', 'x-trace']);
+    expect(Object.keys(fast)).toEqual([
+      '__proto__',
+      'accept',
+      'content-type',
+      'cookie',
+      'host',
+      'set-cookie',
+      'x-trace',
+    ]);
     expect(fast['x-trace']).toBe('a, b');
     expect(fast['cookie']).toBe('a=1; b=2');
     // `__proto__` is an own key holding the header's text, never a prototype write.
@@ -82,12 +125,19 @@ describe('headersRecordFromRaw', () => {
   it('keeps names of Object.prototype members as own data', () => {
     const raw = ['Constructor', 'c', 'toString', 't', '__proto__', 'p', 'hasOwnProperty', 'h'];
     const record = headersRecordFromRaw(raw);
-    expect(Object.entries(record)).toEqual([['__proto__', 'p'], ['constructor', 'c'], ['hasownproperty', 'h'], ['tostring', 't']]);
+    expect(Object.entries(record)).toEqual([
+      ['__proto__', 'p'],
+      ['constructor', 'c'],
+      ['hasownproperty', 'h'],
+      ['tostring', 't'],
+    ]);
     expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
   });
 
   it('leaves HTTP/2 pseudo-headers out', () => {
-    expect(headersRecordFromRaw([':method', 'GET', 'accept', 'x'])).toEqual(Object.assign(Object.create(null), { accept: 'x' }));
+    expect(headersRecordFromRaw([':method', 'GET', 'accept', 'x'])).toEqual(
+      Object.assign(Object.create(null), { accept: 'x' }),
+    );
   });
 });
 
@@ -105,12 +155,20 @@ describe('readIncomingLimited', () => {
   });
 
   it('refuses with 413 by Content-Length or as soon as the streamed bytes pass the limit', async () => {
-    await expect(readIncomingLimited(incoming(['x'], { 'content-length': '101' }), 100)).rejects.toMatchObject({ code: 413 });
-    await expect(readIncomingLimited(incoming(['x'.repeat(60), 'y'.repeat(60)]), 100)).rejects.toMatchObject({ code: 413 });
+    await expect(readIncomingLimited(incoming(['x'], { 'content-length': '101' }), 100)).rejects.toMatchObject({
+      code: 413,
+    });
+    await expect(readIncomingLimited(incoming(['x'.repeat(60), 'y'.repeat(60)]), 100)).rejects.toMatchObject({
+      code: 413,
+    });
   });
 
   it('fails with 400 when the stream breaks before its end', async () => {
-    const broken = new Readable({ read() { this.destroy(new Error('reset')); } }) as unknown as IncomingMessage;
+    const broken = new Readable({
+      read() {
+        this.destroy(new Error('reset'));
+      },
+    }) as unknown as IncomingMessage;
     Object.assign(broken, { headers: {} });
     await expect(readIncomingLimited(broken, 100)).rejects.toMatchObject({ code: 400 });
   });
@@ -131,7 +189,9 @@ describe('headersRecordOf (from the headers Node parsed)', () => {
     try {
       for (const block of blocks) {
         await new Promise<void>((resolve, reject) => {
-          const socket = connect(port, '127.0.0.1', () => socket.write(`GET / HTTP/1.1\r\n${block}Connection: close\r\n\r\n`));
+          const socket = connect(port, '127.0.0.1', () =>
+            socket.write(`GET / HTTP/1.1\r\n${block}Connection: close\r\n\r\n`),
+          );
           socket.on('data', () => undefined);
           socket.on('end', resolve);
           socket.on('error', reject);
@@ -161,7 +221,11 @@ describe('headersRecordOf (from the headers Node parsed)', () => {
 describe('parseFormFields', () => {
   it('keeps repeated and prototype-named fields as own data of a plain object', () => {
     const fields = parseFormFields('__proto__=p&constructor=c&a=1&a=2&a=3');
-    expect(Object.entries(fields)).toEqual([['__proto__', 'p'], ['constructor', 'c'], ['a', ['1', '2', '3']]]);
+    expect(Object.entries(fields)).toEqual([
+      ['__proto__', 'p'],
+      ['constructor', 'c'],
+      ['a', ['1', '2', '3']],
+    ]);
     expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
   });
 });
@@ -187,9 +251,17 @@ describe('decodeUtf8Strictly', () => {
 
   it('decodes like a fatal TextDecoder: BOM, real U+FFFD, multi-byte text, and refuses broken bytes', () => {
     const cases = [
-      bytes('{"a":"plain"}'), bytes('\uFEFF{"a":1}'), bytes('{"a":"\uFFFD"}'), bytes('{"a":"é ☃ 😀"}'), bytes(''),
-      new Uint8Array([0xc3, 0x28]), new Uint8Array([0xed, 0xa0, 0x80]), new Uint8Array([0xf0, 0x9f, 0x98]), new Uint8Array([0xc0, 0xaf]),
-      new Uint8Array([0xef, 0xbf, 0xbd, 0xff]), new Uint8Array([0xf4, 0x90, 0x80, 0x80]),
+      bytes('{"a":"plain"}'),
+      bytes('\uFEFF{"a":1}'),
+      bytes('{"a":"\uFFFD"}'),
+      bytes('{"a":"é ☃ 😀"}'),
+      bytes(''),
+      new Uint8Array([0xc3, 0x28]),
+      new Uint8Array([0xed, 0xa0, 0x80]),
+      new Uint8Array([0xf0, 0x9f, 0x98]),
+      new Uint8Array([0xc0, 0xaf]),
+      new Uint8Array([0xef, 0xbf, 0xbd, 0xff]),
+      new Uint8Array([0xf4, 0x90, 0x80, 0x80]),
     ];
     for (const b of cases) {
       expect(ours(b)).toBe(reference(b));
@@ -205,7 +277,9 @@ describe('decodeUtf8Strictly', () => {
       // Mostly text-like bytes, with the lead and continuation bytes that make or break UTF-8.
       const b = Uint8Array.from({ length: 1 + (n % 12) }, () => {
         const r = next();
-        return r < 128 ? 0x61 + (r % 26) : [0x80, 0xbf, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xff, 0xbd][r % 11] as number;
+        return r < 128
+          ? 0x61 + (r % 26)
+          : ([0x80, 0xbf, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xff, 0xbd][r % 11] as number);
       });
       expect(ours(b)).toBe(reference(b));
     }

@@ -29,7 +29,8 @@ function badRequest(message: string): PipeError {
  * those in fast mode, while a null-prototype record is a hash table from its first key.
  */
 function setData(record: JsonObject, key: string, value: Json): void {
-  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
   else record[key] = value;
 }
 
@@ -98,7 +99,8 @@ export function excessiveDepthAt(text: string, maxDepth: number): number {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) inString = true;
     else if (ch === 0x5b || ch === 0x7b) {
@@ -131,7 +133,8 @@ export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): Json {
   // Nesting deeper than maxDepth needs more than maxDepth opening brackets: most bodies are
   // ruled out by a cheap count, and only the rest get the exact (character by character) scan.
   const deepAt = openingBracketsUpTo(text, maxDepth) > maxDepth ? excessiveDepthAt(text, maxDepth) : -1;
-  if (deepAt >= 0) throw badRequest(`Malformed JSON body: nesting deeper than ${maxDepth} levels at position ${deepAt}`);
+  if (deepAt >= 0)
+    throw badRequest(`Malformed JSON body: nesting deeper than ${maxDepth} levels at position ${deepAt}`);
   try {
     return JSON.parse(text) as Json;
   } catch (err) {
@@ -314,7 +317,8 @@ export function unreadIncoming(env: unknown): IncomingMessage | undefined {
   if (incoming === null || typeof incoming !== 'object') return undefined;
   const candidate = incoming as IncomingMessage;
   if (!Array.isArray(candidate.rawHeaders) || typeof candidate.on !== 'function') return undefined;
-  if (candidate.readableDidRead || candidate.readableEnded || candidate.destroyed || candidate.httpVersionMajor !== 1) return undefined;
+  if (candidate.readableDidRead || candidate.readableEnded || candidate.destroyed || candidate.httpVersionMajor !== 1)
+    return undefined;
   return candidate;
 }
 
@@ -365,7 +369,10 @@ export function readIncomingLimited(incoming: IncomingMessage, limit: number): P
 }
 
 /** Query parameters and path parameters in one object; path parameters win on a clash. */
-export function queryAndPathRecord(url: URL | URLSearchParams | null, pathParams: Readonly<Record<string, string>>): JsonObject {
+export function queryAndPathRecord(
+  url: URL | URLSearchParams | null,
+  pathParams: Readonly<Record<string, string>>,
+): JsonObject {
   const out: JsonObject = {};
   const query = url instanceof URL ? url.searchParams : url;
   if (query) for (const [k, v] of query) addValue(out, k, v);
@@ -388,7 +395,12 @@ export interface EnvelopeFields {
 }
 
 export const ALL_ENVELOPE_FIELDS: EnvelopeFields = Object.freeze({
-  headers: true, queryAndPath: true, method: true, path: true, contentType: true, principal: true,
+  headers: true,
+  queryAndPath: true,
+  method: true,
+  path: true,
+  contentType: true,
+  principal: true,
 });
 
 /** The fields a trigger spec's `envelope` list names; every field when there is no list. */
@@ -407,7 +419,14 @@ export function envelopeFields(listed: readonly string[] | undefined): EnvelopeF
 
 /** No field besides the body: the message is `{ body }`. */
 export function onlyBody(fields: EnvelopeFields): boolean {
-  return !(fields.headers || fields.queryAndPath || fields.method || fields.path || fields.contentType || fields.principal);
+  return !(
+    fields.headers ||
+    fields.queryAndPath ||
+    fields.method ||
+    fields.path ||
+    fields.contentType ||
+    fields.principal
+  );
 }
 
 export interface EnvelopeInput {
@@ -440,7 +459,10 @@ export function pathAndQuery(url: string): { readonly path: string; readonly que
 }
 
 /** The message of an HTTP trigger: the body and the other `fields` (in this order, for one object shape per trigger). */
-export function buildEnvelope({ request, headers, pathParams, body, contentType, principal }: EnvelopeInput, fields = ALL_ENVELOPE_FIELDS): JsonObject {
+export function buildEnvelope(
+  { request, headers, pathParams, body, contentType, principal }: EnvelopeInput,
+  fields = ALL_ENVELOPE_FIELDS,
+): JsonObject {
   const message: JsonObject = { body };
   const target = fields.path || fields.queryAndPath ? pathAndQuery(request.url) : undefined;
   if (fields.headers) message['headers'] = headers ?? headersRecord(request.headers);
@@ -448,7 +470,8 @@ export function buildEnvelope({ request, headers, pathParams, body, contentType,
   if (fields.method) message['method'] = request.method.toUpperCase();
   if (target && fields.path) message['path'] = target.path;
   if (fields.contentType) {
-    const type = contentType !== undefined ? contentType : headers ? headers['content-type'] : request.headers.get('content-type');
+    const type =
+      contentType !== undefined ? contentType : headers ? headers['content-type'] : request.headers.get('content-type');
     message['contentType'] = typeof type === 'string' ? type : null;
   }
   if (principal && fields.principal) message['principal'] = principal;

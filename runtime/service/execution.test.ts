@@ -17,8 +17,16 @@ import { deferred, httpTrigger, pipelineOf } from './test-support/test-service.j
 function engineOf(pipelines: PipelineModule[]): ExecutionEngine {
   const backends = createFakeBackends();
   return new ExecutionEngine({
-    pipelines, logger: createLogger({ level: 'silent' }), metrics: createServiceMetrics('engine-test'), clock: { now: () => 0 },
-    dataDir: tmpdir(), globals: {}, accounts: {}, store: backends.store, broker: backends.broker, createExecutor: createPipelineExecutor,
+    pipelines,
+    logger: createLogger({ level: 'silent' }),
+    metrics: createServiceMetrics('engine-test'),
+    clock: { now: () => 0 },
+    dataDir: tmpdir(),
+    globals: {},
+    accounts: {},
+    store: backends.store,
+    broker: backends.broker,
+    createExecutor: createPipelineExecutor,
     connections: new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' })),
   });
 }
@@ -39,9 +47,11 @@ describe('executeNow', () => {
   });
 
   it('settles a synchronous failure like any failure: an outcome, never a throw', async () => {
-    const engine = engineOf([pipelineOf('boom', httpTrigger('/boom'), () => {
-      throw new Error('sync failure');
-    })]);
+    const engine = engineOf([
+      pipelineOf('boom', httpTrigger('/boom'), () => {
+        throw new Error('sync failure');
+      }),
+    ]);
     const outcome = engine.executeNow({ pipeline: 'boom', message: null, trigger: 'test' });
     expect(await outcome).toMatchObject({ ok: false, outcome: 'error', error: { code: 500 } });
     expect(engine.inFlight).toBe(0);
@@ -52,11 +62,13 @@ describe('abortAll', () => {
   it('aborts a run that went asynchronous, even one that never read its signal before', async () => {
     const gate = deferred<void>();
     let signal: AbortSignal | undefined;
-    const engine = engineOf([pipelineOf('slow', httpTrigger('/slow'), async (_m, ctx) => {
-      await gate.promise;
-      signal = ctx.signal;
-      return signal.aborted ? 'aborted' : 'finished';
-    })]);
+    const engine = engineOf([
+      pipelineOf('slow', httpTrigger('/slow'), async (_m, ctx) => {
+        await gate.promise;
+        signal = ctx.signal;
+        return signal.aborted ? 'aborted' : 'finished';
+      }),
+    ]);
     const running = engine.execute({ pipeline: 'slow', message: null, trigger: 'test' });
     engine.abortAll();
     gate.resolve();

@@ -22,7 +22,16 @@ import { contextFromHeaders } from '../observability/propagation.js';
 import { activeContext, endExecutionSpan, startExecutionSpan, withContext } from '../observability/spans.js';
 import { isPending, type StepHooks } from '../steps.js';
 import type {
-  Clock, Connections, EventBroker, ExecutionContext, ExecutionMetadata, Json, JsonObject, ObjectStoreBackend, PipelineModule, Reply,
+  Clock,
+  Connections,
+  EventBroker,
+  ExecutionContext,
+  ExecutionMetadata,
+  Json,
+  JsonObject,
+  ObjectStoreBackend,
+  PipelineModule,
+  Reply,
   ServiceServices,
 } from '../types.js';
 import { ConcurrencyLimiter, QueueFull, type Release } from './concurrency.js';
@@ -79,12 +88,12 @@ export interface ExecutionRequest {
 export type EngineOutcome =
   | { readonly ok: true; readonly executionId: string; readonly result: Json | Reply }
   | {
-    readonly ok: false;
-    readonly executionId: string;
-    readonly error: PipeError;
-    readonly errorObject: JsonObject;
-    readonly outcome: Exclude<ExecutionOutcomeLabel, 'success'>;
-  };
+      readonly ok: false;
+      readonly executionId: string;
+      readonly error: PipeError;
+      readonly errorObject: JsonObject;
+      readonly outcome: Exclude<ExecutionOutcomeLabel, 'success'>;
+    };
 
 export interface EngineDeps {
   readonly pipelines: readonly PipelineModule[];
@@ -109,7 +118,10 @@ export interface EngineDeps {
 class Succeeded {
   readonly ok = true;
 
-  constructor(private readonly id: ExecutionId, readonly result: Json | Reply) {}
+  constructor(
+    private readonly id: ExecutionId,
+    readonly result: Json | Reply,
+  ) {}
 
   get executionId(): string {
     return this.id.value;
@@ -180,9 +192,11 @@ class ExecutionLog {
 
   get logger(): Logger {
     const executionId = this.id.value;
-    this.child ??= this.parent.child(this.parentExecutionId === undefined
-      ? { executionId, pipeline: this.pipeline }
-      : { executionId, pipeline: this.pipeline, parentExecutionId: this.parentExecutionId });
+    this.child ??= this.parent.child(
+      this.parentExecutionId === undefined
+        ? { executionId, pipeline: this.pipeline }
+        : { executionId, pipeline: this.pipeline, parentExecutionId: this.parentExecutionId },
+    );
     return this.child;
   }
 
@@ -270,7 +284,12 @@ class EngineContext implements ContextWithHooks, StepClock {
   get metadata(): ExecutionMetadata {
     this.meta ??= {
       pipeline: { name: this.pipeline },
-      execution: { key: this.executionId, startTimestamp: this.startTimestamp, timeout: this.timeoutMs, redelivery: this.redelivery },
+      execution: {
+        key: this.executionId,
+        startTimestamp: this.startTimestamp,
+        timeout: this.timeoutMs,
+        redelivery: this.redelivery,
+      },
     };
     return this.meta;
   }
@@ -295,16 +314,23 @@ export class ExecutionEngine {
       if (this.entries.has(p.name)) throw new Error(`duplicate pipeline name "${p.name}"`);
       const queueDepth = deps.metrics.queueDepth.series([p.name]);
       this.entries.set(p.name, {
-        module: p, series: new PipelineSeries(deps.metrics, p.name),
-        limiter: new ConcurrencyLimiter(p.options.concurrency, p.options.queue ?? Number.POSITIVE_INFINITY, (queued) => {
-          queueDepth.value = queued;
-        }),
+        module: p,
+        series: new PipelineSeries(deps.metrics, p.name),
+        limiter: new ConcurrencyLimiter(
+          p.options.concurrency,
+          p.options.queue ?? Number.POSITIVE_INFINITY,
+          (queued) => {
+            queueDepth.value = queued;
+          },
+        ),
       });
     }
     this.dataDir = resolvePath(deps.dataDir);
     this.levels = new LevelGate(deps.logger);
     this.hooks = createStepHooks({
-      metrics: deps.metrics, ...(deps.tracer ? { tracer: deps.tracer } : {}), ...(deps.stepHooks ? { extra: deps.stepHooks } : {}),
+      metrics: deps.metrics,
+      ...(deps.tracer ? { tracer: deps.tracer } : {}),
+      ...(deps.stepHooks ? { extra: deps.stepHooks } : {}),
     });
     this.services = {
       clock: deps.clock,
@@ -357,7 +383,9 @@ export class ExecutionEngine {
   executeNow(request: ExecutionRequest): EngineOutcome | Promise<EngineOutcome> {
     const entry = this.entries.get(request.pipeline);
     if (!entry) {
-      return Promise.reject(new PipeError(`unknown pipeline "${request.pipeline}"`, { code: 500, kind: 'UNKNOWN_PIPELINE' }));
+      return Promise.reject(
+        new PipeError(`unknown pipeline "${request.pipeline}"`, { code: 500, kind: 'UNKNOWN_PIPELINE' }),
+      );
     }
     const id = new ExecutionId();
     const log = new ExecutionLog(this.deps.logger, this.levels, id, entry.module.name, request.parent?.executionId);
@@ -383,7 +411,12 @@ export class ExecutionEngine {
    * (its timeout could not have fired while it ran). Anything else is settled by `settle`, with
    * the deadline counted from this start.
    */
-  private start(entry: PipelineEntry, id: ExecutionId, log: ExecutionLog, request: ExecutionRequest): EngineOutcome | Promise<EngineOutcome> {
+  private start(
+    entry: PipelineEntry,
+    id: ExecutionId,
+    log: ExecutionLog,
+    request: ExecutionRequest,
+  ): EngineOutcome | Promise<EngineOutcome> {
     let settling = false;
     try {
       const pipeline = entry.module;
@@ -394,11 +427,14 @@ export class ExecutionEngine {
       const traced = this.deps.tracer ? this.startSpan(this.deps.tracer, pipeline, id.value, request) : undefined;
       const slot: Slot = { release: undefined, counted: false, invalid: false };
       const run: Run = { entry, id, log, abort, workDir, timeoutMs, startedAt, slot, span: traced?.span };
-      if (log.enabled('debug')) log.logger.debug({ trigger: request.trigger, redelivery: request.redelivery ?? false }, 'execution started');
+      if (log.enabled('debug'))
+        log.logger.debug({ trigger: request.trigger, redelivery: request.redelivery ?? false }, 'execution started');
 
       let work: Json | Reply | Promise<Json | Reply>;
       try {
-        work = traced ? withContext(traced.context, () => this.runPipeline(run, request)) : this.runPipeline(run, request);
+        work = traced
+          ? withContext(traced.context, () => this.runPipeline(run, request))
+          : this.runPipeline(run, request);
       } catch (err) {
         work = Promise.reject(err);
       }
@@ -438,7 +474,8 @@ export class ExecutionEngine {
       } else {
         this.endAbort(abort);
         this.releaseSlot(entry, slot);
-        if (workDir.created) await workDir.remove().catch((err: unknown) => log.logger.warn({ err }, 'could not remove the work folder'));
+        if (workDir.created)
+          await workDir.remove().catch((err: unknown) => log.logger.warn({ err }, 'could not remove the work folder'));
       }
       return this.finish(entry, run.id, log, performance.now() - run.startedAt, ending, run.span);
     } finally {
@@ -484,7 +521,12 @@ export class ExecutionEngine {
   }
 
   /** Checks the message against the trigger's schema, then runs the pipeline's steps over it. */
-  private startSteps(run: Run, request: ExecutionRequest, message: Json, ctx: ContextWithHooks): Json | Reply | Promise<Json | Reply> {
+  private startSteps(
+    run: Run,
+    request: ExecutionRequest,
+    message: Json,
+    ctx: ContextWithHooks,
+  ): Json | Reply | Promise<Json | Reply> {
     const violations = request.validate?.(message) ?? null;
     if (violations) {
       run.slot.invalid = true;
@@ -493,12 +535,19 @@ export class ExecutionEngine {
     const idempotency = run.entry.module.trigger['idempotency'] as IdempotencySpec | undefined;
     if (idempotency && !request.parent) {
       const { module } = run.entry;
-      return runIdempotent(idempotency, module.name, message, ctx, {
-        store: this.deps.store,
-        now: () => this.deps.clock.now(),
-        staleMs: module.options.timeout + STALE_CLAIM_MARGIN_MS,
-        replayed: () => this.deps.metrics.idempotentReplays.inc({ pipeline: module.name, trigger: request.trigger }),
-      }, () => this.runSteps(run, message, ctx));
+      return runIdempotent(
+        idempotency,
+        module.name,
+        message,
+        ctx,
+        {
+          store: this.deps.store,
+          now: () => this.deps.clock.now(),
+          staleMs: module.options.timeout + STALE_CLAIM_MARGIN_MS,
+          replayed: () => this.deps.metrics.idempotentReplays.inc({ pipeline: module.name, trigger: request.trigger }),
+        },
+        () => this.runSteps(run, message, ctx),
+      );
     }
     return this.runSteps(run, message, ctx);
   }
@@ -522,7 +571,12 @@ export class ExecutionEngine {
 
   /** After an abort: waits (bounded) for the run to notice before giving back its slot and folder. */
   private async cleanUpAborted(
-    entry: PipelineEntry, log: ExecutionLog, abort: ExecutionAbort, workDir: WorkDir, work: Promise<unknown>, slot: Slot,
+    entry: PipelineEntry,
+    log: ExecutionLog,
+    abort: ExecutionAbort,
+    workDir: WorkDir,
+    work: Promise<unknown>,
+    slot: Slot,
   ): Promise<void> {
     if (!(await settleWithin(work, ABANDON_AFTER_MS))) {
       log.logger.error('execution did not stop after its abort signal; releasing its slot anyway');
@@ -550,13 +604,24 @@ export class ExecutionEngine {
     abort.unfollow();
   }
 
-  private startSpan(tracer: Tracer, pipeline: PipelineModule, executionId: string, request: ExecutionRequest): { span: Span; context: Context } {
+  private startSpan(
+    tracer: Tracer,
+    pipeline: PipelineModule,
+    executionId: string,
+    request: ExecutionRequest,
+  ): { span: Span; context: Context } {
     // With tracing on the API is loaded, so headers always give a context (the root one when they carry none).
     const parent = (request.traceHeaders ? contextFromHeaders(request.traceHeaders) : undefined) ?? activeContext();
     // Started by its own trigger, the execution has the span kind of that trigger's schema; otherwise
     // (Pipeline Executor, `service.run`) it is internal.
     const kind = request.trigger === pipeline.trigger.kind ? pipeline.trigger.spanKind : undefined;
-    return startExecutionSpan(tracer, { pipeline: pipeline.name, executionId, trigger: request.trigger, ...(kind ? { kind } : {}), parent });
+    return startExecutionSpan(tracer, {
+      pipeline: pipeline.name,
+      executionId,
+      trigger: request.trigger,
+      ...(kind ? { kind } : {}),
+      parent,
+    });
   }
 
   private createContext(run: Run, redelivery: boolean): ContextWithHooks {
@@ -564,19 +629,37 @@ export class ExecutionEngine {
     // The start was read on the monotonic clock already; the system clock turns it into wall time.
     const startTimestamp = clock.wallTimeAt ? clock.wallTimeAt(run.startedAt) : clock.now();
     return new EngineContext(
-      run.id, run.entry.module.name, startTimestamp, run.timeoutMs, run.startedAt + run.timeoutMs, redelivery, this.deps.globals,
-      this.deps.accounts, this.services,
-      this.hooks, run.log, run.abort, run.workDir,
+      run.id,
+      run.entry.module.name,
+      startTimestamp,
+      run.timeoutMs,
+      run.startedAt + run.timeoutMs,
+      redelivery,
+      this.deps.globals,
+      this.deps.accounts,
+      this.services,
+      this.hooks,
+      run.log,
+      run.abort,
+      run.workDir,
     );
   }
 
   /** Records metrics, the span's end and the final log line, and builds the outcome. */
-  private finish(entry: PipelineEntry, id: ExecutionId, log: ExecutionLog, durationMs: number, ending: Ending, span: Span | undefined): EngineOutcome {
+  private finish(
+    entry: PipelineEntry,
+    id: ExecutionId,
+    log: ExecutionLog,
+    durationMs: number,
+    ending: Ending,
+    span: Span | undefined,
+  ): EngineOutcome {
     const { clock } = this.deps;
     if ('result' in ending) {
       entry.series.finished('success', durationMs / 1000);
       if (span) endExecutionSpan(span, 'success');
-      if (log.enabled('info')) log.logger.info({ outcome: 'success', durationMs: Math.round(durationMs) }, 'execution finished');
+      if (log.enabled('info'))
+        log.logger.info({ outcome: 'success', durationMs: Math.round(durationMs) }, 'execution finished');
       return new Succeeded(id, ending.result);
     }
     const error = this.publicError(ending.error, log);
@@ -586,14 +669,24 @@ export class ExecutionEngine {
     // Where it failed (the step, with its .pipe line for `fail`) and a server-side cause are for
     // the log only: replies show the public part of the error (http-response.ts).
     const fields = {
-      outcome: label, code: error.code, kind: error.kind, error: error.message, durationMs: Math.round(durationMs),
+      outcome: label,
+      code: error.code,
+      kind: error.kind,
+      error: error.message,
+      durationMs: Math.round(durationMs),
       ...(error.step !== undefined ? { step: error.step } : {}),
       ...(serverSideCause(error) !== undefined ? { err: serverSideCause(error) } : {}),
     };
     if (error.code >= 500) log.logger.error(fields, 'execution failed');
     else log.logger.warn(fields, 'execution failed');
     const executionId = id.value;
-    return { ok: false, executionId, error, errorObject: toErrorObject(error, executionId, clock.now()), outcome: label };
+    return {
+      ok: false,
+      executionId,
+      error,
+      errorObject: toErrorObject(error, executionId, clock.now()),
+      outcome: label,
+    };
   }
 
   /** PipeErrors pass through; anything else is logged with its stack and hidden behind a 500. */
@@ -616,7 +709,12 @@ function serverSideCause(error: PipeError): unknown {
  * event is left with the broker and delivered again later.
  */
 function overloaded(pipeline: string, limiter: ConcurrencyLimiter): PipeError {
-  return new PipeError(`pipeline ${pipeline} is overloaded: ${limiter.max} running and ${limiter.queued} waiting; try again later`, {
-    code: 503, kind: 'OVERLOADED', details: { retryAfter: 1 },
-  });
+  return new PipeError(
+    `pipeline ${pipeline} is overloaded: ${limiter.max} running and ${limiter.queued} waiting; try again later`,
+    {
+      code: 503,
+      kind: 'OVERLOADED',
+      details: { retryAfter: 1 },
+    },
+  );
 }

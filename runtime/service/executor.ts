@@ -13,7 +13,13 @@ export function createPipelineExecutor(
   return async (pipeline, payload, opts) => {
     let outcome: EngineOutcome;
     try {
-      outcome = await run({ pipeline, message: payload, timeoutMs: opts.timeout, parent: opts.parent, trigger: 'execute' });
+      outcome = await run({
+        pipeline,
+        message: payload,
+        timeoutMs: opts.timeout,
+        parent: opts.parent,
+        trigger: 'execute',
+      });
     } catch (err) {
       if (err instanceof PipeError) throw err;
       throw new PipeError(`could not execute pipeline "${pipeline}"`, { code: 500, kind: 'EXECUTE_ERROR', cause: err });

@@ -37,7 +37,9 @@ export function registerHealthRoutes(app: Hono, deps: HealthDeps): void {
     const phase = deps.phase();
     if (phase !== 'ready') return c.json({ status: phase === 'created' ? 'starting' : phase }, 503);
     const waiting = deps.notReady?.() ?? [];
-    return waiting.length === 0 ? c.json({ status: 'ready' }, 200) : c.json({ status: 'waiting', waitingFor: waiting }, 503);
+    return waiting.length === 0
+      ? c.json({ status: 'ready' }, 200)
+      : c.json({ status: 'waiting', waitingFor: waiting }, 503);
   });
   app.get('/metrics', async (c) => {
     const registry = await deps.registry();

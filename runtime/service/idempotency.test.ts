@@ -1,24 +1,55 @@
 import { describe, expect, it } from 'vitest';
 import { PipeError } from '../errors.js';
 import { Reply, type Json } from '../types.js';
-import { claimId, IDEMPOTENCY_STORE, runIdempotent, type IdempotencyDeps, type IdempotencySpec } from './idempotency.js';
+import {
+  claimId,
+  IDEMPOTENCY_STORE,
+  runIdempotent,
+  type IdempotencyDeps,
+  type IdempotencySpec,
+} from './idempotency.js';
 import { fakeContext } from './test-support/fake-context.js';
 
 const byHeader: IdempotencySpec = {
-  key: (message) => ((message as { headers?: Record<string, Json> }).headers?.['idempotency-key'] ?? null),
+  key: (message) => (message as { headers?: Record<string, Json> }).headers?.['idempotency-key'] ?? null,
   windowMs: 60_000,
 };
-const request = (key: string | undefined): Json => ({ headers: key === undefined ? {} : { 'idempotency-key': key }, body: null });
+const request = (key: string | undefined): Json => ({
+  headers: key === undefined ? {} : { 'idempotency-key': key },
+  body: null,
+});
 
 function setup() {
   const { ctx, backends } = fakeContext();
   let now = 1_000_000;
   let replays = 0;
-  const deps: IdempotencyDeps = { store: backends.store, now: () => now, staleMs: 40_000, replayed: () => { replays += 1; } };
+  const deps: IdempotencyDeps = {
+    store: backends.store,
+    now: () => now,
+    staleMs: 40_000,
+    replayed: () => {
+      replays += 1;
+    },
+  };
   let runs = 0;
-  const run = (answer: () => Json | Reply = () => new Reply(201, { n: runs }, { location: '/x' })) =>
-    (key: string | undefined) => runIdempotent(byHeader, 'pay', request(key), ctx, deps, () => { runs += 1; return answer(); });
-  return { ctx, deps, store: backends.store, run, runs: () => runs, replays: () => replays, advance: (ms: number) => { now += ms; } };
+  const run =
+    (answer: () => Json | Reply = () => new Reply(201, { n: runs }, { location: '/x' })) =>
+    (key: string | undefined) =>
+      runIdempotent(byHeader, 'pay', request(key), ctx, deps, () => {
+        runs += 1;
+        return answer();
+      });
+  return {
+    ctx,
+    deps,
+    store: backends.store,
+    run,
+    runs: () => runs,
+    replays: () => replays,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe('runIdempotent', () => {
@@ -51,9 +82,19 @@ describe('runIdempotent', () => {
   it('refuses a repeat while the first runs with 409 (not permanent: an event comes back later)', async () => {
     const t = setup();
     let finish: (r: Reply) => void = () => undefined;
-    const first = t.run(() => new Promise<Reply>((resolve) => { finish = resolve; }) as unknown as Reply)('k');
+    const first = t.run(
+      () =>
+        new Promise<Reply>((resolve) => {
+          finish = resolve;
+        }) as unknown as Reply,
+    )('k');
     await new Promise((resolve) => setTimeout(resolve, 0));
-    await expect(t.run()('k')).rejects.toMatchObject({ code: 409, kind: 'IDEMPOTENCY_IN_PROGRESS', permanent: false, details: { retryAfter: 1 } });
+    await expect(t.run()('k')).rejects.toMatchObject({
+      code: 409,
+      kind: 'IDEMPOTENCY_IN_PROGRESS',
+      permanent: false,
+      details: { retryAfter: 1 },
+    });
     finish(new Reply(200, 'done'));
     await first;
     expect(((await t.run()('k')) as Reply).body).toBe('done');
@@ -61,7 +102,11 @@ describe('runIdempotent', () => {
 
   it('gives the key back when the execution fails, so a retry runs', async () => {
     const t = setup();
-    await expect(t.run(() => { throw new PipeError('down', { code: 503, kind: 'REST_SERVER_ERROR' }); })('k')).rejects.toMatchObject({ code: 503 });
+    await expect(
+      t.run(() => {
+        throw new PipeError('down', { code: 503, kind: 'REST_SERVER_ERROR' });
+      })('k'),
+    ).rejects.toMatchObject({ code: 503 });
     expect(await t.store.findById(IDEMPOTENCY_STORE, claimId('pay', 'k'))).toBeNull();
     await t.run()('k');
     expect(t.runs()).toBe(2);

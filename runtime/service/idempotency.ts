@@ -49,7 +49,8 @@ export function keyText(value: Json): string | undefined {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text.length > MAX_KEY_LENGTH) {
     throw new PipeError(`the idempotency key is longer than ${MAX_KEY_LENGTH} characters`, {
-      code: 400, kind: 'BAD_IDEMPOTENCY_KEY',
+      code: 400,
+      kind: 'BAD_IDEMPOTENCY_KEY',
     });
   }
   return text;
@@ -62,7 +63,11 @@ export function claimId(pipeline: string, key: string): string {
 
 /** Runs `start` once per key within the window; see the module comment. */
 export async function runIdempotent(
-  spec: IdempotencySpec, pipeline: string, message: Json, ctx: ExecutionContext, deps: IdempotencyDeps,
+  spec: IdempotencySpec,
+  pipeline: string,
+  message: Json,
+  ctx: ExecutionContext,
+  deps: IdempotencyDeps,
   start: () => Json | Reply | Promise<Json | Reply>,
 ): Promise<Json | Reply> {
   const key = keyText(spec.key(message, ctx) ?? null);
@@ -114,11 +119,16 @@ async function claim(id: string, windowMs: number, deps: IdempotencyDeps): Promi
     }
     if (existing.state === 'done' && existing.answer) return existing.answer;
     throw new PipeError('a request with this idempotency key is still being handled; try again later', {
-      code: 409, kind: 'IDEMPOTENCY_IN_PROGRESS', permanent: false, details: { retryAfter: 1 },
+      code: 409,
+      kind: 'IDEMPOTENCY_IN_PROGRESS',
+      permanent: false,
+      details: { retryAfter: 1 },
     });
   }
   throw new PipeError('the idempotency key could not be claimed; try again later', {
-    code: 503, kind: 'IDEMPOTENCY_IN_PROGRESS', details: { retryAfter: 1 },
+    code: 503,
+    kind: 'IDEMPOTENCY_IN_PROGRESS',
+    details: { retryAfter: 1 },
   });
 }
 
@@ -135,7 +145,7 @@ function fromAnswer(answer: JsonObject): Json | Reply {
   if (reply !== null && typeof reply === 'object' && !Array.isArray(reply)) {
     const kept = reply['headers'];
     const isMap = kept !== null && typeof kept === 'object' && !Array.isArray(kept);
-    const headers = isMap ? kept as Record<string, string> : {};
+    const headers = isMap ? (kept as Record<string, string>) : {};
     return new Reply(Number(reply['status']), reply['body'] ?? null, { ...headers, 'idempotent-replayed': 'true' });
   }
   return answer['result'] ?? null;

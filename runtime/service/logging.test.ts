@@ -4,16 +4,30 @@ import { LogCapture } from './test-support/test-service.js';
 
 describe('redactRecord', () => {
   it('redacts secret keys at the top level and one level down, whatever their case', () => {
-    const input = { password: 'p', user: { Password: 'q', name: 'ana' }, deep: { inner: { password: 'kept: two levels down' } }, apiKey: 'k' };
+    const input = {
+      password: 'p',
+      user: { Password: 'q', name: 'ana' },
+      deep: { inner: { password: 'kept: two levels down' } },
+      apiKey: 'k',
+    };
     expect(redactRecord(input)).toEqual({
-      password: REDACTED, user: { Password: REDACTED, name: 'ana' }, deep: { inner: { password: 'kept: two levels down' } }, apiKey: REDACTED,
+      password: REDACTED,
+      user: { Password: REDACTED, name: 'ana' },
+      deep: { inner: { password: 'kept: two levels down' } },
+      apiKey: REDACTED,
     });
     expect(input.password).toBe('p'); // the caller's object is not changed
   });
 
   it('redacts secret headers in `headers` at the top level and one level down', () => {
-    const out = redactRecord({ headers: { authorization: 'Bearer x', accept: 'a' }, request: { headers: { cookie: 'c', 'X-Api-Key': 'k' } } });
-    expect(out).toEqual({ headers: { authorization: REDACTED, accept: 'a' }, request: { headers: { cookie: REDACTED, 'X-Api-Key': REDACTED } } });
+    const out = redactRecord({
+      headers: { authorization: 'Bearer x', accept: 'a' },
+      request: { headers: { cookie: 'c', 'X-Api-Key': 'k' } },
+    });
+    expect(out).toEqual({
+      headers: { authorization: REDACTED, accept: 'a' },
+      request: { headers: { cookie: REDACTED, 'X-Api-Key': REDACTED } },
+    });
   });
 
   it('returns a record without secrets as it is, and keeps __proto__ a plain key', () => {
@@ -30,7 +44,9 @@ describe('secretValues', () => {
   it('masks the values of account fields, not the account type', () => {
     const secrets = secretValues({ db: { type: 'connection', url: 'postgres://app:s3cret@db/orders', port: 5432 } });
     expect(secrets).toEqual(['postgres://app:s3cret@db/orders', '5432']);
-    expect(maskSecrets('the connection to postgres://app:s3cret@db/orders failed', secrets)).toBe('the connection to [REDACTED] failed');
+    expect(maskSecrets('the connection to postgres://app:s3cret@db/orders failed', secrets)).toBe(
+      'the connection to [REDACTED] failed',
+    );
   });
 });
 

@@ -84,8 +84,12 @@ const redactedValue = (): string => REDACTED;
  * base bindings): top-level secret keys and `headers` of a child are redacted through them.
  */
 const BINDING_SERIALIZERS: Record<string, (value: unknown) => unknown> = {
-  authorization: redactedValue, cookie: redactedValue, password: redactedValue, secret: redactedValue,
-  accounts: redactedValue, apiKey: redactedValue,
+  authorization: redactedValue,
+  cookie: redactedValue,
+  password: redactedValue,
+  secret: redactedValue,
+  accounts: redactedValue,
+  apiKey: redactedValue,
   headers: (value) => (isPlainRecord(value) ? redactHeaders(value) : value),
 };
 
@@ -131,7 +135,13 @@ export function maskSecrets(text: string, secrets: readonly string[]): string {
  * (`startService`); tests and tools keep their console. Returns a function that undoes it.
  */
 export function routeProcessOutput(logger: Logger): () => void {
-  const original = { log: console.log, info: console.info, debug: console.debug, warn: console.warn, error: console.error };
+  const original = {
+    log: console.log,
+    info: console.info,
+    debug: console.debug,
+    warn: console.warn,
+    error: console.error,
+  };
   const lineOf = (args: unknown[]): string => formatWithOptions({ breakLength: Infinity }, ...args).slice(0, 4000);
   console.log = (...args: unknown[]) => logger.info({ source: 'console' }, lineOf(args));
   console.info = console.log;
@@ -142,7 +152,10 @@ export function routeProcessOutput(logger: Logger): () => void {
   const previous = process.listeners('warning');
   process.removeAllListeners('warning');
   const onWarning = (warning: Error & { code?: string }): void => {
-    logger.warn({ source: 'process', warning: warning.name, ...(warning.code ? { code: warning.code } : {}) }, warning.message);
+    logger.warn(
+      { source: 'process', warning: warning.name, ...(warning.code ? { code: warning.code } : {}) },
+      warning.message,
+    );
   };
   process.on('warning', onWarning);
   return () => {

@@ -44,7 +44,11 @@ abstract class SeriesMetricBase<S> implements SeriesMetric {
   abstract readonly type: MetricType;
   private readonly byKey = new Map<string, S>();
 
-  constructor(readonly name: string, readonly help: string, readonly labelNames: readonly string[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[],
+  ) {}
 
   /** The series for these label values (in `labelNames` order); resolve it once, then update it. */
   series(labelValues: readonly string[]): S {
@@ -121,7 +125,10 @@ export class HistogramSeries {
   sum = 0;
   count = 0;
 
-  constructor(readonly labels: Readonly<Record<string, string>>, private readonly bounds: readonly number[]) {
+  constructor(
+    readonly labels: Readonly<Record<string, string>>,
+    private readonly bounds: readonly number[],
+  ) {
     this.counts = new Float64Array(bounds.length + 1);
   }
 
@@ -171,7 +178,12 @@ export class CollectedGauge implements SeriesMetric {
   private source: (() => Promise<Readonly<Record<string, number>>>) | undefined;
   private last: { at: number; values: Readonly<Record<string, number>> } | undefined;
 
-  constructor(readonly name: string, readonly help: string, private readonly label: string, private readonly cacheMs = 10_000) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly label: string,
+    private readonly cacheMs = 10_000,
+  ) {}
 
   collectFrom(source: () => Promise<Readonly<Record<string, number>>>): void {
     this.source = source;
@@ -190,7 +202,10 @@ export class CollectedGauge implements SeriesMetric {
         // The backend is away: keep showing the last counts (its outage is on /ready and in the log).
       }
     }
-    const values = Object.entries(this.last?.values ?? {}).map(([value, n]) => ({ value: n, labels: { [this.label]: value } }));
+    const values = Object.entries(this.last?.values ?? {}).map(([value, n]) => ({
+      value: n,
+      labels: { [this.label]: value },
+    }));
     return { name: this.name, help: this.help, type: this.type, values, aggregator: 'sum' };
   }
 }

@@ -13,7 +13,11 @@ afterEach(async () => {
 });
 
 const post = async (path: string): Promise<Response> =>
-  (t as TestService).service.app.request(path, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+  (t as TestService).service.app.request(path, {
+    method: 'POST',
+    body: '{}',
+    headers: { 'content-type': 'application/json' },
+  });
 
 async function metricsText(): Promise<string> {
   const res = await (t as TestService).service.app.request('/metrics');
@@ -33,21 +37,51 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 }
 
 // With the facts the compiler copies from their schemas' `x-pipe-metrics`.
-const agentStep: StepInfo = { label: 'summarise', connector: 'agent', source: 'm.pipe:3', failOnError: true, metrics: { 'token-usage': { model: 'model', usage: 'tokenUsage' } } };
-const publishStep: StepInfo = { connector: 'publish', source: 'm.pipe:4', failOnError: true, metrics: { 'events-published': { event: 'event' } } };
+const agentStep: StepInfo = {
+  label: 'summarise',
+  connector: 'agent',
+  source: 'm.pipe:3',
+  failOnError: true,
+  metrics: { 'token-usage': { model: 'model', usage: 'tokenUsage' } },
+};
+const publishStep: StepInfo = {
+  connector: 'publish',
+  source: 'm.pipe:4',
+  failOnError: true,
+  metrics: { 'events-published': { event: 'event' } },
+};
 const failingStep: StepInfo = { label: 'boom', connector: 'json-generator', source: 'm.pipe:5', failOnError: true };
 
 describe('/metrics', () => {
   it('counts executions, step durations, agent tokens and published and consumed events', async () => {
     const worker = pipelineOf('worker', httpTrigger('/work'), async (message, ctx) => {
       // A stand-in agent connector: what matters is its output's tokenUsage and the model param.
-      let m: Json = await step(ctx, agentStep, async () => ({ body: 'ok', tokenUsage: { inputTokenCount: 120, outputTokenCount: 30, totalTokenCount: 150 } }), { model: 'mock:docs' }, message);
+      let m: Json = await step(
+        ctx,
+        agentStep,
+        async () => ({ body: 'ok', tokenUsage: { inputTokenCount: 120, outputTokenCount: 30, totalTokenCount: 150 } }),
+        { model: 'mock:docs' },
+        message,
+      );
       m = await step(ctx, publishStep, publish, { event: 'work-done', payload: { n: 1 } }, m);
       return m;
     });
     const failing = pipelineOf('failing', httpTrigger('/fail'), async (message, ctx) =>
-      step(ctx, failingStep, async () => { throw new Error('no'); }, {}, message));
-    const consumer = pipelineOf('consumer', { kind: 'event', event: 'work-done', expiration: 60_000, maxTimeout: 5_000, maxDeliveries: 2 }, async () => null);
+      step(
+        ctx,
+        failingStep,
+        async () => {
+          throw new Error('no');
+        },
+        {},
+        message,
+      ),
+    );
+    const consumer = pipelineOf(
+      'consumer',
+      { kind: 'event', event: 'work-done', expiration: 60_000, maxTimeout: 5_000, maxDeliveries: 2 },
+      async () => null,
+    );
     t = await makeTestService([worker, failing, consumer]);
     await t.service.start();
 
@@ -61,14 +95,38 @@ describe('/metrics', () => {
     expect(sample(text, 'pipec_executions_total', { pipeline: 'failing', outcome: 'error' })).toBe(1);
     expect(sample(text, 'pipec_executions_total', { pipeline: 'consumer', outcome: 'success' })).toBe(2);
     expect(sample(text, 'pipec_execution_duration_seconds_count', { pipeline: 'worker', outcome: 'success' })).toBe(2);
-    expect(sample(text, 'pipec_execution_duration_seconds_bucket', { pipeline: 'worker', outcome: 'success', le: '+Inf' })).toBe(2);
-    expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'worker', step: 'summarise', connector: 'agent', outcome: 'ok' })).toBe(2);
-    expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'worker', step: 'publish', connector: 'publish', outcome: 'ok' })).toBe(2);
-    expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'failing', step: 'boom', outcome: 'error' })).toBe(1);
-    expect(sample(text, 'pipec_agent_tokens_total', { pipeline: 'worker', model: 'mock:docs', type: 'input' })).toBe(240);
-    expect(sample(text, 'pipec_agent_tokens_total', { pipeline: 'worker', model: 'mock:docs', type: 'output' })).toBe(60);
+    expect(
+      sample(text, 'pipec_execution_duration_seconds_bucket', { pipeline: 'worker', outcome: 'success', le: '+Inf' }),
+    ).toBe(2);
+    expect(
+      sample(text, 'pipec_step_duration_seconds_count', {
+        pipeline: 'worker',
+        step: 'summarise',
+        connector: 'agent',
+        outcome: 'ok',
+      }),
+    ).toBe(2);
+    expect(
+      sample(text, 'pipec_step_duration_seconds_count', {
+        pipeline: 'worker',
+        step: 'publish',
+        connector: 'publish',
+        outcome: 'ok',
+      }),
+    ).toBe(2);
+    expect(
+      sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'failing', step: 'boom', outcome: 'error' }),
+    ).toBe(1);
+    expect(sample(text, 'pipec_agent_tokens_total', { pipeline: 'worker', model: 'mock:docs', type: 'input' })).toBe(
+      240,
+    );
+    expect(sample(text, 'pipec_agent_tokens_total', { pipeline: 'worker', model: 'mock:docs', type: 'output' })).toBe(
+      60,
+    );
     expect(sample(text, 'pipec_events_published_total', { pipeline: 'worker', event: 'work-done' })).toBe(2);
-    expect(sample(text, 'pipec_events_consumed_total', { pipeline: 'consumer', event: 'work-done', outcome: 'success' })).toBe(2);
+    expect(
+      sample(text, 'pipec_events_consumed_total', { pipeline: 'consumer', event: 'work-done', outcome: 'success' }),
+    ).toBe(2);
     expect(sample(text, 'pipec_executions_in_flight', { pipeline: 'worker' })).toBe(0);
   });
 
@@ -90,11 +148,17 @@ describe('/metrics', () => {
     expect(sample(await metricsText(), 'pipec_executions_in_flight', { pipeline: 'slow' })).toBe(0);
   });
 
-  it('takes a pipeline that executes itself out of the in-flight gauge too (it runs in its caller\'s slot)', async () => {
-    const recursive = pipelineOf('recursive', httpTrigger('/recursive'), async (message, ctx) => {
-      if (message !== null && typeof message === 'object' && !Array.isArray(message) && message['depth'] === 1) return 'inner';
-      return ctx.services.execute('recursive', { depth: 1 }, { timeout: 5_000, parent: ctx });
-    }, { concurrency: 1 });
+  it("takes a pipeline that executes itself out of the in-flight gauge too (it runs in its caller's slot)", async () => {
+    const recursive = pipelineOf(
+      'recursive',
+      httpTrigger('/recursive'),
+      async (message, ctx) => {
+        if (message !== null && typeof message === 'object' && !Array.isArray(message) && message['depth'] === 1)
+          return 'inner';
+        return ctx.services.execute('recursive', { depth: 1 }, { timeout: 5_000, parent: ctx });
+      },
+      { concurrency: 1 },
+    );
     t = await makeTestService([recursive]);
     expect((await post('/recursive')).status).toBe(200);
     expect(sample(await metricsText(), 'pipec_executions_in_flight', { pipeline: 'recursive' })).toBe(0);
@@ -102,11 +166,15 @@ describe('/metrics', () => {
 
   it('counts redelivered events', async () => {
     let attempts = 0;
-    const flaky = pipelineOf('flaky', { kind: 'event', event: 'retry-me', expiration: 60_000, maxTimeout: 5_000, maxDeliveries: 3 }, async () => {
-      attempts++;
-      if (attempts === 1) throw new Error('first delivery fails');
-      return null;
-    });
+    const flaky = pipelineOf(
+      'flaky',
+      { kind: 'event', event: 'retry-me', expiration: 60_000, maxTimeout: 5_000, maxDeliveries: 3 },
+      async () => {
+        attempts++;
+        if (attempts === 1) throw new Error('first delivery fails');
+        return null;
+      },
+    );
     t = await makeTestService([flaky]);
     await t.service.start();
     await t.backends.broker.publish('retry-me', { n: 1 });
@@ -169,8 +237,12 @@ describe('step durations in a pipeline whose steps are all synchronous', () => {
     expect(reads).toBe(2 + 1 + 3);
     const text = await metricsText();
     for (const label of ['first', 'second', 'third']) {
-      expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'sync', step: label, outcome: 'ok' })).toBe(1);
-      expect(sample(text, 'pipec_step_duration_seconds_sum', { pipeline: 'sync', step: label, outcome: 'ok' })).toBeCloseTo(0.001, 9);
+      expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'sync', step: label, outcome: 'ok' })).toBe(
+        1,
+      );
+      expect(
+        sample(text, 'pipec_step_duration_seconds_sum', { pipeline: 'sync', step: label, outcome: 'ok' }),
+      ).toBeCloseTo(0.001, 9);
     }
   });
 
@@ -182,6 +254,9 @@ describe('step durations in a pipeline whose steps are all synchronous', () => {
     t = await makeTestService([pipeline]);
     expect((await post('/async')).status).toBe(200);
     const text = await metricsText();
-    for (const label of ['first', 'second']) expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'async', step: label, outcome: 'ok' })).toBe(1);
+    for (const label of ['first', 'second'])
+      expect(sample(text, 'pipec_step_duration_seconds_count', { pipeline: 'async', step: label, outcome: 'ok' })).toBe(
+        1,
+      );
   });
 });

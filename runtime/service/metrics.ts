@@ -9,7 +9,16 @@
  * never scraped do not load prom-client at start-up.
  */
 import type { Registry } from 'prom-client';
-import { CollectedGauge, registerSeriesMetric, SeriesCounter, SeriesGauge, SeriesHistogram, type CounterSeries, type HistogramSeries, type SeriesMetric } from './metric-series.js';
+import {
+  CollectedGauge,
+  registerSeriesMetric,
+  SeriesCounter,
+  SeriesGauge,
+  SeriesHistogram,
+  type CounterSeries,
+  type HistogramSeries,
+  type SeriesMetric,
+} from './metric-series.js';
 
 /** How an execution ended, as a metric label. */
 export type ExecutionOutcomeLabel = 'success' | 'error' | 'invalid' | 'timeout' | 'rejected';
@@ -52,24 +61,65 @@ export interface ServiceMetrics {
 export function createServiceMetrics(service: string): ServiceMetrics {
   const metrics = {
     executions: new SeriesCounter('pipec_executions_total', 'Pipeline executions by outcome', ['pipeline', 'outcome']),
-    duration: new SeriesHistogram('pipec_execution_duration_seconds', 'Pipeline execution duration', ['pipeline', 'outcome'], DURATION_BUCKETS),
+    duration: new SeriesHistogram(
+      'pipec_execution_duration_seconds',
+      'Pipeline execution duration',
+      ['pipeline', 'outcome'],
+      DURATION_BUCKETS,
+    ),
     inFlight: new SeriesGauge('pipec_executions_in_flight', 'Executions currently running', ['pipeline']),
     stepDuration: new SeriesHistogram(
-      'pipec_step_duration_seconds', 'Duration of connector steps', ['pipeline', 'step', 'connector', 'outcome'], DURATION_BUCKETS,
+      'pipec_step_duration_seconds',
+      'Duration of connector steps',
+      ['pipeline', 'step', 'connector', 'outcome'],
+      DURATION_BUCKETS,
     ),
-    eventsPublished: new SeriesCounter('pipec_events_published_total', 'Events published by publish steps', ['pipeline', 'event']),
-    eventsConsumed: new SeriesCounter('pipec_events_consumed_total', 'Events handled by event-triggered pipelines', ['pipeline', 'event', 'outcome']),
-    eventsRedelivered: new SeriesCounter('pipec_events_redelivered_total', 'Event deliveries that were redeliveries', ['pipeline', 'event']),
-    requestsRejected: new SeriesCounter('pipec_http_requests_rejected_total', 'HTTP requests refused before an execution started', ['pipeline', 'reason']),
-    schedulerTicks: new SeriesCounter('pipec_scheduler_ticks_total', 'Scheduler ticks by what happened', ['pipeline', 'outcome']),
-    agentTokens: new SeriesCounter('pipec_agent_tokens_total', 'Language model tokens used by agent steps', ['pipeline', 'model', 'type']),
+    eventsPublished: new SeriesCounter('pipec_events_published_total', 'Events published by publish steps', [
+      'pipeline',
+      'event',
+    ]),
+    eventsConsumed: new SeriesCounter('pipec_events_consumed_total', 'Events handled by event-triggered pipelines', [
+      'pipeline',
+      'event',
+      'outcome',
+    ]),
+    eventsRedelivered: new SeriesCounter('pipec_events_redelivered_total', 'Event deliveries that were redeliveries', [
+      'pipeline',
+      'event',
+    ]),
+    requestsRejected: new SeriesCounter(
+      'pipec_http_requests_rejected_total',
+      'HTTP requests refused before an execution started',
+      ['pipeline', 'reason'],
+    ),
+    schedulerTicks: new SeriesCounter('pipec_scheduler_ticks_total', 'Scheduler ticks by what happened', [
+      'pipeline',
+      'outcome',
+    ]),
+    agentTokens: new SeriesCounter('pipec_agent_tokens_total', 'Language model tokens used by agent steps', [
+      'pipeline',
+      'model',
+      'type',
+    ]),
     deadLetters: new CollectedGauge('pipec_dead_letters', 'Events in the dead-letter store, by event name', 'event'),
-    circuitState: new SeriesGauge('pipec_circuit_state', 'Circuit breaker per outbound target: 0 closed, 1 half-open, 2 open', ['target']),
-    stepRetries: new SeriesCounter('pipec_step_retries_total', 'Step attempts made again by the step option retry', ['pipeline', 'step']),
+    circuitState: new SeriesGauge(
+      'pipec_circuit_state',
+      'Circuit breaker per outbound target: 0 closed, 1 half-open, 2 open',
+      ['target'],
+    ),
+    stepRetries: new SeriesCounter('pipec_step_retries_total', 'Step attempts made again by the step option retry', [
+      'pipeline',
+      'step',
+    ]),
     queueDepth: new SeriesGauge('pipec_queue_depth', 'Executions waiting for a concurrency slot', ['pipeline']),
-    shed: new SeriesCounter('pipec_shed_total', 'Executions refused because the pipeline queue was full', ['pipeline', 'trigger']),
+    shed: new SeriesCounter('pipec_shed_total', 'Executions refused because the pipeline queue was full', [
+      'pipeline',
+      'trigger',
+    ]),
     idempotentReplays: new SeriesCounter(
-      'pipec_idempotent_replays_total', 'Repeated idempotency keys answered from the first answer or skipped', ['pipeline', 'trigger'],
+      'pipec_idempotent_replays_total',
+      'Repeated idempotency keys answered from the first answer or skipped',
+      ['pipeline', 'trigger'],
     ),
   };
   let registry: Promise<Registry> | undefined;
@@ -98,7 +148,10 @@ export class PipelineSeries {
   private readonly byOutcome = new Map<ExecutionOutcomeLabel, OutcomeSeries>();
   private success: OutcomeSeries | undefined;
 
-  constructor(private readonly metrics: ServiceMetrics, private readonly pipeline: string) {
+  constructor(
+    private readonly metrics: ServiceMetrics,
+    private readonly pipeline: string,
+  ) {
     this.inFlight = metrics.inFlight.series([pipeline]);
   }
 

@@ -37,7 +37,9 @@ function hasAnyKey(record: object): boolean {
 }
 
 /** Keeps valid header names with string-ish values free of line breaks. */
-function safeHeaders(source: Readonly<Record<string, Json>> | Readonly<Record<string, string>>): Record<string, string> {
+function safeHeaders(
+  source: Readonly<Record<string, Json>> | Readonly<Record<string, string>>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   if (!hasAnyKey(source)) return out;
   for (const [name, raw] of Object.entries(source)) {
@@ -51,7 +53,12 @@ function safeHeaders(source: Readonly<Record<string, Json>> | Readonly<Record<st
 }
 
 /** Serialises a body: strings as text unless a content type says otherwise, the rest as JSON. */
-function withBody(status: number, body: Json, headers: Record<string, string>, contentType?: string): HttpResponseParts {
+function withBody(
+  status: number,
+  body: Json,
+  headers: Record<string, string>,
+  contentType?: string,
+): HttpResponseParts {
   if (NO_BODY_STATUSES.has(status)) return { status, headers, body: null };
   const type = contentType ?? headers['content-type'];
   // `headers` is this response's own record (safeHeaders or a literal): set the type in place.
@@ -81,9 +88,10 @@ export function mapFailure(code: number, errorObject: JsonObject): HttpResponseP
   const status = code >= 400 && code <= 599 ? code : 500;
   // A backend away (503 BACKEND_UNAVAILABLE) says when to come back.
   const retryAfter = errorObject['retryAfter'];
-  const headers: Record<string, string> = (status === 503 || status === 429 || status === 409) && typeof retryAfter === 'number' && retryAfter > 0
-    ? { 'retry-after': String(Math.ceil(retryAfter)) }
-    : {};
+  const headers: Record<string, string> =
+    (status === 503 || status === 429 || status === 409) && typeof retryAfter === 'number' && retryAfter > 0
+      ? { 'retry-after': String(Math.ceil(retryAfter)) }
+      : {};
   return withBody(status, errorObject, headers);
 }
 

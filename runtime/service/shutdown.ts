@@ -39,10 +39,13 @@ export class InFlightTracker {
         clearTimeout(timer);
         resolve(true);
       };
-      const timer = setTimeout(() => {
-        this.idleWaiters.delete(wake);
-        resolve(this.count === 0);
-      }, Math.max(0, graceMs));
+      const timer = setTimeout(
+        () => {
+          this.idleWaiters.delete(wake);
+          resolve(this.count === 0);
+        },
+        Math.max(0, graceMs),
+      );
       this.idleWaiters.add(wake);
     });
   }
@@ -54,7 +57,10 @@ export async function settleWithin(work: Promise<unknown>, ms: number): Promise<
   const timedOut = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), Math.max(0, ms));
   });
-  const done = work.then(() => true, () => true);
+  const done = work.then(
+    () => true,
+    () => true,
+  );
   const result = await Promise.race([done, timedOut]);
   clearTimeout(timer);
   return result;

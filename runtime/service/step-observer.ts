@@ -62,11 +62,18 @@ function nonNegative(value: unknown): number {
  * Counts what a step's connector schema says to count (`x-pipe-metrics`, in its StepInfo):
  * `token-usage` adds the output's token counts by model, `events-published` counts events by name.
  */
-function countConnectorFacts(metrics: ServiceMetrics, facts: StepMetrics, pipeline: string, output: Json | undefined, params: unknown): void {
+function countConnectorFacts(
+  metrics: ServiceMetrics,
+  facts: StepMetrics,
+  pipeline: string,
+  output: Json | undefined,
+  params: unknown,
+): void {
   const tokens = facts['token-usage'];
   if (tokens && isObject(output) && isObject(output[tokens.usage])) {
     const usage = output[tokens.usage] as Record<string, unknown>;
-    const model = isObject(params) && typeof params[tokens.model] === 'string' ? (params[tokens.model] as string) : 'unknown';
+    const model =
+      isObject(params) && typeof params[tokens.model] === 'string' ? (params[tokens.model] as string) : 'unknown';
     const input = nonNegative(usage['inputTokenCount']);
     const produced = nonNegative(usage['outputTokenCount']);
     if (input > 0) metrics.agentTokens.inc({ pipeline, model, type: 'input' }, input);
@@ -109,10 +116,18 @@ export interface StepClock {
 export function createStepHooks(opts: StepObserverOptions): StepHooks {
   const { metrics, tracer, extra } = opts;
   const cache = new StepSeriesCache(metrics);
-  const record = (step: StepInfo, seconds: number, outcome: 'ok' | 'error', output: Json | undefined, ctx: ExecutionContext, params: unknown): void => {
+  const record = (
+    step: StepInfo,
+    seconds: number,
+    outcome: 'ok' | 'error',
+    output: Json | undefined,
+    ctx: ExecutionContext,
+    params: unknown,
+  ): void => {
     const series = cache.get(step, ctx.pipeline);
     (outcome === 'ok' ? series.ok : series.error).observe(seconds);
-    if (outcome === 'ok' && step.metrics !== undefined) countConnectorFacts(metrics, step.metrics, ctx.pipeline, output, params);
+    if (outcome === 'ok' && step.metrics !== undefined)
+      countConnectorFacts(metrics, step.metrics, ctx.pipeline, output, params);
   };
 
   const retried = (step: StepInfo, ctx: ExecutionContext): void => {
@@ -122,7 +137,8 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
   if (!tracer && !extra) {
     return {
       retried,
-      before: (_step, ctx, chained) => (chained ? (ctx as ExecutionContext & Partial<StepClock>).stepMark : undefined) ?? performance.now(),
+      before: (_step, ctx, chained) =>
+        (chained ? (ctx as ExecutionContext & Partial<StepClock>).stepMark : undefined) ?? performance.now(),
       after: (step, token, outcome, output, _error, ctx, params, chained) => {
         const now = performance.now();
         record(step, (now - (token as number)) / 1000, outcome, output, ctx, params);
@@ -138,11 +154,15 @@ export function createStepHooks(opts: StepObserverOptions): StepHooks {
     before: (step, ctx, chained): TracedToken | { readonly startedAt: number; readonly extra: unknown } => {
       const extraToken = extra?.before?.(step, ctx, chained);
       const startedAt = performance.now();
-      return tracer ? { startedAt, span: startStepSpan(tracer, ctx.pipeline, step), extra: extraToken } : { startedAt, extra: extraToken };
+      return tracer
+        ? { startedAt, span: startStepSpan(tracer, ctx.pipeline, step), extra: extraToken }
+        : { startedAt, extra: extraToken };
     },
     around: <T>(step: StepInfo, token: unknown, run: () => T): T => {
       const traced = token as Partial<TracedToken>;
-      const inner = extra?.around ? () => (extra.around as NonNullable<StepHooks['around']>)(step, traced.extra, run) : run;
+      const inner = extra?.around
+        ? () => (extra.around as NonNullable<StepHooks['around']>)(step, traced.extra, run)
+        : run;
       return traced.span ? withSpan(traced.span, inner) : inner();
     },
     after: (step, token, outcome, output, error, ctx, params, chained) => {

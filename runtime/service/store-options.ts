@@ -12,14 +12,19 @@ export interface DeclaredStore {
 }
 
 /** Creates every declared index (createIndex is idempotent: an existing index is kept). */
-export async function createDeclaredIndexes(store: ObjectStoreBackend, declared: Readonly<Record<string, DeclaredStore>>): Promise<void> {
+export async function createDeclaredIndexes(
+  store: ObjectStoreBackend,
+  declared: Readonly<Record<string, DeclaredStore>>,
+): Promise<void> {
   for (const [name, options] of Object.entries(declared)) {
-    for (const index of options.indexes ?? []) await store.createIndex(name, index.fields, { unique: index.unique === true });
+    for (const index of options.indexes ?? [])
+      await store.createIndex(name, index.fields, { unique: index.unique === true });
   }
 }
 
 export function withDeclaredStoreOptions(
-  store: ObjectStoreBackend, declared: Readonly<Record<string, DeclaredStore>>,
+  store: ObjectStoreBackend,
+  declared: Readonly<Record<string, DeclaredStore>>,
 ): ObjectStoreBackend {
   const optionsFor = (name: string, given: StoreOptions | undefined): StoreOptions | undefined => {
     const ttl = Object.hasOwn(declared, name) ? declared[name]?.expireAfterSeconds : undefined;

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { SystemClock, type ClockSources } from './system-clock.js';
 
 /** Clocks the test moves by hand: readings are exact and nothing depends on how fast the test runs. */
-function handClocks(wall: number, monotonic: number): ClockSources & { advance(ms: number, wallAdjustMs?: number): void } {
+function handClocks(
+  wall: number,
+  monotonic: number,
+): ClockSources & { advance(ms: number, wallAdjustMs?: number): void } {
   return {
     wall: () => wall,
     monotonic: () => monotonic,

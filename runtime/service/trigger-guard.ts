@@ -11,13 +11,19 @@ import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createAuthenticator, type AuthSpec, type Authenticator } from '../security/auth.js';
 import {
-  createRateLimiter, createSharedRateLimiter, rateLimitClientKey, type RateLimitDecision, type RateLimitSpec, type RateLimitStore,
+  createRateLimiter,
+  createSharedRateLimiter,
+  rateLimitClientKey,
+  type RateLimitDecision,
+  type RateLimitSpec,
+  type RateLimitStore,
 } from '../security/rate-limit.js';
 import type { Clock, Json, JsonObject } from '../types.js';
 import { PipeError } from '../errors.js';
 import { createRefusals, type Refuse } from './refusal.js';
 
-export type GuardResult = { readonly ok: true; readonly principal: JsonObject | null } | { readonly ok: false; readonly response: Response };
+export type GuardResult =
+  { readonly ok: true; readonly principal: JsonObject | null } | { readonly ok: false; readonly response: Response };
 export type TriggerGuard = (c: Context) => Promise<GuardResult>;
 
 function get(obj: JsonObject, ...names: string[]): Json | undefined {
@@ -44,7 +50,8 @@ export function toAuthSpec(auth: JsonObject): AuthSpec {
   }
   if (type === 'bearer') {
     const leewayMs = get(auth, 'leeway');
-    const leewaySeconds = get(auth, 'leewaySeconds') ?? (typeof leewayMs === 'number' ? Math.floor(leewayMs / 1000) : undefined);
+    const leewaySeconds =
+      get(auth, 'leewaySeconds') ?? (typeof leewayMs === 'number' ? Math.floor(leewayMs / 1000) : undefined);
     const audience = get(auth, 'audience');
     const claims = get(auth, 'claims');
     const spec: AuthSpec = {
@@ -52,7 +59,11 @@ export function toAuthSpec(auth: JsonObject): AuthSpec {
       ...(account ? { account } : {}),
       ...(str(get(auth, 'jwksUrl', 'jwks-url')) ? { jwksUrl: str(get(auth, 'jwksUrl', 'jwks-url')) as string } : {}),
       ...(str(get(auth, 'issuer')) ? { issuer: str(get(auth, 'issuer')) as string } : {}),
-      ...(typeof audience === 'string' ? { audience } : strings(audience) ? { audience: strings(audience) as string[] } : {}),
+      ...(typeof audience === 'string'
+        ? { audience }
+        : strings(audience)
+          ? { audience: strings(audience) as string[] }
+          : {}),
       ...(strings(get(auth, 'scopes')) ? { scopes: strings(get(auth, 'scopes')) as string[] } : {}),
       ...(claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? { claims } : {}),
       ...(typeof leewaySeconds === 'number' ? { leewaySeconds } : {}),
@@ -67,12 +78,14 @@ export function toAuthSpec(auth: JsonObject): AuthSpec {
 export function toRateLimitSpec(limit: JsonObject): RateLimitSpec {
   const max = get(limit, 'max');
   const window = get(limit, 'window');
-  if (typeof max !== 'number' || typeof window !== 'number') throw new Error('rate-limit: max and window are required numbers');
+  if (typeof max !== 'number' || typeof window !== 'number')
+    throw new Error('rate-limit: max and window are required numbers');
   const key = get(limit, 'key');
   const header = key !== null && typeof key === 'object' && !Array.isArray(key) ? str(get(key, 'header')) : undefined;
   const algorithm = get(limit, 'algorithm');
   return {
-    max, window,
+    max,
+    window,
     key: key === 'api-key' || key === 'principal' ? key : header ? { header } : 'ip',
     ...(algorithm === 'fixed' || algorithm === 'sliding' ? { algorithm } : {}),
   };
@@ -103,7 +116,9 @@ export function createTriggerGuard(
   shared?: { readonly store: RateLimitStore; readonly scope: string },
 ): TriggerGuard | null {
   if (!spec.auth && !spec.rateLimit) return null;
-  const authenticate: Authenticator | null = spec.auth ? createAuthenticator(toAuthSpec(spec.auth), accounts, { now: () => clock.now() }) : null;
+  const authenticate: Authenticator | null = spec.auth
+    ? createAuthenticator(toAuthSpec(spec.auth), accounts, { now: () => clock.now() })
+    : null;
   const limitSpec = spec.rateLimit ? toRateLimitSpec(spec.rateLimit) : null;
   // Counted in the backend replicas share when there is one (N replicas allow max in total), else here.
   const limit: ((key: string) => RateLimitDecision | Promise<RateLimitDecision>) | null = !limitSpec
@@ -116,13 +131,22 @@ export function createTriggerGuard(
 
   const checkLimit = async (c: Context, principal: JsonObject | null): Promise<Response | null> => {
     if (!limit || !limitSpec) return null;
-    const key = rateLimitClientKey(limitSpec.key, { ip: clientIp(c), headers: c.req.raw.headers, ...(principal ? { principal } : {}) });
+    const key = rateLimitClientKey(limitSpec.key, {
+      ip: clientIp(c),
+      headers: c.req.raw.headers,
+      ...(principal ? { principal } : {}),
+    });
     let decision: RateLimitDecision;
     try {
       decision = await limit(key);
     } catch (err) {
       // The shared counters are out of reach: refused (503 with Retry-After when the backend is away), never let through.
-      return refuse(err instanceof PipeError ? err : new PipeError('Rate limit unavailable', { code: 503, kind: 'BACKEND_UNAVAILABLE', cause: err }), c.req.raw);
+      return refuse(
+        err instanceof PipeError
+          ? err
+          : new PipeError('Rate limit unavailable', { code: 503, kind: 'BACKEND_UNAVAILABLE', cause: err }),
+        c.req.raw,
+      );
     }
     return decision.allowed ? null : tooManyRequests(decision, c.req.raw, refuse);
   };

@@ -99,7 +99,8 @@ export class RouteTable {
     for (const method of methods) {
       const key = `${method.toUpperCase()} ${path}`;
       const other = this.owners.get(key) ?? (method === '*' ? this.anyOwnerOf(path) : this.owners.get(`* ${path}`));
-      if (other !== undefined && other !== owner) throw new Error(`pipelines "${other}" and "${owner}" both handle ${key}`);
+      if (other !== undefined && other !== owner)
+        throw new Error(`pipelines "${other}" and "${owner}" both handle ${key}`);
       this.owners.set(key, owner);
     }
     if (methods.includes('*')) this.app.all(path, handler);

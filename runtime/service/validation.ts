@@ -33,7 +33,8 @@ function violationMessage(e: ValidationErrorLike): string {
   const extra = e.params['additionalProperty'];
   if (e.keyword === 'additionalProperties' && typeof extra === 'string') return `must not have property '${extra}'`;
   const allowed = e.params['allowedValues'];
-  if (e.keyword === 'enum' && Array.isArray(allowed)) return `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'enum' && Array.isArray(allowed))
+    return `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
   if (e.keyword === 'const' && 'allowedValue' in e.params) return `must be ${JSON.stringify(e.params['allowedValue'])}`;
   return e.message ?? `fails the '${e.keyword}' rule`;
 }
@@ -50,6 +51,8 @@ export function collectViolations(validate: CompiledValidator, data: unknown): V
 export function invalidMessageError(violations: readonly Violation[], what = 'Request body'): PipeError {
   const list: Json[] = violations.map((v): JsonObject => ({ path: v.path, message: v.message }));
   return new PipeError(`${what} does not match the schema`, {
-    code: 422, kind: 'VALIDATION', details: { violations: list },
+    code: 422,
+    kind: 'VALIDATION',
+    details: { violations: list },
   });
 }

@@ -21,7 +21,10 @@ const SAFE_ID = /^[A-Za-z0-9-]{1,100}$/;
 class LazyWorkDir implements WorkDir {
   private folder: string | undefined;
 
-  constructor(private readonly dataDir: string, private readonly executionId: ExecutionIdSource) {}
+  constructor(
+    private readonly dataDir: string,
+    private readonly executionId: ExecutionIdSource,
+  ) {}
 
   get created(): boolean {
     return this.folder !== undefined;

@@ -10,7 +10,9 @@ describe('compareJson', () => {
 
   it('contains: only the given fields count, recursively', () => {
     expect(compareJson({ b: { c: 'x' } }, { a: 1, b: { c: 'x', d: 2 } }, 'contains')).toEqual([]);
-    expect(compareJson({ b: { c: 'y' } }, { b: { c: 'x' } }, 'contains')).toEqual([{ path: '$.b.c', expected: 'y', actual: 'x' }]);
+    expect(compareJson({ b: { c: 'y' } }, { b: { c: 'x' } }, 'contains')).toEqual([
+      { path: '$.b.c', expected: 'y', actual: 'x' },
+    ]);
   });
 
   it('arrays match element by element and by length', () => {
@@ -21,8 +23,12 @@ describe('compareJson', () => {
 
   it('names odd keys safely and treats __proto__ as data', () => {
     const actual = JSON.parse('{"__proto__": {"x": 1}, "a-b": 2}') as Record<string, unknown>;
-    expect(compareJson(JSON.parse('{"__proto__": {"x": 2}}'), actual as never, 'contains')).toEqual([{ path: '$.__proto__.x', expected: 2, actual: 1 }]);
-    expect(compareJson({ 'a-b': 3 }, actual as never, 'contains')).toEqual([{ path: '$["a-b"]', expected: 3, actual: 2 }]);
+    expect(compareJson(JSON.parse('{"__proto__": {"x": 2}}'), actual as never, 'contains')).toEqual([
+      { path: '$.__proto__.x', expected: 2, actual: 1 },
+    ]);
+    expect(compareJson({ 'a-b': 3 }, actual as never, 'contains')).toEqual([
+      { path: '$["a-b"]', expected: 3, actual: 2 },
+    ]);
   });
 
   it('scalars of different kinds never match', () => {

@@ -52,7 +52,8 @@ function walk(expected: Json, actual: Json | undefined, mode: MatchMode, path: s
       else walk(expected[key] as Json, actual[key], mode, next, out);
     }
     if (mode === 'equal') {
-      for (const key of Object.keys(actual)) if (!hasOwn(expected, key)) out.push({ path: childPath(path, key), actual: actual[key] as Json });
+      for (const key of Object.keys(actual))
+        if (!hasOwn(expected, key)) out.push({ path: childPath(path, key), actual: actual[key] as Json });
     }
     return;
   }

@@ -56,7 +56,14 @@ export class NetworkRules {
     const ajv = new Ajv({ strict: false, allErrors: false });
     for (const [name, facts] of Object.entries(connectors)) {
       const network = facts.network ?? [];
-      if (network.length > 0) this.rules.set(name, network.map((r) => ({ why: r.why, ...(r.when !== undefined ? { when: ajv.compile(r.when as object) } : {}) })));
+      if (network.length > 0)
+        this.rules.set(
+          name,
+          network.map((r) => ({
+            why: r.why,
+            ...(r.when !== undefined ? { when: ajv.compile(r.when as object) } : {}),
+          })),
+        );
     }
   }
 
@@ -108,11 +115,17 @@ export class TestRecorder {
           failed: outcome === 'error',
           mocked,
         });
-        const publishes = mocked && outcome === 'ok' && Object.hasOwn(this.connectors, step.connector) ? this.connectors[step.connector]?.publishes : undefined;
+        const publishes =
+          mocked && outcome === 'ok' && Object.hasOwn(this.connectors, step.connector)
+            ? this.connectors[step.connector]?.publishes
+            : undefined;
         if (publishes && isObject(params) && typeof params[publishes.event] === 'string') {
           // A mocked publish is captured instead of published: it still counts as published.
           const payload = publishes.payload === undefined ? undefined : params[publishes.payload];
-          this.published.push({ event: params[publishes.event] as string, payload: asJson(payload === undefined ? output : payload) });
+          this.published.push({
+            event: params[publishes.event] as string,
+            payload: asJson(payload === undefined ? output : payload),
+          });
         }
       },
       branch: (choice: ChoiceInfo, index: number, ctx: ExecutionContext) => {
@@ -136,13 +149,22 @@ export class TestRecorder {
       const { kind, ...rest } = details ?? {};
       const mockedKind = typeof kind === 'string' && /^[A-Z][A-Z0-9_]*$/.test(kind) ? kind : 'MOCKED_FAILURE';
       const fields = typeof kind === 'string' && mockedKind === kind ? rest : details;
-      throw new PipeError(spec.result.error.message, { code, kind: mockedKind, ...(fields && Object.keys(fields).length > 0 ? { details: { ...fields } } : {}) });
+      throw new PipeError(spec.result.error.message, {
+        code,
+        kind: mockedKind,
+        ...(fields && Object.keys(fields).length > 0 ? { details: { ...fields } } : {}),
+      });
     }
     const reason = this.network.reason(step, params);
     if (reason === undefined) return undefined;
     const name = step.label ?? step.connector;
-    this.unmocked.push(`step \`${name}\` (${step.connector}, ${step.source}) was not mocked and ${reason}: tests never reach the network — add \`mock ${step.connector} ${step.label ?? 'LABEL'} { … }\``);
-    throw new PipeError(`step \`${name}\` is not mocked (tests never reach the network)`, { code: 500, kind: 'NOT_MOCKED' });
+    this.unmocked.push(
+      `step \`${name}\` (${step.connector}, ${step.source}) was not mocked and ${reason}: tests never reach the network — add \`mock ${step.connector} ${step.label ?? 'LABEL'} { … }\``,
+    );
+    throw new PipeError(`step \`${name}\` is not mocked (tests never reach the network)`, {
+      code: 500,
+      kind: 'NOT_MOCKED',
+    });
   }
 
   /** The broker the service publishes through: every event is recorded, then handed on. */
@@ -152,7 +174,8 @@ export class TestRecorder {
         this.published.push({ event: name, payload: asJson(payload) });
         await inner.publish(name, payload, headers);
       },
-      subscribe: (subscriber, event, handler, opts): Promise<Subscription> => inner.subscribe(subscriber, event, handler, opts),
+      subscribe: (subscriber, event, handler, opts): Promise<Subscription> =>
+        inner.subscribe(subscriber, event, handler, opts),
       close: () => inner.close(),
     };
   }

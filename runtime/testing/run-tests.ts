@@ -61,7 +61,11 @@ export interface RunSuiteOptions {
 }
 
 /** Runs the tests one after another; never throws for a failing test. */
-export async function runTestSuite(def: ServiceDefinition, suite: TestSuite, opts: RunSuiteOptions): Promise<SuiteResult> {
+export async function runTestSuite(
+  def: ServiceDefinition,
+  suite: TestSuite,
+  opts: RunSuiteOptions,
+): Promise<SuiteResult> {
   const results: TestResult[] = [];
   const stepsRun = new Set<string>();
   const branchesTaken = new Set<string>();
@@ -79,26 +83,50 @@ export async function runTestSuite(def: ServiceDefinition, suite: TestSuite, opt
 }
 
 function testEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith('PIPEC_') && !key.startsWith('OTEL_')));
+  return Object.fromEntries(
+    Object.entries(env).filter(([key]) => !key.startsWith('PIPEC_') && !key.startsWith('OTEL_')),
+  );
 }
 
-async function runOne(def: ServiceDefinition, test: TestCase, recorder: TestRecorder, workDir: string, env: NodeJS.ProcessEnv): Promise<TestResult> {
+async function runOne(
+  def: ServiceDefinition,
+  test: TestCase,
+  recorder: TestRecorder,
+  workDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<TestResult> {
   const started = performance.now();
   const dataDir = mkdtempSync(join(workDir, 'test-'));
   const logger = pino({ level: 'silent' });
   const clock = { now: () => Date.now() };
   const finish = (failures: TestFailure[]): TestResult => ({
-    name: test.name, source: test.source, pipeline: test.pipeline, passed: failures.length === 0,
-    durationMs: performance.now() - started, failures,
+    name: test.name,
+    source: test.source,
+    pipeline: test.pipeline,
+    passed: failures.length === 0,
+    durationMs: performance.now() - started,
+    failures,
   });
   try {
     const pipeline = def.pipelines.find((p) => p.name === test.pipeline);
-    if (!pipeline) return finish([{ source: test.source, expectation: `pipeline: ${test.pipeline}`, message: `the service has no pipeline \`${test.pipeline}\`` }]);
+    if (!pipeline)
+      return finish([
+        {
+          source: test.source,
+          expectation: `pipeline: ${test.pipeline}`,
+          message: `the service has no pipeline \`${test.pipeline}\``,
+        },
+      ]);
     // Only the embedded backends: a test never touches the PostgreSQL or NATS of the environment.
     const backends = await loadDefaultBackends({ dataDir, env: {}, clock, logger });
     const service = await createService(def, {
       backends: { ...backends, broker: recorder.recordingBroker(backends.broker) },
-      logger, clock, dataDir, env, startTriggers: false, stepHooks: recorder.hooks(),
+      logger,
+      clock,
+      dataDir,
+      env,
+      startTriggers: false,
+      stepHooks: recorder.hooks(),
     });
     let outcome: ExecutionOutcome;
     try {
@@ -106,14 +134,24 @@ async function runOne(def: ServiceDefinition, test: TestCase, recorder: TestReco
     } finally {
       await service.stop(0);
     }
-    const failures = recorder.unmocked.map((problem): TestFailure => ({ source: test.source, expectation: 'no network', message: problem }));
+    const failures = recorder.unmocked.map((problem): TestFailure => ({
+      source: test.source,
+      expectation: 'no network',
+      message: problem,
+    }));
     for (const expectation of test.expects) {
       const failure = checkExpectation(expectation, test, outcome, recorder);
       if (failure) failures.push(failure);
     }
     return finish(failures);
   } catch (err) {
-    return finish([{ source: test.source, expectation: 'run', message: `the test could not run: ${err instanceof Error ? err.message : String(err)}` }]);
+    return finish([
+      {
+        source: test.source,
+        expectation: 'run',
+        message: `the test could not run: ${err instanceof Error ? err.message : String(err)}`,
+      },
+    ]);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -130,9 +168,13 @@ export function inputMessage(def: ServiceDefinition, pipeline: PipelineModule, i
 
 // ───────────────────────────── expectations ─────────────────────────────
 
-function stepName(call: { readonly label?: string; readonly connector: string; readonly source: string } | undefined): string | undefined {
+function stepName(
+  call: { readonly label?: string; readonly connector: string; readonly source: string } | undefined,
+): string | undefined {
   if (!call) return undefined;
-  return call.label !== undefined ? `${call.label} (${call.connector}, ${call.source})` : `${call.connector} (${call.source})`;
+  return call.label !== undefined
+    ? `${call.label} (${call.connector}, ${call.source})`
+    : `${call.connector} (${call.source})`;
 }
 
 /** Where the final message came from: the last step the tested pipeline ran, and the branches taken. */
@@ -145,14 +187,26 @@ function lastStep(test: TestCase, recorder: TestRecorder): string | undefined {
 }
 
 function describeOutcome(outcome: ExecutionOutcome): string {
-  if (!outcome.ok) return `the execution failed with ${String(outcome.error['code'])}: ${String(outcome.error['message'])}`;
+  if (!outcome.ok)
+    return `the execution failed with ${String(outcome.error['code'])}: ${String(outcome.error['message'])}`;
   return outcome.result instanceof Reply ? `it responded ${outcome.result.status}` : 'it finished without responding';
 }
 
-function checkExpectation(spec: ExpectSpec, test: TestCase, outcome: ExecutionOutcome, recorder: TestRecorder): TestFailure | undefined {
+function checkExpectation(
+  spec: ExpectSpec,
+  test: TestCase,
+  outcome: ExecutionOutcome,
+  recorder: TestRecorder,
+): TestFailure | undefined {
   const base = { source: spec.source, expectation: spec.text };
   const errorStep = !outcome.ok && typeof outcome.error['step'] === 'string' ? outcome.error['step'] : undefined;
-  const valueFailure = (expected: Json, actual: Json | undefined, mode: 'equal' | 'contains', what: string, step: string | undefined): TestFailure | undefined => {
+  const valueFailure = (
+    expected: Json,
+    actual: Json | undefined,
+    mode: 'equal' | 'contains',
+    what: string,
+    step: string | undefined,
+  ): TestFailure | undefined => {
     const differences = compareJson(expected, actual, mode);
     if (differences.length === 0) return undefined;
     return { ...base, ...(step ? { step } : {}), message: `${what} differs`, differences };
@@ -165,19 +219,33 @@ function checkExpectation(spec: ExpectSpec, test: TestCase, outcome: ExecutionOu
     }
     case 'error': {
       const step = lastStep(test, recorder);
-      if (outcome.ok) return { ...base, ...(step ? { step } : {}), message: `expected the execution to fail, but ${describeOutcome(outcome)}` };
+      if (outcome.ok)
+        return {
+          ...base,
+          ...(step ? { step } : {}),
+          message: `expected the execution to fail, but ${describeOutcome(outcome)}`,
+        };
       return valueFailure(spec.value, outcome.error, spec.match, 'the error', errorStep);
     }
     case 'status': {
-      const actual = outcome.ok ? (outcome.result instanceof Reply ? outcome.result.status : 200) : Number(outcome.error['code']);
+      const actual = outcome.ok
+        ? outcome.result instanceof Reply
+          ? outcome.result.status
+          : 200
+        : Number(outcome.error['code']);
       if (actual === spec.status) return undefined;
       const step = errorStep ?? lastStep(test, recorder);
-      return { ...base, ...(step ? { step } : {}), message: `expected status ${spec.status}, but ${describeOutcome(outcome)}` };
+      return {
+        ...base,
+        ...(step ? { step } : {}),
+        message: `expected status ${spec.status}, but ${describeOutcome(outcome)}`,
+      };
     }
     case 'step': {
       const outputs = recorder.stepOutputs.get(spec.pipeline);
       const has = outputs !== undefined && Object.prototype.hasOwnProperty.call(outputs, spec.label);
-      const step = stepName(recorder.calls.find((c) => c.pipeline === spec.pipeline && c.label === spec.label)) ?? spec.label;
+      const step =
+        stepName(recorder.calls.find((c) => c.pipeline === spec.pipeline && c.label === spec.label)) ?? spec.label;
       if (!has) return { ...base, step, message: `step \`${spec.label}\` did not run (${describeOutcome(outcome)})` };
       return valueFailure(spec.value, outputs[spec.label], spec.match, `the output of step \`${spec.label}\``, step);
     }
@@ -188,11 +256,25 @@ function checkExpectation(spec: ExpectSpec, test: TestCase, outcome: ExecutionOu
     }
     case 'published': {
       const events = recorder.published.filter((e) => e.event === spec.event);
-      return countFailure(base, `event \`${spec.event}\``, 'published', events.map((e) => e.payload), spec.times, spec.with);
+      return countFailure(
+        base,
+        `event \`${spec.event}\``,
+        'published',
+        events.map((e) => e.payload),
+        spec.times,
+        spec.with,
+      );
     }
     case 'called': {
       const calls = recorder.calls.filter((c) => spec.keys.includes(c.key));
-      const failure = countFailure(base, `step \`${spec.name}\``, 'called', calls.map((c) => c.params), spec.times, spec.with);
+      const failure = countFailure(
+        base,
+        `step \`${spec.name}\``,
+        'called',
+        calls.map((c) => c.params),
+        spec.times,
+        spec.with,
+      );
       return failure ? { ...failure, step: stepName(calls[0]) ?? spec.name } : undefined;
     }
   }
@@ -200,23 +282,37 @@ function checkExpectation(spec: ExpectSpec, test: TestCase, outcome: ExecutionOu
 
 /** `N times` (exactly) / at least once, of the records matching `with` (contains). */
 function countFailure(
-  base: { source: string; expectation: string }, what: string, verb: string, records: readonly Json[], times: number | undefined, withValue: Json | undefined,
+  base: { source: string; expectation: string },
+  what: string,
+  verb: string,
+  records: readonly Json[],
+  times: number | undefined,
+  withValue: Json | undefined,
 ): TestFailure | undefined {
   const matching = withValue === undefined ? records : records.filter((r) => matches(withValue, r, 'contains'));
   const ok = times === undefined ? matching.length > 0 : matching.length === times;
   if (ok) return undefined;
   const counted = `${matching.length} time${matching.length === 1 ? '' : 's'}`;
   const wanted = times === undefined ? 'at least once' : `${times} time${times === 1 ? '' : 's'}`;
-  const also = withValue !== undefined && records.length !== matching.length ? ` (${records.length} in all, ${records.length - matching.length} with other values)` : '';
+  const also =
+    withValue !== undefined && records.length !== matching.length
+      ? ` (${records.length} in all, ${records.length - matching.length} with other values)`
+      : '';
   const closest = withValue !== undefined && matching.length === 0 ? records[0] : undefined;
   return {
     ...base,
     message: `${what} was ${verb} ${counted}${withValue !== undefined ? ' with matching values' : ''}${also}, expected ${wanted}`,
-    ...(closest !== undefined && withValue !== undefined ? { differences: compareJson(withValue, closest, 'contains') } : {}),
+    ...(closest !== undefined && withValue !== undefined
+      ? { differences: compareJson(withValue, closest, 'contains') }
+      : {}),
   };
 }
 
-function coverageOf(pipeline: PipelineInventory, stepsRun: ReadonlySet<string>, branchesTaken: ReadonlySet<string>): PipelineCoverage {
+function coverageOf(
+  pipeline: PipelineInventory,
+  stepsRun: ReadonlySet<string>,
+  branchesTaken: ReadonlySet<string>,
+): PipelineCoverage {
   const missedSteps = pipeline.steps.filter((s) => !stepsRun.has(s.key)).map((s) => s.name);
   const missedBranches = pipeline.branches.filter((b) => !branchesTaken.has(b.key)).map((b) => b.name);
   return {

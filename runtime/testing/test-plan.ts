@@ -50,7 +50,13 @@ export interface MockSpec {
   readonly result:
     | { readonly output: Json }
     | { readonly passThrough: true }
-    | { readonly error: { readonly code: number; readonly message: string; readonly details?: { readonly [key: string]: Json } } };
+    | {
+        readonly error: {
+          readonly code: number;
+          readonly message: string;
+          readonly details?: { readonly [key: string]: Json };
+        };
+      };
 }
 
 /** Common to every expectation: where it is written and how it reads, for reports. */
@@ -59,16 +65,29 @@ interface ExpectBase {
   readonly text: string;
 }
 
-export type ExpectSpec = ExpectBase & (
-  | { readonly kind: 'output' | 'error'; readonly match: MatchMode; readonly value: Json }
-  | { readonly kind: 'status'; readonly status: number }
-  | { readonly kind: 'step'; readonly pipeline: string; readonly label: string; readonly match: MatchMode; readonly value: Json }
-  /** Passes when any of `keys` was taken (a condition may appear in several choices). */
-  | { readonly kind: 'branch'; readonly name: string; readonly keys: readonly string[] }
-  | { readonly kind: 'published'; readonly event: string; readonly times?: number; readonly with?: Json }
-  /** Calls of any of `keys` count; `with` matches the step's evaluated parameters. */
-  | { readonly kind: 'called'; readonly name: string; readonly keys: readonly string[]; readonly times?: number; readonly with?: Json }
-);
+export type ExpectSpec = ExpectBase &
+  (
+    | { readonly kind: 'output' | 'error'; readonly match: MatchMode; readonly value: Json }
+    | { readonly kind: 'status'; readonly status: number }
+    | {
+        readonly kind: 'step';
+        readonly pipeline: string;
+        readonly label: string;
+        readonly match: MatchMode;
+        readonly value: Json;
+      }
+    /** Passes when any of `keys` was taken (a condition may appear in several choices). */
+    | { readonly kind: 'branch'; readonly name: string; readonly keys: readonly string[] }
+    | { readonly kind: 'published'; readonly event: string; readonly times?: number; readonly with?: Json }
+    /** Calls of any of `keys` count; `with` matches the step's evaluated parameters. */
+    | {
+        readonly kind: 'called';
+        readonly name: string;
+        readonly keys: readonly string[];
+        readonly times?: number;
+        readonly with?: Json;
+      }
+  );
 
 export interface PipelineInventory {
   readonly name: string;

@@ -26,8 +26,21 @@ import { IN_CI, NATS_URL, PG_URL, reachable, removeNatsStreams } from '../suppor
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { runCli, tempDir } from '../e2e/service-process.js';
 import {
-  account, deadLettersOf, drain, flow, formatTable, handledOf, HANDLED_STORE, post, ReadyWatch, ServiceProcess, sleep,
-  steadyStream, Tally, type Outcome, type ScenarioResult,
+  account,
+  deadLettersOf,
+  drain,
+  flow,
+  formatTable,
+  handledOf,
+  HANDLED_STORE,
+  post,
+  ReadyWatch,
+  ServiceProcess,
+  sleep,
+  steadyStream,
+  Tally,
+  type Outcome,
+  type ScenarioResult,
 } from './harness.js';
 
 const RUN_ID = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
@@ -105,8 +118,8 @@ async function waitReady(service: ServiceProcess, ms: number): Promise<void> {
 }
 
 /** Reads where a scenario's events ended, the dead letters through a running service. */
-const reader = (backend: Backend, run: string, event: string, service: () => ServiceProcess) =>
-  async (): Promise<Outcome> => ({
+const reader =
+  (backend: Backend, run: string, event: string, service: () => ServiceProcess) => async (): Promise<Outcome> => ({
     handled: await handledOf(run, backend.where),
     deadLettered: await deadLettersOf(service().url, event, run),
   });
@@ -127,7 +140,10 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
   const dir = tempDir('chaos-build');
 
   beforeAll(async () => {
-    for (const [name, set] of [['app', (o: string) => (appOut = o)], ['late', (o: string) => (lateOut = o)]] as const) {
+    for (const [name, set] of [
+      ['app', (o: string) => (appOut = o)],
+      ['late', (o: string) => (lateOut = o)],
+    ] as const) {
       const out = path.join(dir, `${name}-out`);
       const built = await runCli(['build', path.join(import.meta.dirname, 'fixtures', name), '--out', out]);
       if (built.code !== 0) throw new Error(`building fixtures/${name} failed:\n${built.output.err.join('\n')}`);
@@ -163,8 +179,14 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
   ): number[] => {
     const { lost, duplicates, handledDistinct } = account(accepted, outcome);
     results.push({
-      scenario: scenario.name, backend: scenario.backend, replicas: scenario.replicas, accepted: accepted.size,
-      handled: handledDistinct, deadLettered: outcome.deadLettered.length, lost: lost.length, duplicates,
+      scenario: scenario.name,
+      backend: scenario.backend,
+      replicas: scenario.replicas,
+      accepted: accepted.size,
+      handled: handledDistinct,
+      deadLettered: outcome.deadLettered.length,
+      lost: lost.length,
+      duplicates,
       ready503DuringCut,
       seconds: Math.round((Date.now() - scenario.started) / 1000),
     });
@@ -233,8 +255,10 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
           const run = `${RUN_ID}-${key}`;
           runs.push(run);
           const backend = backendFor(name, key);
-          const services = Array.from({ length: replicas }, (_, i) =>
-            new ServiceProcess(`${key}-${i}`, appOut, backend.env(i)));
+          const services = Array.from(
+            { length: replicas },
+            (_, i) => new ServiceProcess(`${key}-${i}`, appOut, backend.env(i)),
+          );
           try {
             for (const s of services) await s.start();
             const tally = new Tally();
@@ -310,7 +334,12 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
               tally.note(n, status);
             }
           }
-          const outcome = await drain(tally.accepted, reader(backend, run, 'chaos-event', () => service), 60_000, 1000);
+          const outcome = await drain(
+            tally.accepted,
+            reader(backend, run, 'chaos-event', () => service),
+            60_000,
+            1000,
+          );
           const scenario = { name: 'poison (permanent failures, NUL, oversize)', backend: name, replicas: 1, started };
           const lost = record(scenario, tally.accepted, outcome, null);
           expect(lost, `lost events; log:\n${logsOf(service)}`).toEqual([]);
@@ -352,7 +381,12 @@ describe.runIf((pgUp && natsUp) || IN_CI)('fault injection: nothing accepted is 
           for (let n = 0; n < 20; n++) tally.note(n, await post(`${app.url}/late`, { run, n }));
           await sleep(3000);
           await late.start();
-          const outcome = await drain(tally.accepted, reader(backend, run, 'chaos-late', () => late), 60_000, 1000);
+          const outcome = await drain(
+            tally.accepted,
+            reader(backend, run, 'chaos-late', () => late),
+            60_000,
+            1000,
+          );
           const scenario = { name: 'consumer down past expiration', backend: name, replicas: 1, started };
           const lost = record(scenario, tally.accepted, outcome, null);
           expect(tally.accepted.size).toBe(20);

@@ -27,7 +27,11 @@ export class ServiceProcess {
   /** Exits nobody asked for (a crash), with the end of the process's output. */
   readonly crashes: string[] = [];
 
-  constructor(readonly name: string, private readonly outDir: string, private readonly env: Record<string, string>) {}
+  constructor(
+    readonly name: string,
+    private readonly outDir: string,
+    private readonly env: Record<string, string>,
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -47,7 +51,11 @@ export class ServiceProcess {
       this.port = await freePort();
       const child = spawn(process.execPath, [path.join(this.outDir, 'server.js')], {
         env: {
-          ...process.env, LOG_LEVEL: 'warn', PIPEC_ADMIN_API_KEY: ADMIN_KEY, ...this.env, PORT: String(this.port),
+          ...process.env,
+          LOG_LEVEL: 'warn',
+          PIPEC_ADMIN_API_KEY: ADMIN_KEY,
+          ...this.env,
+          PORT: String(this.port),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -358,13 +366,28 @@ export async function drain(
 
 export function formatTable(rows: readonly ScenarioResult[]): string {
   const header = [
-    'scenario', 'backend', 'replicas', 'accepted', 'handled', 'dead-lettered', 'lost', 'duplicates', 'ready-503-during-cut',
+    'scenario',
+    'backend',
+    'replicas',
+    'accepted',
+    'handled',
+    'dead-lettered',
+    'lost',
+    'duplicates',
+    'ready-503-during-cut',
     'seconds',
   ];
   const cells = rows.map((r) => [
-    r.scenario, r.backend, String(r.replicas), String(r.accepted), String(r.handled), String(r.deadLettered),
+    r.scenario,
+    r.backend,
+    String(r.replicas),
+    String(r.accepted),
+    String(r.handled),
+    String(r.deadLettered),
     String(r.lost),
-    String(r.duplicates), r.ready503DuringCut === null ? '—' : r.ready503DuringCut ? 'yes' : 'NO', String(r.seconds),
+    String(r.duplicates),
+    r.ready503DuringCut === null ? '—' : r.ready503DuringCut ? 'yes' : 'NO',
+    String(r.seconds),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const line = (c: readonly string[]): string => `| ${c.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ')} |`;

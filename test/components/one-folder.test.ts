@@ -14,7 +14,14 @@ import { pathToFileURL } from 'node:url';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from 'vscode-languageserver/node';
-import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, type Hover, type Location, type ProtocolConnection } from 'vscode-languageserver-protocol/node';
+import {
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type Hover,
+  type Location,
+  type ProtocolConnection,
+} from 'vscode-languageserver-protocol/node';
 import { parseFile } from '../../compiler/ast/parse-file.js';
 import { build } from '../../compiler/cli/build-command.js';
 import { compileFiles } from '../../compiler/cli/compile-files.js';
@@ -30,7 +37,11 @@ import { REPO_ROOT, startServer, tempDir, type RunningService } from '../e2e/ser
 const work = tempDir('one-folder');
 const components = path.join(work, 'components');
 const project = path.join(work, 'project');
-const hookApi = (from: string): string => path.relative(from, path.join(REPO_ROOT, 'compiler', 'connectors', 'hook-api.js')).split(path.sep).join('/');
+const hookApi = (from: string): string =>
+  path
+    .relative(from, path.join(REPO_ROOT, 'compiler', 'connectors', 'hook-api.js'))
+    .split(path.sep)
+    .join('/');
 
 /** Writes files under `dir` (paths relative to it). */
 function write(dir: string, files: Record<string, string>): void {
@@ -44,27 +55,35 @@ const SHOUT = path.join(components, 'connectors', 'shout');
 const PING = path.join(components, 'triggers', 'ping');
 
 write(SHOUT, {
-  'schema.json': JSON.stringify({
-    name: 'shout',
-    kind: 'connector',
-    summary: 'Repeats a text in capitals (the throwaway connector of the one-folder test)',
-    params: {
-      type: 'object', additionalProperties: false, required: ['text'],
-      properties: {
-        text: { type: 'string', minLength: 1, 'x-pipe-braces': true, description: 'What to shout.' },
-        times: { type: 'integer', minimum: 1, maximum: 5, default: 1, description: 'How many times.' },
-        announce: { type: 'string', 'x-pipe-ref': 'event', description: 'An event to publish the shout as.' },
+  'schema.json': JSON.stringify(
+    {
+      name: 'shout',
+      kind: 'connector',
+      summary: 'Repeats a text in capitals (the throwaway connector of the one-folder test)',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['text'],
+        properties: {
+          text: { type: 'string', minLength: 1, 'x-pipe-braces': true, description: 'What to shout.' },
+          times: { type: 'integer', minimum: 1, maximum: 5, default: 1, description: 'How many times.' },
+          announce: { type: 'string', 'x-pipe-ref': 'event', description: 'An event to publish the shout as.' },
+        },
       },
+      output: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['shouted', 'volume'],
+        properties: { shouted: { type: 'string' }, volume: { type: 'integer' } },
+      },
+      message: { read: 'never' },
+      'x-pipe-span': { kind: 'client', attributes: { 'shout.times': 'times' } },
+      'x-pipe-metrics': { 'events-published': { event: 'announce' } },
+      'x-pipe-test': { network: [{ why: 'it shouts across the network' }] },
     },
-    output: {
-      type: 'object', additionalProperties: false, required: ['shouted', 'volume'],
-      properties: { shouted: { type: 'string' }, volume: { type: 'integer' } },
-    },
-    message: { read: 'never' },
-    'x-pipe-span': { kind: 'client', attributes: { 'shout.times': 'times' } },
-    'x-pipe-metrics': { 'events-published': { event: 'announce' } },
-    'x-pipe-test': { network: [{ why: 'it shouts across the network' }] },
-  }, null, 2),
+    null,
+    2,
+  ),
   // The compile-time part: the volume is worked out at build time from the literal `times`.
   'compile.ts': `import type { ConnectorCompiler } from '${hookApi(SHOUT)}';
 export const compile: ConnectorCompiler = {
@@ -86,21 +105,27 @@ export async function run(params: { text: string; times?: number; volume: number
 });
 
 write(PING, {
-  'schema.json': JSON.stringify({
-    name: 'ping',
-    kind: 'trigger',
-    summary: 'Starts the pipeline on GET requests to a path (the throwaway trigger of the one-folder test)',
-    params: {
-      type: 'object', additionalProperties: false, required: ['path'],
-      properties: {
-        path: { type: 'string', pattern: '^/', description: 'The path it answers.' },
-        greeting: { type: 'string', maxLength: 20, description: 'The greeting in every message.' },
+  'schema.json': JSON.stringify(
+    {
+      name: 'ping',
+      kind: 'trigger',
+      summary: 'Starts the pipeline on GET requests to a path (the throwaway trigger of the one-folder test)',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['path'],
+        properties: {
+          path: { type: 'string', pattern: '^/', description: 'The path it answers.' },
+          greeting: { type: 'string', maxLength: 20, description: 'The greeting in every message.' },
+        },
       },
+      'x-pipe-span': { kind: 'server' },
+      'x-pipe-route': { path: 'path', 'default-method': 'GET' },
+      'x-pipe-graph': { label: ['path'] },
     },
-    'x-pipe-span': { kind: 'server' },
-    'x-pipe-route': { path: 'path', 'default-method': 'GET' },
-    'x-pipe-graph': { label: ['path'] },
-  }, null, 2),
+    null,
+    2,
+  ),
   'compile.ts': `import type { TriggerCompiler } from '${hookApi(PING)}';
 export const compile: TriggerCompiler = {
   trigger({ trigger }, api) {
@@ -203,14 +228,16 @@ describe('a throwaway connector and trigger, each one folder', () => {
   it('are checked: parameter errors come from their schemas, message shapes from the trigger', async () => {
     const result = await compileFiles({ inputs: [path.join(project, 'bad')], emit: false, registry });
     const found = result.diagnostics.map((d) => `${d.code} ${d.message}`);
-    expect(found).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^PIPE3\d{3} .*`path`/), // ping: required
-      expect.stringMatching(/^PIPE3001 unknown parameter `port` for trigger `ping`/),
-      expect.stringMatching(/^PIPE3\d{3} .*`greeting`/), // ping: maxLength
-      expect.stringMatching(/^PIPE3\d{3} .*`times`/), // shout: maximum 5
-      expect.stringMatching(/^PIPE3001 unknown parameter `loudness` for connector `shout`/),
-      expect.stringMatching(/^PIPE4006 no field `greting` on `message`/), // ping's closed message
-    ]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^PIPE3\d{3} .*`path`/), // ping: required
+        expect.stringMatching(/^PIPE3001 unknown parameter `port` for trigger `ping`/),
+        expect.stringMatching(/^PIPE3\d{3} .*`greeting`/), // ping: maxLength
+        expect.stringMatching(/^PIPE3\d{3} .*`times`/), // shout: maximum 5
+        expect.stringMatching(/^PIPE3001 unknown parameter `loudness` for connector `shout`/),
+        expect.stringMatching(/^PIPE4006 no field `greting` on `message`/), // ping's closed message
+      ]),
+    );
     const clean = await compileFiles({ inputs: [GREET_FILE], emit: false, registry });
     expect(clean.diagnostics).toEqual([]);
   });
@@ -227,7 +254,10 @@ describe('a throwaway connector and trigger, each one folder', () => {
     let server: RunningService | undefined;
     beforeAll(async () => {
       outDir = path.join(work, 'out');
-      const built = await build({ inputs: [GREET_FILE], out: outDir, name: 'one-folder', format: 'text', color: false, registry }, quiet);
+      const built = await build(
+        { inputs: [GREET_FILE], out: outDir, name: 'one-folder', format: 'text', color: false, registry },
+        quiet,
+      );
       expect(built.ok).toBe(true);
     });
     afterAll(async () => {
@@ -254,16 +284,25 @@ describe('a throwaway connector and trigger, each one folder', () => {
       expect((await fetch(`${server.url}/ready`)).status).toBe(200);
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
       expect(metrics).toMatch(/pipec_events_published_total\{[^}]*event="shouted"[^}]*\} 1/);
-      for (let i = 0; i < 200 && !server.logs().includes('heard HI THERE HI THERE'); i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 200 && !server.logs().includes('heard HI THERE HI THERE'); i++)
+        await new Promise((r) => setTimeout(r, 25));
       expect(server.logs()).toContain('heard HI THERE HI THERE');
     });
 
     it('opens the spans their schemas say', async () => {
       const exporter = new InMemorySpanExporter();
       const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-      const definition = ((await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }).service;
-      const runtime = (await import(pathToFileURL(path.join(outDir, 'runtime', 'index.js')).href)) as { createService(def: ServiceDefinition, opts?: ServiceOptions): Promise<Service> };
-      const service = await runtime.createService(definition, { dataDir: path.join(work, 'traced'), env: { LOG_LEVEL: 'warn' }, tracer: provider.getTracer('one-folder') });
+      const definition = (
+        (await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }
+      ).service;
+      const runtime = (await import(pathToFileURL(path.join(outDir, 'runtime', 'index.js')).href)) as {
+        createService(def: ServiceDefinition, opts?: ServiceOptions): Promise<Service>;
+      };
+      const service = await runtime.createService(definition, {
+        dataDir: path.join(work, 'traced'),
+        env: { LOG_LEVEL: 'warn' },
+        tracer: provider.getTracer('one-folder'),
+      });
       await service.start();
       let spans: ReturnType<InMemorySpanExporter['getFinishedSpans']>;
       try {
@@ -292,32 +331,61 @@ describe('a throwaway connector and trigger, each one folder', () => {
       createPipeLanguageServer(createConnection(toServer, toClient), { debounceMs: 10, registry });
       client = createProtocolConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
       client.listen();
-      await client.sendRequest('initialize', { processId: null, rootUri: pathToFileURL(path.dirname(GREET_FILE)).href, capabilities: {} });
+      await client.sendRequest('initialize', {
+        processId: null,
+        rootUri: pathToFileURL(path.dirname(GREET_FILE)).href,
+        capabilities: {},
+      });
       await client.sendNotification('initialized', {});
-      await client.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'pipe', version: 1, text: GREET } });
+      await client.sendNotification('textDocument/didOpen', {
+        textDocument: { uri, languageId: 'pipe', version: 1, text: GREET },
+      });
     });
     afterAll(() => client.dispose());
 
     it('shows the connector and the trigger from their schemas', async () => {
-      const onShout = (await client.sendRequest('textDocument/hover', { textDocument: { uri }, position: at('shout loud') })) as Hover;
+      const onShout = (await client.sendRequest('textDocument/hover', {
+        textDocument: { uri },
+        position: at('shout loud'),
+      })) as Hover;
       expect(JSON.stringify(onShout.contents)).toContain('Repeats a text in capitals');
       expect(JSON.stringify(onShout.contents)).toContain('`times`');
-      const onPing = (await client.sendRequest('textDocument/hover', { textDocument: { uri }, position: at('ping {') })) as Hover;
+      const onPing = (await client.sendRequest('textDocument/hover', {
+        textDocument: { uri },
+        position: at('ping {'),
+      })) as Hover;
       expect(JSON.stringify(onPing.contents)).toContain('Starts the pipeline on GET requests');
-      const onParam = (await client.sendRequest('textDocument/hover', { textDocument: { uri }, position: at('times: 2') })) as Hover;
+      const onParam = (await client.sendRequest('textDocument/hover', {
+        textDocument: { uri },
+        position: at('times: 2'),
+      })) as Hover;
       expect(JSON.stringify(onParam.contents)).toContain('parameter of `shout`');
     });
 
     it('goes from the event the connector announces to its subscriber', async () => {
-      const targets = (await client.sendRequest('textDocument/definition', { textDocument: { uri }, position: at('"shouted"', 2) })) as Location[];
+      const targets = (await client.sendRequest('textDocument/definition', {
+        textDocument: { uri },
+        position: at('"shouted"', 2),
+      })) as Location[];
       expect(targets.map((t) => t.range.start.line)).toEqual([index.positionAt(GREET.indexOf('name: "shouted"')).line]);
     });
   });
 
   describe('are mocked in pipec test', () => {
-    const run = async (folder: string): Promise<{ code: number; report: { diagnostics: { code: string; message: string }[]; tests: { name: string; passed: boolean; failures: { message: string }[] }[] } }> => {
+    const run = async (
+      folder: string,
+    ): Promise<{
+      code: number;
+      report: {
+        diagnostics: { code: string; message: string }[];
+        tests: { name: string; passed: boolean; failures: { message: string }[] }[];
+      };
+    }> => {
       const out: string[] = [];
-      const code = await runPipeTests({ inputs: [path.join(project, folder)], coverage: false, format: 'json', color: false, registry }, { out: (t) => out.push(t), err: () => undefined });
+      const code = await runPipeTests(
+        { inputs: [path.join(project, folder)], coverage: false, format: 'json', color: false, registry },
+        { out: (t) => out.push(t), err: () => undefined },
+      );
       return { code, report: JSON.parse(out.join('')) as never };
     };
 
@@ -336,10 +404,12 @@ describe('a throwaway connector and trigger, each one folder', () => {
       expect(report.tests[0]?.failures.map((f) => f.message).join('\n')).toContain('it shouts across the network');
     });
 
-    it('checks a mock against the connector\'s output shape', async () => {
+    it("checks a mock against the connector's output shape", async () => {
       const { code, report } = await run('misfit');
       expect(code).toBe(1);
-      expect(report.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n')).toMatch(/PIPE7012 the mock of `loud` does not fit the output of `shout`/);
+      expect(report.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n')).toMatch(
+        /PIPE7012 the mock of `loud` does not fit the output of `shout`/,
+      );
     });
   });
 });

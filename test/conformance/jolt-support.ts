@@ -69,7 +69,8 @@ export function diffy(expected: unknown, actual: unknown, mode: CompareMode, dep
       if (!diffy(e, actual[k], mode, depth + 1)) return false;
     }
     if (Object.keys(actual).some((k) => !Object.prototype.hasOwnProperty.call(expected, k))) return false;
-    if (mode === 'diffy+key-order' && Object.keys(expected).join('\u0000') !== Object.keys(actual).join('\u0000')) return false;
+    if (mode === 'diffy+key-order' && Object.keys(expected).join('\u0000') !== Object.keys(actual).join('\u0000'))
+      return false;
     return true;
   }
   if (Array.isArray(expected)) {
@@ -92,7 +93,9 @@ export function diffy(expected: unknown, actual: unknown, mode: CompareMode, dep
 function labelAt(args: readonly unknown[], pickMax: boolean): unknown {
   const map = args[0];
   if (!isObject(map)) return NONE_MARK;
-  const keys = Object.keys(map).filter((k) => /^[+-]?\d+$/.test(k)).map(Number);
+  const keys = Object.keys(map)
+    .filter((k) => /^[+-]?\d+$/.test(k))
+    .map(Number);
   if (keys.length === 0) return NONE_MARK;
   const key = pickMax ? Math.max(...keys) : Math.min(...keys);
   return map[String(key)];
@@ -115,7 +118,12 @@ export async function extensions(): Promise<JoltExtensions> {
       },
       'com.bazaarvoice.jolt.chainr.transforms.GoodSpecAndContextDrivenTransform': (input, context, spec) => {
         if (isObject(input) && isObject(context) && isObject(spec) && typeof spec.KEY_TO_ADD === 'string') {
-          Object.defineProperty(input, spec.KEY_TO_ADD, { value: context.test_context_key_2, enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(input, spec.KEY_TO_ADD, {
+            value: context.test_context_key_2,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         }
         return input;
       },
@@ -136,7 +144,9 @@ function run(chain: unknown, input: unknown, context: unknown, ext: JoltExtensio
 }
 
 function check(expected: unknown, actual: unknown, mode: CompareMode): string | undefined {
-  return diffy(expected, actual, mode) ? undefined : `expected ${JSON.stringify(expected)} but got ${JSON.stringify(actual)}`;
+  return diffy(expected, actual, mode)
+    ? undefined
+    : `expected ${JSON.stringify(expected)} but got ${JSON.stringify(actual)}`;
 }
 
 type Runner = (dir: string, f: Fixture, ext: JoltExtensions) => string | undefined;
@@ -192,7 +202,10 @@ const RUNNERS: Record<string, Runner> = {
     return undefined;
   },
   'chain-context-suite': (dir, f, ext) => {
-    const data = readJson(dir, f.files[0] ?? '') as { spec: unknown; tests: { testCaseName: string; input: unknown; context: unknown; expected: unknown }[] };
+    const data = readJson(dir, f.files[0] ?? '') as {
+      spec: unknown;
+      tests: { testCaseName: string; input: unknown; context: unknown; expected: unknown }[];
+    };
     for (const t of data.tests) {
       const problem = check(t.expected, run(data.spec, t.input, t.context, ext), f.compare ?? 'diffy');
       if (problem) return `${t.testCaseName}: ${problem}`;
@@ -203,12 +216,17 @@ const RUNNERS: Record<string, Runner> = {
     const chain = readJson(dir, 'chainr/increments/spec.json') as unknown[];
     for (const r of f.runs ?? []) {
       const from = r.from ?? 0;
-      const problem = check(readJson(dir, `chainr/increments/${r.expected}`), run(chain.slice(from, r.to), {}, undefined, ext), 'diffy');
+      const problem = check(
+        readJson(dir, `chainr/increments/${r.expected}`),
+        run(chain.slice(from, r.to), {}, undefined, ext),
+        'diffy',
+      );
       if (problem) return `[${from}, ${r.to}): ${problem}`;
     }
     return undefined;
   },
-  'chain-spec-error': (dir, f, ext) => (builds(readJson(dir, f.files[0] ?? ''), ext) ? 'chain was accepted' : undefined),
+  'chain-spec-error': (dir, f, ext) =>
+    builds(readJson(dir, f.files[0] ?? ''), ext) ? 'chain was accepted' : undefined,
 };
 
 export function runFixture(dir: string, fixture: Fixture, ext: JoltExtensions): FixtureResult {

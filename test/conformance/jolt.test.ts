@@ -31,8 +31,10 @@ describe('JOLT conformance (bazaarvoice/jolt fixtures)', () => {
       if (r.pass) g.pass += 1;
       byGroup.set(r.fixture.group, g);
     }
-    for (const [group, { pass, total }] of byGroup) console.log(`jolt ${group}: ${pass}/${total} (${((100 * pass) / total).toFixed(1)}%)`);
-    for (const r of results.filter((x) => !x.pass)) console.log(`FAIL ${r.fixture.group}/${r.fixture.unit}: ${r.reason?.slice(0, 400)}`);
+    for (const [group, { pass, total }] of byGroup)
+      console.log(`jolt ${group}: ${pass}/${total} (${((100 * pass) / total).toFixed(1)}%)`);
+    for (const r of results.filter((x) => !x.pass))
+      console.log(`FAIL ${r.fixture.group}/${r.fixture.unit}: ${r.reason?.slice(0, 400)}`);
     const passed = results.filter((r) => r.pass).length;
     const rate = passed / results.length;
     console.log(`jolt overall: ${passed}/${results.length} (${(100 * rate).toFixed(1)}%)`);
@@ -64,7 +66,9 @@ describe('Diffy comparison rules', () => {
 const benchDir = resolve(import.meta.dirname, '../../../shared/bench/jolt');
 
 describe('JOLT benchmark workloads give the reference output', () => {
-  const workloads = existsSync(benchDir) ? readdirSync(benchDir).filter((d) => existsSync(join(benchDir, d, 'spec.json'))) : [];
+  const workloads = existsSync(benchDir)
+    ? readdirSync(benchDir).filter((d) => existsSync(join(benchDir, d, 'spec.json')))
+    : [];
   it('has workloads to check', () => {
     if (workloads.length === 0) expect(process.env.CI).not.toBe('true');
   });

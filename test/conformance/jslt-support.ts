@@ -63,7 +63,9 @@ function casesOf(file: string, data: { tests?: unknown[] }): JsltCase[] {
 }
 
 export function loadCases(dir: string): JsltCase[] {
-  const files = readdirSync(dir).filter((name) => /\.(json|yaml)$/.test(name) && name !== 'manifest.json').sort();
+  const files = readdirSync(dir)
+    .filter((name) => /\.(json|yaml)$/.test(name) && name !== 'manifest.json')
+    .sort();
   return files.flatMap((file) => {
     const text = readFileSync(join(dir, file), 'utf8');
     const data = (file.endsWith('.yaml') ? YAML.parse(text) : JSON.parse(text)) as { tests?: unknown[] };
@@ -132,7 +134,9 @@ export function runCase(testCase: JsltCase, dir: string): CaseResult {
         message = errorMessage(error);
       }
     }
-    return message.includes(expected) ? { testCase, pass: true, strictPass: true } : fail(`error message "${message}" lacks "${expected}"`);
+    return message.includes(expected)
+      ? { testCase, pass: true, strictPass: true }
+      : fail(`error message "${message}" lacks "${expected}"`);
   }
   if (!compiled.fn) return fail(`compile error: ${compileMessages.join(' | ')}`);
   let actual: unknown;
@@ -142,9 +146,17 @@ export function runCase(testCase: JsltCase, dir: string): CaseResult {
   } catch (error) {
     return fail(`run-time error: ${errorMessage(error)}`);
   }
-  const expected: JsltValue = parseJsonText(testCase.kind === 'json-parse' ? testCase.query : (testCase.output ?? 'null'));
-  if (!sameJson(actual, expected, false)) return fail(`expected ${testCase.output ?? testCase.query}, got ${JSON.stringify(actual)}`);
-  return { testCase, pass: true, strictPass: sameJson(actual, expected, true), ...(sameJson(actual, expected, true) ? {} : { reason: 'integer/decimal differs' }) };
+  const expected: JsltValue = parseJsonText(
+    testCase.kind === 'json-parse' ? testCase.query : (testCase.output ?? 'null'),
+  );
+  if (!sameJson(actual, expected, false))
+    return fail(`expected ${testCase.output ?? testCase.query}, got ${JSON.stringify(actual)}`);
+  return {
+    testCase,
+    pass: true,
+    strictPass: sameJson(actual, expected, true),
+    ...(sameJson(actual, expected, true) ? {} : { reason: 'integer/decimal differs' }),
+  };
 }
 
 export interface FileRate {

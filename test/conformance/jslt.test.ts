@@ -26,7 +26,9 @@ describe('JSLT conformance (schibsted/jslt fixtures)', () => {
     }
     const failures = results.filter((result) => !result.pass);
     for (const failure of failures) {
-      console.log(`FAIL ${failure.testCase.file}#${failure.testCase.index} ${JSON.stringify(failure.testCase.query)}: ${failure.reason}`);
+      console.log(
+        `FAIL ${failure.testCase.file}#${failure.testCase.index} ${JSON.stringify(failure.testCase.query)}: ${failure.reason}`,
+      );
     }
     const passed = results.length - failures.length;
     console.log(`JSLT conformance: ${passed}/${results.length}`);

@@ -25,7 +25,9 @@ function startPeer(): Promise<{ url: string; close: () => void }> {
     });
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() })),
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }),
+    ),
   );
 }
 
@@ -43,7 +45,13 @@ describe('start-up bundle', () => {
   afterAll(() => peer?.close());
 
   it('writes the bundle and its code cache next to the readable modules', () => {
-    for (const file of ['bundle/service.cjs', 'bundle/service.cjs.cache', 'server.js', 'service.js', 'runtime/launch.js']) {
+    for (const file of [
+      'bundle/service.cjs',
+      'bundle/service.cjs.cache',
+      'server.js',
+      'service.js',
+      'runtime/launch.js',
+    ]) {
       expect(fs.existsSync(path.join(outDir, file)), file).toBe(true);
     }
     const bundle = fs.readFileSync(path.join(outDir, 'bundle/service.cjs'), 'utf8');
@@ -51,7 +59,9 @@ describe('start-up bundle', () => {
     expect(bundle).not.toMatch(/\bimport\(\s*["'][^."']/);
     expect(bundle).toContain('require("undici")');
     // The bundler is the compiler's; the service does not need it.
-    const pkg = JSON.parse(fs.readFileSync(path.join(outDir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(outDir, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(pkg.dependencies)).not.toContain('esbuild');
   });
 
@@ -79,9 +89,15 @@ describe('start-up bundle', () => {
     afterAll(async () => service?.stop());
 
     it('calls a peer with the rest client loaded on first use, and formats dates', async () => {
-      const res = await fetch(`${service.url}/forward`, { method: 'POST', body: JSON.stringify({ a: [1, 2] }), headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${service.url}/forward`, {
+        method: 'POST',
+        body: JSON.stringify({ a: [1, 2] }),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ body: { status: 200, echoed: { a: [1, 2] }, today: String(new Date().getUTCFullYear()) } });
+      expect(await res.json()).toEqual({
+        body: { status: 200, echoed: { a: [1, 2] }, today: String(new Date().getUTCFullYear()) },
+      });
     });
 
     it('serves metrics with prom-client loaded on first scrape', async () => {
@@ -97,7 +113,11 @@ describe('start-up bundle', () => {
     expect(fs.existsSync(path.join(outDir, 'bundle'))).toBe(false);
     const service = await startServer(outDir, { BUNDLE_PEER_URL: peer.url });
     try {
-      const res = await fetch(`${service.url}/forward`, { method: 'POST', body: '{"b":true}', headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${service.url}/forward`, {
+        method: 'POST',
+        body: '{"b":true}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(await res.json()).toMatchObject({ body: { status: 200, echoed: { b: true } } });
     } finally {
       await service.stop();
@@ -113,16 +133,26 @@ describe('the pipec CLI bundle (dist/pipec.cjs, written by npm run build)', () =
   it('exists with a code cache that V8 accepts', () => {
     const bundle = path.join(REPO_ROOT, 'dist/pipec.cjs');
     const script = `import('${path.join(REPO_ROOT, 'dist/runtime/launch.js')}').then((m) => { const b = m.runBundle(${JSON.stringify(bundle)}, ${JSON.stringify(`${bundle}.cache`)}, (s) => import(s)); process.stdout.write(JSON.stringify({ main: typeof b.exports.main, codeCacheUsed: b.codeCacheUsed })); })`;
-    expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).toEqual({ main: 'function', codeCacheUsed: true });
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).toEqual({
+      main: 'function',
+      codeCacheUsed: true,
+    });
   });
 
   it('reports exactly what the modules report, errors included', () => {
-    const broken = fs.readdirSync(path.join(REPO_ROOT, 'test/cases/flow')).filter((f) => f.endsWith('.pipe')).slice(0, 3);
+    const broken = fs
+      .readdirSync(path.join(REPO_ROOT, 'test/cases/flow'))
+      .filter((f) => f.endsWith('.pipe'))
+      .slice(0, 3);
     const args = ['check', ...broken.map((f) => path.join(REPO_ROOT, 'test/cases/flow', f)), '--color', 'never'];
     const fromBundle = cli(args);
     const fromModules = cli(args, { PIPEC_BUNDLE: '0' });
     expect(fromBundle.status).toBe(1);
-    expect({ status: fromBundle.status, stdout: fromBundle.stdout, stderr: fromBundle.stderr }).toEqual({ status: fromModules.status, stdout: fromModules.stdout, stderr: fromModules.stderr });
+    expect({ status: fromBundle.status, stdout: fromBundle.stdout, stderr: fromBundle.stderr }).toEqual({
+      status: fromModules.status,
+      stdout: fromModules.stdout,
+      stderr: fromModules.stderr,
+    });
   });
 
   it('runs .pipe tests, which import the service they generate', () => {

@@ -9,13 +9,20 @@ describe('capsules', () => {
   let service: Service;
   beforeAll(async () => {
     const built = await buildService([path.join(import.meta.dirname, 'fixtures/capsules.pipe')], 'capsules');
-    service = await built.runtime.createService(built.definition, { backends: createFakeBackends(), startTriggers: false, dataDir: built.outDir });
+    service = await built.runtime.createService(built.definition, {
+      backends: createFakeBackends(),
+      startTriggers: false,
+      dataDir: built.outDir,
+    });
   }, 60_000);
   afterAll(async () => service?.stop(100));
 
   it('runs the capsule with its parameters and hands its output to the next step', async () => {
     const res = await postJson(service, '/tag', { id: '42', kind: 'cust' });
-    expect(res).toEqual({ status: 200, body: { tagged: { id: 'cust-42', region: 'BR' }, region: 'BR', seen: 'cust-42' } });
+    expect(res).toEqual({
+      status: 200,
+      body: { tagged: { id: 'cust-42', region: 'BR' }, region: 'BR', seen: 'cust-42' },
+    });
   });
 
   it('an output that breaks the contract fails the call', async () => {

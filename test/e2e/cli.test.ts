@@ -23,7 +23,10 @@ describe('pipec CLI', () => {
   });
 
   it('exit 1 with file:line:col, a code frame and a hint for a mistake', async () => {
-    const file = write('typo.pipe', 'pipeline p {\n  trigger http { method: POST, path: "/p" }\n  lgo { message: "x" }\n}\n');
+    const file = write(
+      'typo.pipe',
+      'pipeline p {\n  trigger http { method: POST, path: "/p" }\n  lgo { message: "x" }\n}\n',
+    );
     const { code, output } = await runCli(['check', file, '--color', 'never']);
     expect(code).toBe(1);
     const text = output.err.join('\n');
@@ -34,16 +37,29 @@ describe('pipec CLI', () => {
   });
 
   it('--format json prints 1-based positions', async () => {
-    const file = write('typo2.pipe', 'pipeline p {\n  trigger http { method: POST, path: "/p" }\n  lgo { message: "x" }\n}\n');
+    const file = write(
+      'typo2.pipe',
+      'pipeline p {\n  trigger http { method: POST, path: "/p" }\n  lgo { message: "x" }\n}\n',
+    );
     const { code, output } = await runCli(['check', file, '--format', 'json']);
     expect(code).toBe(1);
     const diagnostics = JSON.parse(output.out.join('')) as Array<Record<string, unknown>>;
-    expect(diagnostics[0]).toMatchObject({ line: 3, column: 3, endLine: 3, endColumn: 6, severity: 'error', code: 'PIPE2001' });
+    expect(diagnostics[0]).toMatchObject({
+      line: 3,
+      column: 3,
+      endLine: 3,
+      endColumn: 6,
+      severity: 'error',
+      code: 'PIPE2001',
+    });
     expect(diagnostics[0]).toHaveProperty('hint');
   });
 
   it('reports every error of a file in one run', async () => {
-    const file = write('many.pipe', 'pipeline p {\n  trigger http { method: POST, path: "/p" }\n  lgo { message: "x" }\n  jsn-generator { json: {} }\n  log { mesage: "y" }\n}\n');
+    const file = write(
+      'many.pipe',
+      'pipeline p {\n  trigger http { method: POST, path: "/p" }\n  lgo { message: "x" }\n  jsn-generator { json: {} }\n  log { mesage: "y" }\n}\n',
+    );
     const { output } = await runCli(['check', file, '--format', 'json']);
     const codes = (JSON.parse(output.out.join('')) as Array<{ code: string }>).map((d) => d.code);
     expect(codes.filter((c) => c.startsWith('PIPE')).length).toBeGreaterThanOrEqual(3);
@@ -69,7 +85,10 @@ describe('pipec CLI', () => {
     ['empty.pipe', ''],
     ['binary.pipe', Buffer.from([0x00, 0xff, 0xfe, 0x00, 0x13, 0x37, 0x80, 0x81])],
     ['truncated.pipe', 'pipeline p {\n  trigger http { method: POST, path: "/p'],
-    ['truncated-braces.pipe', 'pipeline p {\n  trigger http { method: POST, path: "/p" }\n  log { message: {{ message.'],
+    [
+      'truncated-braces.pipe',
+      'pipeline p {\n  trigger http { method: POST, path: "/p" }\n  log { message: {{ message.',
+    ],
     ['nested.pipe', '{'.repeat(10 * 1024 * 1024)],
     ['too-large.pipe', `// ${'x'.repeat(11 * 1024 * 1024)}\n`],
   ];

@@ -16,7 +16,11 @@ describe('control flow', () => {
   beforeAll(async () => {
     const built = await buildService([path.join(import.meta.dirname, 'fixtures/control-flow.pipe')], 'control-flow');
     backends = createFakeBackends();
-    service = await built.runtime.createService(built.definition, { backends, startTriggers: false, dataDir: built.outDir });
+    service = await built.runtime.createService(built.definition, {
+      backends,
+      startTriggers: false,
+      dataDir: built.outDir,
+    });
   }, 60_000);
   afterAll(async () => service?.stop(100));
 
@@ -72,7 +76,11 @@ describe('control flow', () => {
   });
 
   it('result mapping: { code, body, Content-Type } and { code, error }', async () => {
-    const created = await service.app.request('/mapped', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const created = await service.app.request('/mapped', {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(created.status).toBe(201);
     expect(await created.json()).toEqual({ created: true });
     const teapot = await postJson(service, '/mapped-error', {});
@@ -80,7 +88,13 @@ describe('control flow', () => {
   });
 
   it('a hostile JSONPath ($..* on a ~1 MB document) stays within a time bound', async () => {
-    const big = { levels: Array.from({ length: 2000 }, (_, i) => ({ id: i, tags: Array.from({ length: 20 }, (_, j) => `t${j}`), nested: { a: { b: { c: i } } } })) };
+    const big = {
+      levels: Array.from({ length: 2000 }, (_, i) => ({
+        id: i,
+        tags: Array.from({ length: 20 }, (_, j) => `t${j}`),
+        nested: { a: { b: { c: i } } },
+      })),
+    };
     const started = Date.now();
     const res = await postJson(service, '/hostile', big);
     expect(res.status).toBe(200);

@@ -48,10 +48,15 @@ describe('pipec dead-letters against a built service', () => {
   });
 
   const post = async (body: string): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const res = await fetch(`${service.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await fetch(`${service.url}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const cli = (...args: string[]) => runCli(['dead-letters', ...args, '--url', service.url, '--key', KEY, '--format', 'json']);
+  const cli = (...args: string[]) =>
+    runCli(['dead-letters', ...args, '--url', service.url, '--key', KEY, '--format', 'json']);
   const listed = async (): Promise<Array<Record<string, unknown>>> => {
     const result = await cli('list');
     expect(result.code, result.output.err.join('\n')).toBe(0);
@@ -75,11 +80,20 @@ describe('pipec dead-letters against a built service', () => {
     expect((await post('{"nosku":true}')).status).toBe(202);
     await eventually('the dead letter', async () => (await listed()).length === 1);
     const [letter] = await listed();
-    expect(letter).toMatchObject({ event: 'order-placed', subscriber: 'fulfil', reason: 'permanent-error', attemptCount: 1 });
+    expect(letter).toMatchObject({
+      event: 'order-placed',
+      subscriber: 'fulfil',
+      reason: 'permanent-error',
+      attemptCount: 1,
+    });
     const id = String(letter?.['id']);
 
     const shown = await cli('show', id);
-    expect(JSON.parse(shown.output.out.join('\n'))).toMatchObject({ id, payload: { nosku: true }, attempts: [{ attempt: 1 }] });
+    expect(JSON.parse(shown.output.out.join('\n'))).toMatchObject({
+      id,
+      payload: { nosku: true },
+      attempts: [{ attempt: 1 }],
+    });
 
     // Directly in the SQLite file the service uses, without its endpoint.
     const saved = process.env['PIPEC_DATA_DIR'];
@@ -95,7 +109,9 @@ describe('pipec dead-letters against a built service', () => {
 
     const replayed = await cli('replay', id);
     expect(replayed.code, replayed.output.err.join('\n')).toBe(0);
-    const { replayed: [first] } = JSON.parse(replayed.output.out.join('\n')) as { replayed: Array<{ id: string; eventId: string }> };
+    const {
+      replayed: [first],
+    } = JSON.parse(replayed.output.out.join('\n')) as { replayed: Array<{ id: string; eventId: string }> };
     expect(first?.id).toBe(id);
     // Still invalid: the replayed event is refused again, a second dead letter; the first records the replay.
     await eventually('the replay to fail again', async () => (await listed()).length === 2);

@@ -26,13 +26,23 @@ describe('hello example, built and served', () => {
     fetch(`${service.url}${p}`, { method: 'POST', body, headers });
 
   it('writes a self-contained, readable service', () => {
-    for (const file of ['server.js', 'server.ts', 'service.js', 'package.json', 'pipelines/hello.ts', 'pipelines/hello.js', 'runtime/index.js']) {
+    for (const file of [
+      'server.js',
+      'server.ts',
+      'service.js',
+      'package.json',
+      'pipelines/hello.ts',
+      'pipelines/hello.js',
+      'runtime/index.js',
+    ]) {
       expect(fs.existsSync(path.join(outDir, file)), file).toBe(true);
     }
     const source = fs.readFileSync(path.join(outDir, 'pipelines/hello.ts'), 'utf8');
     // provenance is relative to the project folder (here the folder built), not the current directory
     expect(source).toMatch(/\/\/ hello\.pipe:\d+ — log/);
-    const pkg = JSON.parse(fs.readFileSync(path.join(outDir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(outDir, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['hono', '@hono/node-server', 'pino']));
     expect(Object.keys(pkg.dependencies)).not.toContain('ts-morph');
   });
@@ -84,7 +94,8 @@ describe('hello example, built and served', () => {
     expect(body.executionId).toMatch(/[0-9a-f-]{36}/);
     // The failure is logged with its execution id (log lines arrive asynchronously from the child).
     const deadline = Date.now() + 5000;
-    while (!service.logs().includes(body.executionId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!service.logs().includes(body.executionId) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(service.logs()).toContain(body.executionId);
     const again = await post('/divide', JSON.stringify({ a: 6, b: 3 }));
     expect(again.status).toBe(200);
@@ -105,7 +116,10 @@ describe('hello example, built and served', () => {
   });
 
   it('logs are JSON lines carrying the execution id', () => {
-    const lines = service.logs().split('\n').filter((l) => l.startsWith('{'));
+    const lines = service
+      .logs()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
     const withExecution = lines.map((l) => JSON.parse(l) as { executionId?: string }).filter((l) => l.executionId);
     expect(withExecution.length).toBeGreaterThan(0);
   });

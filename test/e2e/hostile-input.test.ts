@@ -24,7 +24,13 @@ describe('hostile input cannot stall a built service', () => {
 
   beforeAll(async () => {
     const outDir = path.join(tempDir('hostile'), 'out');
-    const built = await runCli(['build', path.join(REPO_ROOT, 'test/e2e/fixtures/hostile'), '--out', outDir, '--no-bundle']);
+    const built = await runCli([
+      'build',
+      path.join(REPO_ROOT, 'test/e2e/fixtures/hostile'),
+      '--out',
+      outDir,
+      '--no-bundle',
+    ]);
     expect(built.code, built.output.err.join('\n')).toBe(0);
     service = await startServer(outDir);
     // Warm both routes up, so the first probe does not pay for loading modules.
@@ -36,13 +42,19 @@ describe('hostile input cannot stall a built service', () => {
   });
 
   const post = (route: string, body: unknown): Promise<Response> =>
-    fetch(`${service.url}${route}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    fetch(`${service.url}${route}`, {
+      method: 'POST',
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
 
   /**
    * Sends the attack ATTACK_ROUNDS times, one after the other, while probing /ping back to back.
    * Returns the attack answers and the slowest probe.
    */
-  async function underAttack(attack: () => Promise<Response>): Promise<{ answers: { status: number; body: Record<string, unknown> }[]; latencies: number[] }> {
+  async function underAttack(
+    attack: () => Promise<Response>,
+  ): Promise<{ answers: { status: number; body: Record<string, unknown> }[]; latencies: number[] }> {
     let attacking = true;
     const latencies: number[] = [];
     const probing = (async () => {
@@ -103,7 +115,9 @@ describe('hostile input cannot stall a built service', () => {
   }, 60_000);
 
   it('a pattern supplied by the caller runs on RE2; one RE2 cannot run is a 422', async () => {
-    const outcome = await underAttack(() => post('/jslt-caller-pattern', { text: `${'a'.repeat(20_000)}!`, pattern: '(a+)+$' }));
+    const outcome = await underAttack(() =>
+      post('/jslt-caller-pattern', { text: `${'a'.repeat(20_000)}!`, pattern: '(a+)+$' }),
+    );
     expectResponsive(outcome);
     for (const answer of outcome.answers) {
       expect(answer.status).toBe(200);
@@ -150,7 +164,11 @@ describe('hostile input cannot stall a built service', () => {
     const outcome = await underAttack(() => post('/heavy', body));
     for (const answer of outcome.answers) {
       expect(answer.status).toBe(200);
-      expect(answer.body).toEqual({ jslt: 4_400, jolt: 4_400, braces: items.reduce((sum, item) => sum + item.qty * 2, 0) });
+      expect(answer.body).toEqual({
+        jslt: 4_400,
+        jolt: 4_400,
+        braces: items.reduce((sum, item) => sum + item.qty * 2, 0),
+      });
     }
     expectResponsive(outcome);
     const tooLarge = await post('/heavy', JSON.stringify({ items: [...items, ...items] }));

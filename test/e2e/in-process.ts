@@ -15,7 +15,10 @@ export interface BuiltService {
   /** The generated service's own runtime (use it, not ../../runtime, so classes match). */
   readonly runtime: {
     createService(def: ServiceDefinition, opts?: ServiceOptions): Promise<Service>;
-    serve(service: Service, opts?: { port?: number; hostname?: string }): Promise<{ port: number; close(): Promise<void> }>;
+    serve(
+      service: Service,
+      opts?: { port?: number; hostname?: string },
+    ): Promise<{ port: number; close(): Promise<void> }>;
   };
 }
 
@@ -23,8 +26,12 @@ export async function buildService(inputs: readonly string[], name: string): Pro
   const outDir = path.join(tempDir(name), 'out');
   const built = await runCli(['build', ...inputs, '--out', outDir, '--name', name, '--color', 'never']);
   if (built.code !== 0) throw new Error(`pipec build failed:\n${built.output.err.join('\n')}`);
-  const definition = ((await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }).service;
-  const runtime = (await import(pathToFileURL(path.join(outDir, 'runtime', 'index.js')).href)) as BuiltService['runtime'];
+  const definition = (
+    (await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: ServiceDefinition }
+  ).service;
+  const runtime = (await import(
+    pathToFileURL(path.join(outDir, 'runtime', 'index.js')).href
+  )) as BuiltService['runtime'];
   return { outDir, definition, runtime };
 }
 
@@ -42,8 +49,17 @@ export class ManualClock implements Clock {
   }
 }
 
-export async function postJson(service: Service, route: string, body: Json, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-  const res = await service.app.request(route, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+export async function postJson(
+  service: Service,
+  route: string,
+  body: Json,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json }> {
+  const res = await service.app.request(route, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as Json) : null };
 }

@@ -33,7 +33,14 @@ describe('a packed pipec, used from another folder', () => {
   beforeAll(() => {
     const packs = tempDir('pack');
     // The build already ran (npm test builds first); `npm pack` without scripts packs that build.
-    const name = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', packs], { cwd: REPO_ROOT, encoding: 'utf8' }).trim().split('\n').pop() ?? '';
+    const name =
+      execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', packs], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+      })
+        .trim()
+        .split('\n')
+        .pop() ?? '';
     const tarball = path.join(packs, name);
     tarballFiles = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     // Outside the repository, so nothing can be found by walking up to it.
@@ -53,7 +60,11 @@ describe('a packed pipec, used from another folder', () => {
 
   const pipec = (...args: string[]): { code: number; text: string } => {
     try {
-      const text = execFileSync(process.execPath, [path.join(installed, 'bin', 'pipec.js'), ...args], { cwd: project, encoding: 'utf8', stdio: 'pipe' });
+      const text = execFileSync(process.execPath, [path.join(installed, 'bin', 'pipec.js'), ...args], {
+        cwd: project,
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
       return { code: 0, text };
     } catch (err) {
       const failed = err as { status: number; stdout: string; stderr: string };
@@ -62,7 +73,15 @@ describe('a packed pipec, used from another folder', () => {
   };
 
   it('holds the CLI, the compiled runtime and the connector schemas, and no tests', () => {
-    for (const file of ['bin/pipec.js', 'dist/pipec-lock.json', 'dist/compiler/cli/pipec.js', 'dist/runtime/launch.js', 'runtime/connectors/rest/schema.json', 'runtime/triggers/http/schema.json', 'README.md']) {
+    for (const file of [
+      'bin/pipec.js',
+      'dist/pipec-lock.json',
+      'dist/compiler/cli/pipec.js',
+      'dist/runtime/launch.js',
+      'runtime/connectors/rest/schema.json',
+      'runtime/triggers/http/schema.json',
+      'README.md',
+    ]) {
       expect(tarballFiles, file).toContain(`package/${file}`);
     }
     expect(tarballFiles.filter((f) => /\.test\.|test-support|\/fixtures\//.test(f))).toEqual([]);
@@ -75,7 +94,11 @@ describe('a packed pipec, used from another folder', () => {
     let served: RunningService | undefined;
     try {
       served = await startServer(path.join(project, 'out', 'greet'));
-      const res = await fetch(`${served.url}/greet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Ana"}' });
+      const res = await fetch(`${served.url}/greet`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":"Ana"}',
+      });
       expect(await res.json()).toEqual({ greeting: 'Hello, Ana!' });
     } finally {
       await served?.stop();
@@ -102,9 +125,11 @@ describe('documented commands', () => {
   it('never run plain `npx pipec` (it would ask the public registry outside this repository)', () => {
     const offending: string[] = [];
     for (const doc of documents()) {
-      fs.readFileSync(path.join(REPO_ROOT, doc), 'utf8').split('\n').forEach((line, i) => {
-        if (/\bnpx\s+(?:-y\s+|--yes\s+)?pipec\b/.test(line)) offending.push(`${doc}:${i + 1}: ${line.trim()}`);
-      });
+      fs.readFileSync(path.join(REPO_ROOT, doc), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (/\bnpx\s+(?:-y\s+|--yes\s+)?pipec\b/.test(line)) offending.push(`${doc}:${i + 1}: ${line.trim()}`);
+        });
     }
     expect(offending).toEqual([]);
   });

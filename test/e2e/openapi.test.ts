@@ -45,13 +45,27 @@ pipeline ping {
 }
 `;
 
-type Operation = { parameters?: { name: string; in: string }[]; responses: Record<string, unknown>; security?: unknown[]; requestBody?: unknown };
+type Operation = {
+  parameters?: { name: string; in: string }[];
+  responses: Record<string, unknown>;
+  security?: unknown[];
+  requestBody?: unknown;
+};
 
 describe('OpenAPI 3.1 from the HTTP triggers', () => {
   let dir = '';
-  let document: { openapi: string; paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> };
+  let document: {
+    openapi: string;
+    paths: Record<string, Record<string, Operation>>;
+    components: Record<string, Record<string, unknown>>;
+  };
   let service: RunningService | undefined;
-  const pipec = (...args: string[]): string => execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pipec.js'), ...args], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+  const pipec = (...args: string[]): string =>
+    execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pipec.js'), ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
 
   beforeAll(async () => {
     dir = tempDir('openapi');
@@ -82,10 +96,15 @@ describe('OpenAPI 3.1 from the HTTP triggers', () => {
   it('documents methods, parameters, body schemas, auth and every answer of each pipeline', () => {
     expect(Object.keys(document.paths).sort()).toEqual(['/orders', '/orders/{id}', '/ping']);
     const create = document.paths['/orders']?.['post'] as Operation;
-    expect(create.requestBody).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } });
+    expect(create.requestBody).toEqual({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } },
+    });
     expect(document.components['schemas']?.['Order']).toMatchObject({ required: ['sku', 'qty'] });
     expect(create.security).toEqual([{ 'apiKey-header-x-api-key': [] }]);
-    expect(document.components['securitySchemes']).toEqual({ 'apiKey-header-x-api-key': { type: 'apiKey', in: 'header', name: 'x-api-key' } });
+    expect(document.components['securitySchemes']).toEqual({
+      'apiKey-header-x-api-key': { type: 'apiKey', in: 'header', name: 'x-api-key' },
+    });
     // respond 201, fail 409, the trigger's failures that apply (auth, body), and the service's.
     expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '422', '500', '503']);
     const get = document.paths['/orders/{id}']?.['get'] as Operation;
@@ -103,9 +122,30 @@ describe('OpenAPI 3.1 from the HTTP triggers', () => {
   it('every documented route answers with a status it documents', async () => {
     const url = (service as RunningService).url;
     const calls: { method: string; path: string; init: RequestInit; expected: number }[] = [
-      { method: 'post', path: '/orders', init: { headers: { 'content-type': 'application/json', 'x-api-key': 'k-openapi-test' }, body: '{"sku":"PEN","qty":2}' }, expected: 201 },
-      { method: 'post', path: '/orders', init: { headers: { 'content-type': 'application/json', 'x-api-key': 'k-openapi-test' }, body: '{"sku":"PEN","qty":200}' }, expected: 409 },
-      { method: 'post', path: '/orders', init: { headers: { 'content-type': 'application/json' }, body: '{"sku":"PEN","qty":2}' }, expected: 401 },
+      {
+        method: 'post',
+        path: '/orders',
+        init: {
+          headers: { 'content-type': 'application/json', 'x-api-key': 'k-openapi-test' },
+          body: '{"sku":"PEN","qty":2}',
+        },
+        expected: 201,
+      },
+      {
+        method: 'post',
+        path: '/orders',
+        init: {
+          headers: { 'content-type': 'application/json', 'x-api-key': 'k-openapi-test' },
+          body: '{"sku":"PEN","qty":200}',
+        },
+        expected: 409,
+      },
+      {
+        method: 'post',
+        path: '/orders',
+        init: { headers: { 'content-type': 'application/json' }, body: '{"sku":"PEN","qty":2}' },
+        expected: 401,
+      },
       { method: 'get', path: '/orders/o-1?verbose=yes', init: {}, expected: 200 },
       { method: 'get', path: '/orders/o-2', init: {}, expected: 404 },
       { method: 'get', path: '/ping', init: {}, expected: 200 },
@@ -116,13 +156,17 @@ describe('OpenAPI 3.1 from the HTTP triggers', () => {
       const res = await fetch(`${url}${call.path}`, { ...call.init, method: call.method.toUpperCase() });
       await res.arrayBuffer();
       expect(res.status, `${call.method} ${call.path}`).toBe(call.expected);
-      const documented = Object.entries(document.paths).find(([p]) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(call.path.split('?')[0] ?? ''));
+      const documented = Object.entries(document.paths).find(([p]) =>
+        new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(call.path.split('?')[0] ?? ''),
+      );
       const operation = documented?.[1][call.method];
       expect(operation, `${call.method} ${call.path} is documented`).toBeDefined();
       expect(Object.keys(operation?.responses ?? {}), `${call.method} ${call.path}`).toContain(String(res.status));
       called.add(`${call.method} ${documented?.[0]}`);
     }
-    const documentedOperations = Object.entries(document.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
+    const documentedOperations = Object.entries(document.paths).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m} ${p}`),
+    );
     expect([...called].sort()).toEqual(documentedOperations.sort());
   });
 });

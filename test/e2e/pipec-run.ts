@@ -19,14 +19,19 @@ export interface PipecRun {
 const LISTENING = /pipec run: listening on (http:\/\/localhost:\d+)/g;
 
 export function pipecRun(args: readonly string[], env: Record<string, string>): PipecRun {
-  const child: ChildProcess = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/pipec.js'), 'run', ...args, '--port', '0'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, 'bin/pipec.js'), 'run', ...args, '--port', '0'],
+    {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const starts = (): Array<{ url: string; index: number }> => [...output.matchAll(LISTENING)].map((m) => ({ url: m[1] as string, index: m.index }));
+  const starts = (): Array<{ url: string; index: number }> =>
+    [...output.matchAll(LISTENING)].map((m) => ({ url: m[1] as string, index: m.index }));
   return {
     url: () => starts().at(-1)?.url,
     output: () => output,
@@ -54,12 +59,18 @@ export function pipecRun(args: readonly string[], env: Record<string, string>): 
 }
 
 /** Polls `read` until `done` holds for its value; fails with `what` and the last value after `timeoutMs`. */
-export async function pollUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function pollUntil<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms: ${what}; last: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`not reached within ${timeoutMs} ms: ${what}; last: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -66,7 +66,10 @@ pipeline limited {
 }
 `;
 
-interface Tick { scheduledAt: number; replica: string }
+interface Tick {
+  scheduledAt: number;
+  replica: string;
+}
 
 /** An HTTP sink the replicas report each tick to. */
 async function tickSink(): Promise<{ url: string; ticks: Tick[]; close: () => Promise<void> }> {
@@ -96,17 +99,26 @@ function runsPerTick(ticks: readonly Tick[]): Map<number, number> {
 
 /** Sends `n` GET /limited round-robin over the replicas; the statuses. */
 async function hitLimit(replicas: readonly RunningService[], n: number): Promise<number[]> {
-  return Promise.all(Array.from({ length: n }, async (_, i) => {
-    const res = await fetch(`${replicas[i % replicas.length]?.url}/limited`);
-    await res.arrayBuffer();
-    return res.status;
-  }));
+  return Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const res = await fetch(`${replicas[i % replicas.length]?.url}/limited`);
+      await res.arrayBuffer();
+      return res.status;
+    }),
+  );
 }
 
 async function startReplicas(outDir: string, dir: string, env: Record<string, string>): Promise<RunningService[]> {
   const replicas: RunningService[] = [];
   for (const i of [0, 1, 2]) {
-    replicas.push(await startServer(outDir, { ...env, REPLICA: `r${i}`, PIPEC_DATA_DIR: path.join(dir, `data-${i}`), PIPEC_REPLICAS: '3' }));
+    replicas.push(
+      await startServer(outDir, {
+        ...env,
+        REPLICA: `r${i}`,
+        PIPEC_DATA_DIR: path.join(dir, `data-${i}`),
+        PIPEC_REPLICAS: '3',
+      }),
+    );
   }
   return replicas;
 }
@@ -114,7 +126,9 @@ async function startReplicas(outDir: string, dir: string, env: Record<string, st
 describe.runIf(run)('three replicas of one built service', () => {
   let dir = '';
   const natsEnv = (stream: string): Record<string, string> => ({
-    PIPEC_BROKER: NATS_URL, PIPEC_NATS_STREAM: stream, PIPEC_NATS_SUBJECT_PREFIX: `pipecreplicas.${stream.toLowerCase()}`,
+    PIPEC_BROKER: NATS_URL,
+    PIPEC_NATS_STREAM: stream,
+    PIPEC_NATS_SUBJECT_PREFIX: `pipecreplicas.${stream.toLowerCase()}`,
   });
   const streams = [`PIPEC_REPLICAS_FULL_${RUN}`, `PIPEC_REPLICAS_NATS_${RUN}`];
 
@@ -126,7 +140,14 @@ describe.runIf(run)('three replicas of one built service', () => {
     fs.mkdirSync(path.join(dir, 'nats'));
     fs.writeFileSync(path.join(dir, 'nats', 'ticks.pipe'), TICKS_AND_LIMITS);
     for (const name of ['full', 'nats']) {
-      const built = await runCli(['build', path.join(dir, name), '--out', path.join(dir, `out-${name}`), '--name', `replicas-${name}`]);
+      const built = await runCli([
+        'build',
+        path.join(dir, name),
+        '--out',
+        path.join(dir, `out-${name}`),
+        '--name',
+        `replicas-${name}`,
+      ]);
       expect(built.code, JSON.stringify(built.output)).toBe(0);
     }
   }, 300_000);
@@ -140,94 +161,136 @@ describe.runIf(run)('three replicas of one built service', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('on PostgreSQL + NATS, one replica killed mid-load: every accepted event handled, each tick once, the rate limit in total', { timeout: 300_000 }, async () => {
-    const sink = await tickSink();
-    const replicas = await startReplicas(path.join(dir, 'out-full'), dir, { PIPEC_STORE: PG_URL, ...natsEnv(streams[0] as string), TICK_URL: sink.url });
-    const alive = new Set(replicas);
-    try {
-      // The rate limit: 20 for the service, not 20 per replica.
-      const statuses = await hitLimit(replicas, 3 * RATE_MAX);
-      expect(statuses.filter((s) => s === 200)).toHaveLength(RATE_MAX);
-      expect(statuses.filter((s) => s === 429)).toHaveLength(2 * RATE_MAX);
-
-      // The load: 300 orders, 10 at a time, round-robin over the replicas still up; the second
-      // replica is killed (SIGKILL: no drain) after 100 were sent.
-      const accepted = new Set<string>();
-      let sent = 0;
-      const victim = replicas[1] as RunningService;
-      let killed: Promise<void> | undefined;
-      const send = async (): Promise<void> => {
-        while (sent < 300) {
-          const n = sent++;
-          if (n === 100) {
-            alive.delete(victim);
-            killed = victim.kill('SIGKILL');
-          }
-          const up = [...alive];
-          const target = up[n % up.length] as RunningService;
-          try {
-            const res = await fetch(`${target.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderId: `o-${n}` }) });
-            await res.arrayBuffer();
-            if (res.status === 202) accepted.add(`o-${n}`);
-          } catch {
-            // The killed replica's connections break: not accepted, nothing promised.
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: 10 }, send));
-      await killed;
-      expect(accepted.size).toBeGreaterThan(250);
-
-      // Every accepted order is stored (an event the killed replica held comes back to the others).
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
+  it(
+    'on PostgreSQL + NATS, one replica killed mid-load: every accepted event handled, each tick once, the rate limit in total',
+    { timeout: 300_000 },
+    async () => {
+      const sink = await tickSink();
+      const replicas = await startReplicas(path.join(dir, 'out-full'), dir, {
+        PIPEC_STORE: PG_URL,
+        ...natsEnv(streams[0] as string),
+        TICK_URL: sink.url,
+      });
+      const alive = new Set(replicas);
       try {
-        const stored = await pollUntil('every accepted order stored', async () => {
-          const rows = await client.query<{ order_id: string }>("SELECT doc->>'orderId' AS order_id FROM pipec_documents WHERE store = $1", [STORE]);
-          return new Set(rows.rows.map((r) => r.order_id));
-        }, (ids) => [...accepted].every((id) => ids.has(id)), 120_000);
-        expect([...accepted].filter((id) => !stored.has(id))).toEqual([]);
+        // The rate limit: 20 for the service, not 20 per replica.
+        const statuses = await hitLimit(replicas, 3 * RATE_MAX);
+        expect(statuses.filter((s) => s === 200)).toHaveLength(RATE_MAX);
+        expect(statuses.filter((s) => s === 429)).toHaveLength(2 * RATE_MAX);
+
+        // The load: 300 orders, 10 at a time, round-robin over the replicas still up; the second
+        // replica is killed (SIGKILL: no drain) after 100 were sent.
+        const accepted = new Set<string>();
+        let sent = 0;
+        const victim = replicas[1] as RunningService;
+        let killed: Promise<void> | undefined;
+        const send = async (): Promise<void> => {
+          while (sent < 300) {
+            const n = sent++;
+            if (n === 100) {
+              alive.delete(victim);
+              killed = victim.kill('SIGKILL');
+            }
+            const up = [...alive];
+            const target = up[n % up.length] as RunningService;
+            try {
+              const res = await fetch(`${target.url}/orders`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ orderId: `o-${n}` }),
+              });
+              await res.arrayBuffer();
+              if (res.status === 202) accepted.add(`o-${n}`);
+            } catch {
+              // The killed replica's connections break: not accepted, nothing promised.
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: 10 }, send));
+        await killed;
+        expect(accepted.size).toBeGreaterThan(250);
+
+        // Every accepted order is stored (an event the killed replica held comes back to the others).
+        const client = new pg.Client({ connectionString: PG_URL });
+        await client.connect();
+        try {
+          const stored = await pollUntil(
+            'every accepted order stored',
+            async () => {
+              const rows = await client.query<{ order_id: string }>(
+                "SELECT doc->>'orderId' AS order_id FROM pipec_documents WHERE store = $1",
+                [STORE],
+              );
+              return new Set(rows.rows.map((r) => r.order_id));
+            },
+            (ids) => [...accepted].every((id) => ids.has(id)),
+            120_000,
+          );
+          expect([...accepted].filter((id) => !stored.has(id))).toEqual([]);
+        } finally {
+          await client.end();
+        }
+
+        // Schedules: ticks kept coming after the kill, and none ran twice.
+        const afterKill = sink.ticks.length;
+        await pollUntil(
+          'three more ticks after the kill',
+          async () => sink.ticks.length,
+          (n) => n >= afterKill + 3,
+          30_000,
+        );
+        for (const replica of alive) await replica.stop();
+        alive.clear();
+        const runs = runsPerTick(sink.ticks);
+        expect(runs.size).toBeGreaterThanOrEqual(3);
+        expect([...runs].filter(([, n]) => n > 1)).toEqual([]);
       } finally {
-        await client.end();
+        for (const replica of alive) await replica.stop();
+        await sink.close();
       }
+    },
+  );
 
-      // Schedules: ticks kept coming after the kill, and none ran twice.
-      const afterKill = sink.ticks.length;
-      await pollUntil('three more ticks after the kill', async () => sink.ticks.length, (n) => n >= afterKill + 3, 30_000);
-      for (const replica of alive) await replica.stop();
-      alive.clear();
-      const runs = runsPerTick(sink.ticks);
-      expect(runs.size).toBeGreaterThanOrEqual(3);
-      expect([...runs].filter(([, n]) => n > 1)).toEqual([]);
-    } finally {
-      for (const replica of alive) await replica.stop();
-      await sink.close();
-    }
-  });
-
-  it('with NATS alone: each tick once across replicas (a lock in NATS KV), one killed mid-way, and the rate limit in total', { timeout: 180_000 }, async () => {
-    const sink = await tickSink();
-    const replicas = await startReplicas(path.join(dir, 'out-nats'), dir, { ...natsEnv(streams[1] as string), TICK_URL: sink.url });
-    const alive = new Set(replicas);
-    try {
-      const statuses = await hitLimit(replicas, 3 * RATE_MAX);
-      expect(statuses.filter((s) => s === 200)).toHaveLength(RATE_MAX);
-      await pollUntil('three ticks', async () => sink.ticks.length, (n) => n >= 3, 30_000);
-      const victim = replicas[0] as RunningService;
-      alive.delete(victim);
-      await victim.kill('SIGKILL');
-      const afterKill = sink.ticks.length;
-      await pollUntil('three more ticks after the kill', async () => sink.ticks.length, (n) => n >= afterKill + 3, 30_000);
-      for (const replica of alive) await replica.stop();
-      alive.clear();
-      const runs = runsPerTick(sink.ticks);
-      expect(runs.size).toBeGreaterThanOrEqual(6);
-      expect([...runs].filter(([, n]) => n > 1)).toEqual([]);
-      // More than one replica took ticks: the lock is shared, not held by one process.
-      expect(new Set(sink.ticks.map((t) => t.replica)).size).toBeGreaterThan(1);
-    } finally {
-      for (const replica of alive) await replica.stop();
-      await sink.close();
-    }
-  });
+  it(
+    'with NATS alone: each tick once across replicas (a lock in NATS KV), one killed mid-way, and the rate limit in total',
+    { timeout: 180_000 },
+    async () => {
+      const sink = await tickSink();
+      const replicas = await startReplicas(path.join(dir, 'out-nats'), dir, {
+        ...natsEnv(streams[1] as string),
+        TICK_URL: sink.url,
+      });
+      const alive = new Set(replicas);
+      try {
+        const statuses = await hitLimit(replicas, 3 * RATE_MAX);
+        expect(statuses.filter((s) => s === 200)).toHaveLength(RATE_MAX);
+        await pollUntil(
+          'three ticks',
+          async () => sink.ticks.length,
+          (n) => n >= 3,
+          30_000,
+        );
+        const victim = replicas[0] as RunningService;
+        alive.delete(victim);
+        await victim.kill('SIGKILL');
+        const afterKill = sink.ticks.length;
+        await pollUntil(
+          'three more ticks after the kill',
+          async () => sink.ticks.length,
+          (n) => n >= afterKill + 3,
+          30_000,
+        );
+        for (const replica of alive) await replica.stop();
+        alive.clear();
+        const runs = runsPerTick(sink.ticks);
+        expect(runs.size).toBeGreaterThanOrEqual(6);
+        expect([...runs].filter(([, n]) => n > 1)).toEqual([]);
+        // More than one replica took ticks: the lock is shared, not held by one process.
+        expect(new Set(sink.ticks.map((t) => t.replica)).size).toBeGreaterThan(1);
+      } finally {
+        for (const replica of alive) await replica.stop();
+        await sink.close();
+      }
+    },
+  );
 });

@@ -41,32 +41,57 @@ describe('pipec run: fire a schedule now', () => {
     return { status: res.status, body: (await res.json()) as T };
   };
   const status = async (): Promise<Status> => (await json<Status>('/reprocessing/status')).body;
-  const attempts = async (orderId: string): Promise<Attempt[]> => (await json<{ attempts: Attempt[] }>(`/reprocessing/attempts/${orderId}`)).body.attempts;
+  const attempts = async (orderId: string): Promise<Attempt[]> =>
+    (await json<{ attempts: Attempt[] }>(`/reprocessing/attempts/${orderId}`)).body.attempts;
   const fire = () => json<Record<string, unknown>>('/_pipec/schedules/reprocess-timer', { method: 'POST' });
 
   it('lists the schedules and refuses a pipeline without one', async () => {
-    expect((await json('/_pipec/schedules')).body).toEqual({ schedules: [{ pipeline: 'reprocess-timer', cron: '* * * * *', timezone: 'UTC' }] });
-    expect(await json('/_pipec/schedules/reprocessing-event', { method: 'POST' })).toMatchObject({ status: 404, body: { schedules: ['reprocess-timer'] } });
+    expect((await json('/_pipec/schedules')).body).toEqual({
+      schedules: [{ pipeline: 'reprocess-timer', cron: '* * * * *', timezone: 'UTC' }],
+    });
+    expect(await json('/_pipec/schedules/reprocessing-event', { method: 'POST' })).toMatchObject({
+      status: 404,
+      body: { schedules: ['reprocess-timer'] },
+    });
   });
 
   it('drives the README cycle: store, re-send with current incremented, give up with a notification', async () => {
     const order = { orderId: 'readme-1', failTimes: 9, maxRetry: 2, intervalRetry: 0 };
-    const submitted = await json('/reprocessing/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(order) });
+    const submitted = await json('/reprocessing/orders', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(order),
+    });
     expect(submitted).toEqual({ status: 202, body: { accepted: 'readme-1' } });
     // Store: the first attempt failed and the engine keeps the order.
     await pollUntil('the order stored', status, (s) => s.pending === 1);
     for (const current of [1, 2]) {
       const fired = await fire();
-      expect(fired).toMatchObject({ status: 200, body: { pipeline: 'reprocess-timer', result: { total: 1, success: 1, failed: 0 } } });
+      expect(fired).toMatchObject({
+        status: 200,
+        body: { pipeline: 'reprocess-timer', result: { total: 1, success: 1, failed: 0 } },
+      });
       // Re-send: the flow gets the order with `current` incremented, fails again and sends it back.
-      const seen = await pollUntil(`re-send ${current}`, () => attempts('readme-1'), (a) => a.length === current + 1);
-      expect(seen.map((a) => [a.current, a.outcome])).toEqual(Array.from({ length: current + 1 }, (_, i) => [i, 'failed']));
+      const seen = await pollUntil(
+        `re-send ${current}`,
+        () => attempts('readme-1'),
+        (a) => a.length === current + 1,
+      );
+      expect(seen.map((a) => [a.current, a.outcome])).toEqual(
+        Array.from({ length: current + 1 }, (_, i) => [i, 'failed']),
+      );
       await pollUntil(`re-send ${current} stored again`, status, (s) => s.pending === 1);
     }
     // Give up: maxRetry re-sends were made; the next tick notifies instead of re-sending.
     expect((await fire()).status).toBe(200);
     const final = await pollUntil('the notification', status, (s) => s.notifications.length === 1 && s.pending === 0);
-    expect(final.notifications[0]).toMatchObject({ reason: 'max-retry', pipeOrEventName: 'reprocessing-demo-order', maxRetry: 2, current: 2, payload: order });
+    expect(final.notifications[0]).toMatchObject({
+      reason: 'max-retry',
+      pipeOrEventName: 'reprocessing-demo-order',
+      maxRetry: 2,
+      current: 2,
+      payload: order,
+    });
     expect(await attempts('readme-1')).toHaveLength(3);
   }, 120_000);
 });
@@ -77,12 +102,19 @@ describe('the development routes', () => {
       app: { fetch: () => new Response('service') },
       fireSchedule: async () => ({ ok: true, executionId: 'x', result: 1 }),
     } as unknown as Parameters<typeof withDevRoutes>[0];
-    const def = { name: 's', pipelines: [{ name: 'tick', trigger: { kind: 'scheduler', cron: '* * * * *', timezone: 'UTC' } }] } as unknown as Parameters<typeof withDevRoutes>[1];
+    const def = {
+      name: 's',
+      pipelines: [{ name: 'tick', trigger: { kind: 'scheduler', cron: '* * * * *', timezone: 'UTC' } }],
+    } as unknown as Parameters<typeof withDevRoutes>[1];
     const app = withDevRoutes(service, def);
     const from = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } });
     expect((await app.request('/_pipec/schedules/tick', { method: 'POST' }, from('10.1.2.3'))).status).toBe(403);
     expect((await app.request('/_pipec/schedules', {}, from('192.168.0.9'))).status).toBe(403);
-    expect(await (await app.request('/_pipec/schedules/tick', { method: 'POST' }, from('::1'))).json()).toEqual({ pipeline: 'tick', executionId: 'x', result: 1 });
+    expect(await (await app.request('/_pipec/schedules/tick', { method: 'POST' }, from('::1'))).json()).toEqual({
+      pipeline: 'tick',
+      executionId: 'x',
+      result: 1,
+    });
     expect(await (await app.request('/anything', {}, from('10.1.2.3'))).text()).toBe('service');
   });
 
@@ -90,8 +122,14 @@ describe('the development routes', () => {
     const out = path.join(tempDir('no-dev-routes'), 'out');
     const built = await runCli(['build', EXAMPLE, '--out', out]);
     expect(built.code, built.output.err.join('\n')).toBe(0);
-    const files = fs.readdirSync(out, { recursive: true, withFileTypes: true }).filter((f) => f.isFile() && !f.parentPath.includes('node_modules'));
-    const holding = files.filter((f) => /\.(js|ts|cjs|json)$/.test(f.name) && fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes('_pipec/schedules'));
+    const files = fs
+      .readdirSync(out, { recursive: true, withFileTypes: true })
+      .filter((f) => f.isFile() && !f.parentPath.includes('node_modules'));
+    const holding = files.filter(
+      (f) =>
+        /\.(js|ts|cjs|json)$/.test(f.name) &&
+        fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes('_pipec/schedules'),
+    );
     expect(holding.map((f) => f.name)).toEqual([]);
     const served = await startServer(out);
     try {

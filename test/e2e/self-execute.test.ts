@@ -9,7 +9,11 @@ describe('self-execution', () => {
   let service: Service;
   beforeAll(async () => {
     const built = await buildService([path.join(import.meta.dirname, 'fixtures/self-execute.pipe')], 'self-execute');
-    service = await built.runtime.createService(built.definition, { backends: createFakeBackends(), startTriggers: false, dataDir: built.outDir });
+    service = await built.runtime.createService(built.definition, {
+      backends: createFakeBackends(),
+      startTriggers: false,
+      dataDir: built.outDir,
+    });
   }, 60_000);
   afterAll(async () => service?.stop(100));
 

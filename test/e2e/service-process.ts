@@ -89,11 +89,12 @@ async function startServerOnce(outDir: string, env: Record<string, string>): Pro
   return {
     url,
     logs: () => logs,
-    kill: (signal) => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill(signal);
-    }),
+    kill: (signal) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -24,17 +24,25 @@ pipeline greet {
 }
 `;
 
-interface Instruction { op: string; args: string }
+interface Instruction {
+  op: string;
+  args: string;
+}
 
 /** The instructions of a Dockerfile (comments and blank lines left out; no line continuations in ours). */
 function instructions(text: string): Instruction[] {
-  return text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#')).map((l) => {
-    const [op = '', ...rest] = l.split(' ');
-    return { op, args: rest.join(' ') };
-  });
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#'))
+    .map((l) => {
+      const [op = '', ...rest] = l.split(' ');
+      return { op, args: rest.join(' ') };
+    });
 }
 
-interface Lock { packages: Record<string, { version?: string; dev?: boolean }> }
+interface Lock {
+  packages: Record<string, { version?: string; dev?: boolean }>;
+}
 
 describe('a built service, shipped', () => {
   let outside = '';
@@ -44,24 +52,54 @@ describe('a built service, shipped', () => {
     outside = fs.mkdtempSync(path.join(os.tmpdir(), 'pipec-ship-'));
     fs.writeFileSync(path.join(outside, 'greet.pipe'), GREET);
     built = path.join(outside, 'out', 'greet');
-    execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pipec.js'), 'build', 'greet.pipe', '--out', 'out/greet', '--container'], { cwd: outside, stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'pipec.js'), 'build', 'greet.pipe', '--out', 'out/greet', '--container'],
+      { cwd: outside, stdio: 'pipe' },
+    );
   }, 120_000);
   afterAll(() => fs.rmSync(outside, { recursive: true, force: true }));
 
   const greet = async (service: RunningService): Promise<unknown> => {
-    const res = await fetch(`${service.url}/greet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Ana"}' });
+    const res = await fetch(`${service.url}/greet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"Ana"}',
+    });
     expect(res.status).toBe(200);
     return res.json();
   };
 
-  it('names only the packages its pipelines load, pinned to the versions of pipec\'s lockfile', () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(built, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  it("names only the packages its pipelines load, pinned to the versions of pipec's lockfile", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(built, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     const names = Object.keys(manifest.dependencies);
     // What every service loads, what a body schema needs, the backends chosen where it runs.
-    for (const needed of ['hono', '@hono/node-server', 'pino', 'ajv', 'better-sqlite3', 'pg', '@nats-io/transport-node']) expect(names).toContain(needed);
+    for (const needed of [
+      'hono',
+      '@hono/node-server',
+      'pino',
+      'ajv',
+      'better-sqlite3',
+      'pg',
+      '@nats-io/transport-node',
+    ])
+      expect(names).toContain(needed);
     // What only other connectors load.
-    for (const unused of ['openai', '@modelcontextprotocol/sdk', 'json-schema-faker', 'undici', 'busboy', 'chevrotain', 'esbuild']) expect(names).not.toContain(unused);
-    const pipecManifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const unused of [
+      'openai',
+      '@modelcontextprotocol/sdk',
+      'json-schema-faker',
+      'undici',
+      'busboy',
+      'chevrotain',
+      'esbuild',
+    ])
+      expect(names).not.toContain(unused);
+    const pipecManifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     for (const name of names) expect(manifest.dependencies[name]).toBe(pipecManifest.dependencies[name]);
 
     const lock = JSON.parse(fs.readFileSync(path.join(built, 'package-lock.json'), 'utf8')) as Lock;
@@ -93,17 +131,31 @@ describe('a built service, shipped', () => {
     const froms = lines.filter((l) => l.op === 'FROM');
     expect(froms.map((l) => l.args)).toEqual(['${NODE_IMAGE} AS deps', '${NODE_IMAGE}']);
     expect(text).toContain(`ARG NODE_IMAGE=node:${process.versions.node}-bookworm-slim`);
-    const stage = (n: number): Instruction[] => lines.slice(lines.indexOf(froms[n] as Instruction) + 1, n + 1 < froms.length ? lines.indexOf(froms[n + 1] as Instruction) : undefined);
-    expect(stage(0).map((l) => `${l.op} ${l.args}`)).toEqual(expect.arrayContaining(['COPY package.json package-lock.json ./', 'RUN npm ci --omit=dev --no-audit --no-fund']));
+    const stage = (n: number): Instruction[] =>
+      lines.slice(
+        lines.indexOf(froms[n] as Instruction) + 1,
+        n + 1 < froms.length ? lines.indexOf(froms[n + 1] as Instruction) : undefined,
+      );
+    expect(stage(0).map((l) => `${l.op} ${l.args}`)).toEqual(
+      expect.arrayContaining(['COPY package.json package-lock.json ./', 'RUN npm ci --omit=dev --no-audit --no-fund']),
+    );
     const final = stage(1).map((l) => `${l.op} ${l.args}`);
-    expect(final).toEqual(expect.arrayContaining([
-      'COPY --from=deps /app/node_modules ./node_modules', 'RUN node runtime/code-cache.js', 'USER node', 'VOLUME ["/data"]', 'CMD ["node", "server.js"]',
-    ]));
+    expect(final).toEqual(
+      expect.arrayContaining([
+        'COPY --from=deps /app/node_modules ./node_modules',
+        'RUN node runtime/code-cache.js',
+        'USER node',
+        'VOLUME ["/data"]',
+        'CMD ["node", "server.js"]',
+      ]),
+    );
     expect(final.find((l) => l.startsWith('ENV '))).toContain('PIPEC_DATA_DIR=/data');
     expect(final.find((l) => l.startsWith('HEALTHCHECK '))).toMatch(/CMD node -e .*\/ready/);
     // USER comes before CMD: the service never runs as root.
     expect(final.findIndex((l) => l === 'USER node')).toBeLessThan(final.findIndex((l) => l.startsWith('CMD ')));
-    expect(fs.readFileSync(path.join(built, '.dockerignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['node_modules', 'bundle/service.cjs.cache']));
+    expect(fs.readFileSync(path.join(built, '.dockerignore'), 'utf8').split('\n')).toEqual(
+      expect.arrayContaining(['node_modules', 'bundle/service.cjs.cache']),
+    );
   });
 
   /**
@@ -113,7 +165,7 @@ describe('a built service, shipped', () => {
    * out, its code cache command, then its CMD as an unprivileged user (nobody) with a data folder
    * of that user's, answered through its HEALTHCHECK command.
    */
-  it('copied to a fresh folder, installs from its lockfile alone and serves as an unprivileged user (the Dockerfile\'s steps)', async () => {
+  it("copied to a fresh folder, installs from its lockfile alone and serves as an unprivileged user (the Dockerfile's steps)", async () => {
     const text = fs.readFileSync(path.join(built, 'Dockerfile'), 'utf8');
     const lines = instructions(text);
     const run = (args: string, cwd: string, env: Record<string, string> = {}): void => {
@@ -123,10 +175,13 @@ describe('a built service, shipped', () => {
     // Stage 1: `COPY package.json package-lock.json ./` and its RUN (the npm cache first, when it holds the packages).
     const deps = path.join(fresh, 'deps');
     fs.mkdirSync(deps, { recursive: true });
-    for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(built, file), path.join(deps, file));
+    for (const file of ['package.json', 'package-lock.json'])
+      fs.copyFileSync(path.join(built, file), path.join(deps, file));
     const install = lines.find((l) => l.op === 'RUN' && l.args.startsWith('npm ci'));
     run(install?.args ?? 'false', deps, { npm_config_prefer_offline: 'true' });
-    const installed = JSON.parse(fs.readFileSync(path.join(deps, 'node_modules', 'hono', 'package.json'), 'utf8')) as { version: string };
+    const installed = JSON.parse(fs.readFileSync(path.join(deps, 'node_modules', 'hono', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     const lock = JSON.parse(fs.readFileSync(path.join(built, 'package-lock.json'), 'utf8')) as Lock;
     expect(installed.version).toBe(lock.packages['node_modules/hono']?.version);
     expect(fs.existsSync(path.join(deps, 'node_modules', 'openai'))).toBe(false);
@@ -145,7 +200,8 @@ describe('a built service, shipped', () => {
     const root = process.getuid?.() === 0;
     if (root) {
       fs.chownSync(data, 65534, 65534);
-      for (let dir = fresh; dir !== path.dirname(dir); dir = path.dirname(dir)) fs.chmodSync(dir, fs.statSync(dir).mode | 0o055);
+      for (let dir = fresh; dir !== path.dirname(dir); dir = path.dirname(dir))
+        fs.chmodSync(dir, fs.statSync(dir).mode | 0o055);
     }
     const port = 20000 + (process.pid % 20000);
     const cmd = JSON.parse(lines.find((l) => l.op === 'CMD')?.args ?? '[]') as string[];
@@ -170,7 +226,11 @@ describe('a built service, shipped', () => {
       }
       const uid = /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
       expect(Number(uid)).not.toBe(0);
-      const res = await fetch(`http://127.0.0.1:${port}/greet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Ana"}' });
+      const res = await fetch(`http://127.0.0.1:${port}/greet`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":"Ana"}',
+      });
       expect(await res.json()).toEqual({ greeting: 'Hello, Ana!' });
       // The embedded backends keep their data in the volume, owned by the unprivileged user.
       const written = fs.readdirSync(data);
@@ -188,7 +248,9 @@ describe('a built service, shipped', () => {
     const service = await startServer(built, { PIPEC_ADMIN_API_KEY_FILE: keyFile, HOST: '127.0.0.1' });
     try {
       expect((await fetch(`${service.url}/_pipec/dead-letters`)).status).toBe(401);
-      const res = await fetch(`${service.url}/_pipec/dead-letters`, { headers: { authorization: 'Bearer k-from-a-mounted-secret' } });
+      const res = await fetch(`${service.url}/_pipec/dead-letters`, {
+        headers: { authorization: 'Bearer k-from-a-mounted-secret' },
+      });
       expect(res.status).toBe(200);
       expect(service.logs()).not.toContain('k-from-a-mounted-secret');
     } finally {
@@ -199,7 +261,9 @@ describe('a built service, shipped', () => {
   it('refuses to start with a backend it cannot use: one line, a non-zero exit', () => {
     const start = (env: Record<string, string>): { status: number | null; lines: string[] } => {
       const result = spawnSync(process.execPath, [path.join(built, 'server.js')], {
-        cwd: built, encoding: 'utf8', timeout: 30_000,
+        cwd: built,
+        encoding: 'utf8',
+        timeout: 30_000,
         env: { ...process.env, PORT: '0', PIPEC_DATA_DIR: path.join(outside, 'refused-data'), ...env },
       });
       return { status: result.status, lines: `${result.stdout}${result.stderr}`.split('\n').filter(Boolean) };
@@ -207,21 +271,31 @@ describe('a built service, shipped', () => {
     const mistyped = start({ PIPEC_STORE: 'postgress://app:s3cret@db:5432/app' });
     expect(mistyped.status).toBe(1);
     expect(mistyped.lines).toHaveLength(1);
-    expect(JSON.parse(mistyped.lines[0] as string)).toMatchObject({ level: 60, msg: expect.stringMatching(/^PIPEC_STORE has an unknown scheme "postgress:"/) });
+    expect(JSON.parse(mistyped.lines[0] as string)).toMatchObject({
+      level: 60,
+      msg: expect.stringMatching(/^PIPEC_STORE has an unknown scheme "postgress:"/),
+    });
     expect(mistyped.lines[0]).not.toContain('s3cret');
     // Nothing written: the embedded backends were never opened instead.
     expect(fs.existsSync(path.join(outside, 'refused-data'))).toBe(false);
     const broker = start({ PIPEC_BROKER: 'nast://127.0.0.1:4222' });
     expect(broker.status).toBe(1);
-    expect(broker.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([expect.stringMatching(/^PIPEC_BROKER has an unknown scheme "nast:"/)]);
+    expect(broker.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([
+      expect.stringMatching(/^PIPEC_BROKER has an unknown scheme "nast:"/),
+    ]);
     const alone = start({ PIPEC_REPLICAS: '3' });
     expect(alone.status).toBe(1);
-    expect(alone.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([expect.stringMatching(/^PIPEC_REPLICAS=3 with the embedded backends only/)]);
+    expect(alone.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([
+      expect.stringMatching(/^PIPEC_REPLICAS=3 with the embedded backends only/),
+    ]);
   }, 60_000);
 
   it('pipec --version is the version of its package.json', () => {
-    const version = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-    const printed = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pipec.js'), '--version'], { encoding: 'utf8' });
+    const version = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
+      .version;
+    const printed = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'pipec.js'), '--version'], {
+      encoding: 'utf8',
+    });
     expect(printed.trim()).toBe(`pipec ${version}`);
   });
 });

@@ -9,7 +9,12 @@ import { runCli } from './service-process.js';
 
 describe('{{ }} typing', () => {
   it('a value that is exactly one {{ }} keeps its type and its null; other text with {{ }} is a string', async () => {
-    const { code, output } = await runCli(['test', path.join(import.meta.dirname, 'fixtures', 'template-typing'), '--color', 'never']);
+    const { code, output } = await runCli([
+      'test',
+      path.join(import.meta.dirname, 'fixtures', 'template-typing'),
+      '--color',
+      'never',
+    ]);
     const text = [...output.out, ...output.err].join('\n');
     expect(code, text).toBe(0);
     expect(text).toContain('1 passed, 0 failed');

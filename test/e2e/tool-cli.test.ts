@@ -15,10 +15,19 @@ const write = (name: string, content: string): string => {
   return file;
 };
 const pipec = (args: string[], input?: string) =>
-  spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin/pipec.js'), ...args], { input: input ?? '', encoding: 'utf8' });
+  spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin/pipec.js'), ...args], {
+    input: input ?? '',
+    encoding: 'utf8',
+  });
 
 describe('pipec jolt', () => {
-  const spec = write('spec.json', JSON.stringify([{ operation: 'shift', spec: { rating: { primary: { value: 'Rating' } } } }, { operation: 'default', spec: { Source: 'pipec' } }]));
+  const spec = write(
+    'spec.json',
+    JSON.stringify([
+      { operation: 'shift', spec: { rating: { primary: { value: 'Rating' } } } },
+      { operation: 'default', spec: { Source: 'pipec' } },
+    ]),
+  );
   const input = write('input.json', JSON.stringify({ rating: { primary: { value: 3 } } }));
 
   it('transforms a file', async () => {
@@ -79,7 +88,14 @@ describe('pipec jslt', () => {
 describe('pipec eval', () => {
   it('evaluates with or without braces, with a message and globals', async () => {
     const message = write('m.json', JSON.stringify({ body: { total: 120.5, name: 'Ana' } }));
-    const a = await runCli(['eval', '{{ CONCAT(global.greeting, ", ", message.body.name) }}', '--message', message, '--global', 'greeting=Olá']);
+    const a = await runCli([
+      'eval',
+      '{{ CONCAT(global.greeting, ", ", message.body.name) }}',
+      '--message',
+      message,
+      '--global',
+      'greeting=Olá',
+    ]);
     expect(a.code).toBe(0);
     expect(JSON.parse(a.output.out.join(''))).toBe('Olá, Ana');
     const b = await runCli(['eval', 'message.body.total * 2', '--message', message]);
@@ -99,17 +115,44 @@ describe('pipec schema and pipec explain', () => {
   it('prints every connector and trigger parameter schema as JSON', async () => {
     const { code, output } = await runCli(['schema']);
     expect(code).toBe(0);
-    const all = JSON.parse(output.out.join('')) as { connectors: Record<string, { params: { properties: object } }>; triggers: Record<string, unknown> };
+    const all = JSON.parse(output.out.join('')) as {
+      connectors: Record<string, { params: { properties: object } }>;
+      triggers: Record<string, unknown>;
+    };
     // Every folder under runtime/connectors and runtime/triggers, found by looking.
-    const folders = (group: string): string[] => fs.readdirSync(path.join(REPO_ROOT, 'runtime', group), { withFileTypes: true })
-      .filter((d) => d.isDirectory() && fs.existsSync(path.join(REPO_ROOT, 'runtime', group, d.name, 'schema.json'))).map((d) => d.name).sort();
+    const folders = (group: string): string[] =>
+      fs
+        .readdirSync(path.join(REPO_ROOT, 'runtime', group), { withFileTypes: true })
+        .filter((d) => d.isDirectory() && fs.existsSync(path.join(REPO_ROOT, 'runtime', group, d.name, 'schema.json')))
+        .map((d) => d.name)
+        .sort();
     expect(Object.keys(all.connectors).sort()).toEqual(folders('connectors'));
-    expect(Object.keys(all.connectors)).toEqual(expect.arrayContaining([
-      'rest', 'agent', 'validate', 'store', 'jolt', 'jslt', 'publish', 'execute', 'jwt', 'hash',
-      'sql', 'amqp-publish', 'mqtt-publish', 'redis', 'sftp', 'email', 'csv', 'xml',
-    ]));
+    expect(Object.keys(all.connectors)).toEqual(
+      expect.arrayContaining([
+        'rest',
+        'agent',
+        'validate',
+        'store',
+        'jolt',
+        'jslt',
+        'publish',
+        'execute',
+        'jwt',
+        'hash',
+        'sql',
+        'amqp-publish',
+        'mqtt-publish',
+        'redis',
+        'sftp',
+        'email',
+        'csv',
+        'xml',
+      ]),
+    );
     expect(Object.keys(all.triggers).sort()).toEqual(folders('triggers'));
-    expect(Object.keys(all.triggers).sort()).toEqual(expect.arrayContaining(['amqp', 'event', 'http', 'http-file', 'mcp-tool', 'mqtt', 'scheduler', 'sql-poll']));
+    expect(Object.keys(all.triggers).sort()).toEqual(
+      expect.arrayContaining(['amqp', 'event', 'http', 'http-file', 'mcp-tool', 'mqtt', 'scheduler', 'sql-poll']),
+    );
     expect(all.connectors['rest']?.params.properties).toHaveProperty('url');
     const one = await runCli(['schema', 'agent']);
     expect((JSON.parse(one.output.out.join('')) as { name: string }).name).toBe('agent');

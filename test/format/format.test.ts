@@ -15,7 +15,8 @@ const ROOT = path.resolve(HERE, '../..');
 
 function pipeFilesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && e.name.endsWith('.pipe'))
     .map((e) => path.join(e.parentPath, e.name))
     .filter((f) => !f.includes(`${path.sep}node_modules${path.sep}`))
@@ -36,12 +37,16 @@ function withoutPositions(value: unknown): unknown {
 
 function formatted(file: string, text: string): string {
   const result = formatPipe(file, text);
-  if (result.text === undefined) throw new Error(`${file} did not format: ${result.diagnostics.map((d) => d.message).join('; ')}`);
+  if (result.text === undefined)
+    throw new Error(`${file} did not format: ${result.diagnostics.map((d) => d.message).join('; ')}`);
   return result.text;
 }
 
 describe('fmt goldens', () => {
-  const cases = fs.readdirSync(HERE).filter((f) => f.endsWith('.input.pipe')).sort();
+  const cases = fs
+    .readdirSync(HERE)
+    .filter((f) => f.endsWith('.input.pipe'))
+    .sort();
   it('has at least six layouts', () => expect(cases.length).toBeGreaterThanOrEqual(6));
   for (const input of cases) {
     it(input.replace('.input.pipe', ''), () => {
@@ -56,7 +61,11 @@ describe('fmt goldens', () => {
 });
 
 describe('fmt over every example and test case', () => {
-  const files = [...pipeFilesUnder(path.join(ROOT, 'examples')), ...pipeFilesUnder(path.join(ROOT, 'test/cases')), ...pipeFilesUnder(HERE)];
+  const files = [
+    ...pipeFilesUnder(path.join(ROOT, 'examples')),
+    ...pipeFilesUnder(path.join(ROOT, 'test/cases')),
+    ...pipeFilesUnder(HERE),
+  ];
   it('finds files to check', () => expect(files.length).toBeGreaterThan(5));
   for (const file of files) {
     const text = fs.readFileSync(file, 'utf8');
@@ -77,7 +86,10 @@ describe('fmt over every example and test case', () => {
 
 describe('fmt refuses files with syntax errors', () => {
   it('returns diagnostics and no text', () => {
-    const result = formatPipe('bad.pipe', 'pipeline p {\n  trigger http { method: POST, path: "/x" }\n  log { message: }\n');
+    const result = formatPipe(
+      'bad.pipe',
+      'pipeline p {\n  trigger http { method: POST, path: "/x" }\n  log { message: }\n',
+    );
     expect(result.text).toBeUndefined();
     expect(result.diagnostics.length).toBeGreaterThan(0);
   });

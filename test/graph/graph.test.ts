@@ -20,13 +20,19 @@ const parse = (file: string) => parseFile(file, fs.readFileSync(file, 'utf8')).v
 const registry = await loadRegistry({ compileParts: false });
 
 describe('graph goldens', () => {
-  const cases = fs.readdirSync(HERE).filter((f) => f.endsWith('.pipe')).sort();
+  const cases = fs
+    .readdirSync(HERE)
+    .filter((f) => f.endsWith('.pipe'))
+    .sort();
   it('has at least four cases', () => expect(cases.length).toBeGreaterThanOrEqual(4));
   for (const name of cases) {
     it(name, () => {
       const file = path.join(HERE, name);
       const graph = buildGraph([parse(file)], registry);
-      for (const [ext, text] of [['.mmd', toMermaid(graph)], ['.svg', toSvg(graph)]] as const) {
+      for (const [ext, text] of [
+        ['.mmd', toMermaid(graph)],
+        ['.svg', toSvg(graph)],
+      ] as const) {
         const golden = file.replace(/\.pipe$/, ext);
         if (process.env['UPDATE_GOLDEN']) fs.writeFileSync(golden, text);
         expect(text).toBe(fs.readFileSync(golden, 'utf8'));
@@ -41,9 +47,18 @@ describe('graph model', () => {
     const graph = buildGraph([parse(path.join(HERE, 'events.pipe'))], registry);
     const label = (id: string) => graph.nodes.find((n) => n.id === id)?.label;
     const events = graph.edges.filter((e) => e.kind === 'event').map((e) => `${label(e.from)} -> ${label(e.to)}`);
-    expect(events).toEqual(['publish order-placed -> event order-placed', 'publish order-placed -> event order-placed']);
-    expect(new Set(graph.edges.filter((e) => e.kind === 'event').map((e) => graph.nodes.find((n) => n.id === e.to)?.pipeline))).toEqual(new Set(['notify', 'bill']));
-    const execute = graph.edges.filter((e) => e.kind === 'call').map((e) => [label(e.from), graph.nodes.find((n) => n.id === e.to)?.pipeline]);
+    expect(events).toEqual([
+      'publish order-placed -> event order-placed',
+      'publish order-placed -> event order-placed',
+    ]);
+    expect(
+      new Set(
+        graph.edges.filter((e) => e.kind === 'event').map((e) => graph.nodes.find((n) => n.id === e.to)?.pipeline),
+      ),
+    ).toEqual(new Set(['notify', 'bill']));
+    const execute = graph.edges
+      .filter((e) => e.kind === 'call')
+      .map((e) => [label(e.from), graph.nodes.find((n) => n.id === e.to)?.pipeline]);
     expect(execute).toEqual([['execute audit', 'audit']]);
   });
 
@@ -53,7 +68,11 @@ describe('graph model', () => {
     expect(labels).toContain('$[?(@.total < 500)]');
     expect(labels.some((l) => l.endsWith('…') && l.length === 40)).toBe(true);
     expect(labels).toContain('otherwise');
-    expect(graph.nodes.filter((n) => n.shape === 'respond').map((n) => n.label)).toEqual(['respond 422', 'respond 200', 'respond 202']);
+    expect(graph.nodes.filter((n) => n.shape === 'respond').map((n) => n.label)).toEqual([
+      'respond 422',
+      'respond 200',
+      'respond 202',
+    ]);
     expect(graph.nodes.filter((n) => n.shape === 'fail').map((n) => n.label)).toEqual(['fail 400']);
   });
 
@@ -70,7 +89,11 @@ describe('pipec graph (command)', () => {
   it('draws a folder: cross-file event links, to stdout', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runGraph([path.join(ROOT, 'test/lsp/fixtures/shop')], { format: 'mermaid', renderer: 'builtin' }, { out: (t) => out.push(t), err: (t) => err.push(t) });
+    const code = await runGraph(
+      [path.join(ROOT, 'test/lsp/fixtures/shop')],
+      { format: 'mermaid', renderer: 'builtin' },
+      { out: (t) => out.push(t), err: (t) => err.push(t) },
+    );
     expect(err).toEqual([]);
     expect(code).toBe(0);
     expect(out.join('')).toMatch(/place_order_n\d+ -\.->\|"event order-placed"\| notify_n1/);
@@ -79,7 +102,11 @@ describe('pipec graph (command)', () => {
 
   it('rejects an unknown --pipeline with the names it knows', async () => {
     const err: string[] = [];
-    const code = await runGraph([path.join(HERE, 'events.pipe')], { format: 'svg', renderer: 'builtin', pipeline: 'nope' }, { out: () => undefined, err: (t) => err.push(t) });
+    const code = await runGraph(
+      [path.join(HERE, 'events.pipe')],
+      { format: 'svg', renderer: 'builtin', pipeline: 'nope' },
+      { out: () => undefined, err: (t) => err.push(t) },
+    );
     expect(code).toBe(2);
     expect(err.join('')).toContain('place-order, notify, bill, audit');
   });

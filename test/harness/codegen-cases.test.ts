@@ -14,7 +14,10 @@ import { compileForTest } from './compile-case.js';
 import { expectGolden } from './golden.js';
 
 const root = path.resolve(import.meta.dirname, '../codegen');
-const cases = fs.readdirSync(root).filter((c) => fs.existsSync(path.join(root, c, 'input.pipe'))).sort();
+const cases = fs
+  .readdirSync(root)
+  .filter((c) => fs.existsSync(path.join(root, c, 'input.pipe')))
+  .sort();
 
 describe('codegen goldens', () => {
   it('has at least 3 cases', () => expect(cases.length).toBeGreaterThanOrEqual(3));
@@ -30,9 +33,16 @@ describe('codegen goldens', () => {
 
       const outDir = path.resolve(import.meta.dirname, '../.tmp', `codegen-${name}-${process.pid}`);
       writeService(outDir, result.files ?? []);
-      const definition = ((await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: never }).service;
-      const runtime = (await import(pathToFileURL(path.join(outDir, 'runtime', 'index.js')).href)) as typeof import('../../runtime/index.js');
-      const service = await runtime.createService(definition, { backends: createFakeBackends(), startTriggers: false, dataDir: outDir });
+      const definition = ((await import(pathToFileURL(path.join(outDir, 'service.js')).href)) as { service: never })
+        .service;
+      const runtime = (await import(
+        pathToFileURL(path.join(outDir, 'runtime', 'index.js')).href
+      )) as typeof import('../../runtime/index.js');
+      const service = await runtime.createService(definition, {
+        backends: createFakeBackends(),
+        startTriggers: false,
+        dataDir: outDir,
+      });
       const health = await service.app.request('/health');
       expect(health.status).toBe(200);
       await service.stop(100);

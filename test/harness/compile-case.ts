@@ -11,7 +11,10 @@ import { renderDiagnostic, renderSummary } from '../../base/diagnostics/render-t
 
 const registry = await loadRegistry();
 
-export function compileForTest(files: readonly string[], opts: { base: string; emit?: boolean; serviceName?: string }): CompileResult {
+export function compileForTest(
+  files: readonly string[],
+  opts: { base: string; emit?: boolean; serviceName?: string },
+): CompileResult {
   const relative = (f: string) => path.relative(opts.base, f).split(path.sep).join('/');
   return compile({
     files: files.map((f) => ({ path: f, text: fs.readFileSync(f, 'utf8') })),

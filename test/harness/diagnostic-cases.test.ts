@@ -34,7 +34,9 @@ describe('diagnostic goldens', () => {
       text.split('\n').forEach((line, i) => {
         const marker = /\/\/\s*(error|warning):\s*(PIPE\d{4})/.exec(line);
         if (!marker || !source) return;
-        const found = result.diagnostics.some((d) => d.code === marker[2] && source.positionOf(d.primary.span.start).line === i + 1);
+        const found = result.diagnostics.some(
+          (d) => d.code === marker[2] && source.positionOf(d.primary.span.start).line === i + 1,
+        );
         expect(found, `${name}:${i + 1} expects ${marker[2]}`).toBe(true);
       });
     });

@@ -8,7 +8,8 @@ import { expect } from 'vitest';
 
 export function updating(): boolean {
   const wanted = process.env['UPDATE_GOLDEN'] === '1';
-  if (wanted && process.env['CI'] === 'true') throw new Error('UPDATE_GOLDEN=1 is refused when CI=true: goldens are updated by a person, never by CI');
+  if (wanted && process.env['CI'] === 'true')
+    throw new Error('UPDATE_GOLDEN=1 is refused when CI=true: goldens are updated by a person, never by CI');
   return wanted;
 }
 
@@ -18,8 +19,11 @@ export function expectGolden(file: string, actual: string): void {
     fs.writeFileSync(file, actual);
     return;
   }
-  if (!fs.existsSync(file)) throw new Error(`missing golden file ${file}; run \`npm run test:update\` and review the diff`);
-  expect(actual, `golden ${path.relative(process.cwd(), file)} (update with npm run test:update)`).toBe(fs.readFileSync(file, 'utf8'));
+  if (!fs.existsSync(file))
+    throw new Error(`missing golden file ${file}; run \`npm run test:update\` and review the diff`);
+  expect(actual, `golden ${path.relative(process.cwd(), file)} (update with npm run test:update)`).toBe(
+    fs.readFileSync(file, 'utf8'),
+  );
 }
 
 /** Every file under dir (recursively) ending with suffix, sorted. */

@@ -10,7 +10,10 @@ const EXTENSION = path.resolve(path.dirname(new URL(import.meta.url).pathname), 
 
 interface Manifest {
   main: string;
-  contributes: { languages: { id: string; extensions: string[]; configuration: string }[]; grammars: { language: string; scopeName: string; path: string }[] };
+  contributes: {
+    languages: { id: string; extensions: string[]; configuration: string }[];
+    grammars: { language: string; scopeName: string; path: string }[];
+  };
 }
 
 describe('editors/vscode', () => {
@@ -42,7 +45,15 @@ describe('editors/vscode', () => {
     walk(grammar);
     expect(patterns.length).toBeGreaterThan(20);
     for (const pattern of patterns) expect(() => new RegExp(pattern), pattern).not.toThrow();
-    for (const scope of ['comment.line.double-slash.pipe', 'comment.block.pipe', 'meta.embedded.expression.pipe', 'string.quoted.triple.pipe', 'constant.numeric.duration.pipe', 'constant.numeric.size.pipe', 'keyword.control.pipe']) {
+    for (const scope of [
+      'comment.line.double-slash.pipe',
+      'comment.block.pipe',
+      'meta.embedded.expression.pipe',
+      'string.quoted.triple.pipe',
+      'constant.numeric.duration.pipe',
+      'constant.numeric.size.pipe',
+      'keyword.control.pipe',
+    ]) {
       expect(text).toContain(scope);
     }
     const duration = patterns.find((p) => p.includes('(ms|s|m|h|d)'));

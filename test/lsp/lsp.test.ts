@@ -11,8 +11,14 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from 'vscode-languageserver/node';
 import {
-  createProtocolConnection, StreamMessageReader, StreamMessageWriter, type CompletionItem, type Hover, type Location,
-  type ProtocolConnection, type PublishDiagnosticsParams,
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type CompletionItem,
+  type Hover,
+  type Location,
+  type ProtocolConnection,
+  type PublishDiagnosticsParams,
 } from 'vscode-languageserver-protocol/node';
 import { createPipeLanguageServer } from '../../compiler/lsp/server.js';
 import { LineIndex } from '../../compiler/lsp/positions.js';
@@ -46,7 +52,11 @@ class DiagnosticsInbox {
 }
 
 async function initialize(client: ProtocolConnection): Promise<{ capabilities: Record<string, unknown> }> {
-  const result = (await client.sendRequest('initialize', { processId: null, rootUri: pathToFileURL(SHOP).href, capabilities: {} })) as { capabilities: Record<string, unknown> };
+  const result = (await client.sendRequest('initialize', {
+    processId: null,
+    rootUri: pathToFileURL(SHOP).href,
+    capabilities: {},
+  })) as { capabilities: Record<string, unknown> };
   await client.sendNotification('initialized', {});
   return result;
 }
@@ -83,14 +93,19 @@ describe('pipec lsp (in process)', () => {
 
   const change = async (text: string): Promise<PublishDiagnosticsParams> => {
     const published = inbox.next(ordersUri);
-    await client.sendNotification('textDocument/didChange', { textDocument: { uri: ordersUri, version: ++version }, contentChanges: [{ text }] });
+    await client.sendNotification('textDocument/didChange', {
+      textDocument: { uri: ordersUri, version: ++version },
+      contentChanges: [{ text }],
+    });
     return published;
   };
 
   it('publishes diagnostics with exact ranges on open, and clears them when fixed', async () => {
     const broken = ordersText.replace('log { message:', 'log { mesage:');
     const published = inbox.next(ordersUri);
-    await client.sendNotification('textDocument/didOpen', { textDocument: { uri: ordersUri, languageId: 'pipe', version, text: broken } });
+    await client.sendNotification('textDocument/didOpen', {
+      textDocument: { uri: ordersUri, languageId: 'pipe', version, text: broken },
+    });
     const { diagnostics } = await published;
     const unknown = diagnostics.find((d) => messageOf(d).includes('mesage'));
     expect(unknown, JSON.stringify(diagnostics)).toBeDefined();
@@ -133,7 +148,10 @@ describe('pipec lsp (in process)', () => {
   });
 
   const hoverAt = async (at: string, delta = 1): Promise<string> => {
-    const result = (await client.sendRequest('textDocument/hover', { textDocument: { uri: ordersUri }, position: positionOf(ordersText, at, delta) })) as Hover | null;
+    const result = (await client.sendRequest('textDocument/hover', {
+      textDocument: { uri: ordersUri },
+      position: positionOf(ordersText, at, delta),
+    })) as Hover | null;
     const contents = result?.contents as { value: string } | undefined;
     return contents?.value ?? '';
   };
@@ -155,23 +173,47 @@ describe('pipec lsp (in process)', () => {
   });
 
   const definitionAt = async (at: string, delta = 1): Promise<Location[]> =>
-    (await client.sendRequest('textDocument/definition', { textDocument: { uri: ordersUri }, position: positionOf(ordersText, at, delta) })) as Location[];
+    (await client.sendRequest('textDocument/definition', {
+      textDocument: { uri: ordersUri },
+      position: positionOf(ordersText, at, delta),
+    })) as Location[];
 
   it('goes to definitions across files: pipelines, events, stores, globals', async () => {
     const audit = await definitionAt('execute audit', 9);
-    expect(audit).toEqual([{ uri: notifyUri, range: { start: positionOf(notifyText, 'audit'), end: positionOf(notifyText, 'audit', 5) } }]);
+    expect(audit).toEqual([
+      { uri: notifyUri, range: { start: positionOf(notifyText, 'audit'), end: positionOf(notifyText, 'audit', 5) } },
+    ]);
     const event = await definitionAt('publish order-placed', 9);
-    expect(event).toEqual([{ uri: notifyUri, range: { start: positionOf(notifyText, '"order-placed"'), end: positionOf(notifyText, '"order-placed"', 14) } }]);
+    expect(event).toEqual([
+      {
+        uri: notifyUri,
+        range: { start: positionOf(notifyText, '"order-placed"'), end: positionOf(notifyText, '"order-placed"', 14) },
+      },
+    ]);
     const store = await definitionAt('store orders.insert', 7);
-    expect(store).toEqual([{ uri: ordersUri, range: { start: positionOf(ordersText, 'orders'), end: positionOf(ordersText, 'orders', 6) } }]);
+    expect(store).toEqual([
+      { uri: ordersUri, range: { start: positionOf(ordersText, 'orders'), end: positionOf(ordersText, 'orders', 6) } },
+    ]);
     const global = await definitionAt('global.limits.max', 9);
-    expect(global).toEqual([{ uri: ordersUri, range: { start: positionOf(ordersText, 'limits'), end: positionOf(ordersText, 'limits', 6) } }]);
+    expect(global).toEqual([
+      { uri: ordersUri, range: { start: positionOf(ordersText, 'limits'), end: positionOf(ordersText, 'limits', 6) } },
+    ]);
   });
 
   it('goes from an event trigger to its publishers', async () => {
-    await client.sendNotification('textDocument/didOpen', { textDocument: { uri: notifyUri, languageId: 'pipe', version: 1, text: notifyText } });
-    const result = (await client.sendRequest('textDocument/definition', { textDocument: { uri: notifyUri }, position: positionOf(notifyText, '"order-placed"', 3) })) as Location[];
-    expect(result).toEqual([{ uri: ordersUri, range: { start: positionOf(ordersText, 'order-placed'), end: positionOf(ordersText, 'order-placed', 12) } }]);
+    await client.sendNotification('textDocument/didOpen', {
+      textDocument: { uri: notifyUri, languageId: 'pipe', version: 1, text: notifyText },
+    });
+    const result = (await client.sendRequest('textDocument/definition', {
+      textDocument: { uri: notifyUri },
+      position: positionOf(notifyText, '"order-placed"', 3),
+    })) as Location[];
+    expect(result).toEqual([
+      {
+        uri: ordersUri,
+        range: { start: positionOf(ordersText, 'order-placed'), end: positionOf(ordersText, 'order-placed', 12) },
+      },
+    ]);
   });
 
   const completionsAt = async (text: string, marker: string): Promise<CompletionItem[]> => {
@@ -179,7 +221,10 @@ describe('pipec lsp (in process)', () => {
     const withoutMarker = text.slice(0, offset) + text.slice(offset + marker.length);
     await change(withoutMarker);
     const position = new LineIndex(withoutMarker).positionAt(offset);
-    const result = (await client.sendRequest('textDocument/completion', { textDocument: { uri: ordersUri }, position })) as CompletionItem[];
+    const result = (await client.sendRequest('textDocument/completion', {
+      textDocument: { uri: ordersUri },
+      position,
+    })) as CompletionItem[];
     return result;
   };
 
@@ -201,7 +246,9 @@ describe('pipec lsp (in process)', () => {
 
   it('completes trigger kinds after `trigger `', async () => {
     const items = await completionsAt(ordersText.replace('trigger http {', 'trigger §http {'), '§');
-    expect(items.map((i) => i.label)).toEqual(expect.arrayContaining(['http', 'event', 'scheduler', 'http-file', 'mcp-tool']));
+    expect(items.map((i) => i.label)).toEqual(
+      expect.arrayContaining(['http', 'event', 'scheduler', 'http-file', 'mcp-tool']),
+    );
   });
 
   it('completes Double Braces functions after `{{ ` and globals after `global.`', async () => {
@@ -216,8 +263,20 @@ describe('pipec lsp (in process)', () => {
 
 describe('pipec lsp (stdio child process)', () => {
   it('initializes and publishes diagnostics over stdin/stdout', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', `import(${JSON.stringify(path.join(ROOT, 'compiler/lsp/server.ts'))}).then((m) => m.startStdioServer()).then((code) => process.exit(code))`], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
-    const client = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import(${JSON.stringify(path.join(ROOT, 'compiler/lsp/server.ts'))}).then((m) => m.startStdioServer()).then((code) => process.exit(code))`,
+      ],
+      { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const client = createProtocolConnection(
+      new StreamMessageReader(child.stdout),
+      new StreamMessageWriter(child.stdin),
+    );
     const inbox = new DiagnosticsInbox(client);
     client.listen();
     try {
@@ -226,10 +285,14 @@ describe('pipec lsp (stdio child process)', () => {
       const uri = pathToFileURL(path.join(SHOP, 'scratch.pipe')).href;
       const text = 'pipeline scratch {\n  trigger http { method: POST, path: "/scratch" }\n  nope { }\n}\n';
       const published = inbox.next(uri);
-      await client.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'pipe', version: 1, text } });
+      await client.sendNotification('textDocument/didOpen', {
+        textDocument: { uri, languageId: 'pipe', version: 1, text },
+      });
       const { diagnostics } = await published;
       const start = positionOf(text, 'nope');
-      expect(diagnostics.find((d) => d.range.start.line === start.line && d.range.start.character === start.character)).toBeDefined();
+      expect(
+        diagnostics.find((d) => d.range.start.line === start.line && d.range.start.character === start.character),
+      ).toBeDefined();
       await client.sendRequest('shutdown');
       await client.sendNotification('exit');
     } finally {

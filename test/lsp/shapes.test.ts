@@ -22,7 +22,11 @@ const registry = await loadRegistry();
 describe('language server: message shapes', () => {
   const file = '/virtual/orders.pipe';
   const result = compile({ files: [{ path: file, text: source }], registry, host: { readFile: () => undefined } });
-  const project: ProjectView = { files: [{ path: file, text: source, ast: parseFile(file, source).value }], registry, shapes: result.shapes ?? [] };
+  const project: ProjectView = {
+    files: [{ path: file, text: source, ast: parseFile(file, source).value }],
+    registry,
+    shapes: result.shapes ?? [],
+  };
 
   it('hover on a step shows the message it receives', () => {
     const offset = source.indexOf('log {') + 1;

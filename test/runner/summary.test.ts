@@ -11,7 +11,12 @@ const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 
 function runFixtures(pattern: string): ReturnType<typeof runVitest> {
   const summaryFile = path.join(tempDir('summary'), 'summary.json');
-  return runVitest(['--config', 'vitest.config.ts'], { cwd: FIXTURES, summaryFile, stdio: 'pipe', env: { PIPEC_FIXTURE: pattern } });
+  return runVitest(['--config', 'vitest.config.ts'], {
+    cwd: FIXTURES,
+    summaryFile,
+    stdio: 'pipe',
+    env: { PIPEC_FIXTURE: pattern },
+  });
 }
 
 describe('npm test summary', () => {

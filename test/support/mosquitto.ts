@@ -15,8 +15,10 @@ export const MOSQUITTO_BIN = process.env['PIPEC_TEST_MOSQUITTO'] ?? 'mosquitto';
 const MOSQUITTO_PASSWD_BIN = 'mosquitto_passwd';
 
 export function mosquittoAvailable(): boolean {
-  return spawnSync(MOSQUITTO_BIN, ['-h'], { encoding: 'utf8' }).error === undefined
-    && spawnSync(MOSQUITTO_PASSWD_BIN, ['-h'], { encoding: 'utf8' }).error === undefined;
+  return (
+    spawnSync(MOSQUITTO_BIN, ['-h'], { encoding: 'utf8' }).error === undefined &&
+    spawnSync(MOSQUITTO_PASSWD_BIN, ['-h'], { encoding: 'utf8' }).error === undefined
+  );
 }
 
 export interface PrivateMosquitto {
@@ -37,7 +39,10 @@ export async function startMosquitto(username: string, password: string): Promis
   const port = await freePort();
   const conf = join(dir, 'mosquitto.conf');
   const lines = [
-    `listener ${port} 127.0.0.1`, 'allow_anonymous false', `password_file ${passwords}`, 'persistence false',
+    `listener ${port} 127.0.0.1`,
+    'allow_anonymous false',
+    `password_file ${passwords}`,
+    'persistence false',
   ];
   writeFileSync(conf, `${lines.join('\n')}\n`);
   const child: ChildProcess = spawn(MOSQUITTO_BIN, ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -54,12 +59,13 @@ export async function startMosquitto(username: string, password: string): Promis
   }
   return {
     url,
-    stop: () => new Promise<void>((resolve) => {
-      child.once('exit', () => {
-        rmSync(dir, { recursive: true, force: true });
-        resolve();
-      });
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => {
+          rmSync(dir, { recursive: true, force: true });
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
   };
 }

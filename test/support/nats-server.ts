@@ -26,8 +26,13 @@ export interface PrivateNatsServer {
 export async function startNatsServer(config = ''): Promise<PrivateNatsServer> {
   const dir = mkdtempSync(join(tmpdir(), 'pipec-nats-'));
   const conf = join(dir, 'server.conf');
-  writeFileSync(conf, `listen: "127.0.0.1:-1"\njetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }\n${config}\n`);
-  const child: ChildProcess = spawn(NATS_SERVER_BIN, ['-c', conf, '--ports_file_dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  writeFileSync(
+    conf,
+    `listen: "127.0.0.1:-1"\njetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }\n${config}\n`,
+  );
+  const child: ChildProcess = spawn(NATS_SERVER_BIN, ['-c', conf, '--ports_file_dir', dir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
   const deadline = Date.now() + 10_000;

@@ -23,7 +23,13 @@ export function runVitest(args, opts) {
     summary = JSON.parse(fs.readFileSync(opts.summaryFile, 'utf8'));
   } catch {
     // vitest ended before its reporters ran (a broken config, a crash): one failure.
-    summary = { passed: 0, failed: 1, skipped: 0, failures: ['vitest did not finish its run'], line: '0 passed, 1 failed' };
+    summary = {
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      failures: ['vitest did not finish its run'],
+      line: '0 passed, 1 failed',
+    };
   }
   const status = run.status ?? 1;
   if (status !== 0 && summary.failed === 0) {

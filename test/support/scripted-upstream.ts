@@ -15,10 +15,13 @@ import type { AddressInfo } from 'node:net';
 
 export type ScriptStep =
   | {
-    readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: unknown; readonly delayMs?: number;
-    /** Answer only once `release()` is called (a service that is busy for as long as the test wants). */
-    readonly hold?: boolean;
-  }
+      readonly status: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly body?: unknown;
+      readonly delayMs?: number;
+      /** Answer only once `release()` is called (a service that is busy for as long as the test wants). */
+      readonly hold?: boolean;
+    }
   | { readonly reset: true };
 
 export interface RecordedRequest {
@@ -35,7 +38,10 @@ export class ScriptedUpstream {
   private readonly timers = new Set<NodeJS.Timeout>();
   private held: (() => void)[] = [];
 
-  private constructor(private readonly server: http.Server, readonly url: string) {}
+  private constructor(
+    private readonly server: http.Server,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<ScriptedUpstream> {
     let upstream: ScriptedUpstream | undefined;
@@ -79,10 +85,17 @@ export class ScriptedUpstream {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://upstream').pathname;
-      this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      this.requests.push({
+        method: req.method ?? 'GET',
+        path,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const script = this.scripts.get(path);
       if (!script) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no script for ${path}` }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: `no script for ${path}` }));
         return;
       }
       const step = script.steps[Math.min(script.next, script.steps.length - 1)] as ScriptStep;
@@ -94,7 +107,9 @@ export class ScriptedUpstream {
       const answer = (): void => {
         if (res.destroyed) return;
         const body = step.body === undefined ? '' : JSON.stringify(step.body);
-        res.writeHead(step.status, { ...(body ? { 'content-type': 'application/json' } : {}), ...step.headers }).end(body);
+        res
+          .writeHead(step.status, { ...(body ? { 'content-type': 'application/json' } : {}), ...step.headers })
+          .end(body);
       };
       if (step.hold) this.held.push(answer);
       else if (step.delayMs === undefined) answer();

@@ -59,7 +59,10 @@ export function uniqueName(prefix: string): string {
  * event stream, its dead letters, and its KV buckets (attempts, schedule ledger and state).
  */
 export async function removeNatsStreams(stream: string, url: string = NATS_URL): Promise<void> {
-  const [{ connect }, { jetstreamManager }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
+  const [{ connect }, { jetstreamManager }] = await Promise.all([
+    import('@nats-io/transport-node'),
+    import('@nats-io/jetstream'),
+  ]);
   const nc = await connect({ servers: new URL(url).host });
   try {
     const jsm = await jetstreamManager(nc);

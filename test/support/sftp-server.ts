@@ -64,8 +64,12 @@ function serverOf(env: Record<string, string>, stop: () => Promise<void>): SftpT
     hostFingerprint: need('PIPEC_TEST_SFTP_HOST_FINGERPRINT'),
     root: need('PIPEC_TEST_SFTP_ROOT'),
     account: (extra = {}) => ({
-      host: server.host, port: String(server.port), username: server.username, password: server.password,
-      'host-key': server.hostKey, ...extra,
+      host: server.host,
+      port: String(server.port),
+      username: server.username,
+      password: server.password,
+      'host-key': server.hostKey,
+      ...extra,
     }),
     stop,
   };

@@ -33,10 +33,27 @@ export interface SmtpTestServer {
 function makeCertificate(dir: string): { key: string; cert: string } {
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key, cert };
 }
 
@@ -55,9 +72,15 @@ export async function startSmtpTestServer(): Promise<SmtpTestServer> {
     lines.once('line', (line) => resolve(JSON.parse(line) as SmtpTestServer['ports']));
     child.once('exit', (code) => reject(new Error(`the SMTP test server exited (${String(code)})`)));
   });
-  const files = (): string[] => readdirSync(mail).filter((f) => f.endsWith('.eml')).sort();
+  const files = (): string[] =>
+    readdirSync(mail)
+      .filter((f) => f.endsWith('.eml'))
+      .sort();
   return {
-    ports, username, password, ca: readFileSync(cert, 'utf8'),
+    ports,
+    username,
+    password,
+    ca: readFileSync(cert, 'utf8'),
     raw: () => files().map((f) => readFileSync(join(mail, f), 'utf8')),
     sizes: () => files().map((f) => statSync(join(mail, f)).size),
     messages: () => Promise.all(files().map((f) => simpleParser(readFileSync(join(mail, f))))),

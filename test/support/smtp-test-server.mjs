@@ -19,23 +19,29 @@ const key = readFileSync(config.key);
 const cert = readFileSync(config.cert);
 let count = 0;
 
-const digest = (text) => createHash('sha256').update(String(text ?? '')).digest();
+const digest = (text) =>
+  createHash('sha256')
+    .update(String(text ?? ''))
+    .digest();
 const same = (a, b) => timingSafeEqual(digest(a), digest(b));
 
 function server(options) {
   return new SMTPServer({
-    key, cert,
+    key,
+    cert,
     authMethods: ['PLAIN', 'LOGIN'],
     size: 200 * 1024 * 1024,
     logger: false,
     disableReverseLookup: true,
     ...options,
     onAuth(auth, _session, done) {
-      if (same(auth.username, config.username) && same(auth.password, config.password)) done(null, { user: auth.username });
+      if (same(auth.username, config.username) && same(auth.password, config.password))
+        done(null, { user: auth.username });
       else done(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
     },
     onRcptTo(address, _session, done) {
-      if (address.address.endsWith('@reject.test')) done(Object.assign(new Error('No such user here'), { responseCode: 550 }));
+      if (address.address.endsWith('@reject.test'))
+        done(Object.assign(new Error('No such user here'), { responseCode: 550 }));
       else done();
     },
     onData(stream, _session, done) {
@@ -60,14 +66,19 @@ const listeners = {
   plain: server({ secure: false, disabledCommands: ['STARTTLS'], allowInsecureAuth: true }),
 };
 const ports = {};
-await Promise.all(Object.entries(listeners).map(([name, s]) => new Promise((resolve, reject) => {
-  s.on('error', () => undefined); // a client's broken connection is not the server's end
-  s.server.once('error', reject);
-  s.listen(0, '127.0.0.1', () => {
-    ports[name] = s.server.address().port;
-    resolve();
-  });
-})));
+await Promise.all(
+  Object.entries(listeners).map(
+    ([name, s]) =>
+      new Promise((resolve, reject) => {
+        s.on('error', () => undefined); // a client's broken connection is not the server's end
+        s.server.once('error', reject);
+        s.listen(0, '127.0.0.1', () => {
+          ports[name] = s.server.address().port;
+          resolve();
+        });
+      }),
+  ),
+);
 console.log(JSON.stringify(ports));
 process.on('SIGTERM', () => {
   for (const s of Object.values(listeners)) s.close();

@@ -50,7 +50,13 @@ export function summarize(modules: readonly ModuleLike[], unhandledErrors: reado
   }
   for (const error of unhandledErrors) failures.push(`unhandled error: ${messageOf(error)}`);
   const failed = failures.length;
-  return { passed, failed, skipped, failures, line: `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}` };
+  return {
+    passed,
+    failed,
+    skipped,
+    failures,
+    line: `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`,
+  };
 }
 
 function messageOf(error: unknown): string {

@@ -6,7 +6,7 @@ export const configCodes = {
     severity: 'error',
     phase: 'check',
     explain:
-      'A step or trigger was given a parameter its connector does not declare. Parameter names are checked against the connector\'s schema (`pipec schema` prints them all).\n\nExample: `agent { max-tokens: 1024 }` — the agent parameter is `max-output-tokens`. Fix the spelling or remove the parameter.',
+      "A step or trigger was given a parameter its connector does not declare. Parameter names are checked against the connector's schema (`pipec schema` prints them all).\n\nExample: `agent { max-tokens: 1024 }` — the agent parameter is `max-output-tokens`. Fix the spelling or remove the parameter.",
   },
   PIPE3002: {
     title: 'Missing required parameter',
@@ -20,7 +20,7 @@ export const configCodes = {
     severity: 'error',
     phase: 'check',
     explain:
-      'The value does not fit the parameter\'s schema: wrong type, not one of the allowed values, out of range or wrongly shaped.\n\nExample: `rest { method: FETCH }` — allowed methods are GET, POST, PUT, PATCH, DELETE, HEAD and OPTIONS.',
+      "The value does not fit the parameter's schema: wrong type, not one of the allowed values, out of range or wrongly shaped.\n\nExample: `rest { method: FETCH }` — allowed methods are GET, POST, PUT, PATCH, DELETE, HEAD and OPTIONS.",
   },
   PIPE3004: {
     title: 'Expression not allowed here',
@@ -34,7 +34,7 @@ export const configCodes = {
     severity: 'error',
     phase: 'check',
     explain:
-      'Words between a connector\'s name and its `{` fill the connector\'s positional parameters, then one optional label. This step has more words than that.\n\nExample: `publish usage extra label { … }`: `publish` takes the event name and a label. Remove the extra word or move it into the block.',
+      "Words between a connector's name and its `{` fill the connector's positional parameters, then one optional label. This step has more words than that.\n\nExample: `publish usage extra label { … }`: `publish` takes the event name and a label. Remove the extra word or move it into the block.",
   },
   PIPE3006: {
     title: 'Invalid JSON Schema',
@@ -125,7 +125,7 @@ export const configCodes = {
     explain:
       'This parameter is text the server parses — the SQL of a `sql` step — and takes values only as bound parameters. ' +
       'A `{{ }}` spliced into it would let a value change the statement (SQL injection) and would defeat the ' +
-      'server\'s prepared statements, so pipec refuses it.\n\n' +
+      "server's prepared statements, so pipec refuses it.\n\n" +
       'Example: `sql { sql: "SELECT * FROM orders WHERE id = {{ message.id }}" }`. Write a placeholder instead and ' +
       'pass the value beside the text: `sql: "SELECT * FROM orders WHERE id = $1", params: [{{ message.id }}]` ' +
       '(`$1`, `$2`, … on PostgreSQL; `?` on MySQL and MariaDB). Table and column names cannot be parameters: ' +
@@ -152,6 +152,6 @@ export const configCodes = {
       'number. The database would refuse the statement at run time; pipec says so when it builds the service.\n\n' +
       'Example: `sql: "INSERT INTO orders (id, total) VALUES ($1, $2)", params: [{{ message.id }}]` — add the ' +
       'total: `params: [{{ message.id }}, {{ message.total }}]`. The check runs when the dialect is known (the ' +
-      'step\'s `dialect`, or an account url written out) or the text uses `$n`.',
+      "step's `dialect`, or an account url written out) or the text uses `$n`.",
   },
 } as const satisfies CodeTable;

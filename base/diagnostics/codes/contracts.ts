@@ -6,18 +6,18 @@ import type { CodeTable } from '../codes.js';
  */
 export const contractCodes = {
   PIPE6101: {
-    title: 'Payload breaks executed pipeline\'s contract',
+    title: "Payload breaks executed pipeline's contract",
     severity: 'error',
     phase: 'check',
     explain:
       'An `execute` step starts another pipeline with its `payload` (or, without one, the current message) as that pipeline\'s first message, and the called pipeline is checked against its own trigger: an `http` trigger expects the request envelope, so the payload must carry the request under `body`; a `body: Schema` on the trigger types that body. A payload that lacks a required field, has a field a closed schema does not allow, or a value of the wrong type breaks the called pipeline at run time.\n\nExample: `execute create-order { payload: { sku: "A1" } }` for `pipeline create-order { trigger http { method: POST, path: "/orders", body: Order } … }` — write `payload: { body: { sku: "A1", quantity: 1 } }`.',
   },
   PIPE6102: {
-    title: 'Payload breaks subscriber\'s contract',
+    title: "Payload breaks subscriber's contract",
     severity: 'error',
     phase: 'check',
     explain:
-      'A `publish NAME` step sends its `payload` (or, without one, the current message) to every pipeline of the service with `trigger event { name: NAME, body: Schema }`, which rejects an invalid payload to the dead letters without running. A payload that lacks a required field, has a field a closed schema does not allow, or a value of the wrong type is such an event.\n\nExample: `publish order-created { payload: { id: {{ message.body.id }} } }` when the subscriber\'s schema requires `orderId` — write `payload: { orderId: {{ message.body.id }} }`.',
+      "A `publish NAME` step sends its `payload` (or, without one, the current message) to every pipeline of the service with `trigger event { name: NAME, body: Schema }`, which rejects an invalid payload to the dead letters without running. A payload that lacks a required field, has a field a closed schema does not allow, or a value of the wrong type is such an event.\n\nExample: `publish order-created { payload: { id: {{ message.body.id }} } }` when the subscriber's schema requires `orderId` — write `payload: { orderId: {{ message.body.id }} }`.",
   },
   PIPE6103: {
     title: 'Event published but never consumed',

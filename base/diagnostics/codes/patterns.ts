@@ -8,7 +8,7 @@ export const patternCodes = {
     explain:
       'A JSONPath condition or `for-each` path cannot be parsed. Every JSONPath literal is parsed at build time by the ' +
       'parser the run time uses (runtime/jsonpath.ts), filters included. Paths start with `$`; filters are written ' +
-      '`[?(@.field == \'value\')]` with strings in single quotes, and compare with `==` (a single `=` would assign; ' +
+      "`[?(@.field == 'value')]` with strings in single quotes, and compare with `==` (a single `=` would assign; " +
       'the error points at it). A `JSONPATH()` literal in Double Braces is checked the same way (PIPE4017).\n\n' +
       'Example: `when "$.body[?(@.total < 500)" { … }` is missing a `]`; `when "$.body[?(@.status = \'paid\')]"` ' +
       'needs `==`.',
@@ -31,7 +31,8 @@ export const patternCodes = {
     title: 'Invalid cron expression',
     severity: 'error',
     phase: 'check',
-    explain: 'A scheduler trigger takes a cron expression with 5 fields (minute hour day-of-month month day-of-week) or 6 (with seconds first), and an IANA time zone.\n\nExample: `cron: "*/5 * * *"` has only four fields.',
+    explain:
+      'A scheduler trigger takes a cron expression with 5 fields (minute hour day-of-month month day-of-week) or 6 (with seconds first), and an IANA time zone.\n\nExample: `cron: "*/5 * * *"` has only four fields.',
   },
   PIPE5504: {
     title: 'Regular expression needs backtracking',

@@ -210,8 +210,7 @@ export const syntaxCodes = {
     title: 'Duplicate on-error block',
     severity: 'error',
     phase: 'parse',
-    explain:
-      'A pipeline has at most one `on-error { … }` block: merge the steps of both blocks into one.',
+    explain: 'A pipeline has at most one `on-error { … }` block: merge the steps of both blocks into one.',
   },
   PIPE1025: {
     title: 'Invalid declaration name',

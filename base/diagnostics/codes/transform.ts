@@ -165,7 +165,7 @@ export const transformCodes = {
     phase: 'check',
     explain:
       'A modify value starting with `=` must be a function name, optionally followed by arguments in ' +
-      'parentheses: `=toUpper`, `=concat(@(1,first),\' \',@(1,last))`. For example `=concat(a,b` ' +
+      "parentheses: `=toUpper`, `=concat(@(1,first),' ',@(1,last))`. For example `=concat(a,b` " +
       'misses the closing parenthesis. Quote literal text containing commas with single quotes.',
   },
   PIPE5019: {

@@ -8,8 +8,17 @@ import type { IToken } from 'chevrotain';
 import type { BranchDecl, CapsuleDecl, CapsuleParam, Decl, PipelineDecl, Step, TriggerDecl, Value } from '../ast.js';
 import type { Span } from '../../../base/source/span.js';
 import type {
-  AccountDeclCstNode, BranchDeclCstNode, CapsuleDeclCstNode, CapsuleOutputCstNode, FileCstNode, GlobalDeclCstNode,
-  ImportDeclCstNode, PipelineDeclCstNode, SchemaDeclCstNode, StoreDeclCstNode, TriggerDeclCstNode,
+  AccountDeclCstNode,
+  BranchDeclCstNode,
+  CapsuleDeclCstNode,
+  CapsuleOutputCstNode,
+  FileCstNode,
+  GlobalDeclCstNode,
+  ImportDeclCstNode,
+  PipelineDeclCstNode,
+  SchemaDeclCstNode,
+  StoreDeclCstNode,
+  TriggerDeclCstNode,
 } from '../../../grammar/generated/cst.js';
 import * as T from '../../../grammar/tokens.js';
 import { invalidName, noTrigger, secondOnError, secondTrigger, triggerAfterSteps } from '../errors.js';
@@ -23,7 +32,15 @@ const DECLARATION_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*$/;
 export function declarations(ctx: AstContext, cst: FileCstNode): Decl[] {
   const c = cst.children;
   const decls: Decl[] = [];
-  for (const node of inSourceOrder<DeclarationNode>(c.importDecl, c.schemaDecl, c.accountDecl, c.globalDecl, c.storeDecl, c.pipelineDecl, c.capsuleDecl)) {
+  for (const node of inSourceOrder<DeclarationNode>(
+    c.importDecl,
+    c.schemaDecl,
+    c.accountDecl,
+    c.globalDecl,
+    c.storeDecl,
+    c.pipelineDecl,
+    c.capsuleDecl,
+  )) {
     const decl = declaration(ctx, node);
     if (decl) decls.push(decl);
   }
@@ -31,7 +48,12 @@ export function declarations(ctx: AstContext, cst: FileCstNode): Decl[] {
 }
 
 type DeclarationNode =
-  | ImportDeclCstNode | SchemaDeclCstNode | AccountDeclCstNode | GlobalDeclCstNode | StoreDeclCstNode | PipelineDeclCstNode
+  | ImportDeclCstNode
+  | SchemaDeclCstNode
+  | AccountDeclCstNode
+  | GlobalDeclCstNode
+  | StoreDeclCstNode
+  | PipelineDeclCstNode
   | CapsuleDeclCstNode;
 
 /** A declaration or branch name: reported if it uses `$` (allowed only in keys). */
@@ -69,8 +91,12 @@ function declaration(ctx: AstContext, node: DeclarationNode): Decl | undefined {
       const config = object(ctx, first(node.children.object));
       if (!nameToken || !typeToken || !config) return undefined;
       return {
-        kind: 'account', ...name(ctx, nameToken),
-        accountType: typeToken.image, typeSpan: ctx.tokenSpan(typeToken), config, span: whole,
+        kind: 'account',
+        ...name(ctx, nameToken),
+        accountType: typeToken.image,
+        typeSpan: ctx.tokenSpan(typeToken),
+        config,
+        span: whole,
       };
     }
     case 'globalDecl': {
@@ -144,7 +170,8 @@ function pipeline(ctx: AstContext, node: PipelineDeclCstNode, whole: Span): Pipe
   // A pipeline cut short by a syntax error may have lost its trigger to recovery: do not pile on.
   if (!triggerSeen && node.recoveredNode !== true) ctx.report(noTrigger(named.name, named.nameSpan));
   return {
-    kind: 'pipeline', ...named,
+    kind: 'pipeline',
+    ...named,
     ...(options ? { options } : {}),
     ...(trigger ? { trigger } : {}),
     steps,
@@ -186,7 +213,9 @@ function capsule(ctx: AstContext, node: CapsuleDeclCstNode, whole: Span): Capsul
   }
   const output = capsuleOutput(ctx, first(node.children.capsuleOutput));
   return {
-    kind: 'capsule', ...name(ctx, nameToken), params,
+    kind: 'capsule',
+    ...name(ctx, nameToken),
+    params,
     ...(output ? { output } : {}),
     steps: stepsBlock(ctx, first(node.children.stepsBlock)),
     span: whole,

@@ -21,7 +21,9 @@ export const EXPECTATION_FORMS: Readonly<Record<string, string>> = {
   called: 'expect called LABEL [N times] [with VALUE]',
 };
 
-type ReadResult = { readonly ok: true; readonly value: Expectation } | { readonly ok: false; readonly problem: string; readonly at?: Span };
+type ReadResult =
+  | { readonly ok: true; readonly value: Expectation }
+  | { readonly ok: false; readonly problem: string; readonly at?: Span };
 
 function fail(problem: string, at?: Span): ReadResult {
   return { ok: false, problem, ...(at ? { at } : {}) };
@@ -49,8 +51,10 @@ function readCount(parts: readonly ExpectPart[]): { times?: number; with?: Value
     i += 1;
   } else if (at?.kind === 'value' && at.value.kind === 'number') {
     const next = parts[i + 1];
-    if (!Number.isInteger(at.value.value) || at.value.value < 0) return { problem: 'a count is a whole number', at: at.span };
-    if (next?.kind !== 'word' || (next.text !== 'times' && next.text !== 'time')) return { problem: 'expected `times` after the count', at: next?.span ?? at.span };
+    if (!Number.isInteger(at.value.value) || at.value.value < 0)
+      return { problem: 'a count is a whole number', at: at.span };
+    if (next?.kind !== 'word' || (next.text !== 'times' && next.text !== 'time'))
+      return { problem: 'expected `times` after the count', at: next?.span ?? at.span };
     times = at.value.value;
     i += 2;
   }
@@ -71,7 +75,8 @@ function readCount(parts: readonly ExpectPart[]): { times?: number; with?: Value
 function conditionText(value: Value): string | undefined {
   if (value.kind === 'string') return value.value;
   if (value.kind === 'braces') return `{{${value.text}}}`;
-  if (value.kind === 'template') return value.parts.map((part) => (part.kind === 'text' ? part.value : `{{${part.text}}}`)).join('');
+  if (value.kind === 'template')
+    return value.parts.map((part) => (part.kind === 'text' ? part.value : `{{${part.text}}}`)).join('');
   return undefined;
 }
 
@@ -86,7 +91,13 @@ export function readExpectation(what: string, parts: readonly ExpectPart[], span
     }
     case 'status': {
       const value = head?.kind === 'value' ? head.value : undefined;
-      if (!head || value?.kind !== 'number' || !Number.isInteger(value.value) || value.value < 100 || value.value > 599) {
+      if (
+        !head ||
+        value?.kind !== 'number' ||
+        !Number.isInteger(value.value) ||
+        value.value < 100 ||
+        value.value > 599
+      ) {
         return fail('expected an HTTP status from 100 to 599', head?.span);
       }
       if (rest[0]) return fail('unexpected after the status', rest[0].span);
@@ -96,21 +107,34 @@ export function readExpectation(what: string, parts: readonly ExpectPart[], span
       if (head?.kind !== 'word') return fail('expected a step label', head?.span);
       const read = readMatch(rest);
       if ('problem' in read) return fail(read.problem, read.at ?? head.span);
-      return { ok: true, value: { kind: 'step', label: head.text, labelSpan: head.span, match: read.match, value: read.value, span } };
+      return {
+        ok: true,
+        value: { kind: 'step', label: head.text, labelSpan: head.span, match: read.match, value: read.value, span },
+      };
     }
     case 'branch': {
       const name = head?.kind === 'word' ? head.text : head?.kind === 'value' ? conditionText(head.value) : undefined;
-      if (!head || name === undefined) return fail('expected a condition as written, a branch name or `otherwise`', head?.span);
+      if (!head || name === undefined)
+        return fail('expected a condition as written, a branch name or `otherwise`', head?.span);
       if (rest[0]) return fail('unexpected after the branch', rest[0].span);
       return { ok: true, value: { kind: 'branch', branch: name, branchSpan: head.span, span } };
     }
     case 'published':
     case 'called': {
-      const name = head?.kind === 'word' ? head.text : head?.kind === 'value' && head.value.kind === 'string' ? head.value.value : undefined;
-      if (!head || name === undefined) return fail(what === 'published' ? 'expected an event name' : 'expected a step label', head?.span);
+      const name =
+        head?.kind === 'word'
+          ? head.text
+          : head?.kind === 'value' && head.value.kind === 'string'
+            ? head.value.value
+            : undefined;
+      if (!head || name === undefined)
+        return fail(what === 'published' ? 'expected an event name' : 'expected a step label', head?.span);
       const read = readCount(rest);
       if ('problem' in read) return fail(read.problem, read.at);
-      const count = { ...(read.times !== undefined ? { times: read.times } : {}), ...(read.with ? { with: read.with } : {}) };
+      const count = {
+        ...(read.times !== undefined ? { times: read.times } : {}),
+        ...(read.with ? { with: read.with } : {}),
+      };
       return what === 'published'
         ? { ok: true, value: { kind: 'published', event: name, eventSpan: head.span, ...count, span } }
         : { ok: true, value: { kind: 'called', label: name, labelSpan: head.span, ...count, span } };

@@ -5,12 +5,30 @@
  */
 import type { IToken } from 'chevrotain';
 import type {
-  BranchBody, ChoiceStep, ConnectorStep, FailStep, ForEachStep, HeaderArg, RespondStep, Step, TryStep, Value, WhenClause,
+  BranchBody,
+  ChoiceStep,
+  ConnectorStep,
+  FailStep,
+  ForEachStep,
+  HeaderArg,
+  RespondStep,
+  Step,
+  TryStep,
+  Value,
+  WhenClause,
 } from '../ast.js';
 import { joinSpans, span, type Span } from '../../../base/source/span.js';
 import type {
-  BranchBodyCstNode, ChoiceStepCstNode, ConditionCstNode, ConnectorStepCstNode, FailStepCstNode, ForEachStepCstNode,
-  RespondStepCstNode, StepCstNode, StepsBlockCstNode, TryStepCstNode,
+  BranchBodyCstNode,
+  ChoiceStepCstNode,
+  ConditionCstNode,
+  ConnectorStepCstNode,
+  FailStepCstNode,
+  ForEachStepCstNode,
+  RespondStepCstNode,
+  StepCstNode,
+  StepsBlockCstNode,
+  TryStepCstNode,
 } from '../../../grammar/generated/cst.js';
 import * as T from '../../../grammar/tokens.js';
 import { badStatus, tryWithoutCatch } from '../errors.js';
@@ -28,12 +46,19 @@ export function stepsBlock(ctx: AstContext, node: StepsBlockCstNode | undefined)
 }
 
 type StepNode =
-  | RespondStepCstNode | FailStepCstNode | ChoiceStepCstNode | TryStepCstNode | ForEachStepCstNode | ConnectorStepCstNode;
+  RespondStepCstNode | FailStepCstNode | ChoiceStepCstNode | TryStepCstNode | ForEachStepCstNode | ConnectorStepCstNode;
 
 export function step(ctx: AstContext, node: StepCstNode | undefined): Step | undefined {
   if (!node) return undefined;
   const c = node.children;
-  const inner = inSourceOrder<StepNode>(c.respondStep, c.failStep, c.choiceStep, c.tryStep, c.forEachStep, c.connectorStep)[0];
+  const inner = inSourceOrder<StepNode>(
+    c.respondStep,
+    c.failStep,
+    c.choiceStep,
+    c.tryStep,
+    c.forEachStep,
+    c.connectorStep,
+  )[0];
   const whole = inner && ctx.nodeSpan(inner);
   if (!inner || !whole) return undefined;
   switch (inner.name) {
@@ -64,7 +89,12 @@ function connector(ctx: AstContext, node: ConnectorStepCstNode, whole: Span): Co
   const lastHeader = args[args.length - 1]?.span ?? connectorSpan;
   const params =
     object(ctx, first(node.children.object)) ??
-    missingBlock(ctx, 'step', [nameToken.image, ...args.map((a) => a.text)].join(' '), joinSpans(connectorSpan, lastHeader));
+    missingBlock(
+      ctx,
+      'step',
+      [nameToken.image, ...args.map((a) => a.text)].join(' '),
+      joinSpans(connectorSpan, lastHeader),
+    );
   return { kind: 'connector', connector: nameToken.image, connectorSpan, args, params, span: whole };
 }
 
@@ -72,7 +102,13 @@ function connector(ctx: AstContext, node: ConnectorStepCstNode, whole: Span): Co
 function status(ctx: AstContext, written: IToken): number | undefined {
   const decoded = decodeNumber(ctx.path, written.image, written.startOffset);
   const number = decoded.value;
-  if (number.kind === 'number' && Number.isInteger(number.value) && number.value >= 100 && number.value <= 599 && decoded.diagnostics.length === 0) {
+  if (
+    number.kind === 'number' &&
+    Number.isInteger(number.value) &&
+    number.value >= 100 &&
+    number.value <= 599 &&
+    decoded.diagnostics.length === 0
+  ) {
     return number.value;
   }
   ctx.report(badStatus(ctx.tokenSpan(written), written.image));
@@ -86,7 +122,9 @@ function respond(ctx: AstContext, node: RespondStepCstNode, whole: Span): Respon
   const body = value(ctx, first(node.children.value));
   const headers = object(ctx, first(node.children.object));
   return {
-    kind: 'respond', status: code, statusSpan: ctx.tokenSpan(statusToken),
+    kind: 'respond',
+    status: code,
+    statusSpan: ctx.tokenSpan(statusToken),
     ...(body ? { body } : {}),
     ...(headers ? { headers } : {}),
     span: whole,
@@ -154,7 +192,9 @@ function tryStep(ctx: AstContext, node: TryStepCstNode, whole: Span): TryStep {
     ctx.report(tryWithoutCatch(tryToken ? ctx.tokenSpan(tryToken) : whole));
   }
   const catchSpan = catchToken
-    ? catchBlockSpan ? joinSpans(ctx.tokenSpan(catchToken), catchBlockSpan) : ctx.tokenSpan(catchToken)
+    ? catchBlockSpan
+      ? joinSpans(ctx.tokenSpan(catchToken), catchBlockSpan)
+      : ctx.tokenSpan(catchToken)
     : span(ctx.path, whole.end, whole.end);
   return {
     kind: 'try',

@@ -7,11 +7,22 @@ import type { MockDecl, Expectation, TestDecl, TestInput } from '../ast.js';
 import { suggest } from '../../../base/diagnostics/suggest.js';
 import { joinSpans, type Span } from '../../../base/source/span.js';
 import type {
-  EntryCstNode, ExpectDeclCstNode, ExpectPartCstNode, FileCstNode, MockDeclCstNode, TestDeclCstNode,
+  EntryCstNode,
+  ExpectDeclCstNode,
+  ExpectPartCstNode,
+  FileCstNode,
+  MockDeclCstNode,
+  TestDeclCstNode,
 } from '../../../grammar/generated/cst.js';
 import * as T from '../../../grammar/tokens.js';
 import {
-  badExpectation, badFileInput, badMock, testPipelineNotAName, testSettingTwice, unknownTestSetting, type MockProblem,
+  badExpectation,
+  badFileInput,
+  badMock,
+  testPipelineNotAName,
+  testSettingTwice,
+  unknownTestSetting,
+  type MockProblem,
 } from '../errors.js';
 import { bracesFromToken } from '../token-values.js';
 import { first, token, tokens, type AstContext } from './access.js';
@@ -125,11 +136,19 @@ function mock(ctx: AstContext, node: MockDeclCstNode): MockDecl | undefined {
     return bad({ kind: 'no-label' }, labelToken ? ctx.tokenSpan(labelToken) : connectorSpan);
   }
   if (modeToken && modeToken.image !== 'fails') {
-    return bad({ kind: 'unexpected', word: modeToken.image, expected: 'expected `fails` or `{`' }, ctx.tokenSpan(modeToken));
+    return bad(
+      { kind: 'unexpected', word: modeToken.image, expected: 'expected `fails` or `{`' },
+      ctx.tokenSpan(modeToken),
+    );
   }
   const firstExtra = extra[0];
-  if (firstExtra) return bad({ kind: 'unexpected', word: firstExtra.image, expected: 'expected `{`' }, ctx.tokenSpan(firstExtra));
-  if (!body) return bad({ kind: 'no-block', label: labelToken.image }, joinSpans(connectorSpan, ctx.tokenSpan(modeToken ?? labelToken)));
+  if (firstExtra)
+    return bad({ kind: 'unexpected', word: firstExtra.image, expected: 'expected `{`' }, ctx.tokenSpan(firstExtra));
+  if (!body)
+    return bad(
+      { kind: 'no-block', label: labelToken.image },
+      joinSpans(connectorSpan, ctx.tokenSpan(modeToken ?? labelToken)),
+    );
   return {
     connector: connectorToken.image,
     connectorSpan,
@@ -145,20 +164,24 @@ function expectation(ctx: AstContext, node: ExpectDeclCstNode): Expectation | un
   const whatToken = token(node.children.what);
   const whole = ctx.nodeSpan(node);
   if (!whatToken || !whole) return undefined;
-  const parts = (node.children.expectPart ?? []).map((p) => expectPart(ctx, p)).filter((p): p is ExpectPart => p !== undefined);
+  const parts = (node.children.expectPart ?? [])
+    .map((p) => expectPart(ctx, p))
+    .filter((p): p is ExpectPart => p !== undefined);
   const what = whatToken.image;
   const built = readExpectation(what, parts, whole);
   if (built.ok) return built.value;
   const known = Object.keys(EXPECTATION_FORMS);
   const form = EXPECTATION_FORMS[what];
-  ctx.report(badExpectation({
-    what,
-    at: form ? (built.at ?? whole) : ctx.tokenSpan(whatToken),
-    form,
-    problem: built.problem,
-    known,
-    suggestion: form ? undefined : suggest(what, known),
-  }));
+  ctx.report(
+    badExpectation({
+      what,
+      at: form ? (built.at ?? whole) : ctx.tokenSpan(whatToken),
+      form,
+      problem: built.problem,
+      known,
+      suggestion: form ? undefined : suggest(what, known),
+    }),
+  );
   return undefined;
 }
 

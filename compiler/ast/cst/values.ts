@@ -4,15 +4,26 @@
  * and tagged values.
  */
 import type { IToken } from 'chevrotain';
-import type {
-  ArrayValue, EnvValue, ObjectEntry, ObjectValue, StepsEntry, TaggedValue, Value,
-} from '../ast.js';
+import type { ArrayValue, EnvValue, ObjectEntry, ObjectValue, StepsEntry, TaggedValue, Value } from '../ast.js';
 import { span, type Span } from '../../../base/source/span.js';
 import type {
-  ArrayCstNode, CallCstNode, EntryCstNode, ObjectCstNode, ParenEntriesCstNode, TaggedCstNode, ValueCstNode,
+  ArrayCstNode,
+  CallCstNode,
+  EntryCstNode,
+  ObjectCstNode,
+  ParenEntriesCstNode,
+  TaggedCstNode,
+  ValueCstNode,
 } from '../../../grammar/generated/cst.js';
 import * as T from '../../../grammar/tokens.js';
-import { badEnvArguments, duplicateKey, missingBlock as missingBlockError, missingColon, missingValue, unknownValueFunction } from '../errors.js';
+import {
+  badEnvArguments,
+  duplicateKey,
+  missingBlock as missingBlockError,
+  missingColon,
+  missingValue,
+  unknownValueFunction,
+} from '../errors.js';
 import { bracesFromToken, decodeNumber, decodeQuotedString, decodeTripleString } from '../token-values.js';
 import { first, token, type AstContext } from './access.js';
 import { stepsBlock } from './steps.js';
@@ -113,7 +124,10 @@ function tagged(ctx: AstContext, node: TaggedCstNode): TaggedValue | undefined {
 }
 
 /** `{ … }`, or the `( … )` options of a pipeline or for-each (same entries). */
-export function object(ctx: AstContext, node: ObjectCstNode | ParenEntriesCstNode | undefined): ObjectValue | undefined {
+export function object(
+  ctx: AstContext,
+  node: ObjectCstNode | ParenEntriesCstNode | undefined,
+): ObjectValue | undefined {
   if (!node) return undefined;
   const whole = ctx.nodeSpan(node);
   if (!whole) return undefined;

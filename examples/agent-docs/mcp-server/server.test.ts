@@ -30,7 +30,9 @@ describe('catalogue MCP server', () => {
 
   it('list_components: all components, or those of one category', async () => {
     const all = await client.callTool({ name: 'list_components', arguments: {} });
-    const listed = JSON.parse((all.content as Array<{ text: string }>)[0]?.text ?? '') as { components: Array<{ name: string }> };
+    const listed = JSON.parse((all.content as Array<{ text: string }>)[0]?.text ?? '') as {
+      components: Array<{ name: string }>;
+    };
     expect(listed.components.map((c) => c.name)).toEqual(loadCatalogue().map((c) => c.name));
     const storage = await client.callTool({ name: 'list_components', arguments: { category: 'storage' } });
     expect(JSON.parse((storage.content as Array<{ text: string }>)[0]?.text ?? '')).toEqual({
@@ -40,10 +42,15 @@ describe('catalogue MCP server', () => {
 
   it('get_component: the full record, or a tool error naming the known components', async () => {
     const found = await client.callTool({ name: 'get_component', arguments: { name: 'agent' } });
-    expect(JSON.parse((found.content as Array<{ text: string }>)[0]?.text ?? '')).toMatchObject({ name: 'agent', owner: 'ai-team@example.com' });
+    expect(JSON.parse((found.content as Array<{ text: string }>)[0]?.text ?? '')).toMatchObject({
+      name: 'agent',
+      owner: 'ai-team@example.com',
+    });
     const missing = await client.callTool({ name: 'get_component', arguments: { name: '__proto__' } });
     expect(missing.isError).toBe(true);
-    expect((missing.content as Array<{ text: string }>)[0]?.text).toMatch(/^No component named "__proto__"\. Known components: rest, /);
+    expect((missing.content as Array<{ text: string }>)[0]?.text).toMatch(
+      /^No component named "__proto__"\. Known components: rest, /,
+    );
     expect(calls).toContain('get_component {"name":"agent"}');
   });
 

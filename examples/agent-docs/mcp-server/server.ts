@@ -23,7 +23,11 @@ export interface CatalogueComponent {
   readonly name: string;
   readonly category: string;
   readonly summary: string;
-  readonly parameters: ReadonlyArray<{ readonly name: string; readonly required: boolean; readonly description: string }>;
+  readonly parameters: ReadonlyArray<{
+    readonly name: string;
+    readonly required: boolean;
+    readonly description: string;
+  }>;
   readonly limits: readonly string[];
   readonly owner: string;
 }
@@ -55,31 +59,43 @@ export function createCatalogueMcpServer(
   const byName = new Map(catalogue.map((c) => [c.name, c]));
   const mcp = new McpServer({ name: 'component-catalogue', version: '1.0.0' });
 
-  mcp.registerTool('list_components', {
-    description: 'Lists the integration components in the catalogue (name, category, one-line summary), optionally of one category.',
-    inputSchema: { category: z.string().max(64).optional() },
-  }, ({ category }) => {
-    onCall('list_components', category === undefined ? {} : { category });
-    const components = catalogue
-      .filter((c) => category === undefined || c.category === category)
-      .map(({ name, category: cat, summary }) => ({ name, category: cat, summary }));
-    return jsonResult({ components });
-  });
+  mcp.registerTool(
+    'list_components',
+    {
+      description:
+        'Lists the integration components in the catalogue (name, category, one-line summary), optionally of one category.',
+      inputSchema: { category: z.string().max(64).optional() },
+    },
+    ({ category }) => {
+      onCall('list_components', category === undefined ? {} : { category });
+      const components = catalogue
+        .filter((c) => category === undefined || c.category === category)
+        .map(({ name, category: cat, summary }) => ({ name, category: cat, summary }));
+      return jsonResult({ components });
+    },
+  );
 
-  mcp.registerTool('get_component', {
-    description: 'Returns everything the catalogue knows about one integration component: summary, parameters, limits and owning team.',
-    inputSchema: { name: z.string().min(1).max(64) },
-  }, ({ name }) => {
-    onCall('get_component', { name });
-    const component = byName.get(name);
-    if (!component) {
-      return {
-        isError: true,
-        content: [{ type: 'text', text: `No component named "${name}". Known components: ${[...byName.keys()].join(', ')}.` }],
-      };
-    }
-    return jsonResult(component);
-  });
+  mcp.registerTool(
+    'get_component',
+    {
+      description:
+        'Returns everything the catalogue knows about one integration component: summary, parameters, limits and owning team.',
+      inputSchema: { name: z.string().min(1).max(64) },
+    },
+    ({ name }) => {
+      onCall('get_component', { name });
+      const component = byName.get(name);
+      if (!component) {
+        return {
+          isError: true,
+          content: [
+            { type: 'text', text: `No component named "${name}". Known components: ${[...byName.keys()].join(', ')}.` },
+          ],
+        };
+      }
+      return jsonResult(component);
+    },
+  );
   return mcp;
 }
 
@@ -96,7 +112,8 @@ export async function startCatalogueServer(
   const onCall = options.onCall ?? (() => {});
   const server: Server = createServer((req, res) => {
     answer(req, res, catalogue, onCall).catch(() => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}');
+      if (!res.headersSent)
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}');
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -106,16 +123,19 @@ export async function startCatalogueServer(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** Stateless: a fresh SDK server and transport per POST, so no session outlives its request. */
 async function answer(
-  req: IncomingMessage, res: ServerResponse, catalogue: readonly CatalogueComponent[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  catalogue: readonly CatalogueComponent[],
   onCall: ToolCallListener,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
@@ -164,7 +184,8 @@ async function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
 
 function portFromEnv(): number {
   const port = Number(process.env['PORT'] ?? 3100);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${process.env['PORT']}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be a port number, got "${process.env['PORT']}"`);
   return port;
 }
 

@@ -8,8 +8,15 @@ import type { ExecutionContext, ServiceServices } from '../../types.js';
 
 export function testContext(workDir: string, signal: AbortSignal = new AbortController().signal): ExecutionContext {
   const executionId = randomUUID();
-  const unavailable = (): never => { throw new Error('not available in agent tests'); };
-  const services = { clock: { now: () => Date.now() }, store: {}, broker: {}, execute: unavailable } as unknown as ServiceServices;
+  const unavailable = (): never => {
+    throw new Error('not available in agent tests');
+  };
+  const services = {
+    clock: { now: () => Date.now() },
+    store: {},
+    broker: {},
+    execute: unavailable,
+  } as unknown as ServiceServices;
   return {
     executionId,
     pipeline: 'agent-test',

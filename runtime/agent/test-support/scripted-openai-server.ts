@@ -39,14 +39,19 @@ export async function startScriptedOpenAi(script: Script): Promise<ScriptedServe
       const recorded: RecordedRequest = {
         method: req.method ?? '',
         path: req.url ?? '',
-        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v ?? ''])),
+        headers: Object.fromEntries(
+          Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
+        ),
         body: parseJson(raw),
       };
       requests.push(recorded);
       const entry = script[next++];
-      const step: ScriptStep = entry === undefined
-        ? { status: 500, headers: { 'x-should-retry': 'false' }, body: { error: { message: 'script exhausted' } } }
-        : typeof entry === 'function' ? entry(recorded) : entry;
+      const step: ScriptStep =
+        entry === undefined
+          ? { status: 500, headers: { 'x-should-retry': 'false' }, body: { error: { message: 'script exhausted' } } }
+          : typeof entry === 'function'
+            ? entry(recorded)
+            : entry;
       if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
       if (res.destroyed) return;
       res.writeHead(step.status ?? 200, { 'content-type': 'application/json', ...(step.headers ?? {}) });
@@ -58,7 +63,11 @@ export async function startScriptedOpenAi(script: Script): Promise<ScriptedServe
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -75,7 +84,10 @@ export function chatCompletion(spec: ReplySpec): ScriptStep {
   const toolCalls = spec.toolCalls?.map((call, i) => ({
     id: call.id ?? `call_${i}`,
     type: 'function',
-    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+    },
   }));
   return {
     body: {
@@ -83,17 +95,23 @@ export function chatCompletion(spec: ReplySpec): ScriptStep {
       object: 'chat.completion',
       created: 1_700_000_000,
       model: 'test-model',
-      choices: [{
-        index: 0,
-        finish_reason: toolCalls ? 'tool_calls' : 'stop',
-        message: {
-          role: 'assistant',
-          content: spec.content ?? null,
-          refusal: spec.refusal ?? null,
-          ...(toolCalls ? { tool_calls: toolCalls } : {}),
+      choices: [
+        {
+          index: 0,
+          finish_reason: toolCalls ? 'tool_calls' : 'stop',
+          message: {
+            role: 'assistant',
+            content: spec.content ?? null,
+            refusal: spec.refusal ?? null,
+            ...(toolCalls ? { tool_calls: toolCalls } : {}),
+          },
         },
-      }],
-      usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+      ],
+      usage: {
+        prompt_tokens: usage.prompt,
+        completion_tokens: usage.completion,
+        total_tokens: usage.prompt + usage.completion,
+      },
     },
   };
 }

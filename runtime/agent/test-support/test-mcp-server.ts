@@ -45,27 +45,37 @@ export async function startTestMcpServer(options: TestMcpOptions = {}): Promise<
 
   const buildServer = (): McpServer => {
     const mcp = new McpServer({ name: 'test-mcp', version: '1.0.0' });
-    mcp.registerTool('lookup_customer', {
-      description: 'Finds a customer by id',
-      inputSchema: { id: z.string() },
-    }, ({ id }) => {
-      toolCalls.push({ tool: 'lookup_customer', args: { id } });
-      return { content: [{ type: 'text', text: JSON.stringify({ ...CUSTOMER, id }) }] };
-    });
-    mcp.registerTool('add_numbers', {
-      description: 'Adds two numbers',
-      inputSchema: { a: z.number(), b: z.number() },
-    }, ({ a, b }) => {
-      toolCalls.push({ tool: 'add_numbers', args: { a, b } });
-      return { content: [{ type: 'text', text: String(a + b) }] };
-    });
+    mcp.registerTool(
+      'lookup_customer',
+      {
+        description: 'Finds a customer by id',
+        inputSchema: { id: z.string() },
+      },
+      ({ id }) => {
+        toolCalls.push({ tool: 'lookup_customer', args: { id } });
+        return { content: [{ type: 'text', text: JSON.stringify({ ...CUSTOMER, id }) }] };
+      },
+    );
+    mcp.registerTool(
+      'add_numbers',
+      {
+        description: 'Adds two numbers',
+        inputSchema: { a: z.number(), b: z.number() },
+      },
+      ({ a, b }) => {
+        toolCalls.push({ tool: 'add_numbers', args: { a, b } });
+        return { content: [{ type: 'text', text: String(a + b) }] };
+      },
+    );
     return mcp;
   };
 
   const sseSessions = new Map<string, SSEServerTransport>();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v ?? '']));
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
+    );
     const query = Object.fromEntries(url.searchParams.entries());
     requests.push({ method: req.method ?? '', headers, query });
     const authorized =
@@ -88,15 +98,21 @@ export async function startTestMcpServer(options: TestMcpOptions = {}): Promise<
       }
       const mcp = buildServer();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => { void transport.close(); void mcp.close(); });
+      res.on('close', () => {
+        void transport.close();
+        void mcp.close();
+      });
       const body = await readJson(req);
       for (const message of Array.isArray(body) ? body : [body]) {
-        if (typeof message === 'object' && message !== null && typeof message.method === 'string') methods.push(message.method);
+        if (typeof message === 'object' && message !== null && typeof message.method === 'string')
+          methods.push(message.method);
       }
       await mcp.connect(transport);
       await transport.handleRequest(req, res, body);
     };
-    answer().catch(() => { if (!res.headersSent) res.writeHead(500).end(); });
+    answer().catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -105,11 +121,16 @@ export async function startTestMcpServer(options: TestMcpOptions = {}): Promise<
     requests,
     toolCalls,
     methods,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-async function readJson(req: IncomingMessage): Promise<any> { // any: a JSON-RPC message or batch, inspected loosely
+async function readJson(req: IncomingMessage): Promise<any> {
+  // any: a JSON-RPC message or batch, inspected loosely
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -117,7 +138,11 @@ async function readJson(req: IncomingMessage): Promise<any> { // any: a JSON-RPC
 
 /** Legacy transport: GET /mcp opens an SSE stream; POST /messages?sessionId=… carries requests. */
 async function answerLegacySse(
-  req: IncomingMessage, res: ServerResponse, url: URL, sessions: Map<string, SSEServerTransport>, build: () => McpServer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  sessions: Map<string, SSEServerTransport>,
+  build: () => McpServer,
 ): Promise<void> {
   if (req.method === 'GET' && url.pathname === '/mcp') {
     const transport = new SSEServerTransport('/messages', res);

@@ -23,17 +23,41 @@ import { PipeError } from '../../errors.js';
 import { MAX_EVENT_PAYLOAD_BYTES, MAX_MESSAGE_DEPTH } from '../../limits.js';
 import { Backoff, backoffDelay, pause, RECONNECT_BACKOFF } from '../backoff.js';
 import {
-  appendAttempt, completeAttempts, deadLetterId, failureText, HEADER_REPLAY_FOR, HEADER_REPLAY_OF, isOutage, judgeFailure,
-  keepInterval, outageCount, preparePublish, redeliveryBackoff, replayedForOther, runThroughOutages, validateSubscribe,
-  type DeadLetterReason, type FailedAttempt, type SubscribeOptions,
+  appendAttempt,
+  completeAttempts,
+  deadLetterId,
+  failureText,
+  HEADER_REPLAY_FOR,
+  HEADER_REPLAY_OF,
+  isOutage,
+  judgeFailure,
+  keepInterval,
+  outageCount,
+  preparePublish,
+  redeliveryBackoff,
+  replayedForOther,
+  runThroughOutages,
+  validateSubscribe,
+  type DeadLetterReason,
+  type FailedAttempt,
+  type SubscribeOptions,
 } from '../broker-input.js';
 import type { DeadLetter, DeadLetterStore } from '../dead-letters.js';
 import { assertJson } from '../json-safe.js';
 import { errorText, type NatsLink } from './connection.js';
 import { createNatsDeadLetters } from './dead-letters.js';
 import {
-  ensureConsumer, ensureDeadLetterStream, ensureEventStream, isNoStream, isNotFound, isPayloadTooLarge,
-  openAttemptsBucket, openSession, streamNames, type Session, type StreamNames,
+  ensureConsumer,
+  ensureDeadLetterStream,
+  ensureEventStream,
+  isNoStream,
+  isNotFound,
+  isPayloadTooLarge,
+  openAttemptsBucket,
+  openSession,
+  streamNames,
+  type Session,
+  type StreamNames,
 } from './jetstream.js';
 import { Puller, type PulledMsg } from './puller.js';
 
@@ -62,7 +86,9 @@ interface Ready extends Session {
   readonly attempts: KV;
 }
 
-export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { readonly streamName: string; readonly deadLetters: DeadLetterStore } {
+export function createNatsBroker(
+  opts: NatsBrokerOptions,
+): EventBroker & { readonly streamName: string; readonly deadLetters: DeadLetterStore } {
   const names = streamNames(opts.stream ?? 'PIPEC_EVENTS', opts.subjectPrefix ?? 'pipec.events');
   const maxAgeMs = opts.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const { link, logger, clock } = opts;
@@ -79,10 +105,12 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
    */
   const unconfirmed = new Set<(session: Session) => Promise<void>>();
   const confirmConsumers = async (session: Session): Promise<void> => {
-    await Promise.all([...unconfirmed].map(async (setup) => {
-      await setup(session);
-      unconfirmed.delete(setup);
-    }));
+    await Promise.all(
+      [...unconfirmed].map(async (setup) => {
+        await setup(session);
+        unconfirmed.delete(setup);
+      }),
+    );
   };
 
   let prepared: { nc: NatsConnection; ready: Promise<Ready> } | null = null;
@@ -122,19 +150,29 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
     return session;
   };
 
-  const publishMessage = async (subject: string, body: Uint8Array, headers: ReturnType<typeof natsHeaders>, msgID: string): Promise<void> => {
+  const publishMessage = async (
+    subject: string,
+    body: Uint8Array,
+    headers: ReturnType<typeof natsHeaders>,
+    msgID: string,
+  ): Promise<void> => {
     const send = async (session: Ready): Promise<void> => {
       await session.js.publish(subject, body, { msgID, headers, timeout: REQUEST_TIMEOUT_MS });
     };
     let session = await ready();
-    if (unconfirmed.size > 0) await confirmConsumers(session).catch((err: unknown) => {
-      throw err instanceof PipeError ? err : dependency.unavailable(err);
-    });
+    if (unconfirmed.size > 0)
+      await confirmConsumers(session).catch((err: unknown) => {
+        throw err instanceof PipeError ? err : dependency.unavailable(err);
+      });
     try {
       await send(session);
     } catch (err) {
       if (isPayloadTooLarge(err)) {
-        throw new PipeError(`event is larger than the broker accepts: ${failureText(err)}`, { code: 413, kind: 'PAYLOAD_TOO_LARGE', cause: err });
+        throw new PipeError(`event is larger than the broker accepts: ${failureText(err)}`, {
+          code: 413,
+          kind: 'PAYLOAD_TOO_LARGE',
+          cause: err,
+        });
       }
       if (!isNoStream(err)) throw dependency.unavailable(err);
       try {
@@ -146,7 +184,11 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
     }
   };
 
-  const publishEvent = async (name: string, payload: Json, headers: Readonly<Record<string, string>> | undefined): Promise<string> => {
+  const publishEvent = async (
+    name: string,
+    payload: Json,
+    headers: Readonly<Record<string, string>> | undefined,
+  ): Promise<string> => {
     const checked = preparePublish(name, payload, headers);
     const id = randomUUID();
     const h = natsHeaders();
@@ -163,7 +205,11 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
     session: ready,
     recover,
     publishReplay: (letter: DeadLetter) =>
-      publishEvent(letter.event, letter.payload, { ...letter.headers, [HEADER_REPLAY_FOR]: letter.subscriber, [HEADER_REPLAY_OF]: letter.id }),
+      publishEvent(letter.event, letter.payload, {
+        ...letter.headers,
+        [HEADER_REPLAY_FOR]: letter.subscriber,
+        [HEADER_REPLAY_OF]: letter.id,
+      }),
   });
 
   return {
@@ -201,21 +247,47 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       };
 
       /** Writes the dead letter, then acks; if the write fails the event comes back later. */
-      const bury = async (session: Ready, msg: PulledMsg, envelope: EventEnvelope, payloadJson: string, reason: DeadLetterReason, attempts: FailedAttempt[], attemptCount: number): Promise<void> => {
+      const bury = async (
+        session: Ready,
+        msg: PulledMsg,
+        envelope: EventEnvelope,
+        payloadJson: string,
+        reason: DeadLetterReason,
+        attempts: FailedAttempt[],
+        attemptCount: number,
+      ): Promise<void> => {
         try {
-          await deadLetters.write({
-            id: deadLetterId(subscriber, envelope.id), event, subscriber, eventId: envelope.id, headers: envelope.headers, reason,
-            attemptCount, attempts, publishedAt: envelope.publishedAt, deadAt: clock.now(), replays: [],
-          }, payloadJson);
+          await deadLetters.write(
+            {
+              id: deadLetterId(subscriber, envelope.id),
+              event,
+              subscriber,
+              eventId: envelope.id,
+              headers: envelope.headers,
+              reason,
+              attemptCount,
+              attempts,
+              publishedAt: envelope.publishedAt,
+              deadAt: clock.now(),
+              replays: [],
+            },
+            payloadJson,
+          );
         } catch (err) {
-          logger.warn({ event, subscriber, eventId: envelope.id, err: failureText(err) }, 'could not store a dead letter; the event will come back');
+          logger.warn(
+            { event, subscriber, eventId: envelope.id, err: failureText(err) },
+            'could not store a dead letter; the event will come back',
+          );
           msg.nak(backoffDelay(RECONNECT_BACKOFF, 4, random));
           return;
         }
         // Confirmed by the server: an ack lost on the way would bring the event back, and its second
         // dead letter (same id) would replace this one with a poorer record of the attempts.
         if (await msg.ackAck().catch(() => false)) forget(session, msg);
-        logger.error({ event, subscriber, eventId: envelope.id, attempts: attemptCount, reason, error: attempts.at(-1)?.error }, 'event moved to dead letters');
+        logger.error(
+          { event, subscriber, eventId: envelope.id, attempts: attemptCount, reason, error: attempts.at(-1)?.error },
+          'event moved to dead letters',
+        );
       };
 
       /** Extends the delivery's ack deadline; false while NATS is away (the server redelivers it then). */
@@ -247,18 +319,27 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
           return bury(session, msg, envelope, payloadJson, 'ack-timeout', attempts, attempt - 1);
         }
         try {
-          await runThroughOutages((again) => handler({ envelope, attempt, redelivery: attempt > 1 || again } satisfies Delivery), {
-            keep: () => keepInProgress(msg),
-            keepEveryMs: keepInterval(subOpts.ackTimeout),
-            signal: stopping.signal,
-            random,
-          });
+          await runThroughOutages(
+            (again) => handler({ envelope, attempt, redelivery: attempt > 1 || again } satisfies Delivery),
+            {
+              keep: () => keepInProgress(msg),
+              keepEveryMs: keepInterval(subOpts.ackTimeout),
+              signal: stopping.signal,
+              random,
+            },
+          );
         } catch (err) {
           const verdict = judgeFailure(err);
           const outage = isOutage(err);
           const history = attempt > 1 ? completeAttempts(recorded, attempt - 1) : [];
-          const attempts = appendAttempt(history, { attempt, at: clock.now(), error: verdict.text, ...(outage ? { outage } : {}) });
-          const reason = verdict.deadLetterNow ?? (!outage && counted >= subOpts.maxDeliveries ? 'max-deliveries' : null);
+          const attempts = appendAttempt(history, {
+            attempt,
+            at: clock.now(),
+            error: verdict.text,
+            ...(outage ? { outage } : {}),
+          });
+          const reason =
+            verdict.deadLetterNow ?? (!outage && counted >= subOpts.maxDeliveries ? 'max-deliveries' : null);
           if (reason !== null) return bury(session, msg, envelope, payloadJson, reason, attempts, attempt);
           await session.attempts.put(historyKey(msg), JSON.stringify(attempts)).catch(() => undefined);
           msg.nak(backoffDelay(backoff, Math.max(1, counted), random));
@@ -272,7 +353,10 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       let attached: Promise<void> | null = null;
       const attach = (session: Ready): Promise<void> => {
         attached ??= setupConsumer(session);
-        attached.then(() => unconfirmed.delete(setupConsumer), () => (attached = null));
+        attached.then(
+          () => unconfirmed.delete(setupConsumer),
+          () => (attached = null),
+        );
         return attached;
       };
 
@@ -311,7 +395,10 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
               const stateLost = isNoStream(err) || isNotFound(err);
               if (stateLost) await recover().catch(() => undefined);
               if (failing === false && stateLost) {
-                logger.warn({ event, subscriber, err: failureText(err) }, 'event consumer lost its server state; recreating it');
+                logger.warn(
+                  { event, subscriber, err: failureText(err) },
+                  'event consumer lost its server state; recreating it',
+                );
                 failing = 'logged';
               } else if (failing === false) {
                 logger.debug({ event, subscriber, err: failureText(err) }, 'event consumer interrupted; retrying');
@@ -330,9 +417,14 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
       // The consumer exists before subscribe resolves (events published from then on are kept for
       // it); while NATS is away the workers create it once it is back.
       if (link.connection()) {
-        await ready().then(attach).catch((err: unknown) => {
-          logger.warn({ event, subscriber, err: failureText(err) }, 'could not create the event consumer yet; retrying');
-        });
+        await ready()
+          .then(attach)
+          .catch((err: unknown) => {
+            logger.warn(
+              { event, subscriber, err: failureText(err) },
+              'could not create the event consumer yet; retrying',
+            );
+          });
       }
       const workers = Array.from({ length: subOpts.concurrency }, () => worker());
 
@@ -360,7 +452,10 @@ export function createNatsBroker(opts: NatsBrokerOptions): EventBroker & { reado
 function checkMaxPayload(nc: NatsConnection, logger: Logger): void {
   const max = nc.info?.max_payload;
   if (max !== undefined && max < MAX_EVENT_PAYLOAD_BYTES + 64 * 1024) {
-    logger.error({ maxPayload: max, needed: MAX_EVENT_PAYLOAD_BYTES + 64 * 1024 }, 'the NATS server max_payload is below what events may carry; raise it to 1 MiB or more');
+    logger.error(
+      { maxPayload: max, needed: MAX_EVENT_PAYLOAD_BYTES + 64 * 1024 },
+      'the NATS server max_payload is below what events may carry; raise it to 1 MiB or more',
+    );
   }
 }
 
@@ -375,7 +470,11 @@ export function durableName(subscriber: string, event: string): string {
  * The envelope of a delivered message. `problem` is set when the payload is not what a publisher
  * may send (not JSON, too deep, text no backend stores): such an event is dead-lettered at once.
  */
-function readEnvelope(msg: PulledMsg, event: string, payloadJson: string): { envelope: EventEnvelope; problem: string | null } {
+function readEnvelope(
+  msg: PulledMsg,
+  event: string,
+  payloadJson: string,
+): { envelope: EventEnvelope; problem: string | null } {
   const headers: Record<string, string> = {};
   let id = `${msg.info.stream}:${msg.seq}`;
   let publishedAt = msg.info.timestampNanos ? Math.floor(msg.info.timestampNanos / 1e6) : 0;
@@ -384,7 +483,8 @@ function readEnvelope(msg: PulledMsg, event: string, payloadJson: string): { env
     const lower = key.toLowerCase();
     if (lower === HEADER_EVENT_ID.toLowerCase()) id = value;
     else if (lower === HEADER_PUBLISHED_AT.toLowerCase()) publishedAt = Number(value);
-    else if (!lower.startsWith('nats-')) Object.defineProperty(headers, lower, { value, enumerable: true, writable: true, configurable: true });
+    else if (!lower.startsWith('nats-'))
+      Object.defineProperty(headers, lower, { value, enumerable: true, writable: true, configurable: true });
   }
   let payload: Json = null;
   let problem: string | null = null;

@@ -43,7 +43,8 @@ export function natsConnectionOptions(url: string, env: NodeJS.ProcessEnv): Node
   let tlsScheme = false;
   for (const part of url.split(',')) {
     const parsed = new URL(part.trim());
-    if (parsed.protocol !== 'nats:' && parsed.protocol !== 'tls:') throw new Error(`PIPEC_BROKER: unsupported scheme ${parsed.protocol} (use nats:// or tls://)`);
+    if (parsed.protocol !== 'nats:' && parsed.protocol !== 'tls:')
+      throw new Error(`PIPEC_BROKER: unsupported scheme ${parsed.protocol} (use nats:// or tls://)`);
     tlsScheme ||= parsed.protocol === 'tls:';
     servers.push(`${parsed.hostname}:${parsed.port || '4222'}`);
     if (parsed.username) urlUser = decodeURIComponent(parsed.username);
@@ -75,7 +76,8 @@ export function natsConnectionOptions(url: string, env: NodeJS.ProcessEnv): Node
   const ca = env['PIPEC_NATS_TLS_CA'];
   const cert = env['PIPEC_NATS_TLS_CERT'];
   const key = env['PIPEC_NATS_TLS_KEY'];
-  if ((cert === undefined) !== (key === undefined)) throw new Error('PIPEC_NATS_TLS_CERT and PIPEC_NATS_TLS_KEY go together');
+  if ((cert === undefined) !== (key === undefined))
+    throw new Error('PIPEC_NATS_TLS_CERT and PIPEC_NATS_TLS_KEY go together');
   const wantTls = tlsScheme || env['PIPEC_NATS_TLS'] === 'true' || ca !== undefined || cert !== undefined;
   for (const file of [ca, cert, key]) if (file !== undefined) readFileSync(file);
   const tls = wantTls
@@ -169,7 +171,10 @@ export class NatsLink {
       this.current = null;
       if (this.stopping.signal.aborted) return;
       this.dependency.down(closedWith ? errorText(closedWith) : 'connection closed');
-      this.logger.debug({ err: closedWith ? errorText(closedWith) : null }, 'NATS connection closed; opening a new one');
+      this.logger.debug(
+        { err: closedWith ? errorText(closedWith) : null },
+        'NATS connection closed; opening a new one',
+      );
     }
   }
 
@@ -177,7 +182,9 @@ export class NatsLink {
   private async watch(nc: NatsConnection): Promise<void> {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'staleConnection') {
-        this.dependency.down(status.type === 'disconnect' ? `disconnected from ${status.server}` : 'stale connection (no answer to pings)');
+        this.dependency.down(
+          status.type === 'disconnect' ? `disconnected from ${status.server}` : 'stale connection (no answer to pings)',
+        );
       } else if (status.type === 'reconnect') {
         this.reconnectDelays.reset();
         this.dependency.restored();

@@ -13,8 +13,16 @@
 import type { Json } from '../../types.js';
 import type { FailedAttempt } from '../broker-input.js';
 import {
-  checkDeadLetterId, notFound, pageOf, summaryOf, type DeadLetter, type DeadLetterQuery, type DeadLetterReplay,
-  type DeadLetterStore, type DeadLetterSummary, type PurgeQuery,
+  checkDeadLetterId,
+  notFound,
+  pageOf,
+  summaryOf,
+  type DeadLetter,
+  type DeadLetterQuery,
+  type DeadLetterReplay,
+  type DeadLetterStore,
+  type DeadLetterSummary,
+  type PurgeQuery,
 } from '../dead-letters.js';
 import { eventOfToken, eventToken, isNoStream, isStreamNotFound, type Session, type StreamNames } from './jetstream.js';
 
@@ -40,7 +48,11 @@ export function deadLetterSubject(names: StreamNames, event: string, id: string)
  * The record as stored: JSON with `payloadJson` (the event's payload text, verbatim) spliced in, and
  * attempt errors shortened until it fits `maxBytes`.
  */
-export function encodeDeadLetter(letter: Omit<DeadLetter, 'payload'>, payloadJson: string, maxBytes: number): Uint8Array {
+export function encodeDeadLetter(
+  letter: Omit<DeadLetter, 'payload'>,
+  payloadJson: string,
+  maxBytes: number,
+): Uint8Array {
   const encoder = new TextEncoder();
   let attempts = letter.attempts;
   for (let cut = 500; ; cut = Math.floor(cut / 2)) {
@@ -65,7 +77,11 @@ export function createNatsDeadLetters(deps: NatsDeadLetterDeps): DeadLetterStore
   const allSubjects = `${names.deadLetterPrefix}.>`;
 
   /** Messages matching `filter` in stream order, from `fromSeq`; null at the end. */
-  const nextMatching = async (session: Session, filter: string, fromSeq: number): Promise<{ seq: number; letter: DeadLetter } | null> => {
+  const nextMatching = async (
+    session: Session,
+    filter: string,
+    fromSeq: number,
+  ): Promise<{ seq: number; letter: DeadLetter } | null> => {
     // The server answers "next message at or after seq on these subjects" (`next_by_subj`), which
     // the client's typings do not list for this API.
     const request = { seq: fromSeq, next_by_subj: filter } as unknown as { seq: number };
@@ -74,14 +90,19 @@ export function createNatsDeadLetters(deps: NatsDeadLetterDeps): DeadLetterStore
   };
 
   const find = async (session: Session, id: string): Promise<DeadLetter | null> => {
-    const stored = await session.jsm.streams.getMessage(names.deadLetters, { last_by_subj: `${names.deadLetterPrefix}.*.${id}` });
+    const stored = await session.jsm.streams.getMessage(names.deadLetters, {
+      last_by_subj: `${names.deadLetterPrefix}.*.${id}`,
+    });
     return stored ? decodeDeadLetter(stored.data) : null;
   };
 
   const write = async (letter: Omit<DeadLetter, 'payload'>, payloadJson: string): Promise<void> => {
     const send = async (session: Session): Promise<void> => {
       const maxBytes = session.nc.info?.max_payload ?? 1024 * 1024;
-      await session.js.publish(deadLetterSubject(names, letter.event, letter.id), encodeDeadLetter(letter, payloadJson, maxBytes));
+      await session.js.publish(
+        deadLetterSubject(names, letter.event, letter.id),
+        encodeDeadLetter(letter, payloadJson, maxBytes),
+      );
     };
     try {
       await send(await deps.session());
@@ -174,7 +195,12 @@ export function createNatsDeadLetters(deps: NatsDeadLetterDeps): DeadLetterStore
     for (const [subject, n] of Object.entries(info.state.subjects ?? {})) {
       const tokens = subject.slice(names.deadLetterPrefix.length + 1).split('.');
       const event = eventOfToken(tokens[0] ?? '');
-      Object.defineProperty(counts, event, { value: (counts[event] ?? 0) + n, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(counts, event, {
+        value: (counts[event] ?? 0) + n,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return counts;
   }

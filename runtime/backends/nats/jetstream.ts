@@ -8,7 +8,15 @@
  *                           per subject (a rewrite replaces), kept until purged
  *   KV <stream>_ATTEMPTS    the error of each failed attempt of an event still being retried
  */
-import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import {
+  jetstream,
+  jetstreamManager,
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
@@ -85,7 +93,11 @@ export async function openSchedulesBucket(js: JetStreamClient, names: StreamName
 
 type StreamSettings = Parameters<JetStreamManager['streams']['add']>[0];
 
-async function ensureStream(jsm: JetStreamManager, name: string, settings: Omit<StreamSettings, 'name'>): Promise<void> {
+async function ensureStream(
+  jsm: JetStreamManager,
+  name: string,
+  settings: Omit<StreamSettings, 'name'>,
+): Promise<void> {
   try {
     await jsm.streams.info(name);
     return;
@@ -150,7 +162,11 @@ export function isNotFound(err: unknown): boolean {
 export function isStreamNotFound(err: unknown): boolean {
   if (err === null || typeof err !== 'object' || (err as { name?: unknown }).name === 'PipeError') return false;
   const code = (err as { code?: unknown }).code;
-  return code === 10059 || (err as { name?: unknown }).name === 'StreamNotFoundError' || /stream not found/i.test((err as Error).message ?? '');
+  return (
+    code === 10059 ||
+    (err as { name?: unknown }).name === 'StreamNotFoundError' ||
+    /stream not found/i.test((err as Error).message ?? '')
+  );
 }
 
 /** No stream answers on the subject (it was deleted, or the server lost its JetStream state). */

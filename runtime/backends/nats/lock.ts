@@ -37,7 +37,11 @@ export function createNatsLock(link: NatsLink, stream: string): SchedulerLock {
         ready: (async () => {
           const { js } = await openSession(nc, 5000);
           const kvm = new Kvm(js);
-          const ledger = await kvm.create(`${stream}_SCHEDULE_LEDGER`, { history: 1, ttl: LEDGER_TTL_MS, storage: StorageType.File });
+          const ledger = await kvm.create(`${stream}_SCHEDULE_LEDGER`, {
+            history: 1,
+            ttl: LEDGER_TTL_MS,
+            storage: StorageType.File,
+          });
           const state = await kvm.create(`${stream}_SCHEDULE_STATE`, { history: 1, storage: StorageType.File });
           return { ledger, state };
         })(),
@@ -54,7 +58,8 @@ export function createNatsLock(link: NatsLink, stream: string): SchedulerLock {
     }
   };
 
-  const asUnavailable = (err: unknown): unknown => (err instanceof PipeError || isTaken(err) ? err : link.dependency.unavailable(err));
+  const asUnavailable = (err: unknown): unknown =>
+    err instanceof PipeError || isTaken(err) ? err : link.dependency.unavailable(err);
 
   /**
    * Runs `use` on the buckets; when the server lost them (its JetStream state), opens them again

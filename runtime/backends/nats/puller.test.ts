@@ -22,10 +22,15 @@ const STREAM = `S_${RUN_ID}`;
 describe('parseAckSubject', () => {
   it('reads the delivery count, stream sequence and timestamp of both subject forms', () => {
     expect(parseAckSubject('$JS.ACK.EVENTS.worker.3.17.20.1700000000000000000.4')).toEqual({
-      stream: 'EVENTS', deliveryCount: 3, streamSequence: 17, timestampNanos: 1700000000000000000,
+      stream: 'EVENTS',
+      deliveryCount: 3,
+      streamSequence: 17,
+      timestampNanos: 1700000000000000000,
     });
     expect(parseAckSubject('$JS.ACK.hub.ACCHASH.EVENTS.worker.2.9.11.1700000000000000000.0.r4nd0m')).toMatchObject({
-      stream: 'EVENTS', deliveryCount: 2, streamSequence: 9,
+      stream: 'EVENTS',
+      deliveryCount: 2,
+      streamSequence: 9,
     });
     expect(() => parseAckSubject('_INBOX.abc')).toThrow(/not a JetStream ack subject/);
   });

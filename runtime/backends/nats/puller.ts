@@ -36,12 +36,14 @@ export interface PulledMsg {
  * that the server did not answer at all (status 0: the link is down, or the consumer is missing).
  */
 export class PullFailed extends Error {
-  constructor(readonly status: number, readonly description: string) {
+  constructor(
+    readonly status: number,
+    readonly description: string,
+  ) {
     super(`pull failed: ${status} ${description}`);
     this.name = 'PullFailed';
   }
 }
-
 
 export class Puller {
   private readonly sub: Subscription;
@@ -161,9 +163,12 @@ export class Puller {
  * <dseq>.<ts>.<pending>` (9 tokens), or with `<domain>.<account hash>` after `ACK` and possibly a
  * random token at the end (11 or 12 tokens).
  */
-export function parseAckSubject(
-  subject: string,
-): { stream: string; deliveryCount: number; streamSequence: number; timestampNanos: number } {
+export function parseAckSubject(subject: string): {
+  stream: string;
+  deliveryCount: number;
+  streamSequence: number;
+  timestampNanos: number;
+} {
   const tokens = subject.split('.');
   const at = tokens.length === 9 ? 2 : tokens.length >= 11 ? 4 : -1;
   if (tokens[0] !== '$JS' || tokens[1] !== 'ACK' || at < 0) {

@@ -35,7 +35,11 @@ export function createNatsRateLimitStore(link: NatsLink, stream: string): RateLi
     if (known?.nc === nc) return known.ready;
     const ready = (async () => {
       const { js } = await openSession(nc, 5000);
-      return new Kvm(js).create(`${stream}_RATE_LIMITS_${ttlMs}`, { history: 1, ttl: ttlMs, storage: StorageType.File });
+      return new Kvm(js).create(`${stream}_RATE_LIMITS_${ttlMs}`, {
+        history: 1,
+        ttl: ttlMs,
+        storage: StorageType.File,
+      });
     })();
     buckets.set(ttlMs, { nc, ready });
     ready.catch(() => {
@@ -51,7 +55,7 @@ export function createNatsRateLimitStore(link: NatsLink, stream: string): RateLi
         for (let tries = 0; tries < MAX_TRIES; tries++) {
           const kv = await open(ttlMs);
           const entry = await kv.get(id);
-          const live = entry && entry.operation === 'PUT' ? (entry.json<ClientWindow>()) : undefined;
+          const live = entry && entry.operation === 'PUT' ? entry.json<ClientWindow>() : undefined;
           const { state, result, changed } = step(live);
           if (!changed) return result;
           try {

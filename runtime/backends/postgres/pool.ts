@@ -84,26 +84,30 @@ const TLS_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
 export function pgPoolOptionsFromEnv(url: string, env: NodeJS.ProcessEnv): PgPoolOptions {
   const sizeText = env['PIPEC_STORE_POOL_SIZE'];
   const max = sizeText === undefined ? 10 : Number(sizeText);
-  if (!Number.isInteger(max) || max < 1 || max > 1000) throw new Error(`PIPEC_STORE_POOL_SIZE must be an integer 1..1000, not ${JSON.stringify(sizeText)}`);
+  if (!Number.isInteger(max) || max < 1 || max > 1000)
+    throw new Error(`PIPEC_STORE_POOL_SIZE must be an integer 1..1000, not ${JSON.stringify(sizeText)}`);
   const ca = env['PIPEC_STORE_TLS_CA'];
   const cert = env['PIPEC_STORE_TLS_CERT'];
   const key = env['PIPEC_STORE_TLS_KEY'];
-  if ((cert === undefined) !== (key === undefined)) throw new Error('PIPEC_STORE_TLS_CERT and PIPEC_STORE_TLS_KEY go together');
+  if ((cert === undefined) !== (key === undefined))
+    throw new Error('PIPEC_STORE_TLS_CERT and PIPEC_STORE_TLS_KEY go together');
   const modeText = env['PIPEC_STORE_TLS'] ?? (ca !== undefined || cert !== undefined ? 'verify-full' : undefined);
   if (modeText === undefined) return { connectionString: url, max };
   const mode = TLS_MODES.find((m) => m === modeText);
-  if (mode === undefined) throw new Error(`PIPEC_STORE_TLS must be one of ${TLS_MODES.join(', ')}, not ${JSON.stringify(modeText)}`);
+  if (mode === undefined)
+    throw new Error(`PIPEC_STORE_TLS must be one of ${TLS_MODES.join(', ')}, not ${JSON.stringify(modeText)}`);
   if (mode === 'disable') return { connectionString: withoutSslParams(url), max, ssl: false };
   const files: ConnectionOptions = {
     ...(ca !== undefined ? { ca: readFileSync(ca, 'utf8') } : {}),
     ...(cert !== undefined ? { cert: readFileSync(cert, 'utf8') } : {}),
     ...(key !== undefined ? { key: readFileSync(key, 'utf8') } : {}),
   };
-  const ssl: ConnectionOptions = mode === 'require'
-    ? { ...files, rejectUnauthorized: false }
-    : mode === 'verify-ca'
-      ? { ...files, rejectUnauthorized: true, checkServerIdentity: () => undefined }
-      : { ...files, rejectUnauthorized: true };
+  const ssl: ConnectionOptions =
+    mode === 'require'
+      ? { ...files, rejectUnauthorized: false }
+      : mode === 'verify-ca'
+        ? { ...files, rejectUnauthorized: true, checkServerIdentity: () => undefined }
+        : { ...files, rejectUnauthorized: true };
   return { connectionString: withoutSslParams(url), max, ssl };
 }
 
@@ -155,8 +159,19 @@ export async function openPgPool(opts: PgPoolOptions): Promise<PgPool> {
   return pool;
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
-const CONNECTION_TEXT = /connection terminated|terminating connection|timeout exceeded when trying to connect|query read timeout|not queryable|client was closed|connection refused|socket|server closed the connection/i;
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
+const CONNECTION_TEXT =
+  /connection terminated|terminating connection|timeout exceeded when trying to connect|query read timeout|not queryable|client was closed|connection refused|socket|server closed the connection/i;
 
 /**
  * True when a failure says the database cannot be reached (network, server restarting or shut

@@ -15,10 +15,12 @@ export function createPgRateLimitStore(pool: PgPool, clock: Clock): RateLimitSto
   let calls = 0;
   return {
     async update(key, ttlMs, step) {
-      if (++calls % PRUNE_EVERY === 0) await pool.query('DELETE FROM pipec_rate_limits WHERE expires_at < $1', [clock.now()]);
+      if (++calls % PRUNE_EVERY === 0)
+        await pool.query('DELETE FROM pipec_rate_limits WHERE expires_at < $1', [clock.now()]);
       for (let tries = 0; tries < MAX_TRIES; tries++) {
         const found = await pool.query<{ state: ClientWindow; version: string; expires_at: string }>(
-          'SELECT state, version, expires_at FROM pipec_rate_limits WHERE key = $1', [key],
+          'SELECT state, version, expires_at FROM pipec_rate_limits WHERE key = $1',
+          [key],
         );
         const row = found.rows[0];
         const live = row && Number(row.expires_at) >= clock.now() ? row.state : undefined;
@@ -27,13 +29,13 @@ export function createPgRateLimitStore(pool: PgPool, clock: Clock): RateLimitSto
         const expiresAt = clock.now() + ttlMs;
         const written = row
           ? await pool.query(
-            'UPDATE pipec_rate_limits SET state = $2, version = version + 1, expires_at = $3 WHERE key = $1 AND version = $4',
-            [key, JSON.stringify(state), expiresAt, row.version],
-          )
+              'UPDATE pipec_rate_limits SET state = $2, version = version + 1, expires_at = $3 WHERE key = $1 AND version = $4',
+              [key, JSON.stringify(state), expiresAt, row.version],
+            )
           : await pool.query(
-            'INSERT INTO pipec_rate_limits (key, state, version, expires_at) VALUES ($1, $2, 1, $3) ON CONFLICT (key) DO NOTHING',
-            [key, JSON.stringify(state), expiresAt],
-          );
+              'INSERT INTO pipec_rate_limits (key, state, version, expires_at) VALUES ($1, $2, 1, $3) ON CONFLICT (key) DO NOTHING',
+              [key, JSON.stringify(state), expiresAt],
+            );
         if (written.rowCount === 1) return result;
       }
       throw new Error(`rate limit ${key}: the counter kept changing under ${MAX_TRIES} tries`);

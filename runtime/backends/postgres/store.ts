@@ -68,7 +68,12 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
   };
 
   /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
-  const refuseArraySortKeys = async (db: Queryable, store: string, filter: Filter, sort: ReadonlyArray<readonly [string[], 1 | -1]>): Promise<void> => {
+  const refuseArraySortKeys = async (
+    db: Queryable,
+    store: string,
+    filter: Filter,
+    sort: ReadonlyArray<readonly [string[], 1 | -1]>,
+  ): Promise<void> => {
     const params = postgresParams();
     const arrays = sortArraysSql(sort, 'postgres', params);
     if (arrays === null) return;
@@ -80,10 +85,18 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
   };
 
   const purgeExpired = (db: Queryable, store: string, now: number): Promise<unknown> =>
-    db.query('DELETE FROM pipec_documents WHERE store = $1 AND expires_at IS NOT NULL AND expires_at <= $2', [store, now]);
+    db.query('DELETE FROM pipec_documents WHERE store = $1 AND expires_at IS NOT NULL AND expires_at <= $2', [
+      store,
+      now,
+    ]);
 
   /** One atomic statement: the store's TTL is read in the same INSERT. */
-  const insertRows = async (db: Queryable, store: string, docs: readonly PreparedDocument[], now: number): Promise<void> => {
+  const insertRows = async (
+    db: Queryable,
+    store: string,
+    docs: readonly PreparedDocument[],
+    now: number,
+  ): Promise<void> => {
     if (docs.length === 0) return;
     await db.query(
       `INSERT INTO pipec_documents (store, id, doc, created_at, expires_at)
@@ -100,15 +113,21 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     await purgeExpired(client, spec.into, now);
     for (const doc of results) {
       const query = mergeTargetQuery(spec, doc);
-      const targets = query === null ? [] : await select(client, spec.into, parseFilter(query), { limit: 2, skip: 0 }, [], true);
+      const targets =
+        query === null ? [] : await select(client, spec.into, parseFilter(query), { limit: 2, skip: 0 }, [], true);
       if (targets.length > 1) throw mergeAmbiguous(spec);
       const [target] = targets;
       if (target !== undefined) {
         const next = mergedDocument(spec, target.doc, doc);
-        if (next !== null) await client.query('UPDATE pipec_documents SET doc = $1::jsonb WHERE seq = $2', [serializeDocument(next, opts.maxDocumentBytes), target.seq]);
+        if (next !== null)
+          await client.query('UPDATE pipec_documents SET doc = $1::jsonb WHERE seq = $2', [
+            serializeDocument(next, opts.maxDocumentBytes),
+            target.seq,
+          ]);
       } else {
         const inserted = unmatchedDocument(spec, doc);
-        if (inserted !== null) await insertRows(client, spec.into, prepareDocuments([inserted], opts.maxDocumentBytes), now);
+        if (inserted !== null)
+          await insertRows(client, spec.into, prepareDocuments([inserted], opts.maxDocumentBytes), now);
       }
     }
   };
@@ -147,7 +166,8 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
 
     async findById(store, id) {
       validateStoreName(store);
-      if (typeof id !== 'string' && typeof id !== 'number') throw new PipeError('id must be a string', { code: 400, kind: 'BAD_QUERY' });
+      if (typeof id !== 'string' && typeof id !== 'number')
+        throw new PipeError('id must be a string', { code: 400, kind: 'BAD_QUERY' });
       const result = await pool.query<{ doc: JsonObject }>(
         'SELECT doc FROM pipec_documents WHERE store = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > $3)',
         [store, String(id), clock.now()],
@@ -197,7 +217,11 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       const run = async (db: Queryable): Promise<JsonObject[]> => {
         const rows = await select(db, store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []);
         if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
-        return runStages(rows.map((r) => r.doc), rest, regex);
+        return runStages(
+          rows.map((r) => r.doc),
+          rest,
+          regex,
+        );
       };
       if (merge === null) {
         return run(pool).catch((err: unknown) => {
@@ -215,7 +239,9 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       const unique = indexOpts?.unique === true;
       const name = pgIndexName(store, keys, unique);
       // DDL cannot take parameters: the store name and path segments are validated to [A-Za-z0-9_$-].
-      const columns = keys.map(([field, dir]) => `${indexExpressions(field, 'postgres').value} ${dir === 1 ? 'ASC' : 'DESC'}`).join(', ');
+      const columns = keys
+        .map(([field, dir]) => `${indexExpressions(field, 'postgres').value} ${dir === 1 ? 'ASC' : 'DESC'}`)
+        .join(', ');
       const sql = `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON pipec_documents (${columns}) WHERE store = '${store}'`;
       try {
         await withDdlLock(pool, async (client) => {
@@ -243,7 +269,10 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       validateStoreName(store);
       let dropped = 0;
       await withDdlLock(pool, async (client) => {
-        const stored = await client.query<{ name: string; fields: string }>('SELECT name, fields FROM pipec_indexes WHERE store = $1', [store]);
+        const stored = await client.query<{ name: string; fields: string }>(
+          'SELECT name, fields FROM pipec_indexes WHERE store = $1',
+          [store],
+        );
         const names = indexesToDrop(index, stored.rows);
         for (const name of names) {
           // DDL cannot take parameters: `name` is a stored pipec name, checked against pipec_u?ix_<hex>.
@@ -273,14 +302,27 @@ function translatePgError(err: unknown): unknown {
   const code = pgErrorCode(err);
   if (code === '23505') return duplicateKey((err as Error).message, err);
   if (code === '22P05' || code === '22021') {
-    return new PipeError('document contains text PostgreSQL cannot store (\\u0000)', { code: 400, kind: 'BAD_DOCUMENT', cause: err });
+    return new PipeError('document contains text PostgreSQL cannot store (\\u0000)', {
+      code: 400,
+      kind: 'BAD_DOCUMENT',
+      cause: err,
+    });
   }
-  if (code === '57014') return new PipeError('store query exceeded the statement timeout', { code: 504, kind: 'QUERY_TIMEOUT', cause: err });
-  if (code === '2201B') return new PipeError(`invalid $regex: ${(err as Error).message}`, { code: 400, kind: 'BAD_QUERY', cause: err });
+  if (code === '57014')
+    return new PipeError('store query exceeded the statement timeout', {
+      code: 504,
+      kind: 'QUERY_TIMEOUT',
+      cause: err,
+    });
+  if (code === '2201B')
+    return new PipeError(`invalid $regex: ${(err as Error).message}`, { code: 400, kind: 'BAD_QUERY', cause: err });
   return err;
 }
 
 export function pgIndexName(store: string, keys: ReadonlyArray<readonly [string, 1 | -1]>, unique: boolean): string {
-  const digest = createHash('sha256').update(JSON.stringify([store, keys, unique])).digest('hex').slice(0, 16);
+  const digest = createHash('sha256')
+    .update(JSON.stringify([store, keys, unique]))
+    .digest('hex')
+    .slice(0, 16);
   return `pipec_${unique ? 'uix' : 'ix'}_${digest}`;
 }

@@ -23,7 +23,10 @@ export class PgSupervisor {
   private wake = new AbortController();
   private readonly running: Promise<void>;
 
-  constructor(private readonly pool: PgPool, readonly dependency: Dependency) {
+  constructor(
+    private readonly pool: PgPool,
+    readonly dependency: Dependency,
+  ) {
     this.running = this.supervise();
   }
 
@@ -67,5 +70,7 @@ export class PgSupervisor {
 function reasonOf(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message || 'connection lost').slice(0, 300);
+  return (
+    typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message || 'connection lost'
+  ).slice(0, 300);
 }

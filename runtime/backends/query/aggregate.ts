@@ -29,7 +29,8 @@ export function parsePipeline(pipeline: unknown): Stage[] {
   if (!Array.isArray(pipeline)) throw badQuery('an aggregate pipeline must be an array of stages');
   if (pipeline.length > MAX_STAGES) throw badQuery(`an aggregate pipeline has at most ${MAX_STAGES} stages`);
   const stages = pipeline.map((stage): Stage => {
-    if (!isPlainObject(stage) || Object.keys(stage).length !== 1) throw badQuery('each aggregate stage is an object with one $operator');
+    if (!isPlainObject(stage) || Object.keys(stage).length !== 1)
+      throw badQuery('each aggregate stage is an object with one $operator');
     const name = Object.keys(stage)[0] as string;
     const spec = getOwn(stage, name) as Json;
     switch (name) {
@@ -41,12 +42,14 @@ export function parsePipeline(pipeline: unknown): Stage[] {
         return { kind: 'sort', keys: parseSort(spec) };
       case '$limit':
       case '$skip':
-        if (typeof spec !== 'number' || !Number.isInteger(spec) || spec < 0) throw badQuery(`${name} takes a non-negative integer`);
+        if (typeof spec !== 'number' || !Number.isInteger(spec) || spec < 0)
+          throw badQuery(`${name} takes a non-negative integer`);
         return { kind: name === '$limit' ? 'limit' : 'skip', n: spec };
       case '$project':
         return { kind: 'project', project: parseProject(spec) };
       case '$count':
-        if (typeof spec !== 'string' || !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(spec)) throw badQuery('$count takes a field name');
+        if (typeof spec !== 'string' || !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(spec))
+          throw badQuery('$count takes a field name');
         return { kind: 'count', field: spec };
       case '$merge':
         return { kind: 'merge', spec: parseMerge(spec) };
@@ -105,7 +108,10 @@ export function parseSort(spec: unknown): Array<[string[], 1 | -1]> {
   });
 }
 
-export function sortDocuments(docs: readonly JsonObject[], keys: ReadonlyArray<readonly [string[], 1 | -1]>): JsonObject[] {
+export function sortDocuments(
+  docs: readonly JsonObject[],
+  keys: ReadonlyArray<readonly [string[], 1 | -1]>,
+): JsonObject[] {
   if (docs.some((doc) => keys.some(([path]) => pathMeetsArray(doc, path)))) throw sortThroughArray();
   return [...docs].sort((a, b) => {
     for (const [path, dir] of keys) {
@@ -167,11 +173,13 @@ function parseGroup(spec: Json): Stage {
     .filter((k) => k !== '_id')
     .map((field) => {
       const acc = getOwn(spec, field);
-      if (!isPlainObject(acc) || Object.keys(acc).length !== 1) throw badQuery(`$group field ${field} takes one accumulator such as { $sum: "$price" }`);
+      if (!isPlainObject(acc) || Object.keys(acc).length !== 1)
+        throw badQuery(`$group field ${field} takes one accumulator such as { $sum: "$price" }`);
       const op = Object.keys(acc)[0] as string;
       if (!ACCUMULATORS.has(op)) throw badQuery(`unknown $group accumulator ${op}`);
       const arg = getOwn(acc, op) as Json;
-      if (op === '$count' && !(isPlainObject(arg) && Object.keys(arg).length === 0)) throw badQuery('$count accumulator takes {}');
+      if (op === '$count' && !(isPlainObject(arg) && Object.keys(arg).length === 0))
+        throw badQuery('$count accumulator takes {}');
       return [field, { op, expr: op === '$count' ? () => 1 : parseExpression(arg, `$group ${field}`) }] as const;
     });
   return { kind: 'group', id, fields };
@@ -221,7 +229,11 @@ function accumulate(acc: Accumulator, members: readonly JsonObject[]): Json {
 /** Inclusion (`{a: 1, total: "$price"}`, `_oId` kept unless 0) or exclusion (`{a: 0}`), not both. */
 function parseProject(spec: Json): (doc: JsonObject) => JsonObject {
   if (!isPlainObject(spec) || Object.keys(spec).length === 0) throw badQuery('$project takes a non-empty object');
-  const entries = Object.keys(spec).map((field) => ({ field, path: parseFieldPath(field), value: getOwn(spec, field) as Json }));
+  const entries = Object.keys(spec).map((field) => ({
+    field,
+    path: parseFieldPath(field),
+    value: getOwn(spec, field) as Json,
+  }));
   const isExclusion = (v: Json): boolean => v === 0 || v === false;
   const exclusions = entries.filter((e) => isExclusion(e.value) && e.field !== '_oId');
   const inclusions = entries.filter((e) => !isExclusion(e.value));
@@ -237,7 +249,10 @@ function parseProject(spec: Json): (doc: JsonObject) => JsonObject {
   }
   const computed = inclusions.map((e) => ({
     path: e.path,
-    expr: e.value === 1 || e.value === true ? (doc: Json) => includedValue(doc, e.field, e.path) : parseExpression(e.value, `$project ${e.field}`),
+    expr:
+      e.value === 1 || e.value === true
+        ? (doc: Json) => includedValue(doc, e.field, e.path)
+        : parseExpression(e.value, `$project ${e.field}`),
   }));
   return (doc) => {
     const out: JsonObject = {};
@@ -253,7 +268,9 @@ function parseProject(spec: Json): (doc: JsonObject) => JsonObject {
 
 /** Mongo would project through an array element by element; refused rather than dropped silently. */
 function projectThroughArray(field: string): never {
-  throw badQuery(`$project of ${field} reaches through an array; use a computed field such as { "${field.replace(/\./g, '_')}": "$${field}" }`);
+  throw badQuery(
+    `$project of ${field} reaches through an array; use a computed field such as { "${field.replace(/\./g, '_')}": "$${field}" }`,
+  );
 }
 
 function includedValue(doc: Json, field: string, path: readonly string[]): Json | undefined {

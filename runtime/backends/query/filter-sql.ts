@@ -66,11 +66,18 @@ export interface ProbeContext {
  * SQLite the first probe that lists rows drives the query (`CROSS JOIN` fixes the join order:
  * without statistics SQLite would rather walk the store in `seq` order to skip the sort).
  */
-export function querySql(filter: Filter, dialect: Dialect, params: ParamSink, probes?: ProbeContext): { from: string; where: string } {
+export function querySql(
+  filter: Filter,
+  dialect: Dialect,
+  params: ParamSink,
+  probes?: ProbeContext,
+): { from: string; where: string } {
   const narrowing = indexProbesSql(filter, dialect, params, probes);
   const exact = filterToSql(filter, dialect, params);
   const rows = narrowing.find((p) => p.kind === 'rows');
-  const terms = narrowing.map((p) => (p === rows ? 'd.seq = p.seq' : p.kind === 'rows' ? `d.seq IN (${p.sql})` : p.sql));
+  const terms = narrowing.map((p) =>
+    p === rows ? 'd.seq = p.seq' : p.kind === 'rows' ? `d.seq IN (${p.sql})` : p.sql,
+  );
   return {
     from: rows === undefined ? 'pipec_documents AS d' : `(${rows.sql}) AS p CROSS JOIN pipec_documents AS d`,
     where: [...terms, exact].join(' AND '),
@@ -83,7 +90,9 @@ export type IndexProbe = { readonly kind: 'where' | 'rows'; readonly sql: string
 export function filterToSql(filter: Filter, dialect: Dialect, params: ParamSink): string {
   switch (filter.kind) {
     case 'and':
-      return filter.items.length === 0 ? '1=1' : `(${filter.items.map((f) => filterToSql(f, dialect, params)).join(' AND ')})`;
+      return filter.items.length === 0
+        ? '1=1'
+        : `(${filter.items.map((f) => filterToSql(f, dialect, params)).join(' AND ')})`;
     case 'or':
       return `(${filter.items.map((f) => filterToSql(f, dialect, params)).join(' OR ')})`;
     case 'nor':
@@ -126,9 +135,14 @@ function fieldAccess(path: readonly string[], dialect: Dialect, params: ParamSin
     const direct = leaf(d.atPath(path));
     return guard === null ? direct : `(CASE WHEN ${guard} THEN ${route()} ELSE ${direct} END)`;
   };
-  const valueOrElement = (pred: (v: ValueRef) => string) => (at: Located): string =>
-    `COALESCE((${pred(at.ref)}) OR (${at.isArray} AND EXISTS (SELECT 1 FROM ${at.elements('e')} WHERE ${pred(d.elementRef('e'))})), ${d.no})`;
-  const whole = (pred: (v: ValueRef) => string) => (at: Located): string => `COALESCE((${pred(at.ref)}), ${d.no})`;
+  const valueOrElement =
+    (pred: (v: ValueRef) => string) =>
+    (at: Located): string =>
+      `COALESCE((${pred(at.ref)}) OR (${at.isArray} AND EXISTS (SELECT 1 FROM ${at.elements('e')} WHERE ${pred(d.elementRef('e'))})), ${d.no})`;
+  const whole =
+    (pred: (v: ValueRef) => string) =>
+    (at: Located): string =>
+      `COALESCE((${pred(at.ref)}), ${d.no})`;
   const present = (at: Located): string => `(NOT ${at.missing})`;
   const nullish = (at: Located): string =>
     `COALESCE(${at.missing} OR (${at.isNull}) OR (${at.isArray} AND EXISTS (SELECT 1 FROM ${at.elements('e')} WHERE ${d.elementIsNull('e')})), ${d.no})`;
@@ -206,7 +220,8 @@ function sqliteDialect(params: ParamSink): DialectOps {
     elementIsNull: (alias) => `${alias}.type = 'null'`,
     elementIsObject: (alias) => `${alias}.type = 'object'`,
     // CASE keeps `->` away from scalar elements (their value is plain text, not JSON); AND does not order evaluation.
-    memberOfElement: (alias, segment) => `(CASE WHEN ${alias}.type = 'object' THEN ${alias}.value -> ${path([segment])} END)`,
+    memberOfElement: (alias, segment) =>
+      `(CASE WHEN ${alias}.type = 'object' THEN ${alias}.value -> ${path([segment])} END)`,
     indexed: (x, segment) =>
       `(CASE json_type(${x}) WHEN 'array' THEN ${x} -> ${params.bind(`$[${segment}]`)} WHEN 'object' THEN ${x} -> ${params.bind(`$."${segment}"`)} END)`,
     rootMember: (segment) => `(d.doc -> ${path([segment])})`,
@@ -220,7 +235,8 @@ function postgresDialect(params: ParamSink): DialectOps {
     isArray: `jsonb_typeof(${x}) = 'array'`,
     isNull: `jsonb_typeof(${x}) = 'null'`,
     // CASE: jsonb_array_elements raises on a non-array, and AND does not order evaluation.
-    elements: (alias) => `jsonb_array_elements(CASE WHEN jsonb_typeof(${x}) = 'array' THEN ${x} ELSE '[]'::jsonb END) AS ${alias}(v)`,
+    elements: (alias) =>
+      `jsonb_array_elements(CASE WHEN jsonb_typeof(${x}) = 'array' THEN ${x} ELSE '[]'::jsonb END) AS ${alias}(v)`,
   });
   return {
     no: 'false',
@@ -261,20 +277,33 @@ function routeSql(path: readonly string[], d: DialectOps, leaf: (at: Located) =>
 
 /** Like routeSql for `nullish`: a level with no object element to descend into counts as missing. */
 function nullishRouteSql(path: readonly string[], d: DialectOps, leaf: (at: Located) => string): string {
-  return walkRoute(path, d, leaf, (objects, inner) => `COALESCE((NOT EXISTS (${objects})) OR EXISTS (${objects} AND ${inner}), ${d.no})`);
+  return walkRoute(
+    path,
+    d,
+    leaf,
+    (objects, inner) => `COALESCE((NOT EXISTS (${objects})) OR EXISTS (${objects} AND ${inner}), ${d.no})`,
+  );
 }
 
 /**
  * The walk both share: an index segment reads that element; a field segment fans out over the
  * object elements (`objects`, a SELECT) and `level` says how the deeper condition (`inner`) combines.
  */
-function walkRoute(path: readonly string[], d: DialectOps, leaf: (at: Located) => string, level: (objects: string, inner: string) => string): string {
+function walkRoute(
+  path: readonly string[],
+  d: DialectOps,
+  leaf: (at: Located) => string,
+  level: (objects: string, inner: string) => string,
+): string {
   const walk = (x: string, k: number): string => {
     if (k === path.length) return leaf(d.at(x));
     const segment = path[k] as string;
     if (INDEX.test(segment)) return walk(d.indexed(x, segment), k + 1);
     const u = `u${k}`;
-    return level(`SELECT 1 FROM ${d.elementsOrSelf(x, u)} WHERE ${d.elementIsObject(u)}`, walk(d.memberOfElement(u, segment), k + 1));
+    return level(
+      `SELECT 1 FROM ${d.elementsOrSelf(x, u)} WHERE ${d.elementIsObject(u)}`,
+      walk(d.memberOfElement(u, segment), k + 1),
+    );
   };
   return walk(d.rootMember(path[0] as string), 1);
 }
@@ -314,7 +343,8 @@ function equalsSql(field: FieldAccess, values: readonly Json[], params: ParamSin
   const present = values.filter((q) => q !== null);
   const parts: string[] = [];
   if (values.includes(null)) parts.push(field.nullish());
-  if (present.length > 0) parts.push(field.anyValue((v) => present.map((q) => typedEquals(field.dialect, v, q, params)).join(' OR ')));
+  if (present.length > 0)
+    parts.push(field.anyValue((v) => present.map((q) => typedEquals(field.dialect, v, q, params)).join(' OR ')));
   return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' OR ')})`;
 }
 
@@ -337,7 +367,8 @@ function rangeSql(field: FieldAccess, op: keyof typeof RANGE_SQL, bound: Scalar,
   const cmp = RANGE_SQL[op];
   if (field.dialect === 'sqlite') {
     return field.anyValue((v) => {
-      if (typeof bound === 'number') return `(${v.type} IN ('integer','real') AND ${v.value} ${cmp} ${params.bind(bound)})`;
+      if (typeof bound === 'number')
+        return `(${v.type} IN ('integer','real') AND ${v.value} ${cmp} ${params.bind(bound)})`;
       if (typeof bound === 'string') return `(${v.type} = 'text' AND ${v.value} ${cmp} ${params.bind(bound)})`;
       return `(${v.type} IN ('true','false') AND ${v.value} ${cmp} ${params.bind(bound ? 1 : 0)})`;
     });
@@ -374,7 +405,11 @@ function regexSql(dialect: Dialect, v: ValueRef, pattern: string, flags: string,
  * Mongo sorts such documents by the smallest/largest element; the stores refuse them instead (400)
  * rather than order them by something else.
  */
-export function sortArraysSql(sort: ReadonlyArray<readonly [readonly string[], 1 | -1]>, dialect: Dialect, params: ParamSink): string | null {
+export function sortArraysSql(
+  sort: ReadonlyArray<readonly [readonly string[], 1 | -1]>,
+  dialect: Dialect,
+  params: ParamSink,
+): string | null {
   if (sort.length === 0) return null;
   const d = dialect === 'sqlite' ? sqliteDialect(params) : postgresDialect(params);
   const tests = sort.flatMap(([path]) => {
@@ -388,7 +423,11 @@ export function sortArraysSql(sort: ReadonlyArray<readonly [readonly string[], 1
  * ORDER BY for `{ field: 1 | -1 }` in Mongo's cross-type order (null/missing, numbers, strings, objects,
  * arrays, booleans), ending with insertion order so pages are stable.
  */
-export function sortToSql(sort: ReadonlyArray<readonly [readonly string[], 1 | -1]>, dialect: Dialect, params: ParamSink): string {
+export function sortToSql(
+  sort: ReadonlyArray<readonly [readonly string[], 1 | -1]>,
+  dialect: Dialect,
+  params: ParamSink,
+): string {
   const terms: string[] = [];
   for (const [path, direction] of sort) {
     const dir = direction === 1 ? 'ASC' : 'DESC';
@@ -434,7 +473,12 @@ const LITERAL_SEGMENT = /^[A-Za-z0-9_$-]+$/;
  * matching element; the exact predicate (filterToSql) still decides. Nested paths get no probe: an
  * array on the way (`a` in `a.b`) reaches values that no index on `a.b` holds.
  */
-export function indexProbesSql(filter: Filter, dialect: Dialect, params: ParamSink, context?: ProbeContext): IndexProbe[] {
+export function indexProbesSql(
+  filter: Filter,
+  dialect: Dialect,
+  params: ParamSink,
+  context?: ProbeContext,
+): IndexProbe[] {
   const items = filter.kind === 'and' ? filter.items : [filter];
   const probes: IndexProbe[] = [];
   for (const item of items) {
@@ -452,7 +496,16 @@ export function indexProbesSql(filter: Filter, dialect: Dialect, params: ParamSi
     if (probe === null) continue;
     probes.push(
       dialect === 'sqlite'
-        ? { kind: 'rows', sql: sqliteProbe(field, probe, params, (context as ProbeContext).store, (context as ProbeContext).indexed.get(field) as string) }
+        ? {
+            kind: 'rows',
+            sql: sqliteProbe(
+              field,
+              probe,
+              params,
+              (context as ProbeContext).store,
+              (context as ProbeContext).indexed.get(field) as string,
+            ),
+          }
         : { kind: 'where', sql: postgresProbe(field, probe, params) },
     );
   }
@@ -465,12 +518,17 @@ export function indexProbesSql(filter: Filter, dialect: Dialect, params: ParamSi
  */
 function idProbe(condition: FieldCondition, params: ParamSink): string | null {
   const values = condition.op === 'eq' ? [condition.value] : condition.op === 'in' ? condition.values : null;
-  if (values === null || values.length === 0 || !values.every((v) => typeof v === 'string' || typeof v === 'number')) return null;
+  if (values === null || values.length === 0 || !values.every((v) => typeof v === 'string' || typeof v === 'number'))
+    return null;
   return `d.id IN (${values.map((v) => params.bind(String(v))).join(', ')})`;
 }
 
 /** The expressions of an index key on `field` (dotted), as createIndex writes them and queries must repeat them. */
-export function indexExpressions(field: string, dialect: Dialect, column = 'doc'): { readonly type: string; readonly value: string } {
+export function indexExpressions(
+  field: string,
+  dialect: Dialect,
+  column = 'doc',
+): { readonly type: string; readonly value: string } {
   const segments = field.split('.');
   if (!segments.every((s) => LITERAL_SEGMENT.test(s))) throw new Error(`index path not validated: ${field}`);
   if (dialect === 'sqlite') {
@@ -480,17 +538,23 @@ export function indexExpressions(field: string, dialect: Dialect, column = 'doc'
   return { type: '', value: `(${column} #> '{${segments.join(',')}}'::text[])` };
 }
 
-type Probe = { readonly eq: readonly Scalar[] } | { readonly low?: readonly ['>' | '>=', number | string]; readonly high?: readonly ['<' | '<=', number | string] };
+type Probe =
+  | { readonly eq: readonly Scalar[] }
+  | { readonly low?: readonly ['>' | '>=', number | string]; readonly high?: readonly ['<' | '<=', number | string] };
 
 /** What of a condition an index can answer (null: nothing). */
 function probeOf(condition: FieldCondition, dialect: Dialect): Probe | null {
-  const scalar = (v: Json): v is Exclude<Scalar, null> => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-  const rangeable = (v: Scalar): v is number | string => typeof v === 'number' || (typeof v === 'string' && dialect === 'sqlite');
+  const scalar = (v: Json): v is Exclude<Scalar, null> =>
+    typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+  const rangeable = (v: Scalar): v is number | string =>
+    typeof v === 'number' || (typeof v === 'string' && dialect === 'sqlite');
   switch (condition.op) {
     case 'eq':
       return scalar(condition.value) ? { eq: [condition.value] } : null;
     case 'in':
-      return condition.values.length > 0 && condition.values.every(scalar) ? { eq: condition.values as Scalar[] } : null;
+      return condition.values.length > 0 && condition.values.every(scalar)
+        ? { eq: condition.values as Scalar[] }
+        : null;
     case 'gt':
     case 'gte':
       return rangeable(condition.value) ? { low: [condition.op === 'gt' ? '>' : '>=', condition.value] } : null;
@@ -517,16 +581,24 @@ function sqliteProbe(field: string, probe: Probe, params: ParamSink, store: stri
   if (!/^[a-z][a-z0-9_-]*$/.test(store)) throw new Error(`store name not validated: ${store}`);
   const { type: t, value: v } = indexExpressions(field, 'sqlite', 'x.doc');
   const typed = (q: Scalar): string =>
-    typeof q === 'number' ? `${t} IN ('integer','real')` : typeof q === 'string' ? `${t} = 'text'` : `${t} = '${q ? 'true' : 'false'}'`;
+    typeof q === 'number'
+      ? `${t} IN ('integer','real')`
+      : typeof q === 'string'
+        ? `${t} = 'text'`
+        : `${t} = '${q ? 'true' : 'false'}'`;
   const alternatives =
     'eq' in probe
-      ? probe.eq.map((q) => (typeof q === 'boolean' ? typed(q) : `${typed(q)} AND ${v} = ${params.bind(q as string | number)}`))
+      ? probe.eq.map((q) =>
+          typeof q === 'boolean' ? typed(q) : `${typed(q)} AND ${v} = ${params.bind(q as string | number)}`,
+        )
       : [
           typed((probe.low ?? probe.high)![1]) +
             (probe.low ? ` AND ${v} ${probe.low[0]} ${params.bind(probe.low[1])}` : '') +
             (probe.high ? ` AND ${v} ${probe.high[0]} ${params.bind(probe.high[1])}` : ''),
         ];
-  const selects = [...alternatives, `${t} = 'array'`].map((a) => `SELECT x.seq FROM pipec_documents AS x INDEXED BY "${index}" WHERE x.store = '${store}' AND ${a}`);
+  const selects = [...alternatives, `${t} = 'array'`].map(
+    (a) => `SELECT x.seq FROM pipec_documents AS x INDEXED BY "${index}" WHERE x.store = '${store}' AND ${a}`,
+  );
   return selects.join(' UNION ');
 }
 

@@ -68,7 +68,9 @@ function parseFieldValue(value: Json, depth: number): FieldCondition {
   const operatorKeys = keys.filter((k) => k.startsWith('$'));
   if (operatorKeys.length === 0) return { op: 'eq', value };
   if (operatorKeys.length !== keys.length) {
-    throw badQuery(`cannot mix operators and fields in one condition: ${keys.map((k) => JSON.stringify(k)).join(', ')}`);
+    throw badQuery(
+      `cannot mix operators and fields in one condition: ${keys.map((k) => JSON.stringify(k)).join(', ')}`,
+    );
   }
   return parseOperatorObject(value, depth);
 }
@@ -100,11 +102,13 @@ function parseOperatorObject(ops: JsonObject, depth: number): FieldCondition {
         break;
       }
       case '$exists':
-        if (typeof operand !== 'boolean' && operand !== 0 && operand !== 1) throw badQuery('$exists takes true or false');
+        if (typeof operand !== 'boolean' && operand !== 0 && operand !== 1)
+          throw badQuery('$exists takes true or false');
         conditions.push({ op: 'exists', value: operand === true || operand === 1 });
         break;
       case '$size':
-        if (typeof operand !== 'number' || !Number.isInteger(operand) || operand < 0) throw badQuery('$size takes a non-negative integer');
+        if (typeof operand !== 'number' || !Number.isInteger(operand) || operand < 0)
+          throw badQuery('$size takes a non-negative integer');
         conditions.push({ op: 'size', length: operand });
         break;
       case '$regex':
@@ -113,7 +117,11 @@ function parseOperatorObject(ops: JsonObject, depth: number): FieldCondition {
       case '$options':
         break;
       case '$not':
-        if (!isPlainObject(operand) || Object.keys(operand).length === 0 || !Object.keys(operand).every((k) => k.startsWith('$'))) {
+        if (
+          !isPlainObject(operand) ||
+          Object.keys(operand).length === 0 ||
+          !Object.keys(operand).every((k) => k.startsWith('$'))
+        ) {
           throw badQuery('$not takes an operator object such as { $gt: 5 }');
         }
         conditions.push({ op: 'not', condition: parseOperatorObject(operand, depth + 1) });
@@ -126,7 +134,8 @@ function parseOperatorObject(ops: JsonObject, depth: number): FieldCondition {
 }
 
 function rangeOperand(op: string, operand: Json): Scalar {
-  if (operand === null || typeof operand === 'number' || typeof operand === 'string' || typeof operand === 'boolean') return operand;
+  if (operand === null || typeof operand === 'number' || typeof operand === 'string' || typeof operand === 'boolean')
+    return operand;
   throw badQuery(`${op} takes a number, string, boolean or null`);
 }
 
@@ -141,7 +150,8 @@ function regexCondition(pattern: Json, options: Json | undefined): FieldConditio
   if (pattern.length > 1000) throw badQuery('$regex pattern longer than 1000 characters');
   if (options !== undefined && typeof options !== 'string') throw badQuery('$options takes a string such as "i"');
   const given = options ?? '';
-  for (const flag of given) if (!'ims'.includes(flag)) throw badQuery(`unsupported $regex option ${JSON.stringify(flag)} (use i, m, s)`);
+  for (const flag of given)
+    if (!'ims'.includes(flag)) throw badQuery(`unsupported $regex option ${JSON.stringify(flag)} (use i, m, s)`);
   const flags = ['i', 'm', 's'].filter((f) => given.includes(f)).join('');
   return { op: 'regex', pattern, flags };
 }

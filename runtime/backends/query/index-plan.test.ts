@@ -29,9 +29,13 @@ const docs = (): JsonObject[] =>
 async function runQueries(store: ObjectStoreBackend, name: string): Promise<void> {
   // Mongo's array rule survives the probes: an array holding the value matches.
   await store.insert(name, [{ status: ['s-array', 'other'], n: -1 }]);
-  expect((await store.find(name, { status: 's5' })).map((d) => d['n'])).toEqual([5, 305, 605, 905, 1205, 1505, 1805, 2105, 2405, 2705]);
+  expect((await store.find(name, { status: 's5' })).map((d) => d['n'])).toEqual([
+    5, 305, 605, 905, 1205, 1505, 1805, 2105, 2405, 2705,
+  ]);
   expect((await store.find(name, { status: 's-array' })).map((d) => d['n'])).toEqual([-1]);
-  expect((await store.find(name, { status: { $in: ['s1', 's2'] }, n: { $lt: 400 } })).map((d) => d['n'])).toEqual([1, 2, 301, 302]);
+  expect((await store.find(name, { status: { $in: ['s1', 's2'] }, n: { $lt: 400 } })).map((d) => d['n'])).toEqual([
+    1, 2, 301, 302,
+  ]);
   expect((await store.find(name, { n: { $gte: 10, $lt: 13 } })).map((d) => d['n'])).toEqual([10, 11, 12]);
   expect(await store.update(name, { status: 's6' }, { $set: { seen: true } })).toBe(10);
   expect(await store.delete(name, { n: { $gt: 2990 } })).toBe(9);
@@ -43,7 +47,11 @@ async function runQueries(store: ObjectStoreBackend, name: string): Promise<void
 
 /** The captured statements that read or delete documents of the store through a filter. */
 const filtered = (captured: readonly Captured[]): Captured[] =>
-  captured.filter((c) => /FROM (pipec_documents AS d|\(SELECT x\.seq .*\) AS p CROSS JOIN pipec_documents AS d) WHERE/.test(c.sql) && /#>|json_type/.test(c.sql));
+  captured.filter(
+    (c) =>
+      /FROM (pipec_documents AS d|\(SELECT x\.seq .*\) AS p CROSS JOIN pipec_documents AS d) WHERE/.test(c.sql) &&
+      /#>|json_type/.test(c.sql),
+  );
 
 describe('indexes are used (SQLite)', () => {
   let dir: string;
@@ -72,7 +80,13 @@ describe('indexes are used (SQLite)', () => {
       }
       return statement;
     }) as typeof db.prepare;
-    const store = createSqliteStore({ db, clock, regex: createRegexTester(), maxDocumentBytes: 1 << 20, maxAggregateDocs: 10_000 });
+    const store = createSqliteStore({
+      db,
+      clock,
+      regex: createRegexTester(),
+      maxDocumentBytes: 1 << 20,
+      maxAggregateDocs: 10_000,
+    });
     await store.insert('plans', docs());
     await store.createIndex('plans', { status: 1 });
     await store.createIndex('plans', { n: -1 });
@@ -81,15 +95,25 @@ describe('indexes are used (SQLite)', () => {
     const statements = filtered(captured);
     expect(statements.length).toBeGreaterThanOrEqual(9);
     for (const { sql, values } of statements) {
-      const plan = (prepare(`EXPLAIN QUERY PLAN ${sql}`).all(values as Record<string, unknown>) as Array<{ detail: string }>)
+      const plan = (
+        prepare(`EXPLAIN QUERY PLAN ${sql}`).all(values as Record<string, unknown>) as Array<{ detail: string }>
+      )
         .map((row) => row.detail)
         .join('\n');
-      expect(plan, sql).toMatch(/USING INDEX (pipec_ix_[0-9a-f]{16} \(<expr>=\?|sqlite_autoindex_pipec_documents_1 \(store=\? AND id=\?)/);
+      expect(plan, sql).toMatch(
+        /USING INDEX (pipec_ix_[0-9a-f]{16} \(<expr>=\?|sqlite_autoindex_pipec_documents_1 \(store=\? AND id=\?)/,
+      );
     }
   });
 
   it('a field without an index is read as before (no probe)', async () => {
-    const store = createSqliteStore({ db, clock, regex: createRegexTester(), maxDocumentBytes: 1 << 20, maxAggregateDocs: 10_000 });
+    const store = createSqliteStore({
+      db,
+      clock,
+      regex: createRegexTester(),
+      maxDocumentBytes: 1 << 20,
+      maxAggregateDocs: 10_000,
+    });
     await store.insert('plain', [{ status: 'a' }, { status: ['a', 'b'] }, { status: 'b' }]);
     expect((await store.find('plain', { status: 'a' })).length).toBe(2);
   });
@@ -105,7 +129,13 @@ describe('indexes are used (PostgreSQL)', async () => {
   afterAll(async () => {
     if (!available) return;
     await pool.query('DELETE FROM pipec_documents WHERE store = $1', [name]);
-    const store = createPgStore({ pool, clock, regex: createRegexTester(), maxDocumentBytes: 1 << 20, maxAggregateDocs: 10_000 });
+    const store = createPgStore({
+      pool,
+      clock,
+      regex: createRegexTester(),
+      maxDocumentBytes: 1 << 20,
+      maxAggregateDocs: 10_000,
+    });
     await store.dropIndex(name, { status: 1 });
     await store.dropIndex(name, { n: -1 });
     await pool.end();
@@ -120,7 +150,13 @@ describe('indexes are used (PostgreSQL)', async () => {
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
     try {
-      const store = createPgStore({ pool, clock, regex: createRegexTester(), maxDocumentBytes: 1 << 20, maxAggregateDocs: 10_000 });
+      const store = createPgStore({
+        pool,
+        clock,
+        regex: createRegexTester(),
+        maxDocumentBytes: 1 << 20,
+        maxAggregateDocs: 10_000,
+      });
       await store.insert(name, docs());
       await store.createIndex(name, { status: 1 });
       await store.createIndex(name, { n: -1 });
@@ -136,9 +172,14 @@ describe('indexes are used (PostgreSQL)', async () => {
     try {
       await client.query('SET enable_seqscan = off');
       for (const { sql, values } of statements) {
-        const explained = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql.replace(/ FOR UPDATE$/, '')}`, values as unknown[]);
+        const explained = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN ${sql.replace(/ FOR UPDATE$/, '')}`,
+          values as unknown[],
+        );
         const plan = explained.rows.map((r) => r['QUERY PLAN']).join('\n');
-        expect(plan, sql).toMatch(/(Index Scan|Bitmap Index Scan) (Backward )?(using|on) (pipec_ix_[0-9a-f]{16}|pipec_documents_store_id_key)/);
+        expect(plan, sql).toMatch(
+          /(Index Scan|Bitmap Index Scan) (Backward )?(using|on) (pipec_ix_[0-9a-f]{16}|pipec_documents_store_id_key)/,
+        );
       }
     } finally {
       await client.query('RESET enable_seqscan');

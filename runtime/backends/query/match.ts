@@ -116,13 +116,16 @@ export function pathMeetsArray(doc: Json, path: readonly string[], orValue = tru
 
 /** Mongo orders a document by the smallest (largest) element of an array sort key; the stores refuse instead. */
 export function sortThroughArray(): PipeError {
-  return badQuery('cannot sort by a field that is, or is reached through, an array (MongoDB would sort by its smallest or largest element)');
+  return badQuery(
+    'cannot sort by a field that is, or is reached through, an array (MongoDB would sort by its smallest or largest element)',
+  );
 }
 
 /** Structural equality; object key order is ignored (as PostgreSQL jsonb equality does). */
 export function jsonEquals(a: Json, b: Json): boolean {
   if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEquals(x, b[i] as Json));
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEquals(x, b[i] as Json));
   if (isPlainObject(a)) {
     if (!isPlainObject(b)) return false;
     const ka = Object.keys(a);

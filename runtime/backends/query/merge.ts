@@ -8,7 +8,16 @@
  */
 import type { Json, JsonObject } from '../../types.js';
 import { PipeError } from '../../errors.js';
-import { badQuery, duplicateKey, getOwn, getPath, isPlainObject, parseFieldPath, setOwn, validateStoreName } from '../json-safe.js';
+import {
+  badQuery,
+  duplicateKey,
+  getOwn,
+  getPath,
+  isPlainObject,
+  parseFieldPath,
+  setOwn,
+  validateStoreName,
+} from '../json-safe.js';
 import { applyUpdate, type UpdateSpec } from './update.js';
 
 const ID_FIELD = '_oId';
@@ -25,16 +34,23 @@ export interface MergeSpec {
 
 export function parseMerge(spec: Json): MergeSpec {
   if (typeof spec === 'string') spec = { into: spec };
-  if (!isPlainObject(spec)) throw badQuery('$merge takes a store name or { into: "store", on, whenMatched, whenNotMatched }');
+  if (!isPlainObject(spec))
+    throw badQuery('$merge takes a store name or { into: "store", on, whenMatched, whenNotMatched }');
   for (const key of Object.keys(spec)) {
-    if (!['into', 'on', 'whenMatched', 'whenNotMatched'].includes(key)) throw badQuery(`$merge option ${key} is not supported`);
+    if (!['into', 'on', 'whenMatched', 'whenNotMatched'].includes(key))
+      throw badQuery(`$merge option ${key} is not supported`);
   }
   const into = getOwn(spec, 'into');
   if (typeof into !== 'string') throw badQuery('$merge needs `into`: the name of the target store');
   validateStoreName(into);
   const on = getOwn(spec, 'on') ?? ID_FIELD;
   const onFields = typeof on === 'string' ? [on] : on;
-  if (!Array.isArray(onFields) || onFields.length === 0 || onFields.length > 8 || !onFields.every((f) => typeof f === 'string')) {
+  if (
+    !Array.isArray(onFields) ||
+    onFields.length === 0 ||
+    onFields.length > 8 ||
+    !onFields.every((f) => typeof f === 'string')
+  ) {
     throw badQuery('$merge `on` takes a field path or an array of 1 to 8 field paths');
   }
   return {
@@ -49,7 +65,9 @@ function choice<T extends string>(spec: JsonObject, name: string, allowed: reado
   const value = getOwn(spec, name);
   if (value === undefined) return fallback;
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
-  throw badQuery(`$merge ${name} takes ${allowed.map((a) => JSON.stringify(a)).join(', ')}${Array.isArray(value) ? ' (pipelines are not supported)' : ''}`);
+  throw badQuery(
+    `$merge ${name} takes ${allowed.map((a) => JSON.stringify(a)).join(', ')}${Array.isArray(value) ? ' (pipelines are not supported)' : ''}`,
+  );
 }
 
 /**
@@ -79,7 +97,9 @@ export function mergedDocument(spec: MergeSpec, target: JsonObject, doc: JsonObj
     case 'keepExisting':
       return null;
     case 'fail':
-      throw duplicateKey(`$merge found a document in ${spec.into} matching ${JSON.stringify(mergeTargetQuery(spec, doc))} (whenMatched: "fail")`);
+      throw duplicateKey(
+        `$merge found a document in ${spec.into} matching ${JSON.stringify(mergeTargetQuery(spec, doc))} (whenMatched: "fail")`,
+      );
     case 'replace':
       return applyUpdate(target, { kind: 'replace', document: doc });
     case 'merge': {
@@ -100,15 +120,20 @@ export function mergedDocument(spec: MergeSpec, target: JsonObject, doc: JsonObj
 export function unmatchedDocument(spec: MergeSpec, doc: JsonObject): JsonObject | null {
   if (spec.whenNotMatched === 'discard') return null;
   if (spec.whenNotMatched === 'fail') {
-    throw new PipeError(`$merge found no document in ${spec.into} for ${JSON.stringify(mergeTargetQuery(spec, doc))} (whenNotMatched: "fail")`, {
-      code: 409,
-      kind: 'MERGE_NO_MATCH',
-    });
+    throw new PipeError(
+      `$merge found no document in ${spec.into} for ${JSON.stringify(mergeTargetQuery(spec, doc))} (whenNotMatched: "fail")`,
+      {
+        code: 409,
+        kind: 'MERGE_NO_MATCH',
+      },
+    );
   }
   return doc;
 }
 
 /** `on` fields other than `_oId` must identify one document (MongoDB requires a unique index on them). */
 export function mergeAmbiguous(spec: MergeSpec): PipeError {
-  return badQuery(`$merge: \`on\` ${spec.on.map((p) => p.join('.')).join(', ')} matches several documents in ${spec.into}; create a unique index on it`);
+  return badQuery(
+    `$merge: \`on\` ${spec.on.map((p) => p.join('.')).join(', ')} matches several documents in ${spec.into}; create a unique index on it`,
+  );
 }

@@ -31,12 +31,29 @@ describe('parseFilter', () => {
     expect(parseFilter({ a: { $gt: 1, $lt: 5 } })).toEqual({
       kind: 'field',
       path: ['a'],
-      condition: { op: 'all', conditions: [{ op: 'gt', value: 1 }, { op: 'lt', value: 5 }] },
+      condition: {
+        op: 'all',
+        conditions: [
+          { op: 'gt', value: 1 },
+          { op: 'lt', value: 5 },
+        ],
+      },
     });
-    expect(parseFilter({ a: { $nin: [1] } })).toEqual({ kind: 'field', path: ['a'], condition: { op: 'not', condition: { op: 'in', values: [1] } } });
-    expect(parseFilter({ $or: [{ a: 1 }, { b: 2 }] })).toMatchObject({ kind: 'or', items: [{ kind: 'field' }, { kind: 'field' }] });
+    expect(parseFilter({ a: { $nin: [1] } })).toEqual({
+      kind: 'field',
+      path: ['a'],
+      condition: { op: 'not', condition: { op: 'in', values: [1] } },
+    });
+    expect(parseFilter({ $or: [{ a: 1 }, { b: 2 }] })).toMatchObject({
+      kind: 'or',
+      items: [{ kind: 'field' }, { kind: 'field' }],
+    });
     expect(parseFilter({})).toEqual({ kind: 'and', items: [] });
-    expect(parseFilter({ a: { $regex: 'x', $options: 'si' } })).toEqual({ kind: 'field', path: ['a'], condition: { op: 'regex', pattern: 'x', flags: 'is' } });
+    expect(parseFilter({ a: { $regex: 'x', $options: 'si' } })).toEqual({
+      kind: 'field',
+      path: ['a'],
+      condition: { op: 'regex', pattern: 'x', flags: 'is' },
+    });
   });
 
   it('names unknown operators and rejects malformed input', () => {
@@ -53,7 +70,8 @@ describe('parseFilter', () => {
     badQuery(() => parseFilter({ $and: [] }));
     badQuery(() => parseFilter({ $or: [1] }));
     badQuery(() => parseFilter([] as unknown as JsonObject));
-    for (const path of ["a'b", 'a"b', 'a b', 'a..b', '.a', 'a.', 'a;b', 'a[0]', '']) badQuery(() => parseFilter({ [path]: 1 }));
+    for (const path of ["a'b", 'a"b', 'a b', 'a..b', '.a', 'a.', 'a;b', 'a[0]', ''])
+      badQuery(() => parseFilter({ [path]: 1 }));
   });
 
   it('limits depth and size', () => {
@@ -101,7 +119,10 @@ describe('in-memory matcher: paths through arrays', () => {
   const matches = (doc: JsonObject, query: JsonObject): boolean => matchesFilter(doc, parseFilter(query), regex);
 
   it('reaches values as MongoDB traverses paths', () => {
-    const doc: JsonObject = { items: [{ price: 5 }, { sku: 'k' }, 3, [{ price: 9 }], { price: [7, 8] }], o: { '1': { v: 2 } } };
+    const doc: JsonObject = {
+      items: [{ price: 5 }, { sku: 'k' }, 3, [{ price: 9 }], { price: [7, 8] }],
+      o: { '1': { v: 2 } },
+    };
     expect(pathValues(doc, ['items', 'price'])).toEqual([5, undefined, [7, 8]]);
     expect(pathValues(doc, ['items', '0', 'price'])).toEqual([5]);
     expect(pathValues(doc, ['items', '9', 'price'])).toEqual([undefined]);
@@ -131,8 +152,16 @@ describe('in-memory matcher: paths through arrays', () => {
 describe('$merge planning', () => {
   it('parses the supported subset and refuses the rest', () => {
     expect(parseMerge('out')).toEqual({ into: 'out', on: [['_oId']], whenMatched: 'merge', whenNotMatched: 'insert' });
-    expect(parseMerge({ into: 'out', on: ['a.b', 'c'], whenMatched: 'replace', whenNotMatched: 'discard' })).toMatchObject({ on: [['a', 'b'], ['c']] });
-    for (const spec of [{ into: 'out', whenMatched: [] }, { into: 'out', let: {} }, { into: { coll: 'x' } }, { into: 'out', on: "a'b" }, 5] as JsonObject[]) {
+    expect(
+      parseMerge({ into: 'out', on: ['a.b', 'c'], whenMatched: 'replace', whenNotMatched: 'discard' }),
+    ).toMatchObject({ on: [['a', 'b'], ['c']] });
+    for (const spec of [
+      { into: 'out', whenMatched: [] },
+      { into: 'out', let: {} },
+      { into: { coll: 'x' } },
+      { into: 'out', on: "a'b" },
+      5,
+    ] as JsonObject[]) {
       expect(() => parseMerge(spec)).toThrow(PipeError);
     }
     expect(badQuery(() => parsePipeline([{ $merge: 'out' }, { $limit: 1 }])).message).toContain('last stage');
@@ -145,10 +174,21 @@ describe('$merge planning', () => {
     badQuery(() => mergeTargetQuery(spec, { k: [1] }));
     badQuery(() => mergeTargetQuery(spec, {}));
     expect(mergeTargetQuery(parseMerge('out'), { a: 1 })).toBeNull();
-    expect(mergedDocument(spec, { _oId: 't', k: 1, old: true }, { k: 1, v: 2 })).toEqual({ _oId: 't', k: 1, old: true, v: 2 });
-    expect(mergedDocument(parseMerge({ into: 'out', whenMatched: 'replace' }), { _oId: 't', old: true }, { v: 2 })).toEqual({ v: 2, _oId: 't' });
-    expect(mergedDocument(parseMerge({ into: 'out', whenMatched: 'keepExisting' }), { _oId: 't' }, { v: 2 })).toBeNull();
-    expect(() => mergedDocument(parseMerge({ into: 'out', whenMatched: 'fail' }), { _oId: 't' }, { _oId: 't' })).toThrow(/whenMatched/);
+    expect(mergedDocument(spec, { _oId: 't', k: 1, old: true }, { k: 1, v: 2 })).toEqual({
+      _oId: 't',
+      k: 1,
+      old: true,
+      v: 2,
+    });
+    expect(
+      mergedDocument(parseMerge({ into: 'out', whenMatched: 'replace' }), { _oId: 't', old: true }, { v: 2 }),
+    ).toEqual({ v: 2, _oId: 't' });
+    expect(
+      mergedDocument(parseMerge({ into: 'out', whenMatched: 'keepExisting' }), { _oId: 't' }, { v: 2 }),
+    ).toBeNull();
+    expect(() =>
+      mergedDocument(parseMerge({ into: 'out', whenMatched: 'fail' }), { _oId: 't' }, { _oId: 't' }),
+    ).toThrow(/whenMatched/);
     badQuery(() => mergedDocument(spec, { _oId: 't', k: 1 }, { _oId: 'other', k: 1 }));
     expect(unmatchedDocument(parseMerge({ into: 'out', whenNotMatched: 'discard' }), { v: 1 })).toBeNull();
     expect(() => unmatchedDocument(parseMerge({ into: 'out', whenNotMatched: 'fail' }), { v: 1 })).toThrow(PipeError);
@@ -158,7 +198,10 @@ describe('$merge planning', () => {
 describe('updates', () => {
   it('applies $set (creating objects), $unset and $inc to a copy', () => {
     const doc: JsonObject = { _oId: '1', a: { x: 1 }, n: 1, list: [1] };
-    const out = applyUpdate(doc, parseUpdate({ $set: { 'a.y.z': 2, 'list.3': 9 }, $unset: { 'a.x': '' }, $inc: { n: 2, m: 1 } }));
+    const out = applyUpdate(
+      doc,
+      parseUpdate({ $set: { 'a.y.z': 2, 'list.3': 9 }, $unset: { 'a.x': '' }, $inc: { n: 2, m: 1 } }),
+    );
     expect(out).toEqual({ _oId: '1', a: { y: { z: 2 } }, n: 3, m: 1, list: [1, null, null, 9] });
     expect(doc).toEqual({ _oId: '1', a: { x: 1 }, n: 1, list: [1] });
   });
@@ -179,15 +222,24 @@ describe('updates', () => {
   });
 
   it('writes prototype keys as own data', () => {
-    const out = applyUpdate({}, parseUpdate(JSON.parse('{"$set": {"__proto__.polluted": 1, "constructor.prototype.bad": 1}}') as JsonObject));
+    const out = applyUpdate(
+      {},
+      parseUpdate(JSON.parse('{"$set": {"__proto__.polluted": 1, "constructor.prototype.bad": 1}}') as JsonObject),
+    );
     expect(Object.prototype.hasOwnProperty.call(out, '__proto__')).toBe(true);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     expect(({} as Record<string, unknown>)['bad']).toBeUndefined();
-    expect(JSON.parse(JSON.stringify(out))).toEqual(JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"bad": 1}}}'));
+    expect(JSON.parse(JSON.stringify(out))).toEqual(
+      JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": {"bad": 1}}}'),
+    );
   });
 
   it('seeds upserts from equality conditions', () => {
-    expect(upsertSeed(parseFilter({ a: 1, 'b.c': 'x', d: { $gt: 1 }, $and: [{ e: { $eq: true } }] }))).toEqual({ a: 1, b: { c: 'x' }, e: true });
+    expect(upsertSeed(parseFilter({ a: 1, 'b.c': 'x', d: { $gt: 1 }, $and: [{ e: { $eq: true } }] }))).toEqual({
+      a: 1,
+      b: { c: 'x' },
+      e: true,
+    });
   });
 });
 
@@ -200,7 +252,22 @@ describe('aggregate', () => {
   ];
 
   it('groups by compound keys and accumulates only numbers in $sum/$avg', () => {
-    const out = runStages(docs, parsePipeline([{ $group: { _id: { g: '$g' }, sum: { $sum: '$v' }, avg: { $avg: '$v' }, first: { $first: '$s' }, last: { $last: '$v' }, max: { $max: '$v' } } }]), regex);
+    const out = runStages(
+      docs,
+      parsePipeline([
+        {
+          $group: {
+            _id: { g: '$g' },
+            sum: { $sum: '$v' },
+            avg: { $avg: '$v' },
+            first: { $first: '$s' },
+            last: { $last: '$v' },
+            max: { $max: '$v' },
+          },
+        },
+      ]),
+      regex,
+    );
     expect(out).toEqual([
       { _id: { g: 'a' }, sum: 3, avg: 3, first: 'x', last: 'n/a', max: 'n/a' },
       { _id: { g: 'b' }, sum: 1, avg: 1, first: null, last: 1, max: 1 },
@@ -208,7 +275,11 @@ describe('aggregate', () => {
   });
 
   it('matches in memory after a $group', () => {
-    const out = runStages(docs, parsePipeline([{ $group: { _id: '$g', n: { $sum: 1 } } }, { $match: { n: { $gte: 2 } } }]), regex);
+    const out = runStages(
+      docs,
+      parsePipeline([{ $group: { _id: '$g', n: { $sum: 1 } } }, { $match: { n: { $gte: 2 } } }]),
+      regex,
+    );
     expect(out).toEqual([{ _id: 'a', n: 2 }]);
   });
 

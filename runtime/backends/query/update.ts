@@ -64,7 +64,8 @@ export function applyUpdate(doc: JsonObject, update: UpdateSpec): JsonObject {
   for (const path of update.unset) unsetPath(out, path);
   for (const [path, amount] of update.inc) {
     const current = readPath(out, path);
-    if (current !== undefined && typeof current !== 'number') throw badQuery(`$inc on non-numeric field ${path.join('.')}`);
+    if (current !== undefined && typeof current !== 'number')
+      throw badQuery(`$inc on non-numeric field ${path.join('.')}`);
     setPath(out, path, (current ?? 0) + amount);
   }
   return out;
@@ -97,7 +98,8 @@ export function setPath(doc: JsonObject, path: readonly string[], value: Json): 
   path.forEach((segment, index) => {
     const last = index === path.length - 1;
     if (Array.isArray(container)) {
-      if (!/^\d+$/.test(segment) || Number(segment) > MAX_ARRAY_PAD) throw badQuery(`cannot set ${path.join('.')}: ${segment} is not an array index`);
+      if (!/^\d+$/.test(segment) || Number(segment) > MAX_ARRAY_PAD)
+        throw badQuery(`cannot set ${path.join('.')}: ${segment} is not an array index`);
       const i = Number(segment);
       while (container.length < i) container.push(null);
       if (last) container[i] = value;
@@ -126,7 +128,8 @@ function unsetPath(doc: JsonObject, path: readonly string[]): void {
   let parent: Json | undefined = doc;
   path.forEach((segment, index) => {
     // As MongoDB: a field name cannot be applied to an array (only an index can).
-    if (Array.isArray(parent) && !/^\d+$/.test(segment)) throw badQuery(`cannot $unset ${path.join('.')}: ${segment} is applied to an array`);
+    if (Array.isArray(parent) && !/^\d+$/.test(segment))
+      throw badQuery(`cannot $unset ${path.join('.')}: ${segment} is applied to an array`);
     if (index < path.length - 1 && parent !== undefined) parent = readPath(parent, [segment]);
   });
   const last = path[path.length - 1] as string;

@@ -15,12 +15,32 @@ import type { Logger } from 'pino';
 import type { Clock, Delivery, EventBroker, EventEnvelope, Json, Subscription } from '../../types.js';
 import { backoffDelay } from '../backoff.js';
 import {
-  appendAttempt, completeAttempts, deadLetterId, failureText, HEADER_REPLAY_FOR, HEADER_REPLAY_OF, isOutage, judgeFailure,
-  keepInterval, OUTAGE_RETRY, preparePublish, redeliveryBackoff, replayedForOther, runThroughOutages, validateSubscribe,
-  type DeadLetterReason, type FailedAttempt, type SubscribeOptions,
+  appendAttempt,
+  completeAttempts,
+  deadLetterId,
+  failureText,
+  HEADER_REPLAY_FOR,
+  HEADER_REPLAY_OF,
+  isOutage,
+  judgeFailure,
+  keepInterval,
+  OUTAGE_RETRY,
+  preparePublish,
+  redeliveryBackoff,
+  replayedForOther,
+  runThroughOutages,
+  validateSubscribe,
+  type DeadLetterReason,
+  type FailedAttempt,
+  type SubscribeOptions,
 } from '../broker-input.js';
 import {
-  checkDeadLetterId, notFound, pageOf, summaryOf, type DeadLetter, type DeadLetterStore,
+  checkDeadLetterId,
+  notFound,
+  pageOf,
+  summaryOf,
+  type DeadLetter,
+  type DeadLetterStore,
 } from '../dead-letters.js';
 import type { SqliteDatabase } from './database.js';
 
@@ -37,8 +57,18 @@ export interface SqliteBrokerOptions {
 type ClaimedRow = { seq: number; event_id: string; attempt: number; errors: string };
 type EventRow = { id: string; name: string; payload: string; headers: string; published_at: number };
 type DeadRow = {
-  id: string; event_id: string; subscriber: string; event: string; payload: string; headers: string; attempts: number;
-  reason: string; errors: string; published_at: number; dead_at: number; replays: string;
+  id: string;
+  event_id: string;
+  subscriber: string;
+  event: string;
+  payload: string;
+  headers: string;
+  attempts: number;
+  reason: string;
+  errors: string;
+  published_at: number;
+  dead_at: number;
+  replays: string;
 };
 
 export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { readonly deadLetters: DeadLetterStore } {
@@ -52,9 +82,13 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
   const statements = {
     subscribersOf: db.prepare('SELECT subscriber FROM pipec_subscribers WHERE event = ?'),
     isSubscriber: db.prepare('SELECT 1 FROM pipec_subscribers WHERE event = ? AND subscriber = ?'),
-    insertEvent: db.prepare('INSERT INTO pipec_events (id, name, payload, headers, published_at) VALUES (?, ?, ?, ?, ?)'),
+    insertEvent: db.prepare(
+      'INSERT INTO pipec_events (id, name, payload, headers, published_at) VALUES (?, ?, ?, ?, ?)',
+    ),
     insertDelivery: db.prepare('INSERT INTO pipec_deliveries (event_id, subscriber, event) VALUES (?, ?, ?)'),
-    register: db.prepare('INSERT INTO pipec_subscribers (subscriber, event, registered_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    register: db.prepare(
+      'INSERT INTO pipec_subscribers (subscriber, event, registered_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    ),
     claim: db.prepare(
       `UPDATE pipec_deliveries SET attempt = attempt + 1, lease_until = @lease
        WHERE seq IN (SELECT seq FROM pipec_deliveries WHERE subscriber = @subscriber AND event = @event AND lease_until <= @now ORDER BY seq LIMIT @n)
@@ -67,8 +101,12 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     ),
     extendLease: db.prepare('UPDATE pipec_deliveries SET lease_until = @until WHERE seq = @seq AND attempt = @attempt'),
     // A delivery given up during an outage (the subscription stopped while holding it): its attempt does not count.
-    unclaim: db.prepare('UPDATE pipec_deliveries SET attempt = attempt - 1, lease_until = @until WHERE seq = @seq AND attempt = @attempt'),
-    dropOrphan: db.prepare('DELETE FROM pipec_events WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pipec_deliveries WHERE event_id = ?)'),
+    unclaim: db.prepare(
+      'UPDATE pipec_deliveries SET attempt = attempt - 1, lease_until = @until WHERE seq = @seq AND attempt = @attempt',
+    ),
+    dropOrphan: db.prepare(
+      'DELETE FROM pipec_events WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pipec_deliveries WHERE event_id = ?)',
+    ),
     deadLetter: db.prepare(
       `INSERT INTO pipec_dead_letters (id, event_id, subscriber, event, payload, headers, attempts, last_error, dead_at, reason, errors, published_at)
        SELECT @id, e.id, @subscriber, e.name, e.payload, e.headers, @attempts, @error, @now, @reason, @errors, e.published_at
@@ -86,22 +124,39 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     statements.dropOrphan.run(eventId, eventId);
   });
 
-  const bury = db.transaction((row: ClaimedRow, subscriber: string, reason: DeadLetterReason, attempts: FailedAttempt[]) => {
-    statements.deadLetter.run({
-      id: deadLetterId(subscriber, row.event_id), subscriber, attempts: row.attempt, error: attempts.at(-1)?.error ?? null,
-      now: clock.now(), reason, errors: JSON.stringify(attempts), eventId: row.event_id,
-    });
-    statements.ack.run(row.seq);
-    statements.dropOrphan.run(row.event_id, row.event_id);
-  });
+  const bury = db.transaction(
+    (row: ClaimedRow, subscriber: string, reason: DeadLetterReason, attempts: FailedAttempt[]) => {
+      statements.deadLetter.run({
+        id: deadLetterId(subscriber, row.event_id),
+        subscriber,
+        attempts: row.attempt,
+        error: attempts.at(-1)?.error ?? null,
+        now: clock.now(),
+        reason,
+        errors: JSON.stringify(attempts),
+        eventId: row.event_id,
+      });
+      statements.ack.run(row.seq);
+      statements.dropOrphan.run(row.event_id, row.event_id);
+    },
+  );
 
   /** Stores the event with one delivery row per subscriber (or only `only`, for a replay). */
   const publishTxn = db.transaction((envelope: EventEnvelope, body: string, only: string | null) => {
-    const subscribers = only === null
-      ? (statements.subscribersOf.all(envelope.name) as Array<{ subscriber: string }>).map((s) => s.subscriber)
-      : statements.isSubscriber.get(envelope.name, only) ? [only] : [];
+    const subscribers =
+      only === null
+        ? (statements.subscribersOf.all(envelope.name) as Array<{ subscriber: string }>).map((s) => s.subscriber)
+        : statements.isSubscriber.get(envelope.name, only)
+          ? [only]
+          : [];
     if (subscribers.length === 0) return 0;
-    statements.insertEvent.run(envelope.id, envelope.name, body, JSON.stringify(envelope.headers), envelope.publishedAt);
+    statements.insertEvent.run(
+      envelope.id,
+      envelope.name,
+      body,
+      JSON.stringify(envelope.headers),
+      envelope.publishedAt,
+    );
     for (const subscriber of subscribers) statements.insertDelivery.run(envelope.id, subscriber, envelope.name);
     return subscribers.length;
   });
@@ -118,9 +173,20 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     };
   };
 
-  const publishEnvelope = (name: string, payload: Json, headers: Readonly<Record<string, string>> | undefined, only: string | null): string => {
+  const publishEnvelope = (
+    name: string,
+    payload: Json,
+    headers: Readonly<Record<string, string>> | undefined,
+    only: string | null,
+  ): string => {
     const prepared = preparePublish(name, payload, headers);
-    const envelope: EventEnvelope = { id: randomUUID(), name, payload, headers: prepared.headers, publishedAt: clock.now() };
+    const envelope: EventEnvelope = {
+      id: randomUUID(),
+      name,
+      payload,
+      headers: prepared.headers,
+      publishedAt: clock.now(),
+    };
     const fanOut = publishTxn.immediate(envelope, prepared.body, only);
     if (fanOut === 0) logger.debug({ event: name }, 'event published without subscribers');
     for (const wake of wakers.get(name) ?? []) setImmediate(wake);
@@ -130,10 +196,12 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
   const deadLetters: DeadLetterStore = {
     async list(query) {
       const { limit, offset } = pageOf(query);
-      const rows = db.prepare(
-        `SELECT * FROM pipec_dead_letters WHERE (@event IS NULL OR event = @event) AND (@subscriber IS NULL OR subscriber = @subscriber)
+      const rows = db
+        .prepare(
+          `SELECT * FROM pipec_dead_letters WHERE (@event IS NULL OR event = @event) AND (@subscriber IS NULL OR subscriber = @subscriber)
          ORDER BY seq LIMIT @limit OFFSET @offset`,
-      ).all({ event: query?.event ?? null, subscriber: query?.subscriber ?? null, limit, offset }) as DeadRow[];
+        )
+        .all({ event: query?.event ?? null, subscriber: query?.subscriber ?? null, limit, offset }) as DeadRow[];
       return rows.map((row) => summaryOf(deadLetterOf(row)));
     },
     async get(id) {
@@ -153,16 +221,23 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     },
     async purge(query) {
       if (query.id !== undefined) checkDeadLetterId(query.id);
-      const result = db.prepare(
-        `DELETE FROM pipec_dead_letters WHERE (@id IS NULL OR id = @id) AND (@event IS NULL OR event = @event)
+      const result = db
+        .prepare(
+          `DELETE FROM pipec_dead_letters WHERE (@id IS NULL OR id = @id) AND (@event IS NULL OR event = @event)
          AND (@subscriber IS NULL OR subscriber = @subscriber)`,
-      ).run({ id: query.id ?? null, event: query.event ?? null, subscriber: query.subscriber ?? null });
+        )
+        .run({ id: query.id ?? null, event: query.event ?? null, subscriber: query.subscriber ?? null });
       return result.changes;
     },
     async countByEvent() {
       const counts: Record<string, number> = {};
       for (const row of statements.countByEvent.all() as Array<{ event: string; n: number }>) {
-        Object.defineProperty(counts, row.event, { value: row.n, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(counts, row.event, {
+          value: row.n,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return counts;
     },
@@ -196,18 +271,30 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
         try {
           if (!failed) return finish(row.seq, row.event_id);
           if (isOutage(failure)) {
-            statements.unclaim.run({ until: Date.now() + backoffDelay(OUTAGE_RETRY, 1, random), seq: row.seq, attempt: row.attempt });
+            statements.unclaim.run({
+              until: Date.now() + backoffDelay(OUTAGE_RETRY, 1, random),
+              seq: row.seq,
+              attempt: row.attempt,
+            });
             return;
           }
           const verdict = judgeFailure(failure);
           const attempts = appendAttempt(completeAttempts(parseAttempts(row.errors), row.attempt - 1), {
-            attempt: row.attempt, at: clock.now(), error: verdict.text,
+            attempt: row.attempt,
+            at: clock.now(),
+            error: verdict.text,
           });
           if (verdict.deadLetterNow !== null) toDeadLetters(row, verdict.deadLetterNow, attempts);
           else if (row.attempt >= subOpts.maxDeliveries) toDeadLetters(row, 'max-deliveries', attempts);
           else {
             const until = Date.now() + backoffDelay(backoff, row.attempt, random);
-            statements.release.run({ until, error: verdict.text, errors: JSON.stringify(attempts), seq: row.seq, attempt: row.attempt });
+            statements.release.run({
+              until,
+              error: verdict.text,
+              errors: JSON.stringify(attempts),
+              seq: row.seq,
+              attempt: row.attempt,
+            });
           }
         } catch (err) {
           // The lease will expire and the row will be delivered again: at-least-once still holds.
@@ -229,7 +316,10 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
           handler({ envelope, attempt: row.attempt, redelivery: row.attempt > 1 || again } satisfies Delivery);
         const keep = (): boolean => {
           try {
-            return statements.extendLease.run({ until: Date.now() + subOpts.ackTimeout, seq: row.seq, attempt: row.attempt }).changes === 1;
+            return (
+              statements.extendLease.run({ until: Date.now() + subOpts.ackTimeout, seq: row.seq, attempt: row.attempt })
+                .changes === 1
+            );
           } catch {
             return false;
           }
@@ -254,7 +344,9 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
         let rows: ClaimedRow[];
         try {
           const now = Date.now();
-          rows = (statements.claim.all({ lease: now + subOpts.ackTimeout, subscriber, event, now, n: free }) as ClaimedRow[]).sort((a, b) => a.seq - b.seq);
+          rows = (
+            statements.claim.all({ lease: now + subOpts.ackTimeout, subscriber, event, now, n: free }) as ClaimedRow[]
+          ).sort((a, b) => a.seq - b.seq);
         } catch (err) {
           logger.warn({ event, subscriber, err: failureText(err) }, 'event claim failed; retrying');
           return;
@@ -262,7 +354,11 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
         for (const row of rows) {
           // Claimed more often than allowed: the earlier attempts ended without an answer.
           if (row.attempt > subOpts.maxDeliveries) {
-            toDeadLetters({ ...row, attempt: row.attempt - 1 }, 'ack-timeout', completeAttempts(parseAttempts(row.errors), row.attempt - 1));
+            toDeadLetters(
+              { ...row, attempt: row.attempt - 1 },
+              'ack-timeout',
+              completeAttempts(parseAttempts(row.errors), row.attempt - 1),
+            );
           } else {
             dispatch(row);
           }

@@ -88,14 +88,23 @@ CREATE TABLE IF NOT EXISTS pipec_indexes (
  * `synchronous`: NORMAL (the default) keeps every commit across a crash of the process; FULL also
  * across a crash of the machine (power loss), at the cost of a disk flush per commit.
  */
-export function openSqlite(file: string, regex: RegexTester, synchronous: 'normal' | 'full' = 'normal'): SqliteDatabase {
+export function openSqlite(
+  file: string,
+  regex: RegexTester,
+  synchronous: 'normal' | 'full' = 'normal',
+): SqliteDatabase {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 10000');
   db.pragma(synchronous === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.function('pipec_regexp', { deterministic: true }, (pattern: unknown, flags: unknown, text: unknown) =>
-    typeof pattern === 'string' && typeof flags === 'string' && typeof text === 'string' && regex.test(pattern, flags, text) ? 1 : 0,
+    typeof pattern === 'string' &&
+    typeof flags === 'string' &&
+    typeof text === 'string' &&
+    regex.test(pattern, flags, text)
+      ? 1
+      : 0,
   );
   db.exec(SCHEMA);
   migrate(db);
@@ -115,23 +124,27 @@ function migrate(db: SqliteDatabase): void {
     published_at: 'INTEGER NOT NULL DEFAULT 0',
     replays: "TEXT NOT NULL DEFAULT '[]'",
   });
-  if (added.includes('id')) db.exec("UPDATE pipec_dead_letters SET id = lower(hex(randomblob(12))) WHERE id IS NULL");
+  if (added.includes('id')) db.exec('UPDATE pipec_dead_letters SET id = lower(hex(randomblob(12))) WHERE id IS NULL');
   db.exec('CREATE UNIQUE INDEX IF NOT EXISTS pipec_dead_letters_id ON pipec_dead_letters (id)');
   db.exec('CREATE INDEX IF NOT EXISTS pipec_dead_letters_event ON pipec_dead_letters (event, seq)');
 }
 
 function addColumns(db: SqliteDatabase, table: string, columns: Readonly<Record<string, string>>): string[] {
   const missing = (): string[] => {
-    const existing = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name));
+    const existing = new Set(
+      (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name),
+    );
     return Object.keys(columns).filter((name) => !existing.has(name));
   };
   if (missing().length === 0) return [];
   // Under the write lock, looked at again: another process opening the file may have added them.
-  return db.transaction(() => {
-    const names = missing();
-    for (const name of names) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${columns[name]}`);
-    return names;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const names = missing();
+      for (const name of names) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${columns[name]}`);
+      return names;
+    })
+    .immediate();
 }
 export function sqliteFile(dataDir: string): string {
   mkdirSync(dataDir, { recursive: true });

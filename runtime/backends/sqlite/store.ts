@@ -10,7 +10,14 @@ import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../
 import { PipeError } from '../../errors.js';
 import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
 import { runStages } from '../query/aggregate.js';
-import { indexExpressions, sortArraysSql, sortToSql, sqliteParams, querySql, type ProbeContext } from '../query/filter-sql.js';
+import {
+  indexExpressions,
+  sortArraysSql,
+  sortToSql,
+  sqliteParams,
+  querySql,
+  type ProbeContext,
+} from '../query/filter-sql.js';
 import { parseFilter, type Filter } from '../query/filter.js';
 import { mergeAmbiguous, mergedDocument, mergeTargetQuery, unmatchedDocument, type MergeSpec } from '../query/merge.js';
 import { sortThroughArray } from '../query/match.js';
@@ -47,7 +54,9 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 
   /** The fields that lead an index of `store`: queries on them get index probes (filter-sql.ts). */
   const probes = (store: string): ProbeContext => {
-    const rows = statement('SELECT name, fields FROM pipec_indexes WHERE store = ? ORDER BY rowid').all(store) as Array<{ name: string; fields: string }>;
+    const rows = statement('SELECT name, fields FROM pipec_indexes WHERE store = ? ORDER BY rowid').all(
+      store,
+    ) as Array<{ name: string; fields: string }>;
     const indexed = new Map<string, string>();
     for (const r of rows) {
       const first = (JSON.parse(r.fields) as Array<[string, number]>)[0]?.[0];
@@ -57,10 +66,18 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   };
 
   const purgeExpired = (store: string, now: number): void => {
-    statement('DELETE FROM pipec_documents WHERE store = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(store, now);
+    statement('DELETE FROM pipec_documents WHERE store = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(
+      store,
+      now,
+    );
   };
 
-  const selectRows = (store: string, filter: Filter, tail: { readonly limit: number | null; readonly skip: number }, sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>): Row[] => {
+  const selectRows = (
+    store: string,
+    filter: Filter,
+    tail: { readonly limit: number | null; readonly skip: number },
+    sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>,
+  ): Row[] => {
     refuseArraySortKeys(store, filter, sortKeys);
     const params = sqliteParams();
     const { from, where } = querySql(filter, 'sqlite', params, probes(store));
@@ -72,7 +89,11 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   };
 
   /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
-  const refuseArraySortKeys = (store: string, filter: Filter, sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>): void => {
+  const refuseArraySortKeys = (
+    store: string,
+    filter: Filter,
+    sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>,
+  ): void => {
     const params = sqliteParams();
     const arrays = sortArraysSql(sortKeys, 'sqlite', params);
     if (arrays === null) return;
@@ -91,11 +112,15 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   );
 
   const storeTtl = (store: string): number =>
-    (statement('SELECT expire_after_ms AS ttl FROM pipec_stores WHERE store = ?').get(store) as { ttl: number } | undefined)?.ttl ?? 0;
+    (
+      statement('SELECT expire_after_ms AS ttl FROM pipec_stores WHERE store = ?').get(store) as
+        { ttl: number } | undefined
+    )?.ttl ?? 0;
 
   const insertRows = (store: string, docs: ReadonlyArray<{ id: string; text: string }>, now: number): void => {
     const ttl = storeTtl(store);
-    for (const d of docs) insertPrepared.run({ store, id: d.id, doc: d.text, now, expires: ttl > 0 ? now + ttl : null });
+    for (const d of docs)
+      insertPrepared.run({ store, id: d.id, doc: d.text, now, expires: ttl > 0 ? now + ttl : null });
   };
 
   /** Writes aggregate results into `spec.into` (inside the caller's transaction). */
@@ -147,9 +172,13 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 
     async findById(store, id) {
       validateStoreName(store);
-      if (typeof id !== 'string' && typeof id !== 'number') throw new PipeError('id must be a string', { code: 400, kind: 'BAD_QUERY' });
-      const row = statement(`SELECT json(d.doc) AS doc FROM pipec_documents AS d WHERE ${visible} AND d.id = @id`)
-        .get({ store, now: clock.now(), id: String(id) }) as { doc: string } | undefined;
+      if (typeof id !== 'string' && typeof id !== 'number')
+        throw new PipeError('id must be a string', { code: 400, kind: 'BAD_QUERY' });
+      const row = statement(`SELECT json(d.doc) AS doc FROM pipec_documents AS d WHERE ${visible} AND d.id = @id`).get({
+        store,
+        now: clock.now(),
+        id: String(id),
+      }) as { doc: string } | undefined;
       return row ? (JSON.parse(row.doc) as JsonObject) : null;
     },
 
@@ -159,22 +188,24 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const multi = updateOpts?.multi ?? true;
       const now = clock.now();
       try {
-        return db.transaction(() => {
-          purgeExpired(store, now);
-          const rows = selectRows(store, filter, { limit: multi ? null : 1, skip: 0 }, []);
-          const write = statement('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
-          for (const row of rows) {
-            const next = applyUpdate(JSON.parse(row.doc) as JsonObject, spec);
-            write.run(serializeDocument(next, opts.maxDocumentBytes), row.seq);
-          }
-          if (rows.length === 0 && updateOpts?.upsert) {
-            const seed = spec.kind === 'replace' ? {} : upsertSeed(filter);
-            const doc = applyUpdate(seed, spec);
-            insertRows(store, prepareDocuments([doc], opts.maxDocumentBytes), now);
-            return 1;
-          }
-          return rows.length;
-        }).immediate();
+        return db
+          .transaction(() => {
+            purgeExpired(store, now);
+            const rows = selectRows(store, filter, { limit: multi ? null : 1, skip: 0 }, []);
+            const write = statement('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
+            for (const row of rows) {
+              const next = applyUpdate(JSON.parse(row.doc) as JsonObject, spec);
+              write.run(serializeDocument(next, opts.maxDocumentBytes), row.seq);
+            }
+            if (rows.length === 0 && updateOpts?.upsert) {
+              const seed = spec.kind === 'replace' ? {} : upsertSeed(filter);
+              const doc = applyUpdate(seed, spec);
+              insertRows(store, prepareDocuments([doc], opts.maxDocumentBytes), now);
+              return 1;
+            }
+            return rows.length;
+          })
+          .immediate();
       } catch (err) {
         return translateWriteError(err);
       }
@@ -187,10 +218,12 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const { from, where } = querySql(filter, 'sqlite', params, probes(store));
       const sql = `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where} ORDER BY d.seq ${multi ? '' : 'LIMIT 1'})`;
       const now = clock.now();
-      return db.transaction(() => {
-        purgeExpired(store, now);
-        return statement(sql).run({ ...params.values, store, now }).changes;
-      }).immediate();
+      return db
+        .transaction(() => {
+          purgeExpired(store, now);
+          return statement(sql).run({ ...params.values, store, now }).changes;
+        })
+        .immediate();
     },
 
     async aggregate(store, pipeline) {
@@ -198,7 +231,11 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const run = (): JsonObject[] => {
         const rows = selectRows(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []);
         if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
-        return runStages(rows.map((r) => JSON.parse(r.doc) as JsonObject), rest, regex);
+        return runStages(
+          rows.map((r) => JSON.parse(r.doc) as JsonObject),
+          rest,
+          regex,
+        );
       };
       if (merge === null) return run();
       try {
@@ -226,9 +263,9 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       try {
         db.transaction(() => {
           db.exec(sql);
-          statement('INSERT INTO pipec_indexes (store, name, fields, is_unique, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
-            store, name, JSON.stringify(keys), unique ? 1 : 0, clock.now(),
-          );
+          statement(
+            'INSERT INTO pipec_indexes (store, name, fields, is_unique, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+          ).run(store, name, JSON.stringify(keys), unique ? 1 : 0, clock.now());
         }).immediate();
       } catch (err) {
         translateWriteError(err);
@@ -237,23 +274,29 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 
     async listIndexes(store) {
       validateStoreName(store);
-      const rows = statement('SELECT name, fields, is_unique AS isUnique FROM pipec_indexes WHERE store = ? ORDER BY rowid')
-        .all(store) as Array<{ name: string; fields: string; isUnique: number }>;
+      const rows = statement(
+        'SELECT name, fields, is_unique AS isUnique FROM pipec_indexes WHERE store = ? ORDER BY rowid',
+      ).all(store) as Array<{ name: string; fields: string; isUnique: number }>;
       return [ID_INDEX, ...rows.map((r) => storeIndexOf(r.name, r.fields, r.isUnique === 1))];
     },
 
     async dropIndex(store, index) {
       validateStoreName(store);
-      return db.transaction(() => {
-        const stored = statement('SELECT name, fields FROM pipec_indexes WHERE store = ?').all(store) as Array<{ name: string; fields: string }>;
-        const names = indexesToDrop(index, stored);
-        for (const name of names) {
-          // DDL cannot take parameters: `name` is a stored pipec name, checked against pipec_u?ix_<hex>.
-          db.exec(`DROP INDEX IF EXISTS "${name}"`);
-          statement('DELETE FROM pipec_indexes WHERE store = ? AND name = ?').run(store, name);
-        }
-        return names.length;
-      }).immediate();
+      return db
+        .transaction(() => {
+          const stored = statement('SELECT name, fields FROM pipec_indexes WHERE store = ?').all(store) as Array<{
+            name: string;
+            fields: string;
+          }>;
+          const names = indexesToDrop(index, stored);
+          for (const name of names) {
+            // DDL cannot take parameters: `name` is a stored pipec name, checked against pipec_u?ix_<hex>.
+            db.exec(`DROP INDEX IF EXISTS "${name}"`);
+            statement('DELETE FROM pipec_indexes WHERE store = ? AND name = ?').run(store, name);
+          }
+          return names.length;
+        })
+        .immediate();
     },
 
     async close() {
@@ -263,6 +306,9 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 }
 
 export function indexName(store: string, keys: ReadonlyArray<readonly [string, 1 | -1]>, unique: boolean): string {
-  const digest = createHash('sha256').update(JSON.stringify([store, keys, unique])).digest('hex').slice(0, 16);
+  const digest = createHash('sha256')
+    .update(JSON.stringify([store, keys, unique]))
+    .digest('hex')
+    .slice(0, 16);
   return `pipec_${unique ? 'uix' : 'ix'}_${digest}`;
 }

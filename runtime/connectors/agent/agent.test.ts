@@ -6,8 +6,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PipeError } from '../../errors.js';
 import type { Json, JsonObject } from '../../types.js';
 import { testContext } from '../../agent/test-support/context.js';
-import { chatCompletion, startScriptedOpenAi, type Script, type ScriptedServer } from '../../agent/test-support/scripted-openai-server.js';
-import { closedPortUrl, CUSTOMER, startTestMcpServer, type TestMcpServer } from '../../agent/test-support/test-mcp-server.js';
+import {
+  chatCompletion,
+  startScriptedOpenAi,
+  type Script,
+  type ScriptedServer,
+} from '../../agent/test-support/scripted-openai-server.js';
+import {
+  closedPortUrl,
+  CUSTOMER,
+  startTestMcpServer,
+  type TestMcpServer,
+} from '../../agent/test-support/test-mcp-server.js';
 import { DOCUMENTATION_SCHEMA } from '../../agent/test-support/seed-schemas.js';
 import { run } from './agent.js';
 
@@ -15,11 +25,15 @@ let workDir: string;
 let openai: ScriptedServer | undefined;
 let mcp: TestMcpServer | undefined;
 
-beforeAll(() => { workDir = mkdtempSync(join(tmpdir(), 'agent-test-')); });
+beforeAll(() => {
+  workDir = mkdtempSync(join(tmpdir(), 'agent-test-'));
+});
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 afterEach(async () => {
-  await openai?.close(); openai = undefined;
-  await mcp?.close(); mcp = undefined;
+  await openai?.close();
+  openai = undefined;
+  await mcp?.close();
+  mcp = undefined;
 });
 
 async function withScript(script: Script): Promise<ScriptedServer> {
@@ -49,38 +63,73 @@ const GOOD_DOC = { title: 'T', description: 'D', use_cases: ['a', 'b', 'c'], bes
 
 describe('agent connector over a scripted OpenAI-compatible server', () => {
   it('returns a plain reply as { text } with token usage', async () => {
-    const server = await withScript([chatCompletion({ content: 'Hello there', usage: { prompt: 16, completion: 93 } })]);
+    const server = await withScript([
+      chatCompletion({ content: 'Hello there', usage: { prompt: 16, completion: 93 } }),
+    ]);
     const out = await runAgent({
-      model: 'gpt-4o-mini', accountFields: account(server), system: 'Be brief.', user: 'Say hello',
-      temperature: 0.3, 'max-output-tokens': 1024, 'top-p': 0.9,
+      model: 'gpt-4o-mini',
+      accountFields: account(server),
+      system: 'Be brief.',
+      user: 'Say hello',
+      temperature: 0.3,
+      'max-output-tokens': 1024,
+      'top-p': 0.9,
     });
-    expect(out).toEqual({ body: { text: 'Hello there' }, tokenUsage: { inputTokenCount: 16, outputTokenCount: 93, totalTokenCount: 109 } });
+    expect(out).toEqual({
+      body: { text: 'Hello there' },
+      tokenUsage: { inputTokenCount: 16, outputTokenCount: 93, totalTokenCount: 109 },
+    });
     const [request] = server.requests;
     expect(request?.path).toBe('/v1/chat/completions');
     expect(request?.headers.authorization).toBe('Bearer sk-test-123');
     expect(request?.body).toMatchObject({
-      model: 'gpt-4o-mini', temperature: 0.3, top_p: 0.9, max_completion_tokens: 1024,
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello' }],
+      model: 'gpt-4o-mini',
+      temperature: 0.3,
+      top_p: 0.9,
+      max_completion_tokens: 1024,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Say hello' },
+      ],
     });
     expect(request?.body.tools).toBeUndefined();
   });
 
   it('forces the schema through response_format and returns the object', async () => {
     const server = await withScript([chatCompletion({ content: JSON.stringify(GOOD_DOC) })]);
-    const out = await runAgent({ model: 'gpt-4o', accountFields: account(server), user: 'Document it', 'output-schema': DOCUMENTATION_SCHEMA });
+    const out = await runAgent({
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'Document it',
+      'output-schema': DOCUMENTATION_SCHEMA,
+    });
     expect(out).toMatchObject({ body: GOOD_DOC });
     const format = server.requests[0]?.body.response_format;
     expect(format).toMatchObject({ type: 'json_schema', json_schema: { name: 'documentation_section', strict: true } });
-    expect(format.json_schema.schema).toMatchObject({ additionalProperties: false, required: ['title', 'description', 'use_cases', 'best_practices'] });
+    expect(format.json_schema.schema).toMatchObject({
+      additionalProperties: false,
+      required: ['title', 'description', 'use_cases', 'best_practices'],
+    });
   });
 
   it('repairs an invalid reply by telling the model what was wrong, summing usage', async () => {
     const server = await withScript([
-      chatCompletion({ content: JSON.stringify({ ...GOOD_DOC, use_cases: ['only one'] }), usage: { prompt: 10, completion: 5 } }),
+      chatCompletion({
+        content: JSON.stringify({ ...GOOD_DOC, use_cases: ['only one'] }),
+        usage: { prompt: 10, completion: 5 },
+      }),
       chatCompletion({ content: JSON.stringify(GOOD_DOC), usage: { prompt: 30, completion: 6 } }),
     ]);
-    const out = await runAgent({ model: 'gpt-4o', accountFields: account(server), user: 'Document it', 'output-schema': DOCUMENTATION_SCHEMA });
-    expect(out).toEqual({ body: GOOD_DOC, tokenUsage: { inputTokenCount: 40, outputTokenCount: 11, totalTokenCount: 51 } });
+    const out = await runAgent({
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'Document it',
+      'output-schema': DOCUMENTATION_SCHEMA,
+    });
+    expect(out).toEqual({
+      body: GOOD_DOC,
+      tokenUsage: { inputTokenCount: 40, outputTokenCount: 11, totalTokenCount: 51 },
+    });
     const second = server.requests[1]?.body;
     const last = second.messages.at(-1);
     expect(last.role).toBe('user');
@@ -93,7 +142,12 @@ describe('agent connector over a scripted OpenAI-compatible server', () => {
       chatCompletion({ content: '{"title": 1}' }),
       chatCompletion({ content: 'not json at all' }),
     ]);
-    const err = await failure({ model: 'gpt-4o', accountFields: account(server), user: 'Document it', 'output-schema': DOCUMENTATION_SCHEMA });
+    const err = await failure({
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'Document it',
+      'output-schema': DOCUMENTATION_SCHEMA,
+    });
     expect(err.kind).toBe('AGENT_OUTPUT_INVALID');
     expect(err.code).toBe(502);
     expect(err.details?.violations).toEqual([expect.stringMatching(/^the reply is not valid JSON/)]);
@@ -123,14 +177,22 @@ describe('agent connector over a scripted OpenAI-compatible server', () => {
 
   it('times out a slow model with a 504', async () => {
     const server = await withScript([{ ...chatCompletion({ content: 'late' }), delayMs: 2000 }]);
-    const err = await failure({ model: 'gpt-4o', accountFields: account(server), user: 'hi', timeout: 200, 'max-retries': 0 });
+    const err = await failure({
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'hi',
+      timeout: 200,
+      'max-retries': 0,
+    });
     expect(err).toMatchObject({ code: 504, kind: 'AGENT_MODEL_TIMEOUT' });
   });
 
   it('masks PII before sending: the server never sees the e-mail or CPF', async () => {
     const server = await withScript([chatCompletion({ content: 'done' })]);
     await runAgent({
-      model: 'gpt-4o', accountFields: account(server), guardrails: { pii: 'mask' },
+      model: 'gpt-4o',
+      accountFields: account(server),
+      guardrails: { pii: 'mask' },
       system: 'Contact support@example.com on failure.',
       user: 'Customer joao@example.org, CPF 529.982.247-25, phone +55 11 91234-5678 wants a refund.',
     });
@@ -146,12 +208,20 @@ describe('agent connector over a scripted OpenAI-compatible server', () => {
     const server = await withScript([chatCompletion({ content: 'read it' })]);
     writeFileSync(join(workDir, 'report.pdf'), '%PDF-1.4 test');
     await runAgent({
-      model: 'gpt-4o', accountFields: account(server), user: 'Extract',
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'Extract',
       files: [{ path: join(workDir, 'report.pdf'), fileName: 'report.pdf', contentType: 'application/pdf', size: 13 }],
     });
     expect(server.requests[0]?.body.messages[0].content).toEqual([
       { type: 'text', text: 'Extract' },
-      { type: 'file', file: { filename: 'report.pdf', file_data: `data:application/pdf;base64,${Buffer.from('%PDF-1.4 test').toString('base64')}` } },
+      {
+        type: 'file',
+        file: {
+          filename: 'report.pdf',
+          file_data: `data:application/pdf;base64,${Buffer.from('%PDF-1.4 test').toString('base64')}`,
+        },
+      },
     ]);
   });
 
@@ -160,12 +230,16 @@ describe('agent connector over a scripted OpenAI-compatible server', () => {
     writeFileSync(join(workDir, 'notes.txt'), 'hello');
     writeFileSync(join(workDir, 'fake.pdf'), 'not really a pdf');
     const txt = await failure({
-      model: 'gpt-4o', accountFields: account(server), user: 'Extract',
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'Extract',
       files: { path: join(workDir, 'notes.txt'), originalFileName: 'notes.txt', contentType: 'text/plain', size: 5 },
     });
     expect(txt).toMatchObject({ code: 415, kind: 'AGENT_FILE_UNSUPPORTED' });
     const fake = await failure({
-      model: 'gpt-4o', accountFields: account(server), user: 'Extract',
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'Extract',
       files: [{ path: join(workDir, 'fake.pdf'), fileName: 'fake.pdf', contentType: 'application/pdf', size: 16 }],
     });
     expect(fake).toMatchObject({ code: 415 });
@@ -176,12 +250,17 @@ describe('agent connector over a scripted OpenAI-compatible server', () => {
     const server = await withScript([]);
     writeFileSync(join(workDir, 'big.pdf'), '%PDF-' + 'x'.repeat(2000));
     const big = await failure({
-      model: 'gpt-4o', accountFields: account(server), user: 'x', 'max-file-size': 1000,
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'x',
+      'max-file-size': 1000,
       files: [{ path: join(workDir, 'big.pdf'), fileName: 'big.pdf', contentType: 'application/pdf' }],
     });
     expect(big).toMatchObject({ code: 413, kind: 'AGENT_FILE_TOO_LARGE' });
     const outside = await failure({
-      model: 'gpt-4o', accountFields: account(server), user: 'x',
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'x',
       files: [{ path: join(workDir, '..', 'etc.pdf'), fileName: 'etc.pdf', contentType: 'application/pdf' }],
     });
     expect(outside.code).toBeGreaterThanOrEqual(400);
@@ -189,9 +268,14 @@ describe('agent connector over a scripted OpenAI-compatible server', () => {
   });
 
   it('applies regex guardrails to the reply', async () => {
-    const server = await withScript([chatCompletion({ content: JSON.stringify({ ...GOOD_DOC, title: 'lowercase title' }) })]);
+    const server = await withScript([
+      chatCompletion({ content: JSON.stringify({ ...GOOD_DOC, title: 'lowercase title' }) }),
+    ]);
     const err = await failure({
-      model: 'gpt-4o', accountFields: account(server), user: 'Document it', 'output-schema': DOCUMENTATION_SCHEMA,
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'Document it',
+      'output-schema': DOCUMENTATION_SCHEMA,
       guardrails: { regex: [{ field: 'title', pattern: '^[A-Z]' }] },
     });
     expect(err).toMatchObject({ code: 422, kind: 'AGENT_GUARDRAIL' });
@@ -213,10 +297,16 @@ describe('agent connector with MCP tools', () => {
       chatCompletion({ content: 'Maria owes 42', usage: { prompt: 80, completion: 4 } }),
     ]);
     const out = await runAgent({
-      model: 'gpt-4o', accountFields: account(server), user: 'How much does customer c-42 owe?',
-      guardrails: { pii: 'mask' }, tools: [{ type: 'mcp', name: 'crm', url: mcp.url }],
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'How much does customer c-42 owe?',
+      guardrails: { pii: 'mask' },
+      tools: [{ type: 'mcp', name: 'crm', url: mcp.url }],
     });
-    expect(out).toEqual({ body: { text: 'Maria owes 42' }, tokenUsage: { inputTokenCount: 130, outputTokenCount: 14, totalTokenCount: 144 } });
+    expect(out).toEqual({
+      body: { text: 'Maria owes 42' },
+      tokenUsage: { inputTokenCount: 130, outputTokenCount: 14, totalTokenCount: 144 },
+    });
     const offered = server.requests[0]?.body.tools.map((t: { function: { name: string } }) => t.function.name);
     expect(offered.sort()).toEqual(['crm__add_numbers', 'crm__lookup_customer']);
     expect(mcp.toolCalls).toEqual([
@@ -233,10 +323,20 @@ describe('agent connector with MCP tools', () => {
   it('reports a failing tool call to the model instead of throwing', async () => {
     mcp = await startTestMcpServer();
     const server = await withScript([
-      chatCompletion({ toolCalls: [{ id: 'c1', name: 'crm__add_numbers', arguments: { a: 'two' } }, { id: 'c2', name: 'crm__nope', arguments: {} }] }),
+      chatCompletion({
+        toolCalls: [
+          { id: 'c1', name: 'crm__add_numbers', arguments: { a: 'two' } },
+          { id: 'c2', name: 'crm__nope', arguments: {} },
+        ],
+      }),
       chatCompletion({ content: 'could not add' }),
     ]);
-    const out = await runAgent({ model: 'gpt-4o', accountFields: account(server), user: 'add', tools: [{ name: 'crm', url: mcp.url }] });
+    const out = await runAgent({
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'add',
+      tools: [{ name: 'crm', url: mcp.url }],
+    });
     expect(out).toMatchObject({ body: { text: 'could not add' } });
     const toolMessages = server.requests[1]?.body.messages.filter((m: { role: string }) => m.role === 'tool');
     expect(toolMessages[0].content).toMatch(/^Tool error: /);
@@ -247,17 +347,36 @@ describe('agent connector with MCP tools', () => {
     mcp = await startTestMcpServer();
     const call = chatCompletion({ toolCalls: [{ name: 'crm__add_numbers', arguments: { a: 1, b: 1 } }] });
     const server = await withScript([call, call, chatCompletion({ content: 'final' })]);
-    const out = await runAgent({ model: 'gpt-4o', accountFields: account(server), user: 'loop', tools: [{ name: 'crm', url: mcp.url }], 'max-tool-iterations': 2 });
+    const out = await runAgent({
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'loop',
+      tools: [{ name: 'crm', url: mcp.url }],
+      'max-tool-iterations': 2,
+    });
     expect(out).toMatchObject({ body: { text: 'final' } });
     expect(server.requests.map((r) => r.body.tool_choice)).toEqual(['auto', 'auto', 'none']);
   });
 
   it('passes headers, query parameters and account credentials to the MCP server', async () => {
-    mcp = await startTestMcpServer({ requiredHeaders: { 'x-tenant': 'acme', authorization: 'Bearer mcp-secret' }, requiredQuery: { region: 'br' } });
+    mcp = await startTestMcpServer({
+      requiredHeaders: { 'x-tenant': 'acme', authorization: 'Bearer mcp-secret' },
+      requiredQuery: { region: 'br' },
+    });
     const server = await withScript([chatCompletion({ content: 'fine' })]);
     await runAgent({
-      model: 'gpt-4o', accountFields: account(server), user: 'hi',
-      tools: [{ name: 'crm', url: mcp.url, headers: { 'x-tenant': 'acme' }, query: { region: 'br' }, accountFields: { type: 'secret-key', key: 'mcp-secret' } }],
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'hi',
+      tools: [
+        {
+          name: 'crm',
+          url: mcp.url,
+          headers: { 'x-tenant': 'acme' },
+          query: { region: 'br' },
+          accountFields: { type: 'secret-key', key: 'mcp-secret' },
+        },
+      ],
     });
     expect(mcp.requests.length).toBeGreaterThan(0);
     for (const seen of mcp.requests) {
@@ -270,7 +389,12 @@ describe('agent connector with MCP tools', () => {
   it('fails with 502 when the MCP server rejects the credentials, without calling the model', async () => {
     mcp = await startTestMcpServer({ requiredHeaders: { authorization: 'Bearer right' } });
     const server = await withScript([chatCompletion({ content: 'never' })]);
-    const err = await failure({ model: 'gpt-4o', accountFields: account(server), user: 'hi', tools: [{ name: 'crm', url: mcp.url, headers: { authorization: 'Bearer wrong' } }] });
+    const err = await failure({
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'hi',
+      tools: [{ name: 'crm', url: mcp.url, headers: { authorization: 'Bearer wrong' } }],
+    });
     expect(err).toMatchObject({ code: 502, kind: 'AGENT_MCP_UNAVAILABLE' });
     expect(server.requests).toHaveLength(0);
   });
@@ -278,7 +402,12 @@ describe('agent connector with MCP tools', () => {
   it('fails with 502 when the MCP server is down', async () => {
     const server = await withScript([chatCompletion({ content: 'never' })]);
     const url = await closedPortUrl();
-    const err = await failure({ model: 'gpt-4o', accountFields: account(server), user: 'hi', tools: [{ name: 'crm', url: `${url}?token=secret-value` }] });
+    const err = await failure({
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'hi',
+      tools: [{ name: 'crm', url: `${url}?token=secret-value` }],
+    });
     expect(err).toMatchObject({ code: 502, kind: 'AGENT_MCP_UNAVAILABLE' });
     expect(err.message).toContain('MCP server "crm"');
     expect(err.message).not.toContain('secret-value');
@@ -289,20 +418,32 @@ describe('agent connector with MCP tools', () => {
     mcp = await startTestMcpServer({ delayMs: 1500 });
     const server = await withScript([chatCompletion({ content: 'never' })]);
     // Without the 300 ms timeout the server's answer (after 1.5 s) would arrive: no 504.
-    const err = await failure({ model: 'gpt-4o', accountFields: account(server), user: 'hi', timeout: 300, tools: [{ name: 'crm', url: mcp.url }] });
+    const err = await failure({
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'hi',
+      timeout: 300,
+      tools: [{ name: 'crm', url: mcp.url }],
+    });
     expect(err).toMatchObject({ code: 504, kind: 'AGENT_MCP_TIMEOUT' });
   });
 });
 
 describe('agent connector with a legacy SSE MCP server', () => {
   it('falls back to the SSE transport, carrying headers and query parameters', async () => {
-    mcp = await startTestMcpServer({ legacySse: true, requiredHeaders: { 'x-api-key': 'k1' }, requiredQuery: { v: '2' } });
+    mcp = await startTestMcpServer({
+      legacySse: true,
+      requiredHeaders: { 'x-api-key': 'k1' },
+      requiredQuery: { v: '2' },
+    });
     const server = await withScript([
       chatCompletion({ toolCalls: [{ id: 'c1', name: 'old__add_numbers', arguments: { a: 1, b: 2 } }] }),
       chatCompletion({ content: 'three' }),
     ]);
     const out = await runAgent({
-      model: 'gpt-4o', accountFields: account(server), user: 'add',
+      model: 'gpt-4o',
+      accountFields: account(server),
+      user: 'add',
       tools: [{ name: 'old', url: mcp.url, headers: { 'x-api-key': 'k1' }, query: { v: '2' } }],
     });
     expect(out).toMatchObject({ body: { text: 'three' } });

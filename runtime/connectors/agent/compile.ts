@@ -5,7 +5,15 @@
  * that account's fields at run time.
  */
 import type {
-  BracesEnv, CompileApi, ConnectorCompiler, Diagnostic, JsExpr, ObjectValue, PipelineContext, SchemaViolation, Value,
+  BracesEnv,
+  CompileApi,
+  ConnectorCompiler,
+  Diagnostic,
+  JsExpr,
+  ObjectValue,
+  PipelineContext,
+  SchemaViolation,
+  Value,
 } from '../../../compiler/connectors/hook-api.js';
 
 export const compile: ConnectorCompiler = {
@@ -13,7 +21,11 @@ export const compile: ConnectorCompiler = {
     const t = api.types;
     const schemaValue = api.entryOf(step.params, 'output-schema');
     const output = schemaValue ? api.compileSchemaParam(schemaValue, ctx, 'agent-output') : undefined;
-    const tokenUsage = t.objectOf({ inputTokenCount: t.INTEGER, outputTokenCount: t.INTEGER, totalTokenCount: t.INTEGER });
+    const tokenUsage = t.objectOf({
+      inputTokenCount: t.INTEGER,
+      outputTokenCount: t.INTEGER,
+      totalTokenCount: t.INTEGER,
+    });
     const body = output?.schema !== undefined ? output.type : t.objectOf({ text: t.STRING });
     result.output = t.objectOf({ body, tokenUsage });
     const mock = api.entryOf(step.params, 'mock');
@@ -27,7 +39,8 @@ export const compile: ConnectorCompiler = {
     const env = ctx.bracesEnv(message);
     const toolJs = tools.items.map((tool) => {
       const compiled = api.compileValue(tool, env, ctx);
-      const obj: ObjectValue | undefined = tool.kind === 'tagged' ? tool.value : tool.kind === 'object' ? tool : undefined;
+      const obj: ObjectValue | undefined =
+        tool.kind === 'tagged' ? tool.value : tool.kind === 'object' ? tool : undefined;
       const account = api.entryOf(obj, 'account');
       const name = account?.kind === 'ident' ? account.name : account?.kind === 'string' ? account.value : undefined;
       if (!name || !account || !compiled.js.endsWith('}')) return compiled.js;
@@ -46,14 +59,23 @@ export const compile: ConnectorCompiler = {
  * without one the reply text (a string). The entries compile to `[{ when, answer }, …]`; the
  * runtime takes the first whose `when` holds.
  */
-function compileMockAnswers(mock: Value, outputSchema: unknown, env: BracesEnv, ctx: PipelineContext, api: CompileApi): JsExpr {
+function compileMockAnswers(
+  mock: Value,
+  outputSchema: unknown,
+  env: BracesEnv,
+  ctx: PipelineContext,
+  api: CompileApi,
+): JsExpr {
   if (mock.kind !== 'array') return api.compileValue(mock, env, ctx); // a wrong type is PIPE3003 already
   const entries = mock.items.map((item) => {
     const entry = item.kind === 'object' ? item : undefined;
     const when = api.entryOf(entry, 'when');
     const answer = api.entryOf(entry, 'answer');
     if (!entry || !answer) return api.compileValue(item, env, ctx).js; // reported by the parameter schema
-    const whenEnv: BracesEnv = { ...env, expected: { type: api.types.BOOLEAN, why: 'the `when` of an agent mock answer' } };
+    const whenEnv: BracesEnv = {
+      ...env,
+      expected: { type: api.types.BOOLEAN, why: 'the `when` of an agent mock answer' },
+    };
     const whenJs = when ? api.compileValue(when, whenEnv, ctx).js : 'true';
     ctx.diagnostics.push(...answerProblems(answer, outputSchema, ctx, api));
     return `{ when: ${whenJs}, answer: ${api.compileValue(answer, env, ctx).js} }`;
@@ -76,20 +98,24 @@ function answerProblems(answer: Value, outputSchema: unknown, ctx: PipelineConte
   const literal = api.toLiteral(answer);
   const violations = api.schemaViolations(outputSchema, literal.json, ctx);
   if (!violations) return [];
-  return violations
-    // Expressions are known only at run time, where the reply is validated like any model reply.
-    .filter((v) => !api.isDynamicPointer(literal, v.instancePath))
-    .map((v) => {
-      const extra = v.keyword === 'additionalProperties' ? String(v.params['additionalProperty']) : undefined;
-      const child = extra !== undefined ? `${v.instancePath}/${api.escapePointer(extra)}` : v.instancePath;
-      const span = (extra !== undefined ? literal.spans.get(`#key:${child}`) : undefined) ?? api.spanAt(literal, child, answer.span);
-      return api.diagnostic('PIPE3020', {
-        message: `the mock answer does not match the agent's output schema: ${describeViolation(v)}`,
-        span,
-        label: labelOf(v),
-        hint: 'make the answer a reply the schema accepts (it stands in for the model offline)',
-      });
-    });
+  return (
+    violations
+      // Expressions are known only at run time, where the reply is validated like any model reply.
+      .filter((v) => !api.isDynamicPointer(literal, v.instancePath))
+      .map((v) => {
+        const extra = v.keyword === 'additionalProperties' ? String(v.params['additionalProperty']) : undefined;
+        const child = extra !== undefined ? `${v.instancePath}/${api.escapePointer(extra)}` : v.instancePath;
+        const span =
+          (extra !== undefined ? literal.spans.get(`#key:${child}`) : undefined) ??
+          api.spanAt(literal, child, answer.span);
+        return api.diagnostic('PIPE3020', {
+          message: `the mock answer does not match the agent's output schema: ${describeViolation(v)}`,
+          span,
+          label: labelOf(v),
+          hint: 'make the answer a reply the schema accepts (it stands in for the model offline)',
+        });
+      })
+  );
 }
 
 function describeViolation(v: SchemaViolation): string {

@@ -71,7 +71,9 @@ function optionalText(value: unknown, name: string): string | undefined {
 
 /** The properties of the message (amqplib's publish options) from the parameters. */
 export function publishOptions(
-  params: AmqpPublishParams, contentType: string, ctx: { pipeline: string; executionId: string },
+  params: AmqpPublishParams,
+  contentType: string,
+  ctx: { pipeline: string; executionId: string },
 ): Options.Publish {
   const priority = params.priority;
   if (priority !== undefined && (!Number.isInteger(priority) || priority < 0 || priority > 255)) {

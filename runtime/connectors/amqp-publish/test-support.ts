@@ -7,9 +7,12 @@ const AMQP_URL = process.env['PIPEC_TEST_AMQP'] ?? 'amqp://guest:guest@127.0.0.1
 /** With `payload` given, `amqp-publish` must not look at the step's message (see message-use.test.ts). */
 export const messageUseScenario: MessageUseScenario = () => ({
   params: {
-    account: 'rabbit', accountFields: { url: AMQP_URL },
+    account: 'rabbit',
+    accountFields: { url: AMQP_URL },
     // No queue has this name: with mandatory off the broker confirms and drops it.
-    'routing-key': `pipec-message-use-${process.pid}`, mandatory: false, payload: { a: 1 },
+    'routing-key': `pipec-message-use-${process.pid}`,
+    mandatory: false,
+    payload: { a: 1 },
   },
   ctx: fakeContext().ctx,
 });

@@ -24,18 +24,35 @@ describe('assert connector', () => {
   });
 
   it('false with fail-on-error (default): PipeError with the configured message and status', async () => {
-    const error = (await run({ condition: false, 'error-message': 'Unauthorized', status: 401 }, {}, ctx).catch((e: unknown) => e)) as PipeError;
+    const error = (await run({ condition: false, 'error-message': 'Unauthorized', status: 401 }, {}, ctx).catch(
+      (e: unknown) => e,
+    )) as PipeError;
     expect(error.message).toBe('Unauthorized');
     expect(error.code).toBe(401);
     expect(error.details).toEqual({ internalErrorMessage: 'Internal Error' });
   });
 
   it('false without fail-on-error: the step continues with success: false', async () => {
-    const out = await step(ctx, { connector: 'assert', source: 't.pipe:1', failOnError: false }, run, { condition: false, 'internal-message': 'why' }, {});
-    expect(out).toEqual({ success: false, kind: 'ASSERTION', message: 'Error', error: 'Error', code: 500, internalErrorMessage: 'why' });
+    const out = await step(
+      ctx,
+      { connector: 'assert', source: 't.pipe:1', failOnError: false },
+      run,
+      { condition: false, 'internal-message': 'why' },
+      {},
+    );
+    expect(out).toEqual({
+      success: false,
+      kind: 'ASSERTION',
+      message: 'Error',
+      error: 'Error',
+      code: 500,
+      internalErrorMessage: 'why',
+    });
   });
 
   it('false with fail-on-error: the step throws', async () => {
-    await expect(step(ctx, { connector: 'assert', source: 't.pipe:1', failOnError: true }, run, { condition: false }, {})).rejects.toBeInstanceOf(PipeError);
+    await expect(
+      step(ctx, { connector: 'assert', source: 't.pipe:1', failOnError: true }, run, { condition: false }, {}),
+    ).rejects.toBeInstanceOf(PipeError);
   });
 });

@@ -8,7 +8,12 @@
  * `{ file }`. Which parameters each operation takes is the schema's `x-pipe-operations`.
  */
 import type {
-  CompileApi, ConnectorCompiler, PipeType, ShapeKit, StepHookInput, StepHookResult,
+  CompileApi,
+  ConnectorCompiler,
+  PipeType,
+  ShapeKit,
+  StepHookInput,
+  StepHookResult,
 } from '../../../compiler/connectors/hook-api.js';
 
 const SCALARS = ['integer', 'number', 'boolean', 'string'] as const;
@@ -28,9 +33,8 @@ function compileParse({ step, ctx, label }: StepHookInput, result: StepHookResul
   const schemaValue = api.entryOf(step.params, 'schema');
   const columnsValue = api.entryOf(step.params, 'columns');
   const columns = columnsValue ? api.staticJson(columnsValue) : undefined;
-  const names = Array.isArray(columns) && columns.every((c) => typeof c === 'string')
-    ? (columns as string[])
-    : undefined;
+  const names =
+    Array.isArray(columns) && columns.every((c) => typeof c === 'string') ? (columns as string[]) : undefined;
   const headerValue = api.entryOf(step.params, 'header');
   const header = headerValue ? api.staticJson(headerValue) !== false : true;
   let row: PipeType;
@@ -60,7 +64,10 @@ function compileParse({ step, ctx, label }: StepHookInput, result: StepHookResul
 function parseOutput(row: PipeType, batched: boolean, t: ShapeKit): PipeType {
   const rejected = t.closed({ line: t.INTEGER, reason: t.STRING, record: t.UNKNOWN });
   const fields: Record<string, PipeType> = {
-    rows: t.arrayOf(row), rowCount: t.INTEGER, rejected: t.arrayOf(rejected), rejectedCount: t.INTEGER,
+    rows: t.arrayOf(row),
+    rowCount: t.INTEGER,
+    rejected: t.arrayOf(rejected),
+    rejectedCount: t.INTEGER,
   };
   if (batched) fields['batches'] = t.INTEGER;
   return t.closed(fields);
@@ -69,8 +76,12 @@ function parseOutput(row: PipeType, batched: boolean, t: ShapeKit): PipeType {
 function generateOutput(toFile: boolean, t: ShapeKit): PipeType {
   if (!toFile) return t.closed({ text: t.STRING, rowCount: t.INTEGER });
   const file = t.closed({
-    fileName: t.STRING, originalFileName: t.STRING, param: t.STRING,
-    contentType: t.STRING, size: t.INTEGER, path: t.STRING,
+    fileName: t.STRING,
+    originalFileName: t.STRING,
+    param: t.STRING,
+    contentType: t.STRING,
+    size: t.INTEGER,
+    path: t.STRING,
   });
   return t.closed({ file, rowCount: t.INTEGER });
 }

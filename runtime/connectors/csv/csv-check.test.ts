@@ -12,23 +12,29 @@ import { compileForTest } from '../../../test/harness/compile-case.js';
 const dir = mkdtempSync(join(tmpdir(), 'pipec-csv-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ROW = 'schema Row { type: "object", additionalProperties: false, required: ["id"], properties: { id: { type: "integer" }, name: { type: "string" } } }';
+const ROW =
+  'schema Row { type: "object", additionalProperties: false, required: ["id"], properties: { id: { type: "integer" }, name: { type: "string" } } }';
 
 function check(steps: string): Array<{ code: string; message: string }> {
   const file = join(dir, `case-${Math.random().toString(36).slice(2)}.pipe`);
-  writeFileSync(file, `${ROW}\n\npipeline p {\n  trigger http { method: POST, path: "/p" }\n${steps}\n}\n\npipeline load {\n  trigger event { name: "rows", external: true }\n  log { message: "x" }\n}\n`);
+  writeFileSync(
+    file,
+    `${ROW}\n\npipeline p {\n  trigger http { method: POST, path: "/p" }\n${steps}\n}\n\npipeline load {\n  trigger event { name: "rows", external: true }\n  log { message: "x" }\n}\n`,
+  );
   return compileForTest([file], { base: dir }).diagnostics.map((d) => ({ code: d.code, message: d.message }));
 }
 
 describe('csv at compile time', () => {
   it('types parse by the row schema and generate by its output', () => {
-    expect(check(`  csv parse a { text: "id\\n1", schema: Row, on-invalid: reject }
+    expect(
+      check(`  csv parse a { text: "id\\n1", schema: Row, on-invalid: reject }
   log { message: "{{ step.a.rows[0].id + 1 }} {{ step.a.rejected[0].line }} {{ step.a.rejected[0].reason }} {{ step.a.rejectedCount }}" }
   csv generate b { rows: {{ step.a.rows }} }
   log { message: "{{ step.b.text }} {{ step.b.rowCount }}" }
   csv generate c { rows: [[1, 2]], to-file: "out.csv" }
   csv parse d { file: {{ step.c.file }}, batch-pipeline: load }
-  log { message: "{{ step.c.file.path }} {{ step.d.batches }}" }`)).toEqual([]);
+  log { message: "{{ step.c.file.path }} {{ step.d.batches }}" }`),
+    ).toEqual([]);
     expect(check('  csv parse { text: "id", schema: Row }\n  log { message: "{{ message.rows[0].nmae }}" }')).toEqual([
       { code: 'PIPE4006', message: 'no field `nmae` on `message.rows[0]`' },
     ]);
@@ -41,10 +47,14 @@ describe('csv at compile time', () => {
   });
 
   it('closes rows over the columns written, and gives lists of cells without a header', () => {
-    expect(check('  csv parse { text: "1,2", header: false, columns: ["a", "b"] }\n  log { message: "{{ message.rows[0].c }}" }')).toEqual([
-      { code: 'PIPE4006', message: 'no field `c` on `message.rows[0]`' },
-    ]);
-    expect(check('  csv parse { text: "1,2", header: false }\n  log { message: "{{ message.rows[0][1] }}" }')).toEqual([]);
+    expect(
+      check(
+        '  csv parse { text: "1,2", header: false, columns: ["a", "b"] }\n  log { message: "{{ message.rows[0].c }}" }',
+      ),
+    ).toEqual([{ code: 'PIPE4006', message: 'no field `c` on `message.rows[0]`' }]);
+    expect(check('  csv parse { text: "1,2", header: false }\n  log { message: "{{ message.rows[0][1] }}" }')).toEqual(
+      [],
+    );
   });
 
   it('refuses parameters of the other operation, both inputs, and a missing one', () => {
@@ -67,15 +77,21 @@ describe('xml at compile time', () => {
       { code: 'PIPE4006', message: 'no field `nmae` on `message`' },
     ]);
     expect(check('  xml parse { text: "<a/>" }\n  log { message: "{{ message.a.b }}" }')).toEqual([]);
-    expect(check('  xml generate { document: { a: 1 } }\n  log { message: "{{ message.text }} {{ message.file }}" }')).toEqual([
-      { code: 'PIPE4006', message: 'no field `file` on `message`' },
-    ]);
+    expect(
+      check('  xml generate { document: { a: 1 } }\n  log { message: "{{ message.text }} {{ message.file }}" }'),
+    ).toEqual([{ code: 'PIPE4006', message: 'no field `file` on `message`' }]);
   });
 
   it('types the records of record mode by the schema', () => {
-    expect(check(`  xml parse a { text: "<c><id>1</id></c>", record: "c/id", schema: Row, on-invalid: reject, batch-pipeline: load }
-  log { message: "{{ step.a.records[0].id }} {{ step.a.recordCount }} {{ step.a.rejected[0].line }} {{ step.a.batches }}" }`)).toEqual([]);
-    expect(check('  xml parse { text: "<c/>", record: "c/r", schema: Row }\n  log { message: "{{ message.records[0].nmae }} {{ message.batches }}" }')).toEqual([
+    expect(
+      check(`  xml parse a { text: "<c><id>1</id></c>", record: "c/id", schema: Row, on-invalid: reject, batch-pipeline: load }
+  log { message: "{{ step.a.records[0].id }} {{ step.a.recordCount }} {{ step.a.rejected[0].line }} {{ step.a.batches }}" }`),
+    ).toEqual([]);
+    expect(
+      check(
+        '  xml parse { text: "<c/>", record: "c/r", schema: Row }\n  log { message: "{{ message.records[0].nmae }} {{ message.batches }}" }',
+      ),
+    ).toEqual([
       { code: 'PIPE4006', message: 'no field `nmae` on `message.records[0]`' },
       { code: 'PIPE4006', message: 'no field `batches` on `message`' },
     ]);
@@ -85,6 +101,8 @@ describe('xml at compile time', () => {
     expect(check('  xml generate { document: { a: 1 }, max-depth: 3 }')).toEqual([
       { code: 'PIPE3015', message: '`max-depth` is not a parameter of `xml generate`' },
     ]);
-    expect(check('  xml generate { indent: 0 }')).toEqual([{ code: 'PIPE3002', message: 'missing required parameter `document` for `xml generate`' }]);
+    expect(check('  xml generate { indent: 0 }')).toEqual([
+      { code: 'PIPE3002', message: 'missing required parameter `document` for `xml generate`' },
+    ]);
   });
 });

@@ -28,7 +28,8 @@ async function writeCsv(path: string, bytes: number): Promise<number> {
   await write('id,name,amount,note\n');
   while (written < bytes) {
     let chunk = '';
-    for (let i = 0; i < 1000; i++, rows++) chunk += `${rows % 100_000 === 99_999 ? 'bad' : rows},"name ${rows}, Jr.",${rows % 977}.25,${note}\n`;
+    for (let i = 0; i < 1000; i++, rows++)
+      chunk += `${rows % 100_000 === 99_999 ? 'bad' : rows},"name ${rows}, Jr.",${rows % 977}.25,${note}\n`;
     await write(chunk);
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
@@ -40,9 +41,14 @@ it('parses a 100 MB CSV in bounded memory', async () => {
   const rows = await writeCsv(path, 100 * MB);
   expect(statSync(path).size).toBeGreaterThanOrEqual(100 * MB);
   const child = fileURLToPath(new URL('test-support-large-input.ts', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=48', '--import', 'tsx', child, path], {
-    maxBuffer: MB, timeout: 600_000,
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--max-old-space-size=48', '--import', 'tsx', child, path],
+    {
+      maxBuffer: MB,
+      timeout: 600_000,
+    },
+  );
   const result = JSON.parse(stdout) as { rowCount: number; rejectedCount: number; rowsSeen: number; peakRss: number };
   const invalid = Math.floor(rows / 100_000);
   expect(result.rejectedCount).toBe(invalid);

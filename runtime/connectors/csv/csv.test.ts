@@ -16,16 +16,31 @@ const ROW = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'name'],
-  properties: { id: { type: 'integer', minimum: 1 }, name: { type: 'string', minLength: 1 }, price: { type: 'number' }, active: { type: 'boolean' } },
+  properties: {
+    id: { type: 'integer', minimum: 1 },
+    name: { type: 'string', minLength: 1 },
+    price: { type: 'number' },
+    active: { type: 'boolean' },
+  },
 };
 const validator = new Ajv({ allErrors: true }).compile(ROW) as unknown as CompiledValidator;
-const types: [string, CellType][] = [['id', 'integer'], ['name', 'string'], ['price', 'number'], ['active', 'boolean']];
+const types: [string, CellType][] = [
+  ['id', 'integer'],
+  ['name', 'string'],
+  ['price', 'number'],
+  ['active', 'boolean'],
+];
 
-const parse = (params: Partial<CsvParams>, c = ctx()): Promise<Json> => run({ operation: 'parse', ...params } as CsvParams, null, c);
-const generate = (params: Partial<CsvParams>, c = ctx()): Promise<Json> => run({ operation: 'generate', ...params } as CsvParams, null, c);
+const parse = (params: Partial<CsvParams>, c = ctx()): Promise<Json> =>
+  run({ operation: 'parse', ...params } as CsvParams, null, c);
+const generate = (params: Partial<CsvParams>, c = ctx()): Promise<Json> =>
+  run({ operation: 'generate', ...params } as CsvParams, null, c);
 
 async function failure(promise: Promise<unknown>): Promise<PipeError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(PipeError);
   return err as PipeError;
 }
@@ -44,14 +59,22 @@ describe('csv parse', () => {
 
   it('without a schema rows are texts; header: false gives lists of cells; columns name them', async () => {
     expect(((await parse({ text: 'a,b\n1,2\n' })) as JsonObject)['rows']).toEqual([{ a: '1', b: '2' }]);
-    expect(((await parse({ text: '1,2\n3,4\n', header: false })) as JsonObject)['rows']).toEqual([['1', '2'], ['3', '4']]);
-    expect(((await parse({ text: '1,2\n', header: false, columns: ['x', 'y'] })) as JsonObject)['rows']).toEqual([{ x: '1', y: '2' }]);
+    expect(((await parse({ text: '1,2\n3,4\n', header: false })) as JsonObject)['rows']).toEqual([
+      ['1', '2'],
+      ['3', '4'],
+    ]);
+    expect(((await parse({ text: '1,2\n', header: false, columns: ['x', 'y'] })) as JsonObject)['rows']).toEqual([
+      { x: '1', y: '2' },
+    ]);
   });
 
   it('rejects invalid rows with their line and reason when asked, keeping the valid ones', async () => {
     const text = 'id,name,price\n1,Ann,1.5\n\nx,Bob,2\n3,"Multi\nline",abc\n4,Dan\n5,Eve,7\n';
     const out = (await parse({ text, validator, types, 'on-invalid': 'reject' })) as JsonObject;
-    expect(out['rows']).toEqual([{ id: 1, name: 'Ann', price: 1.5 }, { id: 5, name: 'Eve', price: 7 }]);
+    expect(out['rows']).toEqual([
+      { id: 1, name: 'Ann', price: 1.5 },
+      { id: 5, name: 'Eve', price: 7 },
+    ]);
     const rejected = out['rejected'] as JsonObject[];
     expect(rejected.map((r) => r['line'])).toEqual([4, 5, 7]);
     expect(rejected[0]?.['reason']).toBe('id: must be integer');
@@ -91,8 +114,12 @@ describe('csv parse', () => {
   it('limits rows, rejected rows and record size', async () => {
     expect((await failure(parse({ text: 'a\n1\n2\n3\n', 'max-rows': 2 }))).kind).toBe('TOO_MANY_ROWS');
     const text = 'id,name\nx,a\ny,b\n';
-    expect((await failure(parse({ text, validator, types, 'on-invalid': 'reject', 'max-rejected': 1 }))).kind).toBe('TOO_MANY_REJECTED');
-    expect((await failure(parse({ text: `a\n${'x'.repeat(100)}\n`, 'max-record-size': 10 }))).kind).toBe('RECORD_TOO_LARGE');
+    expect((await failure(parse({ text, validator, types, 'on-invalid': 'reject', 'max-rejected': 1 }))).kind).toBe(
+      'TOO_MANY_REJECTED',
+    );
+    expect((await failure(parse({ text: `a\n${'x'.repeat(100)}\n`, 'max-record-size': 10 }))).kind).toBe(
+      'RECORD_TOO_LARGE',
+    );
   });
 
   it('keeps a __proto__ column as data', async () => {
@@ -120,12 +147,21 @@ describe('csv parse', () => {
 
   it('reads latin1 and UTF-16 files', async () => {
     writeFileSync(join(workDir, 'latin1.csv'), Buffer.from('name\nJos\xe9\n', 'latin1'));
-    expect(((await parse({ file: 'latin1.csv', encoding: 'latin1' })) as JsonObject)['rows']).toEqual([{ name: 'José' }]);
-    writeFileSync(join(workDir, 'utf16.csv'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name\nJosé\n', 'utf16le')]));
-    expect(((await parse({ file: 'utf16.csv', encoding: 'utf-16le' })) as JsonObject)['rows']).toEqual([{ name: 'José' }]);
+    expect(((await parse({ file: 'latin1.csv', encoding: 'latin1' })) as JsonObject)['rows']).toEqual([
+      { name: 'José' },
+    ]);
+    writeFileSync(
+      join(workDir, 'utf16.csv'),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('name\nJosé\n', 'utf16le')]),
+    );
+    expect(((await parse({ file: 'utf16.csv', encoding: 'utf-16le' })) as JsonObject)['rows']).toEqual([
+      { name: 'José' },
+    ]);
     expect((await failure(parse({ file: 'latin1.csv', encoding: 'ebcdic' as 'latin1' }))).kind).toBe('BAD_CSV_PARAMS');
     // Text is already decoded.
-    expect(((await parse({ text: 'name\nJosé ☺\n', encoding: 'latin1' })) as JsonObject)['rows']).toEqual([{ name: 'José ☺' }]);
+    expect(((await parse({ text: 'name\nJosé ☺\n', encoding: 'latin1' })) as JsonObject)['rows']).toEqual([
+      { name: 'José ☺' },
+    ]);
   });
 
   it('streams valid rows to a batch pipeline instead of keeping them', async () => {
@@ -137,17 +173,30 @@ describe('csv parse', () => {
     const c = ctx();
     const withExecute = { ...c, services: { ...c.services, execute } } as ExecutionContext;
     const text = `id,name\n${Array.from({ length: 5 }, (_, i) => `${i + 1},n${i + 1}`).join('\n')}\n0,bad\n`;
-    const out = (await parse({ text, validator, types, 'batch-pipeline': 'load', 'batch-size': 2, 'on-invalid': 'reject' }, withExecute)) as JsonObject;
+    const out = (await parse(
+      { text, validator, types, 'batch-pipeline': 'load', 'batch-size': 2, 'on-invalid': 'reject' },
+      withExecute,
+    )) as JsonObject;
     expect(out).toMatchObject({ rows: [], rowCount: 5, rejectedCount: 1, batches: 3 });
     expect(calls.map((c) => c.pipeline)).toEqual(['load', 'load', 'load']);
-    expect(calls[0]?.payload).toEqual({ rows: [{ id: 1, name: 'n1' }, { id: 2, name: 'n2' }], firstLine: 2, batch: 0 });
+    expect(calls[0]?.payload).toEqual({
+      rows: [
+        { id: 1, name: 'n1' },
+        { id: 2, name: 'n2' },
+      ],
+      firstLine: 2,
+      batch: 0,
+    });
     expect(calls[2]?.payload).toEqual({ rows: [{ id: 5, name: 'n5' }], firstLine: 6, batch: 2 });
   });
 });
 
 describe('csv generate', () => {
   it('writes a header from the rows, quotes what needs it, writes nested values as JSON', async () => {
-    const rows: Json[] = [{ id: 1, name: 'a,b', tags: ['x'] }, { id: 2, name: 'say "hi"', extra: null }];
+    const rows: Json[] = [
+      { id: 1, name: 'a,b', tags: ['x'] },
+      { id: 2, name: 'say "hi"', extra: null },
+    ];
     const out = (await generate({ rows })) as JsonObject;
     expect(out['text']).toBe('id,name,tags,extra\n1,"a,b","[""x""]",\n2,"say ""hi""",,\n');
     expect(out['rowCount']).toBe(2);
@@ -156,14 +205,29 @@ describe('csv generate', () => {
   it('takes columns with nested fields and headers, delimiters, CRLF and formula escaping', async () => {
     const rows = [{ line: 4, reason: 'bad', record: { id: 'x' } }];
     const columns = ['line', { field: 'record.id', header: 'id' }, 'reason'];
-    expect(((await generate({ rows, columns, delimiter: ';', 'record-delimiter': 'crlf' } as Partial<CsvParams>)) as JsonObject)['text'])
-      .toBe('line;id;reason\r\n4;x;bad\r\n');
-    expect(((await generate({ rows: [['=1+1', 'ok']], 'escape-formulas': true })) as JsonObject)['text']).toBe("'=1+1,ok\n");
-    expect(((await generate({ rows: [{ a: 1 }], header: false, 'quote-all': true })) as JsonObject)['text']).toBe('"1"\n');
+    expect(
+      (
+        (await generate({
+          rows,
+          columns,
+          delimiter: ';',
+          'record-delimiter': 'crlf',
+        } as Partial<CsvParams>)) as JsonObject
+      )['text'],
+    ).toBe('line;id;reason\r\n4;x;bad\r\n');
+    expect(((await generate({ rows: [['=1+1', 'ok']], 'escape-formulas': true })) as JsonObject)['text']).toBe(
+      "'=1+1,ok\n",
+    );
+    expect(((await generate({ rows: [{ a: 1 }], header: false, 'quote-all': true })) as JsonObject)['text']).toBe(
+      '"1"\n',
+    );
   });
 
   it('round-trips through parse', async () => {
-    const rows = [{ id: 1, name: 'line\nbreak, and "quotes"' }, { id: 2, name: '__proto__' }];
+    const rows = [
+      { id: 1, name: 'line\nbreak, and "quotes"' },
+      { id: 2, name: '__proto__' },
+    ];
     const text = ((await generate({ rows })) as JsonObject)['text'] as string;
     expect(((await parse({ text, validator, types })) as JsonObject)['rows']).toEqual(rows);
   });

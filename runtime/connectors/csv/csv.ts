@@ -120,12 +120,16 @@ async function parseCsv(params: CsvParams, ctx: ExecutionContext): Promise<JsonO
       if ('reason' in outcome) {
         if (onInvalid === 'fail') {
           throw new PipeError(`csv parse: line ${line}: ${outcome.reason}`, {
-            code: 422, kind: 'ROW_INVALID', details: { line, reason: outcome.reason },
+            code: 422,
+            kind: 'ROW_INVALID',
+            details: { line, reason: outcome.reason },
           });
         }
         if (rejected.length >= maxRejected) {
           throw new PipeError(`csv parse: more than ${maxRejected} rejected rows (the last at line ${line})`, {
-            code: 422, kind: 'TOO_MANY_REJECTED', details: { line, rejected: rejected.slice(0, 10) as unknown as Json },
+            code: 422,
+            kind: 'TOO_MANY_REJECTED',
+            details: { line, rejected: rejected.slice(0, 10) as unknown as Json },
           });
         }
         rejected.push({ line, reason: outcome.reason, record: rawRecord(entry.record, columns) });
@@ -141,7 +145,9 @@ async function parseCsv(params: CsvParams, ctx: ExecutionContext): Promise<JsonO
       if (rowCount > maxRows) {
         const hint = 'raise max-rows or stream them to a batch-pipeline';
         throw new PipeError(`csv parse: more than ${maxRows} rows (at line ${line}); ${hint}`, {
-          code: 413, kind: 'TOO_MANY_ROWS', details: { line, maxRows },
+          code: 413,
+          kind: 'TOO_MANY_ROWS',
+          details: { line, maxRows },
         });
       }
       rows.push(outcome.row);
@@ -153,7 +159,10 @@ async function parseCsv(params: CsvParams, ctx: ExecutionContext): Promise<JsonO
     source.destroy();
   }
   const out: JsonObject = {
-    rows, rowCount, rejected: rejected as unknown as Json, rejectedCount: rejected.length,
+    rows,
+    rowCount,
+    rejected: rejected as unknown as Json,
+    rejectedCount: rejected.length,
   };
   if (batchPipeline) out['batches'] = batches;
   return out;
@@ -194,7 +203,9 @@ function parseOptions(params: CsvParams, encoding: CsvParams['encoding']): Parse
 }
 
 const ENCODINGS: Readonly<Record<string, BufferEncoding>> = {
-  'utf-8': 'utf8', latin1: 'latin1', 'utf-16le': 'utf16le',
+  'utf-8': 'utf8',
+  latin1: 'latin1',
+  'utf-16le': 'utf16le',
 };
 
 function badEncoding(encoding: unknown): never {
@@ -293,14 +304,21 @@ export function convert(cell: string, type: CellType): Json {
 }
 
 function describeErrors(validator: CompiledValidator): string {
-  return (validator.errors ?? []).slice(0, 5).map((e) => {
-    const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
-    const missing = e.keyword === 'required' ? String(e.params['missingProperty']) : undefined;
-    if (missing !== undefined) return `${path ? `${path}.` : ''}${missing}: is missing`;
-    const values = e.params['allowedValues'];
-    const allowed = Array.isArray(values) ? ` (${values.map((v: unknown) => JSON.stringify(v)).join(', ')})` : '';
-    return `${path || 'the row'}: ${e.message ?? e.keyword}${allowed}`;
-  }).join('; ');
+  return (validator.errors ?? [])
+    .slice(0, 5)
+    .map((e) => {
+      const path = e.instancePath
+        .split('/')
+        .slice(1)
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+        .join('.');
+      const missing = e.keyword === 'required' ? String(e.params['missingProperty']) : undefined;
+      if (missing !== undefined) return `${path ? `${path}.` : ''}${missing}: is missing`;
+      const values = e.params['allowedValues'];
+      const allowed = Array.isArray(values) ? ` (${values.map((v: unknown) => JSON.stringify(v)).join(', ')})` : '';
+      return `${path || 'the row'}: ${e.message ?? e.keyword}${allowed}`;
+    })
+    .join('; ');
 }
 
 /** csv-parse's errors become MALFORMED_CSV with line and field (refused options BAD_CSV_PARAMS); ours pass through. */
@@ -310,7 +328,9 @@ function asParseError(err: unknown): unknown {
   const column = typeof err['index'] === 'number' ? err['index'] + 1 : 0;
   if (err.code === 'CSV_MAX_RECORD_SIZE') {
     return new PipeError(`csv parse: line ${line}: a record is larger than max-record-size`, {
-      code: 413, kind: 'RECORD_TOO_LARGE', details: { line },
+      code: 413,
+      kind: 'RECORD_TOO_LARGE',
+      details: { line },
     });
   }
   if (err.code.startsWith('CSV_INVALID_OPTION') || err.code === 'CSV_INVALID_ARGUMENT') return badParams(err.message);

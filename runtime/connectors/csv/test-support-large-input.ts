@@ -12,8 +12,14 @@ import { run } from './csv.js';
 
 const file = process.argv[2] ?? '';
 const validator = new Ajv().compile({
-  type: 'object', required: ['id', 'name', 'amount'],
-  properties: { id: { type: 'integer' }, name: { type: 'string' }, amount: { type: 'number' }, note: { type: 'string' } },
+  type: 'object',
+  required: ['id', 'name', 'amount'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    amount: { type: 'number' },
+    note: { type: 'string' },
+  },
 }) as unknown as CompiledValidator;
 let peakRss = process.memoryUsage().rss;
 let rowsSeen = 0;
@@ -24,9 +30,23 @@ const execute = async (_pipeline: string, payload: Json): Promise<Json> => {
   return {};
 };
 const ctx = { ...base, services: { ...base.services, execute } } as ExecutionContext;
-const out = (await run({
-  operation: 'parse', file, validator, types: [['id', 'integer'], ['amount', 'number']],
-  'batch-pipeline': 'load', 'batch-size': 1000, 'on-invalid': 'reject',
-}, null, ctx)) as JsonObject;
+const out = (await run(
+  {
+    operation: 'parse',
+    file,
+    validator,
+    types: [
+      ['id', 'integer'],
+      ['amount', 'number'],
+    ],
+    'batch-pipeline': 'load',
+    'batch-size': 1000,
+    'on-invalid': 'reject',
+  },
+  null,
+  ctx,
+)) as JsonObject;
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
-process.stdout.write(JSON.stringify({ rowCount: out['rowCount'], rejectedCount: out['rejectedCount'], rowsSeen, peakRss }));
+process.stdout.write(
+  JSON.stringify({ rowCount: out['rowCount'], rejectedCount: out['rejectedCount'], rowsSeen, peakRss }),
+);

@@ -38,23 +38,41 @@ beforeEach(() => {
 });
 
 /** A context with connections of its own (each test its own pool). */
-function context(registry = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }))): ExecutionContext {
+function context(
+  registry = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' })),
+): ExecutionContext {
   registries.push(registry);
   const { ctx } = fakeContext({ workDir });
   return { ...ctx, services: { ...ctx.services, connections: registry } };
 }
 
 function account(extra: Record<string, Json> = {}): Record<string, Json> {
-  return { url: `smtps://127.0.0.1:${smtp.ports.implicit}`, username: smtp.username, password: smtp.password, ca: smtp.ca, ...extra };
+  return {
+    url: `smtps://127.0.0.1:${smtp.ports.implicit}`,
+    username: smtp.username,
+    password: smtp.password,
+    ca: smtp.ca,
+    ...extra,
+  };
 }
 
 function send(params: Partial<EmailParams>, fields = account(), ctx = context()): Promise<JsonObject> {
-  const base: EmailParams = { account: 'mail', accountFields: fields, from: 'Orders <orders@example.com>', to: 'ops@example.com', subject: 'Hello', text: 'Hi' };
+  const base: EmailParams = {
+    account: 'mail',
+    accountFields: fields,
+    from: 'Orders <orders@example.com>',
+    to: 'ops@example.com',
+    subject: 'Hello',
+    text: 'Hi',
+  };
   return run({ ...base, ...params } as EmailParams, null, ctx) as Promise<JsonObject>;
 }
 
 async function failure(work: Promise<unknown>): Promise<PipeError> {
-  const err = await work.then(() => undefined, (e: unknown) => e);
+  const err = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(PipeError);
   return err as PipeError;
 }
@@ -68,13 +86,29 @@ describe('email against a real SMTP server', () => {
   it('sends text, HTML and attachments from the work folder over implicit TLS', async () => {
     const upload = join(workDir, '9a1c.csv');
     writeFileSync(upload, 'id;name\n1;Ada\n');
-    const file = { fileName: '9a1c.csv', originalFileName: 'orders.csv', param: 'file', contentType: 'text/csv', size: 14, path: upload };
+    const file = {
+      fileName: '9a1c.csv',
+      originalFileName: 'orders.csv',
+      param: 'file',
+      contentType: 'text/csv',
+      size: 14,
+      path: upload,
+    };
     writeFileSync(join(workDir, 'report.pdf'), '%PDF-1.4 test');
     const out = await send({
-      to: ['ops@example.com', 'Lead <lead@example.com>'], cc: 'audit@example.com', bcc: ['hidden@example.com'], 'reply-to': 'help@example.com',
-      subject: 'Orders: ünïcode', text: 'Plain body', html: '<p>HTML <b>body</b></p>', attachments: [file, join(workDir, 'report.pdf')],
+      to: ['ops@example.com', 'Lead <lead@example.com>'],
+      cc: 'audit@example.com',
+      bcc: ['hidden@example.com'],
+      'reply-to': 'help@example.com',
+      subject: 'Orders: ünïcode',
+      text: 'Plain body',
+      html: '<p>HTML <b>body</b></p>',
+      attachments: [file, join(workDir, 'report.pdf')],
     });
-    expect(out).toMatchObject({ accepted: ['ops@example.com', 'lead@example.com', 'audit@example.com', 'hidden@example.com'], rejected: [] });
+    expect(out).toMatchObject({
+      accepted: ['ops@example.com', 'lead@example.com', 'audit@example.com', 'hidden@example.com'],
+      rejected: [],
+    });
     expect(String(out['messageId'])).toMatch(/^<.+@.+>$/);
     expect(String(out['response'])).toMatch(/^250 /);
     const mail = await lastMessage();
@@ -93,7 +127,9 @@ describe('email against a real SMTP server', () => {
   it('upgrades smtp:// with STARTTLS, and refuses to send where the server offers none', async () => {
     await send({ subject: 'over starttls' }, account({ url: `smtp://127.0.0.1:${smtp.ports.starttls}` }));
     expect((await lastMessage())?.subject).toBe('over starttls');
-    const err = await failure(send({ subject: 'never sent' }, account({ url: `smtp://127.0.0.1:${smtp.ports.plain}` })));
+    const err = await failure(
+      send({ subject: 'never sent' }, account({ url: `smtp://127.0.0.1:${smtp.ports.plain}` })),
+    );
     expect(err).toMatchObject({ kind: 'TLS', code: 502 });
     // Unless the account allows it.
     await send({ subject: 'plain allowed' }, account({ url: `smtp://127.0.0.1:${smtp.ports.plain}`, tls: false }));
@@ -136,7 +172,10 @@ describe('email against a real SMTP server', () => {
     const closed = await startTcpProxy('127.0.0.1', 1);
     const port = closed.port;
     await closed.close();
-    expect(await failure(send({}, account({ url: `smtps://127.0.0.1:${port}` })))).toMatchObject({ kind: 'CONNECTION_REFUSED', code: 503 });
+    expect(await failure(send({}, account({ url: `smtps://127.0.0.1:${port}` })))).toMatchObject({
+      kind: 'CONNECTION_REFUSED',
+      code: 503,
+    });
   });
 
   it('says RECIPIENTS_REJECTED when the server refuses every recipient, and sends to the others', async () => {
@@ -161,8 +200,11 @@ describe('email against a real SMTP server', () => {
     }
   });
 
-  it('opens the account\'s circuit after repeated refusals: CIRCUIT_OPEN without connecting', async () => {
-    const registry = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }), new CircuitBreakers({ failures: 2, halfOpenAfterMs: 60_000 }));
+  it("opens the account's circuit after repeated refusals: CIRCUIT_OPEN without connecting", async () => {
+    const registry = new ConnectionRegistry(
+      createLogger({ level: 'silent', service: 'test' }),
+      new CircuitBreakers({ failures: 2, halfOpenAfterMs: 60_000 }),
+    );
     const ctx = context(registry);
     const closed = await startTcpProxy('127.0.0.1', 1);
     await closed.close();
@@ -170,45 +212,67 @@ describe('email against a real SMTP server', () => {
     for (let i = 0; i < 2; i++) expect((await failure(send({}, fields, ctx))).kind).toBe('CONNECTION_REFUSED');
     expect(await failure(send({}, fields, ctx))).toMatchObject({ kind: 'CIRCUIT_OPEN', code: 503 });
     // A refused recipient is the server's answer, not an outage: it does not count.
-    const answering = context(new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }), new CircuitBreakers({ failures: 1, halfOpenAfterMs: 60_000 })));
-    for (let i = 0; i < 2; i++) expect((await failure(send({ to: 'x@reject.test' }, account(), answering))).kind).toBe('RECIPIENTS_REJECTED');
+    const answering = context(
+      new ConnectionRegistry(
+        createLogger({ level: 'silent', service: 'test' }),
+        new CircuitBreakers({ failures: 1, halfOpenAfterMs: 60_000 }),
+      ),
+    );
+    for (let i = 0; i < 2; i++)
+      expect((await failure(send({ to: 'x@reject.test' }, account(), answering))).kind).toBe('RECIPIENTS_REJECTED');
   });
 
   it('refuses bad input before connecting', async () => {
     const outside = join(mkdtempSync(join(tmpdir(), 'email-outside-')), 'secret.txt');
     writeFileSync(outside, 'secret');
     const cases: Array<Partial<EmailParams>> = [
-      { to: 'not an address' }, { to: [] }, { from: 'a@x.test, b@x.test' }, { text: undefined, html: undefined },
+      { to: 'not an address' },
+      { to: [] },
+      { from: 'a@x.test, b@x.test' },
+      { text: undefined, html: undefined },
       { subject: 'two\r\nBcc: evil@x.test' },
     ];
     const before = smtp.raw().length;
     for (const params of cases) {
-      expect(await failure(send(params)), JSON.stringify(params)).toMatchObject({ kind: 'INVALID_PARAMETER', code: 400 });
+      expect(await failure(send(params)), JSON.stringify(params)).toMatchObject({
+        kind: 'INVALID_PARAMETER',
+        code: 400,
+      });
     }
     // Attachments are files of the execution's work folder (runtime/work-files.ts), nothing else.
     const attachments: Array<[Partial<EmailParams>, { kind: string; code: number }]> = [
       [{ attachments: outside }, { kind: 'FILE_FORBIDDEN', code: 403 }],
       [{ attachments: [{ path: '/etc/passwd' }] }, { kind: 'FILE_FORBIDDEN', code: 403 }],
       [{ attachments: 'missing.txt' }, { kind: 'FILE_NOT_FOUND', code: 404 }],
-      [{ attachments: [{ name: 'no path' }] as unknown as EmailParams['attachments'] }, { kind: 'BAD_FILE_REFERENCE', code: 400 }],
+      [
+        { attachments: [{ name: 'no path' }] as unknown as EmailParams['attachments'] },
+        { kind: 'BAD_FILE_REFERENCE', code: 400 },
+      ],
     ];
     for (const [params, expected] of attachments) {
       expect(await failure(send(params)), JSON.stringify(params)).toMatchObject(expected);
     }
     expect(smtp.raw().length).toBe(before);
-    expect(await failure(send({}, { url: 'http://127.0.0.1' }))).toMatchObject({ kind: 'ACCOUNT_CONFIGURATION', code: 500 });
+    expect(await failure(send({}, { url: 'http://127.0.0.1' }))).toMatchObject({
+      kind: 'ACCOUNT_CONFIGURATION',
+      code: 500,
+    });
   });
 });
 
 describe('a 100 MB attachment', () => {
-  it('is streamed from disk: the sending process\'s memory stays far below its size', async () => {
+  it("is streamed from disk: the sending process's memory stays far below its size", async () => {
     const child = fileURLToPath(new URL('./test-support-stream.ts', import.meta.url));
     const before = smtp.raw().length;
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child], {
       env: { ...process.env, SMTP_FIELDS: JSON.stringify(account()) },
       timeout: 600_000,
     });
-    const result = JSON.parse(stdout.trim().split('\n').pop() as string) as { baselineMb: number; peakMb: number; accepted: string[] };
+    const result = JSON.parse(stdout.trim().split('\n').pop() as string) as {
+      baselineMb: number;
+      peakMb: number;
+      accepted: string[];
+    };
     expect(result.accepted).toEqual(['ops@example.com']);
     // Reading the file whole would add 100 MB, its base64 text 137 MB more.
     expect(result.peakMb - result.baselineMb).toBeLessThan(48);
@@ -221,10 +285,28 @@ describe('a 100 MB attachment', () => {
 
 describe('accounts and addresses', () => {
   it('reads smtp:// and smtps:// urls, with the default ports and TLS modes', () => {
-    expect(smtpAccountOf('m', { url: 'smtps://mail.example.com' })).toMatchObject({ host: 'mail.example.com', port: 465, implicitTls: true, requireTls: false });
-    expect(smtpAccountOf('m', { url: 'smtp://mail.example.com' })).toMatchObject({ port: 587, implicitTls: false, requireTls: true });
-    expect(smtpAccountOf('m', { url: 'smtp://u%40x:p%3A@mail.example.com:2525', tls: false })).toMatchObject({ port: 2525, requireTls: false, username: 'u@x', password: 'p:' });
-    expect(smtpAccountOf('m', { host: 'mail.example.com', port: 25, username: 'u' })).toMatchObject({ port: 25, requireTls: true, username: 'u' });
+    expect(smtpAccountOf('m', { url: 'smtps://mail.example.com' })).toMatchObject({
+      host: 'mail.example.com',
+      port: 465,
+      implicitTls: true,
+      requireTls: false,
+    });
+    expect(smtpAccountOf('m', { url: 'smtp://mail.example.com' })).toMatchObject({
+      port: 587,
+      implicitTls: false,
+      requireTls: true,
+    });
+    expect(smtpAccountOf('m', { url: 'smtp://u%40x:p%3A@mail.example.com:2525', tls: false })).toMatchObject({
+      port: 2525,
+      requireTls: false,
+      username: 'u@x',
+      password: 'p:',
+    });
+    expect(smtpAccountOf('m', { host: 'mail.example.com', port: 25, username: 'u' })).toMatchObject({
+      port: 25,
+      requireTls: true,
+      username: 'u',
+    });
     expect(() => smtpAccountOf('m', {})).toThrow(/give url/);
   });
   it('splits and checks address lists', () => {

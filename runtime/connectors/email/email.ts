@@ -78,7 +78,8 @@ function tlsOff(fields: Readonly<Record<string, Json>>): boolean {
 
 /** The account's fields as an SmtpAccount; 500 ACCOUNT_CONFIGURATION naming what is wrong. */
 export function smtpAccountOf(
-  name: string | undefined, fields: Readonly<Record<string, Json>> | undefined,
+  name: string | undefined,
+  fields: Readonly<Record<string, Json>> | undefined,
 ): SmtpAccount {
   if (name === undefined || fields === undefined) {
     throw accountError(name ?? '?', 'the step needs a connection account');
@@ -112,8 +113,16 @@ export function smtpAccountOf(
     throw accountError(name, 'port must be a number from 1 to 65535');
   }
   return {
-    name, host, port, implicitTls, requireTls: !implicitTls && !tlsOff(fields), username, password,
-    ca: text(fields, 'ca'), cert: text(fields, 'cert'), key: text(fields, 'key'),
+    name,
+    host,
+    port,
+    implicitTls,
+    requireTls: !implicitTls && !tlsOff(fields),
+    username,
+    password,
+    ca: text(fields, 'ca'),
+    cert: text(fields, 'cert'),
+    key: text(fields, 'key'),
   };
 }
 
@@ -150,7 +159,10 @@ const connectionKey = (account: SmtpAccount): string => `smtp:${account.name}`;
 
 /** The pooled transport of the account (created on first use: it connects when it first sends). */
 function transportFor(
-  account: SmtpAccount, connections: Connections, connectTimeout: number, sendTimeout: number,
+  account: SmtpAccount,
+  connections: Connections,
+  connectTimeout: number,
+  sendTimeout: number,
 ): Promise<Transport> {
   const key = connectionKey(account);
   return connections.get(key, key, async () => {
@@ -194,7 +206,13 @@ async function attachmentsOf(value: Json | undefined, ctx: ExecutionContext): Pr
 }
 
 const NETWORK_CODES = new Set([
-  'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
 ]);
 
 /** What a nodemailer error carries besides its message. */
@@ -216,7 +234,8 @@ function sendError(err: unknown, account: SmtpAccount, ctx: ExecutionContext): P
   if (err instanceof PipeError) return err;
   if (ctx.signal.aborted) {
     return new PipeError(`email: sending through ${target} was aborted (execution timeout or shutdown)`, {
-      code: 504, kind: 'TIMEOUT',
+      code: 504,
+      kind: 'TIMEOUT',
     });
   }
   const e = (err ?? {}) as NodemailerError;
@@ -225,7 +244,8 @@ function sendError(err: unknown, account: SmtpAccount, ctx: ExecutionContext): P
   switch (e.code) {
     case 'EAUTH':
       return new PipeError(`email: ${target} refused the login of account \`${account.name}\``, {
-        code: 502, kind: 'AUTHENTICATION_FAILED',
+        code: 502,
+        kind: 'AUTHENTICATION_FAILED',
       });
     case 'ETLS':
     case 'EREQUIRETLS':
@@ -235,7 +255,9 @@ function sendError(err: unknown, account: SmtpAccount, ctx: ExecutionContext): P
     case 'EENVELOPE': {
       const rejected = Array.isArray(e.rejected) ? e.rejected.filter((r): r is string => typeof r === 'string') : [];
       return new PipeError(`email: ${target} refused the recipients: ${answer}`, {
-        code: 422, kind: 'RECIPIENTS_REJECTED', details: { rejected },
+        code: 422,
+        kind: 'RECIPIENTS_REJECTED',
+        details: { rejected },
       });
     }
     case 'EMESSAGE':

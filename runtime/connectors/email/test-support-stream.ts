@@ -24,7 +24,18 @@ const connections = new ConnectionRegistry(createLogger({ level: 'silent', servi
 const base = fakeContext({ workDir }).ctx;
 const ctx = { ...base, services: { ...base.services, connections } };
 const send = (params: Partial<EmailParams>): Promise<JsonObject> =>
-  run({ account: 'mail', accountFields: fields, from: 'big@example.com', to: 'ops@example.com', text: 'attached', ...params } as EmailParams, null, ctx) as Promise<JsonObject>;
+  run(
+    {
+      account: 'mail',
+      accountFields: fields,
+      from: 'big@example.com',
+      to: 'ops@example.com',
+      text: 'attached',
+      ...params,
+    } as EmailParams,
+    null,
+    ctx,
+  ) as Promise<JsonObject>;
 const peakMb = (): number => process.resourceUsage().maxRSS / 1024;
 
 try {

@@ -21,8 +21,12 @@ export const messageUseScenario: MessageUseScenario = () => {
   const { ctx } = fakeContext();
   return {
     params: {
-      account: 'mail', accountFields: { url: 'smtp://localhost:587' },
-      from: 'a@example.com', to: 'b@example.com', subject: 'scenario', text: 'hello',
+      account: 'mail',
+      accountFields: { url: 'smtp://localhost:587' },
+      from: 'a@example.com',
+      to: 'b@example.com',
+      subject: 'scenario',
+      text: 'hello',
     },
     ctx: { ...ctx, services: { ...ctx.services, connections } },
   };

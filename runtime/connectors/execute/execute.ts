@@ -33,7 +33,8 @@ export const run: ConnectorRun<ExecuteParams> = async (params, message, ctx) => 
   const mode = params.mode ?? 'sync';
   if (mode !== 'sync' && mode !== 'async') throw paramError(`unknown mode "${String(mode)}"`);
   const timeout = params.timeout ?? DEFAULT_EXECUTE_TIMEOUT;
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT) throw paramError(`timeout must be 1…${MAX_TIMEOUT} ms`);
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT)
+    throw paramError(`timeout must be 1…${MAX_TIMEOUT} ms`);
   const payload = params.payload === undefined ? message : params.payload;
 
   if (mode === 'async') {

@@ -6,5 +6,7 @@ import { fakeContext } from '../../service/test-support/fake-context.js';
 /** A run of `execute` that must not look at its message (runtime/connectors/message-use.test.ts). */
 export const messageUseScenario: MessageUseScenario = () => ({
   params: { pipeline: 'other', payload: { a: 1 } },
-  ctx: fakeContext({ services: { ...fakeContext().ctx.services, execute: async (_name: string, payload: Json) => ({ echoed: payload }) } }).ctx,
+  ctx: fakeContext({
+    services: { ...fakeContext().ctx.services, execute: async (_name: string, payload: Json) => ({ echoed: payload }) },
+  }).ctx,
 });

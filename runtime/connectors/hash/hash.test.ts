@@ -12,7 +12,10 @@ const hash = (params: JsonObject): Promise<Json> => run(params, null, ctx);
 afterEach(() => vi.restoreAllMocks());
 
 async function expectPipeError(promise: Promise<unknown>, kind: string): Promise<void> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(PipeError);
   expect((err as PipeError).kind).toBe(kind);
   expect((err as PipeError).code).toBe(400);
@@ -80,7 +83,9 @@ describe('random and sha256', () => {
     const b = (await hash({ operation: 'random' })) as { value: string };
     expect(Buffer.from(a.value, 'base64url')).toHaveLength(32);
     expect(a.value).not.toBe(b.value);
-    expect(Buffer.from(((await hash({ operation: 'random', bytes: 48 })) as { value: string }).value, 'base64url')).toHaveLength(48);
+    expect(
+      Buffer.from(((await hash({ operation: 'random', bytes: 48 })) as { value: string }).value, 'base64url'),
+    ).toHaveLength(48);
     await expectPipeError(hash({ operation: 'random', bytes: 0 }), 'INVALID_PARAMETER');
     await expectPipeError(hash({ operation: 'random', bytes: 4096 }), 'INVALID_PARAMETER');
   });
@@ -92,6 +97,12 @@ describe('random and sha256', () => {
   });
 
   it('declares every parameter the implementation reads', () => {
-    expect(Object.keys(schema.params.properties).sort()).toEqual(['bytes', 'fail-on-error', 'hash', 'operation', 'value']);
+    expect(Object.keys(schema.params.properties).sort()).toEqual([
+      'bytes',
+      'fail-on-error',
+      'hash',
+      'operation',
+      'value',
+    ]);
   });
 });

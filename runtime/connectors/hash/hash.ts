@@ -17,7 +17,16 @@ import type { ConnectorRun, Json, JsonObject } from '../../types.js';
 /** Cost parameters of new hashes: N=2^15, r=8 (32 MiB, tens of ms), p=1. Stored hashes carry their own. */
 export const SCRYPT_DEFAULTS = { N: 32768, r: 8, p: 1, saltBytes: 16, keyBytes: 32 } as const;
 /** Bounds on parameters read from a stored hash, so a crafted hash cannot demand unbounded memory or CPU. */
-const SCRYPT_LIMITS = { maxN: 2 ** 20, maxR: 32, maxP: 16, maxMemoryBytes: 256 * 1024 * 1024, minSalt: 8, maxSalt: 64, minKey: 16, maxKey: 64 } as const;
+const SCRYPT_LIMITS = {
+  maxN: 2 ** 20,
+  maxR: 32,
+  maxP: 16,
+  maxMemoryBytes: 256 * 1024 * 1024,
+  minSalt: 8,
+  maxSalt: 64,
+  minKey: 16,
+  maxKey: 64,
+} as const;
 /** Longest value hashed or verified: a password or secret, not a document. */
 const MAX_SECRET_LENGTH = 4096;
 /** Longest value digested with sha256. */
@@ -47,7 +56,12 @@ export const run: ConnectorRun = async (params): Promise<JsonObject> => {
     case 'random':
       return { value: crypto.randomBytes(randomLength(params)).toString('base64url') };
     case 'sha256':
-      return { hash: crypto.createHash('sha256').update(stringParam(params, 'value', MAX_DIGEST_INPUT_LENGTH)).digest('hex') };
+      return {
+        hash: crypto
+          .createHash('sha256')
+          .update(stringParam(params, 'value', MAX_DIGEST_INPUT_LENGTH))
+          .digest('hex'),
+      };
     default:
       throw invalidParameter('operation must be hash, verify, random or sha256');
   }
@@ -92,8 +106,12 @@ function deriveKey(value: string, hash: Omit<ScryptHash, 'key'>, keyBytes: numbe
   // Node refuses scrypt above `maxmem` (32 MiB by default); allow exactly what these parameters need.
   const maxmem = 128 * hash.N * hash.r * 2;
   return new Promise((resolve, reject) => {
-    crypto.scrypt(value.normalize('NFC'), hash.salt, keyBytes, { N: hash.N, r: hash.r, p: hash.p, maxmem }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    crypto.scrypt(
+      value.normalize('NFC'),
+      hash.salt,
+      keyBytes,
+      { N: hash.N, r: hash.r, p: hash.p, maxmem },
+      (err, key) => (err ? reject(err) : resolve(key)),
     );
   });
 }
@@ -118,7 +136,11 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 export function parseScryptHash(encoded: string): ScryptHash | null {
   const parts = encoded.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
-  const [N, r, p] = parts.slice(1, 4).map((part) => (/^[1-9][0-9]{0,9}$/.test(part) ? Number(part) : NaN)) as [number, number, number];
+  const [N, r, p] = parts.slice(1, 4).map((part) => (/^[1-9][0-9]{0,9}$/.test(part) ? Number(part) : NaN)) as [
+    number,
+    number,
+    number,
+  ];
   const [saltText, keyText] = [parts[4] ?? '', parts[5] ?? ''];
   if (!(N > 1 && N <= SCRYPT_LIMITS.maxN && (N & (N - 1)) === 0)) return null;
   if (!(r >= 1 && r <= SCRYPT_LIMITS.maxR && p >= 1 && p <= SCRYPT_LIMITS.maxP)) return null;

@@ -13,7 +13,10 @@ export const compile: ConnectorCompiler = {
     if (literal.dynamic.size > 0) return; // dynamic specs are rejected by the schema (no x-pipe-braces)
     const locate = (path: readonly (string | number)[], part: 'key' | 'value'): Span => {
       const pointer = path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-      return (part === 'key' ? literal.spans.get(`#key:${pointer}`) : undefined) ?? api.spanAt(literal, pointer, specValue.span);
+      return (
+        (part === 'key' ? literal.spans.get(`#key:${pointer}`) : undefined) ??
+        api.spanAt(literal, pointer, specValue.span)
+      );
     };
     const compiled = api.compileJoltChain(literal.json, locate, ctx);
     ctx.diagnostics.push(...compiled.diagnostics);

@@ -16,6 +16,9 @@ export const run: SyncConnectorRun<JoltParams> = (params, message) => {
     return (params.transform(message, null) ?? null) as Json;
   } catch (err) {
     if (err instanceof PipeError) throw err;
-    throw new PipeError(`JOLT transform failed: ${err instanceof Error ? err.message : String(err)}`, { code: 500, kind: 'JOLT' });
+    throw new PipeError(`JOLT transform failed: ${err instanceof Error ? err.message : String(err)}`, {
+      code: 500,
+      kind: 'JOLT',
+    });
   }
 };

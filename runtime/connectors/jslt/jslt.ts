@@ -12,6 +12,9 @@ export const run: ConnectorRun<JsltParams> = async (params, message) => {
     return (params.transform(params.payload === undefined ? message : params.payload, {}) ?? null) as Json;
   } catch (err) {
     if (err instanceof PipeError) throw err;
-    throw new PipeError(`JSLT transform failed: ${err instanceof Error ? err.message : String(err)}`, { code: 500, kind: 'JSLT' });
+    throw new PipeError(`JSLT transform failed: ${err instanceof Error ? err.message : String(err)}`, {
+      code: 500,
+      kind: 'JSLT',
+    });
   }
 };

@@ -5,7 +5,10 @@ import { run } from './json-generator.js';
 describe('json-generator connector', () => {
   it('replaces the message with the json parameter', async () => {
     const { ctx } = fakeContext();
-    expect(run({ json: { decision: 'APPROVED', total: 12 } }, { phoneNumber: '1' }, ctx)).toEqual({ decision: 'APPROVED', total: 12 });
+    expect(run({ json: { decision: 'APPROVED', total: 12 } }, { phoneNumber: '1' }, ctx)).toEqual({
+      decision: 'APPROVED',
+      total: 12,
+    });
   });
 
   it('passes scalars and arrays through and treats a missing json as null', async () => {

@@ -17,7 +17,11 @@ export const compile: ConnectorCompiler = {
         if (entry.kind !== 'entry') continue;
         if (entry.key === 'value' || entry.key === 'condition') {
           const compiled = api.compileValue(entry.value, env, ctx);
-          const fn = ctx.hoist(`${label ?? 'transformer'}-action${i + 1}-${entry.key}`, `(item: Json, message: Json, ctx: ExecutionContext): Json => ${compiled.js}`, `json-transformer action ${i + 1}: ${entry.key}`);
+          const fn = ctx.hoist(
+            `${label ?? 'transformer'}-action${i + 1}-${entry.key}`,
+            `(item: Json, message: Json, ctx: ExecutionContext): Json => ${compiled.js}`,
+            `json-transformer action ${i + 1}: ${entry.key}`,
+          );
           parts.push(`${entry.key}: ${fn}`);
         } else {
           parts.push(`${api.propertyKey(entry.key)}: ${api.compileValue(entry.value, env, ctx).js}`);

@@ -12,15 +12,27 @@ const { ctx } = fakeContext();
 const transform = (actions: TransformerAction[], message: Json) => run({ actions }, message, ctx);
 
 describe('json-transformer connector', () => {
-  const order = (): Json => ({ id: 1, customer: { nm: 'Ana', id: 7 }, items: [{ sku: 'a', price: '2.5', description: null }, { sku: 'b', price: '4', description: 'blue' }] });
+  const order = (): Json => ({
+    id: 1,
+    customer: { nm: 'Ana', id: 7 },
+    items: [
+      { sku: 'a', price: '2.5', description: null },
+      { sku: 'b', price: '4', description: 'blue' },
+    ],
+  });
 
   it('renames a key at a nested path', async () => {
-    const out = (await transform([{ type: 'rename', path: 'customer', key: 'nm', to: 'name' }], order())) as { customer: JsonObject };
+    const out = (await transform([{ type: 'rename', path: 'customer', key: 'nm', to: 'name' }], order())) as {
+      customer: JsonObject;
+    };
     expect(out.customer).toEqual({ name: 'Ana', id: 7 });
   });
 
   it('edits values with item.* at a path that traverses arrays', async () => {
-    const out = (await transform([{ type: 'edit', path: 'items', key: 'price', value: (item) => Number((item as JsonObject)['price']) }], order())) as { items: JsonObject[] };
+    const out = (await transform(
+      [{ type: 'edit', path: 'items', key: 'price', value: (item) => Number((item as JsonObject)['price']) }],
+      order(),
+    )) as { items: JsonObject[] };
     expect(out.items.map((i) => i['price'])).toEqual([2.5, 4]);
   });
 
@@ -28,7 +40,12 @@ describe('json-transformer connector', () => {
     const out = (await transform(
       [
         { type: 'remove', keys: ['id'] },
-        { type: 'remove-if', path: 'items', key: 'description', condition: (item) => (item as JsonObject)['description'] === null },
+        {
+          type: 'remove-if',
+          path: 'items',
+          key: 'description',
+          condition: (item) => (item as JsonObject)['description'] === null,
+        },
       ],
       order(),
     )) as JsonObject;
@@ -40,7 +57,13 @@ describe('json-transformer connector', () => {
   it('an unknown path leaves the message as it was, and the input is never mutated', async () => {
     const input = order();
     const frozen = JSON.stringify(input);
-    const out = await transform([{ type: 'rename', path: 'nothing.here', key: 'a', to: 'b' }, { type: 'edit', path: 'customer', key: 'id', value: () => 0 }], input);
+    const out = await transform(
+      [
+        { type: 'rename', path: 'nothing.here', key: 'a', to: 'b' },
+        { type: 'edit', path: 'customer', key: 'id', value: () => 0 },
+      ],
+      input,
+    );
     expect(JSON.stringify(input)).toBe(frozen);
     expect((out as { customer: JsonObject }).customer['id']).toBe(0);
   });

@@ -60,7 +60,8 @@ function setOwn(target: JsonObject, key: string, value: Json): void {
 function applyAction(action: TransformerAction, target: JsonObject, message: Json, ctx: ExecutionContext): void {
   switch (action.type) {
     case 'rename': {
-      if (!action.key || !action.to) throw new PipeError('rename needs `key` and `to`', { code: 500, kind: 'JSON_TRANSFORMER' });
+      if (!action.key || !action.to)
+        throw new PipeError('rename needs `key` and `to`', { code: 500, kind: 'JSON_TRANSFORMER' });
       if (!Object.hasOwn(target, action.key)) return;
       const value = target[action.key] as Json;
       delete target[action.key];
@@ -68,16 +69,20 @@ function applyAction(action: TransformerAction, target: JsonObject, message: Jso
       return;
     }
     case 'edit': {
-      if (!action.key || !action.value) throw new PipeError('edit needs `key` and `value`', { code: 500, kind: 'JSON_TRANSFORMER' });
+      if (!action.key || !action.value)
+        throw new PipeError('edit needs `key` and `value`', { code: 500, kind: 'JSON_TRANSFORMER' });
       setOwn(target, action.key, action.value(target, message, ctx));
       return;
     }
     case 'remove':
-      for (const key of action.keys ?? (action.key ? [action.key] : [])) if (Object.hasOwn(target, key)) delete target[key];
+      for (const key of action.keys ?? (action.key ? [action.key] : []))
+        if (Object.hasOwn(target, key)) delete target[key];
       return;
     case 'remove-if': {
-      if (!action.key || !action.condition) throw new PipeError('remove-if needs `key` and `condition`', { code: 500, kind: 'JSON_TRANSFORMER' });
-      if (Object.hasOwn(target, action.key) && action.condition(target, message, ctx) === true) delete target[action.key];
+      if (!action.key || !action.condition)
+        throw new PipeError('remove-if needs `key` and `condition`', { code: 500, kind: 'JSON_TRANSFORMER' });
+      if (Object.hasOwn(target, action.key) && action.condition(target, message, ctx) === true)
+        delete target[action.key];
       return;
     }
   }

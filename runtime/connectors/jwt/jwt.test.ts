@@ -46,13 +46,27 @@ function jwt(params: JsonObject): Promise<Json> {
   return run(typeof name === 'string' ? { ...params, accountFields: account(name) } : params, null, ctx);
 }
 
-async function signed(params: JsonObject): Promise<{ token: string; jti: string; expiresAt: number; issuedAt: number }> {
-  return (await jwt({ operation: 'sign', ...params })) as { token: string; jti: string; expiresAt: number; issuedAt: number };
+async function signed(
+  params: JsonObject,
+): Promise<{ token: string; jti: string; expiresAt: number; issuedAt: number }> {
+  return (await jwt({ operation: 'sign', ...params })) as {
+    token: string;
+    jti: string;
+    expiresAt: number;
+    issuedAt: number;
+  };
 }
 
-async function expectPipeError(promise: Promise<unknown>, code: number, kind: string, message?: RegExp): Promise<PipeError> {
+async function expectPipeError(
+  promise: Promise<unknown>,
+  code: number,
+  kind: string,
+  message?: RegExp,
+): Promise<PipeError> {
   const err = await promise.then(
-    () => { throw new Error('expected a PipeError'); },
+    () => {
+      throw new Error('expected a PipeError');
+    },
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(PipeError);
@@ -73,19 +87,38 @@ describe('jwt sign / verify round trips', () => {
     ['EdDSA', 'ed', 'edPublic'],
   ])('%s: signed with %s, verified with %s', async (alg, signer, verifier) => {
     const out = await signed({
-      account: signer, subject: 'client-1', issuer: 'https://id.test', audience: 'orders-api',
-      'expires-in': 900, claims: { scope: 'orders:read', tier: 2 },
+      account: signer,
+      subject: 'client-1',
+      issuer: 'https://id.test',
+      audience: 'orders-api',
+      'expires-in': 900,
+      claims: { scope: 'orders:read', tier: 2 },
     });
     expect(out.issuedAt).toBe(T0 / 1000);
     expect(out.expiresAt).toBe(T0 / 1000 + 900);
     expect(out.jti).toMatch(/^[0-9a-f-]{36}$/);
     expect(decodeProtectedHeader(out.token).alg).toBe(alg);
 
-    const verified = await jwt({ operation: 'verify', account: verifier, token: out.token, issuer: 'https://id.test', audience: 'orders-api', subject: 'client-1' });
+    const verified = await jwt({
+      operation: 'verify',
+      account: verifier,
+      token: out.token,
+      issuer: 'https://id.test',
+      audience: 'orders-api',
+      subject: 'client-1',
+    });
     expect(verified).toMatchObject({
       valid: true,
       header: { alg, typ: 'JWT' },
-      claims: { sub: 'client-1', iss: 'https://id.test', aud: 'orders-api', scope: 'orders:read', tier: 2, jti: out.jti, exp: out.expiresAt },
+      claims: {
+        sub: 'client-1',
+        iss: 'https://id.test',
+        aud: 'orders-api',
+        scope: 'orders:read',
+        tier: 2,
+        jti: out.jti,
+        exp: out.expiresAt,
+      },
     });
   });
 
@@ -96,7 +129,9 @@ describe('jwt sign / verify round trips', () => {
   });
 
   it('lets parameters own registered claims and keeps odd claim names as data', async () => {
-    const claims = JSON.parse('{"exp": 1, "sub": "spoofed", "__proto__": {"admin": true}, "constructor": "c"}') as JsonObject;
+    const claims = JSON.parse(
+      '{"exp": 1, "sub": "spoofed", "__proto__": {"admin": true}, "constructor": "c"}',
+    ) as JsonObject;
     const out = await signed({ account: 'hs', subject: 'real', jti: 'fixed-id', claims });
     expect(out.jti).toBe('fixed-id');
     const { claims: read } = (await jwt({ operation: 'decode', token: out.token })) as { claims: JsonObject };
@@ -110,7 +145,9 @@ describe('jwt sign / verify round trips', () => {
   it('sets nbf from not-before and refuses the token until then', async () => {
     const out = await signed({ account: 'hs', 'not-before': 60 });
     await expectPipeError(jwt({ operation: 'verify', account: 'hs', token: out.token }), 401, 'INVALID_TOKEN', /nbf/);
-    expect(await jwt({ operation: 'verify', account: 'hs', token: out.token, leeway: 60 })).toMatchObject({ valid: true });
+    expect(await jwt({ operation: 'verify', account: 'hs', token: out.token, leeway: 60 })).toMatchObject({
+      valid: true,
+    });
   });
 });
 
@@ -119,8 +156,15 @@ describe('jwt verify rejections', () => {
     const out = await signed({ account: 'hs', 'expires-in': 60 });
     clockMs = T0 + 90_000;
     try {
-      await expectPipeError(jwt({ operation: 'verify', account: 'hs', token: out.token }), 401, 'INVALID_TOKEN', /expired/);
-      expect(await jwt({ operation: 'verify', account: 'hs', token: out.token, leeway: 45 })).toMatchObject({ valid: true });
+      await expectPipeError(
+        jwt({ operation: 'verify', account: 'hs', token: out.token }),
+        401,
+        'INVALID_TOKEN',
+        /expired/,
+      );
+      expect(await jwt({ operation: 'verify', account: 'hs', token: out.token, leeway: 45 })).toMatchObject({
+        valid: true,
+      });
     } finally {
       clockMs = T0;
     }
@@ -128,9 +172,24 @@ describe('jwt verify rejections', () => {
 
   it('refuses wrong issuer, audience and subject', async () => {
     const { token } = await signed({ account: 'ec', issuer: 'https://id.test', audience: ['a', 'b'], subject: 's' });
-    await expectPipeError(jwt({ operation: 'verify', account: 'ec', token, issuer: 'https://other.test' }), 401, 'INVALID_TOKEN', /"iss"/);
-    await expectPipeError(jwt({ operation: 'verify', account: 'ec', token, audience: 'c' }), 401, 'INVALID_TOKEN', /"aud"/);
-    await expectPipeError(jwt({ operation: 'verify', account: 'ec', token, subject: 'x' }), 401, 'INVALID_TOKEN', /"sub"/);
+    await expectPipeError(
+      jwt({ operation: 'verify', account: 'ec', token, issuer: 'https://other.test' }),
+      401,
+      'INVALID_TOKEN',
+      /"iss"/,
+    );
+    await expectPipeError(
+      jwt({ operation: 'verify', account: 'ec', token, audience: 'c' }),
+      401,
+      'INVALID_TOKEN',
+      /"aud"/,
+    );
+    await expectPipeError(
+      jwt({ operation: 'verify', account: 'ec', token, subject: 'x' }),
+      401,
+      'INVALID_TOKEN',
+      /"sub"/,
+    );
     expect(await jwt({ operation: 'verify', account: 'ec', token, audience: 'b' })).toMatchObject({ valid: true });
   });
 
@@ -139,7 +198,12 @@ describe('jwt verify rejections', () => {
     const [header, payload, signature] = token.split('.');
     const claims = JSON.parse(new TextDecoder().decode(base64url.decode(payload!))) as JsonObject;
     const forged = `${header}.${base64url.encode(JSON.stringify({ ...claims, role: 'admin' }))}.${signature}`;
-    await expectPipeError(jwt({ operation: 'verify', account: 'rsaPublic', token: forged }), 401, 'INVALID_TOKEN', /signature/);
+    await expectPipeError(
+      jwt({ operation: 'verify', account: 'rsaPublic', token: forged }),
+      401,
+      'INVALID_TOKEN',
+      /signature/,
+    );
   });
 
   it('refuses alg:none', async () => {
@@ -153,31 +217,56 @@ describe('jwt verify rejections', () => {
     const header = base64url.encode(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
     const payload = base64url.encode(JSON.stringify({ sub: 'admin', exp: T0 / 1000 + 60 }));
     const signature = crypto.createHmac('sha256', rsa.publicPem).update(`${header}.${payload}`).digest('base64url');
-    await expectPipeError(jwt({ operation: 'verify', account: 'rsaPublic', token: `${header}.${payload}.${signature}` }), 401, 'INVALID_TOKEN', /not allowed/);
+    await expectPipeError(
+      jwt({ operation: 'verify', account: 'rsaPublic', token: `${header}.${payload}.${signature}` }),
+      401,
+      'INVALID_TOKEN',
+      /not allowed/,
+    );
   });
 
   it('refuses a token from another signer and garbage', async () => {
     const { token } = await signed({ account: 'ec' });
     await expectPipeError(jwt({ operation: 'verify', account: 'hs', token }), 401, 'INVALID_TOKEN');
-    await expectPipeError(jwt({ operation: 'verify', account: 'hs', token: 'not.a.jwt' }), 401, 'INVALID_TOKEN', /malformed/);
-    await expectPipeError(jwt({ operation: 'verify', account: 'hs', token: 'x'.repeat(20_000) }), 401, 'INVALID_TOKEN', /too long/);
+    await expectPipeError(
+      jwt({ operation: 'verify', account: 'hs', token: 'not.a.jwt' }),
+      401,
+      'INVALID_TOKEN',
+      /malformed/,
+    );
+    await expectPipeError(
+      jwt({ operation: 'verify', account: 'hs', token: 'x'.repeat(20_000) }),
+      401,
+      'INVALID_TOKEN',
+      /too long/,
+    );
   });
 });
 
 describe('jwt decode and configuration errors', () => {
   it('decodes without verifying', async () => {
     const none = new UnsecuredJWT({ sub: 'anyone' }).encode();
-    expect(await jwt({ operation: 'decode', token: none })).toEqual({ claims: { sub: 'anyone' }, header: { alg: 'none' } });
+    expect(await jwt({ operation: 'decode', token: none })).toEqual({
+      claims: { sub: 'anyone' },
+      header: { alg: 'none' },
+    });
     await expectPipeError(jwt({ operation: 'decode', token: 'garbage' }), 400, 'INVALID_TOKEN');
   });
 
   it('reports account and parameter problems without echoing the key', async () => {
     const err = await expectPipeError(
       run({ operation: 'sign', account: 'weak', accountFields: { key: 'short-secret-value' } }, null, ctx),
-      500, 'ACCOUNT_CONFIGURATION', /at least 32 bytes/,
+      500,
+      'ACCOUNT_CONFIGURATION',
+      /at least 32 bytes/,
     );
     expect(err.message).not.toContain('short-secret-value');
-    await expectPipeError(jwt({ operation: 'sign', account: 'rsaPublic' }), 500, 'ACCOUNT_CONFIGURATION', /cannot sign/);
+    await expectPipeError(
+      jwt({ operation: 'sign', account: 'rsaPublic' }),
+      500,
+      'ACCOUNT_CONFIGURATION',
+      /cannot sign/,
+    );
     await expectPipeError(jwt({ operation: 'sign', account: 'ec', algorithm: 'RS256' }), 500, 'ACCOUNT_CONFIGURATION');
     await expectPipeError(run({ operation: 'sign', account: 'missing' }, null, ctx), 500, 'ACCOUNT_CONFIGURATION');
     await expectPipeError(jwt({ operation: 'sign', account: 'hs', 'expires-in': -5 }), 400, 'INVALID_PARAMETER');
@@ -186,7 +275,21 @@ describe('jwt decode and configuration errors', () => {
   });
 
   it('declares every parameter the implementation reads', () => {
-    const read = ['operation', 'account', 'token', 'claims', 'subject', 'issuer', 'audience', 'expires-in', 'jti', 'not-before', 'leeway', 'algorithm', 'fail-on-error'];
+    const read = [
+      'operation',
+      'account',
+      'token',
+      'claims',
+      'subject',
+      'issuer',
+      'audience',
+      'expires-in',
+      'jti',
+      'not-before',
+      'leeway',
+      'algorithm',
+      'fail-on-error',
+    ];
     expect(Object.keys(schema.params.properties).sort()).toEqual([...read].sort());
     expect(schema.params.additionalProperties).toBe(false);
   });

@@ -79,7 +79,10 @@ function optionalAudience(params: JsonObject): string | string[] | undefined {
 function accountFieldsOf(params: JsonObject): AccountFields {
   const fields = param(params, 'accountFields');
   if (fields === undefined || fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
-    throw new PipeError('jwt: the account has no fields (is it declared?)', { code: 500, kind: 'ACCOUNT_CONFIGURATION' });
+    throw new PipeError('jwt: the account has no fields (is it declared?)', {
+      code: 500,
+      kind: 'ACCOUNT_CONFIGURATION',
+    });
   }
   return fields;
 }
@@ -87,7 +90,8 @@ function accountFieldsOf(params: JsonObject): AccountFields {
 function requiredToken(params: JsonObject): string {
   const token = optionalString(params, 'token');
   if (token === undefined) throw invalidParameter('token is required');
-  if (token.length > MAX_TOKEN_LENGTH) throw new PipeError('jwt: token is too long', { code: 401, kind: 'INVALID_TOKEN' });
+  if (token.length > MAX_TOKEN_LENGTH)
+    throw new PipeError('jwt: token is too long', { code: 401, kind: 'INVALID_TOKEN' });
   return token;
 }
 
@@ -123,7 +127,8 @@ async function sign(params: JsonObject, ctx: ExecutionContext): Promise<JsonObje
   const fields = accountFieldsOf(params);
   const signing = await withAccount(params, () => signingKeyOf(fields, optionalString(params, 'algorithm')));
   const issuedAt = Math.floor(ctx.services.clock.now() / 1000);
-  const expiresAt = issuedAt + (optionalSeconds(params, 'expires-in', MAX_EXPIRES_IN_SECONDS) ?? DEFAULT_EXPIRES_IN_SECONDS);
+  const expiresAt =
+    issuedAt + (optionalSeconds(params, 'expires-in', MAX_EXPIRES_IN_SECONDS) ?? DEFAULT_EXPIRES_IN_SECONDS);
   const notBefore = optionalSeconds(params, 'not-before', MAX_EXPIRES_IN_SECONDS);
   const jti = optionalString(params, 'jti') ?? crypto.randomUUID();
   const subject = optionalString(params, 'subject');
@@ -181,7 +186,8 @@ async function verify(params: JsonObject, ctx: ExecutionContext): Promise<JsonOb
     });
     return { valid: true, claims, header };
   } catch (err) {
-    if (err instanceof TokenError) throw new PipeError(`invalid token: ${err.message}`, { code: 401, kind: 'INVALID_TOKEN' });
+    if (err instanceof TokenError)
+      throw new PipeError(`invalid token: ${err.message}`, { code: 401, kind: 'INVALID_TOKEN' });
     throw err;
   }
 }

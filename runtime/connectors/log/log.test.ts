@@ -8,7 +8,13 @@ describe('log connector', () => {
     const input = { a: 1 };
     expect(await run({ message: 'order 7 received', level: 'warn' }, input, ctx)).toBe(input);
     const line = logs.records.at(-1);
-    expect(line).toMatchObject({ level: 40, msg: 'order 7 received', executionId: 'exec-1', pipeline: 'p', connector: 'log' });
+    expect(line).toMatchObject({
+      level: 40,
+      msg: 'order 7 received',
+      executionId: 'exec-1',
+      pipeline: 'p',
+      connector: 'log',
+    });
   });
 
   it('defaults to info', async () => {

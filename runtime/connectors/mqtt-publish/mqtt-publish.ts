@@ -50,8 +50,12 @@ function userProperties(headers: JsonObject | undefined): Record<string, string>
 
 /** Publishes on the connected client; rejects when the connection closes before the acknowledgement. */
 export async function publishOn(
-  { keeper, where }: MqttPublisher, topic: string, body: Buffer, options: IClientPublishOptions,
-  timeoutMs: number, step: string,
+  { keeper, where }: MqttPublisher,
+  topic: string,
+  body: Buffer,
+  options: IClientPublishOptions,
+  timeoutMs: number,
+  step: string,
 ): Promise<void> {
   if (!keeper.connected) {
     const why = `${where} is not connected: the message was not sent`;
@@ -90,9 +94,12 @@ export const run: ConnectorRun<MqttPublishParams> = async (params, message, ctx)
   }
   const payload = params.payload === undefined ? message : params.payload;
   const body = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload), 'utf8');
-  const contentType = typeof params['content-type'] === 'string' && params['content-type'] !== ''
-    ? params['content-type']
-    : typeof payload === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
+  const contentType =
+    typeof params['content-type'] === 'string' && params['content-type'] !== ''
+      ? params['content-type']
+      : typeof payload === 'string'
+        ? 'text/plain; charset=utf-8'
+        : 'application/json';
   const user = userProperties(params.headers);
   const options: IClientPublishOptions = {
     qos: params.qos === 0 ? 0 : 1,
@@ -100,7 +107,9 @@ export const run: ConnectorRun<MqttPublishParams> = async (params, message, ctx)
     properties: {
       contentType,
       userProperties: {
-        ...(user ?? {}), 'x-pipec-source-pipeline': ctx.pipeline, 'x-pipec-source-execution': ctx.executionId,
+        ...(user ?? {}),
+        'x-pipec-source-pipeline': ctx.pipeline,
+        'x-pipec-source-execution': ctx.executionId,
       },
     },
   };

@@ -7,7 +7,10 @@ const MQTT_URL = process.env['PIPEC_TEST_MQTT'] ?? 'mqtt://127.0.0.1:1883';
 /** With `payload` given, `mqtt-publish` must not look at the step's message (see message-use.test.ts). */
 export const messageUseScenario: MessageUseScenario = () => ({
   params: {
-    account: 'broker', accountFields: { url: MQTT_URL }, topic: `pipec-message-use/${process.pid}`, payload: { a: 1 },
+    account: 'broker',
+    accountFields: { url: MQTT_URL },
+    topic: `pipec-message-use/${process.pid}`,
+    payload: { a: 1 },
   },
   ctx: fakeContext().ctx,
 });

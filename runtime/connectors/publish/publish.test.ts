@@ -7,12 +7,20 @@ describe('publish connector', () => {
   it('publishes the payload with headers and returns the input unchanged', async () => {
     const { ctx, backends } = fakeContext();
     const input = { body: { total: 3 } };
-    const out = await run({ event: 'token-usage', payload: { tokens: 5 }, headers: { 'x-correlation': 'c1' } }, input, ctx);
+    const out = await run(
+      { event: 'token-usage', payload: { tokens: 5 }, headers: { 'x-correlation': 'c1' } },
+      input,
+      ctx,
+    );
     expect(out).toBe(input);
     const [sent] = backends.broker.published;
     expect(sent?.name).toBe('token-usage');
     expect(sent?.payload).toEqual({ tokens: 5 });
-    expect(sent?.headers).toMatchObject({ 'x-correlation': 'c1', 'x-pipec-source-execution': 'exec-1', 'x-pipec-source-pipeline': 'p' });
+    expect(sent?.headers).toMatchObject({
+      'x-correlation': 'c1',
+      'x-pipec-source-execution': 'exec-1',
+      'x-pipec-source-pipeline': 'p',
+    });
   });
 
   it('publishes the current message when no payload is given', async () => {
@@ -26,22 +34,40 @@ describe('publish connector', () => {
     await backends.broker.close();
     const failure = run({ event: 'e', payload: 1 }, null, ctx);
     await expect(failure).rejects.toBeInstanceOf(PipeError);
-    await expect(failure).rejects.toMatchObject({ code: 500, kind: 'PUBLISH_ERROR', message: 'could not publish event "e": broker closed' });
+    await expect(failure).rejects.toMatchObject({
+      code: 500,
+      kind: 'PUBLISH_ERROR',
+      message: 'could not publish event "e": broker closed',
+    });
   });
 
-  it('keeps the broker\'s status: 503 with its retry hint while away, 4xx for a refused payload', async () => {
+  it("keeps the broker's status: 503 with its retry hint while away, 4xx for a refused payload", async () => {
     const { ctx, backends } = fakeContext();
     const broker = backends.broker;
     const answers = [
-      new PipeError('nats is unavailable: disconnected', { code: 503, kind: 'BACKEND_UNAVAILABLE', details: { backend: 'nats', retryAfter: 5 } }),
-      new PipeError('event payload cannot be stored: a string holds U+0000 (NUL)', { code: 422, kind: 'UNSTORABLE_JSON' }),
+      new PipeError('nats is unavailable: disconnected', {
+        code: 503,
+        kind: 'BACKEND_UNAVAILABLE',
+        details: { backend: 'nats', retryAfter: 5 },
+      }),
+      new PipeError('event payload cannot be stored: a string holds U+0000 (NUL)', {
+        code: 422,
+        kind: 'UNSTORABLE_JSON',
+      }),
     ];
     broker.publish = async () => {
       throw answers.shift();
     };
     await expect(run({ event: 'e', payload: 1 }, null, ctx)).rejects.toMatchObject({
-      code: 503, kind: 'BACKEND_UNAVAILABLE', details: { backend: 'nats', retryAfter: 5 }, permanent: false,
+      code: 503,
+      kind: 'BACKEND_UNAVAILABLE',
+      details: { backend: 'nats', retryAfter: 5 },
+      permanent: false,
     });
-    await expect(run({ event: 'e', payload: 1 }, null, ctx)).rejects.toMatchObject({ code: 422, kind: 'UNSTORABLE_JSON', permanent: true });
+    await expect(run({ event: 'e', payload: 1 }, null, ctx)).rejects.toMatchObject({
+      code: 422,
+      kind: 'UNSTORABLE_JSON',
+      permanent: true,
+    });
   });
 });

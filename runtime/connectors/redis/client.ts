@@ -11,7 +11,10 @@ import { PipeError } from '../../errors.js';
 import type { Connections, OpenedConnection } from '../../types.js';
 import { RECONNECT_BACKOFF, backoffDelay } from '../../backends/backoff.js';
 import {
-  connectionFailure, connectionTarget, describeTarget, type Protocol,
+  connectionFailure,
+  connectionTarget,
+  describeTarget,
+  type Protocol,
 } from '../../connections/connection-account.js';
 import type { Json } from '../../types.js';
 
@@ -25,7 +28,10 @@ export interface RedisHandle {
 
 /** The client of `account`, opened on first use (see the file comment). */
 export function redisClient(
-  connections: Connections, account: string, fields: Readonly<Record<string, Json>> | undefined, timeoutMs: number,
+  connections: Connections,
+  account: string,
+  fields: Readonly<Record<string, Json>> | undefined,
+  timeoutMs: number,
 ): Promise<RedisHandle> {
   const dependency = `redis:${account}`;
   const report = (up: boolean, cause?: unknown): void => connections.report(dependency, up, cause);
@@ -33,7 +39,9 @@ export function redisClient(
 }
 
 async function openRedis(
-  fields: Readonly<Record<string, Json>> | undefined, timeoutMs: number, report: (up: boolean, cause?: unknown) => void,
+  fields: Readonly<Record<string, Json>> | undefined,
+  timeoutMs: number,
+  report: (up: boolean, cause?: unknown) => void,
 ): Promise<OpenedConnection<RedisHandle>> {
   const target = connectionTarget(fields, REDIS);
   const where = describeTarget(target, REDIS);

@@ -8,9 +8,14 @@ import type { ConnectorCompiler, PipeType, ShapeKit } from '../../../compiler/co
 export const compile: ConnectorCompiler = {
   step({ step, extra }, result, api) {
     const written = api.entryOf(step.params, 'operation');
-    const operation = typeof extra['operation'] === 'string'
-      ? extra['operation']
-      : written?.kind === 'string' ? written.value : written?.kind === 'ident' ? written.name : undefined;
+    const operation =
+      typeof extra['operation'] === 'string'
+        ? extra['operation']
+        : written?.kind === 'string'
+          ? written.value
+          : written?.kind === 'ident'
+            ? written.name
+            : undefined;
     if (operation === undefined) return;
     const output = outputOf(operation, api.types);
     if (output) result.output = output;

@@ -29,8 +29,11 @@ function context(fields: Readonly<Record<string, Json>> = account) {
 describe.runIf(up)('redis connector (real server)', () => {
   const prefix = uniqueName('pipec-redis');
   const { ctx, connections } = context();
-  const redis = (operation: RedisParams['operation'], params: Omit<Partial<RedisParams>, 'operation'>, message: Json = null) =>
-    run({ operation, account: 'cache', accountFields: account, ...params } as RedisParams, message, ctx);
+  const redis = (
+    operation: RedisParams['operation'],
+    params: Omit<Partial<RedisParams>, 'operation'>,
+    message: Json = null,
+  ) => run({ operation, account: 'cache', accountFields: account, ...params } as RedisParams, message, ctx);
   let admin: Redis;
 
   beforeAll(() => {
@@ -54,8 +57,16 @@ describe.runIf(up)('redis connector (real server)', () => {
     const doc = `${prefix}:doc`;
     await redis('set', { key: doc, value: { id: 7, tags: ['a'] } });
     expect(await admin.get(doc)).toBe('{"id":7,"tags":["a"]}');
-    expect(await redis('get', { key: doc, as: 'json' })).toEqual({ key: doc, value: { id: 7, tags: ['a'] }, found: true });
-    expect(await redis('get', { key: `${prefix}:missing` })).toEqual({ key: `${prefix}:missing`, value: null, found: false });
+    expect(await redis('get', { key: doc, as: 'json' })).toEqual({
+      key: doc,
+      value: { id: 7, tags: ['a'] },
+      found: true,
+    });
+    expect(await redis('get', { key: `${prefix}:missing` })).toEqual({
+      key: `${prefix}:missing`,
+      value: null,
+      found: false,
+    });
     await expect(redis('get', { key, as: 'json' })).rejects.toMatchObject({ kind: 'VALUE_NOT_JSON', code: 502 });
   });
 
@@ -64,7 +75,10 @@ describe.runIf(up)('redis connector (real server)', () => {
     expect(await redis('increment', { key })).toEqual({ key, value: 1 });
     expect(await redis('increment', { key, by: 41 })).toEqual({ key, value: 42 });
     expect(await redis('expire', { key, expire: 30_000 })).toEqual({ key, updated: true });
-    expect(await redis('expire', { key: `${prefix}:none`, expire: 30_000 })).toEqual({ key: `${prefix}:none`, updated: false });
+    expect(await redis('expire', { key: `${prefix}:none`, expire: 30_000 })).toEqual({
+      key: `${prefix}:none`,
+      updated: false,
+    });
     expect(await redis('delete', { keys: [key, `${prefix}:none`] })).toEqual({ deleted: 1 });
     await redis('set', { key, value: 'x' });
     await expect(redis('increment', { key })).rejects.toMatchObject({ kind: 'NOT_A_NUMBER', code: 409 });
@@ -72,9 +86,21 @@ describe.runIf(up)('redis connector (real server)', () => {
 
   it('works with hashes', async () => {
     const key = `${prefix}:hash`;
-    expect(await redis('hash-set', { key, fields: { name: 'Ada', age: 36, __proto__x: 'p' } })).toEqual({ key, added: 3 });
-    expect(await redis('hash-get', { key, field: 'age', as: 'json' })).toEqual({ key, field: 'age', value: 36, found: true });
-    expect(await redis('hash-get-all', { key })).toEqual({ key, fields: { name: 'Ada', age: '36', __proto__x: 'p' }, found: true });
+    expect(await redis('hash-set', { key, fields: { name: 'Ada', age: 36, __proto__x: 'p' } })).toEqual({
+      key,
+      added: 3,
+    });
+    expect(await redis('hash-get', { key, field: 'age', as: 'json' })).toEqual({
+      key,
+      field: 'age',
+      value: 36,
+      found: true,
+    });
+    expect(await redis('hash-get-all', { key })).toEqual({
+      key,
+      fields: { name: 'Ada', age: '36', __proto__x: 'p' },
+      found: true,
+    });
     expect(await redis('hash-delete', { key, fields: ['age', 'nope'] })).toEqual({ key, deleted: 1 });
     await expect(redis('get', { key })).rejects.toMatchObject({ kind: 'WRONG_TYPE', code: 409 });
   });
@@ -101,7 +127,12 @@ describe.runIf(up)('redis connector (real server)', () => {
     const subscriber = new Redis(REDIS_URL);
     const received: string[] = [];
     await subscriber.subscribe(channel);
-    const got = new Promise<void>((resolve) => subscriber.on('message', (_c: string, m: string) => { received.push(m); if (received.length === 2) resolve(); }));
+    const got = new Promise<void>((resolve) =>
+      subscriber.on('message', (_c: string, m: string) => {
+        received.push(m);
+        if (received.length === 2) resolve();
+      }),
+    );
     expect(await redis('publish', { channel }, { id: 1 })).toEqual({ channel, receivers: 1 });
     await redis('publish', { channel, message: 'plain' });
     await got;
@@ -111,7 +142,11 @@ describe.runIf(up)('redis connector (real server)', () => {
 
   it('fails with AUTHENTICATION_FAILED for wrong credentials', async () => {
     const wrong = context({ url: REDIS_URL, username: uniqueName('nobody'), password: 'wrong' });
-    const err = await run({ operation: 'get', account: 'bad', accountFields: wrong.fields, key: 'k' }, null, wrong.ctx).catch((e: unknown) => e);
+    const err = await run(
+      { operation: 'get', account: 'bad', accountFields: wrong.fields, key: 'k' },
+      null,
+      wrong.ctx,
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PipeError);
     expect(err).toMatchObject({ kind: 'AUTHENTICATION_FAILED', code: 502 });
     expect(String((err as Error).message)).not.toContain('wrong');
@@ -132,9 +167,16 @@ describe.runIf(up)('redis connector (real server)', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as AddressInfo).port;
     const hung = context({ host: '127.0.0.1', port });
-    const params: RedisParams = { operation: 'get', account: 'hung', accountFields: hung.fields, key: 'k', timeout: 100 };
+    const params: RedisParams = {
+      operation: 'get',
+      account: 'hung',
+      accountFields: hung.fields,
+      key: 'k',
+      timeout: 100,
+    };
     try {
-      for (let i = 0; i < 5; i++) await expect(run(params, null, hung.ctx)).rejects.toMatchObject({ kind: 'TIMEOUT', code: 504 });
+      for (let i = 0; i < 5; i++)
+        await expect(run(params, null, hung.ctx)).rejects.toMatchObject({ kind: 'TIMEOUT', code: 504 });
       await expect(run(params, null, hung.ctx)).rejects.toMatchObject({ kind: 'CIRCUIT_OPEN', code: 503 });
     } finally {
       silent.close();
@@ -158,7 +200,10 @@ describe.runIf(up)('redis connector (real server)', () => {
       // The client reconnects by itself (backoff from 250 ms): the next commands succeed.
       let value: Json = null;
       for (let i = 0; i < 100 && value === null; i++) {
-        value = await run(params('get'), null, through.ctx).then((out) => (out as { value: Json }).value, () => null);
+        value = await run(params('get'), null, through.ctx).then(
+          (out) => (out as { value: Json }).value,
+          () => null,
+        );
         if (value === null) await new Promise((r) => setTimeout(r, 100));
       }
       expect(value).toBe('before');

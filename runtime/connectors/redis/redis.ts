@@ -14,8 +14,19 @@ import { slowFailure } from '../../connections/connection-account.js';
 import { redisClient, redisFailure, type RedisHandle } from './client.js';
 
 export type RedisOperation =
-  | 'get' | 'set' | 'delete' | 'increment' | 'expire' | 'hash-get' | 'hash-set' | 'hash-get-all' | 'hash-delete'
-  | 'list-push' | 'list-pop' | 'list-range' | 'publish';
+  | 'get'
+  | 'set'
+  | 'delete'
+  | 'increment'
+  | 'expire'
+  | 'hash-get'
+  | 'hash-set'
+  | 'hash-get-all'
+  | 'hash-delete'
+  | 'list-push'
+  | 'list-pop'
+  | 'list-range'
+  | 'publish';
 
 export interface RedisParams {
   operation: RedisOperation;
@@ -89,9 +100,14 @@ async function perform(params: RedisParams, message: Json, { client, where }: Re
       const expire = params.expire === undefined ? undefined : integer(params.expire, 'expire', 0);
       if (expire !== undefined && expire < 1) throw invalid('`expire` must be at least 1 ms');
       const onlyIfAbsent = params['only-if-absent'] === true;
-      const reply = expire !== undefined
-        ? onlyIfAbsent ? await client.set(key, value, 'PX', expire, 'NX') : await client.set(key, value, 'PX', expire)
-        : onlyIfAbsent ? await client.set(key, value, 'NX') : await client.set(key, value);
+      const reply =
+        expire !== undefined
+          ? onlyIfAbsent
+            ? await client.set(key, value, 'PX', expire, 'NX')
+            : await client.set(key, value, 'PX', expire)
+          : onlyIfAbsent
+            ? await client.set(key, value, 'NX')
+            : await client.set(key, value);
       return { key, stored: reply === 'OK' };
     }
     case 'delete': {
@@ -193,14 +209,18 @@ export const run: ConnectorRun<RedisParams> = async (params, message, ctx) => {
   const timeoutMs = integer(params.timeout, 'timeout', DEFAULT_TIMEOUT_MS);
   const { connections } = ctx.services;
   // Calls go through the server's circuit breaker: after consecutive timeouts, fail at once (CIRCUIT_OPEN).
-  return connections.guard(`redis:${params.account}`, async () => {
-    let handle: RedisHandle | undefined;
-    try {
-      const opening = redisClient(connections, params.account, params.accountFields, timeoutMs);
-      handle = await within(opening, timeoutMs, 'Redis');
-      return await within(perform(params, message, handle), timeoutMs, handle.where);
-    } catch (err) {
-      throw redisFailure(err, handle?.where ?? 'Redis');
-    }
-  }, { failed: slowFailure });
+  return connections.guard(
+    `redis:${params.account}`,
+    async () => {
+      let handle: RedisHandle | undefined;
+      try {
+        const opening = redisClient(connections, params.account, params.accountFields, timeoutMs);
+        handle = await within(opening, timeoutMs, 'Redis');
+        return await within(perform(params, message, handle), timeoutMs, handle.where);
+      } catch (err) {
+        throw redisFailure(err, handle?.where ?? 'Redis');
+      }
+    },
+    { failed: slowFailure },
+  );
 };

@@ -32,7 +32,8 @@ function accountError(accountName: string, problem: string): PipeError {
 
 function requiredField(account: AccountFields, accountName: string, field: string): string {
   const value = Object.hasOwn(account, field) ? account[field] : undefined;
-  if (typeof value !== 'string' || value === '') throw accountError(accountName, `the ${String(account['type'])} account lacks '${field}'`);
+  if (typeof value !== 'string' || value === '')
+    throw accountError(accountName, `the ${String(account['type'])} account lacks '${field}'`);
   // A line break in a header value would split the request; the value itself is never echoed.
   if (/[\0-\x08\x0a-\x1f\x7f]/.test(value)) throw accountError(accountName, `'${field}' contains a control character`);
   return value;
@@ -43,7 +44,11 @@ function bearer(token: string): Credentials {
 }
 
 /** The credentials the request carries; NO_CREDENTIALS when the step names no account. */
-export async function credentialsFor(params: RestParams, ctx: ExecutionContext, tokens: OAuth2TokenCache): Promise<Credentials> {
+export async function credentialsFor(
+  params: RestParams,
+  ctx: ExecutionContext,
+  tokens: OAuth2TokenCache,
+): Promise<Credentials> {
   const account = params.account;
   if (account === undefined) return NO_CREDENTIALS;
   const name = params.accountName ?? '(unnamed)';
@@ -61,15 +66,26 @@ export async function credentialsFor(params: RestParams, ctx: ExecutionContext, 
     case 'api-key': {
       const key = requiredField(account, name, 'key');
       if (params.apiKeyQuery !== undefined) {
-        return { headers: [], query: [[params.apiKeyQuery, key]], sensitive: { headers: [], query: [params.apiKeyQuery] } };
+        return {
+          headers: [],
+          query: [[params.apiKeyQuery, key]],
+          sensitive: { headers: [], query: [params.apiKeyQuery] },
+        };
       }
-      return { headers: [[params.apiKeyHeader, key]], query: [], sensitive: { headers: [params.apiKeyHeader], query: [] } };
+      return {
+        headers: [[params.apiKeyHeader, key]],
+        query: [],
+        sensitive: { headers: [params.apiKeyHeader], query: [] },
+      };
     }
     case 'oauth2': {
       const token = await tokens.accessToken(account, name, ctx.services.clock, ctx.signal);
       return { ...bearer(token), oauth2Token: token };
     }
     default:
-      throw accountError(name, `type ${typeof type === 'string' ? `'${type}' ` : ''}is not supported by rest (use ${ACCOUNT_TYPES.join(', ')})`);
+      throw accountError(
+        name,
+        `type ${typeof type === 'string' ? `'${type}' ` : ''}is not supported by rest (use ${ACCOUNT_TYPES.join(', ')})`,
+      );
   }
 }

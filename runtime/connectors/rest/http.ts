@@ -38,7 +38,11 @@ export interface HttpResponse {
 
 /** A transport failure; `retryable` when sending the request again cannot do harm beyond a 5xx retry. */
 export class RestTransportError extends PipeError {
-  constructor(message: string, opts: PipeErrorOptions, readonly retryable: boolean) {
+  constructor(
+    message: string,
+    opts: PipeErrorOptions,
+    readonly retryable: boolean,
+  ) {
     super(message, opts);
   }
 }
@@ -94,7 +98,11 @@ export function describeTarget(method: string, url: URL): string {
 }
 
 /** Sends the request and reads the whole response body within the limits. */
-export async function exchange(request: HttpRequest, limits: HttpLimits, executionSignal: AbortSignal): Promise<HttpResponse> {
+export async function exchange(
+  request: HttpRequest,
+  limits: HttpLimits,
+  executionSignal: AbortSignal,
+): Promise<HttpResponse> {
   const target = describeTarget(request.method, request.url);
   if (executionSignal.aborted) throw executionAborted(target, executionSignal.reason);
   const readTimer = AbortSignal.timeout(limits.readTimeout);
@@ -117,18 +125,36 @@ export async function exchange(request: HttpRequest, limits: HttpLimits, executi
     if (err instanceof PipeError) throw err;
     if (executionSignal.aborted) throw executionAborted(target, err);
     if (readTimer.aborted) {
-      throw new RestTransportError(`rest: ${target} did not answer within the read timeout (${limits.readTimeout} ms)`, {
-        code: 504, kind: 'TIMEOUT', cause: err,
-      }, false);
+      throw new RestTransportError(
+        `rest: ${target} did not answer within the read timeout (${limits.readTimeout} ms)`,
+        {
+          code: 504,
+          kind: 'TIMEOUT',
+          cause: err,
+        },
+        false,
+      );
     }
     if (causeCode(err) === 'UND_ERR_CONNECT_TIMEOUT') {
-      throw new RestTransportError(`rest: could not connect to ${target} within the connect timeout (${limits.connectTimeout} ms)`, {
-        code: 504, kind: 'TIMEOUT', cause: err,
-      }, true);
+      throw new RestTransportError(
+        `rest: could not connect to ${target} within the connect timeout (${limits.connectTimeout} ms)`,
+        {
+          code: 504,
+          kind: 'TIMEOUT',
+          cause: err,
+        },
+        true,
+      );
     }
-    throw new RestTransportError(`rest: ${target} is unreachable (${failureText(err)})`, {
-      code: 502, kind: 'REST_UNREACHABLE', cause: err,
-    }, true);
+    throw new RestTransportError(
+      `rest: ${target} is unreachable (${failureText(err)})`,
+      {
+        code: 502,
+        kind: 'REST_UNREACHABLE',
+        cause: err,
+      },
+      true,
+    );
   }
 }
 
@@ -146,12 +172,17 @@ function withTraceContext(headers: ReadonlyArray<readonly [string, string]>): Ar
 }
 
 function executionAborted(target: string, cause: unknown): PipeError {
-  return new PipeError(`rest: ${target} was aborted (execution timeout or shutdown)`, { code: 504, kind: 'TIMEOUT', cause });
+  return new PipeError(`rest: ${target} was aborted (execution timeout or shutdown)`, {
+    code: 504,
+    kind: 'TIMEOUT',
+    cause,
+  });
 }
 
 function tooLarge(target: string, limit: number): PipeError {
   return new PipeError(`rest: the response of ${target} is larger than max-response-size (${limit} bytes)`, {
-    code: 502, kind: 'REST_RESPONSE_TOO_LARGE',
+    code: 502,
+    kind: 'REST_RESPONSE_TOO_LARGE',
   });
 }
 

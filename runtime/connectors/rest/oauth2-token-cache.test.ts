@@ -1,10 +1,22 @@
 import { Headers } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { PipeError } from '../../errors.js';
-import { clientBasicAuthorization, grantOf, OAuth2TokenCache, oauth2ConfigOf, refreshTime, type TokenGrant } from './oauth2-token-cache.js';
+import {
+  clientBasicAuthorization,
+  grantOf,
+  OAuth2TokenCache,
+  oauth2ConfigOf,
+  refreshTime,
+  type TokenGrant,
+} from './oauth2-token-cache.js';
 
 const never = new AbortController().signal;
-const account = (): Record<string, string> => ({ type: 'oauth2', 'token-url': 'https://idp.example.com/token', 'client-id': 'c', 'client-secret': 's' });
+const account = (): Record<string, string> => ({
+  type: 'oauth2',
+  'token-url': 'https://idp.example.com/token',
+  'client-id': 'c',
+  'client-secret': 's',
+});
 
 function requester(grants: Array<TokenGrant | Error>) {
   let calls = 0;
@@ -27,7 +39,10 @@ describe('refreshTime', () => {
 
 describe('OAuth2TokenCache', () => {
   it('keeps a token without expires_in until invalidated, and invalidates only the token given', async () => {
-    const source = requester([{ accessToken: 'a', expiresIn: undefined }, { accessToken: 'b', expiresIn: undefined }]);
+    const source = requester([
+      { accessToken: 'a', expiresIn: undefined },
+      { accessToken: 'b', expiresIn: undefined },
+    ]);
     const cache = new OAuth2TokenCache(source.next);
     const fields = account();
     const clock = { now: () => 0 };
@@ -40,7 +55,10 @@ describe('OAuth2TokenCache', () => {
   });
 
   it('keeps tokens per account object', async () => {
-    const source = requester([{ accessToken: 'a', expiresIn: 60 }, { accessToken: 'b', expiresIn: 60 }]);
+    const source = requester([
+      { accessToken: 'a', expiresIn: 60 },
+      { accessToken: 'b', expiresIn: 60 },
+    ]);
     const cache = new OAuth2TokenCache(source.next);
     const clock = { now: () => 0 };
     expect(await cache.accessToken(account(), 'one', clock, never)).toBe('a');
@@ -57,7 +75,12 @@ describe('OAuth2TokenCache', () => {
 
   it('a caller whose execution aborts leaves; the shared request still serves the others', async () => {
     let release: (grant: TokenGrant) => void = () => undefined;
-    const cache = new OAuth2TokenCache(() => new Promise((resolve) => { release = resolve; }));
+    const cache = new OAuth2TokenCache(
+      () =>
+        new Promise((resolve) => {
+          release = resolve;
+        }),
+    );
     const fields = account();
     const controller = new AbortController();
     const leaving = cache.accessToken(fields, 'idp', { now: () => 0 }, controller.signal);
@@ -69,26 +92,41 @@ describe('OAuth2TokenCache', () => {
   });
 
   it('names missing account fields without values', () => {
-    expect(() => oauth2ConfigOf({ type: 'oauth2', 'token-url': 'https://x/t', 'client-id': 'c' }, 'idp')).toThrow("oauth2 account lacks 'client-secret'");
-    expect(() => oauth2ConfigOf({ ...account(), 'token-url': 'not a url' }, 'idp')).toThrow("'token-url' is not an absolute URL");
+    expect(() => oauth2ConfigOf({ type: 'oauth2', 'token-url': 'https://x/t', 'client-id': 'c' }, 'idp')).toThrow(
+      "oauth2 account lacks 'client-secret'",
+    );
+    expect(() => oauth2ConfigOf({ ...account(), 'token-url': 'not a url' }, 'idp')).toThrow(
+      "'token-url' is not an absolute URL",
+    );
   });
 });
 
 describe('token responses', () => {
   const response = (status: number, body: unknown) => ({
-    status, statusText: '', headers: new Headers(), body: new TextEncoder().encode(JSON.stringify(body)),
+    status,
+    statusText: '',
+    headers: new Headers(),
+    body: new TextEncoder().encode(JSON.stringify(body)),
   });
 
   it('reads access_token and expires_in (number or numeric string)', () => {
-    expect(grantOf(response(200, { access_token: 't', token_type: 'bearer', expires_in: 60 }), 'idp')).toEqual({ accessToken: 't', expiresIn: 60 });
-    expect(grantOf(response(200, { access_token: 't', expires_in: '90' }), 'idp')).toEqual({ accessToken: 't', expiresIn: 90 });
+    expect(grantOf(response(200, { access_token: 't', token_type: 'bearer', expires_in: 60 }), 'idp')).toEqual({
+      accessToken: 't',
+      expiresIn: 60,
+    });
+    expect(grantOf(response(200, { access_token: 't', expires_in: '90' }), 'idp')).toEqual({
+      accessToken: 't',
+      expiresIn: 90,
+    });
     expect(grantOf(response(200, { access_token: 't', expires_in: -1 }), 'idp').expiresIn).toBeUndefined();
   });
 
   it('refuses responses without a token, non-Bearer tokens and error statuses', () => {
     expect(() => grantOf(response(200, { token_type: 'bearer' }), 'idp')).toThrow('without an access_token');
     expect(() => grantOf(response(200, { access_token: 't', token_type: 'mac' }), 'idp')).toThrow('other than Bearer');
-    expect(() => grantOf(response(400, { error: 'invalid_scope <script>' }), 'idp')).toThrow(/refused the token request: 400$/);
+    expect(() => grantOf(response(400, { error: 'invalid_scope <script>' }), 'idp')).toThrow(
+      /refused the token request: 400$/,
+    );
   });
 
   it('form-encodes client id and secret before Basic encoding (RFC 6749 §2.3.1)', () => {

@@ -65,7 +65,8 @@ export class OAuth2TokenCache {
       this.#entries.set(account, entry);
     }
     const current = entry.current;
-    if (current !== undefined && (current.refreshAt === undefined || clock.now() < current.refreshAt)) return current.accessToken;
+    if (current !== undefined && (current.refreshAt === undefined || clock.now() < current.refreshAt))
+      return current.accessToken;
     entry.pending ??= this.#fetch(entry, config, accountName, clock);
     return (await untilAborted(entry.pending, signal)).accessToken;
   }
@@ -80,7 +81,10 @@ export class OAuth2TokenCache {
     const requestedAt = clock.now();
     try {
       const grant = await this.requestToken(config, accountName);
-      const token: CachedToken = { accessToken: grant.accessToken, refreshAt: refreshTime(requestedAt, grant.expiresIn) };
+      const token: CachedToken = {
+        accessToken: grant.accessToken,
+        refreshAt: refreshTime(requestedAt, grant.expiresIn),
+      };
       entry.current = token;
       return token;
     } finally {
@@ -117,7 +121,8 @@ export function oauth2ConfigOf(account: AccountFields, accountName: string): OAu
   } catch {
     throw accountError(accountName, `'token-url' is not an absolute URL`);
   }
-  if (tokenUrl.protocol !== 'https:' && tokenUrl.protocol !== 'http:') throw accountError(accountName, `'token-url' must be http(s)`);
+  if (tokenUrl.protocol !== 'https:' && tokenUrl.protocol !== 'http:')
+    throw accountError(accountName, `'token-url' must be http(s)`);
   return {
     tokenUrl,
     clientId: text('client-id', true) ?? '',
@@ -152,7 +157,10 @@ export async function requestClientCredentialsToken(config: OAuth2Config, accoun
     { connectTimeout: TOKEN_TIMEOUT_MS, readTimeout: TOKEN_TIMEOUT_MS, maxResponseSize: MAX_TOKEN_RESPONSE_BYTES },
     new AbortController().signal,
   );
-  return grantOf(response, `rest: account ${accountName}: the token endpoint ${describeTarget('POST', config.tokenUrl)}`);
+  return grantOf(
+    response,
+    `rest: account ${accountName}: the token endpoint ${describeTarget('POST', config.tokenUrl)}`,
+  );
 }
 
 /** Checks a token response (RFC 6749 §5.1 / §5.2). */
@@ -162,7 +170,10 @@ export function grantOf(response: HttpResponse, where: string): TokenGrant {
     const code = document?.['error'];
     // Only the standard error code is echoed: error_description is free text from another system.
     const reason = typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? ` (${code})` : '';
-    throw new PipeError(`${where} refused the token request: ${response.status}${reason}`, { code: 502, kind: 'REST_OAUTH2_TOKEN' });
+    throw new PipeError(`${where} refused the token request: ${response.status}${reason}`, {
+      code: 502,
+      kind: 'REST_OAUTH2_TOKEN',
+    });
   }
   const accessToken = document?.['access_token'];
   if (typeof accessToken !== 'string' || accessToken === '') {
@@ -178,7 +189,9 @@ export function grantOf(response: HttpResponse, where: string): TokenGrant {
 function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -5,14 +5,27 @@ describe('parseRestParams', () => {
   it('applies the defaults', () => {
     const spec = parseRestParams({ url: 'https://api.example.com/x' });
     expect(spec).toMatchObject({
-      method: 'GET', raw: false, connectTimeout: 30_000, readTimeout: 30_000, retries: 0, retryBackoff: 200,
-      stopOnClientError: false, stopOnServerError: false, followRedirects: true, maxResponseSize: 10 * 1024 * 1024,
-      apiKeyHeader: 'x-api-key', apiKeyQuery: undefined, account: undefined, body: undefined,
+      method: 'GET',
+      raw: false,
+      connectTimeout: 30_000,
+      readTimeout: 30_000,
+      retries: 0,
+      retryBackoff: 200,
+      stopOnClientError: false,
+      stopOnServerError: false,
+      followRedirects: true,
+      maxResponseSize: 10 * 1024 * 1024,
+      apiKeyHeader: 'x-api-key',
+      apiKeyQuery: undefined,
+      account: undefined,
+      body: undefined,
     });
   });
 
   it('accepts response-schema and fail-on-error (used by the compiler and generated code)', () => {
-    expect(() => parseRestParams({ url: 'https://a/x', 'response-schema': { type: 'object' }, 'fail-on-error': true })).not.toThrow();
+    expect(() =>
+      parseRestParams({ url: 'https://a/x', 'response-schema': { type: 'object' }, 'fail-on-error': true }),
+    ).not.toThrow();
   });
 
   it('refuses out-of-range numbers, bad methods and header names with a 400 naming the parameter', () => {

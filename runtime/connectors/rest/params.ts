@@ -75,7 +75,7 @@ export function parseRestParams(params: JsonObject): RestParams {
     apiKeyHeader: headerNameOf(params, 'api-key-header') ?? 'x-api-key',
     apiKeyQuery: nonEmptyStringOf(params, 'api-key-query'),
     account,
-    accountName: account === undefined ? undefined : nonEmptyStringOf(params, 'account') ?? '(unnamed)',
+    accountName: account === undefined ? undefined : (nonEmptyStringOf(params, 'account') ?? '(unnamed)'),
   };
 }
 
@@ -101,9 +101,11 @@ function urlOf(params: JsonObject): URL {
   } catch {
     throw invalidParameter('url is not an absolute URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParameter('url must start with http:// or https://');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalidParameter('url must start with http:// or https://');
   // Credentials in the URL would bypass accounts and end up in logs; accounts are the place for them.
-  if (url.username !== '' || url.password !== '') throw invalidParameter('url must not contain user:password@; use an account');
+  if (url.username !== '' || url.password !== '')
+    throw invalidParameter('url must not contain user:password@; use an account');
   for (const [name, value] of queryPairs(params)) url.searchParams.append(name, value);
   return url;
 }
@@ -181,7 +183,10 @@ function accountOf(params: JsonObject): AccountFields | undefined {
   const fields = paramOf(params, 'accountFields');
   if (fields === undefined || fields === null) {
     if (nonEmptyStringOf(params, 'account') !== undefined) {
-      throw new PipeError('rest: the account has no fields (is it declared?)', { code: 500, kind: 'ACCOUNT_CONFIGURATION' });
+      throw new PipeError('rest: the account has no fields (is it declared?)', {
+        code: 500,
+        kind: 'ACCOUNT_CONFIGURATION',
+      });
     }
     return undefined;
   }

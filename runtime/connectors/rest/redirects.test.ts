@@ -6,7 +6,12 @@ const none = { headers: [], query: [] };
 const post: HttpRequest = {
   url: new URL('https://api.example.com/a?x=1'),
   method: 'POST',
-  headers: [['Content-Type', 'application/json'], ['Authorization', 'Bearer t'], ['x-api-key', 'k'], ['x-other', 'o']],
+  headers: [
+    ['Content-Type', 'application/json'],
+    ['Authorization', 'Bearer t'],
+    ['x-api-key', 'k'],
+    ['x-other', 'o'],
+  ],
   body: '{"a":1}',
 };
 

@@ -41,7 +41,8 @@ export function nextRequest(
     return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const becomesGet = status === 303 ? request.method !== 'HEAD' : (status === 301 || status === 302) && request.method === 'POST';
+  const becomesGet =
+    status === 303 ? request.method !== 'HEAD' : (status === 301 || status === 302) && request.method === 'POST';
   const dropped = new Set<string>();
   if (becomesGet) for (const name of BODY_HEADERS) dropped.add(name);
   if (url.origin !== request.url.origin) {

@@ -41,7 +41,9 @@ function retryRecording(): { ctx: ReturnType<typeof restTestContext>['ctx']; ret
 
 async function failure(promise: Promise<unknown>): Promise<PipeError> {
   const err = await promise.then(
-    () => { throw new Error('expected a PipeError'); },
+    () => {
+      throw new Error('expected a PipeError');
+    },
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(PipeError);
@@ -69,7 +71,12 @@ describe('requests', () => {
       query: { q: 'a b&c', tag: ['x', 'y'], n: 3, skip: null },
       headers: { 'X-Trace': 'abc', 'x-count': 2 },
     });
-    expect(out).toEqual({ status: 200, statusMessage: 'OK', body: { seen: '/customers/7?fixed=1&q=a+b%26c&tag=x&tag=y&n=3' }, headers: expect.any(Object) });
+    expect(out).toEqual({
+      status: 200,
+      statusMessage: 'OK',
+      body: { seen: '/customers/7?fixed=1&q=a+b%26c&tag=x&tag=y&n=3' },
+      headers: expect.any(Object),
+    });
     expect(api.requests[0]?.method).toBe('GET');
     expect(api.requests[0]?.headers['x-trace']).toBe('abc');
     expect(api.requests[0]?.headers['x-count']).toBe('2');
@@ -92,7 +99,13 @@ describe('requests', () => {
 
   it('raw sends a string unchanged (text/plain unless a Content-Type is given)', async () => {
     await rest({ url: `${api.origin}/raw`, method: 'PUT', raw: true, body: '<a>1</a>' });
-    await rest({ url: `${api.origin}/raw`, method: 'PUT', raw: true, body: '<a>2</a>', headers: { 'Content-Type': 'application/xml' } });
+    await rest({
+      url: `${api.origin}/raw`,
+      method: 'PUT',
+      raw: true,
+      body: '<a>2</a>',
+      headers: { 'Content-Type': 'application/xml' },
+    });
     expect(api.requests.map((r) => [r.body, r.headers['content-type']])).toEqual([
       ['<a>1</a>', 'text/plain; charset=utf-8'],
       ['<a>2</a>', 'application/xml'],
@@ -101,8 +114,10 @@ describe('requests', () => {
 
   it('sends an object as a form when the Content-Type says so', async () => {
     await rest({
-      url: `${api.origin}/form`, method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: { a: 'x y', b: [1, 2] },
+      url: `${api.origin}/form`,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: { a: 'x y', b: [1, 2] },
     });
     expect(api.requests[0]?.body).toBe('a=x+y&b=1&b=2');
   });
@@ -111,7 +126,9 @@ describe('requests', () => {
     expect((await failure(rest({ url: `${api.origin}/x`, body: { a: 1 } }))).kind).toBe('INVALID_PARAMETER');
     expect((await failure(rest({ url: 'ftp://example.com/x' }))).code).toBe(400);
     expect((await failure(rest({ url: 'http://user:secret@127.0.0.1/x' }))).message).not.toContain('secret');
-    expect((await failure(rest({ url: `${api.origin}/x`, headers: { 'x-bad': 'a\r\nInjected: 1' } }))).kind).toBe('INVALID_PARAMETER');
+    expect((await failure(rest({ url: `${api.origin}/x`, headers: { 'x-bad': 'a\r\nInjected: 1' } }))).kind).toBe(
+      'INVALID_PARAMETER',
+    );
     expect(api.requests).toHaveLength(0);
   });
 });
@@ -173,18 +190,28 @@ describe('responses', () => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     expect(Object.getOwnPropertyDescriptor(out.headers, '__proto__')?.value).toBe('header-data');
     expect(Object.getPrototypeOf(out.headers)).toBe(Object.prototype);
-    expect(JSON.parse(JSON.stringify(out.body))).toEqual(JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"a":1}'));
+    expect(JSON.parse(JSON.stringify(out.body))).toEqual(
+      JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"a":1}'),
+    );
   });
 
   it('decompresses gzip and applies max-response-size to the decompressed body', async () => {
     const packed = gzipSync(JSON.stringify({ data: 'x'.repeat(5000) }));
     api.handle((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(packed.length) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': String(packed.length),
+      });
       res.end(packed);
     });
     expect(packed.length).toBeLessThan(1000);
-    expect((await failure(rest({ url: `${api.origin}/gz`, 'max-response-size': 1000 }))).kind).toBe('REST_RESPONSE_TOO_LARGE');
-    expect((await rest({ url: `${api.origin}/gz`, 'max-response-size': 6000 })).body).toEqual({ data: 'x'.repeat(5000) });
+    expect((await failure(rest({ url: `${api.origin}/gz`, 'max-response-size': 1000 }))).kind).toBe(
+      'REST_RESPONSE_TOO_LARGE',
+    );
+    expect((await rest({ url: `${api.origin}/gz`, 'max-response-size': 6000 })).body).toEqual({
+      data: 'x'.repeat(5000),
+    });
   });
 
   it('refuses a response larger than max-response-size, declared or streamed', async () => {
@@ -216,7 +243,9 @@ describe('error statuses', () => {
     api.handle((_req, res) => json(res, 404, { error: 'not found' }));
     const err = await failure(rest({ url: `${api.origin}/missing?key=k`, 'stop-on-client-error': true }));
     expect({ code: err.code, kind: err.kind, details: err.details }).toEqual({
-      code: 404, kind: 'REST_CLIENT_ERROR', details: { status: 404, body: { error: 'not found' } },
+      code: 404,
+      kind: 'REST_CLIENT_ERROR',
+      details: { status: 404, body: { error: 'not found' } },
     });
     expect(err.message).toBe(`rest: GET ${api.origin}/missing answered 404 Not Found`);
   });
@@ -227,14 +256,22 @@ describe('error statuses', () => {
     expect(out.status).toBe(503);
     expect(api.requests).toHaveLength(3);
     api.requests.length = 0;
-    const err = await failure(rest({ url: `${api.origin}/flaky`, retries: 1, 'retry-backoff': 1, 'stop-on-server-error': true }));
+    const err = await failure(
+      rest({ url: `${api.origin}/flaky`, retries: 1, 'retry-backoff': 1, 'stop-on-server-error': true }),
+    );
     expect({ code: err.code, kind: err.kind }).toEqual({ code: 503, kind: 'REST_SERVER_ERROR' });
     expect(api.requests).toHaveLength(2);
   });
 
   it('stops retrying once the server recovers', async () => {
     api.handle((_req, res) => (api.requests.length < 2 ? json(res, 500, {}) : json(res, 200, { ok: true })));
-    const out = await rest({ url: `${api.origin}/recovering`, method: 'POST', body: {}, retries: 5, 'retry-backoff': 1 });
+    const out = await rest({
+      url: `${api.origin}/recovering`,
+      method: 'POST',
+      body: {},
+      retries: 5,
+      'retry-backoff': 1,
+    });
     expect(out.body).toEqual({ ok: true });
     expect(api.requests).toHaveLength(2);
   });
@@ -251,7 +288,9 @@ describe('transport failures', () => {
     const closed = await startTestServer();
     await closed.close();
     const recording = retryRecording();
-    const err = await failure(rest({ url: `${closed.origin}/x?token=s3cret`, retries: 2, 'retry-backoff': 20 }, recording.ctx));
+    const err = await failure(
+      rest({ url: `${closed.origin}/x?token=s3cret`, retries: 2, 'retry-backoff': 20 }, recording.ctx),
+    );
     expect({ code: err.code, kind: err.kind }).toEqual({ code: 502, kind: 'REST_UNREACHABLE' });
     expect(err.message).toContain('ECONNREFUSED');
     expect(err.message).not.toContain('s3cret');
@@ -295,13 +334,22 @@ describe('transport failures', () => {
     let port = 0;
     const fillers: net.Socket[] = [];
     beforeAll(async () => {
-      child = spawn(process.execPath, ['-e', `
+      child = spawn(
+        process.execPath,
+        [
+          '-e',
+          `
         const s = require('node:net').createServer();
         s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
           process.stdout.write(s.address().port + '\\n');
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 15000);
-        });`], { stdio: ['ignore', 'pipe', 'inherit'] });
-      port = await new Promise<number>((resolve) => child.stdout?.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+        });`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      port = await new Promise<number>((resolve) =>
+        child.stdout?.once('data', (d: Buffer) => resolve(Number(String(d).trim()))),
+      );
       const connected: Array<Promise<unknown>> = [];
       for (let i = 0; i < 3; i++) {
         const socket = net.connect(port, '127.0.0.1');
@@ -319,11 +367,18 @@ describe('transport failures', () => {
 
     it('gives 504 TIMEOUT and is retried (the request never reached the server)', async () => {
       const recording = retryRecording();
-      const err = await failure(rest({ url: `http://127.0.0.1:${port}/x`, 'connect-timeout': 150, retries: 1, 'retry-backoff': 1 }, recording.ctx));
+      const err = await failure(
+        rest(
+          { url: `http://127.0.0.1:${port}/x`, 'connect-timeout': 150, retries: 1, 'retry-backoff': 1 },
+          recording.ctx,
+        ),
+      );
       expect({ code: err.code, kind: err.kind }).toEqual({ code: 504, kind: 'TIMEOUT' });
       expect(err.message).toContain('connect timeout (150 ms)');
       // The first attempt timed out connecting, and was retried.
-      expect(recording.retries().map((r) => [r['attempt'], String(r['err'])])).toEqual([[1, expect.stringContaining('connect timeout (150 ms)')]]);
+      expect(recording.retries().map((r) => [r['attempt'], String(r['err'])])).toEqual([
+        [1, expect.stringContaining('connect timeout (150 ms)')],
+      ]);
     });
   });
 });
@@ -338,8 +393,11 @@ describe('redirects', () => {
       json(res, 200, { at: req.url });
     });
     const out = await rest({
-      url: `${api.origin}/start`, method: 'POST', body: { a: 1 },
-      account: 'crm', accountFields: { type: 'bearer', token: 'tok-1' },
+      url: `${api.origin}/start`,
+      method: 'POST',
+      body: { a: 1 },
+      account: 'crm',
+      accountFields: { type: 'bearer', token: 'tok-1' },
     });
     expect(out.body).toEqual({ at: '/done' });
     expect(api.requests.map((r) => [r.method, r.headers.authorization, r.body])).toEqual([
@@ -355,8 +413,13 @@ describe('redirects', () => {
     });
     other.handle((req, res) => json(res, 200, { at: req.url }));
     const out = await rest({
-      url: `${api.origin}/start`, method: 'PUT', body: { a: 1 }, headers: { cookie: 'c=1', authorization: 'Bearer step', 'x-keep': 'yes' },
-      account: 'k', accountFields: { type: 'api-key', key: 'key-1' }, 'api-key-query': 'api_key',
+      url: `${api.origin}/start`,
+      method: 'PUT',
+      body: { a: 1 },
+      headers: { cookie: 'c=1', authorization: 'Bearer step', 'x-keep': 'yes' },
+      account: 'k',
+      accountFields: { type: 'api-key', key: 'key-1' },
+      'api-key-query': 'api_key',
     });
     expect(out.body).toEqual({ at: '/elsewhere?keep=1' });
     const moved = other.requests[0];
@@ -383,11 +446,25 @@ describe('redirects', () => {
 
 describe('accounts', () => {
   it('basic, bearer and api-key (header or query) authenticate the request', async () => {
-    await rest({ url: `${api.origin}/a`, account: 'b', accountFields: { type: 'basic', username: 'ana', password: 'pä:ss' } });
+    await rest({
+      url: `${api.origin}/a`,
+      account: 'b',
+      accountFields: { type: 'basic', username: 'ana', password: 'pä:ss' },
+    });
     await rest({ url: `${api.origin}/a`, account: 't', accountFields: { type: 'bearer', token: 'tok' } });
     await rest({ url: `${api.origin}/a`, account: 'k', accountFields: { type: 'api-key', key: 'k1' } });
-    await rest({ url: `${api.origin}/a`, account: 'k', accountFields: { type: 'api-key', key: 'k2' }, 'api-key-header': 'X-Key' });
-    await rest({ url: `${api.origin}/a?x=1`, account: 'k', accountFields: { type: 'api-key', key: 'k 3' }, 'api-key-query': 'apikey' });
+    await rest({
+      url: `${api.origin}/a`,
+      account: 'k',
+      accountFields: { type: 'api-key', key: 'k2' },
+      'api-key-header': 'X-Key',
+    });
+    await rest({
+      url: `${api.origin}/a?x=1`,
+      account: 'k',
+      accountFields: { type: 'api-key', key: 'k 3' },
+      'api-key-query': 'apikey',
+    });
     const [basic, bearer, key, namedKey, queryKey] = api.requests;
     expect(basic?.headers.authorization).toBe(`Basic ${Buffer.from('ana:pä:ss').toString('base64')}`);
     expect(bearer?.headers.authorization).toBe('Bearer tok');
@@ -398,17 +475,28 @@ describe('accounts', () => {
   });
 
   it("the account's header replaces a step header of the same name", async () => {
-    await rest({ url: `${api.origin}/a`, headers: { Authorization: 'Bearer from-step' }, account: 't', accountFields: { type: 'bearer', token: 'from-account' } });
+    await rest({
+      url: `${api.origin}/a`,
+      headers: { Authorization: 'Bearer from-step' },
+      account: 't',
+      accountFields: { type: 'bearer', token: 'from-account' },
+    });
     expect(api.requests[0]?.headers.authorization).toBe('Bearer from-account');
   });
 
   it('a misconfigured account is a 500 ACCOUNT_CONFIGURATION that names fields, not values', async () => {
-    const missing = await failure(rest({ url: `${api.origin}/a`, account: 'b', accountFields: { type: 'basic', username: 'ana' } }));
+    const missing = await failure(
+      rest({ url: `${api.origin}/a`, account: 'b', accountFields: { type: 'basic', username: 'ana' } }),
+    );
     expect({ code: missing.code, kind: missing.kind }).toEqual({ code: 500, kind: 'ACCOUNT_CONFIGURATION' });
     expect(missing.message).toBe("rest: account b: the basic account lacks 'password'");
-    const unknown = await failure(rest({ url: `${api.origin}/a`, account: 'x', accountFields: { type: 'aws-v4', key: 'hidden' } }));
+    const unknown = await failure(
+      rest({ url: `${api.origin}/a`, account: 'x', accountFields: { type: 'aws-v4', key: 'hidden' } }),
+    );
     expect(unknown.message).not.toContain('hidden');
-    const injected = await failure(rest({ url: `${api.origin}/a`, account: 't', accountFields: { type: 'bearer', token: 'a\r\nX-Evil: 1' } }));
+    const injected = await failure(
+      rest({ url: `${api.origin}/a`, account: 't', accountFields: { type: 'bearer', token: 'a\r\nX-Evil: 1' } }),
+    );
     expect(injected.message).not.toContain('Evil');
     expect(api.requests).toHaveLength(0);
   });
@@ -433,7 +521,13 @@ describe('oauth2 accounts', () => {
 
   /** A fresh account object per test: the token cache is keyed by it. */
   function oauthAccount(extra: JsonObject = {}): JsonObject {
-    return { type: 'oauth2', 'token-url': `${tokenServer.origin}/oauth/token`, 'client-id': 'client:1', 'client-secret': 's&cret', ...extra };
+    return {
+      type: 'oauth2',
+      'token-url': `${tokenServer.origin}/oauth/token`,
+      'client-id': 'client:1',
+      'client-secret': 's&cret',
+      ...extra,
+    };
   }
 
   it('fetches the token once (client credentials, Basic client auth) and reuses it for 3 calls', async () => {
@@ -446,9 +540,15 @@ describe('oauth2 accounts', () => {
     expect(tokenRequest?.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(tokenRequest?.headers.authorization).toBe(`Basic ${Buffer.from('client%3A1:s%26cret').toString('base64')}`);
     expect(Object.fromEntries(new URLSearchParams(tokenRequest?.body))).toEqual({
-      grant_type: 'client_credentials', scope: 'orders:read orders:write', audience: 'https://api',
+      grant_type: 'client_credentials',
+      scope: 'orders:read orders:write',
+      audience: 'https://api',
     });
-    expect(api.requests.map((r) => r.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-1', 'Bearer token-1']);
+    expect(api.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer token-1',
+      'Bearer token-1',
+      'Bearer token-1',
+    ]);
   });
 
   it('shares one token request between concurrent calls', async () => {
@@ -469,11 +569,19 @@ describe('oauth2 accounts', () => {
     test.advance(2_000); // 271 s: within 30 s of the 300 s lifetime
     await rest({ url: `${api.origin}/a`, account: 'idp', accountFields }, test.ctx);
     expect(tokenServer.requests).toHaveLength(2);
-    expect(api.requests.map((r) => r.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-1', 'Bearer token-2']);
+    expect(api.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer token-1',
+      'Bearer token-1',
+      'Bearer token-2',
+    ]);
   });
 
   it('on a 401 fetches a new token and retries once', async () => {
-    api.handle((req, res) => (req.headers.authorization === 'Bearer token-1' ? json(res, 401, { error: 'revoked' }) : json(res, 200, { ok: true })));
+    api.handle((req, res) =>
+      req.headers.authorization === 'Bearer token-1'
+        ? json(res, 401, { error: 'revoked' })
+        : json(res, 200, { ok: true }),
+    );
     const accountFields = oauthAccount();
     const out = await rest({ url: `${api.origin}/a`, account: 'idp', accountFields });
     expect(out.body).toEqual({ ok: true });
@@ -490,7 +598,9 @@ describe('oauth2 accounts', () => {
   });
 
   it('a refused token request is 502 REST_OAUTH2_TOKEN without the secret or the description', async () => {
-    tokenServer.handle((_req, res) => json(res, 401, { error: 'invalid_client', error_description: 'secret s&cret is wrong' }));
+    tokenServer.handle((_req, res) =>
+      json(res, 401, { error: 'invalid_client', error_description: 'secret s&cret is wrong' }),
+    );
     const err = await failure(rest({ url: `${api.origin}/a`, account: 'idp', accountFields: oauthAccount() }));
     expect({ code: err.code, kind: err.kind }).toEqual({ code: 502, kind: 'REST_OAUTH2_TOKEN' });
     expect(err.message).toContain('401 (invalid_client)');

@@ -56,10 +56,11 @@ export const run: ConnectorRun = async (params, _message, ctx) => {
       },
       // Each attempt goes through the circuit breaker of the target's origin: a host that keeps
       // failing (unreachable, timeouts, 5xx) is not called while its circuit is open (503 CIRCUIT_OPEN).
-      () => ctx.services.connections.guard(`rest ${spec.url.origin}`, () => sendAuthenticated(spec, ctx), {
-        failed: (err) => err instanceof RestTransportError || (err instanceof PipeError && err.kind === 'TIMEOUT'),
-        failedResult: (result) => result.status >= 500,
-      }),
+      () =>
+        ctx.services.connections.guard(`rest ${spec.url.origin}`, () => sendAuthenticated(spec, ctx), {
+          failed: (err) => err instanceof RestTransportError || (err instanceof PipeError && err.kind === 'TIMEOUT'),
+          failedResult: (result) => result.status >= 500,
+        }),
     );
     const output = toOutput(response);
     ctx.log.debug({ target, status: response.status }, 'rest: response');
@@ -68,7 +69,12 @@ export const run: ConnectorRun = async (params, _message, ctx) => {
   } catch (err) {
     if (err instanceof PipeError) throw err;
     // A wait ended by the execution's abort signal rejects with the signal's reason.
-    if (ctx.signal.aborted) throw new PipeError(`rest: ${target} was aborted (execution timeout or shutdown)`, { code: 504, kind: 'TIMEOUT', cause: err });
+    if (ctx.signal.aborted)
+      throw new PipeError(`rest: ${target} was aborted (execution timeout or shutdown)`, {
+        code: 504,
+        kind: 'TIMEOUT',
+        cause: err,
+      });
     throw err;
   }
 };
@@ -83,7 +89,10 @@ async function sendAuthenticated(spec: RestParams, ctx: ExecutionContext): Promi
   const response = await sendFollowingRedirects(requestOf(spec, credentials), spec, credentials.sensitive, ctx);
   if (response.status !== 401 || credentials.oauth2Token === undefined || spec.account === undefined) return response;
   oauth2Tokens.invalidate(spec.account, credentials.oauth2Token);
-  ctx.log.info({ target: describeTarget(spec.method, spec.url) }, 'rest: 401 with an OAuth2 token; fetching a new token');
+  ctx.log.info(
+    { target: describeTarget(spec.method, spec.url) },
+    'rest: 401 with an OAuth2 token; fetching a new token',
+  );
   const fresh = await credentialsFor(spec, ctx, oauth2Tokens);
   return sendFollowingRedirects(requestOf(spec, fresh), spec, fresh.sensitive, ctx);
 }
@@ -101,9 +110,13 @@ async function sendFollowingRedirects(
     const next = nextRequest(request, response.status, response.headers.get('location'), sensitive);
     if (next === undefined) return response;
     if (redirects >= MAX_REDIRECTS) {
-      throw new PipeError(`rest: ${describeTarget(spec.method, spec.url)} redirected more than ${MAX_REDIRECTS} times`, {
-        code: 502, kind: 'REST_TOO_MANY_REDIRECTS',
-      });
+      throw new PipeError(
+        `rest: ${describeTarget(spec.method, spec.url)} redirected more than ${MAX_REDIRECTS} times`,
+        {
+          code: 502,
+          kind: 'REST_TOO_MANY_REDIRECTS',
+        },
+      );
     }
     request = next;
   }
@@ -139,10 +152,18 @@ export function encodeBody(spec: RestParams, declaredContentType: string | undef
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     return { text, contentType: declaredContentType === undefined ? 'text/plain; charset=utf-8' : undefined };
   }
-  if (mediaType === 'application/x-www-form-urlencoded' && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+  if (
+    mediaType === 'application/x-www-form-urlencoded' &&
+    body !== null &&
+    typeof body === 'object' &&
+    !Array.isArray(body)
+  ) {
     return { text: formEncode(body), contentType: undefined };
   }
-  return { text: JSON.stringify(body), contentType: declaredContentType === undefined ? 'application/json' : undefined };
+  return {
+    text: JSON.stringify(body),
+    contentType: declaredContentType === undefined ? 'application/json' : undefined,
+  };
 }
 
 function formEncode(fields: JsonObject): string {
@@ -150,7 +171,8 @@ function formEncode(fields: JsonObject): string {
   for (const [name, value] of Object.entries(fields)) {
     if (value === null) continue;
     for (const item of Array.isArray(value) ? value : [value]) {
-      if (item !== null && typeof item === 'object') throw invalidParameter(`body.${name}: a form field must be a string, number, boolean or list of them`);
+      if (item !== null && typeof item === 'object')
+        throw invalidParameter(`body.${name}: a form field must be a string, number, boolean or list of them`);
       if (item !== null) form.append(name, String(item));
     }
   }

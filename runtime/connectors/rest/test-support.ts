@@ -20,15 +20,23 @@ export interface RestTestContext {
   abort(): void;
 }
 
-const refuse = (what: string) => (): Promise<never> => Promise.reject(new Error(`${what} is not available in rest tests`));
+const refuse = (what: string) => (): Promise<never> =>
+  Promise.reject(new Error(`${what} is not available in rest tests`));
 
 export function restTestContext(startMs = Date.UTC(2030, 0, 1)): RestTestContext {
   let now = startMs;
   const controller = new AbortController();
   const store: ObjectStoreBackend = {
-    insert: refuse('store'), find: refuse('store'), findById: refuse('store'), update: refuse('store'),
-    delete: refuse('store'), aggregate: refuse('store'), createIndex: refuse('store'),
-    listIndexes: refuse('store'), dropIndex: refuse('store'), close: refuse('store'),
+    insert: refuse('store'),
+    find: refuse('store'),
+    findById: refuse('store'),
+    update: refuse('store'),
+    delete: refuse('store'),
+    aggregate: refuse('store'),
+    createIndex: refuse('store'),
+    listIndexes: refuse('store'),
+    dropIndex: refuse('store'),
+    close: refuse('store'),
   };
   const broker: EventBroker = { publish: refuse('broker'), subscribe: refuse('broker'), close: refuse('broker') };
   const ctx: ExecutionContext = {
@@ -42,14 +50,24 @@ export function restTestContext(startMs = Date.UTC(2030, 0, 1)): RestTestContext
     steps: {},
     globals: {},
     accounts: {},
-    services: { clock: { now: () => now }, store, broker, execute: refuse('execute'), connections: new ConnectionRegistry(pino({ level: 'silent' })) },
+    services: {
+      clock: { now: () => now },
+      store,
+      broker,
+      execute: refuse('execute'),
+      connections: new ConnectionRegistry(pino({ level: 'silent' })),
+    },
     signal: controller.signal,
     workDir: '/nonexistent',
   };
   return {
     ctx,
-    setNow: (ms) => { now = ms; },
-    advance: (ms) => { now += ms; },
+    setNow: (ms) => {
+      now = ms;
+    },
+    advance: (ms) => {
+      now += ms;
+    },
     abort: () => controller.abort(new Error('execution aborted by the test')),
   };
 }
@@ -97,19 +115,30 @@ export async function startTestServer(handler: TestHandler = (_req, res) => res.
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
-    handle: (next) => { current = next; },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    handle: (next) => {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** Answers JSON with a status. */
-export function json(response: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
+export function json(
+  response: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
 
 /** A run of `rest` that must not look at its message (runtime/connectors/message-use.test.ts). */
-export const messageUseScenario: MessageUseScenario = ({ baseUrl }) => ({ params: { url: baseUrl, method: 'GET' }, ctx: fakeContext().ctx });
+export const messageUseScenario: MessageUseScenario = ({ baseUrl }) => ({
+  params: { url: baseUrl, method: 'GET' },
+  ctx: fakeContext().ctx,
+});

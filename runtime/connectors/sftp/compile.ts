@@ -22,8 +22,12 @@ function outputOf(operation: string, t: ShapeKit): PipeType {
     case 'get':
       // The shape of the HTTP File trigger's message.files[] items, plus where it came from.
       return t.closed({
-        fileName: t.STRING, originalFileName: t.STRING, contentType: t.STRING, size: t.INTEGER,
-        path: t.STRING, remotePath: t.STRING,
+        fileName: t.STRING,
+        originalFileName: t.STRING,
+        contentType: t.STRING,
+        size: t.INTEGER,
+        path: t.STRING,
+        remotePath: t.STRING,
       });
     case 'put':
       return t.closed({ path: t.STRING, size: t.INTEGER });

@@ -26,8 +26,7 @@ export interface SshAccount {
 }
 
 export type HostKey =
-  | { readonly kind: 'blob'; readonly blob: Buffer }
-  | { readonly kind: 'fingerprint'; readonly value: string };
+  { readonly kind: 'blob'; readonly blob: Buffer } | { readonly kind: 'fingerprint'; readonly value: string };
 
 export interface SftpSession {
   readonly sftp: SFTPWrapper;
@@ -48,7 +47,10 @@ function field(fields: Readonly<Record<string, Json>>, key: string): string | un
 /** `ssh-ed25519 AAAA… comment`, `AAAA…` or `SHA256:…`, several separated by newlines or commas. */
 export function parseHostKeys(text: string): HostKey[] {
   const keys: HostKey[] = [];
-  for (const entry of text.split(/[\n,]/).map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(/[\n,]/)
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     if (entry.startsWith('SHA256:')) {
       keys.push({ kind: 'fingerprint', value: entry.slice('SHA256:'.length).replace(/=+$/, '') });
       continue;
@@ -75,7 +77,7 @@ export function sshAccountOf(name: string | undefined, fields: Readonly<Record<s
   if (password === undefined && privateKey === undefined) throw accountError(name, 'give password or private-key');
   const hostKeyText = field(fields, 'host-key');
   if (hostKeyText === undefined) {
-    const how = 'give the server\'s public key or its SHA256 fingerprint (`ssh-keyscan`, `ssh-keygen -l`)';
+    const how = "give the server's public key or its SHA256 fingerprint (`ssh-keyscan`, `ssh-keygen -l`)";
     throw accountError(name, `host-key is missing: ${how}`);
   }
   const hostKeys = parseHostKeys(hostKeyText);
@@ -98,9 +100,8 @@ export function hostKeyMatches(presented: Buffer, allowed: readonly HostKey[]): 
   const presentedDigest = createHash('sha256').update(presented).digest();
   let match = false;
   for (const key of allowed) {
-    const expected = key.kind === 'blob'
-      ? createHash('sha256').update(key.blob).digest()
-      : Buffer.from(key.value, 'base64');
+    const expected =
+      key.kind === 'blob' ? createHash('sha256').update(key.blob).digest() : Buffer.from(key.value, 'base64');
     if (expected.length === presentedDigest.length && timingSafeEqual(expected, presentedDigest)) match = true;
   }
   return match;
@@ -115,8 +116,8 @@ function connectError(account: SshAccount, err: unknown, failure: OpenFailure, t
   const target = `${account.host}:${account.port}`;
   if (failure.hostKeyRejected !== undefined) {
     return new PipeError(
-      `sftp: ${target} presented the host key SHA256:${failure.hostKeyRejected}, `
-        + `not the one of account \`${account.name}\` (host-key); the connection was refused before logging in`,
+      `sftp: ${target} presented the host key SHA256:${failure.hostKeyRejected}, ` +
+        `not the one of account \`${account.name}\` (host-key); the connection was refused before logging in`,
       { code: 502, kind: 'HOST_KEY_MISMATCH' },
     );
   }
@@ -125,12 +126,14 @@ function connectError(account: SshAccount, err: unknown, failure: OpenFailure, t
   if (e?.level === 'client-authentication') {
     const why = `sftp: ${target} refused the login of account \`${account.name}\` (wrong username, password or key)`;
     return new PipeError(why, {
-      code: 502, kind: 'AUTHENTICATION_FAILED',
+      code: 502,
+      kind: 'AUTHENTICATION_FAILED',
     });
   }
   if (e?.level === 'client-timeout' || e?.code === 'ETIMEDOUT') {
     return new PipeError(`sftp: ${target} did not complete the login within ${timeoutMs} ms`, {
-      code: 504, kind: 'TIMEOUT',
+      code: 504,
+      kind: 'TIMEOUT',
     });
   }
   const refused = ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET'];
@@ -148,7 +151,9 @@ interface OpenedSession {
 
 /** Opens the SSH connection and its SFTP channel; rejects with the step's PipeError. */
 async function openSession(
-  account: SshAccount, timeoutMs: number, onGone: (cause: unknown) => void,
+  account: SshAccount,
+  timeoutMs: number,
+  onGone: (cause: unknown) => void,
 ): Promise<OpenedSession> {
   // Loaded on first use: a service that never reaches SFTP never loads the SSH stack.
   const { default: ssh2 } = await import('ssh2');

@@ -37,12 +37,19 @@ function contextWith(registry: ConnectionRegistry, dir: string): ExecutionContex
   return { ...base, services: { ...base.services, connections: registry } };
 }
 
-function sftp(params: Partial<SftpParams> & { operation: string }, fields: Record<string, string> = (server as SftpTestServer).account(), c = ctx): Promise<JsonObject> {
+function sftp(
+  params: Partial<SftpParams> & { operation: string },
+  fields: Record<string, string> = (server as SftpTestServer).account(),
+  c = ctx,
+): Promise<JsonObject> {
   return run({ account: 'partner', accountFields: fields, ...params } as SftpParams, null, c) as Promise<JsonObject>;
 }
 
 async function failure(work: Promise<unknown>): Promise<PipeError> {
-  const err = await work.then(() => undefined, (e: unknown) => e);
+  const err = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(PipeError);
   return err as PipeError;
 }
@@ -74,28 +81,54 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
     mkdir();
     const upload = join(workDir, 'b7c1.csv');
     writeFileSync(upload, 'id;name\n1;Ada\n');
-    const file = { fileName: 'b7c1.csv', originalFileName: 'orders.csv', param: 'file', contentType: 'text/csv', size: 14, path: upload };
+    const file = {
+      fileName: 'b7c1.csv',
+      originalFileName: 'orders.csv',
+      param: 'file',
+      contentType: 'text/csv',
+      size: 14,
+      path: upload,
+    };
 
-    expect(await sftp({ operation: 'put', path: `${folder}/orders.csv`, file })).toEqual({ path: `${folder}/orders.csv`, size: 14 });
+    expect(await sftp({ operation: 'put', path: `${folder}/orders.csv`, file })).toEqual({
+      path: `${folder}/orders.csv`,
+      size: 14,
+    });
     expect(readFileSync(join(srv.root, folder, 'orders.csv'), 'utf8')).toBe('id;name\n1;Ada\n');
     // Nothing of the temporary name is left beside it.
     expect(readdirSync(join(srv.root, folder)).sort()).toEqual(['orders.csv']);
 
     const listing = await sftp({ operation: 'list', path: folder });
     expect(listing['path']).toBe(folder);
-    expect(listing['entries']).toEqual([{ name: 'orders.csv', type: 'file', size: 14, modifiedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }]);
+    expect(listing['entries']).toEqual([
+      { name: 'orders.csv', type: 'file', size: 14, modifiedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+    ]);
 
     const got = await sftp({ operation: 'get', path: `${folder}/orders.csv` });
-    expect(got).toMatchObject({ originalFileName: 'orders.csv', contentType: 'text/csv', size: 14, remotePath: `${folder}/orders.csv` });
+    expect(got).toMatchObject({
+      originalFileName: 'orders.csv',
+      contentType: 'text/csv',
+      size: 14,
+      remotePath: `${folder}/orders.csv`,
+    });
     expect(String(got['path']).startsWith(workDir)).toBe(true);
     expect(readFileSync(String(got['path']), 'utf8')).toBe('id;name\n1;Ada\n');
 
     // The file a get produced is a file a put takes.
-    expect(await sftp({ operation: 'put', path: `${folder}/copy.csv`, file: got as Json })).toEqual({ path: `${folder}/copy.csv`, size: 14 });
+    expect(await sftp({ operation: 'put', path: `${folder}/copy.csv`, file: got as Json })).toEqual({
+      path: `${folder}/copy.csv`,
+      size: 14,
+    });
 
-    expect(await sftp({ operation: 'move', path: `${folder}/orders.csv`, to: `${folder}/done.csv` })).toEqual({ from: `${folder}/orders.csv`, to: `${folder}/done.csv` });
+    expect(await sftp({ operation: 'move', path: `${folder}/orders.csv`, to: `${folder}/done.csv` })).toEqual({
+      from: `${folder}/orders.csv`,
+      to: `${folder}/done.csv`,
+    });
     expect(readdirSync(join(srv.root, folder)).sort()).toEqual(['copy.csv', 'done.csv']);
-    expect(await sftp({ operation: 'delete', path: `${folder}/done.csv` })).toEqual({ path: `${folder}/done.csv`, deleted: true });
+    expect(await sftp({ operation: 'delete', path: `${folder}/done.csv` })).toEqual({
+      path: `${folder}/done.csv`,
+      deleted: true,
+    });
     expect(readdirSync(join(srv.root, folder))).toEqual(['copy.csv']);
   });
 
@@ -104,20 +137,44 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
     const file = join(workDir, 'seed.txt');
     await sftp({ operation: 'put', path: `${folder}/a.txt`, file });
     await sftp({ operation: 'put', path: `${folder}/b.txt`, file });
-    expect((await failure(sftp({ operation: 'put', path: `${folder}/a.txt`, file, overwrite: false })))).toMatchObject({ kind: 'ALREADY_EXISTS', code: 409 });
-    expect(await failure(sftp({ operation: 'move', path: `${folder}/a.txt`, to: `${folder}/b.txt` }))).toMatchObject({ kind: 'ALREADY_EXISTS', code: 409 });
+    expect(await failure(sftp({ operation: 'put', path: `${folder}/a.txt`, file, overwrite: false }))).toMatchObject({
+      kind: 'ALREADY_EXISTS',
+      code: 409,
+    });
+    expect(await failure(sftp({ operation: 'move', path: `${folder}/a.txt`, to: `${folder}/b.txt` }))).toMatchObject({
+      kind: 'ALREADY_EXISTS',
+      code: 409,
+    });
     await sftp({ operation: 'move', path: `${folder}/a.txt`, to: `${folder}/b.txt`, overwrite: true });
     expect(readdirSync(join(srv.root, folder))).toEqual(['b.txt']);
 
-    expect(await failure(sftp({ operation: 'get', path: `${folder}/missing.txt` }))).toMatchObject({ kind: 'NOT_FOUND', code: 404 });
-    expect(await failure(sftp({ operation: 'delete', path: `${folder}/missing.txt` }))).toMatchObject({ kind: 'NOT_FOUND', code: 404 });
-    expect(await failure(sftp({ operation: 'list', path: `${folder}/nowhere` }))).toMatchObject({ kind: 'NOT_FOUND', code: 404 });
-    expect(await failure(sftp({ operation: 'move', path: `${folder}/b.txt` }))).toMatchObject({ kind: 'INVALID_PARAMETER', code: 400 });
-    expect(await failure(sftp({ operation: 'put', path: `${folder}/c.txt` }))).toMatchObject({ kind: 'INVALID_PARAMETER', code: 400 });
-    expect(await failure(sftp({ operation: 'put', path: '/etc/pipec-test.txt', file }))).toMatchObject({ kind: 'PERMISSION_DENIED', code: 403 });
+    expect(await failure(sftp({ operation: 'get', path: `${folder}/missing.txt` }))).toMatchObject({
+      kind: 'NOT_FOUND',
+      code: 404,
+    });
+    expect(await failure(sftp({ operation: 'delete', path: `${folder}/missing.txt` }))).toMatchObject({
+      kind: 'NOT_FOUND',
+      code: 404,
+    });
+    expect(await failure(sftp({ operation: 'list', path: `${folder}/nowhere` }))).toMatchObject({
+      kind: 'NOT_FOUND',
+      code: 404,
+    });
+    expect(await failure(sftp({ operation: 'move', path: `${folder}/b.txt` }))).toMatchObject({
+      kind: 'INVALID_PARAMETER',
+      code: 400,
+    });
+    expect(await failure(sftp({ operation: 'put', path: `${folder}/c.txt` }))).toMatchObject({
+      kind: 'INVALID_PARAMETER',
+      code: 400,
+    });
+    expect(await failure(sftp({ operation: 'put', path: '/etc/pipec-test.txt', file }))).toMatchObject({
+      kind: 'PERMISSION_DENIED',
+      code: 403,
+    });
   });
 
-  it('sends only files of the execution\'s work folder', async () => {
+  it("sends only files of the execution's work folder", async () => {
     mkdir();
     const outside = join(mkdtempSync(join(tmpdir(), 'sftp-outside-')), 'secret.txt');
     writeFileSync(outside, 'secret');
@@ -141,7 +198,10 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
     await sftp({ operation: 'put', path: `${folder}/big.bin`, file: join(workDir, 'big.bin') });
     rmSync(join(workDir, 'big.bin'));
     rmSync(join(workDir, 'seed.txt'));
-    expect(await failure(sftp({ operation: 'get', path: `${folder}/big.bin`, 'max-size': 4095 }))).toMatchObject({ kind: 'FILE_TOO_LARGE', code: 413 });
+    expect(await failure(sftp({ operation: 'get', path: `${folder}/big.bin`, 'max-size': 4095 }))).toMatchObject({
+      kind: 'FILE_TOO_LARGE',
+      code: 413,
+    });
     expect(readdirSync(workDir)).toEqual([]);
     expect((await sftp({ operation: 'get', path: `${folder}/big.bin`, 'max-size': 4096 }))['size']).toBe(4096);
   });
@@ -158,10 +218,16 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
     }
   });
 
-  it('refuses a server whose host key is not the account\'s, before logging in', async () => {
+  it("refuses a server whose host key is not the account's, before logging in", async () => {
     const own = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }));
     try {
-      const err = await failure(sftp({ operation: 'list', path: '.' }, srv.account({ 'host-key': srv.otherPublicKey }), contextWith(own, workDir)));
+      const err = await failure(
+        sftp(
+          { operation: 'list', path: '.' },
+          srv.account({ 'host-key': srv.otherPublicKey }),
+          contextWith(own, workDir),
+        ),
+      );
       expect(err).toMatchObject({ kind: 'HOST_KEY_MISMATCH', code: 502 });
       expect(err.message).toContain(srv.hostFingerprint);
       expect(own.notReady()).toEqual(['sftp:partner']);
@@ -171,7 +237,10 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
   });
 
   it('says AUTHENTICATION_FAILED for a wrong password or an unknown key, never showing the secret', async () => {
-    for (const fields of [srv.account({ password: 'wrong-password-123' }), { ...srv.account({ 'private-key': srv.otherPrivateKey }), password: '' }]) {
+    for (const fields of [
+      srv.account({ password: 'wrong-password-123' }),
+      { ...srv.account({ 'private-key': srv.otherPrivateKey }), password: '' },
+    ]) {
       if (fields.password === '') delete (fields as Record<string, string | undefined>)['password'];
       const own = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }));
       try {
@@ -189,11 +258,16 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
     const port = proxy.port;
     await proxy.close(); // nothing listens there any more
     const own = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }));
-    const err = await failure(sftp({ operation: 'list', path: '.' }, srv.account({ port: String(port) }), contextWith(own, workDir)));
+    const err = await failure(
+      sftp({ operation: 'list', path: '.' }, srv.account({ port: String(port) }), contextWith(own, workDir)),
+    );
     expect(err).toMatchObject({ kind: 'CONNECTION_REFUSED', code: 503 });
     const noHostKey = srv.account();
     delete (noHostKey as Record<string, string | undefined>)['host-key'];
-    expect(await failure(sftp({ operation: 'list', path: '.' }, noHostKey, contextWith(own, workDir)))).toMatchObject({ kind: 'ACCOUNT_CONFIGURATION', code: 500 });
+    expect(await failure(sftp({ operation: 'list', path: '.' }, noHostKey, contextWith(own, workDir)))).toMatchObject({
+      kind: 'ACCOUNT_CONFIGURATION',
+      code: 500,
+    });
     await own.closeAll();
   });
 
@@ -203,7 +277,13 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
     const own = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }));
     try {
       const port = String((silent.address() as AddressInfo).port);
-      const err = await failure(sftp({ operation: 'list', path: '.', 'connect-timeout': 300 }, srv.account({ port }), contextWith(own, workDir)));
+      const err = await failure(
+        sftp(
+          { operation: 'list', path: '.', 'connect-timeout': 300 },
+          srv.account({ port }),
+          contextWith(own, workDir),
+        ),
+      );
       expect(err).toMatchObject({ kind: 'TIMEOUT', code: 504 });
     } finally {
       await own.closeAll();
@@ -214,18 +294,36 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
     expect(await failure(sftp({ operation: 'delete', path: folder }))).toMatchObject({ kind: 'SFTP_ERROR', code: 502 });
   });
 
-  it('opens the account\'s circuit after repeated refusals: CIRCUIT_OPEN without calling', async () => {
-    const own = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }), new CircuitBreakers({ failures: 2, halfOpenAfterMs: 60_000 }));
+  it("opens the account's circuit after repeated refusals: CIRCUIT_OPEN without calling", async () => {
+    const own = new ConnectionRegistry(
+      createLogger({ level: 'silent', service: 'test' }),
+      new CircuitBreakers({ failures: 2, halfOpenAfterMs: 60_000 }),
+    );
     const closed = await startTcpProxy(srv.host, srv.port);
     await closed.close();
     const fields = srv.account({ port: String(closed.port) });
     try {
-      for (let i = 0; i < 2; i++) expect((await failure(sftp({ operation: 'list', path: '.' }, fields, contextWith(own, workDir)))).kind).toBe('CONNECTION_REFUSED');
-      expect(await failure(sftp({ operation: 'list', path: '.' }, fields, contextWith(own, workDir)))).toMatchObject({ kind: 'CIRCUIT_OPEN', code: 503 });
+      for (let i = 0; i < 2; i++)
+        expect((await failure(sftp({ operation: 'list', path: '.' }, fields, contextWith(own, workDir)))).kind).toBe(
+          'CONNECTION_REFUSED',
+        );
+      expect(await failure(sftp({ operation: 'list', path: '.' }, fields, contextWith(own, workDir)))).toMatchObject({
+        kind: 'CIRCUIT_OPEN',
+        code: 503,
+      });
       // Answers of a server that is there do not count: a missing file leaves a circuit closed.
-      const healthy = new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' }), new CircuitBreakers({ failures: 1, halfOpenAfterMs: 60_000 }));
+      const healthy = new ConnectionRegistry(
+        createLogger({ level: 'silent', service: 'test' }),
+        new CircuitBreakers({ failures: 1, halfOpenAfterMs: 60_000 }),
+      );
       for (let i = 0; i < 2; i++) {
-        expect((await failure(sftp({ operation: 'get', path: 'no-such-file' }, srv.account(), contextWith(healthy, workDir)))).kind).toBe('NOT_FOUND');
+        expect(
+          (
+            await failure(
+              sftp({ operation: 'get', path: 'no-such-file' }, srv.account(), contextWith(healthy, workDir)),
+            )
+          ).kind,
+        ).toBe('NOT_FOUND');
       }
       await healthy.closeAll();
     } finally {
@@ -261,7 +359,12 @@ describe.skipIf(!server)('sftp against OpenSSH', () => {
       env: { ...process.env, SFTP_FIELDS: JSON.stringify(srv.account()), SFTP_FOLDER: folder },
       timeout: 600_000,
     });
-    const result = JSON.parse(stdout.trim().split('\n').pop() as string) as { baselineMb: number; peakMb: number; size: number; same: boolean };
+    const result = JSON.parse(stdout.trim().split('\n').pop() as string) as {
+      baselineMb: number;
+      peakMb: number;
+      size: number;
+      same: boolean;
+    };
     expect(result.size).toBe(100 * 1024 * 1024);
     expect(result.same).toBe(true);
     // Buffering the file whole would add at least 100 MB; streaming adds a few windows of 2 MB.
@@ -274,7 +377,12 @@ describe('host keys', () => {
   const blob = Buffer.from('AAAAC3NzaC1lZDI1NTE5AAAAIIbwqfaQAOPuO5tjfcuthasuQWxuYsglF5T4s0EoOunO', 'base64');
   it('matches a key line, a bare blob or a fingerprint, and nothing else', () => {
     const fp = `SHA256:${fingerprintOf(blob)}`;
-    for (const text of [`ssh-ed25519 ${blob.toString('base64')} host`, blob.toString('base64'), fp, `SHA256:xxxx, ${fp}`]) {
+    for (const text of [
+      `ssh-ed25519 ${blob.toString('base64')} host`,
+      blob.toString('base64'),
+      fp,
+      `SHA256:xxxx, ${fp}`,
+    ]) {
       expect(hostKeyMatches(blob, parseHostKeys(text)), text).toBe(true);
     }
     const other = Buffer.from(blob);

@@ -153,7 +153,11 @@ function transferError(err: unknown, what: string, ctx: ExecutionContext): PipeE
 }
 
 async function put(
-  sftp: SFTPWrapper, path: string, file: Json | undefined, overwrite: boolean, ctx: ExecutionContext,
+  sftp: SFTPWrapper,
+  path: string,
+  file: Json | undefined,
+  overwrite: boolean,
+  ctx: ExecutionContext,
 ): Promise<JsonObject> {
   const local = await resolveWorkFile(file, ctx.workDir, 'sftp: file');
   if (!overwrite && (await exists(sftp, path))) {
@@ -179,7 +183,8 @@ async function rename(sftp: SFTPWrapper, from: string, to: string, replace: bool
   }
   if (await exists(sftp, to)) {
     throw new PipeError(`sftp: move to ${to}: the file exists (overwrite is off)`, {
-      code: 409, kind: 'ALREADY_EXISTS',
+      code: 409,
+      kind: 'ALREADY_EXISTS',
     });
   }
   await call(`move ${from} to ${to}`, (done) => sftp.rename(from, to, done));
@@ -214,7 +219,9 @@ async function perform(params: SftpParams, session: SftpSession, ctx: ExecutionC
 
 function aborted(what: string, cause?: unknown): PipeError {
   return new PipeError(`sftp: ${what} was aborted (execution timeout or shutdown)`, {
-    code: 504, kind: 'TIMEOUT', cause,
+    code: 504,
+    kind: 'TIMEOUT',
+    cause,
   });
 }
 
@@ -245,12 +252,16 @@ export const run: ConnectorRun<SftpParams> = async (params, _message, ctx) => {
   try {
     // Through the account's circuit breaker: a server that keeps refusing or timing out is not
     // called while its circuit is open (503 CIRCUIT_OPEN); its answers (404, 403, …) do not count.
-    const output = await connections.guard(connectionKey(account), async () => {
-      const session = await untilAborted(sessionOf(account, connections, connectTimeout), ctx, what);
-      const done = await untilAborted(perform(params, session, ctx), ctx, what);
-      ctx.log.debug({ target: session.target, operation: params.operation }, 'sftp: done');
-      return done;
-    }, { failed: (err) => err instanceof PipeError && DEPENDENCY_FAULTS.has(err.kind) });
+    const output = await connections.guard(
+      connectionKey(account),
+      async () => {
+        const session = await untilAborted(sessionOf(account, connections, connectTimeout), ctx, what);
+        const done = await untilAborted(perform(params, session, ctx), ctx, what);
+        ctx.log.debug({ target: session.target, operation: params.operation }, 'sftp: done');
+        return done;
+      },
+      { failed: (err) => err instanceof PipeError && DEPENDENCY_FAULTS.has(err.kind) },
+    );
     return output;
   } catch (err) {
     const failure = err instanceof PipeError ? err : operationError(err, what);
@@ -259,4 +270,3 @@ export const run: ConnectorRun<SftpParams> = async (params, _message, ctx) => {
     throw failure;
   }
 };
-

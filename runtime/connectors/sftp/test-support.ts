@@ -26,9 +26,13 @@ export const messageUseScenario: MessageUseScenario = () => {
   const { ctx } = fakeContext();
   return {
     params: {
-      operation: 'list', path: 'in', account: 'partner',
+      operation: 'list',
+      path: 'in',
+      account: 'partner',
       accountFields: {
-        host: 'localhost', username: 'scenario', password: 'x',
+        host: 'localhost',
+        username: 'scenario',
+        password: 'x',
         'host-key': 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
       },
     },

@@ -65,8 +65,8 @@ export function dialectOf(account: SqlAccount | undefined, given: string | undef
   if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
   if (scheme === 'mysql' || scheme === 'mariadb') return 'mysql';
   throw new PipeError(
-    'sql: cannot tell the database: give the account a url starting with postgres://, mysql:// or mariadb://, '
-      + 'or set `dialect`',
+    'sql: cannot tell the database: give the account a url starting with postgres://, mysql:// or mariadb://, ' +
+      'or set `dialect`',
     { code: 500, kind: 'ACCOUNT_CONFIGURATION' },
   );
 }
@@ -81,11 +81,15 @@ export function dependencyName(dialect: Dialect, account: string): string {
  * that is down is reported at once and the next use tries again).
  */
 export function sqlPool(
-  connections: Connections, account: string, fields: SqlAccount | undefined, given: string | undefined,
+  connections: Connections,
+  account: string,
+  fields: SqlAccount | undefined,
+  given: string | undefined,
 ): Promise<SqlPool> {
   if (!fields) {
     throw new PipeError(`sql: the account "${account}" has no fields at run time`, {
-      code: 500, kind: 'ACCOUNT_CONFIGURATION',
+      code: 500,
+      kind: 'ACCOUNT_CONFIGURATION',
     });
   }
   const dialect = dialectOf(fields, given);
@@ -126,7 +130,8 @@ function portOf(account: SqlAccount): number | undefined {
   const port = Number(account.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new PipeError(`sql: the account's port ${JSON.stringify(account.port)} is no port number`, {
-      code: 500, kind: 'ACCOUNT_CONFIGURATION',
+      code: 500,
+      kind: 'ACCOUNT_CONFIGURATION',
     });
   }
   return port;
@@ -171,7 +176,11 @@ async function openPostgres(account: SqlAccount): Promise<SqlPool> {
   // Inside a transaction it is set with SET LOCAL: a session-wide SET there would be undone by a ROLLBACK.
   const timeouts = new WeakMap<object, number>();
   const onClient = async (
-    client: PgClient, sql: string, params: readonly Json[], timeoutMs: number, tx?: { timeoutMs?: number },
+    client: PgClient,
+    sql: string,
+    params: readonly Json[],
+    timeoutMs: number,
+    tx?: { timeoutMs?: number },
   ): Promise<SqlResult> => {
     const ms = Math.max(1, Math.floor(timeoutMs));
     if (tx) {
@@ -206,18 +215,19 @@ async function openPostgres(account: SqlAccount): Promise<SqlPool> {
   return {
     dialect: 'postgres',
     run: (sql, params, timeoutMs) => held((client) => onClient(client, sql, params, timeoutMs)),
-    transaction: (fn) => held(async (client) => {
-      await client.query('BEGIN');
-      try {
-        const tx: { timeoutMs?: number } = {};
-        const out = await fn({ query: (sql, params, timeoutMs) => onClient(client, sql, params, timeoutMs, tx) });
-        await client.query('COMMIT');
-        return out;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    }),
+    transaction: (fn) =>
+      held(async (client) => {
+        await client.query('BEGIN');
+        try {
+          const tx: { timeoutMs?: number } = {};
+          const out = await fn({ query: (sql, params, timeoutMs) => onClient(client, sql, params, timeoutMs, tx) });
+          await client.query('COMMIT');
+          return out;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }),
     close: () => pool.end(),
   };
 }
@@ -255,15 +265,19 @@ async function openMysql(account: SqlAccount): Promise<SqlPool> {
   pool.on('connection', (connection) => connection.on('error', () => undefined));
   type Executor = Pick<typeof pool, 'execute'>;
   const onConnection = async (
-    on: Executor, sql: string, params: readonly Json[], timeoutMs: number,
+    on: Executor,
+    sql: string,
+    params: readonly Json[],
+    timeoutMs: number,
   ): Promise<SqlResult> => {
     // Rows as arrays, made objects here (duplicate column names alike on both dialects: the last one wins).
     const values = params.map(mysqlValue) as never[];
     const [result, fields] = await on.execute({ sql, timeout: timeoutMs, rowsAsArray: true }, values);
     if (Array.isArray(result)) {
       const names = (fields ?? []).map((f) => f.name);
-      const rows = (result as unknown as unknown[][])
-        .map((row) => jsonRow(Object.fromEntries(names.map((n, i) => [n, row[i]]))));
+      const rows = (result as unknown as unknown[][]).map((row) =>
+        jsonRow(Object.fromEntries(names.map((n, i) => [n, row[i]]))),
+      );
       return { rows, rowCount: rows.length };
     }
     return { rows: [], rowCount: (result as { affectedRows?: number }).affectedRows ?? 0 };
@@ -387,7 +401,10 @@ function isConnectionLoss(err: unknown): boolean {
 
 /** Kinds that say the database (not the statement) is the trouble: /ready names it until a use succeeds. */
 export const DEPENDENCY_KINDS: ReadonlySet<string> = new Set([
-  'CONNECTION_REFUSED', 'UNAVAILABLE', 'AUTHENTICATION_FAILED', 'TLS',
+  'CONNECTION_REFUSED',
+  'UNAVAILABLE',
+  'AUTHENTICATION_FAILED',
+  'TLS',
 ]);
 
 const LINK_PHRASES: Readonly<Record<string, string>> = {
@@ -410,9 +427,12 @@ export function sqlError(err: unknown, what: string, step?: string): PipeError {
   // The link's troubles in words of our own: the driver's (host, port, user) reach the log through
   // the connection registry, not an HTTP caller.
   const reason = LINK_PHRASES[kind] ?? (typeof e.message === 'string' && e.message !== '' ? e.message : String(err));
-  const sqlState = typeof e.sqlState === 'string'
-    ? e.sqlState
-    : typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;
+  const sqlState =
+    typeof e.sqlState === 'string'
+      ? e.sqlState
+      : typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)
+        ? e.code
+        : undefined;
   const details: JsonObject = {};
   if (sqlState) details['sqlState'] = sqlState;
   if (typeof e.constraint === 'string') details['constraint'] = e.constraint;

@@ -5,7 +5,13 @@
  * (`x-pipe-refuses-braces`), the account's type its `x-pipe-account-types`.
  */
 import type {
-  CompileApi, ConnectorCompiler, ObjectValue, PipeType, PipelineContext, Span, Value,
+  CompileApi,
+  ConnectorCompiler,
+  ObjectValue,
+  PipeType,
+  PipelineContext,
+  Span,
+  Value,
 } from '../../../compiler/connectors/hook-api.js';
 
 export const compile: ConnectorCompiler = {
@@ -18,20 +24,28 @@ export const compile: ConnectorCompiler = {
       ctx.diagnostics.push(api.diagnostic('PIPE3003', { message, span, label: 'one form per step', hint }));
     };
     if (sql && statements) {
-      conflict(statements.span, 'a `sql` step takes `sql` or `statements`, not both',
-        'run one statement with `sql`, or several in one transaction with '
-          + '`statements: [{ sql: "…", params: […] }, …]`');
+      conflict(
+        statements.span,
+        'a `sql` step takes `sql` or `statements`, not both',
+        'run one statement with `sql`, or several in one transaction with ' +
+          '`statements: [{ sql: "…", params: […] }, …]`',
+      );
     } else if (!sql && !statements) {
-      ctx.diagnostics.push(api.diagnostic('PIPE3002', {
-        message: 'missing required parameter `sql` (or `statements`) for connector `sql`',
-        span: step.connectorSpan,
-        label: 'needs `sql` or `statements`',
-        hint: 'add `sql: "SELECT … WHERE id = $1", params: [{{ message.id }}]`',
-      }));
+      ctx.diagnostics.push(
+        api.diagnostic('PIPE3002', {
+          message: 'missing required parameter `sql` (or `statements`) for connector `sql`',
+          span: step.connectorSpan,
+          label: 'needs `sql` or `statements`',
+          hint: 'add `sql: "SELECT … WHERE id = $1", params: [{{ message.id }}]`',
+        }),
+      );
     }
     if (params && batch) {
-      conflict(batch.span, '`params` and `batch` of a `sql` step do not go together',
-        'bind one statement\'s values with `params`, or run the statement once per item with `batch`');
+      conflict(
+        batch.span,
+        '`params` and `batch` of a `sql` step do not go together',
+        "bind one statement's values with `params`, or run the statement once per item with `batch`",
+      );
     }
     const dialect = knownDialect(api, step.params, ctx);
     if (sql) checkValues(api, ctx, dialect, sql, params, '`params`');
@@ -39,7 +53,7 @@ export const compile: ConnectorCompiler = {
       for (const statement of statements.items) {
         if (statement.kind !== 'object') continue;
         const text = api.entryOf(statement, 'sql');
-        if (text) checkValues(api, ctx, dialect, text, api.entryOf(statement, 'params'), 'this statement\'s `params`');
+        if (text) checkValues(api, ctx, dialect, text, api.entryOf(statement, 'params'), "this statement's `params`");
       }
     }
     // The generic reference pass resolved `row-schema` already (and reported a name that does not resolve).
@@ -75,8 +89,12 @@ function knownDialect(api: CompileApi, params: ObjectValue, ctx: PipelineContext
  * `{{ }}` is left to run time.
  */
 function checkValues(
-  api: CompileApi, ctx: PipelineContext, dialect: Dialect | undefined,
-  sql: Value, params: Value | undefined, what: string,
+  api: CompileApi,
+  ctx: PipelineContext,
+  dialect: Dialect | undefined,
+  sql: Value,
+  params: Value | undefined,
+  what: string,
 ): void {
   if (sql.kind !== 'string') return;
   if (params !== undefined && params.kind !== 'array') return;
@@ -86,15 +104,18 @@ function checkValues(
   const given = params?.kind === 'array' ? params.items.length : 0;
   if (takes === given) return;
   const marks = (dialect ?? 'postgres') === 'mysql' ? `${takes} \`?\`` : takes === 1 ? '`$1`' : `\`$1\`…\`$${takes}\``;
-  ctx.diagnostics.push(api.diagnostic('PIPE3032', {
-    message: `the statement takes ${takes} value${takes === 1 ? '' : 's'} (${marks}), and ${what} gives ${given}`,
-    span: params?.span ?? sql.span,
-    label: params ? `${given} value${given === 1 ? '' : 's'}` : 'no `params`',
-    hint: takes > given
-      ? `give ${takes === 1 ? 'its value' : `its ${takes} values in order`}, `
-        + `e.g. \`params: [{{ message.id }}${takes === 1 ? '' : ', …'}]\``
-      : 'remove the values no placeholder takes',
-  }));
+  ctx.diagnostics.push(
+    api.diagnostic('PIPE3032', {
+      message: `the statement takes ${takes} value${takes === 1 ? '' : 's'} (${marks}), and ${what} gives ${given}`,
+      span: params?.span ?? sql.span,
+      label: params ? `${given} value${given === 1 ? '' : 's'}` : 'no `params`',
+      hint:
+        takes > given
+          ? `give ${takes === 1 ? 'its value' : `its ${takes} values in order`}, ` +
+            `e.g. \`params: [{{ message.id }}${takes === 1 ? '' : ', …'}]\``
+          : 'remove the values no placeholder takes',
+    }),
+  );
 }
 
 function outputShape(api: CompileApi, row: PipeType, withResults: boolean): PipeType {

@@ -20,7 +20,14 @@
 import { PipeError } from '../../errors.js';
 import type { ConnectorRun, Json, JsonObject } from '../../types.js';
 import {
-  DEPENDENCY_KINDS, dependencyName, dialectOf, sqlError, sqlPool, type SqlAccount, type SqlResult, type SqlSession,
+  DEPENDENCY_KINDS,
+  dependencyName,
+  dialectOf,
+  sqlError,
+  sqlPool,
+  type SqlAccount,
+  type SqlResult,
+  type SqlSession,
 } from './client.js';
 import { coerceRows } from './rows.js';
 
@@ -85,7 +92,8 @@ interface Plan {
 export function planOf(params: SqlParams): Plan {
   if (params.statements !== undefined) {
     const statements = params.statements.map((s, i) => ({
-      sql: s.sql, values: valueList(s.params, `statements[${i}].params`),
+      sql: s.sql,
+      values: valueList(s.params, `statements[${i}].params`),
     }));
     return { form: 'statements', statements };
   }
@@ -118,7 +126,8 @@ export const run: ConnectorRun<SqlParams> = async (params, _message, ctx) => {
   const bounded = (result: SqlResult): SqlResult => {
     if (result.rows.length <= maxRows) return result;
     throw new PipeError(`sql: the statement returned ${result.rows.length} rows, more than max-rows (${maxRows})`, {
-      code: 502, kind: 'TOO_MANY_ROWS',
+      code: 502,
+      kind: 'TOO_MANY_ROWS',
     });
   };
   const inSession = async (session: SqlSession): Promise<SqlResult[]> => {

@@ -7,7 +7,17 @@
 import type { ConnectorCompiler, PipeType, ShapeKit } from '../../../compiler/connectors/hook-api.js';
 
 const OPERATIONS = [
-  'insert', 'find', 'find-by-id', 'update', 'update-by-id', 'delete', 'delete-by-id', 'aggregate', 'create-index', 'list-indexes', 'drop-index',
+  'insert',
+  'find',
+  'find-by-id',
+  'update',
+  'update-by-id',
+  'delete',
+  'delete-by-id',
+  'aggregate',
+  'create-index',
+  'list-indexes',
+  'drop-index',
 ];
 /** Operations answering `{ data: [...], rowCount }`; the others answer `{ data: [], updateCount }`. */
 const READS = ['find', 'find-by-id', 'aggregate', 'list-indexes'];
@@ -23,7 +33,9 @@ export const compile: ConnectorCompiler = {
       const named = extraSpans['operation'];
       ctx.diagnostics.push(
         api.diagnostic('PIPE2012', {
-          message: named ? `unknown store operation \`${operation}\`` : `a store step names its operation: \`store ${store}.find { … }\``,
+          message: named
+            ? `unknown store operation \`${operation}\``
+            : `a store step names its operation: \`store ${store}.find { … }\``,
           span: named ?? word.span,
           label: close ? `did you mean \`${close}\`?` : 'unknown operation',
           body: [`Operations: ${OPERATIONS.map((o) => `\`${o}\``).join(', ')}.`],
@@ -34,16 +46,20 @@ export const compile: ConnectorCompiler = {
     // number of milliseconds (as every duration), in whole seconds rounded up.
     const expire = api.entryOf(ctx.facts.decls.stores.get(store)?.options, 'expire-after');
     const ms = expire?.kind === 'duration' ? expire.ms : expire?.kind === 'number' ? expire.value : 0;
-    result.params['storeOptions'] = { js: JSON.stringify({ expireAfterSeconds: Math.ceil(ms / 1000) }), constant: true };
+    result.params['storeOptions'] = {
+      js: JSON.stringify({ expireAfterSeconds: Math.ceil(ms / 1000) }),
+      constant: true,
+    };
     result.output = outputOf(operation, api.types);
   },
 };
 
 function outputOf(operation: string, t: ShapeKit): PipeType {
   // list-indexes rows are closed: `{ name, key, unique }`.
-  const docs: PipeType = operation === 'list-indexes'
-    ? t.closed({ name: t.STRING, key: t.objectOf({}, true), unique: t.BOOLEAN })
-    : t.objectOf({}, true);
+  const docs: PipeType =
+    operation === 'list-indexes'
+      ? t.closed({ name: t.STRING, key: t.objectOf({}, true), unique: t.BOOLEAN })
+      : t.objectOf({}, true);
   const data = { type: t.arrayOf(docs), required: true };
   return READS.includes(operation)
     ? { kind: 'object', open: false, fields: { data, rowCount: { type: t.INTEGER, required: true } } }

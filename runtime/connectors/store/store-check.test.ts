@@ -14,7 +14,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function check(steps: string): Array<{ code: string; message: string }> {
   const file = join(dir, `case-${Math.random().toString(36).slice(2)}.pipe`);
-  writeFileSync(file, `store users\n\npipeline admin {\n  trigger http { method: POST, path: "/admin" }\n${steps}\n}\n`);
+  writeFileSync(
+    file,
+    `store users\n\npipeline admin {\n  trigger http { method: POST, path: "/admin" }\n${steps}\n}\n`,
+  );
   return compileForTest([file], { base: dir }).diagnostics.map((d) => ({ code: d.code, message: d.message }));
 }
 

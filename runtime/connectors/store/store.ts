@@ -9,7 +9,17 @@ import type { ConnectorRun, Json, JsonObject, ObjectStoreBackend } from '../../t
 import { PipeError } from '../../errors.js';
 
 const OPERATIONS = new Set([
-  'insert', 'find', 'find-by-id', 'update', 'update-by-id', 'delete', 'delete-by-id', 'aggregate', 'create-index', 'list-indexes', 'drop-index',
+  'insert',
+  'find',
+  'find-by-id',
+  'update',
+  'update-by-id',
+  'delete',
+  'delete-by-id',
+  'aggregate',
+  'create-index',
+  'list-indexes',
+  'drop-index',
 ]);
 
 export const run: ConnectorRun = async (params, _message, ctx): Promise<JsonObject> => {
@@ -19,7 +29,8 @@ export const run: ConnectorRun = async (params, _message, ctx): Promise<JsonObje
     case 'insert': {
       const document = params['document'];
       const docs = Array.isArray(document) ? document : [document];
-      if (document === undefined || !docs.every(isObject)) throw bad('insert needs `document`: an object or an array of objects');
+      if (document === undefined || !docs.every(isObject))
+        throw bad('insert needs `document`: an object or an array of objects');
       const { ids } = await backend.insert(store, docs as JsonObject[], storeOptions(params));
       return { data: [], updateCount: ids.length, ids };
     }
@@ -49,12 +60,15 @@ export const run: ConnectorRun = async (params, _message, ctx): Promise<JsonObje
     case 'delete':
     case 'delete-by-id': {
       const filter = operation === 'delete' ? query(params) : byId(id(params));
-      const updateCount = await backend.delete(store, filter, { multi: operation === 'delete' ? flag(params, 'multi', true) : false });
+      const updateCount = await backend.delete(store, filter, {
+        multi: operation === 'delete' ? flag(params, 'multi', true) : false,
+      });
       return { data: [], updateCount };
     }
     case 'aggregate': {
       const pipeline = params['pipeline'];
-      if (!Array.isArray(pipeline) || !pipeline.every(isObject)) throw bad('aggregate needs `pipeline`: an array of stages');
+      if (!Array.isArray(pipeline) || !pipeline.every(isObject))
+        throw bad('aggregate needs `pipeline`: an array of stages');
       const data = await backend.aggregate(store, pipeline as JsonObject[]);
       return { data, rowCount: data.length };
     }
@@ -66,10 +80,17 @@ export const run: ConnectorRun = async (params, _message, ctx): Promise<JsonObje
     case 'drop-index': {
       const name = params['name'];
       const fields = params['fields'];
-      if ((name === undefined) === (fields === undefined) || (name !== undefined && typeof name !== 'string') || (fields !== undefined && !isObject(fields))) {
+      if (
+        (name === undefined) === (fields === undefined) ||
+        (name !== undefined && typeof name !== 'string') ||
+        (fields !== undefined && !isObject(fields))
+      ) {
         throw bad('drop-index needs either `name` (as list-indexes reports it) or `fields` ({ field: 1 | -1 })');
       }
-      const updateCount = await backend.dropIndex(store, typeof name === 'string' ? name : (fields as Record<string, 1 | -1>));
+      const updateCount = await backend.dropIndex(
+        store,
+        typeof name === 'string' ? name : (fields as Record<string, 1 | -1>),
+      );
       return { data: [], updateCount };
     }
     default: {
@@ -92,7 +113,8 @@ function target(params: JsonObject): { store: string; operation: string } {
       operation ??= header.slice(dot + 1);
     }
   }
-  if (typeof store !== 'string' || typeof operation !== 'string') throw bad('store needs `store` and `operation` (header `store NAME.OPERATION`)');
+  if (typeof store !== 'string' || typeof operation !== 'string')
+    throw bad('store needs `store` and `operation` (header `store NAME.OPERATION`)');
   if (!OPERATIONS.has(operation)) throw bad(`unknown store operation ${JSON.stringify(operation)}`);
   return { store, operation };
 }
@@ -108,7 +130,8 @@ function query(params: JsonObject): JsonObject {
     } catch {
       throw new PipeError('`query` is not valid JSON', { code: 400, kind: 'BAD_QUERY' });
     }
-    if (!isObject(parsed as Json)) throw new PipeError('`query` must be a JSON object', { code: 400, kind: 'BAD_QUERY' });
+    if (!isObject(parsed as Json))
+      throw new PipeError('`query` must be a JSON object', { code: 400, kind: 'BAD_QUERY' });
     return parsed as JsonObject;
   }
   if (!isObject(raw)) throw new PipeError('`query` must be a JSON object', { code: 400, kind: 'BAD_QUERY' });
@@ -141,7 +164,8 @@ function storeOptions(params: JsonObject): { expireAfterSeconds?: number } | und
 function optionalInteger(params: JsonObject, name: 'limit' | 'skip'): Partial<Record<'limit' | 'skip', number>> {
   const value = params[name];
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw bad(`\`${name}\` must be a non-negative integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw bad(`\`${name}\` must be a non-negative integer`);
   return { [name]: value };
 }
 

@@ -10,7 +10,8 @@ export const compile: ConnectorCompiler = {
     const schemaValue = api.entryOf(step.params, 'schema');
     if (!schemaValue) return;
     const draftValue = api.entryOf(step.params, 'draft');
-    const draft = draftValue?.kind === 'string' ? draftValue.value : draftValue?.kind === 'ident' ? draftValue.name : undefined;
+    const draft =
+      draftValue?.kind === 'string' ? draftValue.value : draftValue?.kind === 'ident' ? draftValue.name : undefined;
     const compiled = api.compileSchemaParam(schemaValue, ctx, label ?? 'step', draft);
     if (compiled.schema === undefined) return;
     result.replaced.add('schema');

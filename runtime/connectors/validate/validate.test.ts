@@ -14,10 +14,14 @@ import { run } from './validate.js';
 /** Loads an ajv standalone module (as the compiler generates it) from source. */
 async function validatorFor(schema: unknown, draft: Draft): Promise<CompiledValidator> {
   const source = compileValidatorModule(schema, draft);
-  const preamble = validatorPreamble(source, new URL('../..', import.meta.url).href.replace(/\/$/, ''))
-    .replace('createRequire(import.meta.url)', `createRequire(${JSON.stringify(import.meta.url)})`);
+  const preamble = validatorPreamble(source, new URL('../..', import.meta.url).href.replace(/\/$/, '')).replace(
+    'createRequire(import.meta.url)',
+    `createRequire(${JSON.stringify(import.meta.url)})`,
+  );
   const code = `${preamble}${source}`;
-  const mod = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as { default: CompiledValidator };
+  const mod = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as {
+    default: CompiledValidator;
+  };
   return mod.default;
 }
 
@@ -31,7 +35,11 @@ function thrownBy(fn: () => unknown): unknown {
   }
 }
 
-const schema = { type: 'object', required: ['field'], properties: { code: { type: 'integer' }, field: { type: 'string' } } };
+const schema = {
+  type: 'object',
+  required: ['field'],
+  properties: { code: { type: 'integer' }, field: { type: 'string' } },
+};
 
 describe('validate connector', () => {
   const { ctx } = fakeContext();
@@ -44,13 +52,28 @@ describe('validate connector', () => {
 
   it('invalid → the reference shape, detailed', async () => {
     const validator = await validatorFor(schema, 'draft-04');
-    const out = run({ validator }, { code: 'a' }, ctx) as { success: boolean; validation: Array<Record<string, unknown>> };
+    const out = run({ validator }, { code: 'a' }, ctx) as {
+      success: boolean;
+      validation: Array<Record<string, unknown>>;
+    };
     expect(out.success).toBe(false);
     expect(out.validation).toContainEqual({
-      type: 'type', code: '1029', path: '$.code', schemaPath: '#/properties/code/type', arguments: ['string', 'integer'], details: null, message: '$.code: string found, integer expected',
+      type: 'type',
+      code: '1029',
+      path: '$.code',
+      schemaPath: '#/properties/code/type',
+      arguments: ['string', 'integer'],
+      details: null,
+      message: '$.code: string found, integer expected',
     });
     expect(out.validation).toContainEqual({
-      type: 'required', code: '1028', path: '$.field', schemaPath: '#/required', arguments: ['field'], details: null, message: '$.field: is missing but it is required',
+      type: 'required',
+      code: '1028',
+      path: '$.field',
+      schemaPath: '#/required',
+      arguments: ['field'],
+      details: null,
+      message: '$.field: is missing but it is required',
     });
   });
 
@@ -75,10 +98,20 @@ describe('validate connector', () => {
   });
 
   const draftSpecific: Array<[Draft, unknown, Json, boolean]> = [
-    ['draft-04', { type: 'object', properties: { n: { type: 'number', maximum: 5, exclusiveMaximum: true } } }, { n: 5 }, false],
+    [
+      'draft-04',
+      { type: 'object', properties: { n: { type: 'number', maximum: 5, exclusiveMaximum: true } } },
+      { n: 5 },
+      false,
+    ],
     ['draft-06', { type: 'object', properties: { n: { const: 3 } } }, { n: 3 }, true],
     ['draft-07', { if: { properties: { a: { const: 1 } } }, then: { required: ['b'] } }, { a: 1 }, false],
-    ['2019-09', { type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: false }, { a: 'x', b: 1 }, false],
+    [
+      '2019-09',
+      { type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: false },
+      { a: 'x', b: 1 },
+      false,
+    ],
     ['2020-12', { type: 'array', prefixItems: [{ type: 'string' }], items: false }, ['x', 'y'], false],
   ];
   for (const [draft, draftSchema, data, valid] of draftSpecific) {
@@ -92,19 +125,37 @@ describe('validate connector', () => {
 
 describe('violation messages say where and what the schema expects', () => {
   const contract = {
-    type: 'object', required: ['products'],
+    type: 'object',
+    required: ['products'],
     properties: {
-      products: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'object', properties: { name: { type: 'string', minLength: 2 }, qty: { type: 'integer', minimum: 1, exclusiveMaximum: 10 } } } },
+      products: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 2,
+        items: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', minLength: 2 },
+            qty: { type: 'integer', minimum: 1, exclusiveMaximum: 10 },
+          },
+        },
+      },
       note: { type: ['string', 'null'] },
     },
   };
   const messages = async (data: Json): Promise<string[]> => {
-    const out = run({ validator: await validatorFor(contract, 'draft-07'), simplified: true }, data, fakeContext().ctx) as { validation: string[] };
+    const out = run(
+      { validator: await validatorFor(contract, 'draft-07'), simplified: true },
+      data,
+      fakeContext().ctx,
+    ) as { validation: string[] };
     return out.validation;
   };
 
   it('a null message: the whole message, what was found and the object the schema wants', async () => {
-    expect(await messages(null)).toEqual(['$ (the whole message): null found, object expected (an object with products)']);
+    expect(await messages(null)).toEqual([
+      '$ (the whole message): null found, object expected (an object with products)',
+    ]);
   });
 
   it('sizes and bounds: what was found and the limit', async () => {

@@ -23,11 +23,14 @@ export const run: SyncConnectorRun<ValidateParams> = (params, message) => {
   const violations = (params.validator.errors ?? []).map(describeViolation);
   const validation: Json = params.simplified ? violations.map((v) => String(v['message'])) : violations;
   if (params['fail-on-error']) {
-    throw new PipeError(`the message does not match the schema: ${violations.map((v) => String(v['message'])).join('; ')}`, {
-      code: params.status ?? 400,
-      kind: 'VALIDATION',
-      details: { validation },
-    });
+    throw new PipeError(
+      `the message does not match the schema: ${violations.map((v) => String(v['message'])).join('; ')}`,
+      {
+        code: params.status ?? 400,
+        kind: 'VALIDATION',
+        details: { validation },
+      },
+    );
   }
   return { success: false, validation };
 };

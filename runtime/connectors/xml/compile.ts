@@ -41,7 +41,10 @@ export const compile: ConnectorCompiler = {
 function recordsOutput(record: PipeType, batched: boolean, t: ShapeKit): PipeType {
   const rejected = t.closed({ line: t.INTEGER, reason: t.STRING, record: t.UNKNOWN });
   const fields: Record<string, PipeType> = {
-    records: t.arrayOf(record), recordCount: t.INTEGER, rejected: t.arrayOf(rejected), rejectedCount: t.INTEGER,
+    records: t.arrayOf(record),
+    recordCount: t.INTEGER,
+    rejected: t.arrayOf(rejected),
+    rejectedCount: t.INTEGER,
   };
   if (batched) fields['batches'] = t.INTEGER;
   return t.closed(fields);
@@ -50,8 +53,12 @@ function recordsOutput(record: PipeType, batched: boolean, t: ShapeKit): PipeTyp
 function generateOutput(toFile: boolean, t: ShapeKit): PipeType {
   if (!toFile) return t.closed({ text: t.STRING });
   const file = t.closed({
-    fileName: t.STRING, originalFileName: t.STRING, param: t.STRING,
-    contentType: t.STRING, size: t.INTEGER, path: t.STRING,
+    fileName: t.STRING,
+    originalFileName: t.STRING,
+    param: t.STRING,
+    contentType: t.STRING,
+    size: t.INTEGER,
+    path: t.STRING,
   });
   return t.closed({ file });
 }

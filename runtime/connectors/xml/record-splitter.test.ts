@@ -14,7 +14,8 @@ async function split(chunks: readonly string[], options: Partial<SplitOptions> =
 }
 
 /** Every way of cutting the text into chunks of `size` characters. */
-const pieces = (text: string, size: number): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+const pieces = (text: string, size: number): string[] =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
 const DOC = [
   '<?xml version="1.0"?>',
@@ -38,7 +39,8 @@ const EXPECTED: XmlRecord[] = [
 
 describe('splitRecords', () => {
   it('finds the records at the path whatever the chunks are', async () => {
-    for (const size of [1, 2, 3, 7, 64, DOC.length]) expect(await split(pieces(DOC, size)), `chunks of ${size}`).toEqual(EXPECTED);
+    for (const size of [1, 2, 3, 7, 64, DOC.length])
+      expect(await split(pieces(DOC, size)), `chunks of ${size}`).toEqual(EXPECTED);
   });
 
   it('matches names without prefixes when asked', async () => {
@@ -58,7 +60,10 @@ describe('splitRecords', () => {
     ];
     for (const [doc, kind, details] of cases) {
       for (const size of [1, 5, doc.length]) {
-        const err = await split(pieces(doc, size)).then(() => undefined, (e: unknown) => e);
+        const err = await split(pieces(doc, size)).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(err, `${doc} in chunks of ${size}`).toBeInstanceOf(PipeError);
         expect((err as PipeError).kind, doc).toBe(kind);
         if (details) expect((err as PipeError).details, doc).toEqual(details);
@@ -70,7 +75,10 @@ describe('splitRecords', () => {
     const deep = `<c>${'<d>'.repeat(20)}${'</d>'.repeat(20)}</c>`;
     expect((await split([deep]).catch((e: PipeError) => e)) as PipeError).toMatchObject({ kind: 'XML_TOO_DEEP' });
     const big = `<c><r>${'x'.repeat(200)}</r></c>`;
-    expect((await split([big], { maxRecordSize: 100 }).catch((e: PipeError) => e)) as PipeError).toMatchObject({ kind: 'XML_TOO_LARGE', code: 413 });
+    expect((await split([big], { maxRecordSize: 100 }).catch((e: PipeError) => e)) as PipeError).toMatchObject({
+      kind: 'XML_TOO_LARGE',
+      code: 413,
+    });
     expect(await split([big], { maxRecordSize: 300 })).toHaveLength(1);
   });
 });

@@ -44,7 +44,9 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
 
   const fail = (message: string, kind = 'MALFORMED_XML', code = 400): never => {
     throw new PipeError(`Malformed XML: line ${line}, column ${column}: ${message}`, {
-      code, kind, details: { line, column },
+      code,
+      kind,
+      details: { line, column },
     });
   };
   /** Moves past `text`: keeps it when inside a record, counts lines. */
@@ -54,7 +56,9 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
       if (record.size > options.maxRecordSize) {
         const what = `an XML record (line ${record.line})`;
         throw new PipeError(`${what} is larger than max-size (${options.maxRecordSize} bytes)`, {
-          code: 413, kind: 'XML_TOO_LARGE', details: { line: record.line, maxSize: options.maxRecordSize },
+          code: 413,
+          kind: 'XML_TOO_LARGE',
+          details: { line: record.line, maxSize: options.maxRecordSize },
         });
       }
       record.parts.push(text);
@@ -96,7 +100,9 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
         if (buf.length - at < 9 && !final) return rest();
         if (/^<!DOCTYPE/i.test(buf.slice(at, at + 9))) {
           throw new PipeError(`${DOCTYPE_REFUSED}: line ${line}, column ${column}`, {
-            code: 400, kind: 'XML_DOCTYPE_REFUSED', details: { line, column },
+            code: 400,
+            kind: 'XML_DOCTYPE_REFUSED',
+            details: { line, column },
           });
         }
         if (buf.length - at < 9) end = -1;
@@ -112,9 +118,8 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
         const open = stack[stack.length - 1];
         if (closed === undefined) fail('a malformed end tag');
         if (open !== closed) {
-          const problem = open === undefined
-            ? `the end tag </${closed}> closes nothing`
-            : `expected </${open}>, found </${closed}>`;
+          const problem =
+            open === undefined ? `the end tag </${closed}> closes nothing` : `expected </${open}>, found </${closed}>`;
           fail(problem);
         }
         consume(construct);
@@ -132,7 +137,9 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
         stack.push(opened as string);
         if (stack.length > options.maxDepth) {
           throw new PipeError(`XML nested deeper than ${options.maxDepth} levels (line ${line})`, {
-            code: 400, kind: 'XML_TOO_DEEP', details: { line, maxDepth: options.maxDepth },
+            code: 400,
+            kind: 'XML_TOO_DEEP',
+            details: { line, maxDepth: options.maxDepth },
           });
         }
         if (!record && matchesPath()) record = { parts: [], size: 0, line, depth: stack.length };
@@ -156,7 +163,9 @@ export async function* splitRecords(chunks: AsyncIterable<string>, options: Spli
     if (buf.length > options.maxRecordSize) {
       const what = `a tag, comment or CDATA section (line ${line})`;
       throw new PipeError(`${what} is larger than max-size (${options.maxRecordSize} bytes)`, {
-        code: 413, kind: 'XML_TOO_LARGE', details: { line, maxSize: options.maxRecordSize },
+        code: 413,
+        kind: 'XML_TOO_LARGE',
+        details: { line, maxSize: options.maxRecordSize },
       });
     }
   }

@@ -12,8 +12,14 @@ import { run } from './xml.js';
 
 const file = process.argv[2] ?? '';
 const schema = {
-  type: 'object', required: ['@id', 'name', 'price'],
-  properties: { '@id': { type: 'integer' }, name: { type: 'string' }, price: { type: 'number' }, note: { type: 'string' } },
+  type: 'object',
+  required: ['@id', 'name', 'price'],
+  properties: {
+    '@id': { type: 'integer' },
+    name: { type: 'string' },
+    price: { type: 'number' },
+    note: { type: 'string' },
+  },
 };
 const validator = new Ajv().compile(schema) as unknown as CompiledValidator;
 let peakRss = process.memoryUsage().rss;
@@ -25,9 +31,21 @@ const execute = async (_pipeline: string, payload: Json): Promise<Json> => {
   return {};
 };
 const ctx = { ...base, services: { ...base.services, execute } } as ExecutionContext;
-const out = (await run({
-  operation: 'parse', file, record: 'catalog/item', validator, shape: schema as unknown as Json,
-  'batch-pipeline': 'load', 'batch-size': 1000, 'on-invalid': 'reject',
-}, null, ctx)) as JsonObject;
+const out = (await run(
+  {
+    operation: 'parse',
+    file,
+    record: 'catalog/item',
+    validator,
+    shape: schema as unknown as Json,
+    'batch-pipeline': 'load',
+    'batch-size': 1000,
+    'on-invalid': 'reject',
+  },
+  null,
+  ctx,
+)) as JsonObject;
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
-process.stdout.write(JSON.stringify({ recordCount: out['recordCount'], rejectedCount: out['rejectedCount'], recordsSeen, peakRss }));
+process.stdout.write(
+  JSON.stringify({ recordCount: out['recordCount'], rejectedCount: out['rejectedCount'], recordsSeen, peakRss }),
+);

@@ -46,10 +46,20 @@ it('parses a 30 MB XML document record by record in bounded memory', async () =>
   const items = await writeXml(path, 30 * MB);
   expect(statSync(path).size).toBeGreaterThanOrEqual(30 * MB);
   const child = fileURLToPath(new URL('test-support-large-input.ts', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=48', '--import', 'tsx', child, path], {
-    maxBuffer: MB, timeout: 900_000,
-  });
-  const result = JSON.parse(stdout) as { recordCount: number; rejectedCount: number; recordsSeen: number; peakRss: number };
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--max-old-space-size=48', '--import', 'tsx', child, path],
+    {
+      maxBuffer: MB,
+      timeout: 900_000,
+    },
+  );
+  const result = JSON.parse(stdout) as {
+    recordCount: number;
+    rejectedCount: number;
+    recordsSeen: number;
+    peakRss: number;
+  };
   const invalid = Math.floor(items / 50_000);
   expect(result.rejectedCount).toBe(invalid);
   expect(result.recordCount).toBe(items - invalid);

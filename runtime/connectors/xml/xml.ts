@@ -65,8 +65,16 @@ const TEXT_KEY = '#text';
 const ESCAPE = '\u0001';
 /** Names fast-xml-parser refuses (`__proto__`, `constructor`, `prototype`) or renames; here they are data. */
 const GUARDED_NAMES = new Set([
-  '__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf',
-  '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
 ]);
 
 export const run: ConnectorRun<XmlParams> = async (params, _message, ctx) => {
@@ -89,7 +97,9 @@ async function parseXml(params: XmlParams, ctx: ExecutionContext): Promise<Json>
   if (validator && !validator(document)) {
     const validation = violations(validator);
     throw new PipeError(`the XML document does not match the schema: ${validation.slice(0, 3).join('; ')}`, {
-      code: 422, kind: 'INVALID_DOCUMENT', details: { validation },
+      code: 422,
+      kind: 'INVALID_DOCUMENT',
+      details: { validation },
     });
   }
   return document;
@@ -140,8 +150,12 @@ export const XML_ENTITIES = {
 function decodeEntity(whole: string, name: string): string {
   if (!name.startsWith('#')) return PREDEFINED[name] ?? whole;
   const code = name[1] === 'x' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
-  const valid = code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff)
-    || (code >= 0xe000 && code <= 0x10ffff && code !== 0xfffe && code !== 0xffff);
+  const valid =
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0x10ffff && code !== 0xfffe && code !== 0xffff);
   return valid ? String.fromCodePoint(code) : whole;
 }
 
@@ -155,7 +169,9 @@ function parseDocument(text: string, parser: XMLParser, maxDepth: number, firstL
     const line = checked.err.line + firstLine - 1;
     const { col, msg } = checked.err;
     throw new PipeError(`Malformed XML: line ${line}, column ${col}: ${msg}`, {
-      code: 400, kind: 'MALFORMED_XML', details: { line, column: col },
+      code: 400,
+      kind: 'MALFORMED_XML',
+      details: { line, column: col },
     });
   }
   let parsed: unknown;
@@ -165,7 +181,9 @@ function parseDocument(text: string, parser: XMLParser, maxDepth: number, firstL
     const message = err instanceof Error ? err.message : String(err);
     if (/nested tags/i.test(message)) {
       throw new PipeError(`XML nested deeper than ${maxDepth} levels`, {
-        code: 400, kind: 'XML_TOO_DEEP', details: { maxDepth },
+        code: 400,
+        kind: 'XML_TOO_DEEP',
+        details: { maxDepth },
       });
     }
     throw new PipeError(`Malformed XML: ${message}`, { code: 400, kind: 'MALFORMED_XML' });
@@ -208,7 +226,10 @@ async function parseRecords(params: XmlParams, ctx: ExecutionContext): Promise<J
   };
   const parser = xmlParser(params, maxDepth);
   const split = splitRecords(chunks.stream, {
-    path, maxDepth, maxRecordSize: params['max-size'] ?? DEFAULT_MAX_SIZE, stripPrefixes: params.namespaces === 'strip',
+    path,
+    maxDepth,
+    maxRecordSize: params['max-size'] ?? DEFAULT_MAX_SIZE,
+    stripPrefixes: params.namespaces === 'strip',
   });
   try {
     for await (const { text, line } of split) {
@@ -221,12 +242,16 @@ async function parseRecords(params: XmlParams, ctx: ExecutionContext): Promise<J
         const reason = violations(validator).slice(0, 5).join('; ');
         if (onInvalid === 'fail') {
           throw new PipeError(`xml parse: the record at line ${line} does not match the schema: ${reason}`, {
-            code: 422, kind: 'RECORD_INVALID', details: { line, reason },
+            code: 422,
+            kind: 'RECORD_INVALID',
+            details: { line, reason },
           });
         }
         if (rejected.length >= maxRejected) {
           throw new PipeError(`xml parse: more than ${maxRejected} rejected records (the last at line ${line})`, {
-            code: 422, kind: 'TOO_MANY_REJECTED', details: { line },
+            code: 422,
+            kind: 'TOO_MANY_REJECTED',
+            details: { line },
           });
         }
         rejected.push({ line, reason, record: read });
@@ -242,7 +267,9 @@ async function parseRecords(params: XmlParams, ctx: ExecutionContext): Promise<J
       if (recordCount > maxRecords) {
         const hint = 'raise max-records or stream them to a batch-pipeline';
         throw new PipeError(`xml parse: more than ${maxRecords} records (at line ${line}); ${hint}`, {
-          code: 413, kind: 'TOO_MANY_RECORDS', details: { line, maxRecords },
+          code: 413,
+          kind: 'TOO_MANY_RECORDS',
+          details: { line, maxRecords },
         });
       }
       records.push(value);
@@ -258,7 +285,8 @@ async function parseRecords(params: XmlParams, ctx: ExecutionContext): Promise<J
 
 /** The document as text chunks: a file read as a stream, or the text. */
 async function inputChunks(
-  params: XmlParams, ctx: ExecutionContext,
+  params: XmlParams,
+  ctx: ExecutionContext,
 ): Promise<{ stream: AsyncIterable<string>; close: () => void }> {
   if (params.file !== undefined && params.text !== undefined) throw badParams('give `file` or `text`, not both');
   if (params.file !== undefined) {
@@ -299,7 +327,9 @@ const stripBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text
 
 function tooLarge(size: number, maxSize: number): PipeError {
   return new PipeError(`the XML document is ${size} bytes; max-size is ${maxSize}`, {
-    code: 413, kind: 'XML_TOO_LARGE', details: { size, maxSize },
+    code: 413,
+    kind: 'XML_TOO_LARGE',
+    details: { size, maxSize },
   });
 }
 
@@ -315,7 +345,9 @@ export function refuseDoctype(text: string): void {
     const line = before.split('\n').length;
     const column = match.index - before.lastIndexOf('\n');
     throw new PipeError(`${DOCTYPE_REFUSED}: line ${line}, column ${column}`, {
-      code: 400, kind: 'XML_DOCTYPE_REFUSED', details: { line, column },
+      code: 400,
+      kind: 'XML_DOCTYPE_REFUSED',
+      details: { line, column },
     });
   }
 }
@@ -432,7 +464,8 @@ async function generateXml(params: XmlParams, ctx: ExecutionContext): Promise<Js
   const checked = XMLValidator.validate(text);
   if (checked !== true) {
     throw new PipeError(`xml generate: the document cannot be written as XML: ${checked.err.msg}`, {
-      code: 400, kind: 'BAD_XML_DOCUMENT',
+      code: 400,
+      kind: 'BAD_XML_DOCUMENT',
     });
   }
   const toFile = params['to-file'];

@@ -7,16 +7,38 @@
 import { randomUUID } from 'node:crypto';
 import { PipeError } from '../../errors.js';
 import type {
-  Clock, Delivery, EventBroker, EventEnvelope, FindOptions, Json, JsonObject, ObjectStoreBackend,
-  StoreIndex, StoreOptions, Subscription,
+  Clock,
+  Delivery,
+  EventBroker,
+  EventEnvelope,
+  FindOptions,
+  Json,
+  JsonObject,
+  ObjectStoreBackend,
+  StoreIndex,
+  StoreOptions,
+  Subscription,
 } from '../../types.js';
 import type { Backends, LockBackend, WatermarkStore } from '../backends-port.js';
 
 type Handler = (delivery: Delivery) => Promise<void>;
-interface ConsumerOptions { maxDeliveries: number; ackTimeout: number; concurrency: number; backoff?: unknown }
-interface Pending { readonly envelope: EventEnvelope; readonly attempt: number }
+interface ConsumerOptions {
+  maxDeliveries: number;
+  ackTimeout: number;
+  concurrency: number;
+  backoff?: unknown;
+}
+interface Pending {
+  readonly envelope: EventEnvelope;
+  readonly attempt: number;
+}
 /** A dead-lettered event as the fake keeps it: the envelope, who failed and why. */
-export interface FakeDeadLetter { readonly envelope: EventEnvelope; readonly subscriber: string; readonly reason: string; readonly error: string }
+export interface FakeDeadLetter {
+  readonly envelope: EventEnvelope;
+  readonly subscriber: string;
+  readonly reason: string;
+  readonly error: string;
+}
 
 /** One durable consumer (subscriber, event): a queue, a concurrency bound and redelivery. */
 class FakeConsumer {
@@ -67,7 +89,12 @@ class FakeConsumer {
       if (this.stopped) return;
       const refusal = err as { permanent?: unknown; deadLetterReason?: unknown; message?: unknown };
       const error = String(refusal?.message ?? err);
-      if (refusal?.permanent === true) this.onDeadLetter(p, typeof refusal.deadLetterReason === 'string' ? refusal.deadLetterReason : 'permanent-error', error);
+      if (refusal?.permanent === true)
+        this.onDeadLetter(
+          p,
+          typeof refusal.deadLetterReason === 'string' ? refusal.deadLetterReason : 'permanent-error',
+          error,
+        );
       else if (p.attempt < this.opts.maxDeliveries) this.queue.push({ envelope: p.envelope, attempt: p.attempt + 1 });
       else this.onDeadLetter(p, 'max-deliveries', error);
     } finally {
@@ -93,7 +120,11 @@ export class FakeBroker implements EventBroker {
   async publish(name: string, payload: Json, headers: Readonly<Record<string, string>> = {}): Promise<void> {
     if (this.closed) throw new Error('broker closed');
     const envelope: EventEnvelope = {
-      id: randomUUID(), name, payload: structuredClone(payload), headers: { ...headers }, publishedAt: this.clock.now(),
+      id: randomUUID(),
+      name,
+      payload: structuredClone(payload),
+      headers: { ...headers },
+      publishedAt: this.clock.now(),
     };
     this.published.push(envelope);
     for (const consumer of this.consumers.values()) {
@@ -106,7 +137,10 @@ export class FakeBroker implements EventBroker {
     if (this.consumers.has(key)) throw new Error(`already subscribed: ${subscriber} → ${event}`);
     this.subscribeOptions.push(opts);
     const consumer = new FakeConsumer(
-      subscriber, event, handler, opts,
+      subscriber,
+      event,
+      handler,
+      opts,
       (p, reason, error) => {
         this.deadLetters.push(p.envelope);
         this.deadLetterRecords.push({ envelope: p.envelope, subscriber, reason, error });
@@ -177,15 +211,24 @@ function matchesCondition(value: Json | undefined, condition: Json): boolean {
   if (!ops.every(([op]) => op.startsWith('$'))) return JSON.stringify(value) === JSON.stringify(condition);
   return ops.every(([op, arg]) => {
     switch (op) {
-      case '$eq': return JSON.stringify(value) === JSON.stringify(arg);
-      case '$ne': return JSON.stringify(value) !== JSON.stringify(arg);
-      case '$lt': return compare(value, arg) < 0;
-      case '$lte': return compare(value, arg) <= 0;
-      case '$gt': return compare(value, arg) > 0;
-      case '$gte': return compare(value, arg) >= 0;
-      case '$in': return Array.isArray(arg) && arg.some((x) => JSON.stringify(x) === JSON.stringify(value));
-      case '$exists': return (value !== undefined) === Boolean(arg);
-      default: throw new Error(`fake store: unsupported operator ${op}`);
+      case '$eq':
+        return JSON.stringify(value) === JSON.stringify(arg);
+      case '$ne':
+        return JSON.stringify(value) !== JSON.stringify(arg);
+      case '$lt':
+        return compare(value, arg) < 0;
+      case '$lte':
+        return compare(value, arg) <= 0;
+      case '$gt':
+        return compare(value, arg) > 0;
+      case '$gte':
+        return compare(value, arg) >= 0;
+      case '$in':
+        return Array.isArray(arg) && arg.some((x) => JSON.stringify(x) === JSON.stringify(value));
+      case '$exists':
+        return (value !== undefined) === Boolean(arg);
+      default:
+        throw new Error(`fake store: unsupported operator ${op}`);
     }
   });
 }
@@ -194,7 +237,10 @@ function matches(doc: JsonObject, query: JsonObject): boolean {
   return Object.entries(query).every(([path, condition]) => matchesCondition(pathValue(doc, path), condition));
 }
 
-interface StoredDoc { doc: JsonObject; expiresAt: number | null }
+interface StoredDoc {
+  doc: JsonObject;
+  expiresAt: number | null;
+}
 
 export class FakeStore implements ObjectStoreBackend {
   closed = false;
@@ -220,13 +266,16 @@ export class FakeStore implements ObjectStoreBackend {
     const c = this.collection(store);
     const ttl = opts?.expireAfterSeconds ?? 0;
     // As the real stores: a given `_oId` (string or number) is kept and must be new (409 DUPLICATE_KEY).
-    const given = docs.map((d) => (typeof d['_oId'] === 'string' || typeof d['_oId'] === 'number' ? String(d['_oId']) : undefined));
+    const given = docs.map((d) =>
+      typeof d['_oId'] === 'string' || typeof d['_oId'] === 'number' ? String(d['_oId']) : undefined,
+    );
     const taken = given.find((id, i) => id !== undefined && (c.has(id) || given.indexOf(id) !== i));
-    if (taken !== undefined) throw new PipeError(`duplicate key: _oId ${JSON.stringify(taken)}`, { code: 409, kind: 'DUPLICATE_KEY' });
+    if (taken !== undefined)
+      throw new PipeError(`duplicate key: _oId ${JSON.stringify(taken)}`, { code: 409, kind: 'DUPLICATE_KEY' });
     const ids = docs.map((d, i) => {
       const id = given[i] ?? randomUUID();
       const doc = structuredClone(d);
-      doc['_oId'] = given[i] === undefined ? id : d['_oId'] as Json;
+      doc['_oId'] = given[i] === undefined ? id : (d['_oId'] as Json);
       c.set(id, { doc, expiresAt: ttl > 0 ? this.clock.now() + ttl * 1000 : null });
       return id;
     });
@@ -247,7 +296,12 @@ export class FakeStore implements ObjectStoreBackend {
     return d ? structuredClone(d.doc) : null;
   }
 
-  async update(store: string, query: JsonObject, update: JsonObject, opts: { upsert?: boolean; multi?: boolean } = {}): Promise<number> {
+  async update(
+    store: string,
+    query: JsonObject,
+    update: JsonObject,
+    opts: { upsert?: boolean; multi?: boolean } = {},
+  ): Promise<number> {
     const c = this.collection(store);
     const targets = [...c.values()].filter((d) => matches(d.doc, query));
     const chosen = opts.multi ? targets : targets.slice(0, 1);
@@ -274,8 +328,14 @@ export class FakeStore implements ObjectStoreBackend {
   /** Created indexes by store (recorded only: the fake never enforces uniqueness). */
   private readonly indexes = new Map<string, StoreIndex[]>();
 
-  async createIndex(store: string, fields: Readonly<Record<string, 1 | -1>>, opts: { unique?: boolean } = {}): Promise<void> {
-    const name = Object.entries(fields).map(([field, dir]) => `${field}_${dir}`).join('_');
+  async createIndex(
+    store: string,
+    fields: Readonly<Record<string, 1 | -1>>,
+    opts: { unique?: boolean } = {},
+  ): Promise<void> {
+    const name = Object.entries(fields)
+      .map(([field, dir]) => `${field}_${dir}`)
+      .join('_');
     const list = this.indexes.get(store) ?? [];
     if (!list.some((i) => i.name === name)) list.push({ name, key: { ...fields }, unique: opts.unique === true });
     this.indexes.set(store, list);
@@ -305,7 +365,8 @@ function applyUpdate(doc: JsonObject, update: JsonObject): JsonObject {
   for (const [op, fields] of Object.entries(update)) {
     if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) continue;
     for (const [field, value] of Object.entries(fields)) {
-      if (op === '$set') Object.defineProperty(next, field, { value, enumerable: true, writable: true, configurable: true });
+      if (op === '$set')
+        Object.defineProperty(next, field, { value, enumerable: true, writable: true, configurable: true });
       else if (op === '$inc') {
         const old = next[field];
         const sum = (typeof old === 'number' ? old : 0) + (typeof value === 'number' ? value : 0);
@@ -344,7 +405,10 @@ export class FakeWatermarks implements WatermarkStore {
   readonly values = new Map<string, string>();
   private readonly held = new Set<string>();
 
-  async withWatermark(key: string, fn: (current: string | null, advance: (value: string) => Promise<void>) => Promise<void>): Promise<boolean> {
+  async withWatermark(
+    key: string,
+    fn: (current: string | null, advance: (value: string) => Promise<void>) => Promise<void>,
+  ): Promise<boolean> {
     if (this.held.has(key)) return false;
     this.held.add(key);
     try {
@@ -369,7 +433,11 @@ export function createFakeBackends(clock?: Clock): FakeBackends {
   const broker = new FakeBroker(clock);
   const lock = new FakeLock();
   const backends: FakeBackends = {
-    store, broker, lock, watermarks: new FakeWatermarks(), closed: false,
+    store,
+    broker,
+    lock,
+    watermarks: new FakeWatermarks(),
+    closed: false,
     async close() {
       backends.closed = true;
       await broker.close();

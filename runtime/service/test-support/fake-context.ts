@@ -23,7 +23,10 @@ export function fakeContext(overrides: Partial<ExecutionContext> = {}): FakeCont
     executionId: 'exec-1',
     pipeline: 'p',
     log,
-    metadata: { pipeline: { name: 'p' }, execution: { key: 'exec-1', startTimestamp: 0, timeout: 30_000, redelivery: false } },
+    metadata: {
+      pipeline: { name: 'p' },
+      execution: { key: 'exec-1', startTimestamp: 0, timeout: 30_000, redelivery: false },
+    },
     steps: Object.create(null) as Record<string, Json>,
     globals: {},
     accounts: {},
@@ -32,7 +35,9 @@ export function fakeContext(overrides: Partial<ExecutionContext> = {}): FakeCont
       store: backends.store,
       broker: backends.broker,
       connections: new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' })),
-      execute: async () => { throw new Error('execute is not available in this fake context'); },
+      execute: async () => {
+        throw new Error('execute is not available in this fake context');
+      },
     },
     signal: new AbortController().signal,
     workDir: tmpdir(),

@@ -18,7 +18,11 @@ import type { TriggerRuntime } from '../trigger-host.js';
 import { createLogger } from '../logging.js';
 import { createFakeBackends, type FakeBackends } from './fake-backends.js';
 
-export function httpTrigger(path: string, methods: string[] = ['POST'], extra: Partial<HttpTriggerSpec> = {}): HttpTriggerSpec {
+export function httpTrigger(
+  path: string,
+  methods: string[] = ['POST'],
+  extra: Partial<HttpTriggerSpec> = {},
+): HttpTriggerSpec {
   return { kind: 'http', methods, path, maxBodySize: 5 * 1024 * 1024, ...extra };
 }
 
@@ -32,12 +36,15 @@ export const BUILT_IN_TRIGGERS: Readonly<Record<string, TriggerRuntime>> = {
 };
 
 export function pipelineOf(
-  name: string, trigger: TriggerSpec,
+  name: string,
+  trigger: TriggerSpec,
   run: (message: Json, ctx: ExecutionContext) => Json | Reply | Promise<Json | Reply>,
   options: { concurrency?: number; timeout?: number } = {},
 ): PipelineModule {
   return {
-    name, source: `${name}.pipe:1`, trigger,
+    name,
+    source: `${name}.pipe:1`,
+    trigger,
     options: { concurrency: options.concurrency ?? 10, timeout: options.timeout ?? 30_000 },
     run,
   };
@@ -67,7 +74,9 @@ export interface TestService {
 }
 
 export async function makeTestService(
-  pipelines: PipelineModule[], def: Partial<ServiceDefinition> = {}, opts: ServiceOptions = {},
+  pipelines: PipelineModule[],
+  def: Partial<ServiceDefinition> = {},
+  opts: ServiceOptions = {},
 ): Promise<TestService> {
   const logs = new LogCapture();
   const logger = createLogger({ level: 'debug', service: 'test', destination: logs });
@@ -97,7 +106,10 @@ export async function makeTestService(
 export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
   let resolve!: (v: T) => void;
   let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 

@@ -12,7 +12,12 @@ import type { Json, JsonObject } from '../../types.js';
 import { ConnectionRegistry } from '../../service/connections.js';
 import { createLogger } from '../../service/logging.js';
 import { fakeContext } from '../../service/test-support/fake-context.js';
-import { BUILT_IN_TRIGGERS, makeTestService, pipelineOf, type TestService } from '../../service/test-support/test-service.js';
+import {
+  BUILT_IN_TRIGGERS,
+  makeTestService,
+  pipelineOf,
+  type TestService,
+} from '../../service/test-support/test-service.js';
 import type { TriggerRuntime } from '../../service/trigger-host.js';
 import { AMQP_URL, serverAvailable, uniqueName } from '../../../test/support/servers.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
@@ -84,9 +89,21 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
     return out;
   }
 
-  async function service(spec: Partial<AmqpTriggerSpec> & { queue: string }, runIt: (m: Json) => Json | Promise<Json>, url = AMQP_URL, concurrency = 10): Promise<TestService> {
+  async function service(
+    spec: Partial<AmqpTriggerSpec> & { queue: string },
+    runIt: (m: Json) => Json | Promise<Json>,
+    url = AMQP_URL,
+    concurrency = 10,
+  ): Promise<TestService> {
     const full: AmqpTriggerSpec = {
-      kind: 'amqp', account: 'rabbit', declare: false, prefetch: 10, maxDeliveries: 3, backoff: FAST, maxSize: 1024 * 1024, ...spec,
+      kind: 'amqp',
+      account: 'rabbit',
+      declare: false,
+      prefetch: 10,
+      maxDeliveries: 3,
+      backoff: FAST,
+      maxSize: 1024 * 1024,
+      ...spec,
     };
     t = await makeTestService([pipelineOf('consume', full, (m) => runIt(m), { concurrency })], {
       accounts: { rabbit: { url } },
@@ -97,17 +114,31 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
   }
 
   const send = (q: string, body: Json, headers: Record<string, string> = {}): boolean =>
-    ch.sendToQueue(q, Buffer.from(JSON.stringify(body)), { contentType: 'application/json', persistent: true, headers });
+    ch.sendToQueue(q, Buffer.from(JSON.stringify(body)), {
+      contentType: 'application/json',
+      persistent: true,
+      headers,
+    });
 
   describe('amqp-publish', () => {
     const { ctx, connections } = publishContext();
     afterAll(() => connections.closeAll());
-    const params = (extra: Partial<AmqpPublishParams>): AmqpPublishParams => ({ account: 'rabbit', accountFields: { url: AMQP_URL }, ...extra });
+    const params = (extra: Partial<AmqpPublishParams>): AmqpPublishParams => ({
+      account: 'rabbit',
+      accountFields: { url: AMQP_URL },
+      ...extra,
+    });
 
     it('returns after the broker confirmed: the message is in the queue, persistent, with headers and properties', async () => {
       const q = await queue();
       const message = { orderId: 'o-1', total: 12.5 };
-      expect(await publish(params({ 'routing-key': q, headers: { source: 'test', n: 3 }, 'message-id': 'o-1' }), message, ctx)).toEqual(message);
+      expect(
+        await publish(
+          params({ 'routing-key': q, headers: { source: 'test', n: 3 }, 'message-id': 'o-1' }),
+          message,
+          ctx,
+        ),
+      ).toEqual(message);
       // Confirmed means enqueued: no waiting needed before looking.
       const [got] = await drain(q);
       expect(JSON.parse(got!.content.toString())).toEqual(message);
@@ -119,7 +150,11 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
       const x = await exchange();
       const q = await queue();
       await ch.bindQueue(q, x, 'created');
-      await publish(params({ exchange: x, 'routing-key': 'created', payload: 'plain text', persistent: false }), null, ctx);
+      await publish(
+        params({ exchange: x, 'routing-key': 'created', payload: 'plain text', persistent: false }),
+        null,
+        ctx,
+      );
       const [got] = await drain(q);
       expect(got!.content.toString()).toBe('plain text');
       expect(got!.properties).toMatchObject({ contentType: 'text/plain; charset=utf-8', deliveryMode: 1 });
@@ -127,8 +162,13 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
 
     it('fails with UNROUTABLE when no queue takes it, NOT_FOUND for a missing exchange, and works afterwards', async () => {
       const x = await exchange();
-      await expect(publish(params({ exchange: x, 'routing-key': 'nobody' }), { a: 1 }, ctx)).rejects.toMatchObject({ kind: 'UNROUTABLE', code: 502 });
-      await expect(publish(params({ exchange: uniqueName('missing'), 'routing-key': 'k' }), { a: 1 }, ctx)).rejects.toMatchObject({ kind: 'NOT_FOUND', code: 502 });
+      await expect(publish(params({ exchange: x, 'routing-key': 'nobody' }), { a: 1 }, ctx)).rejects.toMatchObject({
+        kind: 'UNROUTABLE',
+        code: 502,
+      });
+      await expect(
+        publish(params({ exchange: uniqueName('missing'), 'routing-key': 'k' }), { a: 1 }, ctx),
+      ).rejects.toMatchObject({ kind: 'NOT_FOUND', code: 502 });
       const q = await queue();
       await publish(params({ 'routing-key': q }), { after: true }, ctx);
       expect((await drain(q)).map((m) => JSON.parse(m.content.toString()))).toEqual([{ after: true }]);
@@ -136,8 +176,15 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
 
     it('fails with AUTHENTICATION_FAILED for wrong credentials, without the password in the message', async () => {
       const own = publishContext();
-      const err = await publish({ account: 'bad', accountFields: { url: AMQP_URL, username: 'guest', password: 'not-the-password' }, 'routing-key': 'x' }, {}, own.ctx)
-        .catch((e: unknown) => e);
+      const err = await publish(
+        {
+          account: 'bad',
+          accountFields: { url: AMQP_URL, username: 'guest', password: 'not-the-password' },
+          'routing-key': 'x',
+        },
+        {},
+        own.ctx,
+      ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(PipeError);
       expect(err).toMatchObject({ kind: 'AUTHENTICATION_FAILED', code: 502 });
       expect((err as Error).message).not.toContain('not-the-password');
@@ -148,8 +195,17 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
     it('fails with CONNECTION_REFUSED when nothing listens', async () => {
       const own = publishContext();
       const port = await freePort();
-      await expect(publish({ account: 'down', accountFields: { host: '127.0.0.1', port, username: 'guest', password: 'guest' }, 'routing-key': 'x' }, {}, own.ctx))
-        .rejects.toMatchObject({ kind: 'CONNECTION_REFUSED', code: 503 });
+      await expect(
+        publish(
+          {
+            account: 'down',
+            accountFields: { host: '127.0.0.1', port, username: 'guest', password: 'guest' },
+            'routing-key': 'x',
+          },
+          {},
+          own.ctx,
+        ),
+      ).rejects.toMatchObject({ kind: 'CONNECTION_REFUSED', code: 503 });
       await own.connections.closeAll();
     });
 
@@ -159,13 +215,25 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
       proxies.push(proxy);
       const own = publishContext();
       const q = await queue();
-      const through = (payload: Json): Promise<Json> => publish({ account: 'proxied', accountFields: { url: proxy.url(AMQP_URL) }, 'routing-key': q, payload }, null, own.ctx);
+      const through = (payload: Json): Promise<Json> =>
+        publish(
+          { account: 'proxied', accountFields: { url: proxy.url(AMQP_URL) }, 'routing-key': q, payload },
+          null,
+          own.ctx,
+        );
       await through({ n: 1 });
       proxy.cut();
       await expect(through({ n: 2 })).rejects.toMatchObject({ code: 503 });
       expect(own.connections.notReady()).toEqual(['amqp:proxied']);
       proxy.restore();
-      await until(() => through({ n: 3 }).then(() => true, () => false), 'a publish after the broker came back');
+      await until(
+        () =>
+          through({ n: 3 }).then(
+            () => true,
+            () => false,
+          ),
+        'a publish after the broker came back',
+      );
       expect(own.connections.notReady()).toEqual([]);
       expect((await drain(q)).map((m) => JSON.parse(m.content.toString()))).toEqual([{ n: 1 }, { n: 3 }]);
       await own.connections.closeAll();
@@ -176,11 +244,21 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
     it('runs the pipeline for each message with its body, headers and routing key, and acknowledges it', async () => {
       const q = await queue();
       const seen: JsonObject[] = [];
-      await service({ queue: q }, (m) => { seen.push(m as JsonObject); return null; });
+      await service({ queue: q }, (m) => {
+        seen.push(m as JsonObject);
+        return null;
+      });
       send(q, { id: 1 }, { tenant: 'acme' });
       send(q, { id: 2 });
       await until(() => seen.length === 2, 'two executions');
-      expect(seen[0]).toMatchObject({ body: { id: 1 }, headers: { tenant: 'acme' }, exchange: '', routingKey: q, redelivered: false, contentType: 'application/json' });
+      expect(seen[0]).toMatchObject({
+        body: { id: 1 },
+        headers: { tenant: 'acme' },
+        exchange: '',
+        routingKey: q,
+        redelivered: false,
+        contentType: 'application/json',
+      });
       await t!.service.stop(500);
       t = undefined;
       // Acknowledged: nothing comes back once the consumer is gone.
@@ -198,7 +276,10 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
       });
       send(q, { id: 7 });
       await until(() => runs.length === 2, 'the second run');
-      expect(runs).toEqual([{ id: 7, redelivered: false }, { id: 7, redelivered: true }]);
+      expect(runs).toEqual([
+        { id: 7, redelivered: false },
+        { id: 7, redelivered: true },
+      ]);
       await t!.service.stop(500);
       t = undefined;
       expect(await ch.checkQueue(q)).toMatchObject({ messageCount: 0 });
@@ -220,7 +301,11 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
       expect(runs).toBe(2);
       expect(JSON.parse(dead[0]!.content.toString())).toEqual({ id: 'poison' });
       expect(dead[0]!.properties.headers).toMatchObject({
-        tenant: 'acme', 'x-pipec-reason': 'max-deliveries', 'x-pipec-attempts': 2, 'x-pipec-queue': q, 'x-pipec-pipeline': 'consume',
+        tenant: 'acme',
+        'x-pipec-reason': 'max-deliveries',
+        'x-pipec-attempts': 2,
+        'x-pipec-queue': q,
+        'x-pipec-pipeline': 'consume',
       });
       expect(String(dead[0]!.properties.headers?.['x-pipec-error'])).toContain('always failing');
       await t!.service.stop(500);
@@ -263,9 +348,15 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
     it('loses nothing when the service stops while a message runs: the next consumer gets it', async () => {
       const q = await queue();
       let release!: () => void;
-      const blocked = new Promise<void>((r) => { release = r; });
+      const blocked = new Promise<void>((r) => {
+        release = r;
+      });
       let started = 0;
-      await service({ queue: q }, async () => { started++; await blocked; return null; });
+      await service({ queue: q }, async () => {
+        started++;
+        await blocked;
+        return null;
+      });
       send(q, { id: 'in-flight' });
       await until(() => started === 1, 'the first run');
       const stopping = t!.service.stop(50);
@@ -273,7 +364,10 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
       await stopping;
       release();
       const seen: JsonObject[] = [];
-      await service({ queue: q }, (m) => { seen.push(m as JsonObject); return null; });
+      await service({ queue: q }, (m) => {
+        seen.push(m as JsonObject);
+        return null;
+      });
       await until(() => seen.length === 1, 'the redelivery');
       expect(seen[0]).toMatchObject({ body: { id: 'in-flight' }, redelivered: true });
     });
@@ -286,17 +380,24 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
       const done = new Set<number>();
       let inFlightAtCut = 0;
       let cut!: () => void;
-      const cutHappened = new Promise<void>((r) => { cut = r; });
-      await service({ queue: q, prefetch: 2 }, async (m) => {
-        const id = (m as { body: { id: number } }).body.id;
-        // From the fourth message on, runs wait for the cut: their acknowledgements cannot reach the broker.
-        if (id >= 3 && inFlightAtCut >= 0) {
-          inFlightAtCut++;
-          await cutHappened;
-        }
-        done.add(id);
-        return null;
-      }, proxy.url(AMQP_URL), 2);
+      const cutHappened = new Promise<void>((r) => {
+        cut = r;
+      });
+      await service(
+        { queue: q, prefetch: 2 },
+        async (m) => {
+          const id = (m as { body: { id: number } }).body.id;
+          // From the fourth message on, runs wait for the cut: their acknowledgements cannot reach the broker.
+          if (id >= 3 && inFlightAtCut >= 0) {
+            inFlightAtCut++;
+            await cutHappened;
+          }
+          done.add(id);
+          return null;
+        },
+        proxy.url(AMQP_URL),
+        2,
+      );
       await until(async () => (await t!.service.app.request('/ready')).status === 200, 'ready');
       for (let i = 0; i < 10; i++) send(q, { id: i });
       await until(() => done.size === 3 && inFlightAtCut === 2, 'three messages handled, two running');
@@ -323,7 +424,14 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
       proxies.push(proxy);
       proxy.cut();
       const seen: Json[] = [];
-      await service({ queue: q }, (m) => { seen.push((m as { body: Json }).body); return null; }, proxy.url(AMQP_URL));
+      await service(
+        { queue: q },
+        (m) => {
+          seen.push((m as { body: Json }).body);
+          return null;
+        },
+        proxy.url(AMQP_URL),
+      );
       const res = await t!.service.app.request('/ready');
       expect(res.status).toBe(503);
       expect(await res.text()).toContain('amqp:rabbit');
@@ -341,7 +449,10 @@ describe.runIf(up)('amqp (real RabbitMQ)', () => {
       t = undefined;
       made.queues.push(missing);
       const seen: Json[] = [];
-      await service({ queue: missing, declare: true }, (m) => { seen.push((m as { body: Json }).body); return null; });
+      await service({ queue: missing, declare: true }, (m) => {
+        seen.push((m as { body: Json }).body);
+        return null;
+      });
       await until(async () => (await t!.service.app.request('/ready')).status === 200, 'ready with the declared queue');
       send(missing, { ok: true });
       await until(() => seen.length === 1, 'the message');
@@ -364,7 +475,11 @@ describe('amqp trigger without a broker', () => {
 
   it('completes a test input with what a first delivery from the queue has', () => {
     expect(amqpTrigger.testMessage?.(spec, { body: { id: 1 } })).toEqual({
-      body: { id: 1 }, headers: {}, exchange: '', routingKey: 'orders', redelivered: false,
+      body: { id: 1 },
+      headers: {},
+      exchange: '',
+      routingKey: 'orders',
+      redelivered: false,
     });
     expect(amqpTrigger.testMessage?.(spec, undefined)).toMatchObject({ body: null, routingKey: 'orders' });
   });

@@ -154,15 +154,19 @@ class QueueConsumer {
       opened.on('close', () => this.channelClosed(opened));
       await opened.prefetch(this.spec.prefetch);
       if (this.spec.declare) await opened.assertQueue(this.spec.queue, { durable: true });
-      const { consumerTag } = await opened.consume(this.spec.queue, (msg) => {
-        if (msg === null) {
-          // The broker cancelled the consumer (the queue was deleted): set up again later.
-          this.consumerTag = undefined;
-          void opened.close().catch(() => undefined);
-          return;
-        }
-        void this.handle(opened, msg);
-      }, { noAck: false });
+      const { consumerTag } = await opened.consume(
+        this.spec.queue,
+        (msg) => {
+          if (msg === null) {
+            // The broker cancelled the consumer (the queue was deleted): set up again later.
+            this.consumerTag = undefined;
+            void opened.close().catch(() => undefined);
+            return;
+          }
+          void this.handle(opened, msg);
+        },
+        { noAck: false },
+      );
       this.consumerTag = consumerTag;
       this.setupBackoff.reset();
       if (this.lastProblem !== undefined) {
@@ -216,14 +220,18 @@ class QueueConsumer {
       await this.deadLetter(channel, msg, 'unreadable', 1, '', describe(err));
       return;
     }
-    const result: DeliveryResult = await deliver((attempt) => host.engine.execute({
-      pipeline: pipeline.name,
-      message: messageOf(msg, body, msg.fields.redelivered || attempt > 1),
-      validate: (m) => validateMessage(spec, m),
-      redelivery: msg.fields.redelivered || attempt > 1,
-      trigger: 'amqp',
-      traceHeaders: traceHeaders(msg),
-    }), { maxDeliveries: spec.maxDeliveries, backoff: spec.backoff, signal: this.stopping.signal });
+    const result: DeliveryResult = await deliver(
+      (attempt) =>
+        host.engine.execute({
+          pipeline: pipeline.name,
+          message: messageOf(msg, body, msg.fields.redelivered || attempt > 1),
+          validate: (m) => validateMessage(spec, m),
+          redelivery: msg.fields.redelivered || attempt > 1,
+          trigger: 'amqp',
+          traceHeaders: traceHeaders(msg),
+        }),
+      { maxDeliveries: spec.maxDeliveries, backoff: spec.backoff, signal: this.stopping.signal },
+    );
     if (result.kind === 'stopped') return; // unacknowledged: back to the queue when the channel closes
     if (result.kind === 'done') {
       host.metrics.eventsConsumed.inc({ ...labels, outcome: 'success' });
@@ -236,7 +244,12 @@ class QueueConsumer {
 
   /** A message that failed for good: to the dead-letter exchange (then acked), or back to the queue. */
   private async deadLetter(
-    channel: Channel, msg: ConsumeMessage, reason: string, attempts: number, executionId: string, error: string,
+    channel: Channel,
+    msg: ConsumeMessage,
+    reason: string,
+    attempts: number,
+    executionId: string,
+    error: string,
   ): Promise<void> {
     const { spec, pipeline, host } = this;
     const context = { pipeline: pipeline.name, queue: spec.queue, reason, attempts, executionId, error };
@@ -248,24 +261,30 @@ class QueueConsumer {
     const p = msg.properties;
     try {
       const routingKey = spec.deadLetterRoutingKey ?? msg.fields.routingKey;
-      await this.link.publish(spec.deadLetterExchange, routingKey, msg.content, {
-        persistent: true,
-        mandatory: true,
-        ...(p.contentType ? { contentType: p.contentType as string } : {}),
-        ...(p.messageId ? { messageId: p.messageId as string } : {}),
-        ...(p.correlationId ? { correlationId: p.correlationId as string } : {}),
-        headers: {
-          ...(p.headers ?? {}),
-          'x-pipec-error': error,
-          'x-pipec-reason': reason,
-          'x-pipec-attempts': attempts,
-          'x-pipec-queue': spec.queue,
-          'x-pipec-pipeline': pipeline.name,
-          'x-pipec-execution': executionId,
-          'x-pipec-exchange': msg.fields.exchange,
-          'x-pipec-routing-key': msg.fields.routingKey,
+      await this.link.publish(
+        spec.deadLetterExchange,
+        routingKey,
+        msg.content,
+        {
+          persistent: true,
+          mandatory: true,
+          ...(p.contentType ? { contentType: p.contentType as string } : {}),
+          ...(p.messageId ? { messageId: p.messageId as string } : {}),
+          ...(p.correlationId ? { correlationId: p.correlationId as string } : {}),
+          headers: {
+            ...(p.headers ?? {}),
+            'x-pipec-error': error,
+            'x-pipec-reason': reason,
+            'x-pipec-attempts': attempts,
+            'x-pipec-queue': spec.queue,
+            'x-pipec-pipeline': pipeline.name,
+            'x-pipec-execution': executionId,
+            'x-pipec-exchange': msg.fields.exchange,
+            'x-pipec-routing-key': msg.fields.routingKey,
+          },
         },
-      }, DEAD_LETTER_CONFIRM_MS);
+        DEAD_LETTER_CONFIRM_MS,
+      );
       host.logger.warn(context, `amqp message dead-lettered to exchange "${spec.deadLetterExchange}"`);
       settle(() => channel.ack(msg));
     } catch (err) {
@@ -315,7 +334,11 @@ export const trigger: TriggerRuntime<AmqpTriggerSpec> = {
   validate: validateMessage,
   // A test gives what it cares about (`input: { body: … }`); the rest is what a first delivery from the queue has.
   testMessage: (spec, given) => ({
-    body: null, headers: {}, exchange: '', routingKey: spec.queue, redelivered: false,
+    body: null,
+    headers: {},
+    exchange: '',
+    routingKey: spec.queue,
+    redelivered: false,
     ...(given !== null && typeof given === 'object' && !Array.isArray(given) ? given : {}),
   }),
 };

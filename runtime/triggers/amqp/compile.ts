@@ -15,8 +15,9 @@ export const compile: TriggerCompiler = {
     // The account's existence and type are checked from the schema (`x-pipe-ref`, `x-pipe-account-types`).
     const account = read.str('account', '');
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
-    const backoff = eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api, BROKER_BACKOFF_DEFAULTS)
-      ?? JSON.stringify({
+    const backoff =
+      eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api, BROKER_BACKOFF_DEFAULTS) ??
+      JSON.stringify({
         initialMs: BROKER_BACKOFF_DEFAULTS.initial,
         maxMs: BROKER_BACKOFF_DEFAULTS.max,
         multiplier: BROKER_BACKOFF_DEFAULTS.multiplier,
@@ -39,18 +40,21 @@ export const compile: TriggerCompiler = {
         ...(deadLetterRoutingKey ? { deadLetterRoutingKey: JSON.stringify(deadLetterRoutingKeyText) } : {}),
         ...(body.validator ? { validateBody: body.validator } : {}),
       },
-      message: types.closed({
-        body: body.type,
-        headers: types.objectOf({}, true),
-        exchange: types.STRING,
-        routingKey: types.STRING,
-        redelivered: types.BOOLEAN,
-        messageId: types.STRING,
-        correlationId: types.STRING,
-        contentType: types.STRING,
-        replyTo: types.STRING,
-        timestamp: types.INTEGER,
-      }, ['messageId', 'correlationId', 'contentType', 'replyTo', 'timestamp']),
+      message: types.closed(
+        {
+          body: body.type,
+          headers: types.objectOf({}, true),
+          exchange: types.STRING,
+          routingKey: types.STRING,
+          redelivered: types.BOOLEAN,
+          messageId: types.STRING,
+          correlationId: types.STRING,
+          contentType: types.STRING,
+          replyTo: types.STRING,
+          timestamp: types.INTEGER,
+        },
+        ['messageId', 'correlationId', 'contentType', 'replyTo', 'timestamp'],
+      ),
     };
   },
 };

@@ -38,7 +38,9 @@ const BACKOFF_DEFAULTS = { initial: 1000, max: 300_000, multiplier: 2 };
  * The schema checked each field; what it cannot say — `max` below `initial` — is checked here.
  */
 export function eventBackoff(
-  value: Value | undefined, ctx: PipelineContext, api: CompileApi,
+  value: Value | undefined,
+  ctx: PipelineContext,
+  api: CompileApi,
   defaults: { initial: number; max: number; multiplier: number } = BACKOFF_DEFAULTS,
 ): string | undefined {
   if (!value || value.kind !== 'object') return undefined;
@@ -52,12 +54,14 @@ export function eventBackoff(
   const maxMs = pick('max');
   if (maxMs < initialMs) {
     const at = api.entryOf(value, 'max') ?? api.entryOf(value, 'initial') ?? value;
-    ctx.diagnostics.push(api.diagnostic('PIPE3003', {
-      message: `\`backoff.max\` (${maxMs} ms) is below \`backoff.initial\` (${initialMs} ms)`,
-      span: at.span,
-      label: 'the longest wait cannot be shorter than the first',
-      hint: `write a \`max\` of at least ${initialMs} ms, or a smaller \`initial\``,
-    }));
+    ctx.diagnostics.push(
+      api.diagnostic('PIPE3003', {
+        message: `\`backoff.max\` (${maxMs} ms) is below \`backoff.initial\` (${initialMs} ms)`,
+        span: at.span,
+        label: 'the longest wait cannot be shorter than the first',
+        hint: `write a \`max\` of at least ${initialMs} ms, or a smaller \`initial\``,
+      }),
+    );
   }
   return JSON.stringify({ initialMs, maxMs: Math.max(maxMs, initialMs), multiplier: pick('multiplier') });
 }

@@ -16,7 +16,17 @@ function eventTrigger(extra: Partial<EventTriggerSpec> = {}): EventTriggerSpec {
 const requireId: CompiledValidator = Object.assign(
   (data: unknown): boolean => {
     const ok = typeof data === 'object' && data !== null && typeof (data as Record<string, unknown>)['id'] === 'string';
-    requireId.errors = ok ? null : [{ instancePath: '', schemaPath: '#/required', keyword: 'required', params: { missingProperty: 'id' }, message: "must have required property 'id'" }];
+    requireId.errors = ok
+      ? null
+      : [
+          {
+            instancePath: '',
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: 'id' },
+            message: "must have required property 'id'",
+          },
+        ];
     return ok;
   },
   { errors: null },
@@ -25,22 +35,30 @@ const requireId: CompiledValidator = Object.assign(
 describe('event trigger', () => {
   it('runs the pipeline with the payload as the message', async () => {
     const seen: Json[] = [];
-    t = await makeTestService([pipelineOf('on-order', eventTrigger(), async (m) => { seen.push(m); return null; })]);
+    t = await makeTestService([
+      pipelineOf('on-order', eventTrigger(), async (m) => {
+        seen.push(m);
+        return null;
+      }),
+    ]);
     await t.service.start();
     await t.backends.broker.publish('order-created', { id: 'o1' });
     await t.backends.broker.idle();
     expect(seen).toEqual([{ id: 'o1' }]);
-    expect(await (await t.service.app.request('/metrics')).text())
-      .toMatch(/pipec_events_consumed_total\{[^}]*pipeline="on-order"[^}]*outcome="success"[^}]*\} 1/);
+    expect(await (await t.service.app.request('/metrics')).text()).toMatch(
+      /pipec_events_consumed_total\{[^}]*pipeline="on-order"[^}]*outcome="success"[^}]*\} 1/,
+    );
   });
 
   it('rejects a failed execution so the event is redelivered with redelivery=true', async () => {
     const attempts: boolean[] = [];
-    t = await makeTestService([pipelineOf('on-order', eventTrigger(), async (_m, ctx) => {
-      attempts.push(ctx.metadata.execution.redelivery);
-      if (attempts.length === 1) throw new PipeError('database down', { code: 503 });
-      return null;
-    })]);
+    t = await makeTestService([
+      pipelineOf('on-order', eventTrigger(), async (_m, ctx) => {
+        attempts.push(ctx.metadata.execution.redelivery);
+        if (attempts.length === 1) throw new PipeError('database down', { code: 503 });
+        return null;
+      }),
+    ]);
     await t.service.start();
     await t.backends.broker.publish('order-created', { id: 'o1' });
     await t.backends.broker.idle();
@@ -51,7 +69,12 @@ describe('event trigger', () => {
 
   it('stops after maxDeliveries', async () => {
     let attempts = 0;
-    t = await makeTestService([pipelineOf('on-order', eventTrigger({ maxDeliveries: 2 }), async () => { attempts++; throw new PipeError('always'); })]);
+    t = await makeTestService([
+      pipelineOf('on-order', eventTrigger({ maxDeliveries: 2 }), async () => {
+        attempts++;
+        throw new PipeError('always');
+      }),
+    ]);
     await t.service.start();
     await t.backends.broker.publish('order-created', { id: 'o1' });
     await t.backends.broker.idle();
@@ -61,7 +84,12 @@ describe('event trigger', () => {
 
   it('dead-letters an invalid payload at once, without running or redelivering it', async () => {
     let runs = 0;
-    t = await makeTestService([pipelineOf('on-order', eventTrigger({ validateBody: requireId }), async () => { runs++; return null; })]);
+    t = await makeTestService([
+      pipelineOf('on-order', eventTrigger({ validateBody: requireId }), async () => {
+        runs++;
+        return null;
+      }),
+    ]);
     await t.service.start();
     await t.backends.broker.publish('order-created', { nope: true });
     await t.backends.broker.idle();
@@ -69,7 +97,9 @@ describe('event trigger', () => {
     expect(t.backends.broker.deadLetterRecords).toHaveLength(1);
     expect(t.backends.broker.deadLetterRecords[0]).toMatchObject({ subscriber: 'on-order', reason: 'permanent-error' });
     expect(t.backends.broker.deadLetterRecords[0]?.error).toMatch(/invalid event payload.*\/id/);
-    expect(await (await t.service.app.request('/metrics')).text()).toMatch(/pipec_events_consumed_total\{[^}]*outcome="invalid"[^}]*\} 1/);
+    expect(await (await t.service.app.request('/metrics')).text()).toMatch(
+      /pipec_events_consumed_total\{[^}]*outcome="invalid"[^}]*\} 1/,
+    );
   });
 
   it('dead-letters a permanent failure (a 4xx) on the first attempt, retries a transient one', async () => {
@@ -88,11 +118,17 @@ describe('event trigger', () => {
     await t.backends.broker.publish('order-created', { kind: 'transient' });
     await t.backends.broker.idle();
     expect(attempts).toEqual({ permanent: 1, transient: 3 });
-    const reasons = t.backends.broker.deadLetterRecords.map((d) => [(d.envelope.payload as { kind: string }).kind, d.reason]);
-    expect(reasons.sort()).toEqual([['permanent', 'permanent-error'], ['transient', 'max-deliveries']]);
+    const reasons = t.backends.broker.deadLetterRecords.map((d) => [
+      (d.envelope.payload as { kind: string }).kind,
+      d.reason,
+    ]);
+    expect(reasons.sort()).toEqual([
+      ['permanent', 'permanent-error'],
+      ['transient', 'max-deliveries'],
+    ]);
   });
 
-  it('hands the trigger\'s backoff to the broker', async () => {
+  it("hands the trigger's backoff to the broker", async () => {
     const backoff = { initialMs: 250, maxMs: 4000, multiplier: 3 };
     t = await makeTestService([pipelineOf('on-order', eventTrigger({ backoff }), async () => null)]);
     await t.service.start();
@@ -102,7 +138,16 @@ describe('event trigger', () => {
   it('dead-letters events older than the expiration without running them', async () => {
     let now = 1_000_000;
     let runs = 0;
-    t = await makeTestService([pipelineOf('on-order', eventTrigger({ expiration: 1_000 }), async () => { runs++; return null; })], {}, { clock: { now: () => now } });
+    t = await makeTestService(
+      [
+        pipelineOf('on-order', eventTrigger({ expiration: 1_000 }), async () => {
+          runs++;
+          return null;
+        }),
+      ],
+      {},
+      { clock: { now: () => now } },
+    );
     await t.service.start();
     const published = t.backends.broker.publish('order-created', { id: 'old' });
     now += 5_000; // the event waits in the queue past its expiration before delivery
@@ -110,7 +155,9 @@ describe('event trigger', () => {
     await t.backends.broker.idle();
     expect(runs).toBe(0);
     expect(t.backends.broker.deadLetterRecords.map((d) => d.reason)).toEqual(['expired']);
-    expect(await (await t.service.app.request('/metrics')).text()).toMatch(/pipec_events_consumed_total\{[^}]*outcome="expired"[^}]*\} 1/);
+    expect(await (await t.service.app.request('/metrics')).text()).toMatch(
+      /pipec_events_consumed_total\{[^}]*outcome="expired"[^}]*\} 1/,
+    );
   });
 
   it('does not subscribe when triggers are not started, and unsubscribes on stop', async () => {

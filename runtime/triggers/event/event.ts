@@ -7,7 +7,16 @@
  */
 import type { Logger } from 'pino';
 import type {
-  Clock, CompiledValidator, Delivery, DeliveryRefusal, EventBroker, Json, PipelineModule, RedeliveryBackoff, Subscription, TriggerSpec,
+  Clock,
+  CompiledValidator,
+  Delivery,
+  DeliveryRefusal,
+  EventBroker,
+  Json,
+  PipelineModule,
+  RedeliveryBackoff,
+  Subscription,
+  TriggerSpec,
 } from '../../types.js';
 import type { ExecutionEngine } from '../../service/execution.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
@@ -75,14 +84,23 @@ export class DeliveryFailed extends Error {
   }
 }
 
-export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerSpec, deps: EventTriggerDeps): (delivery: Delivery) => Promise<void> {
+export function createEventHandler(
+  pipeline: PipelineModule,
+  spec: EventTriggerSpec,
+  deps: EventTriggerDeps,
+): (delivery: Delivery) => Promise<void> {
   const labels = { pipeline: pipeline.name, event: spec.event };
   return async (delivery) => {
     if (delivery.redelivery) deps.metrics.eventsRedelivered.inc(labels);
     const ageMs = deps.clock.now() - delivery.envelope.publishedAt;
     if (spec.expiration > 0 && ageMs > spec.expiration) {
       deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'expired' });
-      throw new DeliveryFailed('', `expired: waited ${ageMs} ms, the trigger's expiration is ${spec.expiration} ms`, true, 'expired');
+      throw new DeliveryFailed(
+        '',
+        `expired: waited ${ageMs} ms, the trigger's expiration is ${spec.expiration} ms`,
+        true,
+        'expired',
+      );
     }
     const outcome = await deps.engine.execute({
       pipeline: pipeline.name,
@@ -99,7 +117,11 @@ export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerS
     if (outcome.outcome === 'invalid') {
       deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'invalid' });
       const violations = JSON.stringify(outcome.errorObject['violations'] ?? null).slice(0, 400);
-      throw new DeliveryFailed(outcome.executionId, `invalid event payload (execution ${outcome.executionId}): ${violations}`, true);
+      throw new DeliveryFailed(
+        outcome.executionId,
+        `invalid event payload (execution ${outcome.executionId}): ${violations}`,
+        true,
+      );
     }
     deps.metrics.eventsConsumed.inc({ ...labels, outcome: 'failure' });
     const what = outcome.error.permanent ? 'failed permanently' : 'failed';
@@ -113,7 +135,11 @@ export function createEventHandler(pipeline: PipelineModule, spec: EventTriggerS
   };
 }
 
-export function subscribeEventTrigger(pipeline: PipelineModule, spec: EventTriggerSpec, deps: EventTriggerDeps): Promise<Subscription> {
+export function subscribeEventTrigger(
+  pipeline: PipelineModule,
+  spec: EventTriggerSpec,
+  deps: EventTriggerDeps,
+): Promise<Subscription> {
   return deps.broker.subscribe(pipeline.name, spec.event, createEventHandler(pipeline, spec, deps), {
     maxDeliveries: Math.max(1, spec.maxDeliveries),
     ackTimeout: spec.maxTimeout,

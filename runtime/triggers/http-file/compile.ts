@@ -10,9 +10,19 @@ const MB = 1024 * 1024;
 export const compile: TriggerCompiler = {
   trigger(input, api) {
     const t = api.types;
-    const uploadedFile = t.closed({ fileName: t.STRING, originalFileName: t.STRING, param: t.STRING, contentType: t.STRING, size: t.INTEGER, path: t.STRING });
+    const uploadedFile = t.closed({
+      fileName: t.STRING,
+      originalFileName: t.STRING,
+      param: t.STRING,
+      contentType: t.STRING,
+      size: t.INTEGER,
+      path: t.STRING,
+    });
     return {
-      spec: { ...routeSpec(input, api), maxFileSize: String(api.reader(input.trigger.config).num('max-file-size', 100 * MB)) },
+      spec: {
+        ...routeSpec(input, api),
+        maxFileSize: String(api.reader(input.trigger.config).num('max-file-size', 100 * MB)),
+      },
       message: httpEnvelope(api, t.UNKNOWN, { files: t.arrayOf(uploadedFile) }),
     };
   },

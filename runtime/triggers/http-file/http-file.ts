@@ -16,7 +16,14 @@ import type { Context } from 'hono';
 import { PipeError } from '../../errors.js';
 import type { Json, JsonObject, PipelineModule, TriggerSpec } from '../../types.js';
 import {
-  addValue, ALL_ENVELOPE_FIELDS, buildEnvelope, checkDeclaredLength, envelopeFields, parseMediaType, tooLargeError, type EnvelopeFields,
+  addValue,
+  ALL_ENVELOPE_FIELDS,
+  buildEnvelope,
+  checkDeclaredLength,
+  envelopeFields,
+  parseMediaType,
+  tooLargeError,
+  type EnvelopeFields,
 } from '../../service/envelope.js';
 import type { ExecutionScope } from '../../service/execution.js';
 import { sharedLimits, testEnvelope, type HttpTriggerDeps, type RouteRegistrar } from '../http/http.js';
@@ -72,14 +79,21 @@ function badRequest(message: string): PipeError {
 }
 
 const EXTENSION_BY_TYPE: Readonly<Record<string, string>> = {
-  'application/pdf': '.pdf', 'application/json': '.json', 'application/xml': '.xml', 'text/xml': '.xml',
-  'text/csv': '.csv', 'text/plain': '.txt', 'image/png': '.png', 'image/jpeg': '.jpg', 'application/zip': '.zip',
+  'application/pdf': '.pdf',
+  'application/json': '.json',
+  'application/xml': '.xml',
+  'text/xml': '.xml',
+  'text/csv': '.csv',
+  'text/plain': '.txt',
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'application/zip': '.zip',
 };
 
 /** A generated, path-safe name that keeps a plain extension of the client's name (or the type's). */
 export function safeFileName(originalName: string | null, contentType: string): string {
-  const ext = /(\.[A-Za-z0-9]{1,16})$/.exec(originalName ?? '')?.[1]
-    ?? EXTENSION_BY_TYPE[parseMediaType(contentType).type] ?? '';
+  const ext =
+    /(\.[A-Za-z0-9]{1,16})$/.exec(originalName ?? '')?.[1] ?? EXTENSION_BY_TYPE[parseMediaType(contentType).type] ?? '';
   return `${randomUUID()}${ext}`;
 }
 
@@ -123,7 +137,11 @@ function requestStream(request: Request): Readable {
 
 /** Errors of the request stream itself: the client stopped sending or broke the connection. */
 const CLIENT_STREAM_ERRORS = new Set([
-  'ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ABORT_ERR',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ABORT_ERR',
 ]);
 
 /**
@@ -147,7 +165,9 @@ async function receiveRaw(request: Request, dir: () => string, limit: number): P
   const path = join(dir(), fileName);
   const counter = new ByteLimit(limit);
   let size = 0;
-  counter.on('data', (chunk: Buffer) => { size += chunk.length; });
+  counter.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+  });
   try {
     await pipeStreams(requestStream(request), counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
   } catch (err) {
@@ -174,7 +194,10 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
       parser = busboy({
         headers: { 'content-type': request.headers.get('content-type') ?? '' },
         limits: {
-          fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_SIZE,
+          fileSize: limit,
+          files: MAX_FILES,
+          fields: MAX_FIELDS,
+          fieldSize: MAX_FIELD_SIZE,
           parts: MAX_FILES + MAX_FIELDS,
         },
         defParamCharset: 'utf8',
@@ -194,13 +217,17 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
       const fileName = safeFileName(originalFileName, contentType);
       const path = join(dir(), fileName);
       let size = 0;
-      stream.on('data', (chunk: Buffer) => { size += chunk.length; });
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+      });
       stream.on('limit', () => fail(tooLargeError(limit)));
       const index = files.length;
       files.push({ fileName, originalFileName, param, contentType, size: 0, path });
       writes.push(
         pipeStreams(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 })).then(
-          () => { files[index] = { fileName, originalFileName, param, contentType, size, path }; },
+          () => {
+            files[index] = { fileName, originalFileName, param, contentType, size, path };
+          },
           (err: unknown) => fail(asUploadError(err)),
         ),
       );
@@ -210,16 +237,17 @@ function receiveMultipart(request: Request, dir: () => string, limit: number): P
       fieldCount++;
       addValue(fields, name, value);
     });
-    const tooMany = (): void => fail(new PipeError('Too many parts in the upload', { code: 413, kind: 'PAYLOAD_TOO_LARGE' }));
+    const tooMany = (): void =>
+      fail(new PipeError('Too many parts in the upload', { code: 413, kind: 'PAYLOAD_TOO_LARGE' }));
     parser.on('filesLimit', tooMany);
     parser.on('fieldsLimit', tooMany);
     parser.on('partsLimit', tooMany);
 
     const source = requestStream(request);
     pipeStreams(source, new ByteLimit(limit + MULTIPART_OVERHEAD), parser)
-      .catch((err: unknown) => fail(
-        err instanceof PipeError ? err : badRequest(`Malformed multipart body: ${multipartProblem(err)}`),
-      ))
+      .catch((err: unknown) =>
+        fail(err instanceof PipeError ? err : badRequest(`Malformed multipart body: ${multipartProblem(err)}`)),
+      )
       .then(() => Promise.all(writes))
       .then(() => {
         if (failure) reject(failure);
@@ -237,7 +265,11 @@ function multipartProblem(err: unknown): string {
 
 /** Receives the upload into the execution's work folder and builds the message. */
 export async function receiveUpload(
-  request: Request, pathParams: Readonly<Record<string, string>>, scope: ExecutionScope, limit: number, fields: EnvelopeFields = ALL_ENVELOPE_FIELDS,
+  request: Request,
+  pathParams: Readonly<Record<string, string>>,
+  scope: ExecutionScope,
+  limit: number,
+  fields: EnvelopeFields = ALL_ENVELOPE_FIELDS,
 ): Promise<Json> {
   const { type } = parseMediaType(request.headers.get('content-type'));
   const dir = (): string => scope.workDir;
@@ -248,7 +280,12 @@ export async function receiveUpload(
   return { ...envelope, files: upload.files.map((f): JsonObject => ({ ...f })) };
 }
 
-export function registerHttpFileTrigger(route: RouteRegistrar, pipeline: PipelineModule, spec: HttpFileTriggerSpec, deps: HttpTriggerDeps): void {
+export function registerHttpFileTrigger(
+  route: RouteRegistrar,
+  pipeline: PipelineModule,
+  spec: HttpFileTriggerSpec,
+  deps: HttpTriggerDeps,
+): void {
   const limit = spec.maxFileSize > 0 ? spec.maxFileSize : DEFAULT_MAX_FILE_SIZE;
   const guard = createTriggerGuard(spec, deps.accounts, deps.clock, deps.refuse, sharedLimits(deps, pipeline));
   const outcomeResponse = outcomeResponder(deps.errorDetail);

@@ -4,7 +4,14 @@
  * message is the Digibee envelope with the body's shape. Only the envelope fields the pipeline
  * reads are listed (`x-pipe-envelope`), so the trigger builds no others per request.
  */
-import type { CompileApi, PipelineContext, PipeType, TriggerCompiler, TriggerHookInput, Value } from '../../../compiler/connectors/hook-api.js';
+import type {
+  CompileApi,
+  PipelineContext,
+  PipeType,
+  TriggerCompiler,
+  TriggerHookInput,
+  Value,
+} from '../../../compiler/connectors/hook-api.js';
 
 const MB = 1024 * 1024;
 
@@ -13,7 +20,11 @@ export function routeSpec({ trigger, ctx, envelope }: TriggerHookInput, api: Com
   const config = trigger.config;
   const methodValue = api.entryOf(config, 'method');
   const methodJson = methodValue ? api.staticJson(methodValue) : undefined;
-  const methods = Array.isArray(methodJson) ? methodJson.map(String) : typeof methodJson === 'string' ? [methodJson] : ['POST'];
+  const methods = Array.isArray(methodJson)
+    ? methodJson.map(String)
+    : typeof methodJson === 'string'
+      ? [methodJson]
+      : ['POST'];
   const auth = api.triggerAuth(api.entryOf(config, 'auth'), ctx);
   const rateLimit = api.entryOf(config, 'rate-limit');
   const rateJson = rateLimit ? api.staticJson(rateLimit) : undefined;
@@ -30,7 +41,19 @@ export function routeSpec({ trigger, ctx, envelope }: TriggerHookInput, api: Com
 export function httpEnvelope(api: CompileApi, body: PipeType, extra: Record<string, PipeType> = {}): PipeType {
   const t = api.types;
   const open = t.objectOf({}, true);
-  return t.closed({ body, headers: open, queryAndPath: open, method: t.STRING, path: t.STRING, contentType: t.STRING, ...extra, principal: open }, ['principal']);
+  return t.closed(
+    {
+      body,
+      headers: open,
+      queryAndPath: open,
+      method: t.STRING,
+      path: t.STRING,
+      contentType: t.STRING,
+      ...extra,
+      principal: open,
+    },
+    ['principal'],
+  );
 }
 
 /** Default window of `idempotency-key`: a day. */
@@ -41,7 +64,12 @@ const DEFAULT_IDEMPOTENCY_WINDOW_MS = 86_400_000;
  * first message), with `window`, as the runtime's IdempotencySpec (runtime/service/idempotency.ts):
  * a hoisted function of the message and the window. Shared by the http and event triggers.
  */
-export function idempotencySpec(value: Value | undefined, message: PipeType, ctx: PipelineContext, api: CompileApi): string | undefined {
+export function idempotencySpec(
+  value: Value | undefined,
+  message: PipeType,
+  ctx: PipelineContext,
+  api: CompileApi,
+): string | undefined {
   if (!value || value.kind !== 'object') return undefined;
   const windowMs = api.reader(value).num('window', DEFAULT_IDEMPOTENCY_WINDOW_MS);
   const header = api.entryOf(value, 'header');
@@ -55,7 +83,11 @@ export function idempotencySpec(value: Value | undefined, message: PipeType, ctx
     const compiled = api.compileValue(expression, ctx.bracesEnv(message), ctx);
     js = `(message: Json, ctx: ExecutionContext): Json => ${compiled.js}`;
   } else return undefined;
-  const name = ctx.hoist(`${ctx.pipeline}-idempotency-key`, js, 'the idempotency key of a message (trigger `idempotency-key`)');
+  const name = ctx.hoist(
+    `${ctx.pipeline}-idempotency-key`,
+    js,
+    'the idempotency key of a message (trigger `idempotency-key`)',
+  );
   return `{ key: ${name}, windowMs: ${windowMs} }`;
 }
 
@@ -65,12 +97,23 @@ export const compile: TriggerCompiler = {
     // The key reads the request: headers (a header key) or anything (an expression), so the
     // envelope is built with what the key needs as well as what the steps read.
     if (idempotency?.kind === 'object') {
-      const wanted = api.entryOf(idempotency, 'key') ? 'all' : input.envelope === 'all' ? 'all' : new Set([...input.envelope, 'headers']);
+      const wanted = api.entryOf(idempotency, 'key')
+        ? 'all'
+        : input.envelope === 'all'
+          ? 'all'
+          : new Set([...input.envelope, 'headers']);
       input = { ...input, envelope: wanted };
     }
     const route = routeSpec(input, api);
-    const body = api.compileSchemaParam(api.entryOf(input.trigger.config, 'body'), input.ctx, `${input.ctx.pipeline}-body`);
-    const spec: Record<string, string> = { ...route, maxBodySize: String(api.reader(input.trigger.config).num('max-body-size', 5 * MB)) };
+    const body = api.compileSchemaParam(
+      api.entryOf(input.trigger.config, 'body'),
+      input.ctx,
+      `${input.ctx.pipeline}-body`,
+    );
+    const spec: Record<string, string> = {
+      ...route,
+      maxBodySize: String(api.reader(input.trigger.config).num('max-body-size', 5 * MB)),
+    };
     if (body.validator) spec['validateBody'] = body.validator;
     const message = httpEnvelope(api, body.type);
     const idempotencyJs = idempotencySpec(idempotency, message, input.ctx, api);

@@ -10,7 +10,15 @@ import { PipeError } from '../../errors.js';
 import { isPending } from '../../steps.js';
 import type { Clock, CompiledValidator, Json, JsonObject, PipelineModule, TriggerSpec } from '../../types.js';
 import {
-  buildEnvelope, DEFAULT_MAX_BODY_SIZE, envelopeFields, headersRecordOf, onlyBody, parseRequestBody, readBodyLimited, readIncomingLimited, unreadIncoming,
+  buildEnvelope,
+  DEFAULT_MAX_BODY_SIZE,
+  envelopeFields,
+  headersRecordOf,
+  onlyBody,
+  parseRequestBody,
+  readBodyLimited,
+  readIncomingLimited,
+  unreadIncoming,
 } from '../../service/envelope.js';
 import type { ExecutionEngine, TraceHeaders } from '../../service/execution.js';
 import { outcomeResponder, type ErrorDetail } from '../../service/http-response.js';
@@ -70,9 +78,19 @@ function validateHttpMessage(spec: HttpTriggerSpec, message: Json): Violation[] 
 }
 
 /** The envelope a pipeline test starts with: the given parts over an empty request to the trigger's route. */
-export function testEnvelope(spec: { readonly methods: readonly string[]; readonly path: string }, given: Json | undefined, extra: JsonObject = {}): Json {
+export function testEnvelope(
+  spec: { readonly methods: readonly string[]; readonly path: string },
+  given: Json | undefined,
+  extra: JsonObject = {},
+): Json {
   const envelope: JsonObject = {
-    body: null, headers: {}, queryAndPath: {}, method: spec.methods[0] ?? 'POST', path: spec.path, contentType: 'application/json', ...extra,
+    body: null,
+    headers: {},
+    queryAndPath: {},
+    method: spec.methods[0] ?? 'POST',
+    path: spec.path,
+    contentType: 'application/json',
+    ...extra,
   };
   return given !== null && typeof given === 'object' && !Array.isArray(given) ? { ...envelope, ...given } : envelope;
 }
@@ -87,15 +105,25 @@ export const trigger: TriggerRuntime<HttpTriggerSpec> = {
 };
 
 /** The shared counters of this pipeline's rate limit, when the service has a backend for them. */
-export function sharedLimits(deps: HttpTriggerDeps, pipeline: PipelineModule): { store: RateLimitStore; scope: string } | undefined {
+export function sharedLimits(
+  deps: HttpTriggerDeps,
+  pipeline: PipelineModule,
+): { store: RateLimitStore; scope: string } | undefined {
   return deps.rateLimits ? { store: deps.rateLimits, scope: pipeline.name } : undefined;
 }
 
-export function registerHttpTrigger(route: RouteRegistrar, pipeline: PipelineModule, spec: HttpTriggerSpec, deps: HttpTriggerDeps): void {
+export function registerHttpTrigger(
+  route: RouteRegistrar,
+  pipeline: PipelineModule,
+  spec: HttpTriggerSpec,
+  deps: HttpTriggerDeps,
+): void {
   const limit = spec.maxBodySize > 0 ? spec.maxBodySize : DEFAULT_MAX_BODY_SIZE;
   const guard = createTriggerGuard(spec, deps.accounts, deps.clock, deps.refuse, sharedLimits(deps, pipeline));
   const outcomeResponse = outcomeResponder(deps.errorDetail);
-  const validate = spec.validateBody ? (message: Json): Violation[] | null => validateHttpMessage(spec, message) : undefined;
+  const validate = spec.validateBody
+    ? (message: Json): Violation[] | null => validateHttpMessage(spec, message)
+    : undefined;
   // Hono path parameters are `:name` segments; a path without any has none to decode per request.
   const hasPathParams = spec.path.includes(':');
   // Only the envelope fields the pipeline reads are built (the compiler lists them).
@@ -118,24 +146,37 @@ export function registerHttpTrigger(route: RouteRegistrar, pipeline: PipelineMod
     // Defined whenever there is no Node request (the casts below rely on it).
     const request = incoming !== undefined && bodyOnly ? undefined : c.req.raw;
     const headers = incoming && fields.headers ? headersRecordOf(incoming) : undefined;
-    const contentType = headers ? headers['content-type'] : incoming ? incoming.headers['content-type'] : (request as Request).headers.get('content-type');
+    const contentType = headers
+      ? headers['content-type']
+      : incoming
+        ? incoming.headers['content-type']
+        : (request as Request).headers.get('content-type');
     let body;
     try {
-      const bytes = incoming ? await readIncomingLimited(incoming, limit) : await readBodyLimited(request as Request, limit);
+      const bytes = incoming
+        ? await readIncomingLimited(incoming, limit)
+        : await readBodyLimited(request as Request, limit);
       body = parseRequestBody(bytes, typeof contentType === 'string' ? contentType : null);
     } catch (err) {
       if (!(err instanceof PipeError)) throw err;
       deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
       return deps.refuse(err, c.req.raw);
     }
-    const message = request === undefined ? { body } : buildEnvelope({
-      request,
-      headers,
-      pathParams: fields.queryAndPath && hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS,
-      body,
-      contentType: typeof contentType === 'string' ? contentType : null,
-      principal,
-    }, fields);
+    const message =
+      request === undefined
+        ? { body }
+        : buildEnvelope(
+            {
+              request,
+              headers,
+              pathParams:
+                fields.queryAndPath && hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS,
+              body,
+              contentType: typeof contentType === 'string' ? contentType : null,
+              principal,
+            },
+            fields,
+          );
     const outcome = deps.engine.executeNow({
       pipeline: pipeline.name,
       message,

@@ -61,10 +61,15 @@ function localPortOf(c: Context): number | undefined {
   return typeof port === 'number' ? port : undefined;
 }
 
-export function registerMcpRoute(route: RouteRegistrar, tools: readonly TriggeredPipeline<McpToolTriggerSpec>[], deps: McpRouteDeps): void {
+export function registerMcpRoute(
+  route: RouteRegistrar,
+  tools: readonly TriggeredPipeline<McpToolTriggerSpec>[],
+  deps: McpRouteDeps,
+): void {
   if (tools.length === 0) return;
   const auths = new Set(tools.map((t) => JSON.stringify(t.trigger.auth ?? null)));
-  if (auths.size > 1) throw new Error('mcp-tool triggers of one service share the /mcp endpoint and must declare the same auth');
+  if (auths.size > 1)
+    throw new Error('mcp-tool triggers of one service share the /mcp endpoint and must declare the same auth');
   const auth = tools[0]?.trigger.auth;
   const guard = createTriggerGuard({ ...(auth ? { auth } : {}) }, deps.accounts, deps.clock, deps.refuse);
 
@@ -73,11 +78,17 @@ export function registerMcpRoute(route: RouteRegistrar, tools: readonly Triggere
     description: p.trigger.description,
     inputSchema: p.trigger.inputSchema,
     run: async (args: Json): Promise<Json> => {
-      const outcome = await deps.engine.execute({ pipeline: p.name, message: args, validate: (m) => validateArguments(p.trigger, m), trigger: 'mcp-tool' });
+      const outcome = await deps.engine.execute({
+        pipeline: p.name,
+        message: args,
+        validate: (m) => validateArguments(p.trigger, m),
+        trigger: 'mcp-tool',
+      });
       // The tool's error shows what an HTTP reply would: message, code, execution id, violations.
       if (!outcome.ok) {
         const details = publicErrorObject(outcome.error.kind, outcome.errorObject);
-        const message = toolErrorMessage(outcome.error.kind, details) ?? String(outcome.errorObject['error'] ?? 'tool failed');
+        const message =
+          toolErrorMessage(outcome.error.kind, details) ?? String(outcome.errorObject['error'] ?? 'tool failed');
         throw new PipeError(message, {
           code: outcome.error.code,
           kind: outcome.error.kind,
@@ -90,7 +101,9 @@ export function registerMcpRoute(route: RouteRegistrar, tools: readonly Triggere
   // The MCP SDK is a large module graph: it is loaded on the first /mcp request, not at start-up.
   let handler: Promise<(req: Request) => Promise<Response>> | undefined;
   const loadHandler = (): Promise<(req: Request) => Promise<Response>> => {
-    handler ??= import('../../agent/mcp-server.js').then((m) => m.createMcpHandler(definitions, { serverName: 'pipec' }));
+    handler ??= import('../../agent/mcp-server.js').then((m) =>
+      m.createMcpHandler(definitions, { serverName: 'pipec' }),
+    );
     return handler;
   };
 

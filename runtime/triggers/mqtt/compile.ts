@@ -16,9 +16,12 @@ export const compile: TriggerCompiler = {
     const topicsValue = api.entryOf(trigger.config, 'topics');
     const topics = topicsValue ? api.staticJson(topicsValue) : undefined;
     const body = api.compileSchemaParam(api.entryOf(trigger.config, 'body'), ctx, `${ctx.pipeline}-body`);
-    const backoff = eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api, BACKOFF_DEFAULTS)
-      ?? JSON.stringify({
-        initialMs: BACKOFF_DEFAULTS.initial, maxMs: BACKOFF_DEFAULTS.max, multiplier: BACKOFF_DEFAULTS.multiplier,
+    const backoff =
+      eventBackoff(api.entryOf(trigger.config, 'backoff'), ctx, api, BACKOFF_DEFAULTS) ??
+      JSON.stringify({
+        initialMs: BACKOFF_DEFAULTS.initial,
+        maxMs: BACKOFF_DEFAULTS.max,
+        multiplier: BACKOFF_DEFAULTS.multiplier,
       });
     const deadLetterTopic = api.entryOf(trigger.config, 'dead-letter-topic');
     const { types } = api;
@@ -35,15 +38,18 @@ export const compile: TriggerCompiler = {
         ...(deadLetterTopic ? { deadLetterTopic: JSON.stringify(read.str('dead-letter-topic', '')) } : {}),
         ...(body.validator ? { validateBody: body.validator } : {}),
       },
-      message: types.closed({
-        topic: types.STRING,
-        body: body.type,
-        qos: types.INTEGER,
-        retain: types.BOOLEAN,
-        redelivered: types.BOOLEAN,
-        headers: types.objectOf({}, true),
-        contentType: types.STRING,
-      }, ['contentType']),
+      message: types.closed(
+        {
+          topic: types.STRING,
+          body: body.type,
+          qos: types.INTEGER,
+          retain: types.BOOLEAN,
+          redelivered: types.BOOLEAN,
+          headers: types.objectOf({}, true),
+          contentType: types.STRING,
+        },
+        ['contentType'],
+      ),
     };
   },
 };

@@ -13,7 +13,12 @@ import type { Json, JsonObject } from '../../types.js';
 import { ConnectionRegistry } from '../../service/connections.js';
 import { createLogger } from '../../service/logging.js';
 import { fakeContext } from '../../service/test-support/fake-context.js';
-import { BUILT_IN_TRIGGERS, makeTestService, pipelineOf, type TestService } from '../../service/test-support/test-service.js';
+import {
+  BUILT_IN_TRIGGERS,
+  makeTestService,
+  pipelineOf,
+  type TestService,
+} from '../../service/test-support/test-service.js';
 import type { TriggerRuntime } from '../../service/trigger-host.js';
 import { IN_CI, MQTT_URL, serverAvailable, uniqueName } from '../../../test/support/servers.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
@@ -70,12 +75,24 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
     await sender.endAsync();
   });
 
-  const send = (topic: string, body: Json): Promise<unknown> => sender.publishAsync(topic, JSON.stringify(body), { qos: 1 });
+  const send = (topic: string, body: Json): Promise<unknown> =>
+    sender.publishAsync(topic, JSON.stringify(body), { qos: 1 });
 
-  async function service(spec: Partial<MqttTriggerSpec> & { topics: string[] }, runIt: (m: Json) => Json | Promise<Json>, url = MQTT_URL): Promise<TestService> {
+  async function service(
+    spec: Partial<MqttTriggerSpec> & { topics: string[] },
+    runIt: (m: Json) => Json | Promise<Json>,
+    url = MQTT_URL,
+  ): Promise<TestService> {
     const full: MqttTriggerSpec = {
-      kind: 'mqtt', account: 'broker', clientId: uniqueName('pipec-client'), sessionExpiryMs: 300_000, keepaliveMs: 60_000,
-      maxDeliveries: 3, backoff: FAST, maxSize: 1024 * 1024, ...spec,
+      kind: 'mqtt',
+      account: 'broker',
+      clientId: uniqueName('pipec-client'),
+      sessionExpiryMs: 300_000,
+      keepaliveMs: 60_000,
+      maxDeliveries: 3,
+      backoff: FAST,
+      maxSize: 1024 * 1024,
+      ...spec,
     };
     t = await makeTestService([pipelineOf('consume', full, (m) => runIt(m))], {
       accounts: { broker: { url } },
@@ -89,7 +106,11 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
   describe('mqtt-publish', () => {
     const { ctx, connections } = publishContext();
     afterAll(() => connections.closeAll());
-    const params = (extra: Partial<MqttPublishParams> & { topic: string }): MqttPublishParams => ({ account: 'broker', accountFields: { url: MQTT_URL }, ...extra });
+    const params = (extra: Partial<MqttPublishParams> & { topic: string }): MqttPublishParams => ({
+      account: 'broker',
+      accountFields: { url: MQTT_URL },
+      ...extra,
+    });
 
     it('publishes with QoS 1 (acknowledged), headers as user properties, and retains when asked', async () => {
       const topic = `${base}/pub/qos1`;
@@ -113,14 +134,18 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
     });
 
     it('refuses a topic with a wildcard computed at run time', async () => {
-      await expect(publish(params({ topic: `${base}/+/x` }), {}, ctx)).rejects.toMatchObject({ kind: 'INVALID_PARAMETER', code: 400 });
+      await expect(publish(params({ topic: `${base}/+/x` }), {}, ctx)).rejects.toMatchObject({
+        kind: 'INVALID_PARAMETER',
+        code: 400,
+      });
     });
 
     it('fails with CONNECTION_REFUSED when nothing listens', async () => {
       const own = publishContext();
       const port = await freePort();
-      await expect(publish({ account: 'down', accountFields: { host: '127.0.0.1', port }, topic: `${base}/x` }, {}, own.ctx))
-        .rejects.toMatchObject({ kind: 'CONNECTION_REFUSED', code: 503 });
+      await expect(
+        publish({ account: 'down', accountFields: { host: '127.0.0.1', port }, topic: `${base}/x` }, {}, own.ctx),
+      ).rejects.toMatchObject({ kind: 'CONNECTION_REFUSED', code: 503 });
       expect(own.connections.notReady()).toEqual(['mqtt:down']);
       await own.connections.closeAll();
     });
@@ -133,13 +158,25 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
       const topic = `${base}/pub/outage`;
       const { client, got } = await listen(topic);
       clients.push(client);
-      const through = (n: number): Promise<Json> => publish({ account: 'proxied', accountFields: { url: proxy.url(MQTT_URL) }, topic, payload: { n } }, null, own.ctx);
+      const through = (n: number): Promise<Json> =>
+        publish(
+          { account: 'proxied', accountFields: { url: proxy.url(MQTT_URL) }, topic, payload: { n } },
+          null,
+          own.ctx,
+        );
       await through(1);
       proxy.cut();
       await expect(through(2)).rejects.toMatchObject({ code: 503, kind: 'UNAVAILABLE' });
       expect(own.connections.notReady()).toEqual(['mqtt:proxied']);
       proxy.restore();
-      await until(() => through(3).then(() => true, () => false), 'a publish after the broker came back');
+      await until(
+        () =>
+          through(3).then(
+            () => true,
+            () => false,
+          ),
+        'a publish after the broker came back',
+      );
       await until(() => got.length === 2, 'both messages');
       expect(got.map((p) => JSON.parse(p.payload.toString()))).toEqual([{ n: 1 }, { n: 3 }]);
       expect(own.connections.notReady()).toEqual([]);
@@ -158,9 +195,24 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
 
     it('publishes with the right password and fails with AUTHENTICATION_FAILED with a wrong one', async () => {
       const own = publishContext();
-      await publish({ account: 'good', accountFields: { url: broker.url, username: 'device', password: 'right-password' }, topic: 'a/b' }, {}, own.ctx);
-      const err = await publish({ account: 'bad', accountFields: { url: broker.url, username: 'device', password: 'wrong-password' }, topic: 'a/b' }, {}, own.ctx)
-        .catch((e: unknown) => e);
+      await publish(
+        {
+          account: 'good',
+          accountFields: { url: broker.url, username: 'device', password: 'right-password' },
+          topic: 'a/b',
+        },
+        {},
+        own.ctx,
+      );
+      const err = await publish(
+        {
+          account: 'bad',
+          accountFields: { url: broker.url, username: 'device', password: 'wrong-password' },
+          topic: 'a/b',
+        },
+        {},
+        own.ctx,
+      ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(PipeError);
       expect(err).toMatchObject({ kind: 'AUTHENTICATION_FAILED', code: 502 });
       expect((err as Error).message).not.toContain('wrong-password');
@@ -169,13 +221,29 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
     });
 
     it('keeps the trigger unready with wrong credentials, without logging the password', async () => {
-      t = await makeTestService([pipelineOf('consume', {
-        kind: 'mqtt', account: 'broker', topics: ['a/#'], clientId: uniqueName('pipec-client'), sessionExpiryMs: 60_000, keepaliveMs: 60_000,
-        maxDeliveries: 1, backoff: FAST, maxSize: 1024,
-      } as MqttTriggerSpec, () => null)], {
-        accounts: { broker: { url: broker.url, username: 'device', password: 'wrong-password' } },
-        triggers: { ...BUILT_IN_TRIGGERS, mqtt: mqttTrigger as TriggerRuntime },
-      });
+      t = await makeTestService(
+        [
+          pipelineOf(
+            'consume',
+            {
+              kind: 'mqtt',
+              account: 'broker',
+              topics: ['a/#'],
+              clientId: uniqueName('pipec-client'),
+              sessionExpiryMs: 60_000,
+              keepaliveMs: 60_000,
+              maxDeliveries: 1,
+              backoff: FAST,
+              maxSize: 1024,
+            } as MqttTriggerSpec,
+            () => null,
+          ),
+        ],
+        {
+          accounts: { broker: { url: broker.url, username: 'device', password: 'wrong-password' } },
+          triggers: { ...BUILT_IN_TRIGGERS, mqtt: mqttTrigger as TriggerRuntime },
+        },
+      );
       await t.service.start();
       await until(() => t!.logs.text.includes('refused the credentials'), 'the log line');
       expect((await t.service.app.request('/ready')).status).toBe(503);
@@ -186,12 +254,25 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
   describe('mqtt trigger', () => {
     it('runs the pipeline for each message of the topic filters, with topic, body and user properties', async () => {
       const seen: JsonObject[] = [];
-      await service({ topics: [`${base}/t1/+/telemetry`] }, (m) => { seen.push(m as JsonObject); return null; });
-      await sender.publishAsync(`${base}/t1/d7/telemetry`, JSON.stringify({ t: 20 }), { qos: 1, properties: { userProperties: { site: 'lab' } } });
+      await service({ topics: [`${base}/t1/+/telemetry`] }, (m) => {
+        seen.push(m as JsonObject);
+        return null;
+      });
+      await sender.publishAsync(`${base}/t1/d7/telemetry`, JSON.stringify({ t: 20 }), {
+        qos: 1,
+        properties: { userProperties: { site: 'lab' } },
+      });
       await send(`${base}/t1/d8/other`, { ignored: true });
       await sender.publishAsync(`${base}/t1/d9/telemetry`, 'plain', { qos: 1 });
       await until(() => seen.length === 2, 'two executions');
-      expect(seen[0]).toMatchObject({ topic: `${base}/t1/d7/telemetry`, body: { t: 20 }, qos: 1, retain: false, redelivered: false, headers: { site: 'lab' } });
+      expect(seen[0]).toMatchObject({
+        topic: `${base}/t1/d7/telemetry`,
+        body: { t: 20 },
+        qos: 1,
+        retain: false,
+        redelivered: false,
+        headers: { site: 'lab' },
+      });
       expect(seen[1]).toMatchObject({ body: 'plain' });
     });
 
@@ -220,7 +301,10 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
       expect(runs).toBe(2);
       expect(JSON.parse(dead.got[0]!.payload.toString())).toEqual({ id: 'poison' });
       expect(dead.got[0]!.properties?.userProperties).toMatchObject({
-        'x-pipec-reason': 'max-deliveries', 'x-pipec-attempts': '2', 'x-pipec-topic': `${base}/t3`, 'x-pipec-pipeline': 'consume',
+        'x-pipec-reason': 'max-deliveries',
+        'x-pipec-attempts': '2',
+        'x-pipec-topic': `${base}/t3`,
+        'x-pipec-pipeline': 'consume',
       });
       expect(String(dead.got[0]!.properties?.userProperties?.['x-pipec-error'])).toContain('always failing');
     });
@@ -240,9 +324,15 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
     it('keeps a message whose run was cut off by a stop in the session: the next start gets it', async () => {
       const clientId = uniqueName('pipec-session');
       let release!: () => void;
-      const blocked = new Promise<void>((r) => { release = r; });
+      const blocked = new Promise<void>((r) => {
+        release = r;
+      });
       let started = 0;
-      await service({ topics: [`${base}/t5`], clientId }, async () => { started++; await blocked; return null; });
+      await service({ topics: [`${base}/t5`], clientId }, async () => {
+        started++;
+        await blocked;
+        return null;
+      });
       await send(`${base}/t5`, { id: 'in-flight' });
       await until(() => started === 1, 'the first run');
       const stopping = t!.service.stop(50);
@@ -252,7 +342,10 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
       // Published while no subscriber is connected: the persistent session keeps it too.
       await send(`${base}/t5`, { id: 'while-away' });
       const seen: JsonObject[] = [];
-      await service({ topics: [`${base}/t5`], clientId }, (m) => { seen.push(m as JsonObject); return null; });
+      await service({ topics: [`${base}/t5`], clientId }, (m) => {
+        seen.push(m as JsonObject);
+        return null;
+      });
       await until(() => seen.length === 2, 'both messages');
       expect(seen.map((m) => (m['body'] as { id: string }).id)).toEqual(['in-flight', 'while-away']);
       expect(seen[0]).toMatchObject({ redelivered: true });
@@ -265,16 +358,22 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
       const done = new Set<number>();
       let waiting = 0;
       let cut!: () => void;
-      const cutHappened = new Promise<void>((r) => { cut = r; });
-      await service({ topics: [`${base}/t6`] }, async (m) => {
-        const id = (m as { body: { id: number } }).body.id;
-        if (id === 3 && waiting >= 0) {
-          waiting++;
-          await cutHappened; // its acknowledgement cannot reach the broker
-        }
-        done.add(id);
-        return null;
-      }, proxy.url(MQTT_URL));
+      const cutHappened = new Promise<void>((r) => {
+        cut = r;
+      });
+      await service(
+        { topics: [`${base}/t6`] },
+        async (m) => {
+          const id = (m as { body: { id: number } }).body.id;
+          if (id === 3 && waiting >= 0) {
+            waiting++;
+            await cutHappened; // its acknowledgement cannot reach the broker
+          }
+          done.add(id);
+          return null;
+        },
+        proxy.url(MQTT_URL),
+      );
       await until(async () => (await t!.service.app.request('/ready')).status === 200, 'ready');
       for (let i = 0; i < 10; i++) await send(`${base}/t6`, { id: i });
       await until(() => done.size === 3 && waiting === 1, 'three handled, the fourth running');
@@ -296,12 +395,22 @@ describe.runIf(up)('mqtt (real Mosquitto)', () => {
       proxy.cut();
       const seen: Json[] = [];
       const clientId = uniqueName('pipec-late');
-      await service({ topics: [`${base}/t7`], clientId }, (m) => { seen.push((m as { body: Json }).body); return null; }, proxy.url(MQTT_URL));
+      await service(
+        { topics: [`${base}/t7`], clientId },
+        (m) => {
+          seen.push((m as { body: Json }).body);
+          return null;
+        },
+        proxy.url(MQTT_URL),
+      );
       const res = await t!.service.app.request('/ready');
       expect(res.status).toBe(503);
       expect(await res.text()).toContain(`mqtt:broker/${clientId}`);
       proxy.restore();
-      await until(async () => (await t!.service.app.request('/ready')).status === 200, 'ready once the broker is there');
+      await until(
+        async () => (await t!.service.app.request('/ready')).status === 200,
+        'ready once the broker is there',
+      );
       await send(`${base}/t7`, { id: 'after' });
       await until(() => seen.length === 1, 'the message');
       expect(seen).toEqual([{ id: 'after' }]);
@@ -313,7 +422,12 @@ describe('mqtt trigger without a broker', () => {
   it('completes a test input with what a first delivery has', () => {
     const spec = { kind: 'mqtt', topics: ['devices/+/telemetry'] } as unknown as MqttTriggerSpec;
     expect(mqttTrigger.testMessage?.(spec, { topic: 'devices/d1/telemetry', body: { t: 20 } })).toEqual({
-      topic: 'devices/d1/telemetry', body: { t: 20 }, qos: 1, retain: false, redelivered: false, headers: {},
+      topic: 'devices/d1/telemetry',
+      body: { t: 20 },
+      qos: 1,
+      retain: false,
+      redelivered: false,
+      headers: {},
     });
   });
 

@@ -85,7 +85,10 @@ class TopicSubscriber {
   private readonly stopping = new AbortController();
   private readonly dependency: string;
 
-  constructor(readonly pipeline: TriggeredPipeline<MqttTriggerSpec>, private readonly host: TriggerHost) {
+  constructor(
+    readonly pipeline: TriggeredPipeline<MqttTriggerSpec>,
+    private readonly host: TriggerHost,
+  ) {
     this.dependency = `mqtt:${pipeline.trigger.account}/${pipeline.trigger.clientId}`;
   }
 
@@ -102,13 +105,15 @@ class TopicSubscriber {
     const target = connectionTarget(host.accounts[spec.account], MQTT);
     const where = describeTarget(target, MQTT);
     const { connect } = await import('mqtt');
-    const client: MqttClient = connect(mqttOptions(target, {
-      clientId: spec.clientId,
-      clean: false,
-      keepalive: Math.max(1, Math.round(spec.keepaliveMs / 1000)),
-      properties: { sessionExpiryInterval: Math.min(0xfffffffe, Math.round(spec.sessionExpiryMs / 1000)) },
-      resubscribe: true,
-    }));
+    const client: MqttClient = connect(
+      mqttOptions(target, {
+        clientId: spec.clientId,
+        clean: false,
+        keepalive: Math.max(1, Math.round(spec.keepaliveMs / 1000)),
+        properties: { sessionExpiryInterval: Math.min(0xfffffffe, Math.round(spec.sessionExpiryMs / 1000)) },
+        resubscribe: true,
+      }),
+    );
     const report = (up: boolean, cause?: unknown): void => host.connections.report(this.dependency, up, cause);
     const keeper = new ConnectionKeeper(client, where, report);
     this.keeper = keeper;
@@ -175,13 +180,17 @@ class TopicSubscriber {
       host.metrics.eventsConsumed.inc({ ...labels, outcome: 'invalid' });
       return this.deadLetter(packet, payload, 'unreadable', 1, '', err instanceof Error ? err.message : String(err));
     }
-    const result: DeliveryResult = await deliver((attempt) => host.engine.execute({
-      pipeline: pipeline.name,
-      message: messageOf(packet, body, packet.dup || attempt > 1),
-      validate: (m) => validateMessage(spec, m),
-      redelivery: packet.dup || attempt > 1,
-      trigger: 'mqtt',
-    }), { maxDeliveries: spec.maxDeliveries, backoff: spec.backoff, signal: this.stopping.signal });
+    const result: DeliveryResult = await deliver(
+      (attempt) =>
+        host.engine.execute({
+          pipeline: pipeline.name,
+          message: messageOf(packet, body, packet.dup || attempt > 1),
+          validate: (m) => validateMessage(spec, m),
+          redelivery: packet.dup || attempt > 1,
+          trigger: 'mqtt',
+        }),
+      { maxDeliveries: spec.maxDeliveries, backoff: spec.backoff, signal: this.stopping.signal },
+    );
     if (result.kind === 'stopped') return false;
     if (result.kind === 'done') {
       host.metrics.eventsConsumed.inc({ ...labels, outcome: 'success' });
@@ -194,7 +203,12 @@ class TopicSubscriber {
 
   /** A message that failed for good: to the dead-letter topic (true: acknowledge), or given back. */
   private async deadLetter(
-    packet: IPublishPacket, payload: Buffer, reason: string, attempts: number, executionId: string, error: string,
+    packet: IPublishPacket,
+    payload: Buffer,
+    reason: string,
+    attempts: number,
+    executionId: string,
+    error: string,
   ): Promise<boolean> {
     const { spec, pipeline, host, keeper } = this;
     const context = { pipeline: pipeline.name, topic: packet.topic, reason, attempts, executionId, error };
@@ -205,22 +219,29 @@ class TopicSubscriber {
       return false;
     }
     try {
-      await publishOn({ keeper, where: keeper.where }, spec.deadLetterTopic, payload, {
-        qos: 1,
-        retain: false,
-        properties: {
-          ...(packet.properties?.contentType ? { contentType: packet.properties.contentType } : {}),
-          userProperties: {
-            ...(packet.properties?.userProperties ?? {}),
-            'x-pipec-error': error,
-            'x-pipec-reason': reason,
-            'x-pipec-attempts': String(attempts),
-            'x-pipec-topic': packet.topic,
-            'x-pipec-pipeline': pipeline.name,
-            'x-pipec-execution': executionId,
+      await publishOn(
+        { keeper, where: keeper.where },
+        spec.deadLetterTopic,
+        payload,
+        {
+          qos: 1,
+          retain: false,
+          properties: {
+            ...(packet.properties?.contentType ? { contentType: packet.properties.contentType } : {}),
+            userProperties: {
+              ...(packet.properties?.userProperties ?? {}),
+              'x-pipec-error': error,
+              'x-pipec-reason': reason,
+              'x-pipec-attempts': String(attempts),
+              'x-pipec-topic': packet.topic,
+              'x-pipec-pipeline': pipeline.name,
+              'x-pipec-execution': executionId,
+            },
           },
         },
-      }, DEAD_LETTER_ACK_MS, 'mqtt');
+        DEAD_LETTER_ACK_MS,
+        'mqtt',
+      );
       host.logger.warn(context, `mqtt message dead-lettered to topic "${spec.deadLetterTopic}"`);
       return true;
     } catch (err) {
@@ -247,7 +268,8 @@ export const trigger: TriggerRuntime<MqttTriggerSpec> = {
           await subscriber.start();
           // Closed with the service's other clients, after the executions drained.
           void host.connections.get(`mqtt-subscriber:${p.name}`, `mqtt-subscriber:${p.name}`, async () => ({
-            client: subscriber, close: () => subscriber.close(),
+            client: subscriber,
+            close: () => subscriber.close(),
           }));
         }
       },
@@ -259,7 +281,12 @@ export const trigger: TriggerRuntime<MqttTriggerSpec> = {
   validate: validateMessage,
   // A test gives what it cares about (`input: { body: … }`); the rest is what a first delivery has.
   testMessage: (spec, given) => ({
-    topic: spec.topics[0] ?? '', body: null, qos: 1, retain: false, redelivered: false, headers: {},
+    topic: spec.topics[0] ?? '',
+    body: null,
+    qos: 1,
+    retain: false,
+    redelivered: false,
+    headers: {},
     ...(given !== null && typeof given === 'object' && !Array.isArray(given) ? given : {}),
   }),
 };

@@ -31,9 +31,17 @@ export const compile: TriggerCompiler = {
   },
 };
 
-function checkCron(cron: string, timezone: string, cronValue: Value, tzValue: Value | undefined, ctx: PipelineContext, api: CompileApi): void {
+function checkCron(
+  cron: string,
+  timezone: string,
+  cronValue: Value,
+  tzValue: Value | undefined,
+  ctx: PipelineContext,
+  api: CompileApi,
+): void {
   const fields = cron.trim().split(/\s+/).length;
-  let problem: string | undefined = fields === 5 || fields === 6 ? undefined : `expected 5 or 6 fields, found ${fields}`;
+  let problem: string | undefined =
+    fields === 5 || fields === 6 ? undefined : `expected 5 or 6 fields, found ${fields}`;
   if (!problem) {
     try {
       const { Cron } = (cronModule ??= require('croner') as typeof import('croner'));
@@ -41,13 +49,27 @@ function checkCron(cron: string, timezone: string, cronValue: Value, tzValue: Va
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (/time ?zone/i.test(message) && tzValue) {
-        ctx.diagnostics.push(api.diagnostic('PIPE5503', { message: `unknown time zone \`${timezone}\``, span: tzValue.span, label: 'not an IANA time zone', hint: 'write for example "America/Sao_Paulo" or "UTC"' }));
+        ctx.diagnostics.push(
+          api.diagnostic('PIPE5503', {
+            message: `unknown time zone \`${timezone}\``,
+            span: tzValue.span,
+            label: 'not an IANA time zone',
+            hint: 'write for example "America/Sao_Paulo" or "UTC"',
+          }),
+        );
         return;
       }
       problem = message;
     }
   }
   if (problem) {
-    ctx.diagnostics.push(api.diagnostic('PIPE5503', { message: `invalid cron expression: ${problem}`, span: cronValue.span, label: problem, hint: 'write for example "*/5 * * * *" (every 5 minutes) or "0 */1 * * * *" (with seconds)' }));
+    ctx.diagnostics.push(
+      api.diagnostic('PIPE5503', {
+        message: `invalid cron expression: ${problem}`,
+        span: cronValue.span,
+        label: problem,
+        hint: 'write for example "*/5 * * * *" (every 5 minutes) or "0 */1 * * * *" (with seconds)',
+      }),
+    );
   }
 }

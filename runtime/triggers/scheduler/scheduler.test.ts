@@ -26,12 +26,20 @@ describe('scheduler trigger', () => {
     const outcome = await t.service.fireSchedule('timer');
     expect(outcome).toMatchObject({ ok: true, result: { scheduledAt: 1_700_000_000_000 } });
     clock += 60_000;
-    expect(await t.service.fireSchedule('timer')).toMatchObject({ ok: true, result: { scheduledAt: 1_700_000_060_000 } });
+    expect(await t.service.fireSchedule('timer')).toMatchObject({
+      ok: true,
+      result: { scheduledAt: 1_700_000_060_000 },
+    });
   });
 
   it('skips a tick while the previous run is still running', async () => {
     const gate = deferred();
-    t = await makeTestService([pipelineOf('timer', schedule(), async () => { await gate.promise; return 'done'; })]);
+    t = await makeTestService([
+      pipelineOf('timer', schedule(), async () => {
+        await gate.promise;
+        return 'done';
+      }),
+    ]);
     const first = t.service.fireSchedule('timer');
     await new Promise((r) => setImmediate(r));
     const second = await t.service.fireSchedule('timer');
@@ -39,12 +47,19 @@ describe('scheduler trigger', () => {
     expect(second.ok ? '' : String(second.error['error'])).toContain('previous run is still running');
     gate.resolve();
     expect(await first).toMatchObject({ ok: true, result: 'done' });
-    expect(await (await t.service.app.request('/metrics')).text()).toMatch(/pipec_scheduler_ticks_total\{[^}]*outcome="overlap"[^}]*\} 1/);
+    expect(await (await t.service.app.request('/metrics')).text()).toMatch(
+      /pipec_scheduler_ticks_total\{[^}]*outcome="overlap"[^}]*\} 1/,
+    );
   });
 
   it('runs overlapping ticks when allowConcurrent is set', async () => {
     const gate = deferred();
-    t = await makeTestService([pipelineOf('timer', schedule({ allowConcurrent: true }), async () => { await gate.promise; return 'done'; })]);
+    t = await makeTestService([
+      pipelineOf('timer', schedule({ allowConcurrent: true }), async () => {
+        await gate.promise;
+        return 'done';
+      }),
+    ]);
     const first = t.service.fireSchedule('timer');
     const second = t.service.fireSchedule('timer');
     gate.resolve();
@@ -53,18 +68,35 @@ describe('scheduler trigger', () => {
 
   it('a timer tick runs once per tick time across replicas sharing a lock', async () => {
     let runs = 0;
-    const timer = pipelineOf('timer', schedule({ allowConcurrent: true }), async () => { runs++; return null; });
+    const timer = pipelineOf('timer', schedule({ allowConcurrent: true }), async () => {
+      runs++;
+      return null;
+    });
     const lock = new FakeLock();
     const replica = (): ScheduleRunner => {
       const metrics = createServiceMetrics('replica');
       const logger = createLogger({ level: 'silent' });
       const backends = createFakeBackends();
       const engine = new ExecutionEngine({
-        pipelines: [timer], logger, metrics, clock: { now: () => 0 }, dataDir: tmpdir(), globals: {}, accounts: {},
-        store: backends.store, broker: backends.broker, createExecutor: createPipelineExecutor,
+        pipelines: [timer],
+        logger,
+        metrics,
+        clock: { now: () => 0 },
+        dataDir: tmpdir(),
+        globals: {},
+        accounts: {},
+        store: backends.store,
+        broker: backends.broker,
+        createExecutor: createPipelineExecutor,
         connections: new ConnectionRegistry(createLogger({ level: 'silent', service: 'test' })),
       });
-      return new ScheduleRunner(timer, timer.trigger as SchedulerTriggerSpec, { engine, lock, clock: { now: () => 0 }, metrics, logger });
+      return new ScheduleRunner(timer, timer.trigger as SchedulerTriggerSpec, {
+        engine,
+        lock,
+        clock: { now: () => 0 },
+        metrics,
+        logger,
+      });
     };
     const [a, b] = [replica(), replica()];
     const results = await Promise.all([a.tick(1_700_000_000_000), b.tick(1_700_000_000_000)]);
@@ -77,11 +109,13 @@ describe('scheduler trigger', () => {
   it('fires real ticks from croner with a 6-field expression', async () => {
     const ticks: number[] = [];
     const ticked = deferred();
-    t = await makeTestService([pipelineOf('timer', schedule({ cron: '* * * * * *' }), async (m) => {
-      ticks.push((m as { scheduledAt: number }).scheduledAt);
-      ticked.resolve();
-      return null;
-    })]);
+    t = await makeTestService([
+      pipelineOf('timer', schedule({ cron: '* * * * * *' }), async (m) => {
+        ticks.push((m as { scheduledAt: number }).scheduledAt);
+        ticked.resolve();
+        return null;
+      }),
+    ]);
     await t.service.start();
     await ticked.promise;
     expect(ticks[0]! % 1000).toBe(0);
@@ -99,7 +133,10 @@ describe('scheduler trigger', () => {
   it('runs in UTC when no time zone is given, whatever the machine zone', () => {
     for (const timezone of ['', 'UTC', 'Etc/UTC']) {
       const job = createCron(schedule({ cron: '30 9 * * 1', timezone }));
-      expect(job.nextRuns(2, new Date('2024-03-30T23:00:00Z')).map((d) => d.toISOString())).toEqual(['2024-04-01T09:30:00.000Z', '2024-04-08T09:30:00.000Z']);
+      expect(job.nextRuns(2, new Date('2024-03-30T23:00:00Z')).map((d) => d.toISOString())).toEqual([
+        '2024-04-01T09:30:00.000Z',
+        '2024-04-08T09:30:00.000Z',
+      ]);
       job.stop();
     }
   });
@@ -109,14 +146,33 @@ describe('scheduler trigger', () => {
     const T0 = Date.UTC(2025, 0, 1, 10, 30); // 10:30, the 10:00 tick is the latest due
 
     /** A replica of an hourly schedule on the shared lock, at the time `now()`. */
-    const replica = (spec: SchedulerTriggerSpec, lock: FakeLock, now: () => number, seen: number[], onRun?: () => void): ScheduleRunner => {
-      const timer = pipelineOf('hourly', spec, async (m) => { seen.push((m as { scheduledAt: number }).scheduledAt); onRun?.(); return null; });
+    const replica = (
+      spec: SchedulerTriggerSpec,
+      lock: FakeLock,
+      now: () => number,
+      seen: number[],
+      onRun?: () => void,
+    ): ScheduleRunner => {
+      const timer = pipelineOf('hourly', spec, async (m) => {
+        seen.push((m as { scheduledAt: number }).scheduledAt);
+        onRun?.();
+        return null;
+      });
       const metrics = createServiceMetrics('replica');
       const logger = createLogger({ level: 'silent' });
       const backends = createFakeBackends();
       const engine = new ExecutionEngine({
-        pipelines: [timer], logger, metrics, clock: { now }, dataDir: tmpdir(), globals: {}, accounts: {},
-        store: backends.store, broker: backends.broker, createExecutor: createPipelineExecutor, connections: new ConnectionRegistry(logger),
+        pipelines: [timer],
+        logger,
+        metrics,
+        clock: { now },
+        dataDir: tmpdir(),
+        globals: {},
+        accounts: {},
+        store: backends.store,
+        broker: backends.broker,
+        createExecutor: createPipelineExecutor,
+        connections: new ConnectionRegistry(logger),
       });
       return new ScheduleRunner(timer, spec, { engine, lock, clock: { now }, metrics, logger, catchUpRetryMs: 10 });
     };
@@ -132,7 +188,13 @@ describe('scheduler trigger', () => {
         return read(schedule);
       };
       const ran = deferred();
-      const runner = replica(HOURLY, lock, () => T0 + 3600_000, seen, () => ran.resolve());
+      const runner = replica(
+        HOURLY,
+        lock,
+        () => T0 + 3600_000,
+        seen,
+        () => ran.resolve(),
+      );
       runner.start();
       await ran.promise;
       runner.stop();
@@ -143,7 +205,10 @@ describe('scheduler trigger', () => {
     it('a first start records the latest due tick without running it', async () => {
       const lock = new FakeLock();
       const seen: number[] = [];
-      expect(await replica(HOURLY, lock, () => T0, seen).catchUp()).toEqual({ kind: 'first-start', latestDue: Date.UTC(2025, 0, 1, 10) });
+      expect(await replica(HOURLY, lock, () => T0, seen).catchUp()).toEqual({
+        kind: 'first-start',
+        latestDue: Date.UTC(2025, 0, 1, 10),
+      });
       expect(seen).toEqual([]);
       expect(await lock.lastTick('schedule:hourly')).toBe(Date.UTC(2025, 0, 1, 10));
     });
@@ -154,7 +219,10 @@ describe('scheduler trigger', () => {
       await replica(HOURLY, lock, () => T0, seen).catchUp();
       // Every replica was down from 10:30 to 13:15: the 11:00, 12:00 and 13:00 ticks were missed.
       const later = T0 + 2 * 3600_000 + 45 * 60_000;
-      const results = await Promise.all([replica(HOURLY, lock, () => later, seen).catchUp(), replica(HOURLY, lock, () => later, seen).catchUp()]);
+      const results = await Promise.all([
+        replica(HOURLY, lock, () => later, seen).catchUp(),
+        replica(HOURLY, lock, () => later, seen).catchUp(),
+      ]);
       expect(seen).toEqual([Date.UTC(2025, 0, 1, 13)]);
       const kinds = results.map((r) => (r.kind === 'caught-up' ? r.result.kind : r.kind)).sort();
       expect(kinds).toEqual(['ran', 'skipped']);
@@ -170,7 +238,9 @@ describe('scheduler trigger', () => {
       const runner = replica(HOURLY, lock, () => T0, seen);
       await runner.catchUp();
       expect((await runner.tick(Date.UTC(2025, 0, 1, 11))).kind).toBe('ran');
-      expect((await replica(HOURLY, lock, () => Date.UTC(2025, 0, 1, 11, 20), seen).catchUp()).kind).toBe('none-missed');
+      expect((await replica(HOURLY, lock, () => Date.UTC(2025, 0, 1, 11, 20), seen).catchUp()).kind).toBe(
+        'none-missed',
+      );
       expect(seen).toEqual([Date.UTC(2025, 0, 1, 11)]);
     });
 

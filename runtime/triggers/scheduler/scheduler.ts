@@ -52,15 +52,19 @@ export const trigger: TriggerRuntime<SchedulerTriggerSpec> = {
       },
     };
   },
-  testMessage: (_spec, given) => (given !== null && typeof given === 'object' && !Array.isArray(given) ? { scheduledAt: Date.now(), ...given } : { scheduledAt: Date.now() }),
+  testMessage: (_spec, given) =>
+    given !== null && typeof given === 'object' && !Array.isArray(given)
+      ? { scheduledAt: Date.now(), ...given }
+      : { scheduledAt: Date.now() },
 };
 
 /** A tick fired by hand as an execution outcome: skipped ticks answer 409. */
 function tickOutcome(tick: TickResult, clock: Clock): ExecutionOutcome {
   if (tick.kind === 'ran') return publicOutcome(tick.outcome);
-  const message = tick.reason === 'overlap'
-    ? 'scheduler tick skipped: the previous run is still running'
-    : 'scheduler tick skipped: another replica runs it';
+  const message =
+    tick.reason === 'overlap'
+      ? 'scheduler tick skipped: the previous run is still running'
+      : 'scheduler tick skipped: another replica runs it';
   return { ok: false, executionId: '', error: { timestamp: clock.now(), error: message, message, code: 409 } };
 }
 
@@ -120,7 +124,9 @@ export class ScheduleRunner {
   start(): void {
     if (this.job) return;
     this.job = createCron(this.spec, (tickTime) => {
-      void this.tick(tickTime).catch((err: unknown) => this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler tick failed'));
+      void this.tick(tickTime).catch((err: unknown) =>
+        this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler tick failed'),
+      );
     });
     void this.catchUpUntilDone();
   }
@@ -135,7 +141,8 @@ export class ScheduleRunner {
         return;
       } catch (err) {
         const backendAway = err instanceof PipeError && err.code === 503;
-        if (!logged || !backendAway) this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler catch-up failed');
+        if (!logged || !backendAway)
+          this.deps.logger.error({ err, pipeline: this.pipeline.name }, 'scheduler catch-up failed');
         logged = true;
         if (!backendAway) return;
         await new Promise((resolve) => setTimeout(resolve, this.deps.catchUpRetryMs ?? CATCH_UP_RETRY_MS).unref());
@@ -147,7 +154,10 @@ export class ScheduleRunner {
   async catchUp(): Promise<CatchUp> {
     const name = this.pipeline.name;
     const now = this.deps.clock.now();
-    const latestDue = createCron(this.spec).previousRuns(1, new Date(now + 1))[0]?.getTime() ?? null;
+    const latestDue =
+      createCron(this.spec)
+        .previousRuns(1, new Date(now + 1))[0]
+        ?.getTime() ?? null;
     const recorded = await this.deps.lock.lastTick(scheduleKey(name));
     if (recorded === null) {
       if (latestDue !== null) await this.deps.lock.recordTick(scheduleKey(name), latestDue);
@@ -155,11 +165,17 @@ export class ScheduleRunner {
     }
     if (latestDue === null || latestDue <= recorded) return { kind: 'none-missed', latestDue };
     if ((this.spec.missedTicks ?? 'run-once') === 'skip') {
-      this.deps.logger.info({ pipeline: name, lastTick: recorded, latestDue }, 'scheduler: ticks missed while no replica ran are skipped');
+      this.deps.logger.info(
+        { pipeline: name, lastTick: recorded, latestDue },
+        'scheduler: ticks missed while no replica ran are skipped',
+      );
       await this.deps.lock.recordTick(scheduleKey(name), latestDue);
       return { kind: 'skipped', latestDue };
     }
-    this.deps.logger.info({ pipeline: name, lastTick: recorded, tick: latestDue }, 'scheduler: running the latest tick missed while no replica ran');
+    this.deps.logger.info(
+      { pipeline: name, lastTick: recorded, tick: latestDue },
+      'scheduler: running the latest tick missed while no replica ran',
+    );
     const result = await this.tick(latestDue);
     if (result.kind === 'ran') this.deps.metrics.schedulerTicks.inc({ pipeline: name, outcome: 'caught-up' });
     return { kind: 'caught-up', tick: latestDue, result };
@@ -192,7 +208,11 @@ export class ScheduleRunner {
       let outcome: EngineOutcome | undefined;
       const run = async (): Promise<void> => {
         if (useLock) await this.deps.lock.recordTick(scheduleKey(name), tickTime);
-        outcome = await this.deps.engine.execute({ pipeline: name, message: { scheduledAt: tickTime }, trigger: 'scheduler' });
+        outcome = await this.deps.engine.execute({
+          pipeline: name,
+          message: { scheduledAt: tickTime },
+          trigger: 'scheduler',
+        });
       };
       const locked = useLock ? await this.deps.lock.tryLock(`schedule:${name}:${tickTime}`, run) : (await run(), true);
       if (!locked || !outcome) {

@@ -19,7 +19,7 @@ export const compile: TriggerCompiler = {
     const each = read.str('each', 'row') === 'batch' ? 'batch' : 'row';
     const startAfter = json('start-after');
     const optional = (key: string, value: unknown): Record<string, string> =>
-      (value === undefined ? {} : { [key]: JSON.stringify(value) });
+      value === undefined ? {} : { [key]: JSON.stringify(value) };
     return {
       spec: {
         account: JSON.stringify(read.str('account', '')),

@@ -18,7 +18,14 @@
  */
 import type { Json, JsonObject, TriggerSpec } from '../../types.js';
 import {
-  DEPENDENCY_KINDS, dependencyName, dialectOf, sqlError, sqlPool, type Dialect, type SqlAccount, type SqlPool,
+  DEPENDENCY_KINDS,
+  dependencyName,
+  dialectOf,
+  sqlError,
+  sqlPool,
+  type Dialect,
+  type SqlAccount,
+  type SqlPool,
 } from '../../connectors/sql/client.js';
 import { coerceRows } from '../../connectors/sql/rows.js';
 import type { TriggeredPipeline, TriggerHost, TriggerRuntime } from '../../service/trigger-host.js';
@@ -72,7 +79,11 @@ export function quoteIdentifier(dialect: Dialect, name: string): string {
 
 /** The polling query: rows past `after` (all when null), or — `equal` — the rows of exactly that value. */
 export function pollQuery(
-  dialect: Dialect, spec: PollTarget, after: string | null, limit: number, equal = false,
+  dialect: Dialect,
+  spec: PollTarget,
+  after: string | null,
+  limit: number,
+  equal = false,
 ): { sql: string; params: Json[] } {
   const t = 'pipec_t';
   const wm = `${t}.${quoteIdentifier(dialect, spec.watermark)}`;
@@ -84,8 +95,9 @@ export function pollQuery(
   if (after !== null) conditions.push(`${wm} ${equal ? '=' : '>'} ${dialect === 'postgres' ? '$1' : '?'}`);
   const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
   return {
-    sql: `SELECT ${columns}, ${asText} AS ${WATERMARK_COLUMN} FROM ${table} AS ${t}${where} `
-      + `ORDER BY ${wm} LIMIT ${limit}`,
+    sql:
+      `SELECT ${columns}, ${asText} AS ${WATERMARK_COLUMN} FROM ${table} AS ${t}${where} ` +
+      `ORDER BY ${wm} LIMIT ${limit}`,
     params: after === null ? [] : [after],
   };
 }
@@ -106,7 +118,9 @@ interface PolledRow {
  * whose last value continues is cut before that value, and a batch of one value only is read whole.
  */
 export async function nextRows(
-  pool: SqlPool, spec: SqlPollTriggerSpec, after: string | null,
+  pool: SqlPool,
+  spec: SqlPollTriggerSpec,
+  after: string | null,
 ): Promise<{ rows: PolledRow[]; full: boolean }> {
   const query = pollQuery(pool.dialect, spec, after, spec.batchSize);
   const rows = split((await pool.run(query.sql, query.params, spec.timeoutMs)).rows);
@@ -239,8 +253,11 @@ export class SqlPoller {
     if (outcome.ok) return true;
     this.host.logger.warn(
       {
-        pipeline: this.pipeline.name, executionId: outcome.executionId, watermark,
-        code: outcome.error.code, reason: outcome.error.message,
+        pipeline: this.pipeline.name,
+        executionId: outcome.executionId,
+        watermark,
+        code: outcome.error.code,
+        reason: outcome.error.message,
       },
       'sql-poll: the execution failed; the row is read again at the next poll',
     );
