@@ -5,6 +5,7 @@
  * makes no decisions.
  */
 import type { MetricFacts, SpanFacts } from '../connectors/connector-registry.js';
+import type { RetrySpec } from '../../runtime/policies/retry.js';
 
 /** Where a step came from, for provenance comments: `orders.pipe:12`. */
 export interface SourceRef {
@@ -74,18 +75,11 @@ export interface ConnectorPlan {
   readonly retry?: RetryPlan;
 }
 
-/** The shape of runtime/policies/retry.ts's RetrySpec, emitted as data into the step's StepInfo. */
-export interface RetryPlan {
-  readonly attempts: number;
-  readonly initialMs: number;
-  readonly maxDelayMs: number;
-  readonly multiplier: number;
-  readonly budgetMs: number;
-  readonly kinds: readonly string[];
-  readonly statuses: readonly number[];
-  readonly outputStatus?: string;
-  readonly outputHeaders?: string;
-}
+/**
+ * A step's `retry` option with the connector's defaults filled in, emitted as data into its
+ * StepInfo: exactly what runtime/policies/retry.ts runs, so the type is the runtime's own.
+ */
+export type RetryPlan = RetrySpec;
 
 export interface ChoicePlan {
   readonly kind: 'choice';
