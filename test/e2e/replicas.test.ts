@@ -8,6 +8,7 @@
  *
  * Needs the real servers: fails under CI=true when they are unreachable, skips (saying so) otherwise.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
@@ -27,6 +28,11 @@ const RUN = `${process.pid}${Date.now() % 100000}`;
 const STORE = `replica-orders-${RUN}`;
 const EVENT = `replica-order-placed-${RUN}`;
 const RATE_MAX = 20;
+/**
+ * Shared counters outlive a run (PostgreSQL table, NATS KV) and are kept per pipeline: a name of
+ * this run's own, so a run within the 10-minute window of an earlier one starts from zero.
+ */
+const LIMITED = `limited-${randomUUID().slice(0, 8)}`;
 
 const FULL = `store ${STORE}
 
@@ -60,7 +66,7 @@ pipeline tick {
   }
 }
 
-pipeline limited {
+pipeline ${LIMITED} {
   trigger http { method: GET, path: "/limited", rate-limit: { max: ${RATE_MAX}, window: 10m, key: ip } }
   respond 200 { ok: true }
 }
