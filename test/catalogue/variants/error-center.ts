@@ -14,7 +14,7 @@ export const variants: Variant[] = [
     id: 'publish-object-as-string',
     category: 'contract',
     find: 'payload: { orderId: "{{ step.gateway.body.orderId }}" },',
-    replace: 'payload: "{{ step.gateway.body.orderId }}",',
+    replace: 'payload: "order {{ step.gateway.body.orderId }}",',
   },
   { id: 'publish-empty-string', category: 'contract', find: 'orderId: "payment",', replace: 'orderId: "",' },
   {

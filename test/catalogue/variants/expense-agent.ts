@@ -140,7 +140,7 @@ export const variants: Variant[] = [
     id: 'publish-nested-type',
     category: 'contract',
     find: 'total: {{ message.tokenUsage.totalTokenCount }},',
-    replace: 'total: "{{ message.tokenUsage.totalTokenCount }}",',
+    replace: 'total: "{{ message.tokenUsage.totalTokenCount }} tokens",',
   },
   {
     id: 'publish-missing-required',

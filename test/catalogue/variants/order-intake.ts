@@ -203,7 +203,7 @@ export const variants: Variant[] = [
     id: 'execute-payload-type',
     category: 'contract',
     find: 'payload: { body: { orderId: "{{ step.priced.orderId }}", lines: {{ step.priced.lines }} } },',
-    replace: 'payload: { body: { orderId: "{{ step.priced.orderId }}", lines: "{{ step.priced.lines }}" } },',
+    replace: 'payload: { body: { orderId: "{{ step.priced.orderId }}", lines: "{{ step.priced.lines }} lines" } },',
   },
   {
     id: 'publish-payload-missing-required',
@@ -215,7 +215,7 @@ export const variants: Variant[] = [
     id: 'publish-payload-type',
     category: 'contract',
     find: 'express: {{ step.priced.gold }} },',
-    replace: 'express: "{{ step.priced.gold }}" },',
+    replace: 'express: "true" },',
   },
   {
     id: 'publish-payload-extra-field',
@@ -246,7 +246,6 @@ export const variants: Variant[] = [
     category: 'contract',
     find: 'name: "order-accepted"',
     replace: 'name: "order-accept"',
-    hard: true,
   },
 
   // connector envelopes
