@@ -729,6 +729,23 @@ export function eventNeverConsumed(event: string, at: Span, suggestion: string |
   });
 }
 
+/** PIPE6105 at one side of a pair: `event` is this side's name, `other` the near name on the other side. */
+export function eventNameTypo(side: 'publish' | 'subscribe', event: string, other: string, at: Span): Diagnostic {
+  return side === 'publish'
+    ? diagnostic('PIPE6105', {
+        message: `event \`${event}\` has no subscriber, and \`${other}\` has a subscriber but no publisher: one of the names is misspelt`,
+        span: at,
+        label: `nobody subscribes to this name; did you mean \`${other}\`?`,
+        hint: `write the same event name here and in the subscribing trigger (\`${other}\`)`,
+      })
+    : diagnostic('PIPE6105', {
+        message: `event \`${event}\` is never published, and \`${other}\` is published with no subscriber: one of the names is misspelt`,
+        span: at,
+        label: `nothing publishes this name; did you mean \`${other}\`?`,
+        hint: `write the same event name here and in the publishing step (\`${other}\`)`,
+      });
+}
+
 export function eventNeverPublished(event: string, at: Span, suggestion: string | undefined): Diagnostic {
   return diagnostic('PIPE6104', {
     message: `pipeline subscribes to event \`${event}\`, but no step of this build publishes it`,
