@@ -190,7 +190,7 @@ export function secretLeaves(facts: {
     secondary: facts.declaredAt ? [{ span: facts.declaredAt, message: `the secret: a value of an account` }] : [],
     body: [
       facts.carried
-        ? `A step before this one put \`${from}\` into the message; the values of accounts are secrets wherever they go.`
+        ? `An earlier step wrote \`${from}\` into \`${facts.carried}\`; the values of accounts stay secrets wherever steps copy them.`
         : 'The values of accounts are secrets, and so is everything computed from one.',
     ],
     hint: `send it without the account's value; wrap it in \`${wrapped}\` if it is meant to leave`,

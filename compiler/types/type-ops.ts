@@ -70,6 +70,7 @@ function mergeScalars(members: readonly PipeType[]): PipeType[] {
   const hasPlainNumber = members.some((m) => m.kind === 'number' && !m.integer);
   const hasPlainString = members.some((m) => m.kind === 'string' && !m.enum);
   const enums = members.flatMap((m) => (m.kind === 'string' && m.enum ? m.enum : []));
+  const secret = members.find((m) => m.kind === 'string' && m.secret)?.secret;
   const out: PipeType[] = [];
   let stringDone = false;
   for (const m of members) {
@@ -77,7 +78,8 @@ function mergeScalars(members: readonly PipeType[]): PipeType[] {
     if (m.kind === 'string') {
       if (stringDone) continue;
       stringDone = true;
-      out.push(hasPlainString ? { kind: 'string' } : { kind: 'string', enum: [...new Set(enums)] });
+      const merged: PipeType = hasPlainString ? { kind: 'string' } : { kind: 'string', enum: [...new Set(enums)] };
+      out.push(secret ? { ...merged, secret } : merged);
       continue;
     }
     out.push(m);
@@ -88,7 +90,8 @@ function mergeScalars(members: readonly PipeType[]): PipeType[] {
 /** The type without `null` members (what a value is once it is known to be present). */
 export function withoutNull(t: PipeType): PipeType {
   if (t.kind !== 'union') return t;
-  return union(...t.members.filter((m) => m.kind !== 'null'));
+  const present = union(...t.members.filter((m) => m.kind !== 'null'));
+  return t.secret ? secretFrom(present, [t]) : present;
 }
 
 export function isNullable(t: PipeType): boolean {
