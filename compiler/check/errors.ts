@@ -168,6 +168,35 @@ export function accountOfWrongType(facts: {
   });
 }
 
+/**
+ * PIPE4201: a value holding a secret (an account's value) reaches a place outside the service.
+ * `sink` names the place ("the body of `respond`"), `from` the account field (`account.crm.token`),
+ * `carried` the path of the message field that brought it when the value does not read the account.
+ */
+export function secretLeaves(facts: {
+  readonly at: Span;
+  readonly sink: string;
+  readonly from: string;
+  readonly declaredAt: Span | undefined;
+  readonly carried: string | undefined;
+  readonly expression: string | undefined;
+}): Diagnostic {
+  const { from, sink } = facts;
+  const wrapped = `{{ DECLASSIFY(${facts.expression ?? '…'}) }}`;
+  return diagnostic('PIPE4201', {
+    message: `a secret (\`${from}\`) would leave the service through ${sink}`,
+    span: facts.at,
+    label: facts.carried ? `\`${facts.carried}\` holds \`${from}\`` : `holds \`${from}\``,
+    secondary: facts.declaredAt ? [{ span: facts.declaredAt, message: `the secret: a value of an account` }] : [],
+    body: [
+      facts.carried
+        ? `An earlier step wrote \`${from}\` into \`${facts.carried}\`; the values of accounts stay secrets wherever steps copy them.`
+        : 'The values of accounts are secrets, and so is everything computed from one.',
+    ],
+    hint: `send it without the account's value; wrap it in \`${wrapped}\` if it is meant to leave`,
+  });
+}
+
 /** Like `names`, at most 12 shown. */
 function firstNames(list: readonly string[]): string {
   const shown = list.slice(0, 12).map((n) => `\`${n}\``);
