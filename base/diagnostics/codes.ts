@@ -23,6 +23,7 @@ import { contractCodes } from './codes/contracts.js';
 import { internalCodes } from './codes/internal.js';
 import { patternCodes } from './codes/patterns.js';
 import { testingCodes } from './codes/testing.js';
+import { neverMatchCodes } from './codes/never-match.js';
 
 export interface CodeInfo {
   readonly title: string;
@@ -48,6 +49,7 @@ const TABLES = [
   contractCodes,
   patternCodes,
   testingCodes,
+  neverMatchCodes,
   internalCodes,
 ] as const;
 

@@ -303,6 +303,34 @@ export function badConstant(facts: {
   });
 }
 
+/**
+ * A string literal compared with a field whose shape allows only other strings (also used for
+ * JSONPath filters, compiler/lower/conditions.ts). `operator` as written: `==`, `!=`, `EQUALTO`.
+ */
+export function literalOutsideEnum(facts: {
+  readonly span: Span;
+  readonly literal: string;
+  readonly field: string;
+  readonly operator: string;
+  readonly values: readonly string[];
+  readonly suggestion?: string;
+}): Diagnostic {
+  const { literal, field, operator, values, suggestion } = facts;
+  const always = operator === '!=' || operator === '!==' ? 'always true' : 'always false';
+  const shown = values.length <= MAX_CANDIDATES ? values : values.slice(0, MAX_CANDIDATES);
+  const listed = shown.map((v) => JSON.stringify(v)).join(', ') + (values.length > shown.length ? ', …' : '');
+  return diagnostic('PIPE4050', {
+    message: `\`${field}\` is never ${JSON.stringify(literal)}, so this \`${operator}\` is ${always}`,
+    span: facts.span,
+    label: suggestion !== undefined ? `did you mean ${JSON.stringify(suggestion)}?` : 'not one of its values',
+    body: [`The shape of \`${field}\` allows only: ${listed}.`],
+    hint:
+      suggestion !== undefined
+        ? `write ${JSON.stringify(suggestion)}`
+        : "compare with one of the values listed, or add the value to the schema's `enum`",
+  });
+}
+
 export function divisionByZero(facts: { readonly span: Span; readonly operator: string }): Diagnostic {
   const op = /^[A-Z]/.test(facts.operator) ? facts.operator : `\`${facts.operator}\``;
   return diagnostic('PIPE4018', {
