@@ -8,6 +8,20 @@ import type { CodeTable } from '../codes.js';
  * in the .pipe file that no run can ever make true.
  */
 export const neverMatchCodes = {
+  PIPE3050: {
+    title: 'Schema no document satisfies',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A JSON Schema whose own keywords contradict each other rejects every document, so the step or trigger using it fails on every message: a `required` property that `additionalProperties: false` forbids (it is neither in `properties` nor matched by a `patternProperties` pattern), `minimum` above `maximum` (or an exclusive bound that leaves no number between them), `minLength` above `maxLength`, `minItems` above `maxItems`, `minProperties` above `maxProperties`, an empty `enum`, a `const` (or every `enum` value) of another type than the schema\'s `type`, or `allOf` parts whose `type`s share no type.\n\nExample: `schema Order { type: "object", additionalProperties: false, required: ["id"], properties: { orderId: { type: "string" } } }` — list `id` under `properties` (or require `orderId`).',
+  },
+  PIPE3051: {
+    title: 'Unknown JSON Schema keyword',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      'A JSON Schema ignores keywords it does not know, so a misspelled keyword (`requried`, `propertes`, `additionalProperty`, `maxlength`) constrains nothing: the schema accepts documents its author meant to reject. pipec warns when an unknown keyword is close to a keyword of the schema\'s draft. Keywords of your own that are not near a draft keyword (`x-…`, `example`, `title`-like annotations of a tool) are left alone.\n\nExample: `{ type: "object", requried: ["id"] }` — write `required: ["id"]`.',
+  },
   PIPE4050: {
     title: 'Literal outside the enum',
     severity: 'error',
