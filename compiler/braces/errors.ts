@@ -297,7 +297,7 @@ export function badConstant(facts: {
   return diagnostic(p.code, {
     message: `${p.message} (argument ${facts.index + 1} of ${facts.signature.name})`,
     span: facts.span,
-    label: p.code === 'PIPE4004' ? 'not a number' : 'invalid here',
+    label: p.label ?? (p.code === 'PIPE4004' ? 'not a number' : 'invalid here'),
     body: p.candidates ? candidateBlock('Accepted values:', p.candidates) : [],
     ...(p.hint ? { hint: capitalize(p.hint) } : {}),
   });
@@ -540,11 +540,16 @@ export function unknownLocale(value: string): ConstantProblem {
   return { code: 'PIPE4017', message: `unknown locale ${JSON.stringify(value)}`, hint };
 }
 
-export function unknownZone(value: string): ConstantProblem {
+/** `suggestion`: the closest known zone (compiler/braces/zones.ts). */
+export function unknownZone(value: string, suggestion: string | undefined): ConstantProblem {
   return {
-    code: 'PIPE4017',
+    code: 'PIPE5550',
     message: `unknown time zone ${JSON.stringify(value)}`,
-    hint: 'write an IANA zone such as "America/Sao_Paulo", "UTC" or an offset such as "GMT-3"',
+    ...(suggestion !== undefined ? { label: `did you mean ${JSON.stringify(suggestion)}?` } : {}),
+    hint:
+      suggestion !== undefined
+        ? `write ${JSON.stringify(suggestion)}`
+        : 'write an IANA zone such as "America/Sao_Paulo", "UTC" or an offset such as "GMT-3"',
   };
 }
 

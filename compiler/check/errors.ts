@@ -130,6 +130,25 @@ export function invalidParameter(facts: {
   });
 }
 
+/** A parameter whose schema says `"format": "timezone"` given a zone the run time does not know. */
+export function unknownTimeZone(
+  zone: string,
+  path: string,
+  owner: ParamOwner,
+  at: Span,
+  suggestion: string | undefined,
+): Diagnostic {
+  return diagnostic('PIPE5550', {
+    message: `unknown time zone ${JSON.stringify(zone)} for \`${path}\` of ${owner.what} \`${owner.name}\``,
+    span: at,
+    label: suggestion !== undefined ? `did you mean ${JSON.stringify(suggestion)}?` : 'not an IANA time zone',
+    hint:
+      suggestion !== undefined
+        ? `write ${JSON.stringify(suggestion)}`
+        : 'write an IANA zone name such as "America/Sao_Paulo", "Europe/Berlin" or "UTC"',
+  });
+}
+
 /** `path` is the parameter as written (`retry.delay`). */
 export function expressionInFixedParameter(path: string, owner: ParamOwner, at: Span): Diagnostic {
   return diagnostic('PIPE3004', {

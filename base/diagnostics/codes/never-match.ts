@@ -29,4 +29,11 @@ export const neverMatchCodes = {
     explain:
       'The field is compared with a string its shape can never hold: its schema lists the values it may take (`enum`, or `const`), and the literal is none of them, so `==` is always false and `!=` always true — most often a typo of one of the values. Checked in Double Braces (`==`, `!=`, `EQUALTO`) and in JSONPath filters (`[?(@.status == \'…\')]`), wherever the field\'s shape is a closed list of strings; a field that may hold any string (an open `enum` written with `anyOf`, a value of unknown shape) is never reported.\n\nExample: `when {{ message.body.status == "shiped" }}` where the body schema says `status: { enum: ["pending", "shipped"] }` — write `"shipped"`.',
   },
+  PIPE5550: {
+    title: 'Unknown time zone',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'The time zone written is not one the run time knows, so every date function or schedule using it fails. pipec accepts what the run time accepts: an IANA zone name (`America/Sao_Paulo`, `Europe/Berlin`), `UTC` / `GMT` / `Z`, and fixed offsets (`GMT-3`, `UTC+05:30`, `-03:00`). Checked for the zone arguments of the Double Braces date functions and for every connector or trigger parameter whose schema says `"format": "timezone"` (the scheduler\'s `timezone`).\n\nExample: `timezone: "America/Sao_Paolo"` — write `"America/Sao_Paulo"`.',
+  },
 } as const satisfies CodeTable;
