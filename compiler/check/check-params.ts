@@ -20,11 +20,20 @@ import {
   unknownParameter,
 } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
+import { formatProblems } from './param-formats.js';
 import type { Span } from '../../base/source/span.js';
 import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from '../ast/literal.js';
 
-/** How connector parameter schemas are compiled (exported for the test that validates the schemas). */
-export const PARAM_AJV_OPTIONS: Options = { allErrors: true, strict: false, validateSchema: false };
+/**
+ * How connector parameter schemas are compiled (exported for the test that validates the schemas).
+ * `format: "timezone"` is checked by param-formats.ts, which reports the value with a did-you-mean.
+ */
+export const PARAM_AJV_OPTIONS: Options = {
+  allErrors: true,
+  strict: false,
+  validateSchema: false,
+  formats: { timezone: true },
+};
 
 /**
  * Compiles each connector schema once per compile run. The schemas are pipec's own
@@ -84,6 +93,7 @@ export function checkParams(
     }
   }
   diagnostics.push(...checkDynamicPlacement(schema, instance, subject, params));
+  diagnostics.push(...formatProblems(schema.params, instance, subject));
   return { instance, diagnostics: diagnostics.filter(uniqueBySpan()) };
 }
 
