@@ -165,7 +165,9 @@ function typeText(s: JsonSchema): string {
     type === 'array' && items && typeof items === 'object' && !Array.isArray(items)
       ? ` of ${typeText(items as JsonSchema)}`
       : '';
-  return `${type}${of}${bounds.length > 0 ? ` ${bounds.join(', ')}` : ''}`;
+  // `format: regex`: compiled at build time by the runtime's engine (check-params.ts).
+  const regex = s['format'] === 'regex' ? ' (regular expression, ECMAScript syntax on RE2)' : '';
+  return `${type}${regex}${of}${bounds.length > 0 ? ` ${bounds.join(', ')}` : ''}`;
 }
 
 // ─────────────────────────────── output ───────────────────────────────

@@ -16,15 +16,23 @@ import {
   missingParameter,
   notOneOf,
   parameterNotApplicable,
+  regexParameterProblem,
   unknownParameter,
 } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
+import { regexProblem } from '../../runtime/regex/index.js';
 import type { Span } from '../../base/source/span.js';
 import { checkParamRules, withoutRules } from './param-rules.js';
 import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from '../ast/literal.js';
 
 /** How connector parameter schemas are compiled (exported for the test that validates the schemas). */
-export const PARAM_AJV_OPTIONS: Options = { allErrors: true, strict: false, validateSchema: false };
+export const PARAM_AJV_OPTIONS: Options = {
+  allErrors: true,
+  strict: false,
+  validateSchema: false,
+  // `format: regex` parameters are compiled by the runtime's engine instead (checkRegexParameters).
+  formats: { regex: true },
+};
 
 /**
  * Compiles each connector schema once per compile run. The schemas are pipec's own
@@ -111,6 +119,7 @@ export function checkParams(
     }),
   );
   diagnostics.push(...checkDynamicPlacement(schema, instance, subject, params));
+  diagnostics.push(...checkRegexParameters(schema, instance, subject));
   return { instance, diagnostics: diagnostics.filter(uniqueBySpan()) };
 }
 
@@ -210,6 +219,39 @@ function formatDuration(ms: number): string {
   ];
   for (const [unit, size] of units) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
+}
+
+/**
+ * Parameters the schema marks `format: regex` (JSON Schema's ECMAScript regular expression) are
+ * compiled here as the runtime compiles them — runtime/regex, ECMAScript syntax on RE2 — so a
+ * literal pattern RE2 cannot run (a backreference, a lookahead) or that does not parse fails the
+ * build, with the engine's message, instead of the first execution.
+ */
+function checkRegexParameters(
+  schema: ConnectorSchema,
+  instance: LiteralInstance,
+  subject: ParamsSubject,
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [pointer, span] of instance.spans) {
+    if (pointer.startsWith('#') || isDynamicPointer(instance, pointer)) continue;
+    if (schemaAt(schema.params, pointer)?.['format'] !== 'regex') continue;
+    const pattern = valueAt(instance.json, pointer);
+    if (typeof pattern !== 'string') continue;
+    const problem = regexProblem(pattern, 'ecmascript');
+    if (problem)
+      out.push(
+        regexParameterProblem(
+          pointerToPath(pointer),
+          subject,
+          pattern,
+          problem.message,
+          problem.needsBacktracking,
+          span,
+        ),
+      );
+  }
+  return out;
 }
 
 /** `{{ }}` and env() only where the schema says `x-pipe-braces` (or the field accepts any value). */

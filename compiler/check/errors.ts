@@ -537,6 +537,32 @@ export function schemaKeywordDiagnostic(
   return diagnostic(code, { message, span: at, label, ...(hint ? { hint } : {}) });
 }
 
+// ───────────────────────────── regular expressions in parameters (check-params.ts) ─────────────────────────────
+
+/**
+ * A parameter the schema marks `format: regex` whose literal pattern the runtime's engine (RE2, ECMAScript
+ * syntax) cannot run: `detail` is the engine's own message.
+ */
+export function regexParameterProblem(
+  path: string,
+  owner: ParamOwner,
+  pattern: string,
+  detail: string,
+  needsBacktracking: boolean,
+  at: Span,
+): Diagnostic {
+  return diagnostic(needsBacktracking ? 'PIPE5504' : 'PIPE5505', {
+    message: needsBacktracking
+      ? `the pattern ${JSON.stringify(pattern)} of \`${path}\` needs a backtracking engine: ${detail}`
+      : `the pattern ${JSON.stringify(pattern)} of \`${path}\` is not a valid regular expression: ${detail}`,
+    span: at,
+    label: needsBacktracking ? 'needs backtracking' : 'invalid pattern',
+    hint: needsBacktracking
+      ? 'rewrite it without lookaround or backreferences: it runs on RE2, which is linear-time'
+      : `\`${path}\` of ${owner.what} \`${owner.name}\` is an ECMAScript regular expression, run on RE2`,
+  });
+}
+
 // ───────────────────────────── schema keywords (schema-keywords.ts) ─────────────────────────────
 // Problems of a schema's `pattern` and `format` values, at their JSON pointer; context.ts turns
 // them into diagnostics where the schema is written.
