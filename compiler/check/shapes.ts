@@ -55,22 +55,18 @@ export function outputShape(
     const field = rule.slice('params.'.length);
     return paramTypes[field] ?? UNKNOWN;
   }
-  return schemaToType(operationBranch(rule, schema, paramTypes) ?? rule);
+  return schemaToType(operationBranch(rule, paramTypes) ?? rule);
 }
 
 /**
  * An output rule `{ anyOf: [...] }` whose branches name the operations they answer
- * (`"x-pipe-operation": ["verify"]`): the branch of the step's operation when it is written as a
+ * (`"x-pipe-operation": ["verify"]`): the branch of the step's `operation` when it is written as a
  * word, so `{{ step.check.valid }}` is typed by the verify branch alone. Undefined otherwise.
  */
-function operationBranch(
-  rule: object,
-  schema: ConnectorSchema,
-  paramTypes: Readonly<Record<string, PipeType>>,
-): object | undefined {
+function operationBranch(rule: object, paramTypes: Readonly<Record<string, PipeType>>): object | undefined {
   const branches = (rule as { anyOf?: unknown }).anyOf;
   if (!Array.isArray(branches)) return undefined;
-  const written = paramTypes[schema['x-pipe-operations']?.parameter ?? 'operation'];
+  const written = paramTypes['operation'];
   const operation = written?.kind === 'string' && written.enum?.length === 1 ? written.enum[0] : undefined;
   if (operation === undefined) return undefined;
   return branches.find(
