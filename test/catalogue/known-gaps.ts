@@ -4,6 +4,5 @@
  */
 export const KNOWN_GAPS: ReadonlySet<string> = new Set([
   'error-center/publish-empty-string',
-  'expense-agent/upload-files-typo',
   'retry-engine/publish-out-of-range',
 ]);
