@@ -233,7 +233,7 @@ async function storePairs(
 const WINDOW = 64;
 
 /** Publish → handled, with WINDOW publishes in flight, for `seconds / 2` each side (broker, then client, then again). */
-async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir: string): Promise<PairResult> {
+export async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir: string): Promise<PairResult> {
   const env = {
     PIPEC_BROKER: natsUrl,
     PIPEC_NATS_STREAM: `PIPEC_PAIRS_${runId}`,
