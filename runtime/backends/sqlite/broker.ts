@@ -142,7 +142,7 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
   );
 
   /** Stores the event with one delivery row per subscriber (or only `only`, for a replay). */
-  const publishTxn = db.transaction((envelope: EventEnvelope, body: string, only: string | null) => {
+  const storeEvent = (envelope: EventEnvelope, body: string, only: string | null): number => {
     const subscribers =
       only === null
         ? (statements.subscribersOf.all(envelope.name) as Array<{ subscriber: string }>).map((s) => s.subscriber)
@@ -159,6 +159,11 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     );
     for (const subscriber of subscribers) statements.insertDelivery.run(envelope.id, subscriber, envelope.name);
     return subscribers.length;
+  };
+  const publishTxn = db.transaction(storeEvent);
+  /** Several events in one transaction: stored together, or none of them. */
+  const publishManyTxn = db.transaction((events: ReadonlyArray<{ envelope: EventEnvelope; body: string }>) => {
+    for (const e of events) storeEvent(e.envelope, e.body, null);
   });
 
   const loadEnvelope = (eventId: string): EventEnvelope | null => {
@@ -179,6 +184,18 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     headers: Readonly<Record<string, string>> | undefined,
     only: string | null,
   ): string => {
+    const { envelope, body } = prepareEnvelope(name, payload, headers);
+    const fanOut = publishTxn.immediate(envelope, body, only);
+    if (fanOut === 0) logger.debug({ event: name }, 'event published without subscribers');
+    wakeSubscribers(name);
+    return envelope.id;
+  };
+
+  const prepareEnvelope = (
+    name: string,
+    payload: Json,
+    headers: Readonly<Record<string, string>> | undefined,
+  ): { envelope: EventEnvelope; body: string } => {
     const prepared = preparePublish(name, payload, headers);
     const envelope: EventEnvelope = {
       id: randomUUID(),
@@ -187,10 +204,11 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
       headers: prepared.headers,
       publishedAt: clock.now(),
     };
-    const fanOut = publishTxn.immediate(envelope, prepared.body, only);
-    if (fanOut === 0) logger.debug({ event: name }, 'event published without subscribers');
+    return { envelope, body: prepared.body };
+  };
+
+  const wakeSubscribers = (name: string): void => {
     for (const wake of wakers.get(name) ?? []) setImmediate(wake);
-    return envelope.id;
   };
 
   const deadLetters: DeadLetterStore = {
@@ -248,6 +266,29 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
 
     async publish(name, payload, headers) {
       publishEnvelope(name, payload, headers, null);
+    },
+
+    async publishMany(events) {
+      // Each event is checked on its own (a refused one fails alone); the rest share one transaction.
+      const results: unknown[] = events.map(() => null);
+      const accepted: Array<{ envelope: EventEnvelope; body: string }> = [];
+      const acceptedAt: number[] = [];
+      events.forEach((event, index) => {
+        try {
+          accepted.push(prepareEnvelope(event.name, event.payload, event.headers));
+          acceptedAt.push(index);
+        } catch (err) {
+          results[index] = err;
+        }
+      });
+      try {
+        publishManyTxn.immediate(accepted);
+      } catch (err) {
+        for (const index of acceptedAt) results[index] = err;
+        return results;
+      }
+      for (const name of new Set(accepted.map((e) => e.envelope.name))) wakeSubscribers(name);
+      return results;
     },
 
     async subscribe(subscriber, event, handler, subOpts: SubscribeOptions) {
