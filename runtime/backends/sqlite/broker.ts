@@ -91,7 +91,7 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     ),
     claim: db.prepare(
       `UPDATE pipec_deliveries SET attempt = attempt + 1, lease_until = @lease
-       WHERE seq IN (SELECT seq FROM pipec_deliveries WHERE subscriber = @subscriber AND event = @event AND lease_until <= @now ORDER BY seq LIMIT @n)
+       WHERE seq IN (SELECT seq FROM pipec_deliveries INDEXED BY pipec_deliveries_queue WHERE subscriber = @subscriber AND event = @event AND lease_until <= @now ORDER BY seq LIMIT @n)
        RETURNING seq, event_id, attempt, errors`,
     ),
     event: db.prepare('SELECT id, name, payload, headers, published_at FROM pipec_events WHERE id = ?'),
@@ -122,6 +122,13 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
   const finish = db.transaction((seq: number, eventId: string) => {
     statements.ack.run(seq);
     statements.dropOrphan.run(eventId, eventId);
+  });
+  /** The deliveries handled in one turn of the event loop, acknowledged in one transaction. */
+  const finishMany = db.transaction((done: ReadonlyArray<readonly [seq: number, eventId: string]>) => {
+    for (const [seq, eventId] of done) {
+      statements.ack.run(seq);
+      statements.dropOrphan.run(eventId, eventId);
+    }
   });
 
   const bury = db.transaction(
@@ -208,7 +215,7 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
   };
 
   const wakeSubscribers = (name: string): void => {
-    for (const wake of wakers.get(name) ?? []) setImmediate(wake);
+    for (const wake of wakers.get(name) ?? []) wake();
   };
 
   const deadLetters: DeadLetterStore = {
@@ -308,9 +315,29 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
         );
       };
 
+      /**
+       * Handled deliveries wait for the end of the event loop's turn and are acknowledged together
+       * (one commit for a burst, not one each). Until then their lease keeps them from being claimed
+       * again; a process that dies meanwhile has them delivered again (at least once).
+       */
+      const handled: Array<readonly [number, string]> = [];
+      const acknowledgeHandled = (): void => {
+        if (handled.length === 0) return;
+        const done = handled.splice(0);
+        try {
+          finishMany(done);
+        } catch (err) {
+          // The leases will expire and the rows will be delivered again: at-least-once still holds.
+          logger.error({ event, subscriber, err: failureText(err) }, 'could not settle event delivery');
+        }
+      };
+
       const settle = (row: ClaimedRow, failure: unknown, failed: boolean): void => {
         try {
-          if (!failed) return finish(row.seq, row.event_id);
+          if (!failed) {
+            if (handled.push([row.seq, row.event_id]) === 1) setImmediate(acknowledgeHandled);
+            return;
+          }
           if (isOutage(failure)) {
             statements.unclaim.run({
               until: Date.now() + backoffDelay(OUTAGE_RETRY, 1, random),
@@ -373,7 +400,7 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
           )
           .finally(() => {
             inflight.delete(running);
-            if (!stopped) setImmediate(pump);
+            schedulePump();
           });
         inflight.add(running);
       };
@@ -406,11 +433,25 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
         }
       };
 
+      /**
+       * One claim for however many wake-ups came meanwhile (each publish and each finished delivery
+       * asks for one): a burst of publishes costs one claim query, not one per event.
+       */
+      let pumpScheduled = false;
+      const schedulePump = (): void => {
+        if (pumpScheduled || stopped) return;
+        pumpScheduled = true;
+        setImmediate(() => {
+          pumpScheduled = false;
+          pump();
+        });
+      };
+
       const timer = setInterval(pump, pollIntervalMs);
       const localWakers = wakers.get(event) ?? new Set<() => void>();
-      localWakers.add(pump);
+      localWakers.add(schedulePump);
       wakers.set(event, localWakers);
-      setImmediate(pump);
+      schedulePump();
 
       const subscription: Subscription = {
         async stop() {
@@ -418,9 +459,10 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
           stopped = true;
           stopping.abort();
           clearInterval(timer);
-          localWakers.delete(pump);
+          localWakers.delete(schedulePump);
           subscriptions.delete(subscription);
           await Promise.allSettled([...inflight]);
+          acknowledgeHandled();
         },
       };
       subscriptions.add(subscription);
