@@ -372,7 +372,16 @@ export function createNatsBroker(
       const inFlight = new Set<Promise<void>>();
       let puller: Puller | null = null;
       const room = (): number => subOpts.concurrency - inFlight.size;
+      /**
+       * Pulls ask for the free slots plus as many again, so the next deliveries are already here
+       * when slots free up (a pull's round trip does not stall a busy subscription). One of those
+       * waits for at most one handler to finish; its ack wait is renewed as it starts when the
+       * wait was long enough to matter.
+       */
+      const wanted = (): number => room() + subOpts.concurrency;
+      const renewAfterMs = Math.min(1000, subOpts.ackTimeout / 10);
       const start = (session: Ready, msg: PulledMsg): void => {
+        if (Date.now() - msg.receivedAt > renewAfterMs) keepInProgress(msg);
         const running = handle(session, msg)
           .catch((err: unknown) => {
             // The delivery was not settled (the connection closed under it): the server sends it again.
@@ -386,10 +395,9 @@ export function createNatsBroker(
       };
 
       /**
-       * One loop per subscription pulls for every free concurrency slot on one inbox
-       * (nats/puller.ts: pulls are sized to the free slots, so nothing waits in a local buffer
-       * while its ack_wait runs, and no delivery is lost to a pull the client gave up) and starts
-       * a handler per message. Any failure (outage, missing consumer or stream, a pull nobody
+       * One loop per subscription pulls for its free concurrency slots (and as many again, see
+       * `wanted`) on one inbox (nats/puller.ts: no delivery is lost to a pull the client gave up)
+       * and starts a handler per message, every message of a burst at once. Any failure (outage, missing consumer or stream, a pull nobody
        * answers) → wait with backoff, then set up again and go on; logged once per spell of failures.
        */
       const pump = async (): Promise<void> => {
@@ -416,7 +424,7 @@ export function createNatsBroker(
                   Math.max(1, Math.floor(subOpts.concurrency / 2)),
                 );
               }
-              const msg = await puller.next(stopping.signal, room);
+              const msg = await puller.next(stopping.signal, wanted);
               // Stopping while the message arrived: hand it straight back for another replica.
               if (msg && stopping.signal.aborted) msg.nak();
               else if (msg) {

@@ -2,11 +2,11 @@
  * Pulls messages for all the concurrency slots of one subscription from a JetStream pull consumer,
  * on one inbox that stays subscribed for as long as the subscription runs.
  *
- * Pulls are sized to the free slots: the messages asked for and not yet received, plus those
- * received and not yet taken, never exceed the room the caller has, so no delivery waits in a local
- * buffer while its ack wait runs. A pull asks for several messages at once (at least `minBatch`
- * while another pull is open), so a busy subscription sends one pull request per several events
- * rather than one per event.
+ * Pulls are sized to the room the caller says it has: the messages asked for and not yet received,
+ * plus those received and not yet taken, never exceed it, so what waits in the local buffer is
+ * bounded (each message says when it arrived: its ack wait runs from then). A pull asks for several
+ * messages at once (at least `minBatch` while another pull is open), so a busy subscription sends
+ * one pull request per several events rather than one per event.
  *
  * Why not nats.js `consumer.fetch()`: it subscribes a fresh inbox for each pull and drops it as soon
  * as the client thinks the pull is over — also when two idle heartbeats seem missed, which under
@@ -28,6 +28,8 @@ const PENDING_MESSAGES_HEADER = 'Nats-Pending-Messages';
 /** What the consumer loop needs of a delivered message (a subset of nats.js JsMsg). */
 export interface PulledMsg {
   readonly seq: number;
+  /** When it arrived (Date.now()): its ack wait has been running since about then. */
+  readonly receivedAt: number;
   readonly data: Uint8Array;
   readonly headers: MsgHdrs | undefined;
   readonly info: { readonly stream: string; readonly deliveryCount: number; readonly timestampNanos: number };
@@ -57,7 +59,8 @@ export class PullFailed extends Error {
 export class Puller {
   private readonly sub: Subscription;
   private readonly inbox: string;
-  private readonly queue: Msg[] = [];
+  /** What arrived on the inbox and was not taken yet, with when it arrived. */
+  private readonly queue: Array<{ readonly msg: Msg; readonly at: number }> = [];
   private wake: (() => void) | null = null;
   /** Messages asked for by pulls not yet ended, and not yet received. */
   private requested = 0;
@@ -81,8 +84,8 @@ export class Puller {
     this.sub = nc.subscribe(this.inbox, {
       callback: (err, msg) => {
         if (err) return;
-        this.queue.push(msg);
         this.lastHeard = Date.now();
+        this.queue.push({ msg, at: this.lastHeard });
         this.wake?.();
       },
     });
@@ -96,10 +99,12 @@ export class Puller {
    * still arrives here).
    */
   async next(signal: AbortSignal, room: () => number = () => 1): Promise<PulledMsg | null> {
+    // Asked before taking what already arrived, so the next messages are on their way meanwhile.
+    if (!signal.aborted) this.topUp(room());
     for (;;) {
-      const msg = this.queue.shift();
-      if (msg) {
-        const pulled = this.read(msg);
+      const entry = this.queue.shift();
+      if (entry) {
+        const pulled = this.read(entry.msg, entry.at);
         if (pulled === 'ended') return null;
         if (pulled !== 'heartbeat') return pulled;
         continue;
@@ -130,8 +135,8 @@ export class Puller {
    * message of a burst at once, so their handlers start together and their acks leave together.
    */
   poll(): PulledMsg | null {
-    for (let msg = this.queue.shift(); msg; msg = this.queue.shift()) {
-      const pulled = this.read(msg);
+    for (let entry = this.queue.shift(); entry; entry = this.queue.shift()) {
+      const pulled = this.read(entry.msg, entry.at);
       if (pulled !== 'ended' && pulled !== 'heartbeat') return pulled;
     }
     return null;
@@ -145,8 +150,8 @@ export class Puller {
   /** Messages that arrived but were not taken (stopping): handed back at once for another replica. */
   close(): void {
     this.sub.unsubscribe();
-    for (const msg of this.queue.splice(0)) {
-      if (msg.reply?.startsWith('$JS.ACK.')) this.message(msg).nak();
+    for (const { msg, at } of this.queue.splice(0)) {
+      if (msg.reply?.startsWith('$JS.ACK.')) this.message(msg, at).nak();
     }
   }
 
@@ -160,10 +165,10 @@ export class Puller {
     this.nc.publish(subject, JSON.stringify(request), { reply: this.inbox });
   }
 
-  private read(msg: Msg): PulledMsg | 'ended' | 'heartbeat' {
+  private read(msg: Msg, at: number): PulledMsg | 'ended' | 'heartbeat' {
     if (msg.reply?.startsWith('$JS.ACK.')) {
       this.requested = Math.max(0, this.requested - 1);
-      return this.message(msg);
+      return this.message(msg, at);
     }
     const code = msg.headers?.code ?? 0;
     if (code === 100) return 'heartbeat';
@@ -177,12 +182,13 @@ export class Puller {
     throw new PullFailed(code, msg.headers?.description ?? '');
   }
 
-  private message(msg: Msg): PulledMsg {
+  private message(msg: Msg, receivedAt: number): PulledMsg {
     const info = parseAckSubject(msg.reply ?? '');
     const nc = this.nc;
     const ackTimeoutMs = this.ackTimeoutMs;
     return {
       seq: info.streamSequence,
+      receivedAt,
       data: msg.data,
       headers: msg.headers,
       info: { stream: info.stream, deliveryCount: info.deliveryCount, timestampNanos: info.timestampNanos },
