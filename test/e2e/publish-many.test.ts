@@ -37,6 +37,15 @@ const SOURCE = `pipeline fan-out {
   respond 200 { published: true }
 }
 
+pipeline fan-out-logged {
+  trigger http { method: POST, path: "/fan-out-logged" }
+  for-each "$.body.items[*]" {
+    log { message: "publishing {{ message.n }}", level: debug }
+    publish ${EVENT} { external: true }
+  }
+  respond 200 { published: true }
+}
+
 pipeline fan-out-strict {
   trigger http { method: POST, path: "/fan-out-strict" }
   for-each "$.body.items[*]" (fail-on-error: true) {
@@ -155,6 +164,17 @@ describe('publish many from a for-each', () => {
       expect(env.seen.batches).toEqual([COUNT]);
       await until(() => probe.ns.length >= COUNT);
       expect(probe.ns).toEqual(items(COUNT).map((_, n) => n));
+      await probe.stop();
+    });
+
+    it('waits for each publish when the body does more than compute and publish (here: a log line)', async () => {
+      const probe = await collect(env.backends, 'probe-logged');
+      env.seen.batches.length = 0;
+      const res = await postJson(env.service, '/fan-out-logged', { items: items(10) });
+      expect(res.status).toBe(200);
+      expect(env.seen.batches).toEqual([]);
+      await until(() => probe.ns.length >= 10);
+      expect(probe.ns).toEqual(items(10).map((_, n) => n));
       await probe.stop();
     });
 
