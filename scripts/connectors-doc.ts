@@ -92,10 +92,16 @@ function renderParameters(schema: ConnectorSchema): string[] {
     const ref =
       typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${types ? `${types} ` : ''}${s['x-pipe-ref']})` : '';
     const unit = typeof s['x-pipe-unit'] === 'string' ? ` (${s['x-pipe-unit']})` : '';
+    const secret =
+      s['x-pipe-secret'] === 'sink'
+        ? ' Leaves the service: an account value here is error PIPE4201 unless wrapped in `DECLASSIFY(…)`.'
+        : s['x-pipe-secret'] === 'credential'
+          ? ' Takes account values (credentials).'
+          : '';
     const fallback = s['default'] !== undefined ? `\`${JSON.stringify(s['default'])}\`` : '';
     const description = typeof s['description'] === 'string' ? s['description'] : '';
     out.push(
-      `| \`${row.name}\` | ${cell(typeText(s))}${unit} | ${row.required ? 'yes' : ''} | ${cell(fallback)} | ${braces} | ${cell(description + ref)} |`,
+      `| \`${row.name}\` | ${cell(typeText(s))}${unit} | ${row.required ? 'yes' : ''} | ${cell(fallback)} | ${braces} | ${cell(description + ref + secret)} |`,
     );
   }
   return [...out, ''];

@@ -20,18 +20,22 @@ import {
   unknownParameter,
 } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
+import { formatProblems } from './param-formats.js';
 import { regexProblem } from '../../runtime/regex/index.js';
 import type { Span } from '../../base/source/span.js';
 import { checkParamRules, withoutRules } from './param-rules.js';
 import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from '../ast/literal.js';
 
-/** How connector parameter schemas are compiled (exported for the test that validates the schemas). */
+/**
+ * How connector parameter schemas are compiled (exported for the test that validates the schemas).
+ * `format: "timezone"` is checked by param-formats.ts, which reports the value with a did-you-mean;
+ * `format: "regex"` parameters are compiled by the runtime's engine instead (checkRegexParameters).
+ */
 export const PARAM_AJV_OPTIONS: Options = {
   allErrors: true,
   strict: false,
   validateSchema: false,
-  // `format: regex` parameters are compiled by the runtime's engine instead (checkRegexParameters).
-  formats: { regex: true },
+  formats: { timezone: true, regex: true },
 };
 
 /**
@@ -119,6 +123,7 @@ export function checkParams(
     }),
   );
   diagnostics.push(...checkDynamicPlacement(schema, instance, subject, params));
+  diagnostics.push(...formatProblems(schema.params, instance, subject));
   diagnostics.push(...checkRegexParameters(schema, instance, subject));
   return { instance, diagnostics: diagnostics.filter(uniqueBySpan()) };
 }

@@ -9,6 +9,7 @@
 import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
 
 /** `a`, `b` and `c` as a list of code spans. */
 function names(list: readonly string[]): string {
@@ -112,6 +113,25 @@ export function invalidParameter(facts: {
   });
 }
 
+/** A parameter whose schema says `"format": "timezone"` given a zone the run time does not know. */
+export function unknownTimeZone(
+  zone: string,
+  path: string,
+  owner: ParamOwner,
+  at: Span,
+  suggestion: string | undefined,
+): Diagnostic {
+  return diagnostic('PIPE5550', {
+    message: `unknown time zone ${JSON.stringify(zone)} for \`${path}\` of ${owner.what} \`${owner.name}\``,
+    span: at,
+    label: suggestion !== undefined ? `did you mean ${JSON.stringify(suggestion)}?` : 'not an IANA time zone',
+    hint:
+      suggestion !== undefined
+        ? `write ${JSON.stringify(suggestion)}`
+        : 'write an IANA zone name such as "America/Sao_Paulo", "Europe/Berlin" or "UTC"',
+  });
+}
+
 /** `path` is the parameter as written (`retry.delay`). */
 export function expressionInFixedParameter(path: string, owner: ParamOwner, at: Span): Diagnostic {
   return diagnostic('PIPE3004', {
@@ -148,6 +168,35 @@ export function accountOfWrongType(facts: {
     label: `a \`${type}\` account`,
     secondary: [{ span: facts.declaredAt, message: `\`${name}\` is declared here as \`${type}\`` }],
     hint: `declare \`account ${name}: ${accepted[0] ?? 'connection'} { … }\`, or name an account of that type`,
+  });
+}
+
+/**
+ * PIPE4201: a value holding a secret (an account's value) reaches a place outside the service.
+ * `sink` names the place ("the body of `respond`"), `from` the account field (`account.crm.token`),
+ * `carried` the path of the message field that brought it when the value does not read the account.
+ */
+export function secretLeaves(facts: {
+  readonly at: Span;
+  readonly sink: string;
+  readonly from: string;
+  readonly declaredAt: Span | undefined;
+  readonly carried: string | undefined;
+  readonly expression: string | undefined;
+}): Diagnostic {
+  const { from, sink } = facts;
+  const wrapped = `{{ DECLASSIFY(${facts.expression ?? '…'}) }}`;
+  return diagnostic('PIPE4201', {
+    message: `a secret (\`${from}\`) would leave the service through ${sink}`,
+    span: facts.at,
+    label: facts.carried ? `\`${facts.carried}\` holds \`${from}\`` : `holds \`${from}\``,
+    secondary: facts.declaredAt ? [{ span: facts.declaredAt, message: `the secret: a value of an account` }] : [],
+    body: [
+      facts.carried
+        ? `An earlier step wrote \`${from}\` into \`${facts.carried}\`; the values of accounts stay secrets wherever steps copy them.`
+        : 'The values of accounts are secrets, and so is everything computed from one.',
+    ],
+    hint: `send it without the account's value; wrap it in \`${wrapped}\` if it is meant to leave`,
   });
 }
 
@@ -615,6 +664,128 @@ export function invalidPattern(pattern: string, pointer: string, detail: string)
   };
 }
 
+// ──────────────────────── schema contradictions (schema-satisfiable.ts) ────────────────────────
+// A schema no document satisfies (PIPE3050, at the keyword that makes it so) and a key that is a
+// misspelled keyword (PIPE3051, at the key). context.ts places them like the problems above.
+
+export interface SchemaContradiction {
+  readonly code: 'PIPE3050' | 'PIPE3051';
+  readonly pointer: string;
+  /** True when the span is the key at `pointer` (a misspelled keyword), not its value. */
+  readonly onKey?: boolean;
+  readonly message: string;
+  readonly label: string;
+  readonly hint?: string;
+}
+
+/** A JSON pointer inside a schema as prose: `at \`allOf.1.additionalProperties\``, or `at the top`. */
+function atPointer(pointer: string): string {
+  const path = pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+  return path === '' ? 'at the top of the schema' : `at \`${path}\``;
+}
+
+function listed(values: readonly unknown[]): string {
+  return values.map((v) => (typeof v === 'string' ? `\`${v}\`` : JSON.stringify(v))).join(', ');
+}
+
+export function unknownSchemaKeyword(key: string, keyword: string, pointer: string): SchemaContradiction {
+  return {
+    code: 'PIPE3051',
+    pointer,
+    onKey: true,
+    message: `\`${key}\` is not a JSON Schema keyword, so the schema ignores it`,
+    label: `did you mean \`${keyword}\`?`,
+    hint: `write \`${keyword}\``,
+  };
+}
+
+export function requiredButForbidden(
+  name: string,
+  allowed: readonly string[],
+  pointer: string,
+  closedAt: string,
+): SchemaContradiction {
+  // One- and two-letter names are all within one edit of each other: no guess for them.
+  const suggestion = name.length > 2 ? suggest(name, allowed) : undefined;
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `\`${name}\` is required, but \`additionalProperties: false\` (${atPointer(closedAt.replace(/\/additionalProperties$/, ''))}) forbids it: no object satisfies this schema`,
+    label: suggestion ? `did you mean \`${suggestion}\`?` : 'required but not allowed',
+    hint: suggestion
+      ? `require \`${suggestion}\`, or list \`${name}\` under \`properties\``
+      : `list \`${name}\` under \`properties\`${allowed.length > 0 ? ` (it has ${listed(allowed)})` : ''}, or drop it from \`required\``,
+  };
+}
+
+export function boundsCross(
+  lowerKeyword: string,
+  lower: number,
+  upperKeyword: string,
+  upper: number,
+  pointer: string,
+): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `\`${lowerKeyword}: ${lower}\` and \`${upperKeyword}: ${upper}\` leave no value between them: no document satisfies this schema`,
+    label: `not below \`${upperKeyword}\``,
+    hint: `make \`${lowerKeyword}\` at most \`${upperKeyword}\` (were they swapped?)`,
+  };
+}
+
+export function emptyEnum(pointer: string): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: 'an empty `enum` allows no value: no document satisfies this schema',
+    label: 'no value allowed',
+    hint: 'list the allowed values, or remove `enum`',
+  };
+}
+
+export function constOutsideType(value: unknown, types: readonly string[], pointer: string): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `\`const: ${JSON.stringify(value)}\` is not of the schema's \`type\` (${listed(types)}): no document satisfies this schema`,
+    label: 'not of the declared type',
+    hint:
+      typeof value === 'number' && types.includes('string')
+        ? `write the constant as text: \`const: "${String(value)}"\``
+        : 'make `const` a value of the declared `type`, or change the `type`',
+  };
+}
+
+export function enumOutsideType(types: readonly string[], pointer: string): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `no value of this \`enum\` is of the schema's \`type\` (${listed(types)}): no document satisfies this schema`,
+    label: 'none of the declared type',
+    hint: 'write the values as the declared `type` (numbers unquoted, text quoted), or change the `type`',
+  };
+}
+
+export function typesExclude(
+  first: readonly string[],
+  second: readonly string[],
+  firstAt: string,
+  pointer: string,
+): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `\`type\` ${listed(second)} shares no type with ${listed(first)} (${atPointer(firstAt)}), and \`allOf\` needs both: no document satisfies this schema`,
+    label: 'no type in common',
+    hint: 'give the parts of `allOf` a type in common, or use `anyOf` for alternatives',
+  };
+}
+
 // ───────────────────────────── failure policies (check-policies.ts) ─────────────────────────────
 
 /** `kinds`: what the connector lists, already as text (`\`JOLT\` (500)`). */
@@ -760,6 +931,23 @@ export function eventNeverConsumed(event: string, at: Span, suggestion: string |
     label: 'nobody receives this event',
     hint: `${suggestion ? `did you mean \`${suggestion}\` (a pipeline subscribes to it)? Otherwise, ` : ''}if a subscriber in another service receives it, write \`external: true\` on this step`,
   });
+}
+
+/** PIPE6105 at one side of a pair: `event` is this side's name, `other` the near name on the other side. */
+export function eventNameTypo(side: 'publish' | 'subscribe', event: string, other: string, at: Span): Diagnostic {
+  return side === 'publish'
+    ? diagnostic('PIPE6105', {
+        message: `event \`${event}\` has no subscriber, and \`${other}\` has a subscriber but no publisher: one of the names is misspelt`,
+        span: at,
+        label: `nobody subscribes to this name; did you mean \`${other}\`?`,
+        hint: `write the same event name here and in the subscribing trigger (\`${other}\`)`,
+      })
+    : diagnostic('PIPE6105', {
+        message: `event \`${event}\` is never published, and \`${other}\` is published with no subscriber: one of the names is misspelt`,
+        span: at,
+        label: `nothing publishes this name; did you mean \`${other}\`?`,
+        hint: `write the same event name here and in the publishing step (\`${other}\`)`,
+      });
 }
 
 export function eventNeverPublished(event: string, at: Span, suggestion: string | undefined): Diagnostic {

@@ -24,6 +24,7 @@ export const PROPERTY_MARKS = [
   'x-pipe-account-types',
   'x-pipe-contract',
   'x-pipe-boundary',
+  'x-pipe-secret',
 ] as const;
 
 export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
@@ -207,6 +208,10 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
       (property['x-pipe-boundary'] !== true || property['type'] !== 'boolean')
     ) {
       problems.push(`params.${key}: x-pipe-boundary is true, on a boolean parameter`);
+    }
+    const secret = property['x-pipe-secret'];
+    if (secret !== undefined && secret !== 'sink' && secret !== 'credential') {
+      problems.push(`params.${key}: x-pipe-secret is sink (a way out of the service) or credential`);
     }
     const refusal = property['x-pipe-refuses-braces'];
     if (
