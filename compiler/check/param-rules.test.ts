@@ -56,7 +56,7 @@ function check(json: Record<string, unknown>): string[] {
   const out = checkParamRules({
     params: SCHEMA,
     json,
-    headerWords: new Set(['mode']),
+    headerWords: new Map(typeof json['mode'] === 'string' ? [['mode', json['mode']]] : []),
     subject: { what: 'connector', name: 'demo', nameSpan: span('t', 0, 4) },
     keySpan: (pointer) => span(pointer, 0, 1),
     holds: (schema, value) => ajv.validate(schema as object, value) === true,
