@@ -96,8 +96,12 @@ export function checkParams(
   const json = { ...(instance.json as Record<string, unknown>), ...extra };
   const diagnostics: Diagnostic[] = [];
   const validate = validators.validatorFor(schema);
+  // A header word written with `{{ }}` is reported where it is written (PIPE3004), not again by its schema.
+  const unwritten = Object.keys(extra).filter((key) => !Object.hasOwn(extraSpans, key));
+  const aboutUnwritten = (error: ErrorObject): boolean =>
+    unwritten.some((key) => error.instancePath === `/${key}` || error.instancePath.startsWith(`/${key}/`));
   if (!validate(json)) {
-    for (const error of dedupeAjvErrors(validate.errors ?? [])) {
+    for (const error of dedupeAjvErrors(validate.errors ?? []).filter((e) => !aboutUnwritten(e))) {
       const d = mapAjvError(error, schema, instance, subject, params.span);
       if (d) diagnostics.push(d);
     }
