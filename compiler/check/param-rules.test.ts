@@ -103,6 +103,9 @@ describe('rules between parameters', () => {
       'properties',
       'type',
     ]);
+    // Where the checker does not walk (definitions), ajv keeps the whole schema.
+    const defs = { $defs: { x: { oneOf: [{ required: ['a'] }, { required: ['b'] }] } } };
+    expect(withoutRules(defs)).toEqual(defs);
     expect(describeRules(SCHEMA).map((r) => `${r.where}|${r.when}|${r.needs.join()}|${r.refuses.join()}`)).toEqual([
       '|`batch-fields` is given|batch|',
       '|`mode` is `read`||rows',

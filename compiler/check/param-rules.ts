@@ -389,11 +389,12 @@ function conditionText(condition: JsonSchema): string {
 // ───────────────────────────── the schema ajv checks ─────────────────────────────
 
 /**
- * The schema without the keywords checked here, at every level (properties, items, definitions):
- * ajv then reports the shape of each value, and this file the rules between parameters.
+ * The schema without the keywords checked here, at the levels `walk` checks them (the parameters,
+ * the object parameters inside them, and their array items): ajv then reports the shape of each
+ * value, and this file the rules between parameters. Elsewhere (`$defs`, `additionalProperties`,
+ * alternatives) the schema stays whole, for ajv.
  */
 export function withoutRules(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutRules);
   if (!isSchema(schema)) return schema;
   const out: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(schema)) {
@@ -402,28 +403,24 @@ export function withoutRules(schema: unknown): unknown {
     if (keyword === 'not' && isSchema(value) && isPresenceOnly(value)) continue;
     if ((keyword === 'oneOf' || keyword === 'anyOf') && presenceGroups(value)) continue;
     if (keyword === 'allOf' && Array.isArray(value)) {
-      const kept = value.filter((part) => !isRule(part)).map(withoutRules);
+      const kept = value.filter((part) => !isRule(part));
       if (kept.length > 0) out[keyword] = kept;
       continue;
     }
-    if (['properties', 'patternProperties', '$defs', 'definitions'].includes(keyword) && isSchema(value)) {
-      out[keyword] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutRules(v)]));
+    if (keyword === 'properties' && isSchema(value)) {
+      out[keyword] = Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withoutChildRules(child)]));
       continue;
     }
-    out[keyword] = [
-      'items',
-      'additionalProperties',
-      'anyOf',
-      'oneOf',
-      'allOf',
-      'not',
-      'contains',
-      'prefixItems',
-    ].includes(keyword)
-      ? withoutRules(value)
-      : value;
+    out[keyword] = value;
   }
   return out;
+}
+
+/** A parameter's schema without its rules, and its array items' (as `walk` visits them). */
+function withoutChildRules(child: unknown): unknown {
+  const stripped = withoutRules(child);
+  if (!isSchema(stripped) || !isSchema(stripped['items'])) return stripped;
+  return { ...stripped, items: withoutRules(stripped['items']) };
 }
 
 /** A rule of an `allOf` that this file checks: a case, or presence only. */
