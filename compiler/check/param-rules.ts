@@ -193,7 +193,7 @@ function holds(input: RulesInput, condition: unknown, value: Readonly<Record<str
         and(stringList(argument).every((k) => Object.hasOwn(value, k)));
         break;
       case 'properties':
-        for (const [key, schema] of Object.entries(schemaRecord(argument)))
+        for (const [key, schema] of Object.entries(schemaRecordLoose(argument)))
           if (Object.hasOwn(value, key)) and(valueHolds(input, schema, value[key]));
         break;
       case 'not': {
