@@ -108,6 +108,8 @@ interface At {
   readonly definite: boolean;
   /** Symbols of the levels on the way that stand for many keys. */
   readonly many: readonly number[];
+  /** Whether the levels since the last of those always match (on each of its passes). */
+  readonly definitePerPass: boolean;
 }
 
 /** The output shape of `shift` with `spec` on an input of shape `input`. */
@@ -120,6 +122,7 @@ export function inferShift(spec: unknown, input: PipeType, path: JsonPath): Shif
       levels: [rootBinding, { ...rootBinding, owner: 1 }],
       definite: true,
       many: [],
+      definitePerPass: true,
     });
   } catch (e) {
     if (e instanceof TooLarge) return { type: UNKNOWN, unmatched: [] };
@@ -395,6 +398,7 @@ function enter(w: Walker, child: Child, arrival: Arrival, at: At): void {
     levels: [...at.levels, binding],
     definite: at.definite && arrival.definite,
     many: arrival.many && key?.kind === 'sym' ? [...at.many, key.id] : at.many,
+    definitePerPass: arrival.many || (at.definitePerPass && arrival.definite),
   };
   if (isPlainObject(child.rhs)) walkObject(w, child.rhs, child.path, next);
   else writeAll(w, child, next, arrival.data);
@@ -413,7 +417,11 @@ function walkSpecial(w: Walker, child: Child, at: At, level: number, self: Bindi
         textOf(ampKey(tokens, at.levels, level)),
       );
       if (found === undefined) return;
-      const next: At = { ...at, definite: at.definite && found.definite };
+      const next: At = {
+        ...at,
+        definite: at.definite && found.definite,
+        definitePerPass: at.definitePerPass && found.definite,
+      };
       if (isPlainObject(child.rhs))
         walkObject(w, child.rhs, child.path, { ...next, levels: [...at.levels, { ...alias, data: found.type }] });
       else writeAll(w, child, { ...next, levels: [...at.levels, alias] }, found.type);
@@ -476,6 +484,8 @@ function writeAll(w: Walker, child: Child, at: At, value: PipeType): void {
   for (const output of child.outputs) {
     const steps: OutStep[] = [];
     let definite = at.definite;
+    const lastMany = at.many[at.many.length - 1];
+    let definitePerPass = at.definitePerPass;
     let skipped = false;
     for (const pe of output) {
       const step = stepOf(pe, at.levels, level);
@@ -484,13 +494,16 @@ function writeAll(w: Walker, child: Child, at: At, value: PipeType): void {
         break;
       }
       if (!step.definite) definite = false;
+      // the last wildcard level's own key: the element it keys exists only when this write is made
+      if (!step.definite && !symbolsOf(step.step).includes(lastMany ?? 0)) definitePerPass = false;
       steps.push(step.step);
     }
     if (skipped) continue;
     const named = new Set(steps.flatMap(symbolsOf));
     const appends = steps.some((s) => s.kind === 'append');
     const repeated = !appends && at.many.some((id) => !named.has(id));
-    w.root.add({ steps, value, definite, repeated });
+    const perPass = lastMany === undefined ? {} : { perPass: { sym: lastMany, definite: definitePerPass } };
+    w.root.add({ steps, value, definite, repeated, ...perPass });
   }
 }
 
