@@ -21,7 +21,7 @@ import { inferShift, type UnmatchedKey } from './infer-shift.js';
 import { fieldOf, membersOf } from './shape-read.js';
 import { isPlainObject, Program, splitOr, type JsonPath, type Locate } from './emit.js';
 import { parseMatcher } from './remove.js';
-import { starMatches } from './keys.js';
+import { SpecError, starMatches } from './keys.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import { arrayOf, NULL, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { isNullable, union, withoutNull } from '../types/type-ops.js';
@@ -62,7 +62,15 @@ const MODIFY_MODES: Readonly<Record<string, ModifyMode>> = {
 
 /** The chain's output shape for an input of shape `input`, with the warnings located through `locate`. */
 export function inferJoltShape(chain: unknown, input: PipeType, locate: Locate): InferredJolt {
-  const { type, unmatched } = inferChain(chain, input);
+  let inferred: { type: PipeType; unmatched: UnmatchedKey[] };
+  try {
+    inferred = inferChain(chain, input);
+  } catch (e) {
+    // a spec problem the compiler reports (a chain with errors is not given here): no shape, no warning
+    if (e instanceof SpecError) return { type: UNKNOWN, diagnostics: [] };
+    throw e;
+  }
+  const { type, unmatched } = inferred;
   const prog = new Program(locate);
   for (const key of unmatched) {
     const near = suggest(key.key, key.fields);
