@@ -6,6 +6,8 @@
  * allowed, every required field present, every value of its type). And every `shift` key reported
  * as never matching must indeed change nothing: the chain without it gives the same output.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { joltToFunction, type JoltExtensions } from '../../compiler/jolt/index.js';
 import { inferChain } from '../../compiler/jolt/infer-shape.js';
@@ -20,6 +22,22 @@ interface Case {
   readonly chain: unknown[];
   readonly input: unknown;
   readonly context: unknown;
+}
+
+const benchDir = resolve(import.meta.dirname, '../../../shared/bench/jolt');
+
+/** The benchmark workloads (large inputs through whole chains), when present. */
+function benchCases(): Case[] {
+  if (!existsSync(benchDir)) return [];
+  const read = (w: string, f: string): unknown => JSON.parse(readFileSync(join(benchDir, w, f), 'utf8')) as unknown;
+  return readdirSync(benchDir)
+    .filter((w) => existsSync(join(benchDir, w, 'spec.json')))
+    .map((w) => ({
+      name: `bench/${w}`,
+      chain: read(w, 'spec.json') as unknown[],
+      input: read(w, 'input.json'),
+      context: {},
+    }));
 }
 
 /** Every (chain, input) pair the fixtures run. */
@@ -85,7 +103,7 @@ describe('inferred JOLT shapes accept the real outputs of the reference fixtures
     return;
   }
   const manifest = readJson(dir, 'manifest.json') as Manifest;
-  const cases = casesOf(dir, manifest);
+  const cases = [...casesOf(dir, manifest), ...benchCases()];
 
   it('has fixtures to check', () => expect(cases.length).toBeGreaterThan(80));
 
