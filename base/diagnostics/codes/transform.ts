@@ -195,8 +195,9 @@ export const transformCodes = {
       'shape at that point is a closed object (a schema with `additionalProperties: false`, or the ' +
       'output of an earlier step whose shape is known) without that field, so the key never matches ' +
       'and its output paths are never written. For example, after `validate { schema: Order }` where ' +
-      'Order has `id` and `items`, `{ "operation": "shift", "spec": { "orderId": "id" } }` moves ' +
-      'nothing. Fix the key (the hint names the closest field), the nesting of the spec, or the schema.',
+      'Order is closed with the fields `id` and `items`, `{ "operation": "shift", "spec": { "orderId": ' +
+      '"id" } }` moves nothing. Keys over open or unknown shapes are never reported. Fix the key (the ' +
+      'hint names the closest field), the nesting of the spec, or the schema.',
   },
   // ───── JSLT (PIPE5300–PIPE5499), owned by compiler/jslt ─────
   PIPE5300: {
