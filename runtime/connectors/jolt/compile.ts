@@ -5,7 +5,7 @@
  * step's output shape is inferred from the spec and the message shape (shift keys that never match
  * it are warnings).
  */
-import type { ConnectorCompiler, Span } from '../../../compiler/connectors/hook-api.js';
+import type { ConnectorCompiler, PipeType, Value, Span } from '../../../compiler/connectors/hook-api.js';
 
 export const compile: ConnectorCompiler = {
   step({ step, ctx, label, message }, result, api) {
@@ -29,6 +29,16 @@ export const compile: ConnectorCompiler = {
     result.params['transform'] = { js: name, constant: true };
     const inferred = api.inferJoltShape(literal.json, message, locate);
     ctx.diagnostics.push(...inferred.diagnostics);
-    result.output = inferred.type;
+    result.output = withFailure(inferred.type, api.entryOf(step.params, 'fail-on-error'), api.types.UNKNOWN);
   },
 };
+
+/**
+ * The output shape when the step may also give the failure object (`fail-on-error` off, the
+ * default): the compiler adds the failure's fields to an object shape; a value that is no object
+ * (a string, a list) could not show them, so it is `unknown` then.
+ */
+function withFailure(output: PipeType, failOnError: Value | undefined, unknown: PipeType): PipeType {
+  const stops = failOnError?.kind === 'boolean' && failOnError.value;
+  return stops || output.kind === 'object' || output.kind === 'null' ? output : unknown;
+}
