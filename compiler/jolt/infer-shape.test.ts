@@ -88,6 +88,14 @@ describe('shift shapes', () => {
     );
   });
 
+  it('gives unknown for a spec too large to follow over a wide closed input', () => {
+    const wide = (inner: PipeType): PipeType =>
+      obj(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, inner])));
+    const input = wide(wide(wide(STRING)));
+    expect(inferChain(shift({ '*': { '*': { '*': '&2.&1.&' } } }), input).type).toEqual(UNKNOWN);
+    expect(inferChain(shift({ '*': { '*': '&1.&' } }), wide(wide(STRING))).type).toEqual(wide(wide(STRING)));
+  });
+
   it('is unknown where a value and a container meet', () => {
     const { type } = inferChain(shift({ a: 'x', b: 'x.y' }), obj({ a: STRING, b: STRING }));
     expect(type).toEqual(obj({ x: UNKNOWN }));

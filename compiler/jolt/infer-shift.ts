@@ -150,6 +150,7 @@ function childrenOf(spec: Record<string, unknown>, path: JsonPath): Child[] {
   return children;
 }
 
+/** The order shift.ts tries computed keys in: `&` and `[…]` keys, then the most specific patterns. */
 const COMPUTED_ORDER: Record<string, number> = {
   amp: 1,
   array: 1,
@@ -407,7 +408,8 @@ function enter(w: Walker, child: Child, arrival: Arrival, at: At): void {
 /** `@`, `@(…)`, `$…` and `#…` keys: they see the object's own key and data, and always run. */
 function walkSpecial(w: Walker, child: Child, at: At, level: number, self: Binding): void {
   const pe = child.pe;
-  const alias: Binding = { ...self, owner: self.owner };
+  // `@` and `@(…)` levels share the object's key (its owner's) and see its data
+  const alias = self;
   switch (pe.kind) {
     case 'at':
       writeAll(w, child, { ...at, levels: [...at.levels, alias] }, self.data);
