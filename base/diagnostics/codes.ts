@@ -24,6 +24,7 @@ import { secretCodes } from './codes/secrets.js';
 import { internalCodes } from './codes/internal.js';
 import { patternCodes } from './codes/patterns.js';
 import { testingCodes } from './codes/testing.js';
+import { neverMatchCodes } from './codes/never-match.js';
 
 export interface CodeInfo {
   readonly title: string;
@@ -50,6 +51,7 @@ const TABLES = [
   contractCodes,
   patternCodes,
   testingCodes,
+  neverMatchCodes,
   internalCodes,
 ] as const;
 

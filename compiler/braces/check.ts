@@ -38,6 +38,7 @@ import { declassified, markSecret, secretFrom } from '../types/secret.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets, type QuotedLiteral } from '../types/literal-offsets.js';
+import { literalOutsideEnum } from '../types/enum-literal.js';
 import { splitTailFunction } from '../../runtime/braces/json.js';
 import type { BracesEnv } from './env.js';
 import * as errors from './errors.js';
@@ -348,6 +349,8 @@ class Checker {
       this.diagnostics.push(errors.wrongArity({ span: expr.span, signature, count, missingResult: badSwitch }));
       return callResult(signature, argTypes);
     }
+    if (signature.name === 'EQUALTO' && expr.args[0] && expr.args[1])
+      this.equality('EQUALTO', expr.args[0], argTypes[0] ?? UNKNOWN, expr.args[1], argTypes[1] ?? UNKNOWN);
     const only = expr.args[0];
     if (signature.aggregate && count === 1 && only !== undefined && isArrayType(argTypes[0] ?? UNKNOWN)) {
       this.aggregateArray(signature, only, argTypes[0] ?? UNKNOWN);
@@ -530,6 +533,9 @@ class Checker {
       const span = at(lead + finding.start, lead + finding.end);
       if (finding.kind === 'field') {
         this.diagnostics.push(errors.noSuchJsonPathField({ span, field: finding.field, owner: finding.owner }));
+      } else if (finding.kind === 'enum') {
+        const { chain: field, literal, operator, miss } = finding;
+        this.diagnostics.push(errors.literalOutsideEnum({ span, field, literal, operator, ...miss }));
       } else if (problem) {
         const reported = finding.assignment ? { ...problem, hint: errors.COMPARE_WITH_EQUALS } : problem;
         const where = finding.assignment ? span : literal.span;
@@ -590,6 +596,7 @@ class Checker {
         return union(withoutNull(left), right);
       case '==':
       case '!=':
+        this.equality(expr.op, expr.left, left, expr.right, right);
         return BOOLEAN;
       case '<':
       case '<=':
@@ -600,6 +607,25 @@ class Checker {
         return this.plus(expr, left, right);
       default:
         return this.arithmetic(expr, left, right);
+    }
+  }
+
+  /**
+   * `field == "literal"` (either order, also `!=` and EQUALTO) where the field's shape allows only
+   * other strings: a comparison whose answer is known before any message arrives.
+   */
+  private equality(operator: string, left: Expr, leftType: PipeType, right: Expr, rightType: PipeType): void {
+    for (const [field, fieldType, literal] of [
+      [left, leftType, right],
+      [right, rightType, left],
+    ] as const) {
+      const path = pathText(field);
+      if (path === undefined || literal.kind !== 'literal' || typeof literal.value !== 'string') continue;
+      const miss = literalOutsideEnum(fieldType, literal.value);
+      if (miss)
+        this.diagnostics.push(
+          errors.literalOutsideEnum({ span: literal.span, literal: literal.value, field: path, operator, ...miss }),
+        );
     }
   }
 

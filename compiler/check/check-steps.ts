@@ -190,6 +190,7 @@ function checkConnectorStep(
     extra,
     { what: capsule ? 'capsule' : 'connector', name: step.connector, nameSpan: step.connectorSpan },
     ctx.facts.validators,
+    extraSpans,
   );
   ctx.diagnostics.push(...checked.diagnostics);
 
