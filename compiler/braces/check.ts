@@ -725,18 +725,21 @@ class Checker {
 }
 
 /**
- * The type of a call: a result computed from a secret is a secret (`CONCAT("Bearer ", account.crm.token)`,
- * `MAP(xs, x => account.crm.token)` through the lambda's body), except what `DECLASSIFY(…)` gives.
+ * The type of a call: a result computed from a secret is a secret (`CONCAT("Bearer ",
+ * account.crm.token)`, `SIZE(…)`, `TOSTRING(message)` when the message holds one), except what
+ * `DECLASSIFY(…)` gives. Functions whose result type follows from their arguments' types pick or
+ * pass values on (IF, FIRSTELEMENT, MAP, FILTER…): what they pick carries its marks in the result's
+ * type already, so only a secret as a whole decides (a condition, an index, a lambda's body):
+ * `FIRSTELEMENT(message.items).id` is not secret because `.key` beside it is.
  */
 function callResult(signature: FunctionSignature, argTypes: readonly PipeType[]): PipeType {
   const result = resultType(signature, argTypes);
   if (signature.name === DECLASSIFY) return declassified(result);
-  if (!signature.params.some((p) => p.lambda)) return secretFrom(result, argTypes);
-  // An array function reads the elements through its lambda: `MAP(xs, x => x.id)` holds a secret
-  // when the body gives one, not because another field of the elements is one. What it returns of
-  // the elements themselves (FILTER, SORTBY) carries their marks in its type.
-  const sources = argTypes.filter((t, i) => paramAt(signature, i)?.lambda !== undefined || t.secret !== undefined);
-  return secretFrom(result, sources);
+  if (typeof signature.result !== 'function') return secretFrom(result, argTypes);
+  return secretFrom(
+    result,
+    argTypes.filter((t) => t.secret !== undefined),
+  );
 }
 
 /** The one function that lets a secret leave (docs/security.md): its argument, no longer secret. */
