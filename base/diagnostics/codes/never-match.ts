@@ -22,6 +22,20 @@ export const neverMatchCodes = {
     explain:
       'A JSON Schema ignores keywords it does not know, so a misspelled keyword (`requried`, `propertes`, `additionalProperty`, `maxlength`) constrains nothing: the schema accepts documents its author meant to reject. pipec warns when an unknown keyword is close to a keyword of the schema\'s draft. Keywords of your own that are not near a draft keyword (`x-…`, `example`, `title`-like annotations of a tool) are left alone.\n\nExample: `{ type: "object", requried: ["id"] }` — write `required: ["id"]`.',
   },
+  PIPE3052: {
+    title: 'Response HTTP cannot deliver',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'HTTP forbids a body on some answers: 1xx (informational), 204 No Content, 205 Reset Content and 304 Not Modified. A `respond` with such a status and a body cannot be sent as written: the service drops the body, so the client never sees it. And a `respond` ends the execution with its final answer, which an informational status (1xx) is not: the service answers 500 instead. Remove the body, or answer with a status that carries one (`200`). An empty body (`{}`, `null`, `""`) is not reported: nothing is lost.\n\nExample: `respond 204 { deleted: true }` — write `respond 204` or `respond 200 { deleted: true }`.',
+  },
+  PIPE3053: {
+    title: 'Redirect without Location',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      'A redirect (301, 302, 303, 307, 308) tells the client to go to the URL of its `Location` header; without one the client has nowhere to go and shows the answer as it is. Give the header: `respond 303 {} headers { Location: "/orders/{{ message.body.id }}" }`. (300 Multiple Choices and 304 Not Modified need no `Location`.)',
+  },
   PIPE4050: {
     title: 'Literal outside the enum',
     severity: 'error',
