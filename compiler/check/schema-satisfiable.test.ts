@@ -56,5 +56,7 @@ describe('schemaContradictions', () => {
     ]);
     // Property names, annotations of other tools and extensions are not keywords to correct.
     expect(found({ properties: { requried: {}, tpye: {} }, 'x-requried': true, errorMessage: 'no' })).toEqual([]);
+    // A misspelled annotation loses nothing a validator checks.
+    expect(found({ type: 'string', descripton: 'a name', tittle: 'Name' })).toEqual([]);
   });
 });

@@ -97,6 +97,27 @@ const KEYWORDS = [
   'externalDocs',
 ];
 
+/**
+ * Keywords that only annotate: a misspelled one loses nothing a validator would check, so keys
+ * close to them are not reported (they are still known keywords).
+ */
+const ANNOTATIONS = new Set([
+  '$comment',
+  'title',
+  'description',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'examples',
+  'example',
+  'contentEncoding',
+  'contentMediaType',
+  'xml',
+  'externalDocs',
+]);
+const CONSTRAINING = KEYWORDS.filter((k) => !ANNOTATIONS.has(k));
+
 const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas'];
 const SCHEMA_VALUES = [
   'additionalProperties',
@@ -162,11 +183,14 @@ function walk(schema: unknown, pointer: string, depth: number, report: (p: Schem
       walk(dependencies[key], `${pointer}/dependencies/${escape(key)}`, depth + 1, report);
 }
 
-/** A key that is no keyword but close to one (`requried`, `maxlength`): the schema ignores it. */
+/**
+ * A key that is no keyword but close to one that constrains (`requried`, `maxlength`): the schema
+ * ignores it, so it accepts what the author meant to reject.
+ */
 function checkKeywords(schema: Schema, pointer: string, report: (p: SchemaContradiction) => void): void {
   for (const key of Object.keys(schema)) {
     if (KEYWORDS.includes(key) || key.startsWith('x-')) continue;
-    const keyword = suggest(key, KEYWORDS);
+    const keyword = suggest(key, CONSTRAINING);
     if (keyword !== undefined) report(unknownSchemaKeyword(key, keyword, `${pointer}/${escape(key)}`));
   }
 }

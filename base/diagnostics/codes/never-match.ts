@@ -20,7 +20,7 @@ export const neverMatchCodes = {
     severity: 'warning',
     phase: 'check',
     explain:
-      'A JSON Schema ignores keywords it does not know, so a misspelled keyword (`requried`, `propertes`, `additionalProperty`, `maxlength`) constrains nothing: the schema accepts documents its author meant to reject. pipec warns when an unknown keyword is close to a keyword of the schema\'s draft. Keywords of your own that are not near a draft keyword (`x-…`, `example`, `title`-like annotations of a tool) are left alone.\n\nExample: `{ type: "object", requried: ["id"] }` — write `required: ["id"]`.',
+      'A JSON Schema ignores keywords it does not know, so a misspelled keyword (`requried`, `propertes`, `additionalProperty`, `maxlength`) constrains nothing: the schema accepts documents its author meant to reject. pipec warns when an unknown key is close to a keyword that validates (of any draft from 4 to 2020-12). Keys of your own that are near none (`x-…`, `errorMessage` of a tool) and misspelled annotations (`descripton`: nothing is lost) are left alone.\n\nExample: `{ type: "object", requried: ["id"] }` — write `required: ["id"]`.',
   },
   PIPE3052: {
     title: 'Response HTTP cannot deliver',
