@@ -29,6 +29,8 @@ describe('literalOutsideEnum', () => {
     });
     expect(literalOutsideEnum(status, 'Shipped')?.suggestion).toBe('shipped');
     expect(literalOutsideEnum(status, 'cancelled')).toEqual({ values: ['pending', 'shipped', 'delivered'] });
+    expect(literalOutsideEnum({ kind: 'string', enum: ['a', 'b'] }, 'c')).toEqual({ values: ['a', 'b'] });
+    expect(literalOutsideEnum({ kind: 'string', enum: ['a', 'b'] }, 'A')?.suggestion).toBe('a');
   });
 
   it('accepts the values themselves and every literal against an open string', () => {

@@ -6,7 +6,7 @@
  * Quiet whenever the shape may hold another string (a plain `string` member, `unknown`) or a value
  * that loose equality could make equal to text (numbers, booleans, arrays, objects).
  */
-import { suggest } from '../../base/diagnostics/suggest.js';
+import { closest } from '../../base/diagnostics/suggest.js';
 import type { PipeType } from './pipe-type.js';
 
 export interface EnumMiss {
@@ -40,6 +40,8 @@ export function closedStrings(type: PipeType): readonly string[] | undefined {
 export function literalOutsideEnum(type: PipeType, literal: string): EnumMiss | undefined {
   const values = closedStrings(type);
   if (values === undefined || values.includes(literal)) return undefined;
-  const suggestion = suggest(literal, values);
+  // One- and two-letter values are all within one edit of each other: only a case slip is a guess.
+  const best = closest(literal, values, 1)[0];
+  const suggestion = best !== undefined && (literal.length > 2 || best.distance < 1) ? best.candidate : undefined;
   return suggestion === undefined ? { values } : { values, suggestion };
 }
