@@ -37,7 +37,7 @@ describe('braces checker', () => {
     expect(compile('FORMATDATE(NOW(), "timestamp", "timestamp")').type).toEqual(INTEGER);
     expect(compile('IF(true, 1, "a")').type.kind).toBe('union');
     expect(compile('step.lookup.status').type).toEqual(INTEGER);
-    expect(compile('account.crm.token').type).toEqual(STRING);
+    expect(compile('account.crm.token').type).toEqual({ ...STRING, secret: { from: 'account.crm.token' } });
   });
 
   it('emits readable, own-property-safe JavaScript', () => {

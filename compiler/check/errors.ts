@@ -60,36 +60,19 @@ export function missingParameter(
   owner: ParamOwner,
   at: Span,
   description: string | undefined,
-  when?: string,
 ): Diagnostic {
   return diagnostic('PIPE3002', {
-    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
+    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`} for ${owner.what} \`${owner.name}\``,
     span: at,
     label: `needs \`${missing}\``,
     hint: `add \`${missing}: …\`${description ? ` (${description})` : ''}`,
   });
 }
 
-/** One of several parameters is required (the schema's `oneOf`/`anyOf` of `required` lists). */
-export function missingOneOf(
-  names: readonly string[],
-  owner: ParamOwner,
-  at: Span,
-  when: string | undefined,
-): Diagnostic {
-  const list = names.map((n) => `\`${n}\``).join(' or ');
-  return diagnostic('PIPE3002', {
-    message: `missing required parameter ${list}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
-    span: at,
-    label: `needs ${list}`,
-    hint: `add one of ${list}`,
-  });
-}
-
-/** A parameter that a case of the schema rules out (`then: { properties: { x: false } }`). */
-export function parameterNotApplicable(key: string, owner: ParamOwner, at: Span, when: string | undefined): Diagnostic {
+/** A parameter the schema rules out (`properties: { x: false }`). */
+export function parameterNotApplicable(key: string, owner: ParamOwner, at: Span): Diagnostic {
   return diagnostic('PIPE3001', {
-    message: `parameter \`${key}\` does not apply to ${owner.what} \`${owner.name}\`${when ? ` when ${when}` : ''}`,
+    message: `parameter \`${key}\` does not apply to ${owner.what} \`${owner.name}\``,
     span: at,
     label: 'not used here',
     hint: `remove \`${key}\``,
@@ -188,6 +171,35 @@ export function accountOfWrongType(facts: {
   });
 }
 
+/**
+ * PIPE4201: a value holding a secret (an account's value) reaches a place outside the service.
+ * `sink` names the place ("the body of `respond`"), `from` the account field (`account.crm.token`),
+ * `carried` the path of the message field that brought it when the value does not read the account.
+ */
+export function secretLeaves(facts: {
+  readonly at: Span;
+  readonly sink: string;
+  readonly from: string;
+  readonly declaredAt: Span | undefined;
+  readonly carried: string | undefined;
+  readonly expression: string | undefined;
+}): Diagnostic {
+  const { from, sink } = facts;
+  const wrapped = `{{ DECLASSIFY(${facts.expression ?? '…'}) }}`;
+  return diagnostic('PIPE4201', {
+    message: `a secret (\`${from}\`) would leave the service through ${sink}`,
+    span: facts.at,
+    label: facts.carried ? `\`${facts.carried}\` holds \`${from}\`` : `holds \`${from}\``,
+    secondary: facts.declaredAt ? [{ span: facts.declaredAt, message: `the secret: a value of an account` }] : [],
+    body: [
+      facts.carried
+        ? `An earlier step wrote \`${from}\` into \`${facts.carried}\`; the values of accounts stay secrets wherever steps copy them.`
+        : 'The values of accounts are secrets, and so is everything computed from one.',
+    ],
+    hint: `send it without the account's value; wrap it in \`${wrapped}\` if it is meant to leave`,
+  });
+}
+
 /** Like `names`, at most 12 shown. */
 function firstNames(list: readonly string[]): string {
   const shown = list.slice(0, 12).map((n) => `\`${n}\``);
@@ -198,39 +210,47 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-// ───────────────────────────── per-operation rules (operation-rules.ts) ─────────────────────────────
-// `operation` is the connector and its operation as written (`csv parse`).
+// ───────────────────────────── rules between parameters (param-rules.ts) ─────────────────────────────
+// `owner` names where the rule applies, already in code spans: `\`csv generate\``, or
+// `connector \`agent\` when the model is not \`mock:…\``, or `\`auth\` of trigger \`http\` when \`type\` is \`bearer\``.
 
-/** `takers` are the operations that take `key` (already as code spans); `accepted` what this one takes. */
-export function notAnOperationParameter(
+/** A parameter a case rules out. `only` says which cases take it; `takes` what this case takes, when known. */
+export function notTakenParameter(
   key: string,
-  operation: string,
+  owner: string,
   at: Span,
-  takers: readonly string[],
-  accepted: readonly string[],
+  only: string | undefined,
+  takes: readonly string[] | undefined,
 ): Diagnostic {
   return diagnostic('PIPE3015', {
-    message: `\`${key}\` is not a parameter of \`${operation}\``,
+    message: `\`${key}\` is not a parameter of ${owner}`,
     span: at,
-    label: `only for ${takers.join(', ')}`,
-    body: [`\`${operation}\` takes: ${names(accepted) || 'no parameters of its own'}.`],
+    label: only ?? 'not used here',
+    ...(takes ? { body: [`${capitalize(owner)} takes: ${names(takes) || 'no parameters of its own'}.`] } : {}),
     hint: `remove \`${key}\``,
   });
 }
 
-export function missingOperationParameter(key: string, operation: string, at: Span): Diagnostic {
+/** A parameter a case needs (`description` is the parameter's, for the hint). */
+export function missingCaseParameter(
+  key: string,
+  owner: string,
+  at: Span,
+  description: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE3002', {
-    message: `missing required parameter \`${key}\` for \`${operation}\``,
+    message: `missing required parameter \`${key}\` for ${owner}`,
     span: at,
     label: `needs \`${key}\``,
-    hint: `add \`${key}: …\``,
+    hint: `add \`${key}: …\`${description ? ` (${description})` : ''}`,
   });
 }
 
-export function operationNeedsOneOf(operation: string, group: readonly string[], at: Span): Diagnostic {
+/** None of a group of which exactly one (or at least one) is given. */
+export function needsOneOf(owner: string, group: readonly string[], at: Span): Diagnostic {
   const list = group.map((k) => `\`${k}\``).join(' or ');
   return diagnostic('PIPE3002', {
-    message: `\`${operation}\` needs ${list}`,
+    message: `${owner} needs ${list}`,
     span: at,
     label: `needs ${list}`,
     hint: `add one of ${list}`,
@@ -239,7 +259,7 @@ export function operationNeedsOneOf(operation: string, group: readonly string[],
 
 /** `key` is a second parameter of `group` given; `first` the one given before it. */
 export function moreThanOneOf(
-  operation: string,
+  owner: string,
   group: readonly string[],
   key: string,
   first: string,
@@ -247,10 +267,26 @@ export function moreThanOneOf(
 ): Diagnostic {
   const list = group.map((k) => `\`${k}\``).join(' or ');
   return diagnostic('PIPE3015', {
-    message: `\`${operation}\` takes one of ${list}, not both`,
+    message: `${owner} takes one of ${list}, not both`,
     span: at,
     label: `\`${first}\` is already given`,
     hint: `remove \`${key}\``,
+  });
+}
+
+/** `given` is written and needs `missing` beside it (`dependentRequired`). */
+export function dependentParameterMissing(
+  given: string,
+  missing: string,
+  owner: string,
+  at: Span,
+  description: string | undefined,
+): Diagnostic {
+  return diagnostic('PIPE3002', {
+    message: `\`${given}\` of ${owner} needs \`${missing}\``,
+    span: at,
+    label: `needs \`${missing}\``,
+    hint: `add \`${missing}: …\`${description ? ` (${description})` : ''}, or remove \`${given}\``,
   });
 }
 
@@ -582,6 +618,32 @@ export function schemaKeywordDiagnostic(
   return diagnostic(code, { message, span: at, label, ...(hint ? { hint } : {}) });
 }
 
+// ───────────────────────────── regular expressions in parameters (check-params.ts) ─────────────────────────────
+
+/**
+ * A parameter the schema marks `format: regex` whose literal pattern the runtime's engine (RE2, ECMAScript
+ * syntax) cannot run: `detail` is the engine's own message.
+ */
+export function regexParameterProblem(
+  path: string,
+  owner: ParamOwner,
+  pattern: string,
+  detail: string,
+  needsBacktracking: boolean,
+  at: Span,
+): Diagnostic {
+  return diagnostic(needsBacktracking ? 'PIPE5504' : 'PIPE5505', {
+    message: needsBacktracking
+      ? `the pattern ${JSON.stringify(pattern)} of \`${path}\` needs a backtracking engine: ${detail}`
+      : `the pattern ${JSON.stringify(pattern)} of \`${path}\` is not a valid regular expression: ${detail}`,
+    span: at,
+    label: needsBacktracking ? 'needs backtracking' : 'invalid pattern',
+    hint: needsBacktracking
+      ? 'rewrite it without lookaround or backreferences: it runs on RE2, which is linear-time'
+      : `\`${path}\` of ${owner.what} \`${owner.name}\` is an ECMAScript regular expression, run on RE2`,
+  });
+}
+
 // ───────────────────────────── schema keywords (schema-keywords.ts) ─────────────────────────────
 // Problems of a schema's `pattern` and `format` values, at their JSON pointer; context.ts turns
 // them into diagnostics where the schema is written.
@@ -901,6 +963,23 @@ export function eventNeverConsumed(event: string, at: Span, suggestion: string |
     label: 'nobody receives this event',
     hint: `${suggestion ? `did you mean \`${suggestion}\` (a pipeline subscribes to it)? Otherwise, ` : ''}if a subscriber in another service receives it, write \`external: true\` on this step`,
   });
+}
+
+/** PIPE6105 at one side of a pair: `event` is this side's name, `other` the near name on the other side. */
+export function eventNameTypo(side: 'publish' | 'subscribe', event: string, other: string, at: Span): Diagnostic {
+  return side === 'publish'
+    ? diagnostic('PIPE6105', {
+        message: `event \`${event}\` has no subscriber, and \`${other}\` has a subscriber but no publisher: one of the names is misspelt`,
+        span: at,
+        label: `nobody subscribes to this name; did you mean \`${other}\`?`,
+        hint: `write the same event name here and in the subscribing trigger (\`${other}\`)`,
+      })
+    : diagnostic('PIPE6105', {
+        message: `event \`${event}\` is never published, and \`${other}\` is published with no subscriber: one of the names is misspelt`,
+        span: at,
+        label: `nothing publishes this name; did you mean \`${other}\`?`,
+        hint: `write the same event name here and in the publishing step (\`${other}\`)`,
+      });
 }
 
 export function eventNeverPublished(event: string, at: Span, suggestion: string | undefined): Diagnostic {
