@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { closedStrings, literalOutsideEnum } from './enum-literal.js';
+import { closedStrings, literalNeverEquals, literalOutsideEnum } from './enum-literal.js';
 import { analyzeJsonPath } from './jsonpath-type.js';
-import { arrayOf, NULL, NUMBER, objectOf, STRING, UNKNOWN, type PipeType } from './pipe-type.js';
+import { arrayOf, BOOLEAN, INTEGER, NULL, NUMBER, objectOf, STRING, UNKNOWN, type PipeType } from './pipe-type.js';
 import { union } from './type-ops.js';
 
 const status: PipeType = { kind: 'string', enum: ['pending', 'shipped', 'delivered'] };
@@ -36,6 +36,24 @@ describe('literalOutsideEnum', () => {
   it('accepts the values themselves and every literal against an open string', () => {
     expect(literalOutsideEnum(status, 'shipped')).toBeUndefined();
     expect(literalOutsideEnum(STRING, 'anything')).toBeUndefined();
+  });
+});
+
+describe('literalNeverEquals (strict equality)', () => {
+  it('finds literals of a type no member of the shape has', () => {
+    expect(literalNeverEquals(INTEGER, '200')?.kind).toBe('type');
+    expect(literalNeverEquals(union(BOOLEAN, NULL), 'true')?.kind).toBe('type');
+    expect(literalNeverEquals(STRING, 5)?.kind).toBe('type');
+    expect(literalNeverEquals(status, 'shiped')?.kind).toBe('enum');
+  });
+
+  it('stays quiet when a member may hold the literal, or the shape is not only scalars', () => {
+    expect(literalNeverEquals(union(STRING, NUMBER), 5)).toBeUndefined();
+    expect(literalNeverEquals(INTEGER, 1.5)).toBeUndefined();
+    expect(literalNeverEquals(UNKNOWN, 'x')).toBeUndefined();
+    expect(literalNeverEquals(union(INTEGER, objectOf({})), 'x')).toBeUndefined();
+    expect(literalNeverEquals(arrayOf(STRING), 'x')).toBeUndefined();
+    expect(literalNeverEquals(NULL, 'x')).toBeUndefined();
   });
 });
 

@@ -37,11 +37,11 @@ export const neverMatchCodes = {
       'A redirect (301, 302, 303, 307, 308) tells the client to go to the URL of its `Location` header; without one the client has nowhere to go and shows the answer as it is. Give the header: `respond 303 {} headers { Location: "/orders/{{ message.body.id }}" }`. (300 Multiple Choices and 304 Not Modified need no `Location`.)',
   },
   PIPE4050: {
-    title: 'Literal outside the enum',
+    title: 'Literal the field never equals',
     severity: 'error',
     phase: 'check',
     explain:
-      'The field is compared with a string its shape can never hold: its schema lists the values it may take (`enum`, or `const`), and the literal is none of them, so `==` is always false and `!=` always true — most often a typo of one of the values. Checked in Double Braces (`==`, `!=`, `EQUALTO`) and in JSONPath filters (`[?(@.status == \'…\')]`), wherever the field\'s shape is a closed list of strings; a field that may hold any string (an open `enum` written with `anyOf`, a value of unknown shape) is never reported.\n\nExample: `when {{ message.body.status == "shiped" }}` where the body schema says `status: { enum: ["pending", "shipped"] }` — write `"shipped"`.',
+      'The field is compared with a literal it can never hold, so `==` is always false and `!=` always true. Either its schema lists the strings it may take (`enum`, or `const`) and the literal is none of them — most often a typo of one of the values — or the literal is of another type than every value the field may hold: Double Braces compare strictly (`==`, `!=` and `EQUALTO` are deep equality), so the text `"200"` never equals the number `200`. Checked in Double Braces and, for enums, in JSONPath filters (`[?(@.status == \'…\')]`, whose `==` is JavaScript\'s loose one, so only strings are compared there). A field that may hold any string (an open `enum` written with `anyOf`), several types, or a value of unknown shape is never reported.\n\nExample: `when {{ message.body.status == "shiped" }}` where the body schema says `status: { enum: ["pending", "shipped"] }` — write `"shipped"`; `when {{ message.status == "200" }}` after `rest` — write `200`.',
   },
   PIPE5550: {
     title: 'Unknown time zone',
