@@ -48,6 +48,6 @@ export const neverMatchCodes = {
     severity: 'error',
     phase: 'check',
     explain:
-      'The time zone written is not one the run time knows, so every date function or schedule using it fails. pipec accepts what the run time accepts: an IANA zone name (`America/Sao_Paulo`, `Europe/Berlin`), `UTC` / `GMT` / `Z`, and fixed offsets (`GMT-3`, `UTC+05:30`, `-03:00`). Checked for the zone arguments of the Double Braces date functions and for every connector or trigger parameter whose schema says `"format": "timezone"` (the scheduler\'s `timezone`).\n\nExample: `timezone: "America/Sao_Paolo"` — write `"America/Sao_Paulo"`.',
+      'The time zone written is not one the run time knows, so every date function or schedule using it fails. pipec accepts exactly what the run time accepts where the zone is used: an IANA zone name (`America/Sao_Paulo`, `Europe/Berlin`, `Etc/GMT+3`) everywhere, and in Double Braces also `Z` and fixed offsets (`GMT-3`, `UTC+05:30`, `-03:00`); the scheduler reads zones as croner does, by their IANA names. Checked for the zone arguments of the Double Braces date functions, the zone of JSLT\'s `format-time` (which takes IANA names, `UTC` and `GMT` only), and every connector or trigger parameter whose schema says `"format": "timezone"` (the scheduler\'s `timezone`).\n\nExample: `timezone: "America/Sao_Paolo"` — write `"America/Sao_Paulo"`.',
   },
 } as const satisfies CodeTable;
