@@ -53,7 +53,9 @@ export function closedStrings(type: PipeType): readonly string[] | undefined {
   const values: string[] = [];
   for (const member of members) {
     if (member.kind === 'null') continue;
-    if (member.kind !== 'string' || member.enum === undefined) return undefined;
+    // A literal's value (`json-generator { json: { state: "new" } }`, a global) may be edited to
+    // any string: only a list a schema declares says what the field can never hold.
+    if (member.kind !== 'string' || member.enum === undefined || member.declared !== true) return undefined;
     values.push(...member.enum);
   }
   return values.length > 0 ? [...new Set(values)] : undefined;
