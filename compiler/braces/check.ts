@@ -38,7 +38,7 @@ import { declassified, markSecret, secretFrom } from '../types/secret.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets, type QuotedLiteral } from '../types/literal-offsets.js';
-import { literalOutsideEnum } from '../types/enum-literal.js';
+import { literalNeverEquals } from '../types/enum-literal.js';
 import { splitTailFunction } from '../../runtime/braces/json.js';
 import type { BracesEnv } from './env.js';
 import * as errors from './errors.js';
@@ -611,8 +611,9 @@ class Checker {
   }
 
   /**
-   * `field == "literal"` (either order, also `!=` and EQUALTO) where the field's shape allows only
-   * other strings: a comparison whose answer is known before any message arrives.
+   * `field == literal` (either order, also `!=` and EQUALTO) where the field's shape allows only
+   * other strings, or only scalars of another type: a comparison whose answer is known before any
+   * message arrives (`==` is strict deep equality at run time).
    */
   private equality(operator: string, left: Expr, leftType: PipeType, right: Expr, rightType: PipeType): void {
     for (const [field, fieldType, literal] of [
@@ -620,11 +621,14 @@ class Checker {
       [right, rightType, left],
     ] as const) {
       const path = pathText(field);
-      if (path === undefined || literal.kind !== 'literal' || typeof literal.value !== 'string') continue;
-      const miss = literalOutsideEnum(fieldType, literal.value);
-      if (miss)
+      if (path === undefined || literal.kind !== 'literal' || literal.value === null) continue;
+      const never = literalNeverEquals(fieldType, literal.value);
+      const facts = { span: literal.span, field: path, operator };
+      if (never?.kind === 'enum')
+        this.diagnostics.push(errors.literalOutsideEnum({ ...facts, ...never, literal: String(literal.value) }));
+      else if (never?.kind === 'type')
         this.diagnostics.push(
-          errors.literalOutsideEnum({ span: literal.span, literal: literal.value, field: path, operator, ...miss }),
+          errors.literalOfOtherType({ ...facts, literal: literal.value, fieldType: never.fieldType }),
         );
     }
   }

@@ -33,6 +33,7 @@ import type { PipelineContext } from './context.js';
 import { payloadDiagnostics } from './contracts.js';
 import { compileCondition, compileCollection } from '../lower/conditions.js';
 import { entryOf } from '../ast/literal.js';
+import { respondProblems } from './http-answers.js';
 import { ERROR_OBJECT, FAILURE_OUTPUT, FOR_EACH_OUTPUT, outputShape, schemaToType } from './shapes.js';
 import { compileObject, compileValue, propertyKey, unionOf, type ExpectedOf } from '../lower/values.js';
 
@@ -88,6 +89,7 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
           }),
         );
       }
+      ctx.diagnostics.push(...respondProblems(step));
       const env = ctx.bracesEnv(message);
       const body = step.body ? compileValue(step.body, env, ctx.diagnostics) : { js: 'null', constant: true };
       const headers = step.headers ? compileObject(step.headers, env, ctx.diagnostics) : undefined;

@@ -313,6 +313,38 @@ export function respondNotAllowed(where: 'for-each' | 'capsule', at: Span): Diag
   });
 }
 
+// ───────────────────────────── respond (http-answers.ts) ─────────────────────────────
+
+export function bodyOnBodilessStatus(status: number, at: Span): Diagnostic {
+  const informational = status < 200;
+  return diagnostic('PIPE3052', {
+    message: `an HTTP ${status} answer carries no body, so this one would never reach the client`,
+    span: at,
+    label: 'never sent',
+    hint: informational
+      ? `answer with a final status that carries the body (\`respond 200 …\`)`
+      : `remove the body (\`respond ${status}\`), or answer \`respond 200 …\` to send it`,
+  });
+}
+
+export function informationalStatus(status: number, at: Span): Diagnostic {
+  return diagnostic('PIPE3052', {
+    message: `\`respond ${status}\` cannot end an execution: an informational (1xx) status is no final answer, and the service sends 500 instead`,
+    span: at,
+    label: 'not a final status',
+    hint: 'answer with a status from 200 to 599',
+  });
+}
+
+export function redirectWithoutLocation(status: number, at: Span): Diagnostic {
+  return diagnostic('PIPE3053', {
+    message: `a ${status} redirect without a \`Location\` header leaves the client nowhere to go`,
+    span: at,
+    label: 'no `Location` header',
+    hint: `add the target: \`respond ${status} headers { Location: "/path" }\``,
+  });
+}
+
 /** `known` lists the connectors and capsules. */
 export function unknownConnector(
   name: string,
