@@ -230,9 +230,22 @@ class Checker {
   }
 
   private member(expr: MemberExpr): PipeType {
-    const objectType = this.type(expr.object);
+    const inner = expr.object;
+    if (inner.kind === 'member' && inner.property === 'body' && expr.property !== '$') {
+      // `message.body.orderId` where the message has no `body` but has `orderId` itself: an event's
+      // payload (or another typed message) read as if it were a request envelope.
+      const ownerType = this.type(inner.object);
+      if (readAsEnvelope(ownerType, expr.property)) {
+        const owner = pathText(inner.object) ?? 'this value';
+        this.diagnostics.push(errors.bodyOfPayload({ span: inner.propertySpan, owner, field: expr.property }));
+        return UNKNOWN;
+      }
+      const bodyType = this.field(inner.object, ownerType, 'body', inner.propertySpan);
+      return this.field(inner, bodyType, expr.property, expr.propertySpan);
+    }
+    const objectType = this.type(inner);
     if (expr.property === '$') return objectType;
-    return this.field(expr.object, objectType, expr.property, expr.propertySpan);
+    return this.field(inner, objectType, expr.property, expr.propertySpan);
   }
 
   private field(object: Expr, objectType: PipeType, name: string, span: Span): PipeType {
@@ -788,4 +801,13 @@ export function checkExpression(expr: Expr, env: BracesEnv): CheckResult {
   const checker = new Checker(env);
   const type = checker.type(expr);
   return { type, diagnostics: checker.diagnostics, calls: checker.calls, refs: checker.refs };
+}
+
+/**
+ * True when `owner.body.<field>` reads an object that declares `field` itself and no `body`: the
+ * data is at the top, not under an envelope's `body` (an open object could hold an undeclared
+ * `body` with a field of the same name as a declared one, which no message does on purpose).
+ */
+function readAsEnvelope(owner: PipeType, field: string): boolean {
+  return owner.kind === 'object' && !Object.hasOwn(owner.fields, 'body') && Object.hasOwn(owner.fields, field);
 }

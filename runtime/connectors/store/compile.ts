@@ -99,7 +99,11 @@ function outputOf(operation: string, t: ShapeKit): PipeType {
       ? t.closed({ name: t.STRING, key: t.objectOf({}, true), unique: t.BOOLEAN })
       : t.objectOf({}, true);
   const data = { type: t.arrayOf(docs), required: true };
-  return READS.includes(operation)
-    ? { kind: 'object', open: false, fields: { data, rowCount: { type: t.INTEGER, required: true } } }
-    : { kind: 'object', open: true, fields: { data, updateCount: { type: t.INTEGER, required: true } } };
+  if (READS.includes(operation))
+    return { kind: 'object', open: false, fields: { data, rowCount: { type: t.INTEGER, required: true } } };
+  // Writes (store.ts `run`): `{ data: [], updateCount }`, and an insert's `ids`.
+  const updateCount = { type: t.INTEGER, required: true };
+  return operation === 'insert'
+    ? { kind: 'object', open: false, fields: { data, updateCount, ids: { type: t.arrayOf(t.STRING), required: true } } }
+    : { kind: 'object', open: false, fields: { data, updateCount } };
 }
