@@ -84,6 +84,60 @@ export function querySql(
   };
 }
 
+/**
+ * SQLite, for a read in insertion order: when the filter's top-level AND holds an equality (`$eq`,
+ * `$in` on scalars) on a field that leads an index of the store, the index keys that can match —
+ * one `(json_type, json_extract)` pair per value and type, and `json_type = 'array'` for Mongo's
+ * array rule — each as the FROM and WHERE text (without `WHERE`) that reads it through the index,
+ * with the exact predicate of the rest of the filter (`where`). Within one such key the index lists
+ * its rows in `seq` order, so one SELECT per key joined by `UNION ALL … ORDER BY seq` is a merge
+ * SQLite runs without a sort, and a LIMIT stops after as many rows as it returns. The keys are
+ * disjoint (one type each), so no row comes twice. A scalar key implies the equality itself (same
+ * type, equal value), so only the rest of the filter is tested there; the array key tests it all.
+ * Null when there is no such equality, when an `_oId` equality is there (its own index reads fewer
+ * rows) or when the values would make more than `maxKeys` keys.
+ */
+export function sqliteEqualityArms(
+  filter: Filter,
+  params: ParamSink,
+  context: ProbeContext,
+  maxKeys = 16,
+): string[] | null {
+  const items = flattenAnd(filter);
+  if (items.some((f) => f.kind === 'field' && f.path.length === 1 && f.path[0] === '_oId')) return null;
+  for (const item of items) {
+    if (item.kind !== 'field' || item.path.length !== 1) continue;
+    if (item.condition.op !== 'eq' && item.condition.op !== 'in') continue;
+    const field = item.path[0] as string;
+    const index = context.indexed.get(field);
+    if (index === undefined || INDEX.test(field) || !LITERAL_SEGMENT.test(field)) continue;
+    const probe = probeOf(item.condition, 'sqlite');
+    if (probe === null || !('eq' in probe)) continue;
+    const { type: t, value: v } = indexExpressions(field, 'sqlite', 'd.doc');
+    const keys = new Set<string>();
+    for (const q of new Set(probe.eq)) {
+      if (typeof q === 'boolean') keys.add(`${t} = '${q ? 'true' : 'false'}'`);
+      else if (typeof q === 'string') keys.add(`${t} = 'text' AND ${v} = ${params.bind(q)}`);
+      else if (typeof q === 'number') {
+        const value = params.bind(q);
+        if (Number.isInteger(q)) keys.add(`${t} = 'integer' AND ${v} = ${value}`);
+        keys.add(`${t} = 'real' AND ${v} = ${value}`);
+      }
+    }
+    if (keys.size + 1 > maxKeys) return null;
+    checkSpliced(index, context.store);
+    const rest = filterToSql({ kind: 'and', items: items.filter((other) => other !== item) }, 'sqlite', params);
+    const all = filterToSql(filter, 'sqlite', params);
+    const read = `pipec_documents AS d INDEXED BY "${index}" WHERE d.store = '${context.store}'`;
+    return [...[...keys].map((key) => `${read} AND ${key} AND ${rest}`), `${read} AND ${t} = 'array' AND ${all}`];
+  }
+  return null;
+}
+
+function flattenAnd(filter: Filter): Filter[] {
+  return filter.kind === 'and' ? filter.items.flatMap(flattenAnd) : [filter];
+}
+
 /** A probe: a WHERE term, or (SQLite) a SELECT of the `seq` of every row that may match. */
 export type IndexProbe = { readonly kind: 'where' | 'rows'; readonly sql: string };
 
@@ -576,9 +630,14 @@ function probeOf(condition: FieldCondition, dialect: Dialect): Probe | null {
   }
 }
 
-function sqliteProbe(field: string, probe: Probe, params: ParamSink, store: string, index: string): string {
+/** An index name and a store name are spliced into SQLite text (the partial index needs the literal). */
+function checkSpliced(index: string, store: string): void {
   if (!/^pipec_u?ix_[0-9a-f]{16}$/.test(index)) throw new Error(`not a pipec index name: ${index}`);
   if (!/^[a-z][a-z0-9_-]*$/.test(store)) throw new Error(`store name not validated: ${store}`);
+}
+
+function sqliteProbe(field: string, probe: Probe, params: ParamSink, store: string, index: string): string {
+  checkSpliced(index, store);
   const { type: t, value: v } = indexExpressions(field, 'sqlite', 'x.doc');
   const typed = (q: Scalar): string =>
     typeof q === 'number'
