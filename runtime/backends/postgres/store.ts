@@ -8,12 +8,14 @@
  * unique key that one still holds.
  */
 import { createHash } from 'node:crypto';
+import type { QueryResult, QueryResultRow } from 'pg';
 import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../types.js';
 import { PipeError } from '../../errors.js';
 import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
 import { runStages } from '../query/aggregate.js';
 import { indexExpressions, postgresParams, querySql, sortArraysSql, sortToSql } from '../query/filter-sql.js';
 import { parseFilter, type Filter } from '../query/filter.js';
+import { generateByShape, shapeCache } from '../query/shape-cache.js';
 import { mergeAmbiguous, mergedDocument, mergeTargetQuery, unmatchedDocument, type MergeSpec } from '../query/merge.js';
 import { sortThroughArray } from '../query/match.js';
 import type { RegexTester } from '../query/regex.js';
@@ -45,8 +47,41 @@ export interface PgStoreOptions {
 type Row = { seq: string; doc: JsonObject };
 type Queryable = Pick<PgClient, 'query'>;
 
+/** At most this many statement texts are prepared by name (per connection, by the server) in a process. */
+const MAX_NAMED_STATEMENTS = 500;
+
+/**
+ * The store name as SQL text. It is validated ([a-z][a-z0-9_-]*) before any query, and written as
+ * a literal so that a statement prepared once can use the store's partial indexes (`WHERE store =
+ * '…'`) in its generic plan, which a `$n` parameter would not prove.
+ */
+function storeLiteral(store: string): string {
+  if (!/^[a-z][a-z0-9_-]*$/.test(store)) throw new Error(`store name not validated: ${store}`);
+  return `'${store}'`;
+}
+
 export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
   const { pool, clock, regex } = opts;
+
+  /**
+   * Runs a statement prepared by name (by the first use on each connection), so that a query of a
+   * shape seen before is neither parsed nor, once PostgreSQL settles on a generic plan, planned
+   * again. The values are always parameters; the name is a digest of the text. Past
+   * MAX_NAMED_STATEMENTS texts, new ones run unnamed, so the prepared statements stay bounded.
+   */
+  const statementNames = new Map<string, string>();
+  /** WHERE text by query shape (shape-cache.ts). */
+  const shapes = shapeCache();
+  const whereSql = (filter: Filter, params: ReturnType<typeof postgresParams>): string =>
+    generateByShape(shapes, filter, params, (f, p) => querySql(f, 'postgres', p).where);
+  const run = <R extends QueryResultRow>(db: Queryable, text: string, values: unknown[]): Promise<QueryResult<R>> => {
+    let name = statementNames.get(text);
+    if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+      name = `pipec_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      statementNames.set(text, name);
+    }
+    return name === undefined ? db.query<R>(text, values) : db.query<R>({ name, text, values });
+  };
 
   const select = async (
     db: Queryable,
@@ -58,16 +93,16 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
   ): Promise<Row[]> => {
     await refuseArraySortKeys(db, store, filter, sort);
     const params = postgresParams();
-    const storeP = params.bind(store);
+    const storeP = storeLiteral(store);
     const nowP = params.bind(clock.now());
-    const where = querySql(filter, 'postgres', params).where;
+    const where = whereSql(filter, params);
     const order = sortToSql(sort, 'postgres', params);
     const limit = params.bind(page.limit);
     const skip = params.bind(page.skip);
     const sql =
       `SELECT d.seq, d.doc FROM pipec_documents AS d WHERE d.store = ${storeP} AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint)` +
       ` AND ${where} ORDER BY ${order} LIMIT ${limit}::bigint OFFSET ${skip}::bigint${forUpdate ? ' FOR UPDATE' : ''}`;
-    const result = await db.query<Row>(sql, params.values);
+    const result = await run<Row>(db, sql, params.values);
     return result.rows;
   };
 
@@ -81,11 +116,11 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     const params = postgresParams();
     const arrays = sortArraysSql(sort, 'postgres', params);
     if (arrays === null) return;
-    const storeP = params.bind(store);
+    const storeP = storeLiteral(store);
     const nowP = params.bind(clock.now());
-    const where = querySql(filter, 'postgres', params).where;
+    const where = whereSql(filter, params);
     const sql = `SELECT 1 FROM pipec_documents AS d WHERE d.store = ${storeP} AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint) AND ${where} AND ${arrays} LIMIT 1`;
-    if ((await db.query(sql, params.values)).rows.length > 0) throw sortThroughArray();
+    if ((await run(db, sql, params.values)).rows.length > 0) throw sortThroughArray();
   };
 
   const purgeExpired = async (db: Queryable, store: string, now: number): Promise<number> =>
@@ -148,9 +183,9 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     for (const [field, value] of writes.set)
       next = `jsonb_set(${next}, ARRAY[${params.bind(field)}::text], ${params.bind(JSON.stringify(value))}::jsonb)`;
     for (const field of writes.unset) next = `(${next} - ${params.bind(field)}::text)`;
-    const storeP = params.bind(store);
+    const storeP = storeLiteral(store);
     const nowP = params.bind(clock.now());
-    const where = querySql(filter, 'postgres', params).where;
+    const where = whereSql(filter, params);
     const max = params.bind(opts.maxDocumentBytes);
     const sql =
       `WITH target AS (SELECT d.seq, ${next} AS next FROM pipec_documents AS d WHERE d.store = ${storeP}` +
@@ -158,7 +193,7 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       ` written AS (UPDATE pipec_documents AS w SET doc = t.next FROM target AS t WHERE w.seq = t.seq` +
       ` AND NOT EXISTS (SELECT 1 FROM target WHERE octet_length(next::text) > ${max}::int) RETURNING 1)` +
       ` SELECT (SELECT count(*) FROM target)::int AS matched, (SELECT count(*) FROM written)::int AS written`;
-    const result = await pool.query<{ matched: number; written: number }>(sql, params.values);
+    const result = await run<{ matched: number; written: number }>(pool, sql, params.values);
     const row = result.rows[0] ?? { matched: 0, written: 0 };
     return row.written < row.matched ? null : row;
   };
@@ -171,7 +206,8 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     now: number,
   ): Promise<void> => {
     if (docs.length === 0) return;
-    await db.query(
+    await run(
+      db,
       `INSERT INTO pipec_documents (store, id, doc, created_at, expires_at)
        SELECT $1, x.id, x.doc::jsonb, $2, CASE WHEN t.ms > 0 THEN $2 + t.ms END
        FROM unnest($3::text[], $4::text[]) AS x(id, doc),
@@ -265,7 +301,8 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       validateStoreName(store);
       if (typeof id !== 'string' && typeof id !== 'number')
         throw new PipeError('id must be a string', { code: 400, kind: 'BAD_QUERY' });
-      const result = await pool.query<{ doc: JsonObject }>(
+      const result = await run<{ doc: JsonObject }>(
+        pool,
         'SELECT doc FROM pipec_documents WHERE store = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > $3)',
         [store, String(id), clock.now()],
       );
@@ -293,16 +330,16 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
       const filter = prepareFilter(store, query, regex);
       const multi = deleteOpts?.multi ?? true;
       const params = postgresParams();
-      const storeP = params.bind(store);
+      const storeP = storeLiteral(store);
       const nowP = params.bind(clock.now());
-      const where = querySql(filter, 'postgres', params).where;
+      const where = whereSql(filter, params);
       const sql =
         `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM pipec_documents AS d WHERE d.store = ${storeP}` +
         ` AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint) AND ${where} ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
       try {
         await purgeNowAndThen(store, clock.now());
         // One statement: atomic by itself.
-        return (await pool.query(sql, params.values)).rowCount ?? 0;
+        return (await run(pool, sql, params.values)).rowCount ?? 0;
       } catch (err) {
         throw translatePgError(err);
       }

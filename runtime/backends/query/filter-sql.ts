@@ -16,12 +16,16 @@ export type Dialect = 'sqlite' | 'postgres';
 /** Collects bound values; returns the placeholder text for one value. */
 export interface ParamSink {
   bind(value: string | number | null | readonly string[]): string;
+  /** How many values were bound so far (the next placeholder depends on it). */
+  readonly bound: number;
+  /** A sink of its own that numbers on from here (what this one would name next). */
+  fork(): ParamSink;
 }
 
 /** SQLite named parameters (`@p0`), bound as one object. */
-export function sqliteParams(): ParamSink & { readonly values: Record<string, string | number | null> } {
+export function sqliteParams(start = 0): ParamSink & { readonly values: Record<string, string | number | null> } {
   const values: Record<string, string | number | null> = Object.create(null) as Record<string, string | number | null>;
-  let next = 0;
+  let next = start;
   return {
     values,
     bind(value) {
@@ -29,18 +33,26 @@ export function sqliteParams(): ParamSink & { readonly values: Record<string, st
       values[name] = Array.isArray(value) ? JSON.stringify(value) : (value as string | number | null);
       return `@${name}`;
     },
+    get bound() {
+      return next;
+    },
+    fork: () => sqliteParams(next),
   };
 }
 
-/** PostgreSQL positional parameters (`$1`). */
-export function postgresParams(): ParamSink & { readonly values: unknown[] } {
+/** PostgreSQL positional parameters (`$1`); `start`: placeholders taken before these values. */
+export function postgresParams(start = 0): ParamSink & { readonly values: unknown[] } {
   const values: unknown[] = [];
   return {
     values,
     bind(value) {
       values.push(value);
-      return `$${values.length}`;
+      return `$${start + values.length}`;
     },
+    get bound() {
+      return start + values.length;
+    },
+    fork: () => postgresParams(start + values.length),
   };
 }
 
@@ -114,22 +126,24 @@ export function sqliteEqualityArms(
     const probe = probeOf(item.condition, 'sqlite');
     if (probe === null || !('eq' in probe)) continue;
     const { type: t, value: v } = indexExpressions(field, 'sqlite', 'd.doc');
-    const keys = new Set<string>();
-    for (const q of new Set(probe.eq)) {
-      if (typeof q === 'boolean') keys.add(`${t} = '${q ? 'true' : 'false'}'`);
-      else if (typeof q === 'string') keys.add(`${t} = 'text' AND ${v} = ${params.bind(q)}`);
+    const values = [...new Set(probe.eq)];
+    const count = values.reduce<number>((n, q) => n + (typeof q === 'number' && Number.isInteger(q) ? 2 : 1), 1);
+    if (count > maxKeys) return null;
+    const keys: string[] = [];
+    for (const q of values) {
+      if (typeof q === 'boolean') keys.push(`${t} = '${q ? 'true' : 'false'}'`);
+      else if (typeof q === 'string') keys.push(`${t} = 'text' AND ${v} = ${params.bind(q)}`);
       else if (typeof q === 'number') {
         const value = params.bind(q);
-        if (Number.isInteger(q)) keys.add(`${t} = 'integer' AND ${v} = ${value}`);
-        keys.add(`${t} = 'real' AND ${v} = ${value}`);
+        if (Number.isInteger(q)) keys.push(`${t} = 'integer' AND ${v} = ${value}`);
+        keys.push(`${t} = 'real' AND ${v} = ${value}`);
       }
     }
-    if (keys.size + 1 > maxKeys) return null;
     checkSpliced(index, context.store);
     const rest = filterToSql({ kind: 'and', items: items.filter((other) => other !== item) }, 'sqlite', params);
     const all = filterToSql(filter, 'sqlite', params);
     const read = `pipec_documents AS d INDEXED BY "${index}" WHERE d.store = '${context.store}'`;
-    return [...[...keys].map((key) => `${read} AND ${key} AND ${rest}`), `${read} AND ${t} = 'array' AND ${all}`];
+    return [...keys.map((key) => `${read} AND ${key} AND ${rest}`), `${read} AND ${t} = 'array' AND ${all}`];
   }
   return null;
 }

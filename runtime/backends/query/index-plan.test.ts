@@ -153,7 +153,11 @@ describe('indexes are used (PostgreSQL)', async () => {
     const query = pg.Client.prototype.query;
     // Record every statement (pool and transaction clients alike) with its parameters.
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      if (typeof args[0] === 'string') captured.push({ sql: args[0], values: args[1] });
+      // A text and its values, or a named statement's config ({ name, text, values }).
+      const [first, second] = args as [unknown, unknown];
+      if (typeof first === 'string') captured.push({ sql: first, values: second });
+      else if (typeof (first as { text?: unknown } | null)?.text === 'string')
+        captured.push({ sql: (first as { text: string }).text, values: (first as { values?: unknown }).values });
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
     try {

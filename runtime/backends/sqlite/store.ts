@@ -23,6 +23,7 @@ import {
   type ProbeContext,
 } from '../query/filter-sql.js';
 import { parseFilter, type Filter } from '../query/filter.js';
+import { generateByShape, shapeCache, type ShapeCache } from '../query/shape-cache.js';
 import { mergeAmbiguous, mergedDocument, mergeTargetQuery, unmatchedDocument, type MergeSpec } from '../query/merge.js';
 import { sortThroughArray } from '../query/match.js';
 import type { RegexTester } from '../query/regex.js';
@@ -103,6 +104,25 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     }
   };
 
+  /** SQL text by query shape (shape-cache.ts), per index list: the text names the indexes. */
+  const shapeCaches = new WeakMap<ProbeContext, Record<'read' | 'sorted' | 'write', ShapeCache>>();
+  const shapesOf = (context: ProbeContext): Record<'read' | 'sorted' | 'write', ShapeCache> => {
+    let caches = shapeCaches.get(context);
+    if (caches === undefined) {
+      caches = { read: shapeCache(), sorted: shapeCache(), write: shapeCache() };
+      shapeCaches.set(context, caches);
+    }
+    return caches;
+  };
+
+  /** FROM and WHERE of a filter over the store's rows, with its index probes. */
+  const filterSql = (
+    filter: Filter,
+    params: ReturnType<typeof sqliteParams>,
+    context: ProbeContext,
+  ): { from: string; where: string } =>
+    generateByShape(shapesOf(context).write, filter, params, (f, p) => querySql(f, 'sqlite', p, context));
+
   const purgeExpired = (store: string, now: number): number =>
     statement('DELETE FROM pipec_documents WHERE store = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(
       store,
@@ -152,14 +172,19 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       refuseArraySortKeys(store, filter, sortKeys);
       const params = sqliteParams();
       const context = probes(store);
-      const arms = sortKeys.length === 0 ? sqliteEqualityArms(filter, params, context) : null;
+      const arms =
+        sortKeys.length === 0
+          ? generateByShape(shapesOf(context).read, filter, params, (f, p) => sqliteEqualityArms(f, p, context))
+          : null;
       let sql: string;
       if (arms !== null) {
         // One SELECT per index key, merged in seq order (sqliteEqualityArms): no sort, LIMIT stops early.
         const selects = arms.map((arm) => `SELECT d.seq, d.id, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
         sql = `${selects.join(' UNION ALL ')} ORDER BY 1`;
       } else {
-        const { from, where } = querySql(filter, 'sqlite', params, context);
+        const { from, where } = generateByShape(shapesOf(context).sorted, filter, params, (f, p) =>
+          querySql(f, 'sqlite', p, context),
+        );
         const order = sortToSql(sortKeys, 'sqlite', params);
         sql = `SELECT d.seq, d.id, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order}`;
       }
@@ -223,7 +248,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       }
       if (writes.unset.length > 0)
         next = `jsonb_remove(${next}, ${writes.unset.map((field) => params.bind(sqliteJsonPath([field]))).join(', ')})`;
-      const { from, where } = querySql(filter, 'sqlite', params, probes(store));
+      const { from, where } = filterSql(filter, params, probes(store));
       const sql =
         `UPDATE pipec_documents SET doc = ${next} WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where}` +
         ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'}) RETURNING octet_length(json(doc)) AS size`;
@@ -334,7 +359,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       purgeNowAndThen(store, now);
       return withIndexes(() => {
         const params = sqliteParams();
-        const { from, where } = querySql(filter, 'sqlite', params, probes(store));
+        const { from, where } = filterSql(filter, params, probes(store));
         const sql = `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where} ORDER BY d.seq ${multi ? '' : 'LIMIT 1'})`;
         return statement(sql).run({ ...params.values, store, now }).changes;
       });
