@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { documentTooLarge } from '../json-safe.js';
 import type { RegexTester } from '../query/regex.js';
 
 export type SqliteDatabase = Database.Database;
@@ -111,6 +112,10 @@ export function openSqlite(
       ? 1
       : 0,
   );
+  // Raised inside a one-statement update (sqlite/store.ts): the 413 ends the statement, which undoes it.
+  db.function('pipec_document_too_large', (size: unknown, max: unknown) => {
+    throw documentTooLarge(Number(size), Number(max));
+  });
   db.exec(SCHEMA);
   migrate(db);
   return db;

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../types.js';
 import { PipeError } from '../../errors.js';
-import { documentTooLarge, duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
+import { duplicateKey, serializeDocument, validateStoreName } from '../json-safe.js';
 import { runStages } from '../query/aggregate.js';
 import {
   indexExpressions,
@@ -230,9 +230,10 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   };
 
   /**
-   * `$set`/`$unset` of top-level fields (topLevelWrites) as one UPDATE of the selected rows; the
-   * new documents' JSON size (what serializeDocument measures) is checked before the caller's
-   * transaction commits. Null when the update is not of that kind.
+   * `$set`/`$unset` of top-level fields (topLevelWrites) as one UPDATE of the selected rows, atomic
+   * by itself: a new document whose JSON (what serializeDocument measures) is over the size limit
+   * makes `pipec_document_too_large` (database.ts) throw the 413, which undoes the statement.
+   * Null when the update is not of that kind.
    */
   const updateInPlace = (store: string, filter: Filter, spec: UpdateSpec, multi: boolean): number | null => {
     const writes = topLevelWrites(spec);
@@ -249,15 +250,12 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       if (writes.unset.length > 0)
         next = `jsonb_remove(${next}, ${writes.unset.map((field) => params.bind(sqliteJsonPath([field]))).join(', ')})`;
       const { from, where } = filterSql(filter, params, probes(store));
+      const max = params.bind(opts.maxDocumentBytes);
+      const checked = `(SELECT iif(octet_length(json(n.v)) > ${max}, pipec_document_too_large(octet_length(json(n.v)), ${max}), n.v) FROM (SELECT ${next} AS v) AS n)`;
       const sql =
-        `UPDATE pipec_documents SET doc = ${next} WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where}` +
-        ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'}) RETURNING octet_length(json(doc)) AS size`;
-      const sizes = statement(sql)
-        .pluck()
-        .all({ ...params.values, store, now: clock.now() }) as number[];
-      const largest = Math.max(0, ...sizes);
-      if (largest > opts.maxDocumentBytes) throw documentTooLarge(largest, opts.maxDocumentBytes);
-      return sizes.length;
+        `UPDATE pipec_documents SET doc = ${checked} WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where}` +
+        ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
+      return statement(sql).run({ ...params.values, store, now: clock.now() }).changes;
     });
   };
 
@@ -329,11 +327,11 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const multi = updateOpts?.multi ?? true;
       const now = clock.now();
       purgeNowAndThen(store, now);
-      return writeWithPurge(store, now, () =>
-        db
+      return writeWithPurge(store, now, () => {
+        const updated = updateInPlace(store, filter, spec, multi);
+        if (updated !== null && (updated > 0 || !updateOpts?.upsert)) return updated;
+        return db
           .transaction(() => {
-            const updated = updateInPlace(store, filter, spec, multi);
-            if (updated !== null && (updated > 0 || !updateOpts?.upsert)) return updated;
             const rows = selectRows(store, filter, { limit: multi ? null : 1, skip: 0 }, []);
             const write = statement('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
             for (const row of rows) {
@@ -348,8 +346,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
             }
             return rows.length;
           })
-          .immediate(),
-      );
+          .immediate();
+      });
     },
 
     async delete(store, query, deleteOpts) {
