@@ -51,7 +51,7 @@ export interface SqliteStoreOptions {
   readonly maxAggregateDocs: number;
 }
 
-type Row = { seq: number; id: string; doc: string };
+type Row = { seq: number; doc: string };
 
 export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend {
   const { db, clock, regex } = opts;
@@ -179,14 +179,14 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       let sql: string;
       if (arms !== null) {
         // One SELECT per index key, merged in seq order (sqliteEqualityArms): no sort, LIMIT stops early.
-        const selects = arms.map((arm) => `SELECT d.seq, d.id, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
+        const selects = arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
         sql = `${selects.join(' UNION ALL ')} ORDER BY 1`;
       } else {
         const { from, where } = generateByShape(shapesOf(context).sorted, filter, params, (f, p) =>
           querySql(f, 'sqlite', p, context),
         );
         const order = sortToSql(sortKeys, 'sqlite', params);
-        sql = `SELECT d.seq, d.id, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order}`;
+        sql = `SELECT d.seq, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order}`;
       }
       // The limit as a literal: SQLite stops a merge early on a constant LIMIT only (×5 on a small page).
       const limit = tail.limit ?? -1;
