@@ -6,6 +6,7 @@
  */
 import type { ConnectorRegistry, ConnectorSchema, JsonSchema } from '../compiler/connectors/connector-registry.js';
 import { retryDefaults } from '../compiler/check/check-policies.js';
+import { describeRules } from '../compiler/check/param-rules.js';
 
 const GENERATED = 'Generated from its `schema.json` by `npm run docs:connectors` — do not edit by hand.';
 
@@ -55,7 +56,7 @@ function renderPage(schema: ConnectorSchema): string {
       : `${schema.name}${(schema.positional ?? []).map((p) => ` ${p.toUpperCase()}`).join('')} [label] { … }`;
   const lines = [`# \`${title}\``, '', GENERATED, '', schema.summary, ''];
   lines.push(...renderParameters(schema));
-  lines.push(...renderOperations(schema));
+  lines.push(...renderRules(schema));
   lines.push(...(schema.kind === 'trigger' ? renderTriggerMessage(schema) : renderOutput(schema)));
   lines.push(...renderErrors(schema));
   if (schema.kind === 'connector') lines.push(...renderRetry(schema));
@@ -91,32 +92,42 @@ function renderParameters(schema: ConnectorSchema): string[] {
     const ref =
       typeof s['x-pipe-ref'] === 'string' ? ` (names a declared ${types ? `${types} ` : ''}${s['x-pipe-ref']})` : '';
     const unit = typeof s['x-pipe-unit'] === 'string' ? ` (${s['x-pipe-unit']})` : '';
+    const secret =
+      s['x-pipe-secret'] === 'sink'
+        ? ' Leaves the service: an account value here is error PIPE4201 unless wrapped in `DECLASSIFY(…)`.'
+        : s['x-pipe-secret'] === 'credential'
+          ? ' Takes account values (credentials).'
+          : '';
     const fallback = s['default'] !== undefined ? `\`${JSON.stringify(s['default'])}\`` : '';
     const description = typeof s['description'] === 'string' ? s['description'] : '';
     out.push(
-      `| \`${row.name}\` | ${cell(typeText(s))}${unit} | ${row.required ? 'yes' : ''} | ${cell(fallback)} | ${braces} | ${cell(description + ref)} |`,
+      `| \`${row.name}\` | ${cell(typeText(s))}${unit} | ${row.required ? 'yes' : ''} | ${cell(fallback)} | ${braces} | ${cell(description + ref + secret)} |`,
     );
   }
   return [...out, ''];
 }
 
-/** `x-pipe-operations`: the parameters each operation takes, needs, and takes one of. */
-function renderOperations(schema: ConnectorSchema): string[] {
-  const facts = schema['x-pipe-operations'];
-  if (!facts) return [];
-  const list = (names: readonly string[] | undefined): string => (names ?? []).map((n) => `\`${n}\``).join(', ');
+/** The rules between parameters (`if`/`then`, `oneOf` of `required`, `dependentRequired`), one row each. */
+function renderRules(schema: ConnectorSchema): string[] {
+  const rules = describeRules(schema.params);
+  if (rules.length === 0) return [];
+  const list = (names: readonly string[]): string => names.map((n) => `\`${n}\``).join(', ');
+  const alternatives = (all: readonly (readonly string[])[]): string =>
+    all.map((names) => names.map((n) => `\`${n}\``).join(' and ')).join(' or ');
   const out = [
-    '## Operations',
+    '## Rules between parameters',
     '',
-    `\`${facts.parameter}\` names the operation. A parameter listed for some operations is refused by the others (PIPE3015);`,
-    'the parameters listed for none are common to all.',
+    'Checked at build time: a missing parameter is PIPE3002, one the case does not take PIPE3015. A rule whose',
+    'condition reads a value known only at run time (`{{ }}`, `env()`) is not applied.',
     '',
-    '| operation | its parameters | required | exactly one of |',
-    '|---|---|---|---|',
+    '| where | when | needs | exactly one of | at least one of | does not take |',
+    '|---|---|---|---|---|---|',
   ];
-  for (const [operation, rule] of Object.entries(facts.rules)) {
-    const oneOf = (rule['one-of'] ?? []).map((group) => list(group)).join('; ');
-    out.push(`| \`${operation}\` | ${list(rule.accepts)} | ${list(rule.required)} | ${oneOf} |`);
+  for (const rule of rules) {
+    const where = rule.where === '' ? 'the step' : `\`${rule.where}\``;
+    out.push(
+      `| ${schema.kind === 'trigger' && rule.where === '' ? 'the trigger' : where} | ${cell(rule.when)} | ${list(rule.needs)} | ${alternatives(rule.oneOf)} | ${alternatives(rule.atLeastOneOf)} | ${list(rule.refuses)} |`,
+    );
   }
   return [...out, ''];
 }
@@ -160,7 +171,9 @@ function typeText(s: JsonSchema): string {
     type === 'array' && items && typeof items === 'object' && !Array.isArray(items)
       ? ` of ${typeText(items as JsonSchema)}`
       : '';
-  return `${type}${of}${bounds.length > 0 ? ` ${bounds.join(', ')}` : ''}`;
+  // `format: regex`: compiled at build time by the runtime's engine (check-params.ts).
+  const regex = s['format'] === 'regex' ? ' (regular expression, ECMAScript syntax on RE2)' : '';
+  return `${type}${regex}${of}${bounds.length > 0 ? ` ${bounds.join(', ')}` : ''}`;
 }
 
 // ─────────────────────────────── output ───────────────────────────────

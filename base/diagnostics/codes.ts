@@ -4,7 +4,7 @@
  *   PIPE1xxx syntax (lexer, parser, {{ }} syntax, embedded JSON/JOLT/JSLT syntax)
  *   PIPE2xxx names (connectors, steps, pipelines, events, stores, accounts, schemas, globals)
  *   PIPE3xxx connector and trigger configuration against its schema
- *   PIPE4xxx {{ }} types, functions and message shapes
+ *   PIPE4xxx {{ }} types, functions and message shapes; 42xx secrets (account values) leaving the service
  *   PIPE5xxx JOLT (5001–5299) / JSLT (5300–5499) / JSONPath, regex, cron (5500–5599)
  *   PIPE6xxx control flow (reachability, choice, capsules, concurrency); 61xx contracts between pipelines
  *   PIPE7xxx pipeline tests (`test` blocks run by `pipec test`)
@@ -20,9 +20,11 @@ import { bracesCodes } from './codes/braces.js';
 import { transformCodes } from './codes/transform.js';
 import { flowCodes } from './codes/flow.js';
 import { contractCodes } from './codes/contracts.js';
+import { secretCodes } from './codes/secrets.js';
 import { internalCodes } from './codes/internal.js';
 import { patternCodes } from './codes/patterns.js';
 import { testingCodes } from './codes/testing.js';
+import { neverMatchCodes } from './codes/never-match.js';
 
 export interface CodeInfo {
   readonly title: string;
@@ -43,11 +45,13 @@ const TABLES = [
   nameCodes,
   configCodes,
   bracesCodes,
+  secretCodes,
   transformCodes,
   flowCodes,
   contractCodes,
   patternCodes,
   testingCodes,
+  neverMatchCodes,
   internalCodes,
 ] as const;
 

@@ -37,7 +37,7 @@ describe('braces checker', () => {
     expect(compile('FORMATDATE(NOW(), "timestamp", "timestamp")').type).toEqual(INTEGER);
     expect(compile('IF(true, 1, "a")').type.kind).toBe('union');
     expect(compile('step.lookup.status').type).toEqual(INTEGER);
-    expect(compile('account.crm.token').type).toEqual(STRING);
+    expect(compile('account.crm.token').type).toEqual({ ...STRING, secret: { from: 'account.crm.token' } });
   });
 
   it('emits readable, own-property-safe JavaScript', () => {
@@ -110,7 +110,7 @@ describe('braces checker', () => {
     expect(codes('FORMATDATE(1, "timestamp", "yyyy-MM-ddTHH")')).toEqual(['PIPE4015']);
     expect(codes('FORMATNUMBER(1, "0.0.0")')).toEqual(['PIPE4016']);
     expect(codes('SUMDATE(1, "DAYZ", 1)')).toEqual(['PIPE4017']);
-    expect(codes('FORMATDATE(1, "timestamp", "yyyy", null, "Nowhere/City")')).toEqual(['PIPE4017']);
+    expect(codes('FORMATDATE(1, "timestamp", "yyyy", null, "Nowhere/City")')).toEqual(['PIPE5550']);
     expect(codes('DIVIDE(1, 0)')).toEqual(['PIPE4018']);
     expect(codes('FORMATDATE(1, "timestamp", message.body.title)')).toEqual([]);
   });

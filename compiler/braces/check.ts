@@ -34,9 +34,11 @@ import {
   type PipeType,
 } from '../types/pipe-type.js';
 import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull } from '../types/type-ops.js';
+import { declassified, markSecret, secretFrom } from '../types/secret.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets, type QuotedLiteral } from '../types/literal-offsets.js';
+import { literalOutsideEnum } from '../types/enum-literal.js';
 import { splitTailFunction } from '../../runtime/braces/json.js';
 import type { BracesEnv } from './env.js';
 import * as errors from './errors.js';
@@ -123,7 +125,20 @@ class Checker {
 
   constructor(private readonly env: BracesEnv) {}
 
+  /** The type of every node checked so far (operators read their operands' to pass secrets on). */
+  private readonly types = new Map<Expr, PipeType>();
+
+  private typeOf(expr: Expr): PipeType {
+    return this.types.get(expr) ?? UNKNOWN;
+  }
+
   type(expr: Expr): PipeType {
+    const type = this.typeOfNode(expr);
+    this.types.set(expr, type);
+    return type;
+  }
+
+  private typeOfNode(expr: Expr): PipeType {
     switch (expr.kind) {
       case 'literal':
         return typeOfValue(expr.value);
@@ -136,9 +151,9 @@ class Checker {
       case 'call':
         return this.call(expr);
       case 'unary':
-        return this.unary(expr);
+        return secretFrom(this.unary(expr), [this.typeOf(expr.operand)]);
       case 'binary':
-        return this.binary(expr);
+        return secretFrom(this.binary(expr), [this.typeOf(expr.left), this.typeOf(expr.right)]);
       case 'array':
         return arrayOf(expr.items.length === 0 ? UNKNOWN : union(...expr.items.map((i) => widen(this.type(i)))));
       case 'object': {
@@ -169,7 +184,7 @@ class Checker {
       case 'global':
         return closedObject(env.globals);
       case 'account':
-        return closedObject(env.accounts);
+        return accountScope(env.accounts);
       case 'step':
         return closedObject(env.steps);
       case 'metadata':
@@ -221,7 +236,7 @@ class Checker {
   }
 
   private field(object: Expr, objectType: PipeType, name: string, span: Span): PipeType {
-    if (objectType.kind === 'unknown') return UNKNOWN;
+    if (objectType.kind === 'unknown') return objectType.secret ? markSecret(UNKNOWN, objectType.secret) : UNKNOWN;
     const lookup = lookupField(objectType, name);
     if (lookup.kind === 'found') return lookup.type;
     if (lookup.kind === 'not-object') {
@@ -279,7 +294,7 @@ class Checker {
       );
       return UNKNOWN;
     }
-    if (objectType.kind === 'unknown') return UNKNOWN;
+    if (objectType.kind === 'unknown') return objectType.secret ? markSecret(UNKNOWN, objectType.secret) : UNKNOWN;
     const element = elementType(objectType);
     if (element !== undefined) return element;
     if (
@@ -332,12 +347,14 @@ class Checker {
     const badSwitch = signature.name === 'SWITCHCASE' && count >= min && count % 2 === 0;
     if (count < min || count > max || badSwitch) {
       this.diagnostics.push(errors.wrongArity({ span: expr.span, signature, count, missingResult: badSwitch }));
-      return resultType(signature, argTypes);
+      return callResult(signature, argTypes);
     }
+    if (signature.name === 'EQUALTO' && expr.args[0] && expr.args[1])
+      this.equality('EQUALTO', expr.args[0], argTypes[0] ?? UNKNOWN, expr.args[1], argTypes[1] ?? UNKNOWN);
     const only = expr.args[0];
     if (signature.aggregate && count === 1 && only !== undefined && isArrayType(argTypes[0] ?? UNKNOWN)) {
       this.aggregateArray(signature, only, argTypes[0] ?? UNKNOWN);
-      return resultType(signature, argTypes);
+      return callResult(signature, argTypes);
     }
     expr.args.forEach((arg, i) => {
       const param = paramAt(signature, i);
@@ -351,7 +368,7 @@ class Checker {
       }
       this.argument(signature, param, i, arg, argTypes[i] ?? UNKNOWN, argTypes[0] ?? UNKNOWN);
     });
-    return resultType(signature, argTypes);
+    return callResult(signature, argTypes);
   }
 
   /** `SUM(array)` & co.: the elements must be able to be numbers (COUNT takes anything). */
@@ -516,6 +533,9 @@ class Checker {
       const span = at(lead + finding.start, lead + finding.end);
       if (finding.kind === 'field') {
         this.diagnostics.push(errors.noSuchJsonPathField({ span, field: finding.field, owner: finding.owner }));
+      } else if (finding.kind === 'enum') {
+        const { chain: field, literal, operator, miss } = finding;
+        this.diagnostics.push(errors.literalOutsideEnum({ span, field, literal, operator, ...miss }));
       } else if (problem) {
         const reported = finding.assignment ? { ...problem, hint: errors.COMPARE_WITH_EQUALS } : problem;
         const where = finding.assignment ? span : literal.span;
@@ -576,6 +596,7 @@ class Checker {
         return union(withoutNull(left), right);
       case '==':
       case '!=':
+        this.equality(expr.op, expr.left, left, expr.right, right);
         return BOOLEAN;
       case '<':
       case '<=':
@@ -586,6 +607,25 @@ class Checker {
         return this.plus(expr, left, right);
       default:
         return this.arithmetic(expr, left, right);
+    }
+  }
+
+  /**
+   * `field == "literal"` (either order, also `!=` and EQUALTO) where the field's shape allows only
+   * other strings: a comparison whose answer is known before any message arrives.
+   */
+  private equality(operator: string, left: Expr, leftType: PipeType, right: Expr, rightType: PipeType): void {
+    for (const [field, fieldType, literal] of [
+      [left, leftType, right],
+      [right, rightType, left],
+    ] as const) {
+      const path = pathText(field);
+      if (path === undefined || literal.kind !== 'literal' || typeof literal.value !== 'string') continue;
+      const miss = literalOutsideEnum(fieldType, literal.value);
+      if (miss)
+        this.diagnostics.push(
+          errors.literalOutsideEnum({ span: literal.span, literal: literal.value, field: path, operator, ...miss }),
+        );
     }
   }
 
@@ -682,6 +722,44 @@ class Checker {
     if (expr.op !== '/' && l.kind === 'number' && r.kind === 'number' && l.integer && r.integer) return INTEGER;
     return NUMBER;
   }
+}
+
+/**
+ * The type of a call: a result computed from a secret is a secret (`CONCAT("Bearer ", account.crm.token)`,
+ * `MAP(xs, x => account.crm.token)` through the lambda's body), except what `DECLASSIFY(…)` gives.
+ */
+function callResult(signature: FunctionSignature, argTypes: readonly PipeType[]): PipeType {
+  const result = resultType(signature, argTypes);
+  if (signature.name === DECLASSIFY) return declassified(result);
+  if (!signature.params.some((p) => p.lambda)) return secretFrom(result, argTypes);
+  // An array function reads the elements through its lambda: `MAP(xs, x => x.id)` holds a secret
+  // when the body gives one, not because another field of the elements is one. What it returns of
+  // the elements themselves (FILTER, SORTBY) carries their marks in its type.
+  const sources = argTypes.filter((t, i) => paramAt(signature, i)?.lambda !== undefined || t.secret !== undefined);
+  return secretFrom(result, sources);
+}
+
+/** The one function that lets a secret leave (docs/security.md): its argument, no longer secret. */
+export const DECLASSIFY = 'DECLASSIFY';
+
+/** `account`: every declared account, each secret as a whole (so are its fields, read through it). */
+function accountScope(accounts: Readonly<Record<string, PipeType>>): PipeType {
+  const marked: Record<string, PipeType> = Object.create(null) as Record<string, PipeType>;
+  for (const name of Object.keys(accounts)) {
+    const account = accounts[name] as PipeType;
+    const from = `account.${name}`;
+    if (account.kind !== 'object') {
+      marked[name] = markSecret(account, { from });
+      continue;
+    }
+    const fields: Record<string, FieldType> = Object.create(null) as Record<string, FieldType>;
+    for (const key of Object.keys(account.fields)) {
+      const field = account.fields[key] as FieldType;
+      fields[key] = { ...field, type: markSecret(field.type, { from: `${from}.${key}` }) };
+    }
+    marked[name] = markSecret({ ...account, fields }, { from });
+  }
+  return closedObject(marked);
 }
 
 /** Known to be an array (possibly null): `SUM(x)` then folds the elements. */

@@ -15,6 +15,7 @@ import { parseJavaFlags, regexProblem } from '../../runtime/regex/index.js';
 import { RANDOM_CHARSETS } from '../../runtime/braces/string.js';
 import { CHARSET_NAMES, charsetOf } from '../../runtime/braces/utilities.js';
 import type { ConstantKind } from './signatures.js';
+import { closestZone } from './zones.js';
 import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 import * as E from './errors.js';
 
@@ -22,6 +23,8 @@ export interface ConstantProblem {
   readonly code: DiagnosticCode;
   readonly message: string;
   readonly hint?: string;
+  /** Short phrase under the caret (a did-you-mean), when the problem has one. */
+  readonly label?: string;
   /** Candidates for did-you-mean (units, charsets…). */
   readonly candidates?: readonly string[];
 }
@@ -71,7 +74,7 @@ export function checkConstant(kind: ConstantKind, value: string): ConstantProble
         return E.unknownLocale(value);
       }
     case 'zone':
-      return zoneOf(value) !== undefined ? undefined : E.unknownZone(value);
+      return zoneOf(value) !== undefined ? undefined : E.unknownZone(value, closestZone(value));
     case 'date-unit':
       return unitOf(value) !== undefined ? undefined : E.notOneOfConstants('time unit', value, DATE_UNITS);
     case 'escape-type':

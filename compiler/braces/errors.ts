@@ -297,9 +297,37 @@ export function badConstant(facts: {
   return diagnostic(p.code, {
     message: `${p.message} (argument ${facts.index + 1} of ${facts.signature.name})`,
     span: facts.span,
-    label: p.code === 'PIPE4004' ? 'not a number' : 'invalid here',
+    label: p.label ?? (p.code === 'PIPE4004' ? 'not a number' : 'invalid here'),
     body: p.candidates ? candidateBlock('Accepted values:', p.candidates) : [],
     ...(p.hint ? { hint: capitalize(p.hint) } : {}),
+  });
+}
+
+/**
+ * A string literal compared with a field whose shape allows only other strings (also used for
+ * JSONPath filters, compiler/lower/conditions.ts). `operator` as written: `==`, `!=`, `EQUALTO`.
+ */
+export function literalOutsideEnum(facts: {
+  readonly span: Span;
+  readonly literal: string;
+  readonly field: string;
+  readonly operator: string;
+  readonly values: readonly string[];
+  readonly suggestion?: string;
+}): Diagnostic {
+  const { literal, field, operator, values, suggestion } = facts;
+  const always = operator === '!=' || operator === '!==' ? 'always true' : 'always false';
+  const shown = values.length <= MAX_CANDIDATES ? values : values.slice(0, MAX_CANDIDATES);
+  const listed = shown.map((v) => JSON.stringify(v)).join(', ') + (values.length > shown.length ? ', …' : '');
+  return diagnostic('PIPE4050', {
+    message: `\`${field}\` is never ${JSON.stringify(literal)}, so this \`${operator}\` is ${always}`,
+    span: facts.span,
+    label: suggestion !== undefined ? `did you mean ${JSON.stringify(suggestion)}?` : 'not one of its values',
+    body: [`The shape of \`${field}\` allows only: ${listed}.`],
+    hint:
+      suggestion !== undefined
+        ? `write ${JSON.stringify(suggestion)}`
+        : "compare with one of the values listed, or add the value to the schema's `enum`",
   });
 }
 
@@ -512,11 +540,16 @@ export function unknownLocale(value: string): ConstantProblem {
   return { code: 'PIPE4017', message: `unknown locale ${JSON.stringify(value)}`, hint };
 }
 
-export function unknownZone(value: string): ConstantProblem {
+/** `suggestion`: the closest known zone (compiler/braces/zones.ts). */
+export function unknownZone(value: string, suggestion: string | undefined): ConstantProblem {
   return {
-    code: 'PIPE4017',
+    code: 'PIPE5550',
     message: `unknown time zone ${JSON.stringify(value)}`,
-    hint: 'write an IANA zone such as "America/Sao_Paulo", "UTC" or an offset such as "GMT-3"',
+    ...(suggestion !== undefined ? { label: `did you mean ${JSON.stringify(suggestion)}?` } : {}),
+    hint:
+      suggestion !== undefined
+        ? `write ${JSON.stringify(suggestion)}`
+        : 'write an IANA zone such as "America/Sao_Paulo", "UTC" or an offset such as "GMT-3"',
   };
 }
 

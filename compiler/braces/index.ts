@@ -11,6 +11,7 @@ import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { STRING, type PipeType } from '../types/pipe-type.js';
 import { describeType, fits, withoutNull } from '../types/type-ops.js';
+import { secretFrom } from '../types/secret.js';
 import { analyze } from './analyze.js';
 import { pathText, type CheckResult } from './check.js';
 import { Emitter } from './emit.js';
@@ -95,7 +96,7 @@ export function compileBraces(node: BracesValue, env: BracesEnv): CompiledBraces
 }
 
 /**
- * Compiles `"text {{ a }} more"`: always a string; each part is interpolated as text (null → "",
+ * Compiles `"text {{ a }} more"`: always a string (a secret one when a part holds a secret); each part is interpolated as text (null → "",
  * objects and arrays → JSON text). A string that is exactly one `{{ a }}` is not a template: it
  * keeps the expression's type (check/values.ts, HCL's rule).
  * @example compileTemplate(node, env).js // 'B.template("id-", B.field(message, "id"))'
@@ -103,6 +104,7 @@ export function compileBraces(node: BracesValue, env: BracesEnv): CompiledBraces
 export function compileTemplate(node: TemplateValue, env: BracesEnv): CompiledBraces {
   const diagnostics: Diagnostic[] = [];
   const parts: string[] = [];
+  const partTypes: PipeType[] = [];
   const partEnv: BracesEnv = { ...env, expected: undefined };
   for (const part of node.parts) {
     if (part.kind === 'text') {
@@ -112,6 +114,7 @@ export function compileTemplate(node: TemplateValue, env: BracesEnv): CompiledBr
     const compiled = compileBraces(part, partEnv);
     diagnostics.push(...compiled.diagnostics);
     parts.push(compiled.js);
+    partTypes.push(compiled.type);
   }
   if (env.expected && fits(STRING, env.expected.type) === 'no') {
     const only = node.parts.filter((p) => p.kind === 'braces');
@@ -130,5 +133,6 @@ export function compileTemplate(node: TemplateValue, env: BracesEnv): CompiledBr
     );
   }
   const js = hasErrors(diagnostics) ? 'null' : `B.template(${parts.join(', ')})`;
-  return { type: STRING, js, diagnostics };
+  // Text that holds a secret is a secret.
+  return { type: secretFrom(STRING, partTypes), js, diagnostics };
 }

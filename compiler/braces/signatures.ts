@@ -758,6 +758,15 @@ export const SIGNATURES: readonly FunctionSignature[] = [
   ),
   sig('UUID', 'utilities', [], STRING, 'random UUID (version 4)', 'UUID()'),
   sig(
+    'DECLASSIFY',
+    'utilities',
+    [any('value')],
+    (args) => arg(args, 0),
+    'the value itself, declared fit to leave the service although it holds an account value (docs/security.md)',
+    'DECLASSIFY(account.partner.client-id)',
+    { extra: true },
+  ),
+  sig(
     'TOBOOLEAN',
     'utilities',
     [any('value')],

@@ -30,10 +30,11 @@ export function checkSchemaDeclarations(decls: Declarations, schemas: SchemaComp
     }
     const draft = detectDraft(symbol.json) ?? 'draft-07';
     const outcome = schemas.compile(symbol.json, draft);
-    if (outcome.ok) continue;
+    const problems = outcome.ok ? outcome.findings : outcome.problems;
+    if (problems.length === 0) continue;
     const value = symbol.decl?.value;
     const locate = value ? schemaLocator(value, decls) : undefined;
-    out.push(...schemaDiagnostics(outcome.problems, draft, value?.span ?? symbol.nameSpan, locate));
+    out.push(...schemaDiagnostics(problems, draft, value?.span ?? symbol.nameSpan, locate));
   }
   return out;
 }

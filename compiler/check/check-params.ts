@@ -13,18 +13,30 @@ import {
   expressionInFixedParameter,
   expressionInQueryText,
   invalidParameter,
-  missingOneOf,
   missingParameter,
   notOneOf,
   parameterNotApplicable,
+  regexParameterProblem,
   unknownParameter,
 } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
+import { formatProblems } from './param-formats.js';
+import { regexProblem } from '../../runtime/regex/index.js';
 import type { Span } from '../../base/source/span.js';
+import { checkParamRules, withoutRules } from './param-rules.js';
 import { DYNAMIC, isDynamicPointer, spanAt, toLiteral, unescapePointer, type LiteralInstance } from '../ast/literal.js';
 
-/** How connector parameter schemas are compiled (exported for the test that validates the schemas). */
-export const PARAM_AJV_OPTIONS: Options = { allErrors: true, strict: false, validateSchema: false };
+/**
+ * How connector parameter schemas are compiled (exported for the test that validates the schemas).
+ * `format: "timezone"` is checked by param-formats.ts, which reports the value with a did-you-mean;
+ * `format: "regex"` parameters are compiled by the runtime's engine instead (checkRegexParameters).
+ */
+export const PARAM_AJV_OPTIONS: Options = {
+  allErrors: true,
+  strict: false,
+  validateSchema: false,
+  formats: { timezone: true, regex: true },
+};
 
 /**
  * Compiles each connector schema once per compile run. The schemas are pipec's own
@@ -39,7 +51,7 @@ export class ParamValidators {
   validatorFor(schema: ConnectorSchema): ValidateFunction {
     let validate = this.cache.get(schema);
     if (!validate) {
-      validate = this.ajv.compile(schema.params as object);
+      validate = this.ajv.compile(withoutRules(schema.params) as object);
       this.cache.set(schema, validate);
     }
     return validate;
@@ -66,87 +78,69 @@ export interface ParamsSubject {
   readonly nameSpan: Span;
 }
 
+/**
+ * `extra` are the header words as parameters (`operation` of `csv parse`), `extraSpans` where each
+ * is written (a header word written with braces has none: its value is known only at run time).
+ */
 export function checkParams(
   schema: ConnectorSchema,
   params: ObjectValue,
   extra: Readonly<Record<string, unknown>>,
   subject: ParamsSubject,
   validators: ParamValidators,
+  extraSpans: Readonly<Record<string, Span>> = {},
 ): { instance: LiteralInstance; diagnostics: Diagnostic[] } {
   const instance = toLiteral(params);
   const json = { ...(instance.json as Record<string, unknown>), ...extra };
   const diagnostics: Diagnostic[] = [];
   const validate = validators.validatorFor(schema);
   if (!validate(json)) {
-    for (const error of dedupeAjvErrors(validate.errors ?? [], schema.params)) {
+    for (const error of dedupeAjvErrors(validate.errors ?? [])) {
       const d = mapAjvError(error, schema, instance, subject, params.span);
       if (d) diagnostics.push(d);
     }
   }
+  const known = Object.fromEntries(
+    Object.entries(extra).map(([key, value]) => [key, Object.hasOwn(extraSpans, key) ? value : DYNAMIC]),
+  );
+  diagnostics.push(
+    ...checkParamRules({
+      params: schema.params,
+      json: { ...(instance.json as Record<string, unknown>), ...known },
+      headerWords: new Set(Object.keys(extraSpans)),
+      subject,
+      keySpan: (pointer) =>
+        instance.spans.get(`#key:${pointer}`) ??
+        extraSpans[unescapePointer(pointer.slice(1))] ??
+        spanAt(instance, pointer, subject.nameSpan),
+      holds: (rule, value) => validators.validatorForFact(rule)(value) === true,
+      valueProblems: (rule, pointer) => {
+        const check = validators.validatorForFact(rule);
+        if (check(valueAt(json, pointer))) return [];
+        const errors = (check.errors ?? []).map((e) => ({ ...e, instancePath: `${pointer}${e.instancePath}` }));
+        return dedupeAjvErrors(errors).flatMap((e) => mapAjvError(e, schema, instance, subject, params.span) ?? []);
+      },
+    }),
+  );
   diagnostics.push(...checkDynamicPlacement(schema, instance, subject, params));
+  diagnostics.push(...formatProblems(schema.params, instance, subject));
+  diagnostics.push(...checkRegexParameters(schema, instance, subject));
   return { instance, diagnostics: diagnostics.filter(uniqueBySpan()) };
 }
 
-function dedupeAjvErrors(errors: readonly ErrorObject[], root: JsonSchema): ErrorObject[] {
-  // A rule per case (`if`/`then`): the failing `then`'s own errors say what is wrong; its summary does not.
-  const kept = errors.filter((e) => e.keyword !== 'if');
-  // anyOf/oneOf produce one error per alternative plus a summary: keep the summary only — and when
-  // every alternative only requires a parameter, only the summary (one "needs one of …").
-  const requiredOnly = new Set(
-    kept.filter((e) => requiredAlternatives(e, root) !== undefined).map((e) => e.schemaPath),
-  );
+function dedupeAjvErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  // anyOf/oneOf produce one error per alternative plus a summary: keep the summary only.
   const summaries = new Set(
-    kept.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
+    errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
   );
-  return kept.filter((e) => {
-    if (e.keyword === 'required' && [...requiredOnly].some((path) => e.schemaPath.startsWith(`${path}/`))) return false;
-    return (
+  return errors.filter(
+    (e) =>
       e.keyword === 'anyOf' ||
       e.keyword === 'oneOf' ||
       !summaries.has(e.instancePath) ||
       e.keyword === 'additionalProperties' ||
-      e.keyword === 'required'
-    );
-  });
-}
-
-/** The schema at an ajv schemaPath (`#/allOf/0/then/properties/x`), or undefined. */
-function schemaAtPath(root: JsonSchema, schemaPath: string): JsonSchema | undefined {
-  let current: unknown = root;
-  for (const segment of schemaPath.replace(/^#\/?/, '').split('/').filter(Boolean)) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[unescapePointer(segment)];
-  }
-  return current !== null && typeof current === 'object' ? (current as JsonSchema) : undefined;
-}
-
-/** For a failed `oneOf`/`anyOf` whose alternatives each only require parameters: those names. */
-function requiredAlternatives(error: ErrorObject, root: JsonSchema): string[] | undefined {
-  if (error.keyword !== 'oneOf' && error.keyword !== 'anyOf') return undefined;
-  if (error.keyword === 'oneOf' && error.params['passingSchemas'] != null) return undefined;
-  const options = schemaAtPath(root, error.schemaPath);
-  if (!Array.isArray(options) || options.length === 0) return undefined;
-  const names: string[] = [];
-  for (const option of options as JsonSchema[]) {
-    const keys = Object.keys(option);
-    const required = option['required'];
-    if (keys.length !== 1 || !Array.isArray(required)) return undefined;
-    names.push(...(required as string[]));
-  }
-  return names;
-}
-
-/** The case a failing `then` applies to (`operation` is `set`), from its `if`'s `const`s, for messages. */
-function caseOf(error: ErrorObject, root: JsonSchema): string | undefined {
-  const at = error.schemaPath.indexOf('/then/');
-  if (at < 0) return undefined;
-  const condition = schemaAtPath(root, `${error.schemaPath.slice(0, at)}/if`);
-  const props = condition?.['properties'] as Record<string, JsonSchema> | undefined;
-  if (!props) return undefined;
-  const parts = Object.entries(props)
-    .filter(([, v]) => 'const' in v)
-    .map(([k, v]) => `\`${k}\` is \`${String(v['const'])}\``);
-  return parts.length > 0 ? parts.join(' and ') : undefined;
+      e.keyword === 'required',
+  );
 }
 
 function mapAjvError(
@@ -163,13 +157,12 @@ function mapAjvError(
   if (instance.idents.has(pointer) && typeof schemaAt(schema.params, pointer)?.['x-pipe-ref'] === 'string')
     return undefined;
   const where = pointer === '' ? '' : ` \`${pointerToPath(pointer)}\``;
-  const when = caseOf(error, schema.params);
   switch (error.keyword) {
     case 'false schema': {
-      // A parameter a case rules out (`then: { properties: { x: false } }`).
+      // A parameter the schema rules out (`properties: { x: false }`).
       const key = pointerToPath(pointer);
       const keySpan = instance.spans.get(`#key:${pointer}`) ?? spanAt(instance, pointer, fallback);
-      return parameterNotApplicable(key, subject, keySpan, when);
+      return parameterNotApplicable(key, subject, keySpan);
     }
     case 'additionalProperties': {
       const key = String(error.params['additionalProperty']);
@@ -179,13 +172,6 @@ function mapAjvError(
       const close = suggestParameter(key, accepted);
       const inside = pointer === '' ? undefined : pointerToPath(pointer);
       return unknownParameter({ key, at: keySpan, owner: subject, inside, accepted, suggestion: close });
-    }
-    case 'oneOf':
-    case 'anyOf': {
-      const names = requiredAlternatives(error, schema.params);
-      if (!names) break;
-      const span = pointer === '' ? subject.nameSpan : spanAt(instance, pointer, fallback);
-      return missingOneOf(names, subject, span, when);
     }
     default:
       break;
@@ -197,7 +183,7 @@ function mapAjvError(
       const propSchema = propertiesAt(schema.params, pointer)[missing];
       const description =
         propSchema && typeof propSchema['description'] === 'string' ? propSchema['description'] : undefined;
-      return missingParameter(missing, pointer === '' ? '' : where, subject, span, description, when);
+      return missingParameter(missing, pointer === '' ? '' : where, subject, span, description);
     }
     default: {
       const span = spanAt(instance, pointer, fallback);
@@ -238,6 +224,39 @@ function formatDuration(ms: number): string {
   ];
   for (const [unit, size] of units) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
+}
+
+/**
+ * Parameters the schema marks `format: regex` (JSON Schema's ECMAScript regular expression) are
+ * compiled here as the runtime compiles them — runtime/regex, ECMAScript syntax on RE2 — so a
+ * literal pattern RE2 cannot run (a backreference, a lookahead) or that does not parse fails the
+ * build, with the engine's message, instead of the first execution.
+ */
+function checkRegexParameters(
+  schema: ConnectorSchema,
+  instance: LiteralInstance,
+  subject: ParamsSubject,
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [pointer, span] of instance.spans) {
+    if (pointer.startsWith('#') || isDynamicPointer(instance, pointer)) continue;
+    if (schemaAt(schema.params, pointer)?.['format'] !== 'regex') continue;
+    const pattern = valueAt(instance.json, pointer);
+    if (typeof pattern !== 'string') continue;
+    const problem = regexProblem(pattern, 'ecmascript');
+    if (problem)
+      out.push(
+        regexParameterProblem(
+          pointerToPath(pointer),
+          subject,
+          pattern,
+          problem.message,
+          problem.needsBacktracking,
+          span,
+        ),
+      );
+  }
+  return out;
 }
 
 /** `{{ }}` and env() only where the schema says `x-pipe-braces` (or the field accepts any value). */

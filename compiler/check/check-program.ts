@@ -3,6 +3,7 @@
  * then the checks that span pipelines (duplicate routes, execute cycles vs concurrency), accounts
  * and globals. Produces the ServicePlan that codegen turns into files.
  */
+import { markSecret } from '../types/secret.js';
 import type { AccountDecl, PipelineDecl, Step, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { stepReferences } from '../connectors/schema-facts.js';
@@ -22,7 +23,7 @@ import { suggest } from '../../base/diagnostics/suggest.js';
 import type { PipelinePlan, ServicePlan, TriggerPlan } from '../lower/plan.js';
 import type { Declarations } from '../resolve/declarations.js';
 import type { SourceFile } from '../../base/source/source-file.js';
-import type { Span } from '../../base/source/span.js';
+import { joinSpans, type Span } from '../../base/source/span.js';
 import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { ParamValidators } from './check-params.js';
 import { SchemaCompiler } from './json-schema.js';
@@ -336,7 +337,12 @@ function accountShape(account: AccountDecl, allowed: readonly string[], diagnost
       const close = suggest(entry.key, allowed);
       diagnostics.push(unknownAccountField(account.accountType, entry.key, entry.keySpan, allowed, close));
     }
-    fields[entry.key] = { type: entry.key === 'keys' ? UNKNOWN : STRING, required: true };
+    // Every value of an account is a secret: it may not leave the service (secret-sinks.ts).
+    const secret = {
+      from: `account.${account.name}.${entry.key}`,
+      declaredAt: joinSpans(entry.keySpan, entry.value.span),
+    };
+    fields[entry.key] = { type: markSecret(entry.key === 'keys' ? UNKNOWN : STRING, secret), required: true };
   }
   return { kind: 'object', fields, open: false };
 }

@@ -25,6 +25,7 @@ import type { ChoicePlan, JsExpr, PlanStep } from '../lower/plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import type { Span } from '../../base/source/span.js';
 import { checkParams } from './check-params.js';
+import { checkSecretSink, checkSinkParams } from './secret-sinks.js';
 import { checkKindRouting, checkRetry, connectorKinds, connectorParams, stepsKinds } from './check-policies.js';
 import { applyStepHooks, splitHeaderWords } from './step-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
@@ -90,6 +91,8 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
       const env = ctx.bracesEnv(message);
       const body = step.body ? compileValue(step.body, env, ctx.diagnostics) : { js: 'null', constant: true };
       const headers = step.headers ? compileObject(step.headers, env, ctx.diagnostics) : undefined;
+      if (step.body) checkSecretSink(step.body, env, 'the body of `respond`', ctx.diagnostics);
+      if (step.headers) checkSecretSink(step.headers, env, 'the headers of `respond`', ctx.diagnostics);
       return {
         plan: [
           {
@@ -106,6 +109,7 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
     }
     case 'fail': {
       const compiled = compileValue(step.message, ctx.bracesEnv(message), ctx.diagnostics);
+      checkSecretSink(step.message, ctx.bracesEnv(message), 'the message of `fail`', ctx.diagnostics);
       return {
         plan: [{ kind: 'fail', source: ctx.source(step.span), status: step.status ?? 500, message: compiled }],
         message,
@@ -186,12 +190,14 @@ function checkConnectorStep(
     extra,
     { what: capsule ? 'capsule' : 'connector', name: step.connector, nameSpan: step.connectorSpan },
     ctx.facts.validators,
+    extraSpans,
   );
   ctx.diagnostics.push(...checked.diagnostics);
 
   const hook = applyStepHooks({ step, schema, extra, extraSpans, message, ctx, label });
   const expectedOf: ExpectedOf | undefined = capsule ? undefined : (key) => declaredParamType(schema, key);
   const compiled = compileObject(step.params, ctx.bracesEnv(message), ctx.diagnostics, hook.replaced, {}, expectedOf);
+  if (!capsule) checkSinkParams(schema, step.params, ctx.bracesEnv(message), ctx.diagnostics);
   const params = mergeParams(compiled, hook.params, ctx, label ?? step.connector);
 
   const failOnErrorValue = entryOf(step.params, 'fail-on-error');

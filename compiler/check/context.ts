@@ -9,6 +9,7 @@ import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Hoisted, SourceRef, ValidatorModule } from '../lower/plan.js';
 import type { Declarations } from '../resolve/declarations.js';
+import type { SchemaLocator } from '../resolve/schema-refs.js';
 import type { SourceFile } from '../../base/source/source-file.js';
 import type { Span } from '../../base/source/span.js';
 import type { PipeType } from '../types/pipe-type.js';
@@ -107,7 +108,7 @@ export class PipelineContext {
     span: Span,
     explicitDraft: string | undefined,
     hint: string,
-    locate?: (pointer: string) => Span,
+    locate?: SchemaLocator,
   ): string | undefined {
     const draft: Draft = (DRAFTS as readonly string[]).includes(explicitDraft ?? '')
       ? (explicitDraft as Draft)
@@ -120,6 +121,7 @@ export class PipelineContext {
       this.diagnostics.push(...schemaDiagnostics(outcome.problems, draft, span, locate));
       return undefined;
     }
+    this.diagnostics.push(...schemaDiagnostics(outcome.findings, draft, span, locate));
     const name = this.addValidator(hint, outcome.code);
     this.compiledSchemas.set(key, name);
     return name;
@@ -147,15 +149,15 @@ export function schemaDiagnostics(
   problems: readonly SchemaProblem[],
   draft: Draft,
   span: Span,
-  locate?: (pointer: string) => Span,
+  locate?: SchemaLocator,
 ): Diagnostic[] {
-  const where = (pointer: string): Span => (locate ? locate(pointer) : span);
+  const where = (pointer: string, onKey?: boolean): Span => (locate ? locate(pointer, onKey) : span);
   const coded = problems.filter((p): p is SchemaProblem & { code: DiagnosticCode } => p.code !== undefined);
   if (coded.length > 0) {
     return coded.map((p) =>
       schemaKeywordDiagnostic(
         { code: p.code, message: p.message, label: p.label ?? 'here', ...(p.hint ? { hint: p.hint } : {}) },
-        where(p.pointer),
+        where(p.pointer, p.onKey),
       ),
     );
   }

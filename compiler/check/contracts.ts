@@ -15,10 +15,16 @@ import { refParams, stepReferences, triggerReferences } from '../connectors/sche
 import type { Declarations } from '../resolve/declarations.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
-import { suggest } from '../../base/diagnostics/suggest.js';
+import { editDistance, suggest, threshold } from '../../base/diagnostics/suggest.js';
 import { describeType, fits } from '../types/type-ops.js';
 import { UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
-import { eventNeverConsumed, eventNeverPublished, executePayloadMismatch, publishPayloadMismatch } from './errors.js';
+import {
+  eventNameTypo,
+  eventNeverConsumed,
+  eventNeverPublished,
+  executePayloadMismatch,
+  publishPayloadMismatch,
+} from './errors.js';
 
 /** What the first message of a pipeline must look like, when its trigger declares it. */
 export interface Contract {
@@ -251,19 +257,65 @@ export function checkEventFlow(
   const out: Diagnostic[] = [];
   const consumedNames = [...consumed.keys()];
   const publishedNames = [...published.keys()];
-  for (const [name, uses] of published) {
-    if (consumed.has(name)) continue;
-    for (const use of uses)
-      if (!use.external) out.push(eventNeverConsumed(name, use.span, suggest(name, consumedNames)));
+  const internal = (uses: readonly { external: boolean }[]) => uses.some((u) => !u.external);
+  const orphanPublished = [...published].filter(([name, uses]) => !consumed.has(name) && internal(uses));
+  // With a publish of a computed name, any subscription may be served: no name is certainly orphan.
+  const orphanConsumed = anyEvent
+    ? []
+    : [...consumed].filter(([name, uses]) => !published.has(name) && internal(uses)).map(([name]) => name);
+  const typos = pairTypos(
+    orphanPublished.map(([name]) => name),
+    orphanConsumed,
+  );
+  for (const [name, uses] of orphanPublished) {
+    const other = typos.get(name);
+    for (const use of uses) {
+      if (use.external) continue;
+      out.push(
+        other
+          ? eventNameTypo('publish', name, other, use.span)
+          : eventNeverConsumed(name, use.span, suggest(name, consumedNames)),
+      );
+    }
   }
-  if (!anyEvent) {
-    for (const [name, uses] of consumed) {
-      if (published.has(name)) continue;
-      for (const use of uses)
-        if (!use.external) out.push(eventNeverPublished(name, use.span, suggest(name, publishedNames)));
+  const typoOf = new Map([...typos].map(([p, c]) => [c, p]));
+  for (const name of orphanConsumed) {
+    const other = typoOf.get(name);
+    for (const use of consumed.get(name) ?? []) {
+      if (use.external) continue;
+      out.push(
+        other
+          ? eventNameTypo('subscribe', name, other, use.span)
+          : eventNeverPublished(name, use.span, suggest(name, publishedNames)),
+      );
     }
   }
   return out;
+}
+
+/** Most edits between two event names that are taken for one misspelt name (a dropped, doubled, swapped or wrong character or two). */
+const TYPO_EDITS = 2;
+
+/**
+ * Pairs each event published with no subscriber with the one subscribed event with no publisher
+ * whose name is a typo away (PIPE6105): both sides of the hand-over are broken, so one name is
+ * certainly wrong. A name with two such candidates, or a candidate claimed twice, is not paired.
+ */
+function pairTypos(orphanPublished: readonly string[], orphanConsumed: readonly string[]): Map<string, string> {
+  const near = (a: string, b: string) => {
+    const d = editDistance(a, b);
+    return d <= TYPO_EDITS && d <= threshold(Math.max(a.length, b.length));
+  };
+  const candidates = new Map<string, string[]>();
+  for (const p of orphanPublished) candidates.set(p, orphanConsumed.filter((c) => near(p, c)));
+  const claims = new Map<string, number>();
+  for (const list of candidates.values()) for (const c of list) claims.set(c, (claims.get(c) ?? 0) + 1);
+  const pairs = new Map<string, string>();
+  for (const [p, list] of candidates) {
+    const only = list.length === 1 ? list[0] : undefined;
+    if (only !== undefined && claims.get(only) === 1) pairs.set(p, only);
+  }
+  return pairs;
 }
 
 /**

@@ -9,6 +9,7 @@
 import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
+import { suggest } from '../../base/diagnostics/suggest.js';
 
 /** `a`, `b` and `c` as a list of code spans. */
 function names(list: readonly string[]): string {
@@ -59,36 +60,19 @@ export function missingParameter(
   owner: ParamOwner,
   at: Span,
   description: string | undefined,
-  when?: string,
 ): Diagnostic {
   return diagnostic('PIPE3002', {
-    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
+    message: `missing required parameter \`${missing}\`${where === '' ? '' : ` in${where}`} for ${owner.what} \`${owner.name}\``,
     span: at,
     label: `needs \`${missing}\``,
     hint: `add \`${missing}: …\`${description ? ` (${description})` : ''}`,
   });
 }
 
-/** One of several parameters is required (the schema's `oneOf`/`anyOf` of `required` lists). */
-export function missingOneOf(
-  names: readonly string[],
-  owner: ParamOwner,
-  at: Span,
-  when: string | undefined,
-): Diagnostic {
-  const list = names.map((n) => `\`${n}\``).join(' or ');
-  return diagnostic('PIPE3002', {
-    message: `missing required parameter ${list}${when ? ` (when ${when})` : ''} for ${owner.what} \`${owner.name}\``,
-    span: at,
-    label: `needs ${list}`,
-    hint: `add one of ${list}`,
-  });
-}
-
-/** A parameter that a case of the schema rules out (`then: { properties: { x: false } }`). */
-export function parameterNotApplicable(key: string, owner: ParamOwner, at: Span, when: string | undefined): Diagnostic {
+/** A parameter the schema rules out (`properties: { x: false }`). */
+export function parameterNotApplicable(key: string, owner: ParamOwner, at: Span): Diagnostic {
   return diagnostic('PIPE3001', {
-    message: `parameter \`${key}\` does not apply to ${owner.what} \`${owner.name}\`${when ? ` when ${when}` : ''}`,
+    message: `parameter \`${key}\` does not apply to ${owner.what} \`${owner.name}\``,
     span: at,
     label: 'not used here',
     hint: `remove \`${key}\``,
@@ -126,6 +110,25 @@ export function invalidParameter(facts: {
     span: facts.at,
     label: didYouMean(facts.suggestion, problem),
     ...(allowed ? { body: [`Allowed values: ${names(allowed.map(String))}.`] } : {}),
+  });
+}
+
+/** A parameter whose schema says `"format": "timezone"` given a zone the run time does not know. */
+export function unknownTimeZone(
+  zone: string,
+  path: string,
+  owner: ParamOwner,
+  at: Span,
+  suggestion: string | undefined,
+): Diagnostic {
+  return diagnostic('PIPE5550', {
+    message: `unknown time zone ${JSON.stringify(zone)} for \`${path}\` of ${owner.what} \`${owner.name}\``,
+    span: at,
+    label: suggestion !== undefined ? `did you mean ${JSON.stringify(suggestion)}?` : 'not an IANA time zone',
+    hint:
+      suggestion !== undefined
+        ? `write ${JSON.stringify(suggestion)}`
+        : 'write an IANA zone name such as "America/Sao_Paulo", "Europe/Berlin" or "UTC"',
   });
 }
 
@@ -168,6 +171,35 @@ export function accountOfWrongType(facts: {
   });
 }
 
+/**
+ * PIPE4201: a value holding a secret (an account's value) reaches a place outside the service.
+ * `sink` names the place ("the body of `respond`"), `from` the account field (`account.crm.token`),
+ * `carried` the path of the message field that brought it when the value does not read the account.
+ */
+export function secretLeaves(facts: {
+  readonly at: Span;
+  readonly sink: string;
+  readonly from: string;
+  readonly declaredAt: Span | undefined;
+  readonly carried: string | undefined;
+  readonly expression: string | undefined;
+}): Diagnostic {
+  const { from, sink } = facts;
+  const wrapped = `{{ DECLASSIFY(${facts.expression ?? '…'}) }}`;
+  return diagnostic('PIPE4201', {
+    message: `a secret (\`${from}\`) would leave the service through ${sink}`,
+    span: facts.at,
+    label: facts.carried ? `\`${facts.carried}\` holds \`${from}\`` : `holds \`${from}\``,
+    secondary: facts.declaredAt ? [{ span: facts.declaredAt, message: `the secret: a value of an account` }] : [],
+    body: [
+      facts.carried
+        ? `An earlier step wrote \`${from}\` into \`${facts.carried}\`; the values of accounts stay secrets wherever steps copy them.`
+        : 'The values of accounts are secrets, and so is everything computed from one.',
+    ],
+    hint: `send it without the account's value; wrap it in \`${wrapped}\` if it is meant to leave`,
+  });
+}
+
 /** Like `names`, at most 12 shown. */
 function firstNames(list: readonly string[]): string {
   const shown = list.slice(0, 12).map((n) => `\`${n}\``);
@@ -178,39 +210,47 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-// ───────────────────────────── per-operation rules (operation-rules.ts) ─────────────────────────────
-// `operation` is the connector and its operation as written (`csv parse`).
+// ───────────────────────────── rules between parameters (param-rules.ts) ─────────────────────────────
+// `owner` names where the rule applies, already in code spans: `\`csv generate\``, or
+// `connector \`agent\` when the model is not \`mock:…\``, or `\`auth\` of trigger \`http\` when \`type\` is \`bearer\``.
 
-/** `takers` are the operations that take `key` (already as code spans); `accepted` what this one takes. */
-export function notAnOperationParameter(
+/** A parameter a case rules out. `only` says which cases take it; `takes` what this case takes, when known. */
+export function notTakenParameter(
   key: string,
-  operation: string,
+  owner: string,
   at: Span,
-  takers: readonly string[],
-  accepted: readonly string[],
+  only: string | undefined,
+  takes: readonly string[] | undefined,
 ): Diagnostic {
   return diagnostic('PIPE3015', {
-    message: `\`${key}\` is not a parameter of \`${operation}\``,
+    message: `\`${key}\` is not a parameter of ${owner}`,
     span: at,
-    label: `only for ${takers.join(', ')}`,
-    body: [`\`${operation}\` takes: ${names(accepted) || 'no parameters of its own'}.`],
+    label: only ?? 'not used here',
+    ...(takes ? { body: [`${capitalize(owner)} takes: ${names(takes) || 'no parameters of its own'}.`] } : {}),
     hint: `remove \`${key}\``,
   });
 }
 
-export function missingOperationParameter(key: string, operation: string, at: Span): Diagnostic {
+/** A parameter a case needs (`description` is the parameter's, for the hint). */
+export function missingCaseParameter(
+  key: string,
+  owner: string,
+  at: Span,
+  description: string | undefined,
+): Diagnostic {
   return diagnostic('PIPE3002', {
-    message: `missing required parameter \`${key}\` for \`${operation}\``,
+    message: `missing required parameter \`${key}\` for ${owner}`,
     span: at,
     label: `needs \`${key}\``,
-    hint: `add \`${key}: …\``,
+    hint: `add \`${key}: …\`${description ? ` (${description})` : ''}`,
   });
 }
 
-export function operationNeedsOneOf(operation: string, group: readonly string[], at: Span): Diagnostic {
+/** None of a group of which exactly one (or at least one) is given. */
+export function needsOneOf(owner: string, group: readonly string[], at: Span): Diagnostic {
   const list = group.map((k) => `\`${k}\``).join(' or ');
   return diagnostic('PIPE3002', {
-    message: `\`${operation}\` needs ${list}`,
+    message: `${owner} needs ${list}`,
     span: at,
     label: `needs ${list}`,
     hint: `add one of ${list}`,
@@ -219,7 +259,7 @@ export function operationNeedsOneOf(operation: string, group: readonly string[],
 
 /** `key` is a second parameter of `group` given; `first` the one given before it. */
 export function moreThanOneOf(
-  operation: string,
+  owner: string,
   group: readonly string[],
   key: string,
   first: string,
@@ -227,10 +267,26 @@ export function moreThanOneOf(
 ): Diagnostic {
   const list = group.map((k) => `\`${k}\``).join(' or ');
   return diagnostic('PIPE3015', {
-    message: `\`${operation}\` takes one of ${list}, not both`,
+    message: `${owner} takes one of ${list}, not both`,
     span: at,
     label: `\`${first}\` is already given`,
     hint: `remove \`${key}\``,
+  });
+}
+
+/** `given` is written and needs `missing` beside it (`dependentRequired`). */
+export function dependentParameterMissing(
+  given: string,
+  missing: string,
+  owner: string,
+  at: Span,
+  description: string | undefined,
+): Diagnostic {
+  return diagnostic('PIPE3002', {
+    message: `\`${given}\` of ${owner} needs \`${missing}\``,
+    span: at,
+    label: `needs \`${missing}\``,
+    hint: `add \`${missing}: …\`${description ? ` (${description})` : ''}, or remove \`${given}\``,
   });
 }
 
@@ -530,6 +586,32 @@ export function schemaKeywordDiagnostic(
   return diagnostic(code, { message, span: at, label, ...(hint ? { hint } : {}) });
 }
 
+// ───────────────────────────── regular expressions in parameters (check-params.ts) ─────────────────────────────
+
+/**
+ * A parameter the schema marks `format: regex` whose literal pattern the runtime's engine (RE2, ECMAScript
+ * syntax) cannot run: `detail` is the engine's own message.
+ */
+export function regexParameterProblem(
+  path: string,
+  owner: ParamOwner,
+  pattern: string,
+  detail: string,
+  needsBacktracking: boolean,
+  at: Span,
+): Diagnostic {
+  return diagnostic(needsBacktracking ? 'PIPE5504' : 'PIPE5505', {
+    message: needsBacktracking
+      ? `the pattern ${JSON.stringify(pattern)} of \`${path}\` needs a backtracking engine: ${detail}`
+      : `the pattern ${JSON.stringify(pattern)} of \`${path}\` is not a valid regular expression: ${detail}`,
+    span: at,
+    label: needsBacktracking ? 'needs backtracking' : 'invalid pattern',
+    hint: needsBacktracking
+      ? 'rewrite it without lookaround or backreferences: it runs on RE2, which is linear-time'
+      : `\`${path}\` of ${owner.what} \`${owner.name}\` is an ECMAScript regular expression, run on RE2`,
+  });
+}
+
 // ───────────────────────────── schema keywords (schema-keywords.ts) ─────────────────────────────
 // Problems of a schema's `pattern` and `format` values, at their JSON pointer; context.ts turns
 // them into diagnostics where the schema is written.
@@ -579,6 +661,128 @@ export function invalidPattern(pattern: string, pointer: string, detail: string)
     message: `the pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${detail}`,
     label: 'invalid pattern',
     hint: 'JSON Schema patterns are ECMAScript regular expressions',
+  };
+}
+
+// ──────────────────────── schema contradictions (schema-satisfiable.ts) ────────────────────────
+// A schema no document satisfies (PIPE3050, at the keyword that makes it so) and a key that is a
+// misspelled keyword (PIPE3051, at the key). context.ts places them like the problems above.
+
+export interface SchemaContradiction {
+  readonly code: 'PIPE3050' | 'PIPE3051';
+  readonly pointer: string;
+  /** True when the span is the key at `pointer` (a misspelled keyword), not its value. */
+  readonly onKey?: boolean;
+  readonly message: string;
+  readonly label: string;
+  readonly hint?: string;
+}
+
+/** A JSON pointer inside a schema as prose: `at \`allOf.1.additionalProperties\``, or `at the top`. */
+function atPointer(pointer: string): string {
+  const path = pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+  return path === '' ? 'at the top of the schema' : `at \`${path}\``;
+}
+
+function listed(values: readonly unknown[]): string {
+  return values.map((v) => (typeof v === 'string' ? `\`${v}\`` : JSON.stringify(v))).join(', ');
+}
+
+export function unknownSchemaKeyword(key: string, keyword: string, pointer: string): SchemaContradiction {
+  return {
+    code: 'PIPE3051',
+    pointer,
+    onKey: true,
+    message: `\`${key}\` is not a JSON Schema keyword, so the schema ignores it`,
+    label: `did you mean \`${keyword}\`?`,
+    hint: `write \`${keyword}\``,
+  };
+}
+
+export function requiredButForbidden(
+  name: string,
+  allowed: readonly string[],
+  pointer: string,
+  closedAt: string,
+): SchemaContradiction {
+  // One- and two-letter names are all within one edit of each other: no guess for them.
+  const suggestion = name.length > 2 ? suggest(name, allowed) : undefined;
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `\`${name}\` is required, but \`additionalProperties: false\` (${atPointer(closedAt.replace(/\/additionalProperties$/, ''))}) forbids it: no object satisfies this schema`,
+    label: suggestion ? `did you mean \`${suggestion}\`?` : 'required but not allowed',
+    hint: suggestion
+      ? `require \`${suggestion}\`, or list \`${name}\` under \`properties\``
+      : `list \`${name}\` under \`properties\`${allowed.length > 0 ? ` (it has ${listed(allowed)})` : ''}, or drop it from \`required\``,
+  };
+}
+
+export function boundsCross(
+  lowerKeyword: string,
+  lower: number,
+  upperKeyword: string,
+  upper: number,
+  pointer: string,
+): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `\`${lowerKeyword}: ${lower}\` and \`${upperKeyword}: ${upper}\` leave no value between them: no document satisfies this schema`,
+    label: `not below \`${upperKeyword}\``,
+    hint: `make \`${lowerKeyword}\` at most \`${upperKeyword}\` (were they swapped?)`,
+  };
+}
+
+export function emptyEnum(pointer: string): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: 'an empty `enum` allows no value: no document satisfies this schema',
+    label: 'no value allowed',
+    hint: 'list the allowed values, or remove `enum`',
+  };
+}
+
+export function constOutsideType(value: unknown, types: readonly string[], pointer: string): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `\`const: ${JSON.stringify(value)}\` is not of the schema's \`type\` (${listed(types)}): no document satisfies this schema`,
+    label: 'not of the declared type',
+    hint:
+      typeof value === 'number' && types.includes('string')
+        ? `write the constant as text: \`const: "${String(value)}"\``
+        : 'make `const` a value of the declared `type`, or change the `type`',
+  };
+}
+
+export function enumOutsideType(types: readonly string[], pointer: string): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `no value of this \`enum\` is of the schema's \`type\` (${listed(types)}): no document satisfies this schema`,
+    label: 'none of the declared type',
+    hint: 'write the values as the declared `type` (numbers unquoted, text quoted), or change the `type`',
+  };
+}
+
+export function typesExclude(
+  first: readonly string[],
+  second: readonly string[],
+  firstAt: string,
+  pointer: string,
+): SchemaContradiction {
+  return {
+    code: 'PIPE3050',
+    pointer,
+    message: `\`type\` ${listed(second)} shares no type with ${listed(first)} (${atPointer(firstAt)}), and \`allOf\` needs both: no document satisfies this schema`,
+    label: 'no type in common',
+    hint: 'give the parts of `allOf` a type in common, or use `anyOf` for alternatives',
   };
 }
 
@@ -727,6 +931,23 @@ export function eventNeverConsumed(event: string, at: Span, suggestion: string |
     label: 'nobody receives this event',
     hint: `${suggestion ? `did you mean \`${suggestion}\` (a pipeline subscribes to it)? Otherwise, ` : ''}if a subscriber in another service receives it, write \`external: true\` on this step`,
   });
+}
+
+/** PIPE6105 at one side of a pair: `event` is this side's name, `other` the near name on the other side. */
+export function eventNameTypo(side: 'publish' | 'subscribe', event: string, other: string, at: Span): Diagnostic {
+  return side === 'publish'
+    ? diagnostic('PIPE6105', {
+        message: `event \`${event}\` has no subscriber, and \`${other}\` has a subscriber but no publisher: one of the names is misspelt`,
+        span: at,
+        label: `nobody subscribes to this name; did you mean \`${other}\`?`,
+        hint: `write the same event name here and in the subscribing trigger (\`${other}\`)`,
+      })
+    : diagnostic('PIPE6105', {
+        message: `event \`${event}\` is never published, and \`${other}\` is published with no subscriber: one of the names is misspelt`,
+        span: at,
+        label: `nothing publishes this name; did you mean \`${other}\`?`,
+        hint: `write the same event name here and in the publishing step (\`${other}\`)`,
+      });
 }
 
 export function eventNeverPublished(event: string, at: Span, suggestion: string | undefined): Diagnostic {

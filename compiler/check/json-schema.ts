@@ -9,6 +9,7 @@ import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import validateDraft07Schema from './generated/draft-07-meta.js';
 import { META_CHECK_OPTIONS } from './meta-validator-source.js';
 import { schemaKeywordProblems } from './schema-keywords.js';
+import { schemaContradictions } from './schema-satisfiable.js';
 import { schemaRegExp } from '../../runtime/regex/schema-pattern.js';
 import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 
@@ -92,6 +93,8 @@ export interface SchemaProblem {
   readonly keyword?: string;
   /** JSON pointer inside the schema, when ajv names one. */
   readonly pointer: string;
+  /** The problem is the key at `pointer` (a misspelled keyword), not its value. */
+  readonly onKey?: boolean;
 }
 
 /** ESM source of a standalone validator for the schema (the module's default export validates). */
@@ -104,8 +107,13 @@ export function compileValidatorModule(schema: unknown, draft: Draft): string {
   return standaloneCode(ajv, validate);
 }
 
+/**
+ * `findings` are problems of a schema that compiles: contradictions no document satisfies and
+ * misspelled keywords (schema-satisfiable.ts), reported with their own codes.
+ */
 export type SchemaOutcome =
-  { readonly ok: true; readonly code: string } | { readonly ok: false; readonly problems: readonly SchemaProblem[] };
+  | { readonly ok: true; readonly code: string; readonly findings: readonly SchemaProblem[] }
+  | { readonly ok: false; readonly problems: readonly SchemaProblem[] };
 
 /**
  * Checks and compiles schemas for one compile run: one Ajv per draft (its meta-schemas are loaded
@@ -139,15 +147,16 @@ export class SchemaCompiler {
     const problems = schemaProblems(ajv, draft, prepared);
     if (problems) return { ok: false, problems };
     const keywordProblems = schemaKeywordProblems(prepared);
-    if (keywordProblems.length > 0) return { ok: false, problems: keywordProblems };
+    const findings = schemaContradictions(prepared);
+    if (keywordProblems.length > 0) return { ok: false, problems: [...keywordProblems, ...findings] };
     try {
-      return { ok: true, code: standaloneCode(ajv, ajv.compile(prepared)) };
+      return { ok: true, code: standaloneCode(ajv, ajv.compile(prepared)), findings };
     } catch (err) {
       // A second schema with an `$id` this Ajv already holds: compile it alone.
       if (err instanceof Error && /already exists/.test(err.message)) {
         const alone = createAjv(draft, true);
         try {
-          return { ok: true, code: standaloneCode(alone, alone.compile(prepared)) };
+          return { ok: true, code: standaloneCode(alone, alone.compile(prepared)), findings };
         } catch (again) {
           return {
             ok: false,

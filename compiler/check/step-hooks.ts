@@ -2,8 +2,7 @@
  * Build-time work that depends on the connector. Generic rules come from the schema's data:
  * header words become parameters (`x-pipe-split` splits one word into two), `x-pipe-ref` names
  * are resolved (accounts → their fields at run time, schemas → the schema, pipelines and stores
- * must exist; a pipeline reference is an execute edge), `x-pipe-operations` says which parameters
- * each operation takes (operation-rules.ts), `x-pipe-steps` blocks run on a failure
+ * must exist; a pipeline reference is an execute edge), `x-pipe-steps` blocks run on a failure
  * output. Then the connector's own compile-time part runs, when its folder has one: the registry's
  * named table `connectorCompilers` (runtime/connectors/<name>/compile.ts).
  */
@@ -17,7 +16,6 @@ import { checkExists } from '../resolve/references.js';
 import { checkAccountType } from './account-types.js';
 import { resolveSchemaValue } from '../resolve/schema-refs.js';
 import { COMPILE_API } from './compile-api.js';
-import { checkOperationRules } from './operation-rules.js';
 
 export interface StepHooksOutcome extends StepHookResult {
   /** Steps of the `x-pipe-steps` block (validate's `on-fail { … }`), run when the output is a failure. */
@@ -48,7 +46,6 @@ export function applyStepHooks(input: StepHookInput): StepHooksOutcome {
   for (const [key, value] of Object.entries(input.extra))
     result.params[key] = { js: JSON.stringify(value), constant: true };
   applyReferences(input, result);
-  input.ctx.diagnostics.push(...checkOperationRules(input));
   let onFailSteps: readonly Step[] | undefined;
   for (const [key, property] of Object.entries(paramProperties(input.schema))) {
     if (property['x-pipe-steps'] === true) onFailSteps = stepsEntryOf(input.step.params, key)?.steps ?? onFailSteps;

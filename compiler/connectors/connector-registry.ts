@@ -60,8 +60,6 @@ export interface ConnectorSchema {
   readonly 'x-pipe-errors'?: readonly ErrorFacts[];
   /** Connector: how the step option `retry` behaves on it (check/check-policies.ts). */
   readonly 'x-pipe-retry'?: RetryFacts;
-  /** Connector: which parameters each operation takes (compiler/check/operation-rules.ts). */
-  readonly 'x-pipe-operations'?: OperationFacts;
 }
 
 /** A connector's retry facts: defaults of the `retry` option, where its output holds a status, and unsafe calls. */
@@ -81,25 +79,6 @@ export interface RetryFacts {
   readonly output?: { readonly status: string; readonly headers?: string };
   /** A retried call is not idempotent when `when` (a JSON Schema over the literal parameters) matches; `how` makes it safe. */
   readonly unsafe?: { readonly when: JsonSchema; readonly how: string };
-}
-
-/**
- * Per-operation parameter rules of a connector whose `parameter` (a header word or parameter)
- * names an operation (`csv parse`, `csv generate`). A parameter listed in some operation's
- * `accepts` is refused by the operations that do not list it; one listed by none is common to all.
- */
-export interface OperationFacts {
-  readonly parameter: string;
-  readonly rules: Readonly<Record<string, OperationRule>>;
-}
-
-export interface OperationRule {
-  /** The parameters only this operation (and others listing them) take. */
-  readonly accepts?: readonly string[];
-  /** Parameters the operation needs. */
-  readonly required?: readonly string[];
-  /** Groups of which exactly one parameter is given (`file` or `text`). */
-  readonly 'one-of'?: readonly (readonly string[])[];
 }
 
 /** One way a connector or trigger fails: the PipeError kind, the HTTP status (when fixed), and when. */

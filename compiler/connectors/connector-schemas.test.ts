@@ -75,21 +75,32 @@ describe('connector and trigger parameter schemas', () => {
     ]);
   });
 
-  it('reports per-operation rules naming parameters a schema does not declare', () => {
+  it('reports rules between parameters naming parameters a schema does not declare', () => {
     const schema = {
       name: 'x',
       kind: 'connector' as const,
       summary: 'a broken schema',
-      params: { type: 'object', properties: { operation: { enum: ['read'] }, file: {} } },
-      'x-pipe-operations': {
-        parameter: 'op',
-        rules: { read: { accepts: ['file', 'path'], 'one-of': [['file', 'text']] } },
+      params: {
+        type: 'object',
+        properties: {
+          operation: { enum: ['read'] },
+          file: {},
+          auth: { type: 'object', properties: { type: {} }, dependentRequired: { type: ['acount'] } },
+        },
+        allOf: [
+          {
+            if: { required: ['op'], properties: { op: { const: 'read' } } },
+            then: { properties: { path: false }, oneOf: [{ required: ['file'] }, { required: ['text'] }] },
+          },
+        ],
       },
     };
     expect(componentSchemaProblems(schema)).toEqual([
-      'x-pipe-operations.parameter names the parameter `op`, which params does not declare',
-      'x-pipe-operations.rules.read names the parameter `path`, which params does not declare',
-      'x-pipe-operations.rules.read names the parameter `text`, which params does not declare',
+      'params.allOf[0].if names the parameter `op`, which params does not declare',
+      'params.allOf[0].if names the parameter `op`, which params does not declare',
+      'params.allOf[0].then names the parameter `path`, which params does not declare',
+      'params.allOf[0].then.oneOf[1] names the parameter `text`, which params does not declare',
+      'params.auth.dependentRequired names the parameter `acount`, which params.auth does not declare',
     ]);
   });
 

@@ -24,6 +24,7 @@ export const PROPERTY_MARKS = [
   'x-pipe-account-types',
   'x-pipe-contract',
   'x-pipe-boundary',
+  'x-pipe-secret',
 ] as const;
 
 export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
@@ -101,28 +102,6 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
           additionalProperties: false,
           required: ['event'],
           properties: { event: PARAM, payload: PARAM },
-        },
-      },
-    },
-    // Per-operation parameter rules (`csv parse` / `csv generate`), checked by compiler/check/operation-rules.ts.
-    'x-pipe-operations': {
-      type: 'object',
-      additionalProperties: false,
-      required: ['parameter', 'rules'],
-      properties: {
-        parameter: PARAM,
-        rules: {
-          type: 'object',
-          minProperties: 1,
-          additionalProperties: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              accepts: { type: 'array', items: PARAM },
-              required: { type: 'array', items: PARAM },
-              'one-of': { type: 'array', items: { type: 'array', minItems: 2, items: PARAM } },
-            },
-          },
         },
       },
     },
@@ -230,6 +209,10 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
     ) {
       problems.push(`params.${key}: x-pipe-boundary is true, on a boolean parameter`);
     }
+    const secret = property['x-pipe-secret'];
+    if (secret !== undefined && secret !== 'sink' && secret !== 'credential') {
+      problems.push(`params.${key}: x-pipe-secret is sink (a way out of the service) or credential`);
+    }
     const refusal = property['x-pipe-refuses-braces'];
     if (
       refusal !== undefined &&
@@ -262,15 +245,7 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
     if (!kinds.has(kind))
       problems.push(`x-pipe-retry.defaults.on names the error kind ${kind}, which x-pipe-errors does not list`);
   }
-  const operations = schema['x-pipe-operations'];
-  if (operations) {
-    need(operations.parameter, 'x-pipe-operations.parameter');
-    for (const [operation, rule] of Object.entries(operations.rules)) {
-      const where = `x-pipe-operations.rules.${operation}`;
-      for (const param of [...(rule.accepts ?? []), ...(rule.required ?? []), ...(rule['one-of'] ?? []).flat()])
-        need(param, where);
-    }
-  }
+  problems.push(...undeclaredRuleParameters(schema.params, 'params'));
   const trigger = schema.kind === 'trigger';
   for (const key of ['x-pipe-envelope', 'x-pipe-route'] as const)
     if (!trigger && schema[key] !== undefined) problems.push(`${key} is for triggers`);
@@ -278,12 +253,53 @@ export function componentSchemaProblems(schema: ConnectorSchema): string[] {
     'x-pipe-metrics',
     'x-pipe-test',
     'x-pipe-retry',
-    'x-pipe-operations',
     'positional',
     'synchronous',
     'message',
     'declaration',
   ] as const)
     if (trigger && schema[key] !== undefined) problems.push(`${key} is for connectors`);
+  return problems;
+}
+
+/**
+ * Parameters named by the rules between parameters (compiler/check/param-rules.ts: `if`/`then`,
+ * `allOf`, `oneOf` of `required`, `dependentRequired`, `not`) that the object they apply to does
+ * not declare: a rule on a misspelt name would never fire. Nested objects are checked too.
+ */
+function undeclaredRuleParameters(objectSchema: JsonSchema, where: string): string[] {
+  const declared = objectSchema['properties'];
+  if (!declared || typeof declared !== 'object') return [];
+  const problems: string[] = [];
+  const need = (name: string, at: string): void => {
+    if (!Object.hasOwn(declared, name))
+      problems.push(`${at} names the parameter \`${name}\`, which ${where} does not declare`);
+  };
+  const visit = (rule: unknown, at: string): void => {
+    if (!rule || typeof rule !== 'object' || Array.isArray(rule)) return;
+    const r = rule as JsonSchema;
+    for (const name of Array.isArray(r['required']) ? (r['required'] as string[]) : []) need(name, at);
+    if (at !== where) for (const name of Object.keys((r['properties'] as object | undefined) ?? {})) need(name, at);
+    for (const keyword of ['dependentRequired', 'dependencies']) {
+      const deps = r[keyword];
+      if (!deps || typeof deps !== 'object') continue;
+      for (const [name, needs] of Object.entries(deps)) {
+        need(name, `${at}.${keyword}`);
+        if (Array.isArray(needs)) for (const other of needs as string[]) need(other, `${at}.${keyword}`);
+      }
+    }
+    for (const keyword of ['if', 'then', 'else', 'not']) visit(r[keyword], `${at}.${keyword}`);
+    for (const keyword of ['allOf', 'anyOf', 'oneOf'])
+      if (Array.isArray(r[keyword]))
+        (r[keyword] as unknown[]).forEach((part, i) => visit(part, `${at}.${keyword}[${i}]`));
+  };
+  visit(objectSchema, where);
+  for (const [key, child] of Object.entries(declared as Record<string, JsonSchema>)) {
+    if (!child || typeof child !== 'object') continue;
+    problems.push(...undeclaredRuleParameters(child, `${where}.${key}`));
+    const items = child['items'];
+    if (items && typeof items === 'object' && !Array.isArray(items))
+      problems.push(...undeclaredRuleParameters(items as JsonSchema, `${where}.${key}[]`));
+  }
   return problems;
 }

@@ -6,6 +6,7 @@ import type { BracesValue, StringValue, Value } from '../ast/ast.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets } from '../types/literal-offsets.js';
 import { compileBraces } from '../braces/index.js';
+import { literalOutsideEnum } from '../braces/errors.js';
 import { assignmentInJsonPath, invalidJsonPath, noSuchPathField, notACollection, notACondition } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { JsExpr } from './plan.js';
@@ -106,6 +107,11 @@ function checkJsonPath(
         finding.assignment
           ? assignmentInJsonPath(finding.problem, at(finding.start, finding.end))
           : invalidJsonPath(finding.problem, at(finding.start, finding.end)),
+      );
+    } else if (finding.kind === 'enum') {
+      const { chain: field, literal, operator, miss } = finding;
+      ctx.diagnostics.push(
+        literalOutsideEnum({ span: at(finding.start, finding.end), field, literal, operator, ...miss }),
       );
     } else {
       const candidates = fieldsOf(finding.owner);

@@ -8,6 +8,8 @@ import { compileBraces, compileTemplate, type BracesEnv } from '../braces/index.
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { JsExpr } from './plan.js';
 import { arrayOf, BOOLEAN, NULL, NUMBER, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
+import { widen } from '../types/type-ops.js';
+import { keepSecret } from '../types/secret.js';
 
 export interface CompiledValue extends JsExpr {
   readonly type: PipeType;
@@ -77,7 +79,7 @@ export function compileValue(
       }
       const compiled = compileTemplate(value, env);
       diagnostics.push(...compiled.diagnostics);
-      return { js: compiled.js, constant: false, type: STRING };
+      return { js: compiled.js, constant: false, type: compiled.type };
     }
     case 'array': {
       const items = value.items.map((item) => compileValue(item, withoutExpected(env), diagnostics, opts));
@@ -144,14 +146,18 @@ function numberLiteral(n: number): string {
   return Object.is(n, -0) ? '-0' : String(n);
 }
 
-/** A union without duplicates of structurally equal members; one member stays itself. */
+/** A union without duplicates of structurally equal members; one member stays itself; secrets stay. */
 export function unionOf(types: readonly PipeType[]): PipeType {
+  return keepSecret(plainUnionOf(types), types);
+}
+
+function plainUnionOf(types: readonly PipeType[]): PipeType {
   const members: PipeType[] = [];
   const seen = new Set<string>();
   for (const t of types) {
     if (t.kind === 'unknown') return UNKNOWN;
     for (const m of t.kind === 'union' ? t.members : [t]) {
-      const widened = m.kind === 'string' && m.enum ? STRING : m;
+      const widened = m.kind === 'string' && m.enum ? widen(m) : m;
       const key = JSON.stringify(widened);
       if (!seen.has(key)) {
         seen.add(key);

@@ -30,7 +30,10 @@ export function resolveSchemaValue(value: Value, decls: Declarations, diagnostic
  * Where a JSON pointer inside a schema value is in the source: inside the inline value, inside the
  * declared `schema NAME { … }`, or (imported JSON) at the name.
  */
-export function schemaLocator(value: Value, decls: Declarations): (pointer: string) => Span {
+/** Where a JSON pointer of a schema is written; with `onKey`, the key it ends with (where the source has one). */
+export type SchemaLocator = (pointer: string, onKey?: boolean) => Span;
+
+export function schemaLocator(value: Value, decls: Declarations): SchemaLocator {
   let target: Value | undefined = value;
   if (value.kind === 'ident') target = decls.schemas.get(value.name)?.decl?.value;
   if (!target) return () => value.span;
@@ -38,5 +41,8 @@ export function schemaLocator(value: Value, decls: Declarations): (pointer: stri
   // only when the schema has a problem.
   const found = target;
   let literal: LiteralInstance | undefined;
-  return (pointer: string) => spanAt((literal ??= toLiteral(found)), pointer, value.span);
+  return (pointer: string, onKey?: boolean) => {
+    literal ??= toLiteral(found);
+    return (onKey ? literal.spans.get(`#key:${pointer}`) : undefined) ?? spanAt(literal, pointer, value.span);
+  };
 }

@@ -12,6 +12,7 @@
 import { JSONPath } from 'jsonpath-plus';
 import { compileJsonPath, normalizeJsonPath } from '../../runtime/jsonpath.js';
 import { UNKNOWN, type PipeType } from './pipe-type.js';
+import { literalOutsideEnum, type EnumMiss } from './enum-literal.js';
 
 export type JsonPathFinding =
   | {
@@ -30,6 +31,17 @@ export type JsonPathFinding =
       readonly end: number;
       /** The shape that has no such field. */
       readonly owner: PipeType;
+    }
+  | {
+      /** `@.status == 'shiped'` where the chain's shape allows only other strings (the literal's offsets). */
+      readonly kind: 'enum';
+      /** The chain as written (`@.status`). */
+      readonly chain: string;
+      readonly literal: string;
+      readonly operator: string;
+      readonly start: number;
+      readonly end: number;
+      readonly miss: EnumMiss;
     };
 
 export interface JsonPathAnalysis {
@@ -153,7 +165,7 @@ function filterFindings(code: string, codeAt: number | undefined, target: PipeTy
     const chainAt = (chain.index ?? 0) + 1 + (chain[1] ?? '').length;
     const members = [...code.slice(chainAt, chainAt + (chain[2] ?? '').length).matchAll(LINK)];
     if (chain[3] !== undefined) members.pop();
-    let type = chain[1] === undefined ? target : root;
+    let type: PipeType | undefined = chain[1] === undefined ? target : root;
     for (const link of members) {
       const index = link[2];
       if (index !== undefined) {
@@ -167,12 +179,73 @@ function filterFindings(code: string, codeAt: number | undefined, target: PipeTy
         const position =
           codeAt === undefined ? { start: 0, end: 0 } : { start: codeAt + nameAt, end: codeAt + nameAt + name.length };
         findings.push({ kind: 'field', field: name, owner: type, ...position });
+        type = undefined;
         break;
       }
       type = next;
     }
+    // A chain with a method call after it (`@.name.includes(…)`) is not the compared value.
+    if (type === undefined || chain[3] !== undefined || codeAt === undefined) continue;
+    const start = chain.index ?? 0;
+    const comparison = comparedLiteral(code, blank, start, start + chain[0].length);
+    const miss = comparison && literalOutsideEnum(type, comparison.literal);
+    if (comparison && miss) {
+      findings.push({
+        kind: 'enum',
+        chain: code.slice(start, start + chain[0].length).trim(),
+        literal: comparison.literal,
+        operator: comparison.operator,
+        start: codeAt + comparison.start,
+        end: codeAt + comparison.end,
+        miss,
+      });
+    }
   }
   return findings;
+}
+
+const EQUALITY = '(===?|!==?)';
+/** What may stand around a comparison that is a whole operand: `(`, `&&`, `||`, `?`, `:`, `,` or an end. */
+const BEFORE_OPERAND = /(?:^|[(,?:]|&&|\|\|)\s*$/u;
+const AFTER_OPERAND = /^\s*(?:$|[),?:]|&&|\|\|)/u;
+
+/**
+ * The quoted string a chain (code offsets `from`–`to`) is compared with by `==`, `===`, `!=` or
+ * `!==`, on either side, when the comparison is a whole operand (`'a' + @.x == 'ab'` is not a
+ * comparison of `@.x`). `blank` is the code with string contents blanked. Offsets are the
+ * literal's, quotes included; literals with escapes are left alone.
+ */
+function comparedLiteral(
+  code: string,
+  blank: string,
+  from: number,
+  to: number,
+): { literal: string; operator: string; start: number; end: number } | undefined {
+  const after = new RegExp(`^\\s*${EQUALITY}\\s*(['"])([^'"]*)\\2`, 'u').exec(blank.slice(to));
+  if (after && BEFORE_OPERAND.test(blank.slice(0, from))) {
+    const start = to + after[0].length - (after[3] ?? '').length - 2;
+    const end = to + after[0].length;
+    if (AFTER_OPERAND.test(blank.slice(end))) return quoted(code, start, end, after[1] as string);
+  }
+  const before = new RegExp(`(?:^|[(,?:]|&&|\\|\\|)\\s*(['"])([^'"]*)\\1\\s*${EQUALITY}\\s*$`, 'u').exec(
+    blank.slice(0, from),
+  );
+  if (before && AFTER_OPERAND.test(blank.slice(to))) {
+    const start = (before.index ?? 0) + before[0].indexOf(before[1] as string);
+    const end = start + (before[2] ?? '').length + 2;
+    return quoted(code, start, end, before[3] as string);
+  }
+  return undefined;
+}
+
+function quoted(
+  code: string,
+  start: number,
+  end: number,
+  operator: string,
+): { literal: string; operator: string; start: number; end: number } | undefined {
+  const literal = code.slice(start + 1, end - 1);
+  return literal.includes('\\') ? undefined : { literal, operator, start, end };
 }
 
 function withoutNull(type: PipeType): PipeType {

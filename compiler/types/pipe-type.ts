@@ -1,12 +1,16 @@
 /**
  * The small type language of message shapes and Double Braces values.
  * `unknown` accepts everything and is never reported; `open` objects allow unlisted fields.
+ * Any type may carry `secret`: the value holds (or is computed from) an account's field, and a
+ * value whose type holds a secret anywhere may not leave the service (compiler/check/secret-sinks.ts).
  *
  * Example: the shape of `{ body: { total: 12.5 }, tokenUsage: {...} }` from an agent with an
  * output schema is
  *   { kind: 'object', open: false, fields: { body: { type: <schema type>, required: true }, ... } }
  */
-export type PipeType =
+import type { Span } from '../../base/source/span.js';
+
+export type PipeType = (
   | { readonly kind: 'unknown' }
   | { readonly kind: 'null' }
   | { readonly kind: 'boolean' }
@@ -19,7 +23,17 @@ export type PipeType =
       /** Closed objects (additionalProperties: false, or a literal) reject unknown field paths. */
       readonly open: boolean;
     }
-  | { readonly kind: 'union'; readonly members: readonly PipeType[] };
+  | { readonly kind: 'union'; readonly members: readonly PipeType[] }
+) & { readonly secret?: SecretMark };
+
+/**
+ * Where a secret value comes from, for the diagnostic that stops it leaving: the account field
+ * as it is read (`account.openai.key`) and the span of that field's declaration.
+ */
+export interface SecretMark {
+  readonly from: string;
+  readonly declaredAt?: Span;
+}
 
 export interface FieldType {
   readonly type: PipeType;

@@ -5,10 +5,11 @@
  * Pure functions over the immutable types of pipe-type.ts.
  */
 import { NULL, UNKNOWN, type FieldType, type PipeType } from './pipe-type.js';
+import { keepSecret, secretFrom } from './secret.js';
 
 /** Structural equality of two types (field order ignored). */
 export function sameType(a: PipeType, b: PipeType): boolean {
-  if (a.kind !== b.kind) return false;
+  if (a.kind !== b.kind || Boolean(a.secret) !== Boolean(b.secret)) return false;
   switch (a.kind) {
     case 'number':
       return Boolean(a.integer) === Boolean((b as typeof a).integer);
@@ -39,8 +40,15 @@ export function sameType(a: PipeType, b: PipeType): boolean {
   }
 }
 
-/** Union of types: nested unions flattened, duplicates removed, `unknown` absorbs everything. */
+/**
+ * Union of types: nested unions flattened, duplicates removed, `unknown` absorbs everything.
+ * A secret among the types stays in the result (on the result itself when merging dropped it).
+ */
 export function union(...types: readonly PipeType[]): PipeType {
+  return keepSecret(plainUnion(types), types);
+}
+
+function plainUnion(types: readonly PipeType[]): PipeType {
   const members: PipeType[] = [];
   const add = (t: PipeType): void => {
     if (t.kind === 'union') {
@@ -62,6 +70,7 @@ function mergeScalars(members: readonly PipeType[]): PipeType[] {
   const hasPlainNumber = members.some((m) => m.kind === 'number' && !m.integer);
   const hasPlainString = members.some((m) => m.kind === 'string' && !m.enum);
   const enums = members.flatMap((m) => (m.kind === 'string' && m.enum ? m.enum : []));
+  const secret = members.find((m) => m.kind === 'string' && m.secret)?.secret;
   const out: PipeType[] = [];
   let stringDone = false;
   for (const m of members) {
@@ -69,7 +78,8 @@ function mergeScalars(members: readonly PipeType[]): PipeType[] {
     if (m.kind === 'string') {
       if (stringDone) continue;
       stringDone = true;
-      out.push(hasPlainString ? { kind: 'string' } : { kind: 'string', enum: [...new Set(enums)] });
+      const merged: PipeType = hasPlainString ? { kind: 'string' } : { kind: 'string', enum: [...new Set(enums)] };
+      out.push(secret ? { ...merged, secret } : merged);
       continue;
     }
     out.push(m);
@@ -80,7 +90,8 @@ function mergeScalars(members: readonly PipeType[]): PipeType[] {
 /** The type without `null` members (what a value is once it is known to be present). */
 export function withoutNull(t: PipeType): PipeType {
   if (t.kind !== 'union') return t;
-  return union(...t.members.filter((m) => m.kind !== 'null'));
+  const present = union(...t.members.filter((m) => m.kind !== 'null'));
+  return t.secret ? secretFrom(present, [t]) : present;
 }
 
 export function isNullable(t: PipeType): boolean {
@@ -174,8 +185,12 @@ export function lookupField(t: PipeType, name: string): FieldLookup {
       return { kind: 'found', type: NULL };
     case 'object': {
       const field = Object.prototype.hasOwnProperty.call(t.fields, name) ? t.fields[name] : undefined;
-      if (field) return { kind: 'found', type: field.required ? field.type : union(field.type, NULL) };
-      if (t.open) return { kind: 'found', type: UNKNOWN };
+      // A part of a secret is a secret.
+      if (field) {
+        const type = field.required ? field.type : union(field.type, NULL);
+        return { kind: 'found', type: t.secret ? secretFrom(type, [t]) : type };
+      }
+      if (t.open) return { kind: 'found', type: t.secret ? secretFrom(UNKNOWN, [t]) : UNKNOWN };
       return { kind: 'missing', candidates: Object.keys(t.fields).sort() };
     }
     case 'union': {
@@ -196,7 +211,8 @@ export function lookupField(t: PipeType, name: string): FieldLookup {
           candidates.push(...r.candidates);
         }
       }
-      if (found.some((f) => f.kind !== 'null')) return { kind: 'found', type: union(...found) };
+      if (found.some((f) => f.kind !== 'null'))
+        return { kind: 'found', type: t.secret ? secretFrom(union(...found), [t]) : union(...found) };
       if (anyObject) return { kind: 'missing', candidates: [...new Set(candidates)].sort() };
       return found.length > 0 ? { kind: 'found', type: NULL } : { kind: 'not-object', type: t };
     }
@@ -213,10 +229,11 @@ export function elementType(t: PipeType): PipeType | undefined {
     case 'null':
       return NULL;
     case 'array':
-      return union(t.items, NULL);
+      return t.secret ? secretFrom(union(t.items, NULL), [t]) : union(t.items, NULL);
     case 'union': {
       const parts = t.members.map(elementType).filter((p): p is PipeType => p !== undefined);
-      return parts.length === 0 ? undefined : union(...parts);
+      if (parts.length === 0) return undefined;
+      return t.secret ? secretFrom(union(...parts), [t]) : union(...parts);
     }
     default:
       return undefined;
@@ -240,7 +257,7 @@ export function typeOfValue(value: unknown): PipeType {
 
 /** Forgets literal enums (`"a"` → string): the type of a value that may change at run time. */
 export function widen(t: PipeType): PipeType {
-  if (t.kind === 'string' && t.enum) return { kind: 'string' };
+  if (t.kind === 'string' && t.enum) return t.secret ? { kind: 'string', secret: t.secret } : { kind: 'string' };
   if (t.kind === 'union') return union(...t.members.map(widen));
   return t;
 }

@@ -135,6 +135,8 @@ for (const variant of variants) {
       const log = capturingLogger();
       const service = await built.runtime.createService(built.definition, {
         clock,
+        // The test's ticks only: a wall-clock tick at a real minute boundary would race them.
+        scheduleTimers: false,
         dataDir: backend.dataDir,
         logger: log.logger,
         env: { ...backend.env, ERROR_HANDLING_FORWARD_URL: forward, ERROR_HANDLING_ORDER_API_URL: `${apiUrl}/orders` },

@@ -55,6 +55,11 @@ export interface ServiceOptions {
   readonly logger?: Logger;
   readonly dataDir?: string;
   readonly startTriggers?: boolean;
+  /**
+   * false: scheduler triggers tick only through `fireSchedule` (tests that drive a manual clock,
+   * where a wall-clock tick at a real minute boundary would race the test's own). Default true.
+   */
+  readonly scheduleTimers?: boolean;
   /** Where `{ $env }` values and defaults are read from; default process.env. */
   readonly env?: NodeJS.ProcessEnv;
   /**
@@ -207,6 +212,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     engine,
     metrics,
     clock,
+    scheduleTimers: opts.scheduleTimers !== false,
     logger,
     accounts,
     connections,

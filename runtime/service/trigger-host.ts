@@ -59,6 +59,8 @@ export interface TriggerHost {
   readonly engine: ExecutionEngine;
   readonly metrics: ServiceMetrics;
   readonly clock: Clock;
+  /** false: scheduler triggers fire only on demand (`fire`), never from the wall clock. */
+  readonly scheduleTimers: boolean;
   readonly logger: Logger;
   /** Resolved account fields, for trigger authentication. */
   readonly accounts: Readonly<Record<string, Readonly<Record<string, Json>>>>;

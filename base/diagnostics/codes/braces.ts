@@ -123,7 +123,7 @@ export const bracesCodes = {
     severity: 'error',
     phase: 'check',
     explain:
-      'A literal argument that must be one of a fixed set is not: a time unit (`"SECOND"`, `"DAY"`…), a locale (`"pt-BR"`), a time zone (`"America/Sao_Paulo"`), an escape type (JSON, XML, CSV, HTML), a charset, a regex flag or a JSONPath. For example `SUMDATE(NOW(), "SECONDZ", 1)`. Fix: use one of the listed values.',
+      'A literal argument that must be one of a fixed set is not: a time unit (`"SECOND"`, `"DAY"`…), a locale (`"pt-BR"`), an escape type (JSON, XML, CSV, HTML), a charset, a regex flag or a JSONPath. For example `SUMDATE(NOW(), "SECONDZ", 1)`. Fix: use one of the listed values. (An unknown time zone has a code of its own, PIPE5550.)',
   },
   PIPE4018: {
     title: 'Division by zero',

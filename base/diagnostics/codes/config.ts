@@ -109,7 +109,7 @@ export const configCodes = {
     severity: 'error',
     phase: 'check',
     explain:
-      'A connector with several operations (`csv parse`, `csv generate`, `xml parse`, …) takes some parameters for one operation only, and some in alternatives of which one is given. Its schema says which (`x-pipe-operations`; the connector\'s page in docs/connectors/ lists them).\n\nExample: `csv generate { rows: {{ message.rows }}, delimiter: ";", file: {{ message.files[0] }} }` — `file` is what `csv parse` reads; `csv generate` writes its output as text, or to the file named by `to-file`. Remove the parameter, or give only one of the alternatives (`csv parse` reads `file` or `text`, not both).',
+      'A connector with several operations (`csv parse`, `csv generate`, `xml parse`, …) takes some parameters for one operation only, and some in alternatives of which one is given. Its schema says which, as JSON Schema rules (`if` the operation is …, `then` these parameters are not taken, `oneOf` these); the connector\'s page in docs/connectors/ lists them. The same holds for options that change what else is taken: a trigger\'s `auth` of `type: api-key` takes no `jwks-url`.\n\nExample: `csv generate { rows: {{ message.rows }}, delimiter: ";", file: {{ message.files[0] }} }` — `file` is what `csv parse` reads; `csv generate` writes its output as text, or to the file named by `to-file`. Remove the parameter, or give only one of the alternatives (`csv parse` reads `file` or `text`, not both).',
   },
   PIPE3020: {
     title: 'Mock answer does not fit',

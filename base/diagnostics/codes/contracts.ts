@@ -33,4 +33,11 @@ export const contractCodes = {
     explain:
       'A pipeline subscribes to an event (`trigger event { name: … }`) that no `publish` step of this build sends, so it never runs — often a typo in the event name. When the event comes from another service (it crosses a service boundary), say so on the trigger: `trigger event { name: "order-created", external: true }`. A `publish` whose event name is an expression may send any event, so it silences this warning for the whole build.',
   },
+  PIPE6105: {
+    title: 'Misspelt event name',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A `publish` step sends an event no pipeline of this build subscribes to, and a pipeline subscribes to an event no step publishes, and the two names differ by one or two characters: one of them is misspelt, so the event goes nowhere and the subscriber never runs. Both places are reported, since either name may be the wrong one.\n\nExample: `publish order-acepted { … }` and `trigger event { name: "order-accepted" }` — write the same name in both. When the names really are different events that cross a service boundary, declare them so with `external: true` on the step and on the trigger.',
+  },
 } as const satisfies CodeTable;

@@ -44,7 +44,8 @@ export const patternCodes = {
       '`^([a-z0-9]+)*$`). RE2 has no backtracking, so it cannot run backreferences (`\\1`, `\\k<name>`), lookahead ' +
       'and lookbehind (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`), atomic groups (`(?>…)`) or possessive quantifiers ' +
       '(`a*+`). This applies to JSON Schema `pattern` and `patternProperties`, Double Braces (MATCHES, REPLACE, SPLIT, ' +
-      'STRINGMATCHES), JSLT (`test`, `capture`, `split`, `replace`) and JOLT (`=split`).\n\n' +
+      'STRINGMATCHES), JSLT (`test`, `capture`, `split`, `replace`), JOLT (`=split`) and connector parameters that ' +
+      "are regular expressions (their schema says `format: regex`: an agent's `guardrails.regex[].pattern`).\n\n" +
       'Example: `pattern: "^(?!admin).*$"` in a schema. Fix: rewrite the pattern without those features, for example ' +
       'check the excluded case with a second rule (`not: { pattern: "^admin" }`), or match more and check the rest in ' +
       'a later step.',
@@ -54,9 +55,10 @@ export const patternCodes = {
     severity: 'error',
     phase: 'check',
     explain:
-      'A regular expression written in a JSON Schema (`pattern`, the keys of `patternProperties`) or as the separator ' +
-      'of a JOLT `=split` does not compile. JSON Schema patterns are ECMAScript regular expressions (`u` mode); JOLT ' +
-      'separators are Java ones. Both run on RE2.\n\n' +
+      'A regular expression written in a JSON Schema (`pattern`, the keys of `patternProperties`), as the separator ' +
+      "of a JOLT `=split`, or as a connector parameter whose schema says `format: regex` (an agent's guardrail " +
+      '`pattern`) does not compile. JSON Schema patterns and regex parameters are ECMAScript regular expressions ' +
+      '(`u` mode); JOLT separators are Java ones. All run on RE2, and are compiled at build time by the same code.\n\n' +
       'Example: `pattern: "^[0-9"` misses the closing `]`; `pattern: "\\\\Aabc"` uses Java\'s `\\A`, which ECMAScript ' +
       'writes `^`.',
   },

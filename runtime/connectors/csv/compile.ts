@@ -5,7 +5,7 @@
  * so a field read after the step is checked like any other. Without a schema, rows are objects of
  * texts: closed over `columns` when they are written, open otherwise (the header decides), or lists
  * of texts with `header: false` and no columns. `csv generate` answers `{ text }` or, with `to-file`,
- * `{ file }`. Which parameters each operation takes is the schema's `x-pipe-operations`.
+ * `{ file }`. Which parameters each operation takes is said by the schema (`if`/`then` per operation).
  */
 import type {
   CompileApi,

@@ -1,7 +1,7 @@
 /**
  * Compile-time part of `csv` and `xml`: the output shapes follow the operation and the declared
- * schema (fields read after the step are checked), and the per-operation rules of the schemas'
- * `x-pipe-operations` refuse what an operation does not take.
+ * schema (fields read after the step are checked), and the rules between parameters of the
+ * schemas (`if`/`then` per operation, compiler/check/param-rules.ts) refuse what an operation does not take.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

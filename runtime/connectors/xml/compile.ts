@@ -5,7 +5,7 @@
  * after the step is checked like any other. Without a schema the document is an open object. With
  * `record` the output is the records read (each of the schema's shape) and those set aside.
  * `xml generate` answers `{ text }` or, with `to-file`, `{ file }`. Which parameters each operation
- * takes is the schema's `x-pipe-operations`.
+ * takes is said by the schema (`if`/`then` per operation).
  */
 import type { ConnectorCompiler, ShapeKit, PipeType } from '../../../compiler/connectors/hook-api.js';
 

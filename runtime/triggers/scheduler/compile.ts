@@ -1,7 +1,8 @@
 /**
- * Compile-time part of the `scheduler` trigger: the cron expression (5 or 6 fields) and time zone
- * are parsed by croner, the library the trigger runs on, so a schedule that cannot fire is a build
- * error; `missed-ticks` travels with the spec; the first message is `{ scheduledAt }`.
+ * Compile-time part of the `scheduler` trigger: the cron expression (5 or 6 fields) is parsed by
+ * croner, the library the trigger runs on, so a schedule that cannot fire is a build error; the
+ * time zone is checked as its schema's `"format": "timezone"` says (compiler/check/param-formats.ts);
+ * `missed-ticks` travels with the spec; the first message is `{ scheduledAt }`.
  */
 import { createRequire } from 'node:module';
 import type { CompileApi, PipelineContext, TriggerCompiler, Value } from '../../../compiler/connectors/hook-api.js';
@@ -17,7 +18,7 @@ export const compile: TriggerCompiler = {
     const cron = read.str('cron', '');
     const timezone = read.str('timezone', 'UTC');
     const cronValue = api.entryOf(trigger.config, 'cron');
-    if (cronValue) checkCron(cron, timezone, cronValue, api.entryOf(trigger.config, 'timezone'), ctx, api);
+    if (cronValue) checkCron(cron, cronValue, ctx, api);
     const missed = read.str('missed-ticks', '');
     return {
       spec: {
@@ -31,35 +32,16 @@ export const compile: TriggerCompiler = {
   },
 };
 
-function checkCron(
-  cron: string,
-  timezone: string,
-  cronValue: Value,
-  tzValue: Value | undefined,
-  ctx: PipelineContext,
-  api: CompileApi,
-): void {
+function checkCron(cron: string, cronValue: Value, ctx: PipelineContext, api: CompileApi): void {
   const fields = cron.trim().split(/\s+/).length;
   let problem: string | undefined =
     fields === 5 || fields === 6 ? undefined : `expected 5 or 6 fields, found ${fields}`;
   if (!problem) {
     try {
       const { Cron } = (cronModule ??= require('croner') as typeof import('croner'));
-      new Cron(cron, { paused: true, timezone });
+      new Cron(cron, { paused: true });
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (/time ?zone/i.test(message) && tzValue) {
-        ctx.diagnostics.push(
-          api.diagnostic('PIPE5503', {
-            message: `unknown time zone \`${timezone}\``,
-            span: tzValue.span,
-            label: 'not an IANA time zone',
-            hint: 'write for example "America/Sao_Paulo" or "UTC"',
-          }),
-        );
-        return;
-      }
-      problem = message;
+      problem = err instanceof Error ? err.message : String(err);
     }
   }
   if (problem) {

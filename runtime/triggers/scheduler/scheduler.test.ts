@@ -32,6 +32,27 @@ describe('scheduler trigger', () => {
     });
   });
 
+  it('with scheduleTimers: false, ticks only when fired (a manual clock drives it)', async () => {
+    let runs = 0;
+    const every = schedule({ cron: '* * * * * *' });
+    t = await makeTestService(
+      [
+        pipelineOf('timer', every, async (m) => {
+          runs++;
+          return m;
+        }),
+      ],
+      {},
+      { scheduleTimers: false },
+    );
+    await t.service.start();
+    // A schedule of every second: with timers on it would have ticked at least once by now.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(runs).toBe(0);
+    expect((await t.service.fireSchedule('timer')).ok).toBe(true);
+    expect(runs).toBe(1);
+  });
+
   it('skips a tick while the previous run is still running', async () => {
     const gate = deferred();
     t = await makeTestService([

@@ -41,6 +41,8 @@ export const trigger: TriggerRuntime<SchedulerTriggerSpec> = {
     const runners = new Map(pipelines.map((p) => [p.name, new ScheduleRunner(p, p.trigger, host)]));
     return {
       async start() {
+        // Driven by hand (a manual clock): ticks come only from `fire`.
+        if (!host.scheduleTimers) return;
         for (const runner of runners.values()) runner.start();
       },
       async stop() {
