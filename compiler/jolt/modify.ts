@@ -447,12 +447,19 @@ function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
   const list = ctx.prog.argumentList(args.map((a) => (a.constant ? a.source : 'null')));
   const fill: string[] = [];
   const clear: string[] = [];
+  const stringConcat = fn.stock === 'concat' && args.every((a) => !a.constant || a.source.startsWith('"'));
   args.forEach((a, i) => {
     if (a.constant) return;
-    fill.push(`x = ${a.source}; ${list}[${i}] = x === J.N ? null : x;`);
+    fill.push(`${list}[${i}] = x${i} === J.N ? null : x${i};`);
     clear.push(`${list}[${i}] = null;`);
   });
-  return `{ let x; ${fill.join(' ')} result = ${callee}(${list}); ${clear.join(' ')} }`;
+  const reads = args.flatMap((a, i) => (a.constant ? [] : [`const x${i} = ${a.source};`]));
+  const call = `${fill.join(' ')} result = ${callee}(${list}); ${clear.join(' ')}`;
+  if (!stringConcat) return `{ ${reads.join(' ')} ${call} }`;
+  // concat of strings (the usual case) is `+`; anything else (null, numbers, absent) goes through the list form
+  const strings = args.flatMap((a, i) => (a.constant ? [] : [`typeof x${i} === "string"`]));
+  const sum = args.map((a, i) => (a.constant ? a.source : `x${i}`)).join(' + ');
+  return `{ ${reads.join(' ')} if (${strings.join(' && ') || 'true'}) result = ${sum}; else { ${call} } }`;
 }
 
 function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath): FunctionRef {
