@@ -133,6 +133,18 @@ describe('default, remove, cardinality, sort, modify', () => {
     expect(run([{ operation: 'modify-overwrite-beta', spec }], { a: 7, b: 'y' })).toMatchObject({ s: '7 / y' });
   });
 
+  it('modifies every element of a list under *, creating maps for nulls where the mode allows', () => {
+    const spec = { l: { '*': { v: 'x', n: '=toUpper(@(1,s))' } } };
+    const input = { l: [{ s: 'a' }, null, 'str', [1]] };
+    const modify = (operation: string): unknown => run([{ operation, spec }], structuredClone(input));
+    expect(modify('modify-overwrite-beta')).toEqual({ l: [{ s: 'a', v: 'x', n: 'A' }, { v: 'x' }, 'str', [1]] });
+    expect(modify('modify-define-beta')).toEqual({ l: [{ s: 'a', v: 'x', n: 'A' }, null, 'str', [1]] });
+    const nested = { l: { '*': { '*': { v: 'x' } } } };
+    expect(run([{ operation: 'modify-default-beta', spec: nested }], { l: [[null, {}], { a: null }] })).toEqual({
+      l: [[{ v: 'x' }, { v: 'x' }], { a: { v: 'x' } }],
+    });
+  });
+
   it('sorts keys with ~ keys first', () => {
     const out = run([{ operation: 'sort' }], { b: 1, '~z': 1, a: { d: 1, c: 2 } });
     expect(JSON.stringify(out)).toBe('{"~z":1,"a":{"c":2,"d":1},"b":1}');
