@@ -307,7 +307,11 @@ function pairTypos(orphanPublished: readonly string[], orphanConsumed: readonly 
     return d <= TYPO_EDITS && d <= threshold(Math.max(a.length, b.length));
   };
   const candidates = new Map<string, string[]>();
-  for (const p of orphanPublished) candidates.set(p, orphanConsumed.filter((c) => near(p, c)));
+  for (const p of orphanPublished)
+    candidates.set(
+      p,
+      orphanConsumed.filter((c) => near(p, c)),
+    );
   const claims = new Map<string, number>();
   for (const list of candidates.values()) for (const c of list) claims.set(c, (claims.get(c) ?? 0) + 1);
   const pairs = new Map<string, string>();
