@@ -76,6 +76,8 @@ export async function benchDriverPairs(opts: {
   seconds: number;
   pgUrl: string;
   natsUrl: string;
+  /** Leave the NATS case out (the standalone run's `--stores-only`). */
+  storesOnly?: boolean;
 }): Promise<PairResult[]> {
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'pipec-bench-pairs-'));
@@ -153,7 +155,8 @@ export async function benchDriverPairs(opts: {
                   await pool.query<{ id: string }>(`SELECT id FROM ${table} WHERE store = $1 LIMIT 1000`, [store])
                 ).rows.map((r) => r.id),
             },
-            async () => void (await pool.query(`ANALYZE ${table}`)),
+            // Both tables after the bulk load, as autovacuum would in time (bench/store-scale.ts does the same).
+            async () => void (await pool.query(`ANALYZE ${table}, pipec_documents`)),
           )),
         );
       } finally {
@@ -166,7 +169,9 @@ export async function benchDriverPairs(opts: {
     } else {
       console.warn(`[bench/driver-pairs] PostgreSQL unreachable at ${opts.pgUrl}: postgres cases left out`);
     }
-    if (await reachable(opts.natsUrl, 4222)) {
+    if (opts.storesOnly) {
+      // The Object Store cases only.
+    } else if (await reachable(opts.natsUrl, 4222)) {
       results.push(await natsPair(opts.natsUrl, opts.seconds, runId, dataDir));
       results.push(...(await natsPublishManyPairs(opts.natsUrl, opts.seconds, runId, dataDir)));
     } else {
@@ -432,4 +437,23 @@ export async function natsPublishManyPairs(
     await backends.close();
     await removeNatsStreams(env.PIPEC_NATS_STREAM, natsUrl);
   }
+}
+
+/**
+ * This section alone: `node --import tsx bench/driver-pairs.ts [--seconds N] [--stores-only]`
+ * (PIPEC_BENCH_POSTGRES, PIPEC_BENCH_NATS as for `npm run bench`).
+ */
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf('--seconds');
+  const seconds = at >= 0 ? Number(argv[at + 1]) : 4;
+  if (!(seconds > 0)) throw new Error('--seconds takes a positive number');
+  const pairs = await benchDriverPairs({
+    seconds,
+    pgUrl: process.env['PIPEC_BENCH_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test',
+    natsUrl: process.env['PIPEC_BENCH_NATS'] ?? 'nats://127.0.0.1:4222',
+    storesOnly: argv.includes('--stores-only'),
+  });
+  for (const p of pairs)
+    console.log(`${p.case}: ${p.platformPerSec} / ${p.driverPerSec} per s, ×${p.ratio.toFixed(2)}`);
 }

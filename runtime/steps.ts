@@ -4,6 +4,7 @@
  * allocation-light: they sit on every request's path.
  */
 import { envOrFile } from './service/env-values.js';
+import { maskSecrets, secretValues } from './service/logging.js';
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
 import {
   Reply,
@@ -188,7 +189,7 @@ function stepFailed(
   err: unknown,
   chained: boolean,
 ): Json {
-  const error = withStep(asPipeError(err, info.label ?? info.connector), info);
+  const error = withoutAccountValues(withStep(asPipeError(err, info.label ?? info.connector), info), ctx.accounts);
   hooks?.after?.(info, token, 'error', undefined, error, ctx, params, chained);
   // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
   // A backend that is away ends it too: going on would answer 2xx for work that was not done (503 instead).
@@ -237,6 +238,25 @@ function withStep(error: PipeError, info: StepInfo): PipeError {
     kind: error.kind,
     step: info.label ?? info.connector,
     ...(error.details ? { details: error.details } : {}),
+    cause: error,
+  });
+}
+
+/**
+ * The error with every account value in its message masked. A connector's error may quote what a
+ * server answered, and servers echo credentials (a model API repeating the key it refused, a driver
+ * its connection string); the message reaches the caller's reply, the log and `{ success: false }`
+ * outputs. The original stays the cause, which only a debugger sees (a PipeError cause is never logged).
+ */
+function withoutAccountValues(error: PipeError, accounts: ExecutionContext['accounts']): PipeError {
+  const masked = maskSecrets(error.message, secretValues(accounts));
+  if (masked === error.message) return error;
+  return new PipeError(masked, {
+    code: error.code,
+    kind: error.kind,
+    ...(error.step !== undefined ? { step: error.step } : {}),
+    ...(error.details ? { details: error.details } : {}),
+    permanent: error.permanent,
     cause: error,
   });
 }
