@@ -38,7 +38,7 @@ import { declassified, markSecret, secretFrom } from '../types/secret.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets, type QuotedLiteral } from '../types/literal-offsets.js';
-import { literalOutsideEnum } from '../types/enum-literal.js';
+import { literalNeverEquals } from '../types/enum-literal.js';
 import { splitTailFunction } from '../../runtime/braces/json.js';
 import type { BracesEnv } from './env.js';
 import * as errors from './errors.js';
@@ -624,8 +624,9 @@ class Checker {
   }
 
   /**
-   * `field == "literal"` (either order, also `!=` and EQUALTO) where the field's shape allows only
-   * other strings: a comparison whose answer is known before any message arrives.
+   * `field == literal` (either order, also `!=` and EQUALTO) where the field's shape allows only
+   * other strings, or only scalars of another type: a comparison whose answer is known before any
+   * message arrives (`==` is strict deep equality at run time).
    */
   private equality(operator: string, left: Expr, leftType: PipeType, right: Expr, rightType: PipeType): void {
     for (const [field, fieldType, literal] of [
@@ -633,11 +634,14 @@ class Checker {
       [right, rightType, left],
     ] as const) {
       const path = pathText(field);
-      if (path === undefined || literal.kind !== 'literal' || typeof literal.value !== 'string') continue;
-      const miss = literalOutsideEnum(fieldType, literal.value);
-      if (miss)
+      if (path === undefined || literal.kind !== 'literal' || literal.value === null) continue;
+      const never = literalNeverEquals(fieldType, literal.value);
+      const facts = { span: literal.span, field: path, operator };
+      if (never?.kind === 'enum')
+        this.diagnostics.push(errors.literalOutsideEnum({ ...facts, ...never, literal: String(literal.value) }));
+      else if (never?.kind === 'type')
         this.diagnostics.push(
-          errors.literalOutsideEnum({ span: literal.span, literal: literal.value, field: path, operator, ...miss }),
+          errors.literalOfOtherType({ ...facts, literal: literal.value, fieldType: never.fieldType }),
         );
     }
   }
@@ -738,18 +742,21 @@ class Checker {
 }
 
 /**
- * The type of a call: a result computed from a secret is a secret (`CONCAT("Bearer ", account.crm.token)`,
- * `MAP(xs, x => account.crm.token)` through the lambda's body), except what `DECLASSIFY(…)` gives.
+ * The type of a call: a result computed from a secret is a secret (`CONCAT("Bearer ",
+ * account.crm.token)`, `SIZE(…)`, `TOSTRING(message)` when the message holds one), except what
+ * `DECLASSIFY(…)` gives. Functions whose result type follows from their arguments' types pick or
+ * pass values on (IF, FIRSTELEMENT, MAP, FILTER…): what they pick carries its marks in the result's
+ * type already, so only a secret as a whole decides (a condition, an index, a lambda's body):
+ * `FIRSTELEMENT(message.items).id` is not secret because `.key` beside it is.
  */
 function callResult(signature: FunctionSignature, argTypes: readonly PipeType[]): PipeType {
   const result = resultType(signature, argTypes);
   if (signature.name === DECLASSIFY) return declassified(result);
-  if (!signature.params.some((p) => p.lambda)) return secretFrom(result, argTypes);
-  // An array function reads the elements through its lambda: `MAP(xs, x => x.id)` holds a secret
-  // when the body gives one, not because another field of the elements is one. What it returns of
-  // the elements themselves (FILTER, SORTBY) carries their marks in its type.
-  const sources = argTypes.filter((t, i) => paramAt(signature, i)?.lambda !== undefined || t.secret !== undefined);
-  return secretFrom(result, sources);
+  if (typeof signature.result !== 'function') return secretFrom(result, argTypes);
+  return secretFrom(
+    result,
+    argTypes.filter((t) => t.secret !== undefined),
+  );
 }
 
 /** The one function that lets a secret leave (docs/security.md): its argument, no longer secret. */

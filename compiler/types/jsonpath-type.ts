@@ -214,6 +214,9 @@ const EQUALITY = '(===?|!==?)';
 /** What may stand around a comparison that is a whole operand: `(`, `&&`, `||`, `?`, `:`, `,` or an end. */
 const BEFORE_OPERAND = /(?:^|[(,?:]|&&|\|\|)\s*$/u;
 const AFTER_OPERAND = /^\s*(?:$|[),?:]|&&|\|\|)/u;
+/** `== 'text'` right after a chain; `'text' ==` right before one (both on the blanked code). */
+const COMPARED_AFTER = new RegExp(`^\\s*${EQUALITY}\\s*(['"])([^'"]*)\\2`, 'u');
+const COMPARED_BEFORE = new RegExp(`(?:^|[(,?:]|&&|\\|\\|)\\s*(['"])([^'"]*)\\1\\s*${EQUALITY}\\s*$`, 'u');
 
 /**
  * The quoted string a chain (code offsets `from`–`to`) is compared with by `==`, `===`, `!=` or
@@ -227,15 +230,13 @@ function comparedLiteral(
   from: number,
   to: number,
 ): { literal: string; operator: string; start: number; end: number } | undefined {
-  const after = new RegExp(`^\\s*${EQUALITY}\\s*(['"])([^'"]*)\\2`, 'u').exec(blank.slice(to));
+  const after = COMPARED_AFTER.exec(blank.slice(to));
   if (after && BEFORE_OPERAND.test(blank.slice(0, from))) {
     const start = to + after[0].length - (after[3] ?? '').length - 2;
     const end = to + after[0].length;
     if (AFTER_OPERAND.test(blank.slice(end))) return quoted(code, start, end, after[1] as string);
   }
-  const before = new RegExp(`(?:^|[(,?:]|&&|\\|\\|)\\s*(['"])([^'"]*)\\1\\s*${EQUALITY}\\s*$`, 'u').exec(
-    blank.slice(0, from),
-  );
+  const before = COMPARED_BEFORE.exec(blank.slice(0, from));
   if (before && AFTER_OPERAND.test(blank.slice(to))) {
     const start = (before.index ?? 0) + before[0].indexOf(before[1] as string);
     const end = start + (before[2] ?? '').length + 2;

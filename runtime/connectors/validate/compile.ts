@@ -1,9 +1,12 @@
 /**
  * Compile-time part of `validate`: the schema (a name or inline) becomes a compiled validator
- * module, so no schema travels with a call and nothing is compiled at run time; the output is the
- * schema's shape, narrowing what was known of the message. `on-fail { … }` is the schema's `x-pipe-steps` block (step-hooks.ts).
+ * module, so no schema travels with a call and nothing is compiled at run time; the output is
+ * what was validated (`payload`, of the schema's shape, or the message, narrowed by it) — and,
+ * when an invalid value does not fail the execution (`fail-on-error` off), possibly
+ * `{ success: false, validation }`: `validation` is then a field of the output too.
+ * `on-fail { … }` is the schema's `x-pipe-steps` block (step-hooks.ts).
  */
-import type { ConnectorCompiler } from '../../../compiler/connectors/hook-api.js';
+import type { ConnectorCompiler, PipeType, ShapeKit } from '../../../compiler/connectors/hook-api.js';
 
 export const compile: ConnectorCompiler = {
   step({ step, ctx, label, message }, result, api) {
@@ -20,8 +23,20 @@ export const compile: ConnectorCompiler = {
     delete result.params['schema'];
     if (compiled.validator) {
       result.params['validator'] = { js: compiled.validator, constant: true };
+      const failOnError = api.entryOf(step.params, 'fail-on-error');
+      const failsSoftly = !(failOnError?.kind === 'boolean' && failOnError.value);
       // Valid, the value passes unchanged: the message (without `payload`) keeps what was known of it.
-      result.output = api.entryOf(step.params, 'payload') ? compiled.type : api.types.narrow(message, compiled.type);
+      const valid = api.entryOf(step.params, 'payload') ? compiled.type : api.types.narrow(message, compiled.type);
+      result.output = failsSoftly ? withValidation(valid, api.types) : valid;
     }
   },
 };
+
+/**
+ * A closed shape with the invalid case's `validation` list as an optional field (the other failure
+ * fields, `success` first, are added for every step that fails softly: check-steps.ts).
+ */
+function withValidation(type: PipeType, t: ShapeKit): PipeType {
+  if (type.kind !== 'object' || type.open || Object.hasOwn(type.fields, 'validation')) return type;
+  return { ...type, fields: { ...type.fields, validation: { type: t.arrayOf(t.UNKNOWN), required: false } } };
+}
