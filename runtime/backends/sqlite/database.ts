@@ -49,7 +49,10 @@ CREATE TABLE IF NOT EXISTS pipec_deliveries (
   lease_until INTEGER NOT NULL DEFAULT 0,
   last_error TEXT
 );
-CREATE INDEX IF NOT EXISTS pipec_deliveries_claim ON pipec_deliveries (subscriber, event, lease_until, seq);
+-- A claim walks a subscriber's deliveries in order and stops after the first free ones (only the
+-- leased ones at the head are skipped), rather than sorting every free delivery of a backlog.
+CREATE INDEX IF NOT EXISTS pipec_deliveries_queue ON pipec_deliveries (subscriber, event, seq);
+DROP INDEX IF EXISTS pipec_deliveries_claim;
 CREATE INDEX IF NOT EXISTS pipec_deliveries_event ON pipec_deliveries (event_id);
 CREATE TABLE IF NOT EXISTS pipec_dead_letters (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
