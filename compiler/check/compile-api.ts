@@ -3,6 +3,7 @@
  * which connectors' and triggers' compile-time parts reach the compiler. Stateless; everything
  * per-pipeline goes through the `ctx` they are given.
  */
+import { regexFlagNames, regexProblem } from '../../runtime/regex/index.js';
 import type { ObjectValue, Value } from '../ast/ast.js';
 import {
   entryOf,
@@ -119,6 +120,10 @@ export const COMPILE_API: CompileApi = {
     return compileJslt(value.value, { file: value.span.file, mapOffset: offsetMapper(value, ctx) });
   },
   triggerAuth,
+  queryRegexProblem(pattern, options) {
+    const problem = regexProblem(pattern, 'ecmascript', regexFlagNames(options));
+    return problem ? { message: problem.message, needsBacktracking: problem.needsBacktracking } : undefined;
+  },
   types: SHAPES,
 };
 

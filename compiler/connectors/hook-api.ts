@@ -207,6 +207,12 @@ export interface CompileApi {
   compileJsltValue(value: Extract<Value, { kind: 'string' }>, ctx: PipelineContext): CompiledJslt;
   /** The runtime AuthSpec of a trigger's `auth` block as JS (its account checked); undefined without one. */
   triggerAuth(value: Value | undefined, ctx: PipelineContext): string | undefined;
+  /**
+   * Why the Object Store's query engine (runtime/backends/query: ECMAScript syntax on RE2) cannot
+   * run a `$regex` with these `$options` (`"i"`, `"ms"`): the engine's message, and whether the
+   * pattern needs backtracking; undefined when it runs.
+   */
+  queryRegexProblem(pattern: string, options: string): { message: string; needsBacktracking: boolean } | undefined;
 
   // ── shapes ──
   readonly types: ShapeKit;

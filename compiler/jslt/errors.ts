@@ -63,6 +63,12 @@ export function badRegex(pattern: string, detail: string): JsltProblem {
   return { code: 'PIPE5310', message: `Syntax error in regular expression '${pattern}': ${detail}` };
 }
 
+/** `suggestion`: the closest known zone (compiler/braces/zones.ts). */
+export function unknownZone(zone: string, suggestion: string | undefined): JsltProblem {
+  const guess = suggestion === undefined ? '' : `; did you mean '${suggestion}'?`;
+  return { code: 'PIPE5550', message: `Unknown timezone ${zone}${guess}` };
+}
+
 export function noSuchModule(prefix: string): JsltProblem {
   return { code: 'PIPE5308', message: `No module imported with prefix '${prefix}'` };
 }

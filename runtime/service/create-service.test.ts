@@ -159,7 +159,7 @@ describe('run()', () => {
     });
     expect(await t.service.run('ev', 'x')).toMatchObject({
       ok: false,
-      error: { code: 422, violations: [{ path: '/', message: 'must be number' }] },
+      error: { code: 422, kind: 'VALIDATION', violations: [{ path: '/', message: 'must be number' }] },
     });
     await expect(t.service.run('missing', null)).rejects.toThrow('unknown pipeline "missing"');
   });

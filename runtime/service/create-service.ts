@@ -93,7 +93,8 @@ const WIND_DOWN_MS = 2_000;
 export function publicOutcome(outcome: EngineOutcome): ExecutionOutcome {
   return outcome.ok
     ? { ok: true, executionId: outcome.executionId, result: outcome.result }
-    : { ok: false, executionId: outcome.executionId, error: outcome.errorObject };
+    : // The kind as `catch` and `on-error` see it (the error object itself stays what replies show).
+      { ok: false, executionId: outcome.executionId, error: { ...outcome.errorObject, kind: outcome.error.kind } };
 }
 
 /** The pipelines of each trigger kind, kinds in the order their first pipeline is declared. */

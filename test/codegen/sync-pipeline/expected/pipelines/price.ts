@@ -224,10 +224,47 @@ const joltTransform = (() => {
     node2(state, "root", undefined, input);
     return J.shiftResult(state);
   }
+  /**
+   * shift in one pass, for input that has every key the shift names (objects where it descends,
+   * non-empty lists under `*`): the output has a fixed shape, built as literals. J.N otherwise.
+   */
+  function fixedShape5(input) {
+    if (input === null || typeof input !== "object" || Array.isArray(input)) return J.N;
+    // input.pipe:9 "id": "order"
+    const value1 = input["id"];
+    if (value1 === undefined) return J.N;
+    // input.pipe:9 "items": { … }
+    const list2 = input["items"];
+    if (!Array.isArray(list2) || list2.length === 0) return J.N;
+    const out1 = [];
+    for (let i3 = 0; i3 < list2.length; i3++) {
+      // input.pipe:9 "*": { … }
+      const element4 = list2[i3];
+      if (element4 === null || typeof element4 !== "object" || Array.isArray(element4)) return J.N;
+      // input.pipe:9 "qty": "lines[&1].qty"
+      const value5 = element4["qty"];
+      if (value5 === undefined) return J.N;
+      // input.pipe:9 "price": "lines[&1].price"
+      const value6 = element4["price"];
+      if (value6 === undefined) return J.N;
+      out1.push({
+        qty: value5,
+        price: value6,
+      });
+    }
+    return {
+      order: value1,
+      lines: out1,
+    };
+  }
   /** The chain: each operation gets the previous one's output. */
   return function joltChain(input, context) {
     let value = input;
-    value = shift1(value);
+    const fast0 = fixedShape5(value);
+    if (fast0 !== J.N) value = fast0;
+    else {
+      value = shift1(value);
+    }
     return value;
   };
 })();
