@@ -232,7 +232,7 @@ function checkObject(schema: Schema, pointer: string, report: (p: SchemaContradi
   checkTypes(parts, report);
   checkRequired(parts, report);
   const allows = (kinds: readonly string[]): boolean => types === undefined || kinds.some((t) => types.has(t));
-  if (allows(['number', 'integer'])) checkNumberBounds(schema, pointer, report);
+  if (allows(['number', 'integer'])) checkNumberBounds(schema, pointer, integerOnly(schema), report);
   for (const bound of COUNT_BOUNDS) {
     const min = schema[bound.min];
     const max = schema[bound.max];
@@ -360,12 +360,38 @@ function allowsProperty(schema: Schema, name: string): boolean {
 }
 
 /** `minimum` / `exclusiveMinimum` against `maximum` / `exclusiveMaximum` (draft-04's boolean forms too). */
-function checkNumberBounds(schema: Schema, pointer: string, report: (p: SchemaContradiction) => void): void {
+function checkNumberBounds(
+  schema: Schema,
+  pointer: string,
+  integers: boolean,
+  report: (p: SchemaContradiction) => void,
+): void {
   const lower = bound(schema, 'minimum', 'exclusiveMinimum');
   const upper = bound(schema, 'maximum', 'exclusiveMaximum');
   if (lower === undefined || upper === undefined) return;
-  const empty = lower.value > upper.value || (lower.value === upper.value && (lower.exclusive || upper.exclusive));
-  if (empty) report(boundsCross(lower.keyword, lower.value, upper.keyword, upper.value, `${pointer}/${lower.keyword}`));
+  const empty = integers
+    ? smallestInteger(lower) > largestInteger(upper)
+    : lower.value > upper.value || (lower.value === upper.value && (lower.exclusive || upper.exclusive));
+  if (empty)
+    report(
+      boundsCross(lower.keyword, lower.value, upper.keyword, upper.value, `${pointer}/${lower.keyword}`, integers),
+    );
+}
+
+/** `type: "integer"` alone (with `null` at most): only whole numbers fall between the bounds. */
+function integerOnly(schema: Schema): boolean {
+  const written = writtenTypes(schema).filter((t) => t !== 'null');
+  return written.length > 0 && written.every((t) => t === 'integer');
+}
+
+function smallestInteger(lower: { value: number; exclusive: boolean }): number {
+  const ceiling = Math.ceil(lower.value);
+  return lower.exclusive && ceiling === lower.value ? ceiling + 1 : ceiling;
+}
+
+function largestInteger(upper: { value: number; exclusive: boolean }): number {
+  const floor = Math.floor(upper.value);
+  return upper.exclusive && floor === upper.value ? floor - 1 : floor;
 }
 
 function bound(
