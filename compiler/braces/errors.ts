@@ -205,6 +205,20 @@ export function unknownField(facts: {
   });
 }
 
+/** `message.body.x` where the message itself has `x` and no `body` (an event's payload read as a request). */
+export function bodyOfPayload(facts: {
+  readonly span: Span;
+  readonly owner: string;
+  readonly field: string;
+}): Diagnostic {
+  return diagnostic('PIPE4006', {
+    message: `no field \`body\` on \`${facts.owner}\`: \`${facts.field}\` is a field of \`${facts.owner}\` itself`,
+    span: facts.span,
+    label: 'not an envelope',
+    hint: `write \`${facts.owner}.${facts.field}\`: the data is at the top of \`${facts.owner}\`, not under \`body\``,
+  });
+}
+
 export function badOperand(facts: {
   readonly span: Span;
   readonly message: string;

@@ -861,6 +861,23 @@ export function retriedNotIdempotent(connector: string, how: string, at: Span): 
   });
 }
 
+/** The connector's own retry parameter (`retries`) beside the step option `retry`. */
+export function retriesMultiply(
+  connector: string,
+  param: string,
+  attempts: number,
+  at: Span,
+  retryAt: Span,
+): Diagnostic {
+  return diagnostic('PIPE3016', {
+    message: `\`${param}\` and \`retry\` both retry this \`${connector}\` call: their attempts multiply (each of the ${attempts} attempts of \`retry\` retries again)`,
+    span: at,
+    label: "the connector's own retries",
+    secondary: [{ span: retryAt, message: 'the step option `retry`' }],
+    hint: `remove \`${param}\` and let \`retry\` say how often and on which errors`,
+  });
+}
+
 /** `what`: the steps in question (`\`rest\``, `the steps of this \`try\``); `known`: the kinds they can produce. */
 export function kindNeverProduced(
   what: string,

@@ -110,6 +110,27 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
     );
     return fn;
   }
+  const [only] = computed;
+  if (rest.length === 1 && only?.pe.kind === 'star-all') {
+    // `*` alone: every key, without matching (a list passes its index as a number, not as text)
+    const apply = applyChild(prog, only, depth);
+    out.add(1, only.path.length > 0 ? prog.specLine(only.path, only.rhs) : '');
+    out.add(1, `if (Array.isArray(data)) {`);
+    out.add(
+      2,
+      `for (let i = 0; i < data.length; i++) { const parent = data, childKey = i, childValue = data[i]; ${apply} }`,
+    );
+    out.add(1, `} else if (J.isMap(data)) {`);
+    out.add(
+      2,
+      `for (const childKey of Object.keys(data)) { const parent = data, childValue = data[childKey]; ${apply} }`,
+    );
+    out.add(1, `}`);
+    prog.declare(
+      `/** cardinality ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(parent, key, data) {\n${out.toString()}\n}`,
+    );
+    return fn;
+  }
   const visit = prog.name('visit');
   const match = new Lines();
   match.add(1, `switch (childKey) {`);

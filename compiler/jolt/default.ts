@@ -10,7 +10,7 @@ import * as E from './errors.js';
 
 type Op = 'literal' | 'or' | 'star';
 
-interface Key {
+export interface Key {
   readonly raw: string;
   readonly isArray: boolean;
   readonly op: Op;
@@ -73,11 +73,22 @@ function parseKey(
 
 const OP_RANK: Record<Op, number> = { literal: 0, or: 1, star: 2 };
 
-function precedence(a: Key, b: Key): number {
+export function precedence(a: Key, b: Key): number {
   if (a.op !== b.op) return OP_RANK[a.op] - OP_RANK[b.op];
   if (a.op === 'or')
     return a.names.length !== b.names.length ? a.names.length - b.names.length : compareUtf16(a.raw, b.raw);
   return 0;
+}
+
+/** The spec as keys below a map root, or undefined when it has a problem (reported by compileDefault). */
+export function parseDefaultSpec(prog: Program, spec: unknown, path: JsonPath): Key | undefined {
+  if (!isPlainObject(spec)) return undefined;
+  try {
+    return parseKey(prog, 'root', spec, path, false, 0, false);
+  } catch (e) {
+    if (e instanceof KeyError) return undefined;
+    throw e;
+  }
 }
 
 /** Compiles a default spec; returns the name of the generated step function. */

@@ -10,8 +10,9 @@ import type { ModifyFunction } from '../../runtime/jolt/functions.js';
 import { hasErrors, type Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { type JsonPath, type Locate, Program, type SourceLine, isPlainObject, lit } from './emit.js';
 import { compileShift } from './shift.js';
-import { compileDefault } from './default.js';
-import { compileRemove } from './remove.js';
+import { compileDefault, parseDefaultSpec } from './default.js';
+import { compileRemove, parseNodes } from './remove.js';
+import { emitFixedShift, type FixedShift, fixedShift, fuseDefault, fuseRemove } from './fixed-shape.js';
 import { compileCardinality } from './cardinality.js';
 import { compileModify, type ModifyMode } from './modify.js';
 import { locateInJson } from './locate.js';
@@ -40,6 +41,8 @@ export interface CompileOptions {
   readonly customOperations?: readonly string[];
   /** Where a span of the spec is (`orders.pipe:12`), for the comments of the generated code. */
   readonly sourceLine?: SourceLine;
+  /** Whether shifts of a fixed output shape get their one-pass fast path (fixed-shape.ts); default true. */
+  readonly fixedShape?: boolean;
 }
 
 const OPERATIONS: Readonly<Record<string, string>> = {
@@ -82,11 +85,8 @@ export function compileJoltChain(chain: unknown, locate: Locate, options: Compil
     prog.error(E.emptyChain(), [], 'value');
     return { js: '', diagnostics: prog.diagnostics };
   }
-  const calls: string[] = [];
-  chain.forEach((entry, i) => {
-    const call = compileEntry(prog, entry, i, customOps, modifyOptions);
-    if (call) calls.push(call);
-  });
+  const calls = chain.map((entry, i) => compileEntry(prog, entry, i, customOps, modifyOptions));
+  const statements = chainStatements(prog, chain, calls, customOps, options.fixedShape ?? true);
   const js = [
     '(() => {',
     '  "use strict";',
@@ -94,12 +94,75 @@ export function compileJoltChain(chain: unknown, locate: Locate, options: Compil
     "  /** The chain: each operation gets the previous one's output. */",
     '  return function joltChain(input, context) {',
     '    let value = input;',
-    ...calls.map((c) => `    value = ${c};`),
+    ...statements.map((c) => indent(c, 4)),
     '    return value;',
     '  };',
     '})()',
   ].join('\n');
   return { js, diagnostics: prog.diagnostics };
+}
+
+/** The operation an entry names (its short name), undefined for custom and unknown ones. */
+function operationOf(entry: unknown, customOps: ReadonlySet<string>): string | undefined {
+  if (!isPlainObject(entry) || typeof entry.operation !== 'string' || customOps.has(entry.operation)) return undefined;
+  return OPERATIONS[entry.operation];
+}
+
+/**
+ * The body of the chain function: one `value = step(value);` per operation, except that a shift
+ * with a fixed output shape (fixed-shape.ts) and the defaults and removes right after it first try
+ * their one-pass fast path, running the general steps only when it declines the input.
+ */
+function chainStatements(
+  prog: Program,
+  chain: readonly unknown[],
+  calls: readonly (string | undefined)[],
+  customOps: ReadonlySet<string>,
+  fixedShapes: boolean,
+): string[] {
+  const statements: string[] = [];
+  for (let i = 0; i < chain.length; i++) {
+    const call = calls[i];
+    if (call === undefined) continue;
+    const entry = chain[i] as Record<string, unknown>;
+    const shape =
+      fixedShapes && operationOf(entry, customOps) === 'shift' ? fixedShift(prog, entry.spec, [i, 'spec']) : undefined;
+    if (shape === undefined) {
+      statements.push(`value = ${call};`);
+      continue;
+    }
+    let end = i + 1;
+    for (; end < chain.length && calls[end] !== undefined; end++) {
+      const next = chain[end] as Record<string, unknown>;
+      const op = operationOf(next, customOps);
+      const fused =
+        op === 'default'
+          ? fuseDefaultSpec(prog, shape, next.spec, [end, 'spec'])
+          : op === 'remove' && isPlainObject(next.spec)
+            ? fuseRemove(shape, parseNodes(prog, next.spec, [end, 'spec'], 0))
+            : false;
+      if (!fused) break;
+    }
+    const steps = chain.slice(i, end).map((e) => (e as Record<string, unknown>).operation as string);
+    const fast = emitFixedShift(prog, shape, steps.join(', '));
+    const name = `fast${i}`;
+    statements.push(
+      [
+        `const ${name} = ${fast}(value);`,
+        `if (${name} !== J.N) value = ${name};`,
+        `else {`,
+        ...calls.slice(i, end).map((c) => `  value = ${c ?? 'value'};`),
+        `}`,
+      ].join('\n'),
+    );
+    i = end - 1;
+  }
+  return statements;
+}
+
+function fuseDefaultSpec(prog: Program, shape: FixedShift, spec: unknown, path: JsonPath): boolean {
+  const key = parseDefaultSpec(prog, spec, path);
+  return key !== undefined && fuseDefault(prog, shape, key);
 }
 
 function indent(text: string, by: number): string {
@@ -165,6 +228,7 @@ function compileEntry(
 export function joltToFunction(
   chain: unknown,
   extensions: JoltExtensions = {},
+  options: Pick<CompileOptions, 'fixedShape'> = {},
 ): { fn?: (input: unknown, context?: unknown) => unknown; diagnostics: readonly Diagnostic[] } {
   let text: string;
   try {
@@ -175,6 +239,7 @@ export function joltToFunction(
   const compiled = compileJoltChain(chain, locateInJson('<spec>', text), {
     customFunctions: Object.keys(extensions.functions ?? {}),
     customOperations: Object.keys(extensions.operations ?? {}),
+    ...options,
   });
   if (hasErrors(compiled.diagnostics)) return { diagnostics: compiled.diagnostics };
   const x = { fn: extensions.functions ?? {}, op: extensions.operations ?? {} };

@@ -115,6 +115,36 @@ describe('default, remove, cardinality, sort, modify', () => {
     ).toEqual({ one: 1, many: ['x'], k: { t: [5] } });
   });
 
+  it('makes every element of a list or map ONE or MANY under a lone *', () => {
+    const spec = { l: { '*': 'MANY' }, m: { '*': 'ONE' }, n: { '*': { '@': 'ONE', x: 'MANY' } } };
+    expect(
+      run([{ operation: 'cardinality', spec }], {
+        l: [1, [2], null],
+        m: { a: [1, 2], b: [], c: 3 },
+        n: [[{ x: 1 }, 'ignored'], { x: 2 }],
+      }),
+    ).toEqual({ l: [[1], [2], []], m: { a: 1, b: null, c: 3 }, n: [{ x: [1] }, { x: [2] }] });
+  });
+
+  it('concatenates strings with + and anything else as Jolt prints it', () => {
+    const spec = { s: "=concat(@(1,a),' / ',@(1,b))", t: "=concat(@(1,a),'-',@(1,n),@(1,missing),@(1,z),@(1,l))" };
+    const input = { a: 'x', b: 'y', n: 1.5, z: null, l: [1, 'q'] };
+    expect(run([{ operation: 'modify-overwrite-beta', spec }], input)).toMatchObject({ s: 'x / y', t: 'x-1.5[1, q]' });
+    expect(run([{ operation: 'modify-overwrite-beta', spec }], { a: 7, b: 'y' })).toMatchObject({ s: '7 / y' });
+  });
+
+  it('modifies every element of a list under *, creating maps for nulls where the mode allows', () => {
+    const spec = { l: { '*': { v: 'x', n: '=toUpper(@(1,s))' } } };
+    const input = { l: [{ s: 'a' }, null, 'str', [1]] };
+    const modify = (operation: string): unknown => run([{ operation, spec }], structuredClone(input));
+    expect(modify('modify-overwrite-beta')).toEqual({ l: [{ s: 'a', v: 'x', n: 'A' }, { v: 'x' }, 'str', [1]] });
+    expect(modify('modify-define-beta')).toEqual({ l: [{ s: 'a', v: 'x', n: 'A' }, null, 'str', [1]] });
+    const nested = { l: { '*': { '*': { v: 'x' } } } };
+    expect(run([{ operation: 'modify-default-beta', spec: nested }], { l: [[null, {}], { a: null }] })).toEqual({
+      l: [[{ v: 'x' }, { v: 'x' }], { a: { v: 'x' } }],
+    });
+  });
+
   it('sorts keys with ~ keys first', () => {
     const out = run([{ operation: 'sort' }], { b: 1, '~z': 1, a: { d: 1, c: 2 } });
     expect(JSON.stringify(out)).toBe('{"~z":1,"a":{"c":2,"d":1},"b":1}');

@@ -15,7 +15,7 @@ import {
   ONE_ARGUMENT_FORMS,
   TWO_ARGUMENT_FORMS,
 } from '../../runtime/jolt/functions.js';
-import { readExpr, readPathExpr, Scope } from './walk.js';
+import { OWN_KEY, readExpr, readPathExpr, Scope } from './walk.js';
 import { regexProblem } from '../../runtime/regex/index.js';
 import * as E from './errors.js';
 
@@ -160,7 +160,8 @@ function compileComposite(
           ? 'conflict'
           : 'both';
 
-  const scope = outer.enter(level, { owner: level, capture: 'none', groups: 0 }, { key: 'key', data: 'data' });
+  // a list loop may pass the index alone (`key` null): the key's text is made only where it is used
+  const scope = outer.enter(level, { owner: level, capture: 'none', groups: 0 }, { key: OWN_KEY, data: 'data' });
   const body = new Lines();
   if (dataType === 'map') body.add(1, `if (data !== null && data !== undefined && !J.isMap(data)) return;`);
   if (dataType === 'list') body.add(1, `if (data !== null && data !== undefined && !Array.isArray(data)) return;`);
@@ -169,7 +170,7 @@ function compileComposite(
     body.add(1, `if (data === null || data === undefined) {`);
     body.add(
       2,
-      `data = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, key, ${mode}, ${dataType === 'list'});`,
+      `data = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, ${OWN_KEY}, ${mode}, ${dataType === 'list'});`,
     );
     body.add(2, `if (data === null) return;`);
     body.add(1, `}`);
@@ -193,14 +194,14 @@ function compileComposite(
   }
   // the slots of this level, now that every function that could read them has been generated
   const stores = [
-    scope.slots.has('K', level) ? `state.K[${level}] = key;` : '',
+    scope.slots.has('K', level) ? `state.K[${level}] = ${OWN_KEY};` : '',
     scope.slots.has('T', level) ? `state.T[${level}] = data;` : '',
     scope.slots.has('O', level) ? `state.O[${level}] = size;` : '',
   ].filter((x) => x !== '');
   body.add(1, stores.join(' '));
   body.addAll(walk);
   prog.declare(
-    `/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(state, key, data) {\n${body.toString()}\n}`,
+    `/** modify ${path.slice(2).join(' › ') || 'root'} */\nfunction ${fn}(state, key, data, index) {\n${body.toString()}\n}`,
   );
   return fn;
 }
@@ -267,11 +268,19 @@ function emitStrategy(
     }
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
+    // `*` alone over a list into a spec object: the child gets the index and makes its key's text
+    // only where it uses it (OWN_KEY), instead of a String(i) per element here
+    const [only] = computed;
+    const indexOnly =
+      strategy === 'computed' && computed.length === 1 && only?.pe.kind === 'star-all' && only.composite;
     const each =
       shape === 'map'
         ? 'for (const childKey of Object.keys(data)) { const present = true, childValue = data[childKey];'
-        : 'for (let i = 0; i < data.length; i++) { const childKey = String(i), present = true, childValue = data[i];';
+        : indexOnly
+          ? 'for (let i = 0; i < data.length; i++) { const childKey = null, present = true, childValue = data[i];'
+          : 'for (let i = 0; i < data.length; i++) { const childKey = String(i), present = true, childValue = data[i];';
     out.add(ind, each);
+    const index = shape === 'list' && indexOnly ? 'i' : undefined;
     if (strategy === 'conflict') {
       out.add(ind + 1, `switch (childKey) {`);
       for (const child of literals) {
@@ -284,12 +293,13 @@ function emitStrategy(
       emitChain(ctx, out, ind + 3, computed);
       out.add(ind + 2, `}`);
       out.add(ind + 1, `}`);
-    } else emitChain(ctx, out, ind + 1, computed);
+    } else emitChain(ctx, out, ind + 1, computed, index);
     out.add(ind, `}`);
   }
 }
 
-function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]): void {
+/** `index`: the list loop's index variable, passed to a child spec object that then has no key text. */
+function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[], index?: string): void {
   const [child, ...rest] = computed;
   if (!child || !isStar(child.pe)) return;
   const pe = child.pe;
@@ -306,16 +316,16 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
     condition = `J.starN(childKey, ${parts}) !== null`;
   }
   out.add(ind, `if (${condition}) {`);
-  emitChild(ctx, out, ind + 1, child);
+  emitChild(ctx, out, ind + 1, child, index);
   if (rest.length > 0) {
     out.add(ind, `} else {`);
-    emitChain(ctx, out, ind + 1, rest);
+    emitChain(ctx, out, ind + 1, rest, index);
   }
   out.add(ind, `}`);
 }
 
 /** The child keyed `childKey` (`present`, value `childValue`) of the composite holding `data` (original size `size`). */
-function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
+function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child, index?: string): void {
   const inner = child.checkValue ? ind + 1 : ind;
   out.add(ind, ctx.prog.specLine(child.path, child.rhs));
   if (child.checkValue) out.add(ind, `if (present) {`);
@@ -334,7 +344,7 @@ function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child): void {
       );
       compiledChildren.set(child, fn);
     }
-    out.add(inner, `${fn}(state, childKey, childValue);`);
+    out.add(inner, `${fn}(state, childKey, childValue${index === undefined ? '' : `, ${index}`});`);
   } else {
     emitLeaf(ctx, out, inner, child);
   }
@@ -447,12 +457,19 @@ function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
   const list = ctx.prog.argumentList(args.map((a) => (a.constant ? a.source : 'null')));
   const fill: string[] = [];
   const clear: string[] = [];
+  const stringConcat = fn.stock === 'concat' && args.every((a) => !a.constant || a.source.startsWith('"'));
   args.forEach((a, i) => {
     if (a.constant) return;
-    fill.push(`x = ${a.source}; ${list}[${i}] = x === J.N ? null : x;`);
+    fill.push(`${list}[${i}] = x${i} === J.N ? null : x${i};`);
     clear.push(`${list}[${i}] = null;`);
   });
-  return `{ let x; ${fill.join(' ')} result = ${callee}(${list}); ${clear.join(' ')} }`;
+  const reads = args.flatMap((a, i) => (a.constant ? [] : [`const x${i} = ${a.source};`]));
+  const call = `${fill.join(' ')} result = ${callee}(${list}); ${clear.join(' ')}`;
+  if (!stringConcat) return `{ ${reads.join(' ')} ${call} }`;
+  // concat of strings (the usual case) is `+`; anything else (null, numbers, absent) goes through the list form
+  const strings = args.flatMap((a, i) => (a.constant ? [] : [`typeof x${i} === "string"`]));
+  const sum = args.map((a, i) => (a.constant ? a.source : `x${i}`)).join(' + ');
+  return `{ ${reads.join(' ')} if (${strings.join(' && ') || 'true'}) result = ${sum}; else { ${call} } }`;
 }
 
 function functionRef(ctx: Ctx, name: string, fallbacks: boolean, where: JsonPath): FunctionRef {

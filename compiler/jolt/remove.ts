@@ -9,7 +9,7 @@ import * as E from './errors.js';
 
 export type Matcher = { readonly kind: 'literal'; readonly key: string } | StarElement;
 
-interface Node {
+export interface Node {
   readonly matcher: Matcher;
   readonly children?: readonly Node[];
   readonly path: JsonPath;
@@ -30,7 +30,7 @@ export function parseMatcher(key: string): Matcher {
   return { kind: 'star-regex', raw: key, parts, groups: stars };
 }
 
-function parseNodes(prog: Program, spec: Record<string, unknown>, path: JsonPath, depth: number): Node[] {
+export function parseNodes(prog: Program, spec: Record<string, unknown>, path: JsonPath, depth: number): Node[] {
   const nodes: Node[] = [];
   for (const raw of Object.keys(spec)) {
     const rhs = spec[raw];

@@ -22,7 +22,8 @@ import {
 } from './walk.js';
 import * as E from './errors.js';
 
-interface Child {
+/** One key of a spec object (an `a|b` key gives one per alternative). */
+export interface Child {
   readonly pe: PathElement;
   readonly rhs: unknown;
   readonly path: JsonPath;
@@ -110,7 +111,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
   return fn;
 }
 
-function parseChildren(prog: Program, spec: Record<string, unknown>, path: JsonPath): Child[] {
+export function parseChildren(prog: Program, spec: Record<string, unknown>, path: JsonPath): Child[] {
   const children: Child[] = [];
   const seen = new Set<string>();
   for (const rawKey of Object.keys(spec)) {

@@ -74,7 +74,13 @@ export function analyzeJsonPath(source: string, root: PipeType, options: JsonPat
     const at = source.indexOf(segment, cursor);
     if (at >= 0) cursor = at + segment.length;
     if (segment === '..' || segment.startsWith('(')) return { findings, selected: UNKNOWN };
-    if (segment === '*') {
+    if (segment === '*' || /^-?\d+$/u.test(segment)) {
+      // A number or a boolean has no members: `$.rowCount[*]` selects nothing.
+      if (isScalarWithoutMembers(current)) {
+        const position = at < 0 ? { start: 0, end: source.length } : { start: at, end: at + segment.length };
+        findings.push({ kind: 'field', field: segment, owner: current, ...position });
+        return { findings, selected: UNKNOWN };
+      }
       current = itemsOf(current);
       continue;
     }
@@ -85,7 +91,7 @@ export function analyzeJsonPath(source: string, root: PipeType, options: JsonPat
       current = target;
       continue;
     }
-    if (/^-?\d+$/u.test(segment) || segment.includes(':') || segment.includes(',')) {
+    if (segment.includes(':') || segment.includes(',')) {
       current = itemsOf(current);
       continue;
     }
@@ -260,9 +266,19 @@ function itemsOf(type: PipeType): PipeType {
   return plain.kind === 'array' ? plain.items : UNKNOWN;
 }
 
-/** A field's shape; 'missing' only when every possible shape is a closed object without it. */
+/** A number or a boolean (never null): JSONPath finds nothing inside it. */
+function isScalarWithoutMembers(type: PipeType): boolean {
+  const plain = withoutNull(type);
+  return plain.kind === 'number' || plain.kind === 'boolean';
+}
+
+/**
+ * A field's shape; 'missing' only when every possible shape is a closed object without it, or a
+ * number or boolean (which have no fields; a string's or an array's `length` is JavaScript's).
+ */
 export function fieldOf(type: PipeType, field: string): PipeType | 'missing' {
   const plain = withoutNull(type);
+  if (plain.kind === 'number' || plain.kind === 'boolean') return 'missing';
   if (plain.kind === 'object') {
     const found = Object.hasOwn(plain.fields, field) ? plain.fields[field] : undefined;
     if (found) return found.type;

@@ -352,17 +352,20 @@ export function args(values: readonly unknown[]): unknown[] {
 
 // Jolt's MANY re-inserts the key (moving it last); key order is not significant for maps here, and
 // deleting would push V8 objects into slow dictionary mode, so the value is replaced in place.
-function putInParent(parent: unknown, key: string, value: unknown): void {
+function putInParent(parent: unknown, key: string | number, value: unknown): void {
   if (isMap(parent)) {
-    set(parent, key, value);
+    set(parent, String(key), value);
   } else if (Array.isArray(parent)) {
-    const i = parseJavaInt(key);
+    const i = typeof key === 'number' ? key : parseJavaInt(key);
     if (i !== undefined && i >= 0 && i < parent.length) parent[i] = value;
   }
 }
 
-/** Cardinality MANY: wrap a single value in a list (null becomes []); returns the new value. */
-export function many(parent: unknown, key: string, value: unknown): unknown {
+/**
+ * Cardinality MANY: wrap a single value in a list (null becomes []); returns the new value. `key`
+ * is the value's key in `parent`: a number when a loop over a list passes the index itself.
+ */
+export function many(parent: unknown, key: string | number, value: unknown): unknown {
   if (Array.isArray(value)) return value;
   const list = value === null || value === undefined ? [] : [value];
   putInParent(parent, key, list);
@@ -370,7 +373,7 @@ export function many(parent: unknown, key: string, value: unknown): unknown {
 }
 
 /** Cardinality ONE: replace a list by its first element (null when empty); returns the new value. */
-export function one(parent: unknown, key: string, value: unknown): unknown {
+export function one(parent: unknown, key: string | number, value: unknown): unknown {
   if (!Array.isArray(value)) return value;
   const first = value.length > 0 ? value[0] : null;
   putInParent(parent, key, first);

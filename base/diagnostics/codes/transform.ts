@@ -186,6 +186,19 @@ export const transformCodes = {
       'list indexes (or `*`). For example `"photos[]": { "url": "x" }` is rejected: write ' +
       '`"photos[]": { "*": { "url": "x" } }` to default every photo, or `"0": { … }` for the first.',
   },
+  PIPE5021: {
+    title: 'Shift key never matches the input',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      'A literal key of a `shift` spec names a field that the input cannot have there: the message ' +
+      'shape at that point is a closed object (a schema with `additionalProperties: false`, or the ' +
+      'output of an earlier step whose shape is known) without that field, so the key never matches ' +
+      'and its output paths are never written. For example, after `validate { schema: Order }` where ' +
+      'Order is closed with the fields `id` and `items`, `{ "operation": "shift", "spec": { "orderId": ' +
+      '"id" } }` moves nothing. Keys over open or unknown shapes are never reported. Fix the key (the ' +
+      'hint names the closest field), the nesting of the spec, or the schema.',
+  },
   // ───── JSLT (PIPE5300–PIPE5499), owned by compiler/jslt ─────
   PIPE5300: {
     title: 'JSLT syntax error',

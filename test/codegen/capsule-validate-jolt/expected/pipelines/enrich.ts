@@ -71,10 +71,30 @@ const joltShape = (() => {
     node2(state, "root", undefined, input);
     return J.shiftResult(state);
   }
+  /**
+   * shift in one pass, for input that has every key the shift names (objects where it descends,
+   * non-empty lists under `*`): the output has a fixed shape, built as literals. J.N otherwise.
+   */
+  function fixedShape4(input) {
+    if (input === null || typeof input !== "object" || Array.isArray(input)) return J.N;
+    // input.pipe:11 "body": { … }
+    const map1 = input["body"];
+    if (map1 === null || typeof map1 !== "object" || Array.isArray(map1)) return J.N;
+    // input.pipe:11 "customerId": "id"
+    const value2 = map1["customerId"];
+    if (value2 === undefined) return J.N;
+    return {
+      id: value2,
+    };
+  }
   /** The chain: each operation gets the previous one's output. */
   return function joltChain(input, context) {
     let value = input;
-    value = shift1(value);
+    const fast0 = fixedShape4(value);
+    if (fast0 !== J.N) value = fast0;
+    else {
+      value = shift1(value);
+    }
     return value;
   };
 })();
