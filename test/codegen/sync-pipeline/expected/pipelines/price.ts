@@ -230,21 +230,21 @@ const joltTransform = (() => {
    */
   function fixedShape5(input) {
     if (input === null || typeof input !== "object" || Array.isArray(input)) return J.N;
-    // input.pipe:9 "id": "order"
+    // input.pipe:10 "id": "order"
     const value1 = input["id"];
     if (value1 === undefined) return J.N;
-    // input.pipe:9 "items": { … }
+    // input.pipe:10 "items": { … }
     const list2 = input["items"];
     if (!Array.isArray(list2) || list2.length === 0) return J.N;
     const out1 = [];
     for (let i3 = 0; i3 < list2.length; i3++) {
-      // input.pipe:9 "*": { … }
+      // input.pipe:10 "*": { … }
       const element4 = list2[i3];
       if (element4 === null || typeof element4 !== "object" || Array.isArray(element4)) return J.N;
-      // input.pipe:9 "qty": "lines[&1].qty"
+      // input.pipe:10 "qty": "lines[&1].qty"
       const value5 = element4["qty"];
       if (value5 === undefined) return J.N;
-      // input.pipe:9 "price": "lines[&1].price"
+      // input.pipe:10 "price": "lines[&1].price"
       const value6 = element4["price"];
       if (value6 === undefined) return J.N;
       out1.push({
