@@ -12,6 +12,7 @@
  */
 import { suggest } from '../../base/diagnostics/suggest.js';
 import { compileRegex } from '../../runtime/regex/index.js';
+import { escapePointer } from '../ast/literal.js';
 import {
   boundsCross,
   constOutsideType,
@@ -149,10 +150,6 @@ function isSchema(value: unknown): value is Schema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function escape(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 /** The contradictions and misspelled keywords of a schema, each once. */
 export function schemaContradictions(schema: unknown): SchemaContradiction[] {
   const problems = new Map<string, SchemaContradiction>();
@@ -200,7 +197,8 @@ function walk(schema: unknown, pointer: string, depth: number, report: (p: Schem
   for (const keyword of SCHEMA_MAPS) {
     const map = schema[keyword];
     if (isSchema(map))
-      for (const key of Object.keys(map)) walk(map[key], `${pointer}/${keyword}/${escape(key)}`, depth + 1, report);
+      for (const key of Object.keys(map))
+        walk(map[key], `${pointer}/${keyword}/${escapePointer(key)}`, depth + 1, report);
   }
   for (const keyword of SCHEMA_VALUES) walk(schema[keyword], `${pointer}/${keyword}`, depth + 1, report);
   for (const keyword of SCHEMA_LISTS) {
@@ -210,7 +208,7 @@ function walk(schema: unknown, pointer: string, depth: number, report: (p: Schem
   const dependencies = schema['dependencies'];
   if (isSchema(dependencies))
     for (const key of Object.keys(dependencies))
-      walk(dependencies[key], `${pointer}/dependencies/${escape(key)}`, depth + 1, report);
+      walk(dependencies[key], `${pointer}/dependencies/${escapePointer(key)}`, depth + 1, report);
 }
 
 /**
@@ -221,7 +219,7 @@ function checkKeywords(schema: Schema, pointer: string, report: (p: SchemaContra
   for (const key of Object.keys(schema)) {
     if (KEYWORDS.includes(key) || key.startsWith('x-')) continue;
     const keyword = suggest(key, CONSTRAINING);
-    if (keyword !== undefined) report(unknownSchemaKeyword(key, keyword, `${pointer}/${escape(key)}`));
+    if (keyword !== undefined) report(unknownSchemaKeyword(key, keyword, `${pointer}/${escapePointer(key)}`));
   }
 }
 
