@@ -148,11 +148,19 @@ export function createNatsBroker(
   };
 
   /** After JetStream lost the stream: set everything up again, this process's consumers first. */
-  const recover = async (): Promise<Ready> => {
-    prepared = null;
-    const session = await ready();
-    await Promise.allSettled([...consumerSetups].map((setup) => setup(session)));
-    return session;
+  let recovering: Promise<Ready> | null = null;
+  const recover = (): Promise<Ready> => {
+    // One recovery at a time: a publish and a consumer that both found the stream gone share it
+    // (two would each drop the other's half-made session and race to create the same objects).
+    recovering ??= (async () => {
+      prepared = null;
+      const session = await ready();
+      await Promise.allSettled([...consumerSetups].map((setup) => setup(session)));
+      return session;
+    })().finally(() => {
+      recovering = null;
+    });
+    return recovering;
   };
 
   const publishMessage = async (
