@@ -21,7 +21,8 @@ import type { CompileApi, ConfigReader, ShapeKit } from '../connectors/hook-api.
 import { compileJoltChain } from '../jolt/index.js';
 import { inferJoltShape } from '../jolt/infer-shape.js';
 import { compileJslt } from '../jslt/index.js';
-import { inferJsltShape } from '../jslt/infer-shape.js';
+import { inferJslt } from '../jslt/infer-shape.js';
+import { fieldNeverThere } from '../jslt/errors.js';
 import { compileValue, propertyKey } from '../lower/values.js';
 import { checkExists } from '../resolve/references.js';
 import { resolveSchemaValue, schemaLocator } from '../resolve/schema-refs.js';
@@ -101,8 +102,18 @@ export const COMPILE_API: CompileApi = {
     return compileJoltChain(spec, locate, { sourceLine });
   },
   inferJoltShape,
-  inferJsltShape(value, input) {
-    return asMessageShape(inferJsltShape(value.value, input));
+  inferJsltShape(value, input, ctx) {
+    const inferred = inferJslt(value.value, input);
+    const mapOffset = offsetMapper(value, ctx);
+    const diagnostics = inferred.absentReads.map((read) => {
+      const problem = fieldNeverThere(read.key, read.fields, suggest(read.key, read.fields));
+      return diagnostic(problem.code, {
+        message: problem.message,
+        span: { file: value.span.file, start: mapOffset(read.start), end: mapOffset(read.end) },
+        ...(problem.hint !== undefined ? { hint: problem.hint } : {}),
+      });
+    });
+    return { type: asMessageShape(inferred.type), diagnostics };
   },
   valueType(value, message, ctx) {
     return compileValue(value, ctx.bracesEnv(message), []).type;

@@ -192,8 +192,15 @@ export interface CompileApi {
     input: PipeType,
     locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span,
   ): { readonly type: PipeType; readonly diagnostics: readonly Diagnostic[] };
-  /** The output shape of the JSLT query of a string value (one that compiled) on an input of shape `input`. */
-  inferJsltShape(value: Extract<Value, { kind: 'string' }>, input: PipeType): PipeType;
+  /**
+   * The output shape of the JSLT query of a string value (one that compiled) on an input of shape
+   * `input`, and warnings (PIPE5312) for key reads that always give null on it.
+   */
+  inferJsltShape(
+    value: Extract<Value, { kind: 'string' }>,
+    input: PipeType,
+    ctx: PipelineContext,
+  ): { readonly type: PipeType; readonly diagnostics: readonly Diagnostic[] };
   /** The type of a parameter value (its `{{ }}` typed against `message`), reporting nothing. */
   valueType(value: Value, message: PipeType, ctx: PipelineContext): PipeType;
   /** Compiles the JSLT query of a string value, its diagnostics pointing into the host file. */

@@ -10,6 +10,7 @@ import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 export interface JsltProblem {
   readonly code: DiagnosticCode;
   readonly message: string;
+  readonly hint?: string;
 }
 
 // ───────────────────────────── imports (index.ts) ─────────────────────────────
@@ -70,4 +71,19 @@ export function unknownZone(zone: string, suggestion: string | undefined): JsltP
 
 export function noSuchModule(prefix: string): JsltProblem {
   return { code: 'PIPE5308', message: `No module imported with prefix '${prefix}'` };
+}
+
+// ───────────────────────────── shapes (infer-shape.ts) ─────────────────────────────
+
+/** A key read of a closed object without that field: `fields` are its fields, `near` the closest. */
+export function fieldNeverThere(key: string, fields: readonly string[], near: string | undefined): JsltProblem {
+  const has = fields.length === 0 ? 'no fields' : `only ${fields.map((f) => `\`${f}\``).join(', ')}`;
+  return {
+    code: 'PIPE5312',
+    message: `\`.${key}\` is always null: the value here is a closed object with ${has}`,
+    hint:
+      near !== undefined
+        ? `Did you mean \`.${near}\`?`
+        : 'Read a field the shape has, or widen the schema that gives this shape.',
+  };
 }

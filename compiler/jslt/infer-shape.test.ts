@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inferJsltShape } from './infer-shape.js';
+import { inferJslt, inferJsltShape } from './infer-shape.js';
 import { arrayOf, BOOLEAN, INTEGER, NULL, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { union } from '../types/type-ops.js';
 
@@ -54,5 +54,16 @@ describe('JSLT output shapes', () => {
     expect(inferJsltShape('def f(x) $x f(.id)', INPUT)).toEqual(UNKNOWN);
     expect(inferJsltShape('{ "id": .id }', UNKNOWN)).toEqual(obj({ id: [UNKNOWN, 'optional'] }));
     expect(inferJsltShape('.id', union(INPUT, NULL))).toEqual(union(STRING, NULL));
+  });
+
+  it('notes key reads that always give null, at the key, on closed shapes only', () => {
+    const query = '{ "n": size(.item), "names": [for (.items) .nme], "ok": .note }';
+    const reads = inferJslt(query, INPUT).absentReads;
+    expect(reads.map((r) => [query.slice(r.start, r.end), r.fields])).toEqual([
+      ['item', ['count', 'id', 'items', 'note']],
+      ['nme', ['name', 'price']],
+    ]);
+    expect(inferJslt(query, obj({ items: arrayOf(obj({}, true)) }, true)).absentReads).toEqual([]);
+    expect(inferJslt(query, UNKNOWN).absentReads).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@
  * `{ id: string, items: array, tags: array of string }` gives
  * `{ id: string, n: integer, tags?: array of (string or null) }` (closed).
  */
-import type { Expr, LetBinding } from './ast.js';
+import type { Expr, LetBinding, Range } from './ast.js';
 import { parseJslt } from './parser.js';
 import {
   arrayOf,
@@ -73,18 +73,53 @@ const BUILTIN_TYPES: ReadonlyMap<string, PipeType> = new Map([
   ['parse-url', orNull(OPEN_OBJECT)],
 ]);
 
+/** A key read that always gives null: the value there is a closed object without that field. */
+export interface AbsentRead extends Range {
+  readonly key: string;
+  /** The fields the closed object has. */
+  readonly fields: readonly string[];
+}
+
+export interface InferredJslt {
+  readonly type: PipeType;
+  readonly absentReads: readonly AbsentRead[];
+}
+
 /** The output type of `query` on an input of type `input` (`unknown` when it does not parse). */
 export function inferJsltShape(query: string, input: PipeType): PipeType {
+  return inferJslt(query, input).type;
+}
+
+/** The output type, and the reads of fields the shape says are never there (offsets into `query`). */
+export function inferJslt(query: string, input: PipeType): InferredJslt {
   const parsed = parseJslt(query);
-  if (!parsed.program || parsed.program.body === undefined || parsed.program.imports.length > 0) return UNKNOWN;
+  if (!parsed.program || parsed.program.imports.length > 0) return { type: UNKNOWN, absentReads: [] };
   const functions = new Set(parsed.program.functions.map((f) => f.name));
-  const typer = new Typer(functions);
+  const typer = new Typer(functions, query);
   const env = typer.lets(parsed.program.lets, input, new Map());
-  return typer.type(parsed.program.body, input, env);
+  const type = parsed.program.body === undefined ? UNKNOWN : typer.type(parsed.program.body, input, env);
+  return { type, absentReads: typer.absentReads };
 }
 
 class Typer {
-  constructor(private readonly functions: ReadonlySet<string>) {}
+  readonly absentReads: AbsentRead[] = [];
+
+  constructor(
+    private readonly functions: ReadonlySet<string>,
+    private readonly source: string,
+  ) {}
+
+  /** `.key` of a value of type `t`, noting a read that always gives null. */
+  private read(t: PipeType, e: Extract<Expr, { kind: 'key' }>): PipeType {
+    const fields = absentFrom(t, e.key);
+    if (fields !== undefined) {
+      // point at the key itself when it is written plainly at the end of the read
+      const plain = this.source.slice(e.end - e.key.length, e.end) === e.key;
+      const at = plain ? { start: e.end - e.key.length, end: e.end } : { start: e.start, end: e.end };
+      if (!this.absentReads.some((r) => r.start === at.start)) this.absentReads.push({ ...at, key: e.key, fields });
+    }
+    return keyOf(t, e.key);
+  }
 
   lets(lets: readonly LetBinding[], dot: PipeType, env: Env): Env {
     const out = new Map(env);
@@ -103,7 +138,7 @@ class Typer {
       case 'variable':
         return env.get(e.name) ?? UNKNOWN;
       case 'key':
-        return keyOf(e.target ? this.type(e.target, dot, env) : dot, e.key);
+        return this.read(e.target ? this.type(e.target, dot, env) : dot, e);
       case 'index':
         return indexOf(e.target ? this.type(e.target, dot, env) : dot);
       case 'slice':
@@ -113,6 +148,7 @@ class Typer {
       case 'binary':
         return this.binary(e, dot, env);
       case 'if': {
+        this.type(e.condition, dot, env);
         const then = this.type(e.then, dot, this.lets(e.thenLets, dot, env));
         const otherwise = e.else ? this.type(e.else, dot, this.lets(e.elseLets, dot, env)) : NULL;
         return union(then, otherwise);
@@ -121,26 +157,34 @@ class Typer {
         return arrayOf(e.items.length === 0 ? UNKNOWN : union(...e.items.map((i) => this.type(i, dot, env))));
       case 'arrayFor': {
         const element = elementOf(this.type(e.sequence, dot, env));
-        const body = this.type(e.body, element, this.lets(e.lets, element, env));
-        return orNull(arrayOf(body));
+        const inner = this.lets(e.lets, element, env);
+        if (e.filter) this.type(e.filter, element, inner);
+        return orNull(arrayOf(this.type(e.body, element, inner)));
       }
       case 'object':
         return this.object(e, dot, env);
-      case 'objectFor':
+      case 'objectFor': {
+        const element = elementOf(this.type(e.sequence, dot, env));
+        const inner = this.lets(e.lets, element, env);
+        for (const part of [e.key, e.value, ...(e.filter ? [e.filter] : [])]) this.type(part, element, inner);
         return orNull(OPEN_OBJECT);
+      }
     }
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, dot: PipeType, env: Env): PipeType {
-    if (e.name === 'fallback') return union(...e.args.map((a) => this.type(a, dot, env)));
+    // every argument is typed, so that reads inside calls are seen
+    const args = e.args.map((a) => this.type(a, dot, env));
+    if (e.name === 'fallback') return union(...args);
     if (this.functions.has(e.name) || e.name.includes(':')) return UNKNOWN;
     return BUILTIN_TYPES.get(e.name) ?? UNKNOWN;
   }
 
   private binary(e: Extract<Expr, { kind: 'binary' }>, dot: PipeType, env: Env): PipeType {
+    if (e.op === '|') return this.type(e.right, this.type(e.left, dot, env), env);
+    const left = this.type(e.left, dot, env);
+    const right = this.type(e.right, dot, env);
     switch (e.op) {
-      case '|':
-        return this.type(e.right, this.type(e.left, dot, env), env);
       case 'and':
       case 'or':
       case '==':
@@ -151,10 +195,8 @@ class Typer {
       case '>=':
         return BOOLEAN;
       case '+':
-        return plusOf(this.type(e.left, dot, env), this.type(e.right, dot, env));
+        return plusOf(left, right);
       default: {
-        const left = this.type(e.left, dot, env);
-        const right = this.type(e.right, dot, env);
         const integers = isInteger(left) && isInteger(right) && e.op !== '/';
         return orNull(integers ? INTEGER : NUMBER);
       }
@@ -195,6 +237,21 @@ function mayBeEmpty(t: PipeType): boolean {
       m.kind === 'array' ||
       (m.kind === 'object' && !Object.values(m.fields).some((f) => f.required)),
   );
+}
+
+/**
+ * The fields of the closed objects `t` may be, when none of them has `key` and `t` can be nothing
+ * else (null aside); undefined when the read may find a value.
+ */
+function absentFrom(t: PipeType, key: string): readonly string[] | undefined {
+  const members = membersOf(t).filter((m) => m.kind !== 'null');
+  if (members.length === 0) return undefined;
+  const fields: string[] = [];
+  for (const m of members) {
+    if (m.kind !== 'object' || m.open || Object.hasOwn(m.fields, key)) return undefined;
+    fields.push(...Object.keys(m.fields));
+  }
+  return [...new Set(fields)].sort();
 }
 
 /** `.key` of a value of type `t`: the field (null when absent), unknown when not surely an object. */

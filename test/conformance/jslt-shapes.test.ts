@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { jsltToFunction } from '../../compiler/jslt/index.js';
-import { inferJsltShape } from '../../compiler/jslt/infer-shape.js';
+import { inferJslt, inferJsltShape } from '../../compiler/jslt/infer-shape.js';
 import { asMessageShape } from '../../compiler/types/output-shape.js';
 import { typeOfValue } from '../../compiler/types/type-ops.js';
 import { UNKNOWN } from '../../compiler/types/pipe-type.js';
@@ -57,5 +57,31 @@ describe('inferred JSLT shapes accept the real outputs of the reference fixtures
     expect(checked).toBeGreaterThan(300);
     // most outputs get a shape: the check above is not vacuous
     expect(typed).toBeGreaterThan(200);
+  });
+
+  it('reports only key reads that give null: the query with another absent key gives the same output', () => {
+    const failures: string[] = [];
+    let reported = 0;
+    for (const c of loadCases(dir).filter((t) => t.kind === 'query' && t.variables === undefined)) {
+      const compiled = jsltToFunction(c.query);
+      if (!compiled.fn) continue;
+      let input: unknown;
+      let output: string;
+      try {
+        input = toPlainJson(parseJsonText(c.input));
+        output = JSON.stringify(compiled.fn(structuredClone(input)) ?? null);
+      } catch {
+        continue;
+      }
+      for (const read of inferJslt(c.query, typeOfValue(input)).absentReads) {
+        if (c.query.slice(read.start, read.end) !== read.key) continue;
+        reported += 1;
+        const renamed = `${c.query.slice(0, read.start)}noInputHasThisKey${c.query.slice(read.end)}`;
+        const again = JSON.stringify(jsltToFunction(renamed).fn?.(structuredClone(input)) ?? null);
+        if (again !== output) failures.push(`${c.file}#${c.index} ${c.query}: \`.${read.key}\` is read`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(reported).toBeGreaterThan(0);
   });
 });

@@ -309,4 +309,16 @@ export const transformCodes = {
       'or chains more than 500 operands with one operator. The limit protects the compiler from ' +
       'hostile input. Split the query with `let` variables or `def` functions.',
   },
+  PIPE5312: {
+    title: 'JSLT read of an absent field',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      'A key read of a JSLT query (`.name`, `$order.name`) names a field that the value there cannot ' +
+      'have: its shape is a closed object (a schema with `additionalProperties: false`, or the output ' +
+      'of an earlier step whose shape is known) without that field, so the read always gives null. ' +
+      'For example, with a message `{ products: [...] }` from a closed schema, `size(.product)` is ' +
+      'always null. Reads of open or unknown shapes are never reported. Fix the name (the hint names ' +
+      'the closest field), or the schema.',
+  },
 } as const satisfies CodeTable;

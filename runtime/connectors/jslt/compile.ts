@@ -2,7 +2,8 @@
  * Compile-time part of `jslt`: the query is checked and compiled to one JavaScript function over
  * `L` (runtime/jslt/), hoisted to module level; the step gets it as `transform`. Errors point into
  * the query inside the .pipe file, line by line for multi-line strings. The step's output shape is
- * inferred from the query and the shape of its input (`payload`, else the message).
+ * inferred from the query and the shape of its input (`payload`, else the message); reads of fields
+ * that input cannot have are warnings.
  */
 import type { ConnectorCompiler, PipeType, Value } from '../../../compiler/connectors/hook-api.js';
 
@@ -19,11 +20,9 @@ export const compile: ConnectorCompiler = {
     result.params['transform'] = { js: name, constant: true };
     const payload = api.entryOf(step.params, 'payload');
     const input = payload === undefined ? message : api.valueType(payload, message, ctx);
-    result.output = withFailure(
-      api.inferJsltShape(queryValue, input),
-      api.entryOf(step.params, 'fail-on-error'),
-      api.types.UNKNOWN,
-    );
+    const inferred = api.inferJsltShape(queryValue, input, ctx);
+    ctx.diagnostics.push(...inferred.diagnostics);
+    result.output = withFailure(inferred.type, api.entryOf(step.params, 'fail-on-error'), api.types.UNKNOWN);
   },
 };
 
