@@ -4,7 +4,7 @@
  * and globals. Produces the ServicePlan that codegen turns into files.
  */
 import { markSecret } from '../types/secret.js';
-import type { AccountDecl, PipelineDecl, Step, Value } from '../ast/ast.js';
+import type { AccountDecl, PipelineDecl, Step, TriggerDecl, Value } from '../ast/ast.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { stepReferences } from '../connectors/schema-facts.js';
 import {
@@ -23,6 +23,7 @@ import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { PipelinePlan, ServicePlan, TriggerPlan } from '../lower/plan.js';
 import type { Declarations } from '../resolve/declarations.js';
+import { resolveSchemaValue } from '../resolve/schema-refs.js';
 import type { SourceFile } from '../../base/source/source-file.js';
 import { joinSpans, type Span } from '../../base/source/span.js';
 import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
@@ -246,9 +247,16 @@ function startPipeline(decl: PipelineDecl, facts: ServiceFacts): StartedPipeline
           type,
           at: decl.trigger?.kindSpan ?? decl.nameSpan,
           wrapsBody: triggerSchema?.['x-pipe-envelope'] === true,
+          ...(typed && decl.trigger ? { schema: bodySchemaOf(decl.trigger, facts) } : {}),
         }
       : undefined,
   };
+}
+
+/** The JSON Schema a trigger's `body` names or writes (its diagnostics were reported by the trigger's check). */
+function bodySchemaOf(trigger: TriggerDecl, facts: ServiceFacts): unknown {
+  const body = entryOf(trigger.config, 'body');
+  return body ? resolveSchemaValue(body, facts.decls, []) : undefined;
 }
 
 function finishPipeline(

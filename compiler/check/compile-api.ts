@@ -42,6 +42,7 @@ import { asMessageShape } from '../types/output-shape.js';
 import type { PipelineContext } from './context.js';
 import { detectDraft } from './json-schema.js';
 import { schemaToType } from './shapes.js';
+import { narrowBySchema } from '../types/type-ops.js';
 
 const SHAPES: ShapeKit = {
   UNKNOWN,
@@ -57,6 +58,7 @@ const SHAPES: ShapeKit = {
     for (const [key, type] of Object.entries(fields)) out[key] = { type, required: !optional.includes(key) };
     return { kind: 'object', fields: out, open: false };
   },
+  narrow: narrowBySchema,
 };
 
 export const COMPILE_API: CompileApi = {

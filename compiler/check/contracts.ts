@@ -34,6 +34,8 @@ export interface Contract {
   readonly at: Span;
   /** True for an envelope trigger: the payload carries the request under `body`. */
   readonly wrapsBody: boolean;
+  /** The JSON Schema the trigger declares for its body, when it names or writes one. */
+  readonly schema?: unknown;
 }
 
 /** Contracts of the build: per pipeline, and per event name (one per subscriber with a contract). */
@@ -44,7 +46,7 @@ export interface ContractFacts {
 
 /** One way a payload breaks a contract, at the place in the payload where it shows. */
 export interface ContractProblem {
-  readonly kind: 'missing' | 'unknown' | 'type';
+  readonly kind: 'missing' | 'unknown' | 'type' | 'range';
   /** Path of the field inside the payload (`body.items`); empty for the payload itself. */
   readonly path: readonly string[];
   readonly span: Span;
@@ -120,9 +122,10 @@ export function contractProblems(
   actual: PipeType,
   expected: PipeType,
   span: Span,
+  schemaAt: SchemaAt = () => undefined,
 ): ContractProblem[] {
   const out: ContractProblem[] = [];
-  walk(value, actual, expected, [], span, out);
+  walk(value, actual, expected, [], span, out, schemaAt);
   // One mistake, one report: problems of a typed value (not a literal) share its span.
   const at = new Set<string>();
   return out.filter((p) => {
@@ -133,6 +136,9 @@ export function contractProblems(
   });
 }
 
+/** The plain JSON Schema that applies at a path of the payload, when one can be read without resolving anything. */
+export type SchemaAt = (path: readonly string[]) => Record<string, unknown> | undefined;
+
 function walk(
   value: Value | undefined,
   actual: PipeType,
@@ -140,14 +146,83 @@ function walk(
   path: string[],
   span: Span,
   out: ContractProblem[],
+  schemaAt: SchemaAt,
 ): void {
   if (expected.kind === 'unknown' || actual.kind === 'unknown') return;
   if (expected.kind === 'object' && actual.kind === 'object') {
-    walkObject(value?.kind === 'object' ? value : undefined, actual, expected, path, span, out);
+    walkObject(value?.kind === 'object' ? value : undefined, actual, expected, path, span, out, schemaAt);
     return;
   }
-  if (fits(actual, expected) === 'no')
+  if (fits(actual, expected) === 'no') {
     out.push({ kind: 'type', path, span, expected: describeType(expected), actual: describeActual(actual) });
+    return;
+  }
+  // A constant written in the payload, against the bounds its schema sets (`maximum`, `minLength`, …).
+  const schema = value && (value.kind === 'number' || value.kind === 'string') ? schemaAt(path) : undefined;
+  const bound = value && schema ? constantOutOfBounds(value, schema) : undefined;
+  if (value && bound)
+    out.push({ kind: 'range', path, span: value.span, expected: bound, actual: JSON.stringify(literalOf(value)) });
+}
+
+function literalOf(value: Value): unknown {
+  return value.kind === 'number' || value.kind === 'string' ? value.value : undefined;
+}
+
+/**
+ * The bound of `schema` a written number or string breaks, in words (`at most 20`), or undefined.
+ * Only the plain keywords: a schema that combines others (`$ref`, `allOf`, …) was not reached.
+ */
+export function constantOutOfBounds(value: Value, schema: Readonly<Record<string, unknown>>): string | undefined {
+  const num = (key: string) => (typeof schema[key] === 'number' ? (schema[key] as number) : undefined);
+  if (value.kind === 'number') {
+    const n = value.value;
+    const min = num('minimum');
+    const max = num('maximum');
+    // Draft 4 writes exclusive bounds as booleans beside minimum / maximum; later drafts as numbers.
+    const exMin = num('exclusiveMinimum') ?? (schema['exclusiveMinimum'] === true ? min : undefined);
+    const exMax = num('exclusiveMaximum') ?? (schema['exclusiveMaximum'] === true ? max : undefined);
+    if (exMin !== undefined && n <= exMin) return `a number greater than ${exMin}`;
+    if (exMax !== undefined && n >= exMax) return `a number less than ${exMax}`;
+    if (min !== undefined && n < min) return `a number of at least ${min}`;
+    if (max !== undefined && n > max) return `a number of at most ${max}`;
+    return undefined;
+  }
+  if (value.kind === 'string') {
+    const length = [...value.value].length;
+    const minLength = num('minLength');
+    const maxLength = num('maxLength');
+    const chars = (n: number) => `${n} character${n === 1 ? '' : 's'}`;
+    if (minLength !== undefined && length < minLength) return `a string of at least ${chars(minLength)}`;
+    if (maxLength !== undefined && length > maxLength) return `a string of at most ${chars(maxLength)}`;
+  }
+  return undefined;
+}
+
+const COMBINATORS = ['$ref', 'allOf', 'anyOf', 'oneOf', 'not', 'if', '$dynamicRef'];
+
+function isPlainSchema(node: unknown): node is Record<string, unknown> {
+  return (
+    typeof node === 'object' &&
+    node !== null &&
+    !Array.isArray(node) &&
+    COMBINATORS.every((k) => !Object.hasOwn(node, k))
+  );
+}
+
+/** A SchemaAt over a JSON Schema: `properties` only, quiet at anything it would have to resolve. */
+export function schemaWalker(root: unknown): SchemaAt {
+  return (path) => {
+    let node: unknown = root;
+    for (const key of path) {
+      if (!isPlainSchema(node)) return undefined;
+      const properties = node['properties'];
+      node =
+        typeof properties === 'object' && properties !== null && Object.hasOwn(properties, key)
+          ? (properties as Record<string, unknown>)[key]
+          : undefined;
+    }
+    return isPlainSchema(node) ? node : undefined;
+  };
 }
 
 function walkObject(
@@ -157,6 +232,7 @@ function walkObject(
   path: string[],
   span: Span,
   out: ContractProblem[],
+  schemaAt: SchemaAt,
 ): void {
   const known = Object.keys(expected.fields);
   const entries = new Map<string, { key: Span; value: Value }>();
@@ -178,7 +254,7 @@ function walkObject(
       }
       continue;
     }
-    walk(at?.value, field.type, want.type, [...path, key], at?.value.span ?? span, out);
+    walk(at?.value, field.type, want.type, [...path, key], at?.value.span ?? span, out, schemaAt);
   }
   // Missing fields are certain only when the payload's shape is closed (a literal, a closed schema).
   if (actual.open) return;
@@ -344,14 +420,22 @@ export function payloadDiagnostics(
     if (param.kind === 'pipeline') {
       const contract = contracts.pipelines.get(ref.name);
       if (!contract) continue;
-      for (const p of contractProblems(written, actual, contract.type, span))
+      for (const p of contractProblems(written, actual, contract.type, span, contractSchemaAt(contract)))
         out.push(executePayloadMismatch(ref.name, p, p.span, contract.at, contract.wrapsBody));
     } else {
       for (const contract of contracts.events.get(ref.name) ?? []) {
-        for (const p of contractProblems(written, actual, contract.type, span))
+        for (const p of contractProblems(written, actual, contract.type, span, contractSchemaAt(contract)))
           out.push(publishPayloadMismatch(ref.name, contract.pipeline, p, p.span, contract.at));
       }
     }
   }
   return out;
+}
+
+/** The contract's schema by payload path (an envelope's schema types what is under `body`). */
+function contractSchemaAt(contract: Contract): SchemaAt {
+  if (contract.schema === undefined) return () => undefined;
+  const inSchema = schemaWalker(contract.schema);
+  if (!contract.wrapsBody) return inSchema;
+  return (path) => (path[0] === 'body' ? inSchema(path.slice(1)) : undefined);
 }

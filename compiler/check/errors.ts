@@ -922,6 +922,12 @@ function contractProse(
         label: 'not in the schema',
         hint: didYouMean(problem.suggestion, `remove \`${problem.path.at(-1) ?? field}\`, or declare it in the schema`),
       };
+    case 'range':
+      return {
+        what: `\`${field}\` is ${problem.actual ?? 'a value'}, but the schema requires ${problem.expected ?? 'another value'}`,
+        label: `must be ${problem.expected ?? 'another value'}`,
+        hint: `give \`${field}\` ${problem.expected ?? 'a value the schema allows'}`,
+      };
     case 'type':
       return {
         what: `${field === '' ? 'the payload' : `\`${field}\``} is ${problem.actual ?? 'another type'}, but the schema expects ${problem.expected ?? 'another type'}`,
@@ -933,7 +939,7 @@ function contractProse(
 
 /** The facts of a ContractProblem (contracts.ts) the prose needs. */
 export interface ContractProblemFacts {
-  readonly kind: 'missing' | 'unknown' | 'type';
+  readonly kind: 'missing' | 'unknown' | 'type' | 'range';
   readonly path: readonly string[];
   readonly expected?: string;
   readonly actual?: string;

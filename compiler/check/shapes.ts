@@ -14,11 +14,16 @@ function closed(fields: Record<string, PipeType>, optional: readonly string[] = 
   return { kind: 'object', fields: out, open: false };
 }
 
-/** The standard error object seen by `catch` and `on-error`. */
+/**
+ * The standard error object seen by `catch` and `on-error`. Open: a connector's error details join
+ * it (rest's `status` and the response's `body`, a parser's `line`…); `body` is named so that
+ * `message.body.message` (the API's own error text) reads as what it is.
+ */
 export const ERROR_OBJECT: PipeType = {
   kind: 'object',
   open: true,
   fields: {
+    body: { type: UNKNOWN, required: false },
     error: { type: STRING, required: true },
     message: { type: STRING, required: true },
     code: { type: INTEGER, required: true },

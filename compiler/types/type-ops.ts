@@ -266,3 +266,28 @@ export function widen(t: PipeType): PipeType {
   if (t.kind === 'union') return union(...t.members.map(widen));
   return t;
 }
+
+/**
+ * What a value of type `actual` is once it passed a schema of type `schema` (a `validate`): the
+ * schema's shape, narrowed by what was already known. An object keeps the fields both may hold
+ * (a field of a closed side cannot be there), each narrowed the same way, and is closed when
+ * either side is; a field is required when either side requires it. Secrets stay marked.
+ */
+export function narrowBySchema(actual: PipeType, schema: PipeType): PipeType {
+  if (schema.kind === 'unknown') return actual;
+  if (actual.kind === 'unknown') return schema;
+  if (actual.kind !== 'object' || schema.kind !== 'object') return keepSecret(schema, [actual]);
+  const fields: Record<string, FieldType> = {};
+  const keys = new Set([...Object.keys(actual.fields), ...Object.keys(schema.fields)]);
+  for (const key of keys) {
+    const a = Object.hasOwn(actual.fields, key) ? actual.fields[key] : undefined;
+    const s = Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
+    if (a && s) {
+      const field = { type: narrowBySchema(a.type, s.type), required: a.required || s.required };
+      Object.defineProperty(fields, key, { value: field, enumerable: true });
+    } else if ((a && schema.open) || (s && actual.open)) {
+      Object.defineProperty(fields, key, { value: (a ?? s) as FieldType, enumerable: true });
+    }
+  }
+  return keepSecret({ kind: 'object', fields, open: actual.open && schema.open }, [actual]);
+}

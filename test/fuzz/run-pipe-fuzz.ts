@@ -78,6 +78,7 @@ async function runFuzz(runs: number, seed: number, dir: string): Promise<PipeFuz
     path.join(REPO_ROOT, 'test/cases'),
     path.join(REPO_ROOT, 'examples'),
     path.join(REPO_ROOT, 'test/fuzz/fixtures'),
+    path.join(REPO_ROOT, 'test/catalogue/bases'),
   ]);
   const file = path.join(dir, 'fuzz.pipe');
   const current = path.join(dir, 'current.pipe');

@@ -1,15 +1,15 @@
 /**
  * Compile-time part of `validate`: the schema (a name or inline) becomes a compiled validator
  * module, so no schema travels with a call and nothing is compiled at run time; the output is
- * what was validated (the message, or `payload`), of the schema's shape — and, when an invalid
- * value does not fail the execution (`fail-on-error` off), possibly `{ success: false, validation }`:
- * `validation` is then a field of the output too. `on-fail { … }` is the schema's `x-pipe-steps`
- * block (step-hooks.ts).
+ * what was validated (`payload`, of the schema's shape, or the message, narrowed by it) — and,
+ * when an invalid value does not fail the execution (`fail-on-error` off), possibly
+ * `{ success: false, validation }`: `validation` is then a field of the output too.
+ * `on-fail { … }` is the schema's `x-pipe-steps` block (step-hooks.ts).
  */
 import type { ConnectorCompiler, PipeType, ShapeKit } from '../../../compiler/connectors/hook-api.js';
 
 export const compile: ConnectorCompiler = {
-  step({ step, ctx, label }, result, api) {
+  step({ step, ctx, label, message }, result, api) {
     const schemaValue = api.entryOf(step.params, 'schema');
     if (!schemaValue) return;
     const draftValue = api.entryOf(step.params, 'draft');
@@ -25,7 +25,9 @@ export const compile: ConnectorCompiler = {
       result.params['validator'] = { js: compiled.validator, constant: true };
       const failOnError = api.entryOf(step.params, 'fail-on-error');
       const failsSoftly = !(failOnError?.kind === 'boolean' && failOnError.value);
-      result.output = failsSoftly ? withValidation(compiled.type, api.types) : compiled.type;
+      // Valid, the value passes unchanged: the message (without `payload`) keeps what was known of it.
+      const valid = api.entryOf(step.params, 'payload') ? compiled.type : api.types.narrow(message, compiled.type);
+      result.output = failsSoftly ? withValidation(valid, api.types) : valid;
     }
   },
 };
