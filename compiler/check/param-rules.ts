@@ -56,6 +56,8 @@ interface Case {
   readonly on?: { readonly param: string; readonly value: unknown };
   /** The cases beside it (an `allOf`'s), which may take what this one refuses. */
   readonly siblings?: readonly JsonSchema[];
+  /** The one parameter the case's condition reads (`model` of an agent): what makes a missing one needed. */
+  readonly because?: string;
 }
 
 /** The object being checked: its schema, pointer and value. */
@@ -93,7 +95,7 @@ function applyBranch(input: RulesInput, place: Place, branch: unknown, at: Case,
   if (!isSchema(branch)) return;
   for (const key of stringList(branch['required'])) {
     if (Object.hasOwn(place.value, key)) continue;
-    out.push(missingCaseParameter(key, at.owner, whereMissing(input, place), descriptionOf(place.schema, key)));
+    out.push(missingCaseParameter(key, at.owner, whereMissing(input, place, at), descriptionOf(place.schema, key)));
   }
   for (const [key, rule] of Object.entries(schemaRecordLoose(branch['properties']))) {
     if (!Object.hasOwn(place.value, key)) continue;
@@ -167,7 +169,7 @@ function checkGroup(
   const names = groups.flat();
   const met = groups.filter((group) => group.every((k) => Object.hasOwn(place.value, k)));
   if (met.length === 0) {
-    out.push(needsOneOf(at.owner, names, whereMissing(input, place)));
+    out.push(needsOneOf(at.owner, names, whereMissing(input, place, at)));
     return;
   }
   if (!exactlyOne || met.length < 2) return;
@@ -240,6 +242,12 @@ function ownerCase(input: RulesInput, pointer: string): Case {
 
 /** The case a condition names: one parameter's value, else the condition's `description`. */
 function caseOf(input: RulesInput, place: Place, condition: JsonSchema, positive: boolean): Case {
+  const named = namedCase(input, place, condition, positive);
+  const because = conditionParam(condition);
+  return because === undefined ? named : { ...named, because };
+}
+
+function namedCase(input: RulesInput, place: Place, condition: JsonSchema, positive: boolean): Case {
   const owner = ownerCase(input, place.pointer).owner;
   const on = valueCase(condition);
   if (on) {
@@ -487,8 +495,28 @@ function dependentLists(schema: JsonSchema): Record<string, string[]> {
 
 // ───────────────────────────── small helpers ─────────────────────────────
 
-function whereMissing(input: RulesInput, place: Place): Span {
+/**
+ * Where a missing parameter is reported: at the written parameter that made it needed (`model`
+ * of an agent with a real model), else at the object (the connector's name at the top).
+ */
+function whereMissing(input: RulesInput, place: Place, at?: Case): Span {
+  const because = at?.because;
+  if (
+    because !== undefined &&
+    Object.hasOwn(place.value, because) &&
+    !(place.pointer === '' && input.headerWords.has(because))
+  )
+    return spanOf(input, place, because);
   return place.pointer === '' ? input.subject.nameSpan : input.keySpan(place.pointer);
+}
+
+/** The one parameter a condition reads (its `required` and `properties`), if it reads exactly one. */
+function conditionParam(condition: JsonSchema): string | undefined {
+  const names = new Set([
+    ...stringList(condition['required']),
+    ...Object.keys(schemaRecordLoose(condition['properties'])),
+  ]);
+  return names.size === 1 ? [...names][0] : undefined;
 }
 
 function spanOf(input: RulesInput, place: Place, key: string): Span {
