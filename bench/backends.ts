@@ -1,7 +1,8 @@
 /**
  * Throughput of the platform backends: events/second end to end (publish → handler done) for the
- * SQLite queue and NATS JetStream, with one subscriber and with two replicas of it in one process,
- * and Object Store inserts/finds per second on SQLite and PostgreSQL. Distributed cases are left out
+ * SQLite queue and NATS JetStream, with one subscriber and with two replicas of it in one process;
+ * a for-each of 100 publishes on SQLite, its events handed over together and one at a time; and
+ * Object Store inserts/finds per second on SQLite and PostgreSQL. Distributed cases are left out
  * (with a console note) when their server is unreachable. Env: PIPEC_BENCH_POSTGRES, PIPEC_BENCH_NATS.
  */
 import { reachable, removeNatsStreams } from '../test/support/servers.js';
@@ -11,6 +12,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { createBackends, type Backends } from '../runtime/backends/index.js';
+import { run as runPublish, type PublishParams } from '../runtime/connectors/publish/publish.js';
+import { forEach, step, type ForEachInfo, type StepInfo } from '../runtime/steps.js';
+import type { ExecutionContext, Json } from '../runtime/types.js';
+import { benchContext, MANY } from './driver-pairs.js';
 
 export interface BenchResult {
   case: string;
@@ -41,6 +46,7 @@ export async function benchBackends(opts: { seconds: number }): Promise<BenchRes
     try {
       results.push(await benchEvents('sqlite events, 1 subscriber', sqlite, 1, opts.seconds, `e1-${runId}`));
       results.push(await benchEvents('sqlite events, 2 replicas', sqlite, 2, opts.seconds, `e2-${runId}`));
+      results.push(...(await benchPublishMany('sqlite', sqlite, opts.seconds, `many-${runId}`)));
       results.push(...(await benchStore('sqlite', sqlite, opts.seconds, `bench_l_${runId}`)));
     } finally {
       await sqlite.close();
@@ -114,6 +120,62 @@ async function benchEvents(
     case: `${label} (events handled/s end to end, ${handled}/${published})`,
     perSec: Math.round(handled / elapsed),
   };
+}
+
+/**
+ * A for-each of 100 elements whose body is one publish step (the runtime's for-each and publish
+ * step, as generated code calls them): its events handed to the broker together (one SQLite
+ * transaction per loop), and one at a time as before — in turns. Events stored per second.
+ */
+async function benchPublishMany(
+  label: string,
+  backends: Backends,
+  seconds: number,
+  event: string,
+): Promise<BenchResult[]> {
+  // A registered subscriber (stopped: its deliveries wait), so each event is written with its delivery row.
+  await (
+    await backends.broker.subscribe('bench', event, async () => undefined, {
+      maxDeliveries: 3,
+      ackTimeout: 30_000,
+      concurrency: 1,
+    })
+  ).stop();
+  const ctx = benchContext(backends.broker);
+  const publishStep: StepInfo = { connector: 'publish', source: 'bench:1', failOnError: true };
+  const params: PublishParams = { event };
+  const body = (message: Json, elementCtx: ExecutionContext): Promise<Json> =>
+    Promise.resolve(step(elementCtx, publishStep, runPublish, params, message));
+  const elements: Json[] = Array.from({ length: MANY }, (_, n) => ({ n }));
+  const info = (pipelined: boolean): ForEachInfo => ({
+    source: 'bench:1',
+    parallel: 1,
+    failOnError: true,
+    ...(pipelined ? { pipelinedPublishes: true } : {}),
+  });
+  const turns = Math.max(2, Math.round(seconds / 0.25));
+  const count = { pipelined: 0, single: 0 };
+  const time = { pipelined: 0, single: 0 };
+  for (let turn = 0; turn < turns; turn++) {
+    for (const side of turn % 2 === 0 ? (['pipelined', 'single'] as const) : (['single', 'pipelined'] as const)) {
+      const started = performance.now();
+      while (performance.now() - started < (seconds * 1000) / turns) {
+        await forEach(ctx, info(side === 'pipelined'), elements, body);
+        count[side] += MANY;
+      }
+      time[side] += performance.now() - started;
+    }
+  }
+  return [
+    {
+      case: `${label} publish many (${MANY} in a for-each), handed over together (events stored/s)`,
+      perSec: Math.round((count.pipelined * 1000) / time.pipelined),
+    },
+    {
+      case: `${label} publish many (${MANY} in a for-each), one at a time (events stored/s)`,
+      perSec: Math.round((count.single * 1000) / time.single),
+    },
+  ];
 }
 
 async function benchStore(label: string, backends: Backends, seconds: number, store: string): Promise<BenchResult[]> {

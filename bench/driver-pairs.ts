@@ -12,19 +12,25 @@
  * - NATS: events published and consumed (publish → handler done) through the broker against a
  *   JetStream publish-and-consume loop on the `@nats-io/jetstream` client with the same in-flight
  *   window, a durable pull consumer with explicit acks.
+ * - NATS, publish many: a for-each of 100 elements whose body publishes (the runtime's for-each and
+ *   publish step, as generated code calls them), with its publishes handed over together and, for
+ *   reference, one at a time; against 100 `js.publish` in flight at once, awaited together.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, RetentionPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import pino from 'pino';
 import { createBackends, type Backends } from '../runtime/backends/index.js';
 import type { JsonObject } from '../runtime/types.js';
 import { reachable, removeNatsStreams } from '../test/support/servers.js';
+import { run as runPublish, type PublishParams } from '../runtime/connectors/publish/publish.js';
+import { forEach, step, type ForEachInfo, type StepInfo } from '../runtime/steps.js';
+import type { EventBroker, ExecutionContext, Json } from '../runtime/types.js';
 
 export interface PairResult {
   readonly case: string;
@@ -70,6 +76,8 @@ export async function benchDriverPairs(opts: {
   seconds: number;
   pgUrl: string;
   natsUrl: string;
+  /** Leave the NATS case out (the standalone run's `--stores-only`). */
+  storesOnly?: boolean;
 }): Promise<PairResult[]> {
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'pipec-bench-pairs-'));
@@ -147,7 +155,8 @@ export async function benchDriverPairs(opts: {
                   await pool.query<{ id: string }>(`SELECT id FROM ${table} WHERE store = $1 LIMIT 1000`, [store])
                 ).rows.map((r) => r.id),
             },
-            async () => void (await pool.query(`ANALYZE ${table}`)),
+            // Both tables after the bulk load, as autovacuum would in time (bench/store-scale.ts does the same).
+            async () => void (await pool.query(`ANALYZE ${table}, pipec_documents`)),
           )),
         );
       } finally {
@@ -160,8 +169,11 @@ export async function benchDriverPairs(opts: {
     } else {
       console.warn(`[bench/driver-pairs] PostgreSQL unreachable at ${opts.pgUrl}: postgres cases left out`);
     }
-    if (await reachable(opts.natsUrl, 4222)) {
+    if (opts.storesOnly) {
+      // The Object Store cases only.
+    } else if (await reachable(opts.natsUrl, 4222)) {
       results.push(await natsPair(opts.natsUrl, opts.seconds, runId, dataDir));
+      results.push(...(await natsPublishManyPairs(opts.natsUrl, opts.seconds, runId, dataDir)));
     } else {
       console.warn(`[bench/driver-pairs] NATS unreachable at ${opts.natsUrl}: nats case left out`);
     }
@@ -233,7 +245,7 @@ async function storePairs(
 const WINDOW = 64;
 
 /** Publish → handled, with WINDOW publishes in flight, for `seconds / 2` each side (broker, then client, then again). */
-async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir: string): Promise<PairResult> {
+export async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir: string): Promise<PairResult> {
   const env = {
     PIPEC_BROKER: natsUrl,
     PIPEC_NATS_STREAM: `PIPEC_PAIRS_${runId}`,
@@ -327,4 +339,121 @@ async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir
     await backends.close();
     await removeNatsStreams(env.PIPEC_NATS_STREAM, natsUrl);
   }
+}
+
+export const MANY = 100;
+
+/** An execution context as the service makes one, with what a for-each of publishes reads. */
+export function benchContext(broker: EventBroker): ExecutionContext {
+  const logger = pino({ level: 'silent' });
+  return {
+    executionId: 'bench',
+    pipeline: 'bench-publish-many',
+    log: logger,
+    metadata: {
+      pipeline: { name: 'bench-publish-many' },
+      execution: { key: 'bench', startTimestamp: Date.now(), timeout: 60_000, redelivery: false },
+    },
+    steps: {},
+    globals: {},
+    accounts: {},
+    services: {
+      clock: { now: () => Date.now() },
+      store: undefined as never,
+      broker,
+      execute: () => Promise.reject(new Error('not in this bench')),
+      connections: undefined as never,
+    },
+    signal: new AbortController().signal,
+    workDir: tmpdir(),
+  };
+}
+
+/**
+ * 100 events per operation: a for-each whose body is one publish step (pipelined as the compiler
+ * marks such a body, and one at a time as before), against the client with 100 publishes in
+ * flight awaited together. Both publish to an interest stream without consumers (stored, then
+ * dropped: no consumer work on either side). Figures are events per second.
+ */
+export async function natsPublishManyPairs(
+  natsUrl: string,
+  seconds: number,
+  runId: string,
+  dataDir: string,
+): Promise<PairResult[]> {
+  const env = {
+    PIPEC_BROKER: natsUrl,
+    PIPEC_NATS_STREAM: `PIPEC_MANY_${runId}`,
+    PIPEC_NATS_SUBJECT_PREFIX: `pipecmany.${runId}`,
+  };
+  const backends = await createBackends({
+    dataDir,
+    env,
+    clock: { now: () => Date.now() },
+    logger: pino({ level: 'silent' }),
+  });
+  const nc = await connect({ servers: natsUrl });
+  const stream = `RAW_MANY_${runId}`;
+  const subject = `rawmany.${runId}`;
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: stream, subjects: [subject], retention: RetentionPolicy.Interest });
+    const js = jetstream(nc);
+    const ctx = benchContext(backends.broker);
+    const publishStep: StepInfo = { connector: 'publish', source: 'bench:1', failOnError: true };
+    const params: PublishParams = { event: `many-${runId}` };
+    const body = (message: Json, elementCtx: ExecutionContext): Promise<Json> =>
+      Promise.resolve(step(elementCtx, publishStep, runPublish, params, message));
+    const elements: Json[] = Array.from({ length: MANY }, (_, n) => ({ n }));
+    const loop = (pipelined: boolean): ForEachInfo => ({
+      source: 'bench:1',
+      parallel: 1,
+      failOnError: true,
+      ...(pipelined ? { pipelinedPublishes: true } : {}),
+    });
+    const platform = (info: ForEachInfo) => () => forEach(ctx, info, elements, body);
+    const driver = () => Promise.all(elements.map((e) => js.publish(subject, JSON.stringify(e))));
+    const perEvent = (r: PairResult, label: string): PairResult => ({
+      ...r,
+      case: label,
+      platformPerSec: r.platformPerSec * MANY,
+      driverPerSec: r.driverPerSec * MANY,
+    });
+    return [
+      perEvent(
+        await inTurns('', seconds, platform(loop(true)), driver),
+        `nats publish many (${MANY} in a for-each, events/s), pipelined / client with ${MANY} in flight`,
+      ),
+      perEvent(
+        await inTurns('', seconds, platform(loop(false)), driver),
+        `nats publish many (${MANY} in a for-each, events/s), one at a time / client with ${MANY} in flight`,
+      ),
+    ];
+  } finally {
+    await jetstreamManager(nc)
+      .then((jsm) => jsm.streams.delete(stream))
+      .catch(() => undefined);
+    await nc.close();
+    await backends.close();
+    await removeNatsStreams(env.PIPEC_NATS_STREAM, natsUrl);
+  }
+}
+
+/**
+ * This section alone: `node --import tsx bench/driver-pairs.ts [--seconds N] [--stores-only]`
+ * (PIPEC_BENCH_POSTGRES, PIPEC_BENCH_NATS as for `npm run bench`).
+ */
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf('--seconds');
+  const seconds = at >= 0 ? Number(argv[at + 1]) : 4;
+  if (!(seconds > 0)) throw new Error('--seconds takes a positive number');
+  const pairs = await benchDriverPairs({
+    seconds,
+    pgUrl: process.env['PIPEC_BENCH_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test',
+    natsUrl: process.env['PIPEC_BENCH_NATS'] ?? 'nats://127.0.0.1:4222',
+    storesOnly: argv.includes('--stores-only'),
+  });
+  for (const p of pairs)
+    console.log(`${p.case}: ${p.platformPerSec} / ${p.driverPerSec} per s, ×${p.ratio.toFixed(2)}`);
 }

@@ -112,3 +112,24 @@ async function scaleOn(
   }
   return out;
 }
+
+/**
+ * This section alone: `node --import tsx bench/store-scale.ts [--scale-1m] [--seconds N]`
+ * (sizes 1,000 and 100,000, or 1,000 and 1,000,000 with `--scale-1m`; PIPEC_BENCH_POSTGRES as for
+ * `npm run bench`).
+ */
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf('--seconds');
+  const seconds = at >= 0 ? Number(argv[at + 1]) : 2;
+  if (!(seconds > 0)) throw new Error('--seconds takes a positive number');
+  const results = await benchScale({
+    sizes: argv.includes('--scale-1m') ? [1000, 1_000_000] : [1000, 100_000],
+    seconds,
+    pgUrl: process.env['PIPEC_BENCH_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/test',
+  });
+  for (const r of results)
+    console.log(
+      `${r.backend} ${r.documents} documents: ${r.findsPerSec} finds per s, ×${r.ofSmallest.toFixed(2)} of the smallest (load ${r.loadSeconds.toFixed(0)} s)`,
+    );
+}

@@ -67,3 +67,54 @@ describe('a step whose backend is away', () => {
     expect(stepNow(refused, lenient, double, { n: 1 }, null)).toMatchObject({ success: false, code: 409 });
   });
 });
+
+describe('a failing connector that quotes an account value', () => {
+  const accounts = { llm: { type: 'secret-key', key: 'sk-live-0123456789' } };
+  // A server that echoes the credential it refused, as some model APIs and proxies do.
+  const echoing = (): Json => {
+    throw new PipeError('The model API answered 401: invalid key sk-live-0123456789', {
+      code: 502,
+      kind: 'AGENT_MODEL_ERROR',
+    });
+  };
+
+  it('fails the step with the value masked, in the error and in a failure output', () => {
+    const strict = fakeContext({ accounts }).ctx;
+    let thrown: unknown;
+    try {
+      stepNow(strict, info, echoing, {}, null);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(PipeError);
+    expect((thrown as PipeError).message).toBe('The model API answered 401: invalid key [REDACTED]');
+    expect(thrown).toMatchObject({ code: 502, kind: 'AGENT_MODEL_ERROR', step: 'calc' });
+
+    const lenient: StepInfo = { ...info, failOnError: false };
+    const { ctx, logs } = fakeContext({ accounts });
+    const output = stepNow(ctx, lenient, echoing, {}, null);
+    expect(output).toMatchObject({ success: false, message: 'The model API answered 401: invalid key [REDACTED]' });
+    expect(logs.text).toContain('invalid key [REDACTED]');
+    expect(logs.text).not.toContain('sk-live-0123456789');
+  });
+
+  it('leaves an error without account values as it was', () => {
+    const plain = new PipeError('duplicate key', { code: 409, kind: 'DUPLICATE_KEY', step: 'calc' });
+    const ctx = fakeContext({ accounts }).ctx;
+    let thrown: unknown;
+    try {
+      stepNow(
+        ctx,
+        info,
+        () => {
+          throw plain;
+        },
+        {},
+        null,
+      );
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBe(plain);
+  });
+});

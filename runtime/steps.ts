@@ -4,6 +4,7 @@
  * allocation-light: they sit on every request's path.
  */
 import { envOrFile } from './service/env-values.js';
+import { maskSecrets, secretValues } from './service/logging.js';
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
 import {
   Reply,
@@ -15,6 +16,7 @@ import {
 } from './types.js';
 import { enterDeadline, isExecutionTimeout, leaveDeadline } from './work-meter.js';
 import { runWithRetry, sleep, type Pacer, type RetrySpec } from './policies/retry.js';
+import { MAX_QUEUED_PUBLISHES, PublishBatch } from './publish-batch.js';
 
 /** Facts about one step, emitted once per step as a module constant. */
 export interface StepInfo {
@@ -187,7 +189,7 @@ function stepFailed(
   err: unknown,
   chained: boolean,
 ): Json {
-  const error = withStep(asPipeError(err, info.label ?? info.connector), info);
+  const error = withoutAccountValues(withStep(asPipeError(err, info.label ?? info.connector), info), ctx.accounts);
   hooks?.after?.(info, token, 'error', undefined, error, ctx, params, chained);
   // The execution's own timeout (or shutdown) always ends it; a connector's timeout is data when fail-on-error is off.
   // A backend that is away ends it too: going on would answer 2xx for work that was not done (503 instead).
@@ -240,6 +242,25 @@ function withStep(error: PipeError, info: StepInfo): PipeError {
   });
 }
 
+/**
+ * The error with every account value in its message masked. A connector's error may quote what a
+ * server answered, and servers echo credentials (a model API repeating the key it refused, a driver
+ * its connection string); the message reaches the caller's reply, the log and `{ success: false }`
+ * outputs. The original stays the cause, which only a debugger sees (a PipeError cause is never logged).
+ */
+function withoutAccountValues(error: PipeError, accounts: ExecutionContext['accounts']): PipeError {
+  const masked = maskSecrets(error.message, secretValues(accounts));
+  if (masked === error.message) return error;
+  return new PipeError(masked, {
+    code: error.code,
+    kind: error.kind,
+    ...(error.step !== undefined ? { step: error.step } : {}),
+    ...(error.details ? { details: error.details } : {}),
+    permanent: error.permanent,
+    cause: error,
+  });
+}
+
 /** `respond STATUS body [headers]`. */
 export function reply(status: number, body: Json, headers?: Readonly<Record<string, Json>>): Reply {
   if (!headers) return new Reply(status, body, NO_HEADERS);
@@ -272,6 +293,17 @@ export function isFailure(message: Json): boolean {
   return message !== null && typeof message === 'object' && !Array.isArray(message) && message['success'] === false;
 }
 
+/**
+ * An element's failure that ends the execution even when the for-each's fail-on-error is off, as
+ * it would at a step (stepFailed): the execution's own timeout or shutdown, or a backend that is
+ * away — going on would answer 2xx for work that was not done.
+ */
+function endsExecution(ctx: ExecutionContext, err: unknown): boolean {
+  if (ctx.signal.aborted) return true;
+  const error = asPipeError(err);
+  return isExecutionTimeout(error) || error.kind === 'BACKEND_UNAVAILABLE';
+}
+
 /** A for-each's elements: arrays as they are, null as none, anything else as one element. */
 export function asArray(value: unknown): Json[] {
   if (Array.isArray(value)) return value as Json[];
@@ -284,11 +316,17 @@ export interface ForEachInfo {
   readonly source: string;
   readonly parallel: number;
   readonly failOnError: boolean;
+  /**
+   * The body only computes in-process and publishes (fail-on-error on): its publishes are handed
+   * to the broker together (runtime/publish-batch.ts) rather than one round trip each.
+   */
+  readonly pipelinedPublishes?: boolean;
 }
 
 /**
  * Runs `body` once per element (at most `parallel` at a time). Output: `{ total, success, failed }`.
- * A failing element counts as failed; with fail-on-error the first failure stops the loop.
+ * A failing element counts as failed; with fail-on-error the first failure stops the loop, as does
+ * one that ends the execution anyway (a backend away, the execution's timeout: `endsExecution`).
  */
 export async function forEach(
   ctx: ExecutionContext,
@@ -296,6 +334,7 @@ export async function forEach(
   elements: readonly Json[],
   body: (element: Json, ctx: ExecutionContext) => Promise<Json>,
 ): Promise<JsonObject> {
+  if (info.pipelinedPublishes === true && elements.length > 1) return forEachPublishing(ctx, info, elements, body);
   let success = 0;
   let failed = 0;
   let next = 0;
@@ -311,7 +350,7 @@ export async function forEach(
         success++;
       } catch (err) {
         failed++;
-        if (info.failOnError) firstError ??= err;
+        if (info.failOnError || endsExecution(ctx, err)) firstError ??= err;
         else
           ctx.log.warn(
             { step: info.label ?? 'for-each', source: info.source, err: asPipeError(err).message },
@@ -323,6 +362,64 @@ export async function forEach(
   const workers = Array.from({ length: Math.max(1, Math.min(info.parallel, elements.length)) }, worker);
   await Promise.all(workers);
   if (firstError !== undefined) throw asPipeError(firstError, info.label ?? 'for-each');
+  const output: JsonObject = { total: elements.length, success, failed };
+  if (info.label !== undefined) ctx.steps[info.label] = output;
+  return output;
+}
+
+/**
+ * `forEach` for a body that only computes and publishes: the elements run one after the other, each
+ * publish queues its event, and the queue goes to the broker together (every MAX_QUEUED_PUBLISHES
+ * events and at the end), so every event is stored before the for-each ends. An element fails when
+ * its body threw or one of its publishes was not stored; with fail-on-error the first failed
+ * element (in element order) fails the loop, and no element starts after a failure is known —
+ * events of later elements already handed over with the failed one may have been stored.
+ */
+async function forEachPublishing(
+  ctx: ExecutionContext,
+  info: ForEachInfo,
+  elements: readonly Json[],
+  body: (element: Json, ctx: ExecutionContext) => Promise<Json>,
+): Promise<JsonObject> {
+  const batch = new PublishBatch(ctx.services.broker);
+  const thrown = new Map<number, unknown>();
+  let ran = 0;
+  while (ran < elements.length) {
+    const index = ran++;
+    const steps: Record<string, Json> = Object.assign(Object.create(null) as Record<string, Json>, ctx.steps);
+    try {
+      await body(elements[index] as Json, derivedContext(ctx, { steps, publishes: batch.sinkFor(index) }));
+    } catch (err) {
+      thrown.set(index, err);
+      if (info.failOnError || endsExecution(ctx, err)) break;
+    }
+    if (batch.size >= MAX_QUEUED_PUBLISHES) {
+      await batch.flush();
+      if ([...batch.failures.values()].some((err) => info.failOnError || endsExecution(ctx, err))) break;
+    }
+  }
+  await batch.flush();
+  let success = 0;
+  let failed = 0;
+  let firstError: unknown;
+  let failedOnce = false;
+  for (let index = 0; index < ran; index++) {
+    const error = thrown.has(index) ? thrown.get(index) : batch.failures.get(index);
+    if (!thrown.has(index) && !batch.failures.has(index)) {
+      success++;
+      continue;
+    }
+    failed++;
+    if (info.failOnError || endsExecution(ctx, error)) {
+      if (!failedOnce) firstError = error;
+      failedOnce = true;
+    } else
+      ctx.log.warn(
+        { step: info.label ?? 'for-each', source: info.source, err: asPipeError(error).message },
+        'for-each element failed',
+      );
+  }
+  if (failedOnce) throw asPipeError(firstError, info.label ?? 'for-each');
   const output: JsonObject = { total: elements.length, success, failed };
   if (info.label !== undefined) ctx.steps[info.label] = output;
   return output;

@@ -247,6 +247,13 @@ export interface Delivery {
 export interface EventBroker {
   publish(name: string, payload: Json, headers?: Readonly<Record<string, string>>): Promise<void>;
   /**
+   * Publishes several events at once, each stored (or refused) as `publish` would; resolves when
+   * every one is settled, with each one's error or null, in order. A broker that has a cheaper way
+   * than one `publish` per event (SQLite: one transaction) offers it; without it, callers run the
+   * publishes concurrently (runtime/publish-batch.ts).
+   */
+  publishMany?(events: readonly EventToPublish[]): Promise<Array<unknown | null>>;
+  /**
    * One durable consumer per (subscriber, event): every subscriber gets every event; replicas of one
    * subscriber share it. The handler's promise resolving acks; rejecting leads to redelivery after
    * `backoff` until maxDeliveries, then to the dead letters — at once when the rejection is an
@@ -259,6 +266,12 @@ export interface EventBroker {
     opts: { maxDeliveries: number; ackTimeout: number; concurrency: number; backoff?: RedeliveryBackoff },
   ): Promise<Subscription>;
   close(): Promise<void>;
+}
+
+export interface EventToPublish {
+  readonly name: string;
+  readonly payload: Json;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface Subscription {

@@ -181,7 +181,14 @@ function typeText(s: JsonSchema): string {
 function renderOutput(schema: ConnectorSchema): string[] {
   const out = ['## Output', ''];
   const rule = schema.output;
-  if (rule === 'input') out.push('The incoming message, unchanged: the step passes it on.');
+  const read = schema.message?.read;
+  const instead = typeof read === 'object' && schema.message?.passedThrough !== true ? read.unless : undefined;
+  // A step that reads `unless` instead of the message, and does not pass the message through, passes that on.
+  if (rule === 'input' && instead !== undefined)
+    out.push(
+      `The incoming message, unchanged — or, when \`${instead}\` is given, the value of \`${instead}\`: the step passes on what it worked on.`,
+    );
+  else if (rule === 'input') out.push('The incoming message, unchanged: the step passes it on.');
   else if (typeof rule === 'string') out.push(`The value of \`${rule.slice('params.'.length)}\`, evaluated.`);
   else if (rule && typeof rule === 'object') out.push(...shapeText(rule));
   else

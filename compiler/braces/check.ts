@@ -38,7 +38,7 @@ import { declassified, markSecret, secretFrom } from '../types/secret.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets, type QuotedLiteral } from '../types/literal-offsets.js';
-import { literalOutsideEnum } from '../types/enum-literal.js';
+import { literalNeverEquals } from '../types/enum-literal.js';
 import { splitTailFunction } from '../../runtime/braces/json.js';
 import type { BracesEnv } from './env.js';
 import * as errors from './errors.js';
@@ -230,9 +230,22 @@ class Checker {
   }
 
   private member(expr: MemberExpr): PipeType {
-    const objectType = this.type(expr.object);
+    const inner = expr.object;
+    if (inner.kind === 'member' && inner.property === 'body' && expr.property !== '$') {
+      // `message.body.orderId` where the message has no `body` but has `orderId` itself: an event's
+      // payload (or another typed message) read as if it were a request envelope.
+      const ownerType = this.type(inner.object);
+      if (readAsEnvelope(ownerType, expr.property)) {
+        const owner = pathText(inner.object) ?? 'this value';
+        this.diagnostics.push(errors.bodyOfPayload({ span: inner.propertySpan, owner, field: expr.property }));
+        return UNKNOWN;
+      }
+      const bodyType = this.field(inner.object, ownerType, 'body', inner.propertySpan);
+      return this.field(inner, bodyType, expr.property, expr.propertySpan);
+    }
+    const objectType = this.type(inner);
     if (expr.property === '$') return objectType;
-    return this.field(expr.object, objectType, expr.property, expr.propertySpan);
+    return this.field(inner, objectType, expr.property, expr.propertySpan);
   }
 
   private field(object: Expr, objectType: PipeType, name: string, span: Span): PipeType {
@@ -611,8 +624,9 @@ class Checker {
   }
 
   /**
-   * `field == "literal"` (either order, also `!=` and EQUALTO) where the field's shape allows only
-   * other strings: a comparison whose answer is known before any message arrives.
+   * `field == literal` (either order, also `!=` and EQUALTO) where the field's shape allows only
+   * other strings, or only scalars of another type: a comparison whose answer is known before any
+   * message arrives (`==` is strict deep equality at run time).
    */
   private equality(operator: string, left: Expr, leftType: PipeType, right: Expr, rightType: PipeType): void {
     for (const [field, fieldType, literal] of [
@@ -620,11 +634,14 @@ class Checker {
       [right, rightType, left],
     ] as const) {
       const path = pathText(field);
-      if (path === undefined || literal.kind !== 'literal' || typeof literal.value !== 'string') continue;
-      const miss = literalOutsideEnum(fieldType, literal.value);
-      if (miss)
+      if (path === undefined || literal.kind !== 'literal' || literal.value === null) continue;
+      const never = literalNeverEquals(fieldType, literal.value);
+      const facts = { span: literal.span, field: path, operator };
+      if (never?.kind === 'enum')
+        this.diagnostics.push(errors.literalOutsideEnum({ ...facts, ...never, literal: String(literal.value) }));
+      else if (never?.kind === 'type')
         this.diagnostics.push(
-          errors.literalOutsideEnum({ span: literal.span, literal: literal.value, field: path, operator, ...miss }),
+          errors.literalOfOtherType({ ...facts, literal: literal.value, fieldType: never.fieldType }),
         );
     }
   }
@@ -725,18 +742,21 @@ class Checker {
 }
 
 /**
- * The type of a call: a result computed from a secret is a secret (`CONCAT("Bearer ", account.crm.token)`,
- * `MAP(xs, x => account.crm.token)` through the lambda's body), except what `DECLASSIFY(…)` gives.
+ * The type of a call: a result computed from a secret is a secret (`CONCAT("Bearer ",
+ * account.crm.token)`, `SIZE(…)`, `TOSTRING(message)` when the message holds one), except what
+ * `DECLASSIFY(…)` gives. Functions whose result type follows from their arguments' types pick or
+ * pass values on (IF, FIRSTELEMENT, MAP, FILTER…): what they pick carries its marks in the result's
+ * type already, so only a secret as a whole decides (a condition, an index, a lambda's body):
+ * `FIRSTELEMENT(message.items).id` is not secret because `.key` beside it is.
  */
 function callResult(signature: FunctionSignature, argTypes: readonly PipeType[]): PipeType {
   const result = resultType(signature, argTypes);
   if (signature.name === DECLASSIFY) return declassified(result);
-  if (!signature.params.some((p) => p.lambda)) return secretFrom(result, argTypes);
-  // An array function reads the elements through its lambda: `MAP(xs, x => x.id)` holds a secret
-  // when the body gives one, not because another field of the elements is one. What it returns of
-  // the elements themselves (FILTER, SORTBY) carries their marks in its type.
-  const sources = argTypes.filter((t, i) => paramAt(signature, i)?.lambda !== undefined || t.secret !== undefined);
-  return secretFrom(result, sources);
+  if (typeof signature.result !== 'function') return secretFrom(result, argTypes);
+  return secretFrom(
+    result,
+    argTypes.filter((t) => t.secret !== undefined),
+  );
 }
 
 /** The one function that lets a secret leave (docs/security.md): its argument, no longer secret. */
@@ -781,4 +801,13 @@ export function checkExpression(expr: Expr, env: BracesEnv): CheckResult {
   const checker = new Checker(env);
   const type = checker.type(expr);
   return { type, diagnostics: checker.diagnostics, calls: checker.calls, refs: checker.refs };
+}
+
+/**
+ * True when `owner.body.<field>` reads an object that declares `field` itself and no `body`: the
+ * data is at the top, not under an envelope's `body` (an open object could hold an undeclared
+ * `body` with a field of the same name as a declared one, which no message does on purpose).
+ */
+function readAsEnvelope(owner: PipeType, field: string): boolean {
+  return owner.kind === 'object' && !Object.hasOwn(owner.fields, 'body') && Object.hasOwn(owner.fields, field);
 }

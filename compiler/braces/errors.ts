@@ -9,7 +9,7 @@ import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { PipeType } from '../types/pipe-type.js';
-import { describeType, widen } from '../types/type-ops.js';
+import { describeType, widen, withoutNull } from '../types/type-ops.js';
 import type { ConstantProblem } from './constant-args.js';
 import type { FunctionSignature, ParamSpec } from './signatures.js';
 import { SIGNATURES } from './signatures.js';
@@ -205,6 +205,20 @@ export function unknownField(facts: {
   });
 }
 
+/** `message.body.x` where the message itself has `x` and no `body` (an event's payload read as a request). */
+export function bodyOfPayload(facts: {
+  readonly span: Span;
+  readonly owner: string;
+  readonly field: string;
+}): Diagnostic {
+  return diagnostic('PIPE4006', {
+    message: `no field \`body\` on \`${facts.owner}\`: \`${facts.field}\` is a field of \`${facts.owner}\` itself`,
+    span: facts.span,
+    label: 'not an envelope',
+    hint: `write \`${facts.owner}.${facts.field}\`: the data is at the top of \`${facts.owner}\`, not under \`body\``,
+  });
+}
+
 export function badOperand(facts: {
   readonly span: Span;
   readonly message: string;
@@ -329,6 +343,40 @@ export function literalOutsideEnum(facts: {
         ? `write ${JSON.stringify(suggestion)}`
         : "compare with one of the values listed, or add the value to the schema's `enum`",
   });
+}
+
+/** A literal compared (strictly) with a field whose shape holds only scalars of other types. */
+export function literalOfOtherType(facts: {
+  readonly span: Span;
+  readonly literal: string | number | boolean;
+  readonly field: string;
+  readonly operator: string;
+  readonly fieldType: PipeType;
+}): Diagnostic {
+  const { literal, field, operator, fieldType } = facts;
+  const always = operator === '!=' ? 'always true' : 'always false';
+  const literalType = typeof literal;
+  const fieldText = describeType(widen(withoutNull(fieldType)));
+  return diagnostic('PIPE4050', {
+    message: `\`${field}\` is ${withArticle(fieldText)}, never the ${literalType} ${JSON.stringify(literal)}, so this \`${operator}\` is ${always}`,
+    span: facts.span,
+    label: `${withArticle(literalType)}, not ${withArticle(fieldText)}`,
+    hint: otherTypeHint(literal, fieldType),
+  });
+}
+
+/** How to write the literal as the field's type, when the text says it (`"200"` → `200`). */
+function otherTypeHint(literal: string | number | boolean, fieldType: PipeType): string {
+  const kinds = new Set((fieldType.kind === 'union' ? fieldType.members : [fieldType]).map((m) => m.kind));
+  if (typeof literal === 'string') {
+    const text = literal.trim();
+    if (kinds.has('number') && text !== '' && Number.isFinite(Number(text)))
+      return `write ${Number(text)}, without quotes`;
+    if (kinds.has('boolean') && (text === 'true' || text === 'false')) return `write ${text}, without quotes`;
+  } else if (kinds.has('string')) {
+    return `write ${JSON.stringify(String(literal))}, in quotes`;
+  }
+  return "compare with a value of the field's type";
 }
 
 export function divisionByZero(facts: { readonly span: Span; readonly operator: string }): Diagnostic {

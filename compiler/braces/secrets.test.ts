@@ -59,6 +59,13 @@ describe('secrets in Double Braces', () => {
     expect(from('message.name')).toBeUndefined();
     expect(from('message.items[0].id')).toBeUndefined();
     expect(from('MAP(message.items, x => x.id)')).toBeUndefined();
+    expect(from('FIRSTELEMENT(message.items).id')).toBeUndefined();
+    expect(from('FIRSTELEMENT(message.items).key')).toBe('account.crm.token');
+    expect(from('FILTER(message.items, x => x.id > 1)')).toBe('account.crm.token');
+    expect(from('SIZE(FILTER(message.items, x => x.id > 1))')).toBe('account.crm.token');
+    expect(from('IF(message.name == "a", message.name, "b")')).toBeUndefined();
+    expect(from('IF(account.crm.token == "a", "yes", "no")')).toBe('account.crm.token');
+    expect(from('GETELEMENTAT(message.items, SIZE(account.crm.token))')).toBe('account.crm.token');
     expect(from('global.region')).toBeUndefined();
   });
 

@@ -80,7 +80,8 @@ export interface ParamsSubject {
 
 /**
  * `extra` are the header words as parameters (`operation` of `csv parse`), `extraSpans` where each
- * is written (a header word written with braces has none: its value is known only at run time).
+ * is written (a header word written with braces has none: its value is known only at run time),
+ * `headerWords` the word each was written in (`orders.find` for `operation` of `store orders.find`).
  */
 export function checkParams(
   schema: ConnectorSchema,
@@ -89,13 +90,18 @@ export function checkParams(
   subject: ParamsSubject,
   validators: ParamValidators,
   extraSpans: Readonly<Record<string, Span>> = {},
+  headerWords: Readonly<Record<string, string>> = {},
 ): { instance: LiteralInstance; diagnostics: Diagnostic[] } {
   const instance = toLiteral(params);
   const json = { ...(instance.json as Record<string, unknown>), ...extra };
   const diagnostics: Diagnostic[] = [];
   const validate = validators.validatorFor(schema);
+  // A header word written with `{{ }}` is reported where it is written (PIPE3004), not again by its schema.
+  const unwritten = Object.keys(extra).filter((key) => !Object.hasOwn(extraSpans, key));
+  const aboutUnwritten = (error: ErrorObject): boolean =>
+    unwritten.some((key) => error.instancePath === `/${key}` || error.instancePath.startsWith(`/${key}/`));
   if (!validate(json)) {
-    for (const error of dedupeAjvErrors(validate.errors ?? [])) {
+    for (const error of dedupeAjvErrors(validate.errors ?? []).filter((e) => !aboutUnwritten(e))) {
       const d = mapAjvError(error, schema, instance, subject, params.span);
       if (d) diagnostics.push(d);
     }
@@ -107,7 +113,7 @@ export function checkParams(
     ...checkParamRules({
       params: schema.params,
       json: { ...(instance.json as Record<string, unknown>), ...known },
-      headerWords: new Set(Object.keys(extraSpans)),
+      headerWords: new Map(Object.entries(headerWords)),
       subject,
       keySpan: (pointer) =>
         instance.spans.get(`#key:${pointer}`) ??

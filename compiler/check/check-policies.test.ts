@@ -106,6 +106,8 @@ describe('failure policies from the schemas', () => {
   });
 
   it('a connector whose failures are all permanent refuses retry', () => {
-    expect(check('  jolt { spec: [{ operation: "shift", spec: { a: "b" } }], retry: 2 }').codes).toEqual(['PIPE3012']);
+    expect(check('  jolt { spec: [{ operation: "shift", spec: { body: { a: "b" } } }], retry: 2 }').codes).toEqual([
+      'PIPE3012',
+    ]);
   });
 });

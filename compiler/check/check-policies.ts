@@ -22,6 +22,7 @@ import {
   badRetryOption,
   kindNeverProduced,
   retriedNotIdempotent,
+  retriesMultiply,
   retryCannotHelp,
   unknownRetryOption,
 } from './errors.js';
@@ -138,7 +139,24 @@ export function checkRetry(
     return undefined;
   }
   if (out.attempts > 1) warnUnsafe(step, schema, extra, entry, ctx);
+  if (out.attempts > 1) warnOwnRetries(step, facts?.own ?? [], out.attempts, entry, ctx);
   return out;
+}
+
+/** PIPE3016 when a parameter of the connector's own retries (x-pipe-retry.own) is set above 0 beside `retry`. */
+function warnOwnRetries(
+  step: ConnectorStep,
+  own: readonly string[],
+  attempts: number,
+  entry: ObjectEntry,
+  ctx: PipelineContext,
+): void {
+  for (const e of step.params.entries) {
+    if (e.kind !== 'entry' || !own.includes(e.key)) continue;
+    // A literal 0 is the connector's retries turned off; a value known at run time may be above 0.
+    if (e.value.kind === 'number' && e.value.value === 0) continue;
+    ctx.diagnostics.push(retriesMultiply(step.connector, e.key, attempts, e.keySpan, entry.keySpan));
+  }
 }
 
 type RetryFields = { -readonly [K in keyof RetryPlan]?: RetryPlan[K] };

@@ -14,6 +14,7 @@ import {
   expressionInGlobal,
   selfExecutionWithoutRoom,
   unknownAccountField,
+  notOneOf,
   unknownAccountType,
   unknownPipelineOption,
   unusedBranch,
@@ -58,6 +59,27 @@ export const ACCOUNT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   connection: ['url', 'host', 'port', 'username', 'password', 'database', 'tls', 'ca', 'cert', 'key'],
   // An SSH server (SFTP): password or key authentication, and the host key it must present.
   ssh: ['host', 'port', 'username', 'password', 'private-key', 'passphrase', 'host-key'],
+};
+
+/** JWS algorithms of an asymmetric key (runtime/security/keys.ts ASYMMETRIC_ALGORITHMS): never HS*, never none. */
+const ASYMMETRIC_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
+
+/** Account fields whose literal value is one of a closed list (a value from `env(…)` is checked when the service starts). */
+const ACCOUNT_FIELD_VALUES: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  'private-key': { alg: ASYMMETRIC_ALGORITHMS },
+  'public-key': { alg: ASYMMETRIC_ALGORITHMS },
 };
 
 export interface CheckInput {
@@ -336,6 +358,13 @@ function accountShape(account: AccountDecl, allowed: readonly string[], diagnost
     if (!allowed.includes(entry.key)) {
       const close = suggest(entry.key, allowed);
       diagnostics.push(unknownAccountField(account.accountType, entry.key, entry.keySpan, allowed, close));
+    }
+    const values = ACCOUNT_FIELD_VALUES[account.accountType]?.[entry.key];
+    if (values && entry.value.kind === 'string' && !values.includes(entry.value.value)) {
+      const owner = { what: 'account', name: account.name };
+      diagnostics.push(
+        notOneOf(` \`${entry.key}\``, owner, entry.value.span, values, suggest(entry.value.value, values)),
+      );
     }
     // Every value of an account is a secret: it may not leave the service (secret-sinks.ts).
     const secret = {

@@ -33,6 +33,7 @@ import type { PipelineContext } from './context.js';
 import { payloadDiagnostics } from './contracts.js';
 import { compileCondition, compileCollection } from '../lower/conditions.js';
 import { entryOf } from '../ast/literal.js';
+import { respondProblems } from './http-answers.js';
 import { ERROR_OBJECT, FAILURE_OUTPUT, FOR_EACH_OUTPUT, outputShape, schemaToType } from './shapes.js';
 import { compileObject, compileValue, propertyKey, unionOf, type ExpectedOf } from '../lower/values.js';
 
@@ -88,6 +89,7 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
           }),
         );
       }
+      ctx.diagnostics.push(...respondProblems(step));
       const env = ctx.bracesEnv(message);
       const body = step.body ? compileValue(step.body, env, ctx.diagnostics) : { js: 'null', constant: true };
       const headers = step.headers ? compileObject(step.headers, env, ctx.diagnostics) : undefined;
@@ -183,6 +185,7 @@ function checkConnectorStep(
     }
   }
 
+  const writtenSpans = { ...extraSpans };
   splitHeaderWords(schema, extra, extraSpans);
   const checked = checkParams(
     schema,
@@ -191,6 +194,7 @@ function checkConnectorStep(
     { what: capsule ? 'capsule' : 'connector', name: step.connector, nameSpan: step.connectorSpan },
     ctx.facts.validators,
     extraSpans,
+    wordsAsWritten(step.args, extraSpans, writtenSpans),
   );
   ctx.diagnostics.push(...checked.diagnostics);
 
@@ -437,4 +441,22 @@ function stepHeadSpan(step: Step) {
     case 'for-each':
       return { file: step.span.file, start: step.span.start, end: step.span.start + 'for-each'.length };
   }
+}
+
+/**
+ * Each header-word parameter → the word it was written in (`operation` → `generate` of `csv
+ * generate`, `orders.find` of `store orders.find`, which `x-pipe-split` made two parameters), so
+ * messages name the step as written.
+ */
+function wordsAsWritten(
+  args: readonly { readonly text: string; readonly span: Span }[],
+  spans: Readonly<Record<string, Span>>,
+  writtenSpans: Readonly<Record<string, Span>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [param, at] of Object.entries(spans)) {
+    const word = args.find((arg) => arg.span.start <= at.start && at.end <= arg.span.end);
+    if (word && Object.values(writtenSpans).some((s) => sameSpan(s, word.span))) out[param] = word.text;
+  }
+  return out;
 }

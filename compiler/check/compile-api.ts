@@ -3,6 +3,7 @@
  * which connectors' and triggers' compile-time parts reach the compiler. Stateless; everything
  * per-pipeline goes through the `ctx` they are given.
  */
+import { regexFlagNames, regexProblem } from '../../runtime/regex/index.js';
 import type { ObjectValue, Value } from '../ast/ast.js';
 import {
   entryOf,
@@ -18,7 +19,10 @@ import { diagnostic } from '../../base/diagnostics/codes.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { CompileApi, ConfigReader, ShapeKit } from '../connectors/hook-api.js';
 import { compileJoltChain } from '../jolt/index.js';
+import { inferJoltShape } from '../jolt/infer-shape.js';
 import { compileJslt } from '../jslt/index.js';
+import { inferJslt } from '../jslt/infer-shape.js';
+import { fieldNeverThere } from '../jslt/errors.js';
 import { compileValue, propertyKey } from '../lower/values.js';
 import { checkExists } from '../resolve/references.js';
 import { resolveSchemaValue, schemaLocator } from '../resolve/schema-refs.js';
@@ -34,6 +38,7 @@ import {
   type FieldType,
   type PipeType,
 } from '../types/pipe-type.js';
+import { asMessageShape } from '../types/output-shape.js';
 import type { PipelineContext } from './context.js';
 import { detectDraft } from './json-schema.js';
 import { schemaToType } from './shapes.js';
@@ -94,10 +99,31 @@ export const COMPILE_API: CompileApi = {
     };
     return compileJoltChain(spec, locate, { sourceLine });
   },
+  inferJoltShape,
+  inferJsltShape(value, input, ctx) {
+    const inferred = inferJslt(value.value, input);
+    const mapOffset = offsetMapper(value, ctx);
+    const diagnostics = inferred.absentReads.map((read) => {
+      const problem = fieldNeverThere(read.key, read.fields, suggest(read.key, read.fields));
+      return diagnostic(problem.code, {
+        message: problem.message,
+        span: { file: value.span.file, start: mapOffset(read.start), end: mapOffset(read.end) },
+        ...(problem.hint !== undefined ? { hint: problem.hint } : {}),
+      });
+    });
+    return { type: asMessageShape(inferred.type), diagnostics };
+  },
+  valueType(value, message, ctx) {
+    return compileValue(value, ctx.bracesEnv(message), []).type;
+  },
   compileJsltValue(value, ctx) {
     return compileJslt(value.value, { file: value.span.file, mapOffset: offsetMapper(value, ctx) });
   },
   triggerAuth,
+  queryRegexProblem(pattern, options) {
+    const problem = regexProblem(pattern, 'ecmascript', regexFlagNames(options));
+    return problem ? { message: problem.message, needsBacktracking: problem.needsBacktracking } : undefined;
+  },
   types: SHAPES,
 };
 

@@ -313,6 +313,38 @@ export function respondNotAllowed(where: 'for-each' | 'capsule', at: Span): Diag
   });
 }
 
+// ───────────────────────────── respond (http-answers.ts) ─────────────────────────────
+
+export function bodyOnBodilessStatus(status: number, at: Span): Diagnostic {
+  const informational = status < 200;
+  return diagnostic('PIPE3052', {
+    message: `an HTTP ${status} answer carries no body, so this one would never reach the client`,
+    span: at,
+    label: 'never sent',
+    hint: informational
+      ? `answer with a final status that carries the body (\`respond 200 …\`)`
+      : `remove the body (\`respond ${status}\`), or answer \`respond 200 …\` to send it`,
+  });
+}
+
+export function informationalStatus(status: number, at: Span): Diagnostic {
+  return diagnostic('PIPE3052', {
+    message: `\`respond ${status}\` cannot end an execution: an informational (1xx) status is no final answer, and the service sends 500 instead`,
+    span: at,
+    label: 'not a final status',
+    hint: 'answer with a status from 200 to 599',
+  });
+}
+
+export function redirectWithoutLocation(status: number, at: Span): Diagnostic {
+  return diagnostic('PIPE3053', {
+    message: `a ${status} redirect without a \`Location\` header leaves the client nowhere to go`,
+    span: at,
+    label: 'no `Location` header',
+    hint: `add the target: \`respond ${status} headers { Location: "/path" }\``,
+  });
+}
+
 /** `known` lists the connectors and capsules. */
 export function unknownConnector(
   name: string,
@@ -825,6 +857,23 @@ export function retriedNotIdempotent(connector: string, how: string, at: Span): 
     span: at,
     label: 'retried, but not idempotent',
     hint: how,
+  });
+}
+
+/** The connector's own retry parameter (`retries`) beside the step option `retry`. */
+export function retriesMultiply(
+  connector: string,
+  param: string,
+  attempts: number,
+  at: Span,
+  retryAt: Span,
+): Diagnostic {
+  return diagnostic('PIPE3016', {
+    message: `\`${param}\` and \`retry\` both retry this \`${connector}\` call: their attempts multiply (each of the ${attempts} attempts of \`retry\` retries again)`,
+    span: at,
+    label: "the connector's own retries",
+    secondary: [{ span: retryAt, message: 'the step option `retry`' }],
+    hint: `remove \`${param}\` and let \`retry\` say how often and on which errors`,
   });
 }
 

@@ -56,7 +56,7 @@ function check(json: Record<string, unknown>): string[] {
   const out = checkParamRules({
     params: SCHEMA,
     json,
-    headerWords: new Set(['mode']),
+    headerWords: new Map(typeof json['mode'] === 'string' ? [['mode', json['mode']]] : []),
     subject: { what: 'connector', name: 'demo', nameSpan: span('t', 0, 4) },
     keySpan: (pointer) => span(pointer, 0, 1),
     holds: (schema, value) => ajv.validate(schema as object, value) === true,
@@ -103,6 +103,9 @@ describe('rules between parameters', () => {
       'properties',
       'type',
     ]);
+    // Where the checker does not walk (definitions), ajv keeps the whole schema.
+    const defs = { $defs: { x: { oneOf: [{ required: ['a'] }, { required: ['b'] }] } } };
+    expect(withoutRules(defs)).toEqual(defs);
     expect(describeRules(SCHEMA).map((r) => `${r.where}|${r.when}|${r.needs.join()}|${r.refuses.join()}`)).toEqual([
       '|`batch-fields` is given|batch|',
       '|`mode` is `read`||rows',

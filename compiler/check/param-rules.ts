@@ -33,8 +33,8 @@ export interface RulesInput {
   readonly params: JsonSchema;
   /** The parameters as JSON; values known only at run time are `DYNAMIC`. */
   readonly json: unknown;
-  /** Top-level parameters written as header words (`operation` of `csv parse`). */
-  readonly headerWords: ReadonlySet<string>;
+  /** Top-level parameters written as header words → the word as written (`parse` of `csv parse`, `orders.find` of `store orders.find`). */
+  readonly headerWords: ReadonlyMap<string, string>;
   /** `connector` or `trigger`, and its name (its span is where a missing top-level parameter is reported). */
   readonly subject: { readonly what: string; readonly name: string; readonly nameSpan: Span };
   /** Where the parameter at a JSON pointer is written: its key, or its header word. */
@@ -193,7 +193,7 @@ function holds(input: RulesInput, condition: unknown, value: Readonly<Record<str
         and(stringList(argument).every((k) => Object.hasOwn(value, k)));
         break;
       case 'properties':
-        for (const [key, schema] of Object.entries(schemaRecord(argument)))
+        for (const [key, schema] of Object.entries(schemaRecordLoose(argument)))
           if (Object.hasOwn(value, key)) and(valueHolds(input, schema, value[key]));
         break;
       case 'not': {
@@ -244,8 +244,8 @@ function caseOf(input: RulesInput, place: Place, condition: JsonSchema, positive
   const on = valueCase(condition);
   if (on) {
     const value = `\`${String(on.value)}\``;
-    if (positive && place.pointer === '' && input.headerWords.has(on.param))
-      return { owner: `\`${input.subject.name} ${String(on.value)}\``, on };
+    const header = place.pointer === '' ? headerFor(input, on.param) : undefined;
+    if (positive && header) return { owner: `\`${header(on.value)}\``, on };
     return positive
       ? { owner: `${owner} when \`${on.param}\` is ${value}`, on }
       : { owner: `${owner} when \`${on.param}\` is not ${value}` };
@@ -253,6 +253,20 @@ function caseOf(input: RulesInput, place: Place, condition: JsonSchema, positive
   const description = typeof condition['description'] === 'string' ? condition['description'] : undefined;
   if (description) return { owner: `${owner} ${positive ? 'when' : 'unless'} ${description}` };
   return { owner };
+}
+
+/**
+ * How a step written with header word `param` is named for another value of it: `csv generate`,
+ * `store orders.update` (the value replaces its part of the word); undefined when `param` is no header word.
+ */
+function headerFor(input: RulesInput, param: string): ((value: unknown) => string) | undefined {
+  const word = input.headerWords.get(param);
+  const written =
+    input.json !== null && typeof input.json === 'object' ? (input.json as Record<string, unknown>)[param] : undefined;
+  if (word === undefined) return undefined;
+  const prefix =
+    typeof written === 'string' && word.endsWith(written) ? word.slice(0, word.length - written.length) : '';
+  return (value) => `${input.subject.name} ${prefix}${String(value)}`;
 }
 
 /** `{ required: [p], properties: { p: { const: v } } }` (or a one-value `enum`): p and v. */
@@ -290,12 +304,12 @@ function notTaken(input: RulesInput, place: Place, key: string, at: Case): Diagn
   const takes = Object.keys(schemaRecord(place.schema['properties'])).filter(
     (k) => specific.has(k) && !refusedHere.has(k),
   );
-  const header = place.pointer === '' && input.headerWords.has(param);
+  const header = place.pointer === '' ? headerFor(input, param) : undefined;
   const only =
     takers.length === 0
       ? undefined
       : header
-        ? `only for ${takers.map((v) => `\`${input.subject.name} ${v}\``).join(', ')}`
+        ? `only for ${takers.map((v) => `\`${header(v)}\``).join(', ')}`
         : `only when \`${param}\` is ${takers.map((v) => `\`${v}\``).join(' or ')}`;
   return notTakenParameter(key, at.owner, span, only, takes);
 }
@@ -375,11 +389,12 @@ function conditionText(condition: JsonSchema): string {
 // ───────────────────────────── the schema ajv checks ─────────────────────────────
 
 /**
- * The schema without the keywords checked here, at every level (properties, items, definitions):
- * ajv then reports the shape of each value, and this file the rules between parameters.
+ * The schema without the keywords checked here, at the levels `walk` checks them (the parameters,
+ * the object parameters inside them, and their array items): ajv then reports the shape of each
+ * value, and this file the rules between parameters. Elsewhere (`$defs`, `additionalProperties`,
+ * alternatives) the schema stays whole, for ajv.
  */
 export function withoutRules(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutRules);
   if (!isSchema(schema)) return schema;
   const out: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(schema)) {
@@ -388,28 +403,24 @@ export function withoutRules(schema: unknown): unknown {
     if (keyword === 'not' && isSchema(value) && isPresenceOnly(value)) continue;
     if ((keyword === 'oneOf' || keyword === 'anyOf') && presenceGroups(value)) continue;
     if (keyword === 'allOf' && Array.isArray(value)) {
-      const kept = value.filter((part) => !isRule(part)).map(withoutRules);
+      const kept = value.filter((part) => !isRule(part));
       if (kept.length > 0) out[keyword] = kept;
       continue;
     }
-    if (['properties', 'patternProperties', '$defs', 'definitions'].includes(keyword) && isSchema(value)) {
-      out[keyword] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutRules(v)]));
+    if (keyword === 'properties' && isSchema(value)) {
+      out[keyword] = Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withoutChildRules(child)]));
       continue;
     }
-    out[keyword] = [
-      'items',
-      'additionalProperties',
-      'anyOf',
-      'oneOf',
-      'allOf',
-      'not',
-      'contains',
-      'prefixItems',
-    ].includes(keyword)
-      ? withoutRules(value)
-      : value;
+    out[keyword] = value;
   }
   return out;
+}
+
+/** A parameter's schema without its rules, and its array items' (as `walk` visits them). */
+function withoutChildRules(child: unknown): unknown {
+  const stripped = withoutRules(child);
+  if (!isSchema(stripped) || !isSchema(stripped['items'])) return stripped;
+  return { ...stripped, items: withoutRules(stripped['items']) };
 }
 
 /** A rule of an `allOf` that this file checks: a case, or presence only. */

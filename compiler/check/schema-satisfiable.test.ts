@@ -56,5 +56,10 @@ describe('schemaContradictions', () => {
     ]);
     // Property names, annotations of other tools and extensions are not keywords to correct.
     expect(found({ properties: { requried: {}, tpye: {} }, 'x-requried': true, errorMessage: 'no' })).toEqual([]);
+    // Subschemas kept under a key of one's own and reached by `$ref` are used.
+    expect(found({ defs: { id: { type: 'string' } }, properties: { id: { $ref: '#/defs/id' } } })).toEqual([]);
+    expect(found({ defs: { id: { type: 'string' } } })).toEqual(['PIPE3051 /defs']);
+    // A misspelled annotation loses nothing a validator checks.
+    expect(found({ type: 'string', descripton: 'a name', tittle: 'Name' })).toEqual([]);
   });
 });

@@ -97,6 +97,27 @@ const KEYWORDS = [
   'externalDocs',
 ];
 
+/**
+ * Keywords that only annotate: a misspelled one loses nothing a validator would check, so keys
+ * close to them are not reported (they are still known keywords).
+ */
+const ANNOTATIONS = new Set([
+  '$comment',
+  'title',
+  'description',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'examples',
+  'example',
+  'contentEncoding',
+  'contentMediaType',
+  'xml',
+  'externalDocs',
+]);
+const CONSTRAINING = KEYWORDS.filter((k) => !ANNOTATIONS.has(k));
+
 const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas'];
 const SCHEMA_VALUES = [
   'additionalProperties',
@@ -135,11 +156,41 @@ function escape(key: string): string {
 /** The contradictions and misspelled keywords of a schema, each once. */
 export function schemaContradictions(schema: unknown): SchemaContradiction[] {
   const problems = new Map<string, SchemaContradiction>();
+  const referenced = localRefs(schema);
   walk(schema, '', 0, (p) => {
     const key = `${p.code}${p.pointer}`;
-    if (!problems.has(key)) problems.set(key, p);
+    // A key a `$ref` points into (`defs` holding subschemas) is used, whatever its name.
+    const used = p.onKey === true && referenced.some((ref) => ref === p.pointer || ref.startsWith(`${p.pointer}/`));
+    if (!problems.has(key) && !used) problems.set(key, p);
   });
   return [...problems.values()];
+}
+
+/** The pointer of a local `$ref`, percent-decoded when it decodes (a malformed escape stays as written). */
+function pointerOf(ref: string): string {
+  try {
+    return decodeURIComponent(ref.slice(1));
+  } catch {
+    return ref.slice(1);
+  }
+}
+
+/** The JSON pointers of every local `$ref` in the document (`#/defs/Item` → `/defs/Item`). */
+function localRefs(schema: unknown): string[] {
+  const refs: string[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return;
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1);
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    const ref = record['$ref'];
+    if (typeof ref === 'string' && ref.startsWith('#/')) refs.push(pointerOf(ref));
+    for (const key of Object.keys(record)) visit(record[key], depth + 1);
+  };
+  visit(schema, 0);
+  return refs;
 }
 
 function walk(schema: unknown, pointer: string, depth: number, report: (p: SchemaContradiction) => void): void {
@@ -162,11 +213,14 @@ function walk(schema: unknown, pointer: string, depth: number, report: (p: Schem
       walk(dependencies[key], `${pointer}/dependencies/${escape(key)}`, depth + 1, report);
 }
 
-/** A key that is no keyword but close to one (`requried`, `maxlength`): the schema ignores it. */
+/**
+ * A key that is no keyword but close to one that constrains (`requried`, `maxlength`): the schema
+ * ignores it, so it accepts what the author meant to reject.
+ */
 function checkKeywords(schema: Schema, pointer: string, report: (p: SchemaContradiction) => void): void {
   for (const key of Object.keys(schema)) {
     if (KEYWORDS.includes(key) || key.startsWith('x-')) continue;
-    const keyword = suggest(key, KEYWORDS);
+    const keyword = suggest(key, CONSTRAINING);
     if (keyword !== undefined) report(unknownSchemaKeyword(key, keyword, `${pointer}/${escape(key)}`));
   }
 }

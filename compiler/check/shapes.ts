@@ -55,7 +55,27 @@ export function outputShape(
     const field = rule.slice('params.'.length);
     return paramTypes[field] ?? UNKNOWN;
   }
-  return schemaToType(rule);
+  return schemaToType(operationBranch(rule, paramTypes) ?? rule);
+}
+
+/**
+ * An output rule `{ anyOf: [...] }` whose branches name the operations they answer
+ * (`"x-pipe-operation": ["verify"]`): the branch of the step's `operation` when it is written as a
+ * word, so `{{ step.check.valid }}` is typed by the verify branch alone. Undefined otherwise.
+ */
+function operationBranch(rule: object, paramTypes: Readonly<Record<string, PipeType>>): object | undefined {
+  const branches = (rule as { anyOf?: unknown }).anyOf;
+  if (!Array.isArray(branches)) return undefined;
+  const written = paramTypes['operation'];
+  const operation = written?.kind === 'string' && written.enum?.length === 1 ? written.enum[0] : undefined;
+  if (operation === undefined) return undefined;
+  return branches.find(
+    (b): b is object =>
+      typeof b === 'object' &&
+      b !== null &&
+      Array.isArray((b as Record<string, unknown>)['x-pipe-operation']) &&
+      ((b as Record<string, unknown>)['x-pipe-operation'] as unknown[]).includes(operation),
+  );
 }
 
 export { schemaToType, OPEN_OBJECT };

@@ -200,6 +200,25 @@ function allSynchronous(steps: readonly PlanStep[]): boolean {
   });
 }
 
+/**
+ * True when a for-each body only computes in-process (synchronous connectors: nothing leaves the
+ * service) and publishes events whose failure fails the element (fail-on-error on, no retry): its
+ * publishes may then go to the broker together at the end of the loop (runtime/publish-batch.ts)
+ * without anything outside seeing a difference but the time they took.
+ */
+function pipelinesPublishes(body: readonly PlanStep[]): boolean {
+  const isPublish = (step: PlanStep): boolean =>
+    step.kind === 'connector' && step.module === PUBLISH_MODULE && step.failOnError && step.retry === undefined;
+  return (
+    body.some(isPublish) &&
+    body.every(
+      (step) => isPublish(step) || (step.kind === 'connector' && step.synchronous && step.onFail === undefined),
+    )
+  );
+}
+
+const PUBLISH_MODULE = 'connectors/publish/publish';
+
 /** True when every path through the steps ends with respond or fail (so nothing may follow). */
 function endsExecution(steps: readonly PlanStep[]): boolean {
   return steps.some((step) => {
@@ -302,7 +321,7 @@ function emitStep(step: PlanStep, state: EmitState): void {
       const info = uniqueName(`for-each-${step.label ?? 'loop'}`, state);
       const body = uniqueName(`for-each-body-${step.label ?? 'loop'}`, state);
       state.decls.line(
-        `const ${info}: R.ForEachInfo = { ${step.label !== undefined ? `label: ${JSON.stringify(step.label)}, ` : ''}source: ${JSON.stringify(where)}, parallel: ${step.parallel}, failOnError: ${step.failOnError} };`,
+        `const ${info}: R.ForEachInfo = { ${step.label !== undefined ? `label: ${JSON.stringify(step.label)}, ` : ''}source: ${JSON.stringify(where)}, parallel: ${step.parallel}, failOnError: ${step.failOnError}${pipelinesPublishes(step.body) ? ', pipelinedPublishes: true' : ''} };`,
       );
       // The body is a module-level function: nothing is allocated per element.
       const saved = state.w;

@@ -64,6 +64,8 @@ export interface ConnectorSchema {
 
 /** A connector's retry facts: defaults of the `retry` option, where its output holds a status, and unsafe calls. */
 export interface RetryFacts {
+  /** Parameters through which the connector retries by itself (rest `retries`): with `retry` too, attempts multiply. */
+  readonly own?: readonly string[];
   readonly defaults?: {
     readonly attempts?: number;
     readonly initial?: number;

@@ -75,6 +75,25 @@ describe('connector and trigger parameter schemas', () => {
     ]);
   });
 
+  it('reports an x-pipe-secret mark that is neither sink nor credential', () => {
+    const schema = {
+      name: 'x',
+      kind: 'connector' as const,
+      summary: 'a broken schema',
+      params: {
+        type: 'object',
+        properties: {
+          a: { 'x-pipe-secret': 'sink' },
+          b: { 'x-pipe-secret': 'credential' },
+          c: { 'x-pipe-secret': true },
+        },
+      },
+    };
+    expect(componentSchemaProblems(schema)).toEqual([
+      'params.c: x-pipe-secret is sink (a way out of the service) or credential',
+    ]);
+  });
+
   it('reports rules between parameters naming parameters a schema does not declare', () => {
     const schema = {
       name: 'x',

@@ -183,10 +183,36 @@ export interface CompileApi {
     locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span,
     ctx?: PipelineContext,
   ): CompiledJolt;
+  /**
+   * The output shape of a JOLT chain (one that compiled without errors) on a message of shape
+   * `input`, and warnings (PIPE5021) for `shift` keys that never match it; `locate` as above.
+   */
+  inferJoltShape(
+    spec: unknown,
+    input: PipeType,
+    locate: (path: readonly (string | number)[], part: 'key' | 'value') => Span,
+  ): { readonly type: PipeType; readonly diagnostics: readonly Diagnostic[] };
+  /**
+   * The output shape of the JSLT query of a string value (one that compiled) on an input of shape
+   * `input`, and warnings (PIPE5312) for key reads that always give null on it.
+   */
+  inferJsltShape(
+    value: Extract<Value, { kind: 'string' }>,
+    input: PipeType,
+    ctx: PipelineContext,
+  ): { readonly type: PipeType; readonly diagnostics: readonly Diagnostic[] };
+  /** The type of a parameter value (its `{{ }}` typed against `message`), reporting nothing. */
+  valueType(value: Value, message: PipeType, ctx: PipelineContext): PipeType;
   /** Compiles the JSLT query of a string value, its diagnostics pointing into the host file. */
   compileJsltValue(value: Extract<Value, { kind: 'string' }>, ctx: PipelineContext): CompiledJslt;
   /** The runtime AuthSpec of a trigger's `auth` block as JS (its account checked); undefined without one. */
   triggerAuth(value: Value | undefined, ctx: PipelineContext): string | undefined;
+  /**
+   * Why the Object Store's query engine (runtime/backends/query: ECMAScript syntax on RE2) cannot
+   * run a `$regex` with these `$options` (`"i"`, `"ms"`): the engine's message, and whether the
+   * pattern needs backtracking; undefined when it runs.
+   */
+  queryRegexProblem(pattern: string, options: string): { message: string; needsBacktracking: boolean } | undefined;
 
   // ── shapes ──
   readonly types: ShapeKit;

@@ -140,6 +140,8 @@ export const COMPONENT_SCHEMA_FORMAT: JsonSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
+        // Parameters through which the connector retries by itself (PIPE3016 beside `retry`).
+        own: { type: 'array', items: PARAM },
         defaults: {
           type: 'object',
           additionalProperties: false,

@@ -285,3 +285,17 @@ export function badLookupPath(): JoltProblem {
 export function notEvaluable(): JoltProblem {
   return problem('PIPE5009', 'this key cannot be evaluated');
 }
+
+// ───────────────────────────── shapes (infer-shape.ts) ─────────────────────────────
+
+/** A `shift` key the input never has: `fields` are those of the closed object there, `near` the closest. */
+export function keyNeverMatches(key: string, fields: readonly string[], near: string | undefined): JoltProblem {
+  const has = fields.length === 0 ? 'no fields' : `only ${fields.map((f) => `\`${f}\``).join(', ')}`;
+  return problem(
+    'PIPE5021',
+    `the shift key \`${key}\` never matches: the input there is a closed object with ${has}`,
+    near !== undefined
+      ? `Did you mean \`${near}\`? Keys of a shift spec mirror the input.`
+      : 'Keys of a shift spec mirror the input: check the nesting, or widen the schema of the message.',
+  );
+}

@@ -9,6 +9,8 @@
  */
 import { BUILTINS } from '../../runtime/jslt/builtins.js';
 import { regexProblem } from '../../runtime/jslt/regex.js';
+import { isKnownZone } from '../../runtime/jslt/time.js';
+import { closestZone } from '../braces/zones.js';
 import type { Expr, FunctionDecl, LetBinding, Program, Range } from './ast.js';
 import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 import * as E from './errors.js';
@@ -420,7 +422,14 @@ class Generator {
     }
     if (!this.checkArity(node.name, builtin.min, builtin.max, node)) return 'null';
     if (builtin.regexArgument !== undefined) this.checkRegex(node.args[builtin.regexArgument]);
+    if (builtin.zoneArgument !== undefined) this.checkZone(node.args[builtin.zoneArgument]);
     return `L.fn${accessor(node.name)}(${args().join(', ')})`;
+  }
+
+  /** A literal zone the run time's `isKnownZone` refuses fails every call: PIPE5550 with the closest zone. */
+  private checkZone(arg: Expr | undefined): void {
+    if (arg?.kind !== 'literal' || typeof arg.value !== 'string' || isKnownZone(arg.value)) return;
+    this.report(E.unknownZone(arg.value, closestZone(arg.value)), arg);
   }
 
   private checkRegex(arg: Expr | undefined): void {

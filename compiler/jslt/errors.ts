@@ -10,6 +10,7 @@ import type { DiagnosticCode } from '../../base/diagnostics/codes.js';
 export interface JsltProblem {
   readonly code: DiagnosticCode;
   readonly message: string;
+  readonly hint?: string;
 }
 
 // ───────────────────────────── imports (index.ts) ─────────────────────────────
@@ -62,6 +63,27 @@ export function badRegex(pattern: string, detail: string): JsltProblem {
   return { code: 'PIPE5310', message: `Syntax error in regular expression '${pattern}': ${detail}` };
 }
 
+/** `suggestion`: the closest known zone (compiler/braces/zones.ts). */
+export function unknownZone(zone: string, suggestion: string | undefined): JsltProblem {
+  const guess = suggestion === undefined ? '' : `; did you mean '${suggestion}'?`;
+  return { code: 'PIPE5550', message: `Unknown timezone ${zone}${guess}` };
+}
+
 export function noSuchModule(prefix: string): JsltProblem {
   return { code: 'PIPE5308', message: `No module imported with prefix '${prefix}'` };
+}
+
+// ───────────────────────────── shapes (infer-shape.ts) ─────────────────────────────
+
+/** A key read of a closed object without that field: `fields` are its fields, `near` the closest. */
+export function fieldNeverThere(key: string, fields: readonly string[], near: string | undefined): JsltProblem {
+  const has = fields.length === 0 ? 'no fields' : `only ${fields.map((f) => `\`${f}\``).join(', ')}`;
+  return {
+    code: 'PIPE5312',
+    message: `\`.${key}\` is always null: the value here is a closed object with ${has}`,
+    hint:
+      near !== undefined
+        ? `Did you mean \`.${near}\`?`
+        : 'Read a field the shape has, or widen the schema that gives this shape.',
+  };
 }

@@ -7,7 +7,14 @@ import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets } from '../types/literal-offsets.js';
 import { compileBraces } from '../braces/index.js';
 import { literalOutsideEnum } from '../braces/errors.js';
-import { assignmentInJsonPath, invalidJsonPath, noSuchPathField, notACollection, notACondition } from './errors.js';
+import {
+  assignmentInJsonPath,
+  invalidJsonPath,
+  noSuchPathField,
+  notACollection,
+  notACondition,
+  pathIntoScalar,
+} from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { JsExpr } from './plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
@@ -113,6 +120,8 @@ function checkJsonPath(
       ctx.diagnostics.push(
         literalOutsideEnum({ span: at(finding.start, finding.end), field, literal, operator, ...miss }),
       );
+    } else if (finding.owner.kind === 'number' || finding.owner.kind === 'boolean') {
+      ctx.diagnostics.push(pathIntoScalar(finding.field, at(finding.start, finding.end), finding.owner.kind));
     } else {
       const candidates = fieldsOf(finding.owner);
       ctx.diagnostics.push(

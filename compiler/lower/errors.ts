@@ -51,6 +51,17 @@ export function noSuchPathField(
   });
 }
 
+/** A path segment or filter chain that reads into a number or a boolean (`$.total[*]`, `@.total.amount`). */
+export function pathIntoScalar(segment: string, at: Span, kind: string): Diagnostic {
+  const what = segment === '*' || /^-?\d+$/u.test(segment) ? `\`[${segment}]\`` : `\`.${segment}\``;
+  return diagnostic('PIPE5502', {
+    message: `${what} reads into a ${kind}, which has no fields or elements: the path selects nothing`,
+    span: at,
+    label: `inside a ${kind}`,
+    hint: 'End the path at the value itself, or read the field that holds the object or array.',
+  });
+}
+
 /** Double Braces' JSONPATH says the same (compiler/braces/errors.ts). */
 function pathFieldHint(field: string, suggestion: string | undefined): string {
   return suggestion

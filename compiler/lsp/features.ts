@@ -185,7 +185,10 @@ function shapeSection(shape: PipeType | undefined): string {
     : '\n\n_The message shape at this step is known after the file compiles._';
 }
 
-/** A TypeScript-like rendering of a shape, a few levels deep (`?` marks optional fields, `…` open objects). */
+/**
+ * A TypeScript-like rendering of a shape, a few levels deep (`?` marks optional fields, `…` open
+ * objects, a comment the account a secret value comes from).
+ */
 export function renderShape(type: PipeType, depth: number): string {
   const pad = '  '.repeat(depth + 1);
   switch (type.kind) {
@@ -205,7 +208,8 @@ export function renderShape(type: PipeType, depth: number): string {
     case 'union':
       return type.members.map((m) => renderShape(m, depth)).join(' | ');
     default:
-      return describeType(type);
+      // A secret says where it comes from: what may not be sent out (PIPE4201).
+      return type.secret ? `${describeType(type)} /* secret: ${type.secret.from} */` : describeType(type);
   }
 }
 

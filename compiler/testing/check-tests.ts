@@ -154,6 +154,11 @@ class TestChecker {
     }
     const [only] = [...this.pipelines.values()];
     if (this.pipelines.size === 1 && only) return only;
+    // Folders tested together (`pipec test examples`): the one pipeline beside the test file.
+    const folder = path.dirname(test.nameSpan.file);
+    const beside = [...this.pipelines.values()].filter((p) => path.dirname(p.decl.span.file) === folder);
+    const [neighbour] = beside;
+    if (beside.length === 1 && neighbour) return neighbour;
     this.diagnostics.push(testedPipelineUnsaid(test.name, test.nameSpan, names));
     return undefined;
   }

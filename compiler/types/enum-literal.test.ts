@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { closedStrings, literalOutsideEnum } from './enum-literal.js';
+import { closedStrings, literalNeverEquals, literalOutsideEnum } from './enum-literal.js';
 import { analyzeJsonPath } from './jsonpath-type.js';
-import { arrayOf, NULL, NUMBER, objectOf, STRING, UNKNOWN, type PipeType } from './pipe-type.js';
+import { arrayOf, BOOLEAN, INTEGER, NULL, NUMBER, objectOf, STRING, UNKNOWN, type PipeType } from './pipe-type.js';
 import { union } from './type-ops.js';
 
-const status: PipeType = { kind: 'string', enum: ['pending', 'shipped', 'delivered'] };
+const status: PipeType = { kind: 'string', enum: ['pending', 'shipped', 'delivered'], declared: true };
 
 describe('closedStrings', () => {
   it('lists the strings of an enum, also when the field may be missing', () => {
@@ -18,6 +18,9 @@ describe('closedStrings', () => {
     expect(closedStrings(UNKNOWN)).toBeUndefined();
     expect(closedStrings(union(status, NUMBER))).toBeUndefined();
     expect(closedStrings(NULL)).toBeUndefined();
+    // The value of a literal written in the pipeline may be edited to any string.
+    expect(closedStrings({ kind: 'string', enum: ['test'] })).toBeUndefined();
+    expect(closedStrings(union(status, { kind: 'string', enum: ['other'] }))).toBeUndefined();
   });
 });
 
@@ -29,6 +32,10 @@ describe('literalOutsideEnum', () => {
     });
     expect(literalOutsideEnum(status, 'Shipped')?.suggestion).toBe('shipped');
     expect(literalOutsideEnum(status, 'cancelled')).toEqual({ values: ['pending', 'shipped', 'delivered'] });
+    expect(literalOutsideEnum({ kind: 'string', enum: ['a', 'b'], declared: true }, 'c')).toEqual({
+      values: ['a', 'b'],
+    });
+    expect(literalOutsideEnum({ kind: 'string', enum: ['a', 'b'], declared: true }, 'A')?.suggestion).toBe('a');
   });
 
   it('accepts the values themselves and every literal against an open string', () => {
@@ -37,9 +44,27 @@ describe('literalOutsideEnum', () => {
   });
 });
 
+describe('literalNeverEquals (strict equality)', () => {
+  it('finds literals of a type no member of the shape has', () => {
+    expect(literalNeverEquals(INTEGER, '200')?.kind).toBe('type');
+    expect(literalNeverEquals(union(BOOLEAN, NULL), 'true')?.kind).toBe('type');
+    expect(literalNeverEquals(STRING, 5)?.kind).toBe('type');
+    expect(literalNeverEquals(status, 'shiped')?.kind).toBe('enum');
+  });
+
+  it('stays quiet when a member may hold the literal, or the shape is not only scalars', () => {
+    expect(literalNeverEquals(union(STRING, NUMBER), 5)).toBeUndefined();
+    expect(literalNeverEquals(INTEGER, 1.5)).toBeUndefined();
+    expect(literalNeverEquals(UNKNOWN, 'x')).toBeUndefined();
+    expect(literalNeverEquals(union(INTEGER, objectOf({})), 'x')).toBeUndefined();
+    expect(literalNeverEquals(arrayOf(STRING), 'x')).toBeUndefined();
+    expect(literalNeverEquals(NULL, 'x')).toBeUndefined();
+  });
+});
+
 describe('JSONPath filters comparing a chain with a literal', () => {
   const order = objectOf({
-    body: objectOf({ status, tags: arrayOf({ kind: 'string', enum: ['vip', 'new'] }), note: STRING }),
+    body: objectOf({ status, tags: arrayOf({ kind: 'string', enum: ['vip', 'new'], declared: true }), note: STRING }),
   });
   const misses = (path: string): string[] =>
     analyzeJsonPath(path, order, { objectFilter: 'self' }).findings.map((f) =>

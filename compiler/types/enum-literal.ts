@@ -1,13 +1,40 @@
 /**
- * String literals a field can never equal: when a field's shape allows only a closed list of
- * strings (a schema's `enum` or `const`), a comparison with a string outside that list is always
- * false. Shared by the Double Braces checker (`==`, `!=`, EQUALTO) and the JSONPath filter typing
- * (`[?(@.status == 'x')]`), which word the diagnostic.
- * Quiet whenever the shape may hold another string (a plain `string` member, `unknown`) or a value
- * that loose equality could make equal to text (numbers, booleans, arrays, objects).
+ * Literals a field can never equal: when a field's shape allows only a closed list of strings (a
+ * schema's `enum` or `const`), a comparison with a string outside that list is always false; and
+ * under strict equality (Double Braces' `==`, EQUALTO) a number, string or boolean literal never
+ * equals a field whose shape holds only scalars of other types (`message.status == "200"` after
+ * `rest`, whose status is an integer). Shared by the Double Braces checker and the JSONPath filter
+ * typing (`[?(@.status == 'x')]`, loose JavaScript equality: the enum rule only), which word the
+ * diagnostic. Quiet whenever the shape may hold the literal (a plain `string`, `unknown`, objects
+ * and arrays whose typing is left to other checks).
  */
-import { suggest } from '../../base/diagnostics/suggest.js';
+import { closest } from '../../base/diagnostics/suggest.js';
 import type { PipeType } from './pipe-type.js';
+
+/** Why a strict comparison with a literal is never true. */
+export type NeverEqual =
+  ({ readonly kind: 'enum' } & EnumMiss) | { readonly kind: 'type'; readonly fieldType: PipeType };
+
+/** The JSON type a scalar shape member holds (`number` for integers too). */
+const SCALAR_KINDS = new Set(['string', 'number', 'boolean']);
+
+/**
+ * Whether a strict comparison (deep equality) of a field of `type` with `literal` is never true:
+ * the literal is a string outside the field's enum, or of a type no member of the field's shape
+ * has. Undefined when it may be true, or when the shape is not known to be scalars.
+ * @example literalNeverEquals({ kind: 'number', integer: true }, '200') // { kind: 'type', … }
+ */
+export function literalNeverEquals(type: PipeType, literal: string | number | boolean): NeverEqual | undefined {
+  const members = (type.kind === 'union' ? type.members : [type]).filter((m) => m.kind !== 'null');
+  if (members.length === 0 || members.some((m) => !SCALAR_KINDS.has(m.kind))) return undefined;
+  const literalKind = typeof literal;
+  if (members.some((m) => m.kind === literalKind)) {
+    if (typeof literal !== 'string') return undefined;
+    const miss = literalOutsideEnum(type, literal);
+    return miss ? { kind: 'enum', ...miss } : undefined;
+  }
+  return { kind: 'type', fieldType: type };
+}
 
 export interface EnumMiss {
   /** The strings the field may hold, as its shape lists them. */
@@ -26,7 +53,9 @@ export function closedStrings(type: PipeType): readonly string[] | undefined {
   const values: string[] = [];
   for (const member of members) {
     if (member.kind === 'null') continue;
-    if (member.kind !== 'string' || member.enum === undefined) return undefined;
+    // A literal's value (`json-generator { json: { state: "new" } }`, a global) may be edited to
+    // any string: only a list a schema declares says what the field can never hold.
+    if (member.kind !== 'string' || member.enum === undefined || member.declared !== true) return undefined;
     values.push(...member.enum);
   }
   return values.length > 0 ? [...new Set(values)] : undefined;
@@ -40,6 +69,8 @@ export function closedStrings(type: PipeType): readonly string[] | undefined {
 export function literalOutsideEnum(type: PipeType, literal: string): EnumMiss | undefined {
   const values = closedStrings(type);
   if (values === undefined || values.includes(literal)) return undefined;
-  const suggestion = suggest(literal, values);
+  // One- and two-letter values are all within one edit of each other: only a case slip is a guess.
+  const best = closest(literal, values, 1)[0];
+  const suggestion = best !== undefined && (literal.length > 2 || best.distance < 1) ? best.candidate : undefined;
   return suggestion === undefined ? { values } : { values, suggestion };
 }

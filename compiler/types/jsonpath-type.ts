@@ -74,7 +74,13 @@ export function analyzeJsonPath(source: string, root: PipeType, options: JsonPat
     const at = source.indexOf(segment, cursor);
     if (at >= 0) cursor = at + segment.length;
     if (segment === '..' || segment.startsWith('(')) return { findings, selected: UNKNOWN };
-    if (segment === '*') {
+    if (segment === '*' || /^-?\d+$/u.test(segment)) {
+      // A number or a boolean has no members: `$.rowCount[*]` selects nothing.
+      if (isScalarWithoutMembers(current)) {
+        const position = at < 0 ? { start: 0, end: source.length } : { start: at, end: at + segment.length };
+        findings.push({ kind: 'field', field: segment, owner: current, ...position });
+        return { findings, selected: UNKNOWN };
+      }
       current = itemsOf(current);
       continue;
     }
@@ -85,7 +91,7 @@ export function analyzeJsonPath(source: string, root: PipeType, options: JsonPat
       current = target;
       continue;
     }
-    if (/^-?\d+$/u.test(segment) || segment.includes(':') || segment.includes(',')) {
+    if (segment.includes(':') || segment.includes(',')) {
       current = itemsOf(current);
       continue;
     }
@@ -208,6 +214,9 @@ const EQUALITY = '(===?|!==?)';
 /** What may stand around a comparison that is a whole operand: `(`, `&&`, `||`, `?`, `:`, `,` or an end. */
 const BEFORE_OPERAND = /(?:^|[(,?:]|&&|\|\|)\s*$/u;
 const AFTER_OPERAND = /^\s*(?:$|[),?:]|&&|\|\|)/u;
+/** `== 'text'` right after a chain; `'text' ==` right before one (both on the blanked code). */
+const COMPARED_AFTER = new RegExp(`^\\s*${EQUALITY}\\s*(['"])([^'"]*)\\2`, 'u');
+const COMPARED_BEFORE = new RegExp(`(?:^|[(,?:]|&&|\\|\\|)\\s*(['"])([^'"]*)\\1\\s*${EQUALITY}\\s*$`, 'u');
 
 /**
  * The quoted string a chain (code offsets `from`–`to`) is compared with by `==`, `===`, `!=` or
@@ -221,15 +230,13 @@ function comparedLiteral(
   from: number,
   to: number,
 ): { literal: string; operator: string; start: number; end: number } | undefined {
-  const after = new RegExp(`^\\s*${EQUALITY}\\s*(['"])([^'"]*)\\2`, 'u').exec(blank.slice(to));
+  const after = COMPARED_AFTER.exec(blank.slice(to));
   if (after && BEFORE_OPERAND.test(blank.slice(0, from))) {
     const start = to + after[0].length - (after[3] ?? '').length - 2;
     const end = to + after[0].length;
     if (AFTER_OPERAND.test(blank.slice(end))) return quoted(code, start, end, after[1] as string);
   }
-  const before = new RegExp(`(?:^|[(,?:]|&&|\\|\\|)\\s*(['"])([^'"]*)\\1\\s*${EQUALITY}\\s*$`, 'u').exec(
-    blank.slice(0, from),
-  );
+  const before = COMPARED_BEFORE.exec(blank.slice(0, from));
   if (before && AFTER_OPERAND.test(blank.slice(to))) {
     const start = (before.index ?? 0) + before[0].indexOf(before[1] as string);
     const end = start + (before[2] ?? '').length + 2;
@@ -259,9 +266,19 @@ function itemsOf(type: PipeType): PipeType {
   return plain.kind === 'array' ? plain.items : UNKNOWN;
 }
 
-/** A field's shape; 'missing' only when every possible shape is a closed object without it. */
+/** A number or a boolean (never null): JSONPath finds nothing inside it. */
+function isScalarWithoutMembers(type: PipeType): boolean {
+  const plain = withoutNull(type);
+  return plain.kind === 'number' || plain.kind === 'boolean';
+}
+
+/**
+ * A field's shape; 'missing' only when every possible shape is a closed object without it, or a
+ * number or boolean (which have no fields; a string's or an array's `length` is JavaScript's).
+ */
 export function fieldOf(type: PipeType, field: string): PipeType | 'missing' {
   const plain = withoutNull(type);
+  if (plain.kind === 'number' || plain.kind === 'boolean') return 'missing';
   if (plain.kind === 'object') {
     const found = Object.hasOwn(plain.fields, field) ? plain.fields[field] : undefined;
     if (found) return found.type;

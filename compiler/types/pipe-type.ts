@@ -15,7 +15,15 @@ export type PipeType = (
   | { readonly kind: 'null' }
   | { readonly kind: 'boolean' }
   | { readonly kind: 'number'; readonly integer?: boolean }
-  | { readonly kind: 'string'; readonly enum?: readonly string[] }
+  | {
+      readonly kind: 'string';
+      readonly enum?: readonly string[];
+      /**
+       * The enum is declared (a schema's `enum` or `const`), not the value of a literal written in
+       * the pipeline: only a declared list says which strings a field may ever hold.
+       */
+      readonly declared?: boolean;
+    }
   | { readonly kind: 'array'; readonly items: PipeType }
   | {
       readonly kind: 'object';

@@ -37,7 +37,9 @@ describe('schemaToType', () => {
     expect(schemaToType({ enum: ['Domestic', 'International'] })).toEqual({
       kind: 'string',
       enum: ['Domestic', 'International'],
+      declared: true,
     });
+    expect(schemaToType({ const: 'web' })).toEqual({ kind: 'string', enum: ['web'], declared: true });
     expect(schemaToType({ const: 3 })).toEqual(INTEGER);
     expect(schemaToType({ anyOf: [{ type: 'string' }, { type: 'integer' }] })).toEqual(union(STRING, INTEGER));
     expect(schemaToType({ oneOf: [{ type: 'boolean' }, { type: 'null' }] })).toEqual(union(BOOLEAN, NULL));

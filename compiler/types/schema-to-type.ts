@@ -76,7 +76,9 @@ class Converter {
   }
 
   private shape(schema: Schema, depth: number): PipeType {
-    if (own(schema, 'const') !== undefined) return typeOfValue(own(schema, 'const'));
+    const constant = own(schema, 'const');
+    if (typeof constant === 'string') return { kind: 'string', enum: [constant], declared: true };
+    if (constant !== undefined) return typeOfValue(constant);
     const enumValues = own(schema, 'enum');
     if (Array.isArray(enumValues) && enumValues.length > 0) return this.enumType(enumValues);
     const alternatives = [own(schema, 'anyOf'), own(schema, 'oneOf')].find(Array.isArray) as unknown[] | undefined;
@@ -102,7 +104,7 @@ class Converter {
   }
 
   private enumType(values: readonly unknown[]): PipeType {
-    if (values.every((v) => typeof v === 'string')) return { kind: 'string', enum: values as string[] };
+    if (values.every((v) => typeof v === 'string')) return { kind: 'string', enum: values as string[], declared: true };
     return union(...values.map((v) => (typeof v === 'string' ? typeOfValue(v) : widen(typeOfValue(v)))));
   }
 

@@ -17,6 +17,7 @@ export function sameType(a: PipeType, b: PipeType): boolean {
       const x = a.enum;
       const y = (b as typeof a).enum;
       if (!x || !y) return !x && !y;
+      if (Boolean(a.declared) !== Boolean((b as typeof a).declared)) return false;
       return x.length === y.length && x.every((v) => y.includes(v));
     }
     case 'array':
@@ -78,7 +79,11 @@ function mergeScalars(members: readonly PipeType[]): PipeType[] {
     if (m.kind === 'string') {
       if (stringDone) continue;
       stringDone = true;
-      const merged: PipeType = hasPlainString ? { kind: 'string' } : { kind: 'string', enum: [...new Set(enums)] };
+      // A list some of whose strings only a literal gave is not a declared list.
+      const declared = members.every((n) => n.kind !== 'string' || n.declared === true);
+      const merged: PipeType = hasPlainString
+        ? { kind: 'string' }
+        : { kind: 'string', enum: [...new Set(enums)], ...(declared ? { declared } : {}) };
       out.push(secret ? { ...merged, secret } : merged);
       continue;
     }

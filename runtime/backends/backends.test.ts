@@ -17,6 +17,7 @@ import { PipeError } from '../errors.js';
 import { MAX_EVENT_PAYLOAD_BYTES } from '../limits.js';
 import { createBackends, type Backends } from './index.js';
 import { parseFilter } from './query/filter.js';
+import { applyUpdate, parseUpdate } from './query/update.js';
 import { matchesFilter } from './query/match.js';
 import { createRegexTester } from './query/regex.js';
 
@@ -744,6 +745,103 @@ for (const variant of variants) {
           'DOCUMENT_TOO_LARGE',
         );
         expect(await backends.store.findById(s, 'k')).toEqual({ _oId: 'k', v: 1 });
+      });
+
+      it('updates top-level fields in one statement with what the in-memory update gives', async () => {
+        const s = newStore();
+        const docs: JsonObject[] = [
+          { _oId: 'a', k: 1, c: 'drop', keep: [1, { x: 2 }] },
+          { _oId: 'b', k: 1, c: null, 1: 'numeric key first' },
+          { _oId: 'c', k: 2 },
+        ];
+        await backends.store.insert(s, docs);
+        await backends.store.createIndex(s, { k: 1 });
+        const updates: Array<[JsonObject, JsonObject, boolean]> = [
+          [{ k: 1 }, { $set: { o: { deep: ['é"\n', null] }, n: 1.5, s: 'text', z: null } }, true],
+          [{ k: 1 }, { $unset: { c: '', missing: '' } }, false],
+          [{ k: 2 }, JSON.parse('{"$set": {"t": 1, "__proto__": {"p": 1}}, "$unset": {"t": ""}}') as JsonObject, true],
+          [{ k: { $in: [1, 2] } }, { $set: { k: 3 } }, true],
+        ];
+        const expected = new Map(docs.map((d) => [d['_oId'] as string, structuredClone(d)]));
+        for (const [query, update, multi] of updates) {
+          const filter = parseFilter(query);
+          const spec = parseUpdate(update);
+          let matched = [...expected.values()].filter((d) => matchesFilter(d, filter, createRegexTester()));
+          if (!multi) matched = matched.slice(0, 1);
+          for (const d of matched) expected.set(d['_oId'] as string, applyUpdate(d, spec));
+          expect(await backends.store.update(s, query, update, { multi })).toBe(matched.length);
+        }
+        expect(await backends.store.find(s, {})).toEqual([...expected.values()]);
+        expect(await backends.store.find(s, { k: 3 })).toHaveLength(3);
+      });
+
+      it('finds by an indexed equality in insertion order, as the matcher does, with limit and skip', async () => {
+        const s = newStore();
+        const values: Json[] = [1, 1.5, '1', true, null, [1, 2], [[1]], { g: 1 }, 2, 1, false, ['1', true], -0];
+        const docs: JsonObject[] = values.map((g, i) => ({ i, g }));
+        docs.push({ i: values.length });
+        await backends.store.insert(s, docs);
+        await backends.store.createIndex(s, { g: 1 });
+        const queries: JsonObject[] = [
+          { g: 1 },
+          { g: 0 },
+          { g: 1.5 },
+          { g: '1' },
+          { g: true },
+          { g: { $in: [1, 1, '1', true, 2] } },
+          { g: 1, i: { $gt: 0 } },
+          { $and: [{ g: { $eq: 2 } }, { i: { $lt: 100 } }] },
+        ];
+        for (const query of queries) {
+          const filter = parseFilter(query);
+          const all = docs.filter((d) => matchesFilter(d, filter, createRegexTester())).map((d) => d['i']);
+          expect(
+            (await backends.store.find(s, query)).map((d) => d['i']),
+            JSON.stringify(query),
+          ).toEqual(all);
+          expect((await backends.store.find(s, query, { limit: 2, skip: 1 })).map((d) => d['i'])).toEqual(
+            all.slice(1, 3),
+          );
+        }
+      });
+
+      it('gives an _oId or a unique key back once the document holding it expired', async () => {
+        const s = newStore();
+        await backends.store.createIndex(s, { email: 1 }, { unique: true });
+        await backends.store.insert(s, [{ _oId: 'x', email: 'a@x' }], { expireAfterSeconds: 60 });
+        await expectPipeError(backends.store.insert(s, [{ _oId: 'x' }]), 409, 'DUPLICATE_KEY');
+        await expectPipeError(backends.store.insert(s, [{ email: 'a@x' }]), 409, 'DUPLICATE_KEY');
+        time += 61_000;
+        await backends.store.insert(s, [{ _oId: 'x', v: 2 }]);
+        await backends.store.insert(s, [{ _oId: 'y', email: 'b@x' }]);
+        expect(await backends.store.update(s, { _oId: 'y' }, { $set: { email: 'a@x' } })).toBe(1);
+        expect(await backends.store.find(s, {})).toEqual([
+          { _oId: 'x', v: 2 },
+          { _oId: 'y', email: 'a@x' },
+        ]);
+      });
+
+      it('answers right while another process creates and drops the index it reads through', async () => {
+        const s = newStore();
+        await backends.store.insert(
+          s,
+          Array.from({ length: 20 }, (_, n) => ({ n, g: n % 4 })),
+        );
+        const other = await open();
+        try {
+          const expectGroup = async (): Promise<void> =>
+            expect((await backends.store.find(s, { g: 1 }, { limit: 3 })).map((d) => d['n'])).toEqual([1, 5, 9]);
+          await expectGroup();
+          await other.store.createIndex(s, { g: 1 });
+          await expectGroup();
+          expect(await backends.store.update(s, { g: 1 }, { $set: { seen: true } }, { multi: false })).toBe(1);
+          expect(await other.store.dropIndex(s, { g: 1 })).toBe(1);
+          await expectGroup();
+          expect(await backends.store.delete(s, { g: 1 }, { multi: false })).toBe(1);
+          expect((await backends.store.find(s, { g: 1 })).map((d) => d['n'])).toEqual([5, 9, 13, 17]);
+        } finally {
+          await other.close();
+        }
       });
 
       it('keeps prototype keys as plain data', async () => {

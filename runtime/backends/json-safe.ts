@@ -153,13 +153,16 @@ export function serializeDocument(doc: JsonObject, maxBytes: number): string {
   assertJson(doc, 'document');
   const text = JSON.stringify(doc);
   const size = Buffer.byteLength(text, 'utf8');
-  if (size > maxBytes) {
-    throw new PipeError(`document of ${size} bytes exceeds the limit of ${maxBytes} bytes`, {
-      code: 413,
-      kind: 'DOCUMENT_TOO_LARGE',
-    });
-  }
+  if (size > maxBytes) throw documentTooLarge(size, maxBytes);
   return text;
+}
+
+/** 413: a document of `size` bytes (as JSON text) over the limit; nothing is written. */
+export function documentTooLarge(size: number, maxBytes: number): PipeError {
+  return new PipeError(`document of ${size} bytes exceeds the limit of ${maxBytes} bytes`, {
+    code: 413,
+    kind: 'DOCUMENT_TOO_LARGE',
+  });
 }
 
 export function maxDocumentBytes(env: NodeJS.ProcessEnv): number {

@@ -25,6 +25,11 @@ import type { MergeSpec } from './query/merge.js';
 export const ID_FIELD = '_oId';
 /** Aggregations load at most this many documents after the leading $match (env PIPEC_STORE_MAX_AGGREGATE). */
 export const DEFAULT_MAX_AGGREGATE_DOCS = 100_000;
+/**
+ * How often (by the store's clock) a process purges the expired documents of a store it writes to.
+ * Expired documents are hidden from every read and write at once; the purge only gives the space back.
+ */
+export const PURGE_EVERY_MS = 10_000;
 
 export interface PreparedFind {
   readonly filter: Filter;

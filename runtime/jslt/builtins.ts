@@ -42,6 +42,8 @@ export interface BuiltinSpec {
   readonly max: number;
   /** Index of an argument that is a regular expression (checked at compile time when literal). */
   readonly regexArgument?: number;
+  /** Index of an argument that is a time zone (checked at compile time when literal, as `isKnownZone`). */
+  readonly zoneArgument?: number;
   readonly call: Builtin;
 }
 
@@ -417,7 +419,7 @@ export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map<string, Builti
   // time
   ['now', spec(0, 0, () => makeDouble(Date.now() / 1000))],
   ['parse-time', spec(2, 3, parseTimeFn)],
-  ['format-time', spec(2, 3, formatTimeFn)],
+  ['format-time', { ...spec(2, 3, formatTimeFn), zoneArgument: 2 }],
   // misc
   ['parse-url', spec(1, 1, (url) => (url === null ? null : parseUrl(toText(url))))],
 ]);

@@ -152,3 +152,12 @@ export function patternRefused(where: string, pattern: string, err: RegexSyntaxE
     kind: 'INVALID_PATTERN',
   });
 }
+
+/** Object Store `$regex` options (i, m, s) as the flag names the translator takes (the query engine and the compiler's check). */
+export function regexFlagNames(flags: string): string[] {
+  const names: string[] = [];
+  if (flags.includes('i')) names.push('CASE_INSENSITIVE');
+  if (flags.includes('m')) names.push('MULTILINE');
+  if (flags.includes('s')) names.push('DOTALL');
+  return names;
+}

@@ -41,12 +41,18 @@ describe('redactRecord', () => {
 });
 
 describe('secretValues', () => {
-  it('masks the values of account fields, not the account type', () => {
-    const secrets = secretValues({ db: { type: 'connection', url: 'postgres://app:s3cret@db/orders', port: 5432 } });
-    expect(secrets).toEqual(['postgres://app:s3cret@db/orders', '5432']);
+  it('masks credentials of accounts, not their addresses', () => {
+    const secrets = secretValues({
+      db: { type: 'connection', url: 'postgres://app:s3cret@db/orders', port: 5432 },
+      smtp: { type: 'connection', url: 'smtp://127.0.0.1:587', username: 'mailer', password: 'hunter22' },
+      api: { type: 'secret-key', key: 'sk-live-123456' },
+      keyed: { type: 'connection', url: 'https://api.example.com/v1?apikey=abcdef' },
+    });
+    expect(secrets).toEqual(['https://api.example.com/v1?apikey=abcdef', 'sk-live-123456', 'hunter22', 's3cret']);
     expect(maskSecrets('the connection to postgres://app:s3cret@db/orders failed', secrets)).toBe(
-      'the connection to [REDACTED] failed',
+      'the connection to postgres://app:[REDACTED]@db/orders failed',
     );
+    expect(maskSecrets('email: cannot reach 127.0.0.1:587', secrets)).toBe('email: cannot reach 127.0.0.1:587');
   });
 });
 

@@ -106,19 +106,54 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   return pino(options, opts.destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
-/** Collects string values of the accounts that are worth masking (short values would mask noise). */
+/**
+ * Account fields that say where and as whom, not how to prove it: masking them would hide an
+ * address in every error about it ("cannot reach [REDACTED]:587") and protect nothing.
+ */
+const ADDRESS_FIELDS = new Set([
+  'type',
+  'host',
+  'hostname',
+  'port',
+  'user',
+  'username',
+  'database',
+  'region',
+  'from',
+  'ca',
+  'host-key',
+  'fingerprint',
+]);
+
+/**
+ * The account values worth masking (short values would mask noise): every field but addresses,
+ * and of a URL its password (and the whole URL when its query may carry a key).
+ */
 export function secretValues(accounts: Readonly<Record<string, Readonly<Record<string, unknown>>>>): string[] {
   const values = new Set<string>();
   for (const fields of Object.values(accounts)) {
     for (const [key, v] of Object.entries(fields)) {
-      // The account's type (`connection`, `basic`, …) is a word of the language, not a secret.
-      if (key === 'type') continue;
-      if (typeof v === 'string' && v.length >= 4) values.add(v);
-      else if (typeof v === 'number' && String(v).length >= 4) values.add(String(v));
+      if (ADDRESS_FIELDS.has(key.toLowerCase())) continue;
+      const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+      if (text === undefined) continue;
+      for (const secret of key.toLowerCase() === 'url' ? urlSecrets(text) : [text])
+        if (secret.length >= 4) values.add(secret);
     }
   }
   // Longest first, so a secret containing another is masked whole.
   return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** The parts of a connection URL that are secret: its password, or all of it when it has a query. */
+function urlSecrets(text: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return [text];
+  }
+  if (url.search !== '') return [text];
+  return url.password === '' ? [] : [url.password, decodeURIComponent(url.password)];
 }
 
 /** Replaces every occurrence of a secret value in `text` with the redaction marker. */

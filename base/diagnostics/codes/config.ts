@@ -111,6 +111,13 @@ export const configCodes = {
     explain:
       'A connector with several operations (`csv parse`, `csv generate`, `xml parse`, …) takes some parameters for one operation only, and some in alternatives of which one is given. Its schema says which, as JSON Schema rules (`if` the operation is …, `then` these parameters are not taken, `oneOf` these); the connector\'s page in docs/connectors/ lists them. The same holds for options that change what else is taken: a trigger\'s `auth` of `type: api-key` takes no `jwks-url`.\n\nExample: `csv generate { rows: {{ message.rows }}, delimiter: ";", file: {{ message.files[0] }} }` — `file` is what `csv parse` reads; `csv generate` writes its output as text, or to the file named by `to-file`. Remove the parameter, or give only one of the alternatives (`csv parse` reads `file` or `text`, not both).',
   },
+  PIPE3016: {
+    title: 'Retries multiply',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      'The step option `retry` runs the whole step again, and the connector also retries by itself through a parameter of its own (`rest`\'s `retries`). Both together multiply: `retries: 3` with `retry: 4` makes up to 16 calls, with waits of both schedules, which is rarely what was meant and can hammer a failing server.\n\nExample: `rest { url: "…", retries: 3, retry: { attempts: 4 } }`. Keep `retry` (error kinds, status codes, a time budget, a circuit breaker beside it) and remove `retries`.',
+  },
   PIPE3020: {
     title: 'Mock answer does not fit',
     severity: 'error',

@@ -45,7 +45,8 @@ export const patternCodes = {
       'and lookbehind (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`), atomic groups (`(?>…)`) or possessive quantifiers ' +
       '(`a*+`). This applies to JSON Schema `pattern` and `patternProperties`, Double Braces (MATCHES, REPLACE, SPLIT, ' +
       'STRINGMATCHES), JSLT (`test`, `capture`, `split`, `replace`), JOLT (`=split`) and connector parameters that ' +
-      "are regular expressions (their schema says `format: regex`: an agent's `guardrails.regex[].pattern`).\n\n" +
+      "are regular expressions (their schema says `format: regex`: an agent's `guardrails.regex[].pattern`), and a " +
+      '`$regex` written in an Object Store query or `$match` stage.\n\n' +
       'Example: `pattern: "^(?!admin).*$"` in a schema. Fix: rewrite the pattern without those features, for example ' +
       'check the excluded case with a second rule (`not: { pattern: "^admin" }`), or match more and check the rest in ' +
       'a later step.',
@@ -57,7 +58,8 @@ export const patternCodes = {
     explain:
       'A regular expression written in a JSON Schema (`pattern`, the keys of `patternProperties`), as the separator ' +
       "of a JOLT `=split`, or as a connector parameter whose schema says `format: regex` (an agent's guardrail " +
-      '`pattern`) does not compile. JSON Schema patterns and regex parameters are ECMAScript regular expressions ' +
+      '`pattern`), or as the `$regex` of an Object Store query does not compile. JSON Schema patterns, regex ' +
+      'parameters and `$regex` are ECMAScript regular expressions ' +
       '(`u` mode); JOLT separators are Java ones. All run on RE2, and are compiled at build time by the same code.\n\n' +
       'Example: `pattern: "^[0-9"` misses the closing `]`; `pattern: "\\\\Aabc"` uses Java\'s `\\A`, which ECMAScript ' +
       'writes `^`.',

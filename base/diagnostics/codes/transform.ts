@@ -186,6 +186,19 @@ export const transformCodes = {
       'list indexes (or `*`). For example `"photos[]": { "url": "x" }` is rejected: write ' +
       '`"photos[]": { "*": { "url": "x" } }` to default every photo, or `"0": { … }` for the first.',
   },
+  PIPE5021: {
+    title: 'Shift key never matches the input',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      'A literal key of a `shift` spec names a field that the input cannot have there: the message ' +
+      'shape at that point is a closed object (a schema with `additionalProperties: false`, or the ' +
+      'output of an earlier step whose shape is known) without that field, so the key never matches ' +
+      'and its output paths are never written. For example, after `validate { schema: Order }` where ' +
+      'Order is closed with the fields `id` and `items`, `{ "operation": "shift", "spec": { "orderId": ' +
+      '"id" } }` moves nothing. Keys over open or unknown shapes are never reported. Fix the key (the ' +
+      'hint names the closest field), the nesting of the spec, or the schema.',
+  },
   // ───── JSLT (PIPE5300–PIPE5499), owned by compiler/jslt ─────
   PIPE5300: {
     title: 'JSLT syntax error',
@@ -295,5 +308,17 @@ export const transformCodes = {
       'The JSLT query nests parentheses, arrays, objects, calls or `if`s more than 150 levels deep, ' +
       'or chains more than 500 operands with one operator. The limit protects the compiler from ' +
       'hostile input. Split the query with `let` variables or `def` functions.',
+  },
+  PIPE5312: {
+    title: 'JSLT read of an absent field',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      'A key read of a JSLT query (`.name`, `$order.name`) names a field that the value there cannot ' +
+      'have: its shape is a closed object (a schema with `additionalProperties: false`, or the output ' +
+      'of an earlier step whose shape is known) without that field, so the read always gives null. ' +
+      'For example, with a message `{ products: [...] }` from a closed schema, `size(.product)` is ' +
+      'always null. Reads of open or unknown shapes are never reported. Fix the name (the hint names ' +
+      'the closest field), or the schema.',
   },
 } as const satisfies CodeTable;

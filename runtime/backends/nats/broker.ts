@@ -2,7 +2,7 @@
  * Event broker on NATS JetStream (PIPEC_BROKER=nats://…). One stream (default `PIPEC_EVENTS` on
  * `pipec.events.>`, interest retention: an event is kept until every subscriber acked it) and one
  * durable pull consumer per (subscriber, event), shared by all replicas of that subscriber; each
- * concurrency slot pulls one message at a time.
+ * subscription pulls as many messages as it has free concurrency slots.
  *
  * A publish resolves once JetStream acknowledged the event (stored); while NATS is away it fails at
  * once with 503. Consumers run for as long as the service does: after an outage, a deleted
@@ -73,13 +73,18 @@ export interface NatsBrokerOptions {
   readonly random?: () => number;
 }
 
+/** The event id, in events published before it travelled as `Nats-Msg-Id` alone (still read). */
 const HEADER_EVENT_ID = 'Pipec-Event-Id';
+/** JetStream's de-duplication id, kept with the stored message: pipec's event id. */
+const HEADER_MSG_ID = 'Nats-Msg-Id';
 const HEADER_PUBLISHED_AT = 'Pipec-Published-At';
 /** Longest a pull waits for a message before asking again. */
 const PULL_EXPIRES_MS = 1000;
 /** Longest a JetStream request (publish ack, stream info) may take before the call fails with 503. */
 const REQUEST_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+const utf8 = new TextEncoder();
+const utf8Text = new TextDecoder();
 
 /** One connection's JetStream handles, with pipec's streams and bucket in place. */
 interface Ready extends Session {
@@ -143,11 +148,19 @@ export function createNatsBroker(
   };
 
   /** After JetStream lost the stream: set everything up again, this process's consumers first. */
-  const recover = async (): Promise<Ready> => {
-    prepared = null;
-    const session = await ready();
-    await Promise.allSettled([...consumerSetups].map((setup) => setup(session)));
-    return session;
+  let recovering: Promise<Ready> | null = null;
+  const recover = (): Promise<Ready> => {
+    // One recovery at a time: a publish and a consumer that both found the stream gone share it
+    // (two would each drop the other's half-made session and race to create the same objects).
+    recovering ??= (async () => {
+      prepared = null;
+      const session = await ready();
+      await Promise.allSettled([...consumerSetups].map((setup) => setup(session)));
+      return session;
+    })().finally(() => {
+      recovering = null;
+    });
+    return recovering;
   };
 
   const publishMessage = async (
@@ -193,9 +206,8 @@ export function createNatsBroker(
     const id = randomUUID();
     const h = natsHeaders();
     for (const [k, v] of Object.entries(checked.headers)) h.set(k, v);
-    h.set(HEADER_EVENT_ID, id);
     h.set(HEADER_PUBLISHED_AT, String(clock.now()));
-    await publishMessage(`${names.subjectPrefix}.${name}`, new TextEncoder().encode(checked.body), h, id);
+    await publishMessage(`${names.subjectPrefix}.${name}`, utf8.encode(checked.body), h, id);
     return id;
   };
 
@@ -303,7 +315,7 @@ export function createNatsBroker(
 
       const handle = async (session: Ready, msg: PulledMsg): Promise<void> => {
         const attempt = msg.info.deliveryCount;
-        const payloadJson = new TextDecoder().decode(msg.data);
+        const payloadJson = utf8Text.decode(msg.data);
         const read = readEnvelope(msg, event, payloadJson);
         const envelope = read.envelope;
         if (read.problem !== null) {
@@ -352,38 +364,83 @@ export function createNatsBroker(
       /** The consumer, created if missing; shared by the slots of this subscription. */
       let attached: Promise<void> | null = null;
       const attach = (session: Ready): Promise<void> => {
-        attached ??= setupConsumer(session);
-        attached.then(
+        if (attached) return attached;
+        const setup = setupConsumer(session);
+        attached = setup;
+        setup.then(
           () => unconfirmed.delete(setupConsumer),
-          () => (attached = null),
+          () => {
+            if (attached === setup) attached = null;
+          },
         );
-        return attached;
+        return setup;
+      };
+
+      /** Deliveries being handled, at most `concurrency` at once. */
+      const inFlight = new Set<Promise<void>>();
+      let puller: Puller | null = null;
+      const room = (): number => subOpts.concurrency - inFlight.size;
+      /**
+       * Pulls ask for the free slots plus as many again, so the next deliveries are already here
+       * when slots free up (a pull's round trip does not stall a busy subscription). One of those
+       * waits for at most one handler to finish; its ack wait is renewed as it starts when the
+       * wait was long enough to matter.
+       */
+      const wanted = (): number => room() + subOpts.concurrency;
+      const renewAfterMs = Math.min(1000, subOpts.ackTimeout / 10);
+      const start = (session: Ready, msg: PulledMsg): void => {
+        if (Date.now() - msg.receivedAt > renewAfterMs) keepInProgress(msg);
+        const running = handle(session, msg)
+          .catch((err: unknown) => {
+            // The delivery was not settled (the connection closed under it): the server sends it again.
+            logger.debug({ event, subscriber, err: failureText(err) }, 'event delivery left unsettled');
+          })
+          .finally(() => {
+            inFlight.delete(running);
+            puller?.poke();
+          });
+        inFlight.add(running);
       };
 
       /**
-       * One worker per concurrency slot, each with a single outstanding pull of one message on an
-       * inbox of its own (nats/puller.ts: no delivery is lost to a pull the client gave up): a pull
-       * of 1 returns as soon as a message exists, and nothing waits in a local buffer while its
-       * ack_wait runs. Any failure (outage, missing consumer or stream, a pull nobody answers) →
-       * wait with backoff, then set up again and go on; logged once per spell of failures.
+       * One loop per subscription pulls for its free concurrency slots (and as many again, see
+       * `wanted`) on one inbox (nats/puller.ts: no delivery is lost to a pull the client gave up)
+       * and starts a handler per message, every message of a burst at once. Any failure (outage, missing consumer or stream, a pull nobody
+       * answers) → wait with backoff, then set up again and go on; logged once per spell of failures.
        */
-      const worker = async (): Promise<void> => {
+      const pump = async (): Promise<void> => {
         const retry = new Backoff(RECONNECT_BACKOFF, random);
-        let puller: Puller | null = null;
         try {
           while (!stopping.signal.aborted) {
+            if (room() <= 0) {
+              await Promise.race(inFlight);
+              continue;
+            }
             if (!(await link.connected(stopping.signal))) break;
             try {
               const session = await ready();
               await attach(session);
               if (puller?.nc !== session.nc) {
                 puller?.close();
-                puller = new Puller(session.nc, names.events, durable, PULL_EXPIRES_MS, subOpts.ackTimeout);
+                puller = new Puller(
+                  session.nc,
+                  names.events,
+                  durable,
+                  PULL_EXPIRES_MS,
+                  subOpts.ackTimeout,
+                  undefined,
+                  Math.max(1, Math.floor(subOpts.concurrency / 2)),
+                );
               }
-              const msg = await puller.next(stopping.signal);
+              const msg = await puller.next(stopping.signal, wanted);
               // Stopping while the message arrived: hand it straight back for another replica.
               if (msg && stopping.signal.aborted) msg.nak();
-              else if (msg) await handle(session, msg);
+              else if (msg) {
+                start(session, msg);
+                for (let more = room() > 0 ? puller.poll() : null; more; more = room() > 0 ? puller.poll() : null) {
+                  start(session, more);
+                }
+              }
               if (failing === 'logged') logger.info({ event, subscriber }, 'event consumer resumed');
               failing = false;
               retry.reset();
@@ -408,6 +465,7 @@ export function createNatsBroker(
             }
           }
         } finally {
+          await Promise.allSettled(inFlight);
           puller?.close();
         }
       };
@@ -415,7 +473,7 @@ export function createNatsBroker(
       consumerSetups.add(setupConsumer);
       unconfirmed.add(setupConsumer);
       // The consumer exists before subscribe resolves (events published from then on are kept for
-      // it); while NATS is away the workers create it once it is back.
+      // it); while NATS is away the pump creates it once it is back.
       if (link.connection()) {
         await ready()
           .then(attach)
@@ -426,13 +484,13 @@ export function createNatsBroker(
             );
           });
       }
-      const workers = Array.from({ length: subOpts.concurrency }, () => worker());
+      const pumping = pump();
 
       const subscription: Subscription = {
         async stop() {
           if (stopping.signal.aborted) return;
           stopping.abort();
-          await Promise.allSettled(workers);
+          await pumping;
           consumerSetups.delete(setupConsumer);
           unconfirmed.delete(setupConsumer);
           subscriptions.delete(subscription);
@@ -476,12 +534,14 @@ function readEnvelope(
   payloadJson: string,
 ): { envelope: EventEnvelope; problem: string | null } {
   const headers: Record<string, string> = {};
-  let id = `${msg.info.stream}:${msg.seq}`;
+  let id: string | null = null;
+  let idFromMsgId: string | null = null;
   let publishedAt = msg.info.timestampNanos ? Math.floor(msg.info.timestampNanos / 1e6) : 0;
   for (const [key, values] of msg.headers ?? []) {
     const value = values[0] ?? '';
     const lower = key.toLowerCase();
     if (lower === HEADER_EVENT_ID.toLowerCase()) id = value;
+    else if (lower === HEADER_MSG_ID.toLowerCase()) idFromMsgId = value;
     else if (lower === HEADER_PUBLISHED_AT.toLowerCase()) publishedAt = Number(value);
     else if (!lower.startsWith('nats-'))
       Object.defineProperty(headers, lower, { value, enumerable: true, writable: true, configurable: true });
@@ -495,5 +555,6 @@ function readEnvelope(
     problem = `unreadable event payload: ${errorText(err)}`;
     payload = null;
   }
-  return { envelope: { id, name: event, payload, headers, publishedAt }, problem };
+  const eventId = id ?? idFromMsgId ?? `${msg.info.stream}:${msg.seq}`;
+  return { envelope: { id: eventId, name: event, payload, headers, publishedAt }, problem };
 }

@@ -75,9 +75,10 @@ describe.runIf(natsUp || IN_CI)('Puller', () => {
       const puller = new Puller(nc, stream, 'C', 1000, 5000);
       // The worker stops waiting (nats.js fetch() would drop the pull's inbox here)...
       const stopped = new AbortController();
-      stopped.abort();
-      expect(await puller.next(stopped.signal)).toBeNull();
+      const waiting = puller.next(stopped.signal);
       await nc.flush();
+      stopped.abort();
+      expect(await waiting).toBeNull();
       // ...the server then hands the pull a message: it still reaches the worker, as delivery 1.
       await js.publish(`pipecpull.${RUN_ID}.a`, 'first');
       const signal = new AbortController().signal;
@@ -99,6 +100,68 @@ describe.runIf(natsUp || IN_CI)('Puller', () => {
       await jsm.streams.delete(stream);
     }
   });
+
+  it(
+    'asks for the room the caller has and no more, topping up by at least minBatch while a pull is open',
+    {
+      timeout: 20_000,
+    },
+    async () => {
+      const jsm = await jetstreamManager(nc);
+      const js = jetstream(nc);
+      const stream = `PIPECROOM_${RUN_ID}`;
+      await jsm.streams.add({ name: stream, subjects: [`pipecroom.${RUN_ID}.>`] });
+      try {
+        await jsm.consumers.add(stream, { durable_name: 'C', ack_policy: AckPolicy.Explicit });
+        // The batch of every pull request the puller sends.
+        const batches: number[] = [];
+        const spied = new Proxy(nc, {
+          get(target, key) {
+            if (key === 'publish') {
+              return (subject: string, data: string, opts: object) => {
+                if (subject.includes('.MSG.NEXT.')) batches.push((JSON.parse(data) as { batch: number }).batch);
+                return target.publish(subject, data, opts);
+              };
+            }
+            const value: unknown = Reflect.get(target, key);
+            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          },
+        });
+        const puller = new Puller(spied, stream, 'C', 1000, 5000, undefined, 2);
+        const signal = new AbortController().signal;
+        let room = 4;
+        const first = puller.next(signal, () => room);
+        await nc.flush();
+        expect(batches).toEqual([4]);
+        await js.publish(`pipecroom.${RUN_ID}.a`, 'a');
+        const msg = await first;
+        expect(msg).toMatchObject({ info: { deliveryCount: 1 } });
+        msg?.ack();
+        // Three still asked for and three slots free; then one more slot, fewer than minBatch: no pull.
+        room = 3;
+        const second = puller.next(signal, () => room);
+        room = 4;
+        puller.poke();
+        await nc.flush();
+        expect(batches).toEqual([4]);
+        await new Promise((r) => setTimeout(r, 300));
+        // Two more slots: one pull for both.
+        room = 5;
+        puller.poke();
+        await nc.flush();
+        expect(batches).toEqual([4, 2]);
+        // The first pull expires, leaving 3 of its 4 (the server says so): the second's 2 are still asked for.
+        expect(await second).toBeNull();
+        const third = puller.next(signal, () => room);
+        await nc.flush();
+        expect(batches).toEqual([4, 2, 3]);
+        puller.close();
+        await third.catch(() => null);
+      } finally {
+        await jsm.streams.delete(stream);
+      }
+    },
+  );
 
   it('ends an empty pull on 408, and pulls again only then', async () => {
     const requests = pulls();

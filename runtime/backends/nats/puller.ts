@@ -1,24 +1,35 @@
 /**
- * Pulls messages one at a time from a JetStream pull consumer on an inbox that stays subscribed
- * for as long as the worker runs.
+ * Pulls messages for all the concurrency slots of one subscription from a JetStream pull consumer,
+ * on one inbox that stays subscribed for as long as the subscription runs.
+ *
+ * Pulls are sized to the room the caller says it has: the messages asked for and not yet received,
+ * plus those received and not yet taken, never exceed it, so what waits in the local buffer is
+ * bounded (each message says when it arrived: its ack wait runs from then). A pull asks for several
+ * messages at once (at least `minBatch` while another pull is open), so a busy subscription sends
+ * one pull request per several events rather than one per event.
  *
  * Why not nats.js `consumer.fetch()`: it subscribes a fresh inbox for each pull and drops it as soon
  * as the client thinks the pull is over — also when two idle heartbeats seem missed, which under
  * load happens before the server expired the pull. A message the server hands to that pull in the
  * meantime reaches nobody, yet counts as a delivery: it comes back only after the ack wait, with
  * one attempt used up (seen as attempts [1, 3] instead of [1, 2] in backends.test.ts "redelivers
- * when the handler exceeds ackTimeout"). Here every message any of the worker's pulls brings is
- * received and handled: a pull that seems to hang is simply followed by another one on the same
- * inbox, and a late message of the earlier one is still read from it.
+ * when the handler exceeds ackTimeout"). Here every message any pull brings is received and
+ * handled: a pull that seems to hang is simply followed by another one on the same inbox, and a
+ * late message of the earlier one is still read from it. (nats.js `consume()` buffers messages
+ * beyond what the handlers can take; their ack wait would run while they wait.)
  */
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 
 /** The JetStream API prefix (pipec uses the account's default JetStream, no domain). */
 export const DEFAULT_API_PREFIX = '$JS.API';
+/** On a pull's end status: how many of the messages it asked for it did not bring. */
+const PENDING_MESSAGES_HEADER = 'Nats-Pending-Messages';
 
 /** What the consumer loop needs of a delivered message (a subset of nats.js JsMsg). */
 export interface PulledMsg {
   readonly seq: number;
+  /** When it arrived (Date.now()): its ack wait has been running since about then. */
+  readonly receivedAt: number;
   readonly data: Uint8Array;
   readonly headers: MsgHdrs | undefined;
   readonly info: { readonly stream: string; readonly deliveryCount: number; readonly timestampNanos: number };
@@ -48,11 +59,18 @@ export class PullFailed extends Error {
 export class Puller {
   private readonly sub: Subscription;
   private readonly inbox: string;
-  private readonly queue: Msg[] = [];
+  /** What arrived on the inbox and was not taken yet, with when it arrived. */
+  private readonly queue: Array<{ readonly msg: Msg; readonly at: number }> = [];
   private wake: (() => void) | null = null;
-  /** Pulls sent and not yet ended by a status or a message. */
-  private open = 0;
+  /** Messages asked for by pulls not yet ended, and not yet received. */
+  private requested = 0;
+  /** When a pull was last sent or the server last sent anything on the inbox. */
+  private lastHeard = 0;
 
+  /**
+   * @param minBatch the fewest messages a pull asks for while another pull is still open (a pull
+   *   is always sent when none is open and there is room).
+   */
   constructor(
     readonly nc: NatsConnection,
     private readonly stream: string,
@@ -60,37 +78,42 @@ export class Puller {
     private readonly expiresMs: number,
     private readonly ackTimeoutMs: number,
     private readonly apiPrefix = DEFAULT_API_PREFIX,
+    private readonly minBatch = 1,
   ) {
     this.inbox = createInbox();
     this.sub = nc.subscribe(this.inbox, {
       callback: (err, msg) => {
         if (err) return;
-        this.queue.push(msg);
+        this.lastHeard = Date.now();
+        this.queue.push({ msg, at: this.lastHeard });
         this.wake?.();
       },
     });
   }
 
   /**
-   * The next message for this worker, or null when the pull ended without one (after about
-   * `expiresMs`). Sends a pull only when none is open. A pull the server never answered is given
-   * up after twice its expiry with PullFailed status 0 (a late message of it still arrives here).
+   * The next message, or null when a pull ended without one (after about `expiresMs`). `room`
+   * says how many messages the caller can take now (at least 1); pulls keep what is asked for
+   * within it, and are topped up when `poke()` says room was made. A pull the server never
+   * answered is given up after twice its expiry with PullFailed status 0 (a late message of it
+   * still arrives here).
    */
-  async next(signal: AbortSignal): Promise<PulledMsg | null> {
-    if (this.open === 0) this.pull();
-    const deadline = Date.now() + 2 * this.expiresMs;
+  async next(signal: AbortSignal, room: () => number = () => 1): Promise<PulledMsg | null> {
+    // Asked before taking what already arrived, so the next messages are on their way meanwhile.
+    if (!signal.aborted) this.topUp(room());
     for (;;) {
-      const msg = this.queue.shift();
-      if (msg) {
-        const pulled = this.read(msg);
+      const entry = this.queue.shift();
+      if (entry) {
+        const pulled = this.read(entry.msg, entry.at);
         if (pulled === 'ended') return null;
         if (pulled !== 'heartbeat') return pulled;
         continue;
       }
       if (signal.aborted) return null;
-      const left = deadline - Date.now();
+      this.topUp(room());
+      const left = this.lastHeard + 2 * this.expiresMs - Date.now();
       if (left <= 0) {
-        this.open = 0;
+        this.requested = 0;
         throw new PullFailed(0, 'the server did not answer the pull');
       }
       await new Promise<void>((resolve) => {
@@ -107,41 +130,65 @@ export class Puller {
     }
   }
 
+  /**
+   * A message that already arrived, without waiting; null when none did. The caller takes every
+   * message of a burst at once, so their handlers start together and their acks leave together.
+   */
+  poll(): PulledMsg | null {
+    for (let entry = this.queue.shift(); entry; entry = this.queue.shift()) {
+      const pulled = this.read(entry.msg, entry.at);
+      if (pulled !== 'ended' && pulled !== 'heartbeat') return pulled;
+    }
+    return null;
+  }
+
+  /** Room was made (a handler finished): a waiting `next` tops the pulls up. */
+  poke(): void {
+    this.wake?.();
+  }
+
   /** Messages that arrived but were not taken (stopping): handed back at once for another replica. */
   close(): void {
     this.sub.unsubscribe();
-    for (const msg of this.queue.splice(0)) {
-      if (msg.reply?.startsWith('$JS.ACK.')) this.message(msg).nak();
+    for (const { msg, at } of this.queue.splice(0)) {
+      if (msg.reply?.startsWith('$JS.ACK.')) this.message(msg, at).nak();
     }
   }
 
-  private pull(): void {
-    this.open += 1;
-    const request = { batch: 1, expires: this.expiresMs * 1_000_000 };
+  private topUp(room: number): void {
+    const missing = room - this.requested - this.queue.length;
+    if (missing <= 0 || (this.requested > 0 && missing < this.minBatch)) return;
+    this.requested += missing;
+    this.lastHeard = Date.now();
+    const request = { batch: missing, expires: this.expiresMs * 1_000_000 };
     const subject = `${this.apiPrefix}.CONSUMER.MSG.NEXT.${this.stream}.${this.consumer}`;
     this.nc.publish(subject, JSON.stringify(request), { reply: this.inbox });
   }
 
-  private read(msg: Msg): PulledMsg | 'ended' | 'heartbeat' {
+  private read(msg: Msg, at: number): PulledMsg | 'ended' | 'heartbeat' {
     if (msg.reply?.startsWith('$JS.ACK.')) {
-      this.open = Math.max(0, this.open - 1);
-      return this.message(msg);
+      this.requested = Math.max(0, this.requested - 1);
+      return this.message(msg, at);
     }
     const code = msg.headers?.code ?? 0;
     if (code === 100) return 'heartbeat';
-    this.open = Math.max(0, this.open - 1);
+    // A pull that ends before it brought all it asked for says how many it leaves; without that
+    // header, assume every open pull ended (the worst is a pull too many, never a starved slot).
+    const left = Number(msg.headers?.get(PENDING_MESSAGES_HEADER) || NaN);
+    this.requested = Number.isFinite(left) ? Math.max(0, this.requested - left) : 0;
     // 404 no messages, 408 request expired: the pull ended empty. Anything else says the consumer
     // or JetStream cannot serve (409 consumer deleted, 503 no responders…).
     if (code === 404 || code === 408) return 'ended';
     throw new PullFailed(code, msg.headers?.description ?? '');
   }
 
-  private message(msg: Msg): PulledMsg {
+  private message(msg: Msg, receivedAt: number): PulledMsg {
     const info = parseAckSubject(msg.reply ?? '');
     const nc = this.nc;
     const ackTimeoutMs = this.ackTimeoutMs;
     return {
       seq: info.streamSequence,
+      receivedAt,
       data: msg.data,
       headers: msg.headers,
       info: { stream: info.stream, deliveryCount: info.deliveryCount, timestampNanos: info.timestampNanos },

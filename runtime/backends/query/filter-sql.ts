@@ -16,12 +16,16 @@ export type Dialect = 'sqlite' | 'postgres';
 /** Collects bound values; returns the placeholder text for one value. */
 export interface ParamSink {
   bind(value: string | number | null | readonly string[]): string;
+  /** How many values were bound so far (the next placeholder depends on it). */
+  readonly bound: number;
+  /** A sink of its own that numbers on from here (what this one would name next). */
+  fork(): ParamSink;
 }
 
 /** SQLite named parameters (`@p0`), bound as one object. */
-export function sqliteParams(): ParamSink & { readonly values: Record<string, string | number | null> } {
+export function sqliteParams(start = 0): ParamSink & { readonly values: Record<string, string | number | null> } {
   const values: Record<string, string | number | null> = Object.create(null) as Record<string, string | number | null>;
-  let next = 0;
+  let next = start;
   return {
     values,
     bind(value) {
@@ -29,18 +33,26 @@ export function sqliteParams(): ParamSink & { readonly values: Record<string, st
       values[name] = Array.isArray(value) ? JSON.stringify(value) : (value as string | number | null);
       return `@${name}`;
     },
+    get bound() {
+      return next;
+    },
+    fork: () => sqliteParams(next),
   };
 }
 
-/** PostgreSQL positional parameters (`$1`). */
-export function postgresParams(): ParamSink & { readonly values: unknown[] } {
+/** PostgreSQL positional parameters (`$1`); `start`: placeholders taken before these values. */
+export function postgresParams(start = 0): ParamSink & { readonly values: unknown[] } {
   const values: unknown[] = [];
   return {
     values,
     bind(value) {
       values.push(value);
-      return `$${values.length}`;
+      return `$${start + values.length}`;
     },
+    get bound() {
+      return start + values.length;
+    },
+    fork: () => postgresParams(start + values.length),
   };
 }
 
@@ -82,6 +94,62 @@ export function querySql(
     from: rows === undefined ? 'pipec_documents AS d' : `(${rows.sql}) AS p CROSS JOIN pipec_documents AS d`,
     where: [...terms, exact].join(' AND '),
   };
+}
+
+/**
+ * SQLite, for a read in insertion order: when the filter's top-level AND holds an equality (`$eq`,
+ * `$in` on scalars) on a field that leads an index of the store, the index keys that can match —
+ * one `(json_type, json_extract)` pair per value and type, and `json_type = 'array'` for Mongo's
+ * array rule — each as the FROM and WHERE text (without `WHERE`) that reads it through the index,
+ * with the exact predicate of the rest of the filter (`where`). Within one such key the index lists
+ * its rows in `seq` order, so one SELECT per key joined by `UNION ALL … ORDER BY seq` is a merge
+ * SQLite runs without a sort, and a LIMIT stops after as many rows as it returns. The keys are
+ * disjoint (one type each), so no row comes twice. A scalar key implies the equality itself (same
+ * type, equal value), so only the rest of the filter is tested there; the array key tests it all.
+ * Null when there is no such equality, when an `_oId` equality is there (its own index reads fewer
+ * rows) or when the values would make more than `maxKeys` keys.
+ */
+export function sqliteEqualityArms(
+  filter: Filter,
+  params: ParamSink,
+  context: ProbeContext,
+  maxKeys = 16,
+): string[] | null {
+  const items = flattenAnd(filter);
+  if (items.some((f) => f.kind === 'field' && f.path.length === 1 && f.path[0] === '_oId')) return null;
+  for (const item of items) {
+    if (item.kind !== 'field' || item.path.length !== 1) continue;
+    if (item.condition.op !== 'eq' && item.condition.op !== 'in') continue;
+    const field = item.path[0] as string;
+    const index = context.indexed.get(field);
+    if (index === undefined || INDEX.test(field) || !LITERAL_SEGMENT.test(field)) continue;
+    const probe = probeOf(item.condition, 'sqlite');
+    if (probe === null || !('eq' in probe)) continue;
+    const { type: t, value: v } = indexExpressions(field, 'sqlite', 'd.doc');
+    const values = [...new Set(probe.eq)];
+    const count = values.reduce<number>((n, q) => n + (typeof q === 'number' && Number.isInteger(q) ? 2 : 1), 1);
+    if (count > maxKeys) return null;
+    const keys: string[] = [];
+    for (const q of values) {
+      if (typeof q === 'boolean') keys.push(`${t} = '${q ? 'true' : 'false'}'`);
+      else if (typeof q === 'string') keys.push(`${t} = 'text' AND ${v} = ${params.bind(q)}`);
+      else if (typeof q === 'number') {
+        const value = params.bind(q);
+        if (Number.isInteger(q)) keys.push(`${t} = 'integer' AND ${v} = ${value}`);
+        keys.push(`${t} = 'real' AND ${v} = ${value}`);
+      }
+    }
+    checkSpliced(index, context.store);
+    const rest = filterToSql({ kind: 'and', items: items.filter((other) => other !== item) }, 'sqlite', params);
+    const all = filterToSql(filter, 'sqlite', params);
+    const read = `pipec_documents AS d INDEXED BY "${index}" WHERE d.store = '${context.store}'`;
+    return [...keys.map((key) => `${read} AND ${key} AND ${rest}`), `${read} AND ${t} = 'array' AND ${all}`];
+  }
+  return null;
+}
+
+function flattenAnd(filter: Filter): Filter[] {
+  return filter.kind === 'and' ? filter.items.flatMap(flattenAnd) : [filter];
 }
 
 /** A probe: a WHERE term, or (SQLite) a SELECT of the `seq` of every row that may match. */
@@ -576,9 +644,14 @@ function probeOf(condition: FieldCondition, dialect: Dialect): Probe | null {
   }
 }
 
-function sqliteProbe(field: string, probe: Probe, params: ParamSink, store: string, index: string): string {
+/** An index name and a store name are spliced into SQLite text (the partial index needs the literal). */
+function checkSpliced(index: string, store: string): void {
   if (!/^pipec_u?ix_[0-9a-f]{16}$/.test(index)) throw new Error(`not a pipec index name: ${index}`);
   if (!/^[a-z][a-z0-9_-]*$/.test(store)) throw new Error(`store name not validated: ${store}`);
+}
+
+function sqliteProbe(field: string, probe: Probe, params: ParamSink, store: string, index: string): string {
+  checkSpliced(index, store);
   const { type: t, value: v } = indexExpressions(field, 'sqlite', 'x.doc');
   const typed = (q: Scalar): string =>
     typeof q === 'number'

@@ -2,7 +2,7 @@
  * `$regex` evaluation with RE2 (linear time, so hostile patterns such as `(a+)+$` cannot hang).
  * A small per-instance cache of compiled patterns; an invalid pattern is PipeError 400 BAD_QUERY.
  */
-import { compileRegex, type Re2Pattern } from '../../regex/index.js';
+import { compileRegex, regexFlagNames, type Re2Pattern } from '../../regex/index.js';
 import { badQuery } from '../json-safe.js';
 
 export interface RegexTester {
@@ -36,13 +36,4 @@ export function createRegexTester(capacity = 256): RegexTester {
     },
     check: (pattern, flags) => void get(pattern, flags),
   };
-}
-
-/** `$regex` options (i, m, s) as the flag names the shared translator takes. */
-function regexFlagNames(flags: string): string[] {
-  const names: string[] = [];
-  if (flags.includes('i')) names.push('CASE_INSENSITIVE');
-  if (flags.includes('m')) names.push('MULTILINE');
-  if (flags.includes('s')) names.push('DOTALL');
-  return names;
 }

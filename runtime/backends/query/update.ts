@@ -71,6 +71,26 @@ export function applyUpdate(doc: JsonObject, update: UpdateSpec): JsonObject {
   return out;
 }
 
+/**
+ * The writes of an update that a backend may run as one SQL statement over the stored document:
+ * `$set` and `$unset` of top-level fields only (a field name, not an array index). Such a write
+ * never fails on the document's shape (the document is an object), so its effect is the engine's
+ * own set-member / remove-member, exactly what applyUpdate does: a member set in place or added
+ * at the end, `$unset` after `$set`. Null for anything else (`$inc`, a dotted path, a replacement).
+ */
+export function topLevelWrites(
+  update: UpdateSpec,
+): { readonly set: ReadonlyArray<readonly [string, Json]>; readonly unset: readonly string[] } | null {
+  if (update.kind !== 'operators' || update.inc.length > 0) return null;
+  const topLevel = (path: readonly string[]): boolean => path.length === 1 && !/^\d+$/.test(path[0] as string);
+  if (!update.set.every(([path]) => topLevel(path)) || !update.unset.every(topLevel)) return null;
+  if (update.set.length === 0 && update.unset.length === 0) return null;
+  return {
+    set: update.set.map(([path, value]) => [path[0] as string, value] as const),
+    unset: update.unset.map((path) => path[0] as string),
+  };
+}
+
 /** The document an upsert starts from: the filter's plain equalities (`{a: 1}`, `$eq`, `$and`). */
 export function upsertSeed(filter: Filter): JsonObject {
   const seed: JsonObject = {};

@@ -91,7 +91,7 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     ),
     claim: db.prepare(
       `UPDATE pipec_deliveries SET attempt = attempt + 1, lease_until = @lease
-       WHERE seq IN (SELECT seq FROM pipec_deliveries WHERE subscriber = @subscriber AND event = @event AND lease_until <= @now ORDER BY seq LIMIT @n)
+       WHERE seq IN (SELECT seq FROM pipec_deliveries INDEXED BY pipec_deliveries_queue WHERE subscriber = @subscriber AND event = @event AND lease_until <= @now ORDER BY seq LIMIT @n)
        RETURNING seq, event_id, attempt, errors`,
     ),
     event: db.prepare('SELECT id, name, payload, headers, published_at FROM pipec_events WHERE id = ?'),
@@ -123,6 +123,13 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     statements.ack.run(seq);
     statements.dropOrphan.run(eventId, eventId);
   });
+  /** The deliveries handled in one turn of the event loop, acknowledged in one transaction. */
+  const finishMany = db.transaction((done: ReadonlyArray<readonly [seq: number, eventId: string]>) => {
+    for (const [seq, eventId] of done) {
+      statements.ack.run(seq);
+      statements.dropOrphan.run(eventId, eventId);
+    }
+  });
 
   const bury = db.transaction(
     (row: ClaimedRow, subscriber: string, reason: DeadLetterReason, attempts: FailedAttempt[]) => {
@@ -142,7 +149,7 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
   );
 
   /** Stores the event with one delivery row per subscriber (or only `only`, for a replay). */
-  const publishTxn = db.transaction((envelope: EventEnvelope, body: string, only: string | null) => {
+  const storeEvent = (envelope: EventEnvelope, body: string, only: string | null): number => {
     const subscribers =
       only === null
         ? (statements.subscribersOf.all(envelope.name) as Array<{ subscriber: string }>).map((s) => s.subscriber)
@@ -159,6 +166,11 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     );
     for (const subscriber of subscribers) statements.insertDelivery.run(envelope.id, subscriber, envelope.name);
     return subscribers.length;
+  };
+  const publishTxn = db.transaction(storeEvent);
+  /** Several events in one transaction: stored together, or none of them. */
+  const publishManyTxn = db.transaction((events: ReadonlyArray<{ envelope: EventEnvelope; body: string }>) => {
+    for (const e of events) storeEvent(e.envelope, e.body, null);
   });
 
   const loadEnvelope = (eventId: string): EventEnvelope | null => {
@@ -179,6 +191,18 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
     headers: Readonly<Record<string, string>> | undefined,
     only: string | null,
   ): string => {
+    const { envelope, body } = prepareEnvelope(name, payload, headers);
+    const fanOut = publishTxn.immediate(envelope, body, only);
+    if (fanOut === 0) logger.debug({ event: name }, 'event published without subscribers');
+    wakeSubscribers(name);
+    return envelope.id;
+  };
+
+  const prepareEnvelope = (
+    name: string,
+    payload: Json,
+    headers: Readonly<Record<string, string>> | undefined,
+  ): { envelope: EventEnvelope; body: string } => {
     const prepared = preparePublish(name, payload, headers);
     const envelope: EventEnvelope = {
       id: randomUUID(),
@@ -187,10 +211,11 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
       headers: prepared.headers,
       publishedAt: clock.now(),
     };
-    const fanOut = publishTxn.immediate(envelope, prepared.body, only);
-    if (fanOut === 0) logger.debug({ event: name }, 'event published without subscribers');
-    for (const wake of wakers.get(name) ?? []) setImmediate(wake);
-    return envelope.id;
+    return { envelope, body: prepared.body };
+  };
+
+  const wakeSubscribers = (name: string): void => {
+    for (const wake of wakers.get(name) ?? []) wake();
   };
 
   const deadLetters: DeadLetterStore = {
@@ -250,6 +275,29 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
       publishEnvelope(name, payload, headers, null);
     },
 
+    async publishMany(events) {
+      // Each event is checked on its own (a refused one fails alone); the rest share one transaction.
+      const results: unknown[] = events.map(() => null);
+      const accepted: Array<{ envelope: EventEnvelope; body: string }> = [];
+      const acceptedAt: number[] = [];
+      events.forEach((event, index) => {
+        try {
+          accepted.push(prepareEnvelope(event.name, event.payload, event.headers));
+          acceptedAt.push(index);
+        } catch (err) {
+          results[index] = err;
+        }
+      });
+      try {
+        publishManyTxn.immediate(accepted);
+      } catch (err) {
+        for (const index of acceptedAt) results[index] = err;
+        return results;
+      }
+      for (const name of new Set(accepted.map((e) => e.envelope.name))) wakeSubscribers(name);
+      return results;
+    },
+
     async subscribe(subscriber, event, handler, subOpts: SubscribeOptions) {
       validateSubscribe(subscriber, event, subOpts);
       statements.register.run(subscriber, event, clock.now());
@@ -267,9 +315,29 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
         );
       };
 
+      /**
+       * Handled deliveries wait for the end of the event loop's turn and are acknowledged together
+       * (one commit for a burst, not one each). Until then their lease keeps them from being claimed
+       * again; a process that dies meanwhile has them delivered again (at least once).
+       */
+      const handled: Array<readonly [number, string]> = [];
+      const acknowledgeHandled = (): void => {
+        if (handled.length === 0) return;
+        const done = handled.splice(0);
+        try {
+          finishMany(done);
+        } catch (err) {
+          // The leases will expire and the rows will be delivered again: at-least-once still holds.
+          logger.error({ event, subscriber, err: failureText(err) }, 'could not settle event delivery');
+        }
+      };
+
       const settle = (row: ClaimedRow, failure: unknown, failed: boolean): void => {
         try {
-          if (!failed) return finish(row.seq, row.event_id);
+          if (!failed) {
+            if (handled.push([row.seq, row.event_id]) === 1) setImmediate(acknowledgeHandled);
+            return;
+          }
           if (isOutage(failure)) {
             statements.unclaim.run({
               until: Date.now() + backoffDelay(OUTAGE_RETRY, 1, random),
@@ -332,7 +400,7 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
           )
           .finally(() => {
             inflight.delete(running);
-            if (!stopped) setImmediate(pump);
+            schedulePump();
           });
         inflight.add(running);
       };
@@ -365,11 +433,25 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
         }
       };
 
+      /**
+       * One claim for however many wake-ups came meanwhile (each publish and each finished delivery
+       * asks for one): a burst of publishes costs one claim query, not one per event.
+       */
+      let pumpScheduled = false;
+      const schedulePump = (): void => {
+        if (pumpScheduled || stopped) return;
+        pumpScheduled = true;
+        setImmediate(() => {
+          pumpScheduled = false;
+          pump();
+        });
+      };
+
       const timer = setInterval(pump, pollIntervalMs);
       const localWakers = wakers.get(event) ?? new Set<() => void>();
-      localWakers.add(pump);
+      localWakers.add(schedulePump);
       wakers.set(event, localWakers);
-      setImmediate(pump);
+      schedulePump();
 
       const subscription: Subscription = {
         async stop() {
@@ -377,9 +459,10 @@ export function createSqliteBroker(opts: SqliteBrokerOptions): EventBroker & { r
           stopped = true;
           stopping.abort();
           clearInterval(timer);
-          localWakers.delete(pump);
+          localWakers.delete(schedulePump);
           subscriptions.delete(subscription);
           await Promise.allSettled([...inflight]);
+          acknowledgeHandled();
         },
       };
       subscriptions.add(subscription);

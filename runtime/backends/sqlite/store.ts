@@ -1,9 +1,11 @@
 /**
  * Object Store on SQLite JSON1: one table `pipec_documents` with a `store` column (see README.md);
  * documents are stored as SQLite JSONB blobs (about twice as fast to query as JSON text).
- * Queries become WHERE clauses with bound parameters only (query/filter-sql.ts); updates are applied
- * in memory inside an IMMEDIATE transaction; TTL hides documents whose `expires_at` passed (by the
- * injected clock) and purges them on the next write to that store.
+ * Queries become WHERE clauses with bound parameters only (query/filter-sql.ts), prepared once per
+ * shape; `$set`/`$unset` of top-level fields run as one UPDATE, other updates are applied in memory
+ * inside an IMMEDIATE transaction. TTL hides documents whose `expires_at` passed (by the injected
+ * clock); writes purge them now and then (PURGE_EVERY_MS), and at once when a write meets a unique
+ * key that an expired document still holds.
  */
 import { createHash } from 'node:crypto';
 import type { Clock, JsonObject, ObjectStoreBackend, StoreOptions } from '../../types.js';
@@ -14,15 +16,18 @@ import {
   indexExpressions,
   sortArraysSql,
   sortToSql,
+  sqliteEqualityArms,
+  sqliteJsonPath,
   sqliteParams,
   querySql,
   type ProbeContext,
 } from '../query/filter-sql.js';
 import { parseFilter, type Filter } from '../query/filter.js';
+import { generateByShape, shapeCache, type ShapeCache } from '../query/shape-cache.js';
 import { mergeAmbiguous, mergedDocument, mergeTargetQuery, unmatchedDocument, type MergeSpec } from '../query/merge.js';
 import { sortThroughArray } from '../query/match.js';
 import type { RegexTester } from '../query/regex.js';
-import { applyUpdate, parseUpdate, upsertSeed } from '../query/update.js';
+import { applyUpdate, parseUpdate, topLevelWrites, upsertSeed, type UpdateSpec } from '../query/update.js';
 import {
   aggregateTooLarge,
   prepareDocuments,
@@ -33,6 +38,7 @@ import {
   validateIndexFields,
   ID_INDEX,
   indexesToDrop,
+  PURGE_EVERY_MS,
   storeIndexOf,
 } from '../store-input.js';
 import { isUniqueViolation, statementCache, type SqliteDatabase } from './database.js';
@@ -45,15 +51,32 @@ export interface SqliteStoreOptions {
   readonly maxAggregateDocs: number;
 }
 
-type Row = { seq: number; id: string; doc: string };
+type Row = { seq: number; doc: string };
 
 export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend {
   const { db, clock, regex } = opts;
   const statement = statementCache(db);
   const visible = 'd.store = @store AND (d.expires_at IS NULL OR d.expires_at > @now)';
 
+  /**
+   * The indexes of each store as last read, kept while the file's schema_version stays the same:
+   * createIndex and dropIndex (of any process sharing the file) change the schema and
+   * pipec_indexes in one transaction, so a changed version means "read again". The version is
+   * read before the list, so a list is never older than the version it is kept under.
+   */
+  const schemaVersion = db.prepare('PRAGMA schema_version').pluck();
+  const indexLists = new Map<string, ProbeContext>();
+  let indexListsVersion: unknown = null;
+
   /** The fields that lead an index of `store`: queries on them get index probes (filter-sql.ts). */
   const probes = (store: string): ProbeContext => {
+    const version = schemaVersion.get();
+    if (version !== indexListsVersion || indexLists.size > 1000) {
+      indexLists.clear();
+      indexListsVersion = version;
+    }
+    const known = indexLists.get(store);
+    if (known !== undefined) return known;
     const rows = statement('SELECT name, fields FROM pipec_indexes WHERE store = ? ORDER BY rowid').all(
       store,
     ) as Array<{ name: string; fields: string }>;
@@ -62,14 +85,81 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const first = (JSON.parse(r.fields) as Array<[string, number]>)[0]?.[0];
       if (first !== undefined && !indexed.has(first)) indexed.set(first, r.name);
     }
-    return { indexed, store };
+    const context = { indexed, store };
+    indexLists.set(store, context);
+    return context;
   };
 
-  const purgeExpired = (store: string, now: number): void => {
+  /**
+   * Runs `read` (which names indexes through `probes`); when another process dropped one of them
+   * between the list and the query ("no such index"), once more with the list read again.
+   */
+  const withIndexes = <T>(read: () => T): T => {
+    try {
+      return read();
+    } catch (err) {
+      if (!/no such index/i.test((err as Error).message ?? '')) throw err;
+      indexListsVersion = null;
+      return read();
+    }
+  };
+
+  /** SQL text by query shape (shape-cache.ts), per index list: the text names the indexes. */
+  const shapeCaches = new WeakMap<ProbeContext, Record<'read' | 'sorted' | 'write', ShapeCache>>();
+  const shapesOf = (context: ProbeContext): Record<'read' | 'sorted' | 'write', ShapeCache> => {
+    let caches = shapeCaches.get(context);
+    if (caches === undefined) {
+      caches = { read: shapeCache(), sorted: shapeCache(), write: shapeCache() };
+      shapeCaches.set(context, caches);
+    }
+    return caches;
+  };
+
+  /** FROM and WHERE of a filter over the store's rows, with its index probes. */
+  const filterSql = (
+    filter: Filter,
+    params: ReturnType<typeof sqliteParams>,
+    context: ProbeContext,
+  ): { from: string; where: string } =>
+    generateByShape(shapesOf(context).write, filter, params, (f, p) => querySql(f, 'sqlite', p, context));
+
+  const purgeExpired = (store: string, now: number): number =>
     statement('DELETE FROM pipec_documents WHERE store = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(
       store,
       now,
-    );
+    ).changes;
+
+  /** When this store was last purged by this process (store clock). */
+  const lastPurge = new Map<string, number>();
+
+  /**
+   * Expired documents are invisible to every read and write, so purging them only gives the space
+   * back: done when PURGE_EVERY_MS passed since this process last did it for the store.
+   */
+  const purgeNowAndThen = (store: string, now: number): void => {
+    const last = lastPurge.get(store);
+    if (last !== undefined && now - last < PURGE_EVERY_MS && now >= last) return;
+    if (lastPurge.size > 10_000) lastPurge.clear();
+    lastPurge.set(store, now);
+    purgeExpired(store, now);
+  };
+
+  /**
+   * Runs a write; when it breaks a unique key (`_oId` or a unique index) that an expired document
+   * may still hold, purges the store's expired documents and, if there were any, runs it again.
+   */
+  const writeWithPurge = <T>(store: string, now: number, write: () => T): T => {
+    try {
+      return write();
+    } catch (err) {
+      if (!isUniqueViolation(err) || purgeExpired(store, now) === 0) return translateWriteError(err);
+      lastPurge.set(store, now);
+      try {
+        return write();
+      } catch (again) {
+        return translateWriteError(again);
+      }
+    }
   };
 
   const selectRows = (
@@ -77,16 +167,37 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     filter: Filter,
     tail: { readonly limit: number | null; readonly skip: number },
     sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>,
-  ): Row[] => {
-    refuseArraySortKeys(store, filter, sortKeys);
-    const params = sqliteParams();
-    const { from, where } = querySql(filter, 'sqlite', params, probes(store));
-    const order = sortToSql(sortKeys, 'sqlite', params);
-    const limit = params.bind(tail.limit ?? -1);
-    const skip = params.bind(tail.skip);
-    const sql = `SELECT d.seq, d.id, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
-    return statement(sql).all({ ...params.values, store, now: clock.now() }) as Row[];
-  };
+  ): Row[] =>
+    withIndexes(() => {
+      refuseArraySortKeys(store, filter, sortKeys);
+      const params = sqliteParams();
+      const context = probes(store);
+      const arms =
+        sortKeys.length === 0
+          ? generateByShape(shapesOf(context).read, filter, params, (f, p) => sqliteEqualityArms(f, p, context))
+          : null;
+      let sql: string;
+      if (arms !== null) {
+        // One SELECT per index key, merged in seq order (sqliteEqualityArms): no sort, LIMIT stops early.
+        const selects = arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
+        sql = `${selects.join(' UNION ALL ')} ORDER BY 1`;
+      } else {
+        const { from, where } = generateByShape(shapesOf(context).sorted, filter, params, (f, p) =>
+          querySql(f, 'sqlite', p, context),
+        );
+        const order = sortToSql(sortKeys, 'sqlite', params);
+        sql = `SELECT d.seq, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order}`;
+      }
+      // The limit as a literal: SQLite stops a merge early on a constant LIMIT only (×5 on a small page).
+      const limit = tail.limit ?? -1;
+      if (!Number.isSafeInteger(limit)) throw new Error(`limit not validated: ${limit}`);
+      const skip = params.bind(tail.skip);
+      return statement(`${sql} LIMIT ${limit} OFFSET ${skip}`).all({
+        ...params.values,
+        store,
+        now: clock.now(),
+      }) as Row[];
+    });
 
   /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
   const refuseArraySortKeys = (
@@ -107,26 +218,52 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     throw err;
   };
 
+  /** One atomic statement per document: the store's TTL is read in the same INSERT. */
   const insertPrepared = statement(
-    'INSERT INTO pipec_documents (store, id, doc, created_at, expires_at) VALUES (@store, @id, jsonb(@doc), @now, @expires)',
+    `INSERT INTO pipec_documents (store, id, doc, created_at, expires_at)
+     SELECT @store, @id, jsonb(@doc), @now, CASE WHEN t.ms > 0 THEN @now + t.ms END
+     FROM (SELECT COALESCE((SELECT expire_after_ms FROM pipec_stores WHERE store = @store), 0) AS ms) AS t`,
   );
 
-  const storeTtl = (store: string): number =>
-    (
-      statement('SELECT expire_after_ms AS ttl FROM pipec_stores WHERE store = ?').get(store) as
-        { ttl: number } | undefined
-    )?.ttl ?? 0;
-
   const insertRows = (store: string, docs: ReadonlyArray<{ id: string; text: string }>, now: number): void => {
-    const ttl = storeTtl(store);
-    for (const d of docs)
-      insertPrepared.run({ store, id: d.id, doc: d.text, now, expires: ttl > 0 ? now + ttl : null });
+    for (const d of docs) insertPrepared.run({ store, id: d.id, doc: d.text, now });
+  };
+
+  /**
+   * `$set`/`$unset` of top-level fields (topLevelWrites) as one UPDATE of the selected rows, atomic
+   * by itself: a new document whose JSON (what serializeDocument measures) is over the size limit
+   * makes `pipec_document_too_large` (database.ts) throw the 413, which undoes the statement.
+   * Null when the update is not of that kind.
+   */
+  const updateInPlace = (store: string, filter: Filter, spec: UpdateSpec, multi: boolean): number | null => {
+    const writes = topLevelWrites(spec);
+    if (writes === null) return null;
+    return withIndexes(() => {
+      const params = sqliteParams();
+      let next = 'doc';
+      if (writes.set.length > 0) {
+        const pairs = writes.set.map(
+          ([field, value]) => `${params.bind(sqliteJsonPath([field]))}, json(${params.bind(JSON.stringify(value))})`,
+        );
+        next = `jsonb_set(${next}, ${pairs.join(', ')})`;
+      }
+      if (writes.unset.length > 0)
+        next = `jsonb_remove(${next}, ${writes.unset.map((field) => params.bind(sqliteJsonPath([field]))).join(', ')})`;
+      const { from, where } = filterSql(filter, params, probes(store));
+      const max = params.bind(opts.maxDocumentBytes);
+      const checked = `(SELECT iif(octet_length(json(n.v)) > ${max}, pipec_document_too_large(octet_length(json(n.v)), ${max}), n.v) FROM (SELECT ${next} AS v) AS n)`;
+      const sql =
+        `UPDATE pipec_documents SET doc = ${checked} WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where}` +
+        ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
+      return statement(sql).run({ ...params.values, store, now: clock.now() }).changes;
+    });
   };
 
   /** Writes aggregate results into `spec.into` (inside the caller's transaction). */
   const mergeInto = (spec: MergeSpec, results: readonly JsonObject[]): void => {
     const now = clock.now();
     purgeExpired(spec.into, now);
+    lastPurge.set(spec.into, now);
     const write = statement('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
     for (const doc of results) {
       const query = mergeTargetQuery(spec, doc);
@@ -149,19 +286,21 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const ttl = storeOpts?.expireAfterSeconds === undefined ? undefined : ttlMillis(storeOpts.expireAfterSeconds);
       const prepared = prepareDocuments(docs, opts.maxDocumentBytes);
       const now = clock.now();
-      try {
-        db.transaction(() => {
-          if (ttl !== undefined) {
-            statement(
-              'INSERT INTO pipec_stores (store, expire_after_ms) VALUES (?, ?) ON CONFLICT (store) DO UPDATE SET expire_after_ms = excluded.expire_after_ms',
-            ).run(store, ttl);
-          }
-          purgeExpired(store, now);
-          insertRows(store, prepared, now);
-        }).immediate();
-      } catch (err) {
-        translateWriteError(err);
-      }
+      purgeNowAndThen(store, now);
+      writeWithPurge(store, now, () => {
+        const [single] = prepared;
+        // One document and no TTL to record: the one INSERT is atomic by itself.
+        if (ttl === undefined && prepared.length === 1 && single !== undefined) insertRows(store, [single], now);
+        else
+          db.transaction(() => {
+            if (ttl !== undefined) {
+              statement(
+                'INSERT INTO pipec_stores (store, expire_after_ms) VALUES (?, ?) ON CONFLICT (store) DO UPDATE SET expire_after_ms = excluded.expire_after_ms',
+              ).run(store, ttl);
+            }
+            insertRows(store, prepared, now);
+          }).immediate();
+      });
       return { ids: prepared.map((d) => d.id) };
     },
 
@@ -187,10 +326,12 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const spec = parseUpdate(update);
       const multi = updateOpts?.multi ?? true;
       const now = clock.now();
-      try {
+      purgeNowAndThen(store, now);
+      return writeWithPurge(store, now, () => {
+        const updated = updateInPlace(store, filter, spec, multi);
+        if (updated !== null && (updated > 0 || !updateOpts?.upsert)) return updated;
         return db
           .transaction(() => {
-            purgeExpired(store, now);
             const rows = selectRows(store, filter, { limit: multi ? null : 1, skip: 0 }, []);
             const write = statement('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
             for (const row of rows) {
@@ -206,24 +347,20 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
             return rows.length;
           })
           .immediate();
-      } catch (err) {
-        return translateWriteError(err);
-      }
+      });
     },
 
     async delete(store, query, deleteOpts) {
       const filter = prepareFilter(store, query, regex);
       const multi = deleteOpts?.multi ?? true;
-      const params = sqliteParams();
-      const { from, where } = querySql(filter, 'sqlite', params, probes(store));
-      const sql = `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where} ORDER BY d.seq ${multi ? '' : 'LIMIT 1'})`;
       const now = clock.now();
-      return db
-        .transaction(() => {
-          purgeExpired(store, now);
-          return statement(sql).run({ ...params.values, store, now }).changes;
-        })
-        .immediate();
+      purgeNowAndThen(store, now);
+      return withIndexes(() => {
+        const params = sqliteParams();
+        const { from, where } = filterSql(filter, params, probes(store));
+        const sql = `DELETE FROM pipec_documents WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where} ORDER BY d.seq ${multi ? '' : 'LIMIT 1'})`;
+        return statement(sql).run({ ...params.values, store, now }).changes;
+      });
     },
 
     async aggregate(store, pipeline) {

@@ -9,7 +9,8 @@
  */
 import { PipeError } from '../../errors.js';
 import { activeTraceHeaders } from '../../observability/propagation.js';
-import type { ConnectorRun, Json, JsonObject } from '../../types.js';
+import type { PublishSink } from '../../publish-batch.js';
+import type { ConnectorRun, ExecutionContext, Json, JsonObject } from '../../types.js';
 
 export interface PublishParams {
   event: string;
@@ -41,19 +42,30 @@ export const run: ConnectorRun<PublishParams> = async (params, message, ctx) => 
     'x-pipec-source-pipeline': ctx.pipeline,
     'x-pipec-source-execution': ctx.executionId,
   };
+  // Inside a for-each that only computes and publishes, the loop hands the events over together
+  // (runtime/publish-batch.ts) and fails the element with this step's error if one is not stored.
+  const batch = (ctx as ExecutionContext & { readonly publishes?: PublishSink }).publishes;
+  if (batch) {
+    batch.add({ name: event, payload, headers }, (err) => publishFailure(event, err));
+    return message;
+  }
   try {
     await ctx.services.broker.publish(event, payload, headers);
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    // The broker's 4xx (refused payload) and 503 (unavailable, with its retry hint) reach the caller as they are.
-    const known = err instanceof PipeError && err.code >= 400 && err.code < 600 ? err : undefined;
-    throw new PipeError(`could not publish event "${event}": ${reason}`, {
-      code: known?.code ?? 500,
-      kind: known?.kind ?? 'PUBLISH_ERROR',
-      step: 'publish',
-      cause: err,
-      ...(known?.details ? { details: known.details } : {}),
-    });
+    throw publishFailure(event, err);
   }
   return message;
 };
+
+function publishFailure(event: string, err: unknown): PipeError {
+  const reason = err instanceof Error ? err.message : String(err);
+  // The broker's 4xx (refused payload) and 503 (unavailable, with its retry hint) reach the caller as they are.
+  const known = err instanceof PipeError && err.code >= 400 && err.code < 600 ? err : undefined;
+  return new PipeError(`could not publish event "${event}": ${reason}`, {
+    code: known?.code ?? 500,
+    kind: known?.kind ?? 'PUBLISH_ERROR',
+    step: 'publish',
+    cause: err,
+    ...(known?.details ? { details: known.details } : {}),
+  });
+}

@@ -2,9 +2,18 @@
  * Compile-time part of `store`: the operation named in the header (`store orders.find`) must be
  * one the Object Store knows; the declared store's `expire-after` travels with the step; the output
  * shape follows the operation (reads answer `{ data, rowCount }`, writes `{ data: [], updateCount }`).
- * The store name itself is checked by its `x-pipe-ref` (schema.json).
+ * The store name itself is checked by its `x-pipe-ref` (schema.json). A `$regex` written in the
+ * query or an aggregate's stages is compiled as the store compiles it (ECMAScript on RE2, with its
+ * `$options`), so a pattern RE2 cannot run fails the build instead of the request (PIPE5504/5505).
  */
-import type { ConnectorCompiler, PipeType, ShapeKit } from '../../../compiler/connectors/hook-api.js';
+import type {
+  CompileApi,
+  ConnectorCompiler,
+  Diagnostic,
+  PipeType,
+  ShapeKit,
+  Value,
+} from '../../../compiler/connectors/hook-api.js';
 
 const OPERATIONS = [
   'insert',
@@ -51,8 +60,37 @@ export const compile: ConnectorCompiler = {
       constant: true,
     };
     result.output = outputOf(operation, api.types);
+    for (const key of ['query', 'pipeline']) {
+      const written = api.entryOf(step.params, key);
+      if (written) ctx.diagnostics.push(...regexProblems(written, api));
+    }
   },
 };
+
+/** Each literal `$regex` (with a literal or no `$options`) in a query or stages that RE2 cannot run. */
+function regexProblems(value: Value, api: CompileApi): Diagnostic[] {
+  if (value.kind === 'array') return value.items.flatMap((item) => regexProblems(item, api));
+  if (value.kind !== 'object') return [];
+  const out: Diagnostic[] = [];
+  const pattern = api.entryOf(value, '$regex');
+  const options = api.entryOf(value, '$options');
+  if (pattern?.kind === 'string' && (options === undefined || options.kind === 'string')) {
+    const problem = api.queryRegexProblem(pattern.value, options?.value ?? '');
+    if (problem)
+      out.push(
+        api.diagnostic(problem.needsBacktracking ? 'PIPE5504' : 'PIPE5505', {
+          message: `the $regex ${JSON.stringify(pattern.value)} ${problem.needsBacktracking ? 'needs a backtracking engine' : 'is not a valid regular expression'}: ${problem.message}`,
+          span: pattern.span,
+          label: problem.needsBacktracking ? 'needs backtracking' : 'invalid pattern',
+          hint: problem.needsBacktracking
+            ? 'rewrite it without lookaround or backreferences: the store runs $regex on RE2, which is linear-time'
+            : '$regex is an ECMAScript regular expression, run on RE2',
+        }),
+      );
+  }
+  for (const entry of value.entries) if (entry.kind === 'entry') out.push(...regexProblems(entry.value, api));
+  return out;
+}
 
 function outputOf(operation: string, t: ShapeKit): PipeType {
   // list-indexes rows are closed: `{ name, key, unique }`.
@@ -61,7 +99,11 @@ function outputOf(operation: string, t: ShapeKit): PipeType {
       ? t.closed({ name: t.STRING, key: t.objectOf({}, true), unique: t.BOOLEAN })
       : t.objectOf({}, true);
   const data = { type: t.arrayOf(docs), required: true };
-  return READS.includes(operation)
-    ? { kind: 'object', open: false, fields: { data, rowCount: { type: t.INTEGER, required: true } } }
-    : { kind: 'object', open: true, fields: { data, updateCount: { type: t.INTEGER, required: true } } };
+  if (READS.includes(operation))
+    return { kind: 'object', open: false, fields: { data, rowCount: { type: t.INTEGER, required: true } } };
+  // Writes (store.ts `run`): `{ data: [], updateCount }`, and an insert's `ids`.
+  const updateCount = { type: t.INTEGER, required: true };
+  return operation === 'insert'
+    ? { kind: 'object', open: false, fields: { data, updateCount, ids: { type: t.arrayOf(t.STRING), required: true } } }
+    : { kind: 'object', open: false, fields: { data, updateCount } };
 }

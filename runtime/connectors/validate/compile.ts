@@ -1,9 +1,12 @@
 /**
  * Compile-time part of `validate`: the schema (a name or inline) becomes a compiled validator
- * module, so no schema travels with a call and nothing is compiled at run time; the output is the
- * schema's shape. `on-fail { … }` is the schema's `x-pipe-steps` block (step-hooks.ts).
+ * module, so no schema travels with a call and nothing is compiled at run time; the output is
+ * what was validated (the message, or `payload`), of the schema's shape — and, when an invalid
+ * value does not fail the execution (`fail-on-error` off), possibly `{ success: false, validation }`:
+ * `validation` is then a field of the output too. `on-fail { … }` is the schema's `x-pipe-steps`
+ * block (step-hooks.ts).
  */
-import type { ConnectorCompiler } from '../../../compiler/connectors/hook-api.js';
+import type { ConnectorCompiler, PipeType, ShapeKit } from '../../../compiler/connectors/hook-api.js';
 
 export const compile: ConnectorCompiler = {
   step({ step, ctx, label }, result, api) {
@@ -20,7 +23,18 @@ export const compile: ConnectorCompiler = {
     delete result.params['schema'];
     if (compiled.validator) {
       result.params['validator'] = { js: compiled.validator, constant: true };
-      result.output = compiled.type;
+      const failOnError = api.entryOf(step.params, 'fail-on-error');
+      const failsSoftly = !(failOnError?.kind === 'boolean' && failOnError.value);
+      result.output = failsSoftly ? withValidation(compiled.type, api.types) : compiled.type;
     }
   },
 };
+
+/**
+ * A closed shape with the invalid case's `validation` list as an optional field (the other failure
+ * fields, `success` first, are added for every step that fails softly: check-steps.ts).
+ */
+function withValidation(type: PipeType, t: ShapeKit): PipeType {
+  if (type.kind !== 'object' || type.open || Object.hasOwn(type.fields, 'validation')) return type;
+  return { ...type, fields: { ...type.fields, validation: { type: t.arrayOf(t.UNKNOWN), required: false } } };
+}

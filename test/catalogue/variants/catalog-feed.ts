@@ -104,6 +104,8 @@ export const variants: Variant[] = [
   {
     id: 'validation-output-field',
     category: 'closed-shape',
+    // A failure's details join the failure object: open.
+    hard: true,
     find: 'violations: {{ message.validation }}',
     replace: 'violations: {{ message.validationErrors }}',
   },

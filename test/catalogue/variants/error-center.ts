@@ -42,6 +42,8 @@ export const variants: Variant[] = [
   {
     id: 'catch-error-field',
     category: 'closed-shape',
+    // A connector's error details join the error object: open.
+    hard: true,
     find: 'failed: {{ message.message }}',
     replace: 'failed: {{ message.errorMessage }}',
   },
@@ -91,12 +93,6 @@ export const variants: Variant[] = [
     category: 'parameter',
     find: 'currency: { type: "string" }',
     replace: 'currency: { type: "str" }',
-  },
-  {
-    id: 'respond-header-type',
-    category: 'parameter',
-    find: 'headers { "retry-after": "30" }',
-    replace: 'headers { "retry-after": 30 }',
   },
 
   // durations

@@ -115,6 +115,8 @@ export const variants: Variant[] = [
   {
     id: 'principal-field',
     category: 'closed-shape',
+    // The principal's fields depend on the kind of auth: open.
+    hard: true,
     find: 'read by {{ message.principal.subject }}',
     replace: 'read by {{ message.principal.sub }}',
   },

@@ -94,8 +94,8 @@ export const variants: Variant[] = [
   {
     id: 'unknown-step',
     category: 'undefined-name',
-    find: 'FIRSTELEMENT(step.stored.ids)',
-    replace: 'FIRSTELEMENT(step.store.ids)',
+    find: 'of {{ step.due.rowCount }}',
+    replace: 'of {{ step.dues.rowCount }}',
   },
   {
     id: 'unknown-store',
@@ -126,8 +126,8 @@ export const variants: Variant[] = [
   {
     id: 'insert-output-field',
     category: 'closed-shape',
-    find: 'FIRSTELEMENT(step.stored.ids)',
-    replace: 'FIRSTELEMENT(step.stored.id)',
+    find: 'FIRSTELEMENT(message.ids)',
+    replace: 'FIRSTELEMENT(message.id)',
   },
   {
     id: 'global-field-typo',

@@ -32,7 +32,7 @@ export const service: ServiceDefinition = {
                   "schema": {}
                 }
               },
-              "description": "Accepted: `respond 202` at input.pipe:8"
+              "description": "Accepted: `respond 202` at input.pipe:9"
             },
             "400": {
               "description": "Bad Request: BAD_REQUEST: the body is malformed JSON, nested too deep, not valid text in its charset, or did not arrive completely",

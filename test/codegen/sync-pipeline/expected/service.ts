@@ -27,7 +27,7 @@ export const service: ServiceDefinition = {
                   "schema": {}
                 }
               },
-              "description": "OK: `respond 200` at input.pipe:17"
+              "description": "OK: `respond 200` at input.pipe:18"
             },
             "202": {
               "content": {
@@ -35,7 +35,7 @@ export const service: ServiceDefinition = {
                   "schema": {}
                 }
               },
-              "description": "Accepted: `respond 202` at input.pipe:16"
+              "description": "Accepted: `respond 202` at input.pipe:17"
             },
             "400": {
               "content": {
@@ -43,7 +43,7 @@ export const service: ServiceDefinition = {
                   "schema": {}
                 }
               },
-              "description": "Bad Request: `respond 400` at input.pipe:8; BAD_REQUEST: the body is malformed JSON, nested too deep, not valid text in its charset, or did not arrive completely"
+              "description": "Bad Request: `respond 400` at input.pipe:9; BAD_REQUEST: the body is malformed JSON, nested too deep, not valid text in its charset, or did not arrive completely"
             },
             "413": {
               "description": "Payload Too Large: PAYLOAD_TOO_LARGE: the body is larger than max-body-size",
@@ -56,7 +56,7 @@ export const service: ServiceDefinition = {
               }
             },
             "500": {
-              "description": "Internal Server Error: `fail` at input.pipe:13; an unexpected failure of a step",
+              "description": "Internal Server Error: `fail` at input.pipe:14; an unexpected failure of a step",
               "content": {
                 "application/json": {
                   "schema": {

@@ -2,21 +2,26 @@
 import * as R from '../runtime/index.js';
 import type { ExecutionContext, Json, PipelineModule } from '../runtime/index.js';
 import * as B from '../runtime/braces/index.js';
+import { run as runJsonGenerator } from '../runtime/connectors/json-generator/json-generator.js';
 import { run as runPublish } from '../runtime/connectors/publish/publish.js';
 import { run as runStore } from '../runtime/connectors/store/store.js';
 
-const stepSaved: R.StepInfo = { label: "saved", connector: "store", source: "input.pipe:6", failOnError: false };
-const paramsSaved = (message: Json, ctx: ExecutionContext) => ({ document: (B.fields(message).body ?? null), store: "orders", operation: "insert", storeOptions: { "expireAfterSeconds": 0 } });
-const stepPublish: R.StepInfo = { connector: "publish", source: "input.pipe:7", failOnError: true, span: { "kind": "producer", "attributes": { "messaging.destination.name": "event" } }, metrics: { "events-published": { "event": "event" } } };
-const paramsPublish = (message: Json, ctx: ExecutionContext) => ({ payload: { order: (B.fields(message).body ?? null), ids: (B.fields(B.fields(ctx.steps).saved).ids ?? null) }, event: "order-accepted" });
+const stepOrder: R.StepInfo = { label: "order", connector: "json-generator", source: "input.pipe:6", failOnError: false };
+const paramsOrder = (message: Json, ctx: ExecutionContext) => ({ json: (B.fields(message).body ?? null) });
+const stepSaved: R.StepInfo = { label: "saved", connector: "store", source: "input.pipe:7", failOnError: false };
+const paramsSaved = (message: Json, ctx: ExecutionContext) => ({ document: (B.fields(ctx.steps).order ?? null), store: "orders", operation: "insert", storeOptions: { "expireAfterSeconds": 0 } });
+const stepPublish: R.StepInfo = { connector: "publish", source: "input.pipe:8", failOnError: true, span: { "kind": "producer", "attributes": { "messaging.destination.name": "event" } }, metrics: { "events-published": { "event": "event" } } };
+const paramsPublish = (message: Json, ctx: ExecutionContext) => ({ payload: { order: (B.fields(ctx.steps).order ?? null), ids: (B.fields(B.fields(ctx.steps).saved).ids ?? null) }, event: "order-accepted" });
 
 /** Runs the steps of the pipeline over the trigger's message. */
 async function run(message: Json, ctx: ExecutionContext): Promise<Json | R.Reply> {
-  // input.pipe:6 — store saved
+  // input.pipe:6 — json-generator order
+  message = await R.step(ctx, stepOrder, runJsonGenerator, paramsOrder, message);
+  // input.pipe:7 — store saved
   message = await R.step(ctx, stepSaved, runStore, paramsSaved, message);
-  // input.pipe:7 — publish
+  // input.pipe:8 — publish
   message = await R.step(ctx, stepPublish, runPublish, paramsPublish, message);
-  // input.pipe:8 — respond 202
+  // input.pipe:9 — respond 202
   return R.reply(202, { accepted: true });
 }
 
