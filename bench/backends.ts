@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
-import { createBackends, type Backends } from '../runtime/backends/index.js';
-import { run as runPublish, type PublishParams } from '../runtime/connectors/publish/publish.js';
-import { forEach, step, type ForEachInfo, type StepInfo } from '../runtime/steps.js';
+// The runtime as services run it: compiled (dist/, built by `npm run bench`), not through tsx.
+import { createBackends, type Backends } from '../dist/runtime/backends/index.js';
+import { run as runPublish, type PublishParams } from '../dist/runtime/connectors/publish/publish.js';
+import { forEach, step, type ForEachInfo, type StepInfo } from '../dist/runtime/steps.js';
 import type { ExecutionContext, Json } from '../runtime/types.js';
 import { benchContext, MANY } from './driver-pairs.js';
 

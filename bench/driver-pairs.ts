@@ -25,11 +25,12 @@ import { AckPolicy, RetentionPolicy, jetstream, jetstreamManager } from '@nats-i
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import pino from 'pino';
-import { createBackends, type Backends } from '../runtime/backends/index.js';
+// The runtime as services run it: compiled (dist/, built by `npm run bench`), not through tsx.
+import { createBackends, type Backends } from '../dist/runtime/backends/index.js';
 import type { JsonObject } from '../runtime/types.js';
 import { reachable, removeNatsStreams } from '../test/support/servers.js';
-import { run as runPublish, type PublishParams } from '../runtime/connectors/publish/publish.js';
-import { forEach, step, type ForEachInfo, type StepInfo } from '../runtime/steps.js';
+import { run as runPublish, type PublishParams } from '../dist/runtime/connectors/publish/publish.js';
+import { forEach, step, type ForEachInfo, type StepInfo } from '../dist/runtime/steps.js';
 import type { EventBroker, ExecutionContext, Json } from '../runtime/types.js';
 
 export interface PairResult {

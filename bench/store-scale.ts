@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
-import { createBackends, type Backends } from '../runtime/backends/index.js';
+// The runtime as services run it: compiled (dist/, built by `npm run bench`), not through tsx.
+import { createBackends, type Backends } from '../dist/runtime/backends/index.js';
 import { reachable } from '../test/support/servers.js';
 
 export interface ScaleResult {

@@ -760,11 +760,12 @@ export function boundsCross(
   upperKeyword: string,
   upper: number,
   pointer: string,
+  integers = false,
 ): SchemaContradiction {
   return {
     code: 'PIPE3050',
     pointer,
-    message: `\`${lowerKeyword}: ${lower}\` and \`${upperKeyword}: ${upper}\` leave no value between them: no document satisfies this schema`,
+    message: `\`${lowerKeyword}: ${lower}\` and \`${upperKeyword}: ${upper}\` leave no ${integers ? 'integer' : 'value'} between them: no document satisfies this schema`,
     label: `not below \`${upperKeyword}\``,
     hint: `make \`${lowerKeyword}\` at most \`${upperKeyword}\` (were they swapped?)`,
   };

@@ -148,7 +148,10 @@ export class SchemaCompiler {
     if (problems) return { ok: false, problems };
     const keywordProblems = schemaKeywordProblems(prepared);
     const findings = schemaContradictions(prepared);
-    if (keywordProblems.length > 0) return { ok: false, problems: [...keywordProblems, ...findings] };
+    // A schema no document satisfies gets no validator (the build fails); ajv would also refuse
+    // some of them (an empty `enum`) with a message that names no keyword.
+    const unsatisfiable = findings.some((f) => f.code === 'PIPE3050');
+    if (keywordProblems.length > 0 || unsatisfiable) return { ok: false, problems: [...keywordProblems, ...findings] };
     try {
       return { ok: true, code: standaloneCode(ajv, ajv.compile(prepared)), findings };
     } catch (err) {

@@ -30,6 +30,13 @@ describe('schemaContradictions', () => {
     expect(found({ exclusiveMinimum: 3, maximum: 3 })).toEqual(['PIPE3050 /exclusiveMinimum']);
     expect(found({ minimum: 3, exclusiveMinimum: true, maximum: 3 })).toEqual(['PIPE3050 /minimum']);
     expect(found({ minimum: 3, exclusiveMinimum: 1, maximum: 4 })).toEqual([]);
+    // Integers: no whole number between 1.2 and 1.8, nor strictly between 1 and 2.
+    expect(found({ type: 'integer', minimum: 1.2, maximum: 1.8 })).toEqual(['PIPE3050 /minimum']);
+    expect(found({ type: 'integer', exclusiveMinimum: 1, exclusiveMaximum: 2 })).toEqual([
+      'PIPE3050 /exclusiveMinimum',
+    ]);
+    expect(found({ type: 'integer', exclusiveMinimum: 1, maximum: 2 })).toEqual([]);
+    expect(found({ type: 'number', minimum: 1.2, maximum: 1.8 })).toEqual([]);
     expect(found({ minLength: 4, maxLength: 2 })).toEqual(['PIPE3050 /minLength']);
     expect(found({ type: 'array', minItems: 4, maxItems: 2 })).toEqual(['PIPE3050 /minItems']);
     expect(found({ minProperties: 2, maxProperties: 1 })).toEqual(['PIPE3050 /minProperties']);

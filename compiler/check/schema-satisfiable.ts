@@ -12,6 +12,7 @@
  */
 import { suggest } from '../../base/diagnostics/suggest.js';
 import { compileRegex } from '../../runtime/regex/index.js';
+import { escapePointer } from '../ast/literal.js';
 import {
   boundsCross,
   constOutsideType,
@@ -149,10 +150,6 @@ function isSchema(value: unknown): value is Schema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function escape(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 /** The contradictions and misspelled keywords of a schema, each once. */
 export function schemaContradictions(schema: unknown): SchemaContradiction[] {
   const problems = new Map<string, SchemaContradiction>();
@@ -200,7 +197,8 @@ function walk(schema: unknown, pointer: string, depth: number, report: (p: Schem
   for (const keyword of SCHEMA_MAPS) {
     const map = schema[keyword];
     if (isSchema(map))
-      for (const key of Object.keys(map)) walk(map[key], `${pointer}/${keyword}/${escape(key)}`, depth + 1, report);
+      for (const key of Object.keys(map))
+        walk(map[key], `${pointer}/${keyword}/${escapePointer(key)}`, depth + 1, report);
   }
   for (const keyword of SCHEMA_VALUES) walk(schema[keyword], `${pointer}/${keyword}`, depth + 1, report);
   for (const keyword of SCHEMA_LISTS) {
@@ -210,7 +208,7 @@ function walk(schema: unknown, pointer: string, depth: number, report: (p: Schem
   const dependencies = schema['dependencies'];
   if (isSchema(dependencies))
     for (const key of Object.keys(dependencies))
-      walk(dependencies[key], `${pointer}/dependencies/${escape(key)}`, depth + 1, report);
+      walk(dependencies[key], `${pointer}/dependencies/${escapePointer(key)}`, depth + 1, report);
 }
 
 /**
@@ -221,7 +219,7 @@ function checkKeywords(schema: Schema, pointer: string, report: (p: SchemaContra
   for (const key of Object.keys(schema)) {
     if (KEYWORDS.includes(key) || key.startsWith('x-')) continue;
     const keyword = suggest(key, CONSTRAINING);
-    if (keyword !== undefined) report(unknownSchemaKeyword(key, keyword, `${pointer}/${escape(key)}`));
+    if (keyword !== undefined) report(unknownSchemaKeyword(key, keyword, `${pointer}/${escapePointer(key)}`));
   }
 }
 
@@ -232,7 +230,7 @@ function checkObject(schema: Schema, pointer: string, report: (p: SchemaContradi
   checkTypes(parts, report);
   checkRequired(parts, report);
   const allows = (kinds: readonly string[]): boolean => types === undefined || kinds.some((t) => types.has(t));
-  if (allows(['number', 'integer'])) checkNumberBounds(schema, pointer, report);
+  if (allows(['number', 'integer'])) checkNumberBounds(schema, pointer, integerOnly(schema), report);
   for (const bound of COUNT_BOUNDS) {
     const min = schema[bound.min];
     const max = schema[bound.max];
@@ -360,12 +358,38 @@ function allowsProperty(schema: Schema, name: string): boolean {
 }
 
 /** `minimum` / `exclusiveMinimum` against `maximum` / `exclusiveMaximum` (draft-04's boolean forms too). */
-function checkNumberBounds(schema: Schema, pointer: string, report: (p: SchemaContradiction) => void): void {
+function checkNumberBounds(
+  schema: Schema,
+  pointer: string,
+  integers: boolean,
+  report: (p: SchemaContradiction) => void,
+): void {
   const lower = bound(schema, 'minimum', 'exclusiveMinimum');
   const upper = bound(schema, 'maximum', 'exclusiveMaximum');
   if (lower === undefined || upper === undefined) return;
-  const empty = lower.value > upper.value || (lower.value === upper.value && (lower.exclusive || upper.exclusive));
-  if (empty) report(boundsCross(lower.keyword, lower.value, upper.keyword, upper.value, `${pointer}/${lower.keyword}`));
+  const empty = integers
+    ? smallestInteger(lower) > largestInteger(upper)
+    : lower.value > upper.value || (lower.value === upper.value && (lower.exclusive || upper.exclusive));
+  if (empty)
+    report(
+      boundsCross(lower.keyword, lower.value, upper.keyword, upper.value, `${pointer}/${lower.keyword}`, integers),
+    );
+}
+
+/** `type: "integer"` alone (with `null` at most): only whole numbers fall between the bounds. */
+function integerOnly(schema: Schema): boolean {
+  const written = writtenTypes(schema).filter((t) => t !== 'null');
+  return written.length > 0 && written.every((t) => t === 'integer');
+}
+
+function smallestInteger(lower: { value: number; exclusive: boolean }): number {
+  const ceiling = Math.ceil(lower.value);
+  return lower.exclusive && ceiling === lower.value ? ceiling + 1 : ceiling;
+}
+
+function largestInteger(upper: { value: number; exclusive: boolean }): number {
+  const floor = Math.floor(upper.value);
+  return upper.exclusive && floor === upper.value ? floor - 1 : floor;
 }
 
 function bound(

@@ -34,7 +34,12 @@ function own(schema: Schema, key: string): unknown {
 /** Resolves a local JSON pointer (`#/$defs/Item`, with `~0`/`~1` escapes). */
 function resolvePointer(root: unknown, ref: string): unknown {
   if (!ref.startsWith('#')) return undefined;
-  const pointer = decodeURIComponent(ref.slice(1));
+  let pointer: string;
+  try {
+    pointer = decodeURIComponent(ref.slice(1));
+  } catch {
+    return undefined; // a malformed %-escape: no type (the schema check reports the $ref)
+  }
   if (pointer === '') return root;
   if (!pointer.startsWith('/')) return undefined;
   let current: unknown = root;

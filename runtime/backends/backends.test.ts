@@ -745,6 +745,17 @@ for (const variant of variants) {
           'DOCUMENT_TOO_LARGE',
         );
         expect(await backends.store.findById(s, 'k')).toEqual({ _oId: 'k', v: 1 });
+        // Just within the limit (where PIPEC_STORE_MAX_DOC is 4096): measured exactly, accepted.
+        if (variant.env['PIPEC_STORE_MAX_DOC'] === '4096') {
+          const near = 'x'.repeat(4096 - JSON.stringify({ _oId: 'k', v: 1, near: '' }).length);
+          expect(await backends.store.update(s, { _oId: 'k' }, { $set: { near } })).toBe(1);
+          expect(await backends.store.findById(s, 'k')).toEqual({ _oId: 'k', v: 1, near });
+          await expectPipeError(
+            backends.store.update(s, { _oId: 'k' }, { $set: { near: `${near}y` } }),
+            413,
+            'DOCUMENT_TOO_LARGE',
+          );
+        }
       });
 
       it('updates top-level fields in one statement with what the in-memory update gives', async () => {

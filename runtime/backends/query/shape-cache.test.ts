@@ -32,6 +32,9 @@ const queries: unknown[] = [
   // Operands that look like what the SQL binds besides them.
   { g: '$."g"', h: '{g}' },
   { g: 4_503_599_628_370_513 },
+  // No string or number operand at all.
+  {},
+  { g: true, h: null },
 ];
 
 describe('SQL by query shape', () => {

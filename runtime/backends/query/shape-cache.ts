@@ -48,7 +48,6 @@ export function generateByShape<T>(
   generate: (filter: Filter, params: ParamSink) => T,
 ): T {
   const shape = shapeOf(filter, params.bound);
-  if (shape === null) return generate(filter, params);
   const known = cache.get(shape.key);
   if (known === null) return generate(filter, params);
   if (known !== undefined) {
@@ -78,7 +77,7 @@ interface Shape {
 }
 
 /** `start`: the placeholders already taken, which the numbering of the SQL text goes on from. */
-function shapeOf(filter: Filter, start: number): Shape | null {
+function shapeOf(filter: Filter, start: number): Shape {
   const operands: Array<string | number> = [];
   const sameAs: number[] = [];
   const slot = (value: string | number, within: ReadonlyArray<readonly [Json, number]> = []): string => {
@@ -122,7 +121,7 @@ function shapeOf(filter: Filter, start: number): Shape | null {
       ? `${JSON.stringify(f.path)}:${condition(f.condition)}`
       : `${f.kind}(${f.items.map(node).join(',')})`;
   const key = `${start}|${node(filter)}`;
-  return operands.length === 0 ? null : { key, operands, sameAs };
+  return { key, operands, sameAs };
 }
 
 /** Markers: unique per process and slot, never equal to what a caller binds besides them. */

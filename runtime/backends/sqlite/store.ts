@@ -251,10 +251,17 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         next = `jsonb_remove(${next}, ${writes.unset.map((field) => params.bind(sqliteJsonPath([field]))).join(', ')})`;
       const { from, where } = filterSql(filter, params, probes(store));
       const max = params.bind(opts.maxDocumentBytes);
-      const checked = `(SELECT iif(octet_length(json(n.v)) > ${max}, pipec_document_too_large(octet_length(json(n.v)), ${max}), n.v) FROM (SELECT ${next} AS v) AS n)`;
+      // The JSON text of a JSONB value is at most 6 times its size (a 1-byte `false` → `false,`): only a
+      // document that large is rendered to measure it (CASE stops at the first WHEN that holds).
+      const checked =
+        `(SELECT CASE WHEN length(n.v) * 6 <= ${max} THEN n.v WHEN octet_length(json(n.v)) <= ${max} THEN n.v` +
+        ` ELSE pipec_document_too_large(octet_length(json(n.v)), ${max}) END FROM (SELECT ${next} AS v) AS n)`;
+      // Every matching row, and no probe listing rows to join: the UPDATE filters the rows itself.
       const sql =
-        `UPDATE pipec_documents SET doc = ${checked} WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where}` +
-        ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
+        multi && from === 'pipec_documents AS d'
+          ? `UPDATE pipec_documents AS d SET doc = ${checked} WHERE ${visible} AND ${where}`
+          : `UPDATE pipec_documents SET doc = ${checked} WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where}` +
+            ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
       return statement(sql).run({ ...params.values, store, now: clock.now() }).changes;
     });
   };
