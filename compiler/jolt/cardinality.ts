@@ -114,7 +114,7 @@ function emitComposite(prog: Program, spec: Record<string, unknown>, path: JsonP
   if (rest.length === 1 && only?.pe.kind === 'star-all') {
     // `*` alone: every key, without matching (a list passes its index as a number, not as text)
     const apply = applyChild(prog, only, depth);
-    out.add(1, only.path.length > 0 ? prog.specLine(only.path, only.rhs) : '');
+    out.add(1, prog.specLine(only.path, only.rhs));
     out.add(1, `if (Array.isArray(data)) {`);
     out.add(
       2,

@@ -145,6 +145,37 @@ describe('default, remove, cardinality, sort, modify', () => {
     });
   });
 
+  it('gives the library result for arguments of other types than the usual ones (strings, numbers)', () => {
+    const spec = {
+      u: '=toUpper',
+      s: '=size',
+      d: '=divide(@(1,a),@(1,b))',
+      d100: '=divide(@(1,a),100)',
+      ds: '=doubleSum(@(1,a),@(1,b))',
+      c: '=concat(@(1,a),@(1,b))',
+    };
+    const modify = (input: unknown): unknown => run([{ operation: 'modify-overwrite-beta', spec }], input);
+    expect(modify({ a: 'AbC', b: 2, u: 'AbC', s: 'AbC' })).toEqual({
+      a: 'AbC',
+      b: 2,
+      u: 'ABC',
+      s: 3,
+      ds: 2,
+      c: 'AbC2',
+    });
+    expect(modify({ a: 3, b: 0, u: 3, s: { k: 1 } })).toEqual({ a: 3, b: 0, u: 3, s: 1, d100: 0.03, ds: 3, c: '30' });
+    expect(modify({ a: '3', b: null, u: null, s: [1, 2] })).toEqual({
+      a: '3',
+      b: null,
+      u: null,
+      s: 2,
+      d100: 0.03,
+      ds: 3,
+      c: '3',
+    });
+    expect(modify({ a: 2.5, b: 'x', u: [1] })).toEqual({ a: 2.5, b: 'x', u: [1], d100: 0.025, ds: 2.5, c: '2.5x' });
+  });
+
   it('sorts keys with ~ keys first', () => {
     const out = run([{ operation: 'sort' }], { b: 1, '~z': 1, a: { d: 1, c: 2 } });
     expect(JSON.stringify(out)).toBe('{"~z":1,"a":{"c":2,"d":1},"b":1}');

@@ -434,7 +434,8 @@ function has(table: object, name: string | undefined): boolean {
 /** `result = fn([value])` when `present`, else `r = fn([])`, without allocating for stock functions. */
 function callOne(ctx: Ctx, fn: FunctionRef, value: string, present: string): string {
   if (fn.stock !== undefined && has(ONE_ARGUMENT_FORMS, fn.stock)) {
-    return `if (${present}) result = J.F1.${fn.stock}(${value}); else result = ${fn.source}(J.E);`;
+    const call = inlineOne(fn.stock, value) ?? `J.F1.${fn.stock}(${value})`;
+    return `if (${present}) result = ${call}; else result = ${fn.source}(J.E);`;
   }
   if (!fn.reusesArguments) return `result = ${present} ? ${fn.source}([${value}]) : ${fn.source}([]);`;
   const list = ctx.prog.argumentList(['null']);
@@ -443,14 +444,54 @@ function callOne(ctx: Ctx, fn: FunctionRef, value: string, present: string): str
   return `if (${present}) { ${call} } else result = ${fn.source}(J.E);`;
 }
 
+/**
+ * The usual case of a one-argument stock function written out (`a` a variable or literal), the rest
+ * through the same J.F1 form: as direct as hand-written code where the types are the expected ones.
+ */
+function inlineOne(stock: string, a: string): string | undefined {
+  switch (stock) {
+    case 'toUpper':
+      return `(typeof ${a} === "string" ? ${a}.toUpperCase() : J.F1.toUpper(${a}))`;
+    case 'toLower':
+      return `(typeof ${a} === "string" ? ${a}.toLowerCase() : J.F1.toLower(${a}))`;
+    case 'size':
+      return `(Array.isArray(${a}) || typeof ${a} === "string" ? ${a}.length : J.F1.size(${a}))`;
+    default:
+      return undefined;
+  }
+}
+
+/** The same for two-argument forms (see TWO_ARGUMENT_FORMS): numbers and strings inline. */
+function inlineTwo(stock: string, a: string, b: string): string | undefined {
+  // a number literal argument (the spec's `100`) needs no test
+  const numberLiteral = (x: string): boolean => /^-?\d/.test(x) && Number.isFinite(Number(x));
+  const numbers = [a, b].filter((x) => !numberLiteral(x)).map((x) => `typeof ${x} === "number"`);
+  const nonZero = numberLiteral(b) && Number(b) !== 0 ? [] : [`${b} !== 0`];
+  switch (stock) {
+    case 'doubleSum':
+      // 0 + a + b, as the list form (its total starts at 0, which turns -0 into 0)
+      return `(${numbers.join(' && ') || 'true'} ? 0 + ${a} + ${b} : J.F2.doubleSum(${a}, ${b}))`;
+    case 'divide':
+      return `(${[...numbers, ...nonZero].join(' && ') || 'true'} ? ${a} / ${b} : J.F2.divide(${a}, ${b}))`;
+    case 'concat':
+      return `(typeof ${a} === "string" && typeof ${b} === "string" ? ${a} + ${b} : J.F2.concat(${a}, ${b}))`;
+    default:
+      return undefined;
+  }
+}
+
 /** `result = fn([a, b, …])` (absent values become null), through a positional form or a reused list. */
 function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
   if (!fn.reusesArguments) return `result = ${fn.source}(J.args([${args.map((a) => a.source).join(', ')}]));`;
   const [first, second] = args;
   if (args.length === 2 && first && second && fn.stock !== undefined && has(TWO_ARGUMENT_FORMS, fn.stock)) {
-    const value = (a: Arg, name: string): string => (a.constant ? a.source : `${name} === J.N ? null : ${name}`);
-    const reads = [first, second].flatMap((a, i) => (a.constant ? [] : [`const x${i} = ${a.source};`]));
-    return `{ ${reads.join(' ')} result = J.F2.${fn.stock}(${value(first, 'x0')}, ${value(second, 'x1')}); }`;
+    // each argument read once, absent (J.N) as null
+    const reads = [first, second].flatMap((a, i) =>
+      a.constant ? [] : [`const r${i} = ${a.source}, x${i} = r${i} === J.N ? null : r${i};`],
+    );
+    const [a, b] = [first, second].map((arg, i) => (arg.constant ? arg.source : `x${i}`)) as [string, string];
+    const call = inlineTwo(fn.stock, a, b) ?? `J.F2.${fn.stock}(${a}, ${b})`;
+    return `{ ${reads.join(' ')} result = ${call}; }`;
   }
   const callee = has(LIST_FORMS, fn.stock) ? `J.FL.${fn.stock}` : fn.source;
   // literal arguments are filled in once; the others are set before and cleared after each call
