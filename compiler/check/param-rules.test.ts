@@ -84,14 +84,14 @@ describe('rules between parameters', () => {
 
   it('says a condition by its description, and checks dependentRequired and nested objects', () => {
     expect(check({ mode: 'read', file: 'a', model: 'gpt' })).toEqual([
-      'PIPE3002 missing required parameter `account` for connector `demo` when the model is remote @t',
+      'PIPE3002 missing required parameter `account` for connector `demo` when the model is remote @/model',
     ]);
     expect(check({ mode: 'read', file: 'a', model: 'mock:x' })).toEqual([]);
     expect(check({ mode: 'read', file: 'a', 'batch-fields': [] })).toEqual([
       'PIPE3002 `batch-fields` of connector `demo` needs `batch` @/batch-fields',
     ]);
     expect(check({ mode: 'read', file: 'a', auth: { type: 'key', url: 'u' } })).toEqual([
-      'PIPE3002 missing required parameter `account` for `auth` of connector `demo` when `type` is `key` @/auth',
+      'PIPE3002 missing required parameter `account` for `auth` of connector `demo` when `type` is `key` @/auth/type',
       'PIPE3015 `url` is not a parameter of `auth` of connector `demo` when `type` is `key` @/auth/url',
     ]);
   });
