@@ -14,7 +14,8 @@ import { compileDefault, parseDefaultSpec } from './default.js';
 import { compileRemove, parseNodes } from './remove.js';
 import { emitFixedShift, type FixedShift, fixedShift, fuseDefault, fuseRemove } from './fixed-shape.js';
 import { compileCardinality } from './cardinality.js';
-import { compileModify, type ModifyMode } from './modify.js';
+import { compileModify } from './modify.js';
+import { MODIFY_MODES, OPERATIONS } from './operations.js';
 import { locateInJson } from './locate.js';
 import * as E from './errors.js';
 
@@ -44,31 +45,6 @@ export interface CompileOptions {
   /** Whether shifts of a fixed output shape get their one-pass fast path (fixed-shape.ts); default true. */
   readonly fixedShape?: boolean;
 }
-
-const OPERATIONS: Readonly<Record<string, string>> = {
-  shift: 'shift',
-  default: 'default',
-  remove: 'remove',
-  sort: 'sort',
-  cardinality: 'cardinality',
-  'modify-overwrite-beta': 'modify-overwrite-beta',
-  'modify-default-beta': 'modify-default-beta',
-  'modify-define-beta': 'modify-define-beta',
-  'com.bazaarvoice.jolt.Shiftr': 'shift',
-  'com.bazaarvoice.jolt.Defaultr': 'default',
-  'com.bazaarvoice.jolt.Removr': 'remove',
-  'com.bazaarvoice.jolt.Sortr': 'sort',
-  'com.bazaarvoice.jolt.CardinalityTransform': 'cardinality',
-  'com.bazaarvoice.jolt.Modifier$Overwritr': 'modify-overwrite-beta',
-  'com.bazaarvoice.jolt.Modifier$Defaultr': 'modify-default-beta',
-  'com.bazaarvoice.jolt.Modifier$Definr': 'modify-define-beta',
-};
-
-const MODIFY_MODES: Readonly<Record<string, ModifyMode>> = {
-  'modify-overwrite-beta': 0,
-  'modify-default-beta': 1,
-  'modify-define-beta': 2,
-};
 
 const SHORT_NAMES = Object.keys(OPERATIONS).filter((n) => !n.includes('.'));
 

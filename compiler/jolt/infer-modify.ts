@@ -12,9 +12,7 @@ import { fieldOf, membersOf } from './shape-read.js';
 import { NULL, STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-type.js';
 import { union } from '../types/type-ops.js';
 import { constantType } from '../types/output-shape.js';
-
-export type ModifyMode = 0 | 1 | 2;
-const MODE_PREFIX: Record<string, ModifyMode> = { '+': 0, '~': 1, _: 2 };
+import { modifyKey, type ModifyMode } from './modify.js';
 
 interface Child {
   readonly pe: PathElement;
@@ -34,19 +32,8 @@ export function inferModify(spec: unknown, input: PipeType, mode: ModifyMode): P
 function childrenOf(spec: Record<string, unknown>, parentMode: ModifyMode): Child[] {
   const children: Child[] = [];
   for (const raw of Object.keys(spec)) {
-    for (let key of splitOr(raw)) {
-      let mode = parentMode;
-      const prefixMode = MODE_PREFIX[key.charAt(0)];
-      const suffixed = key.length > 1 && key.endsWith('?');
-      if (prefixMode !== undefined) {
-        mode = prefixMode;
-        key = key.slice(1);
-      }
-      let onlyIfPresent = false;
-      if (suffixed && !key.endsWith('\\?')) {
-        onlyIfPresent = true;
-        key = key.slice(0, -1);
-      }
+    for (const written of splitOr(raw)) {
+      const { key, mode, onlyIfPresent } = modifyKey(written, parentMode);
       const rhs = spec[raw];
       children.push({
         pe: parseKey(key),

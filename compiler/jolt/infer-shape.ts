@@ -16,7 +16,8 @@
  */
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { ARRAY_OF_UNKNOWN, emptyObject } from './infer-values.js';
-import { inferModify, type ModifyMode } from './infer-modify.js';
+import { inferModify } from './infer-modify.js';
+import { MODIFY_MODES, OPERATIONS } from './operations.js';
 import { inferShift, type UnmatchedKey } from './infer-shift.js';
 import { fieldOf, membersOf } from './shape-read.js';
 import { isPlainObject, Program, splitOr, type JsonPath, type Locate } from './emit.js';
@@ -34,31 +35,6 @@ export interface InferredJolt {
   /** Warnings: `shift` keys that never match the input shape. */
   readonly diagnostics: readonly Diagnostic[];
 }
-
-const OPERATIONS: Readonly<Record<string, string>> = {
-  shift: 'shift',
-  default: 'default',
-  remove: 'remove',
-  sort: 'sort',
-  cardinality: 'cardinality',
-  'modify-overwrite-beta': 'modify-overwrite-beta',
-  'modify-default-beta': 'modify-default-beta',
-  'modify-define-beta': 'modify-define-beta',
-  'com.bazaarvoice.jolt.Shiftr': 'shift',
-  'com.bazaarvoice.jolt.Defaultr': 'default',
-  'com.bazaarvoice.jolt.Removr': 'remove',
-  'com.bazaarvoice.jolt.Sortr': 'sort',
-  'com.bazaarvoice.jolt.CardinalityTransform': 'cardinality',
-  'com.bazaarvoice.jolt.Modifier$Overwritr': 'modify-overwrite-beta',
-  'com.bazaarvoice.jolt.Modifier$Defaultr': 'modify-default-beta',
-  'com.bazaarvoice.jolt.Modifier$Definr': 'modify-define-beta',
-};
-
-const MODIFY_MODES: Readonly<Record<string, ModifyMode>> = {
-  'modify-overwrite-beta': 0,
-  'modify-default-beta': 1,
-  'modify-define-beta': 2,
-};
 
 /** The chain's output shape for an input of shape `input`, with the warnings located through `locate`. */
 export function inferJoltShape(chain: unknown, input: PipeType, locate: Locate): InferredJolt {

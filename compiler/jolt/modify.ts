@@ -65,13 +65,14 @@ export function compileModify(
   return fn;
 }
 
-function parseChild(
-  prog: Program,
+/**
+ * A modify key's own mode prefix (`+` overwrite, `~` default, `_` define) and `?` suffix (only when
+ * the key is present), taken off the key; an escaped `\\?` stays part of it.
+ */
+export function modifyKey(
   rawKey: string,
-  rhs: unknown,
-  path: JsonPath,
   parentMode: ModifyMode,
-): Child | undefined {
+): { readonly key: string; readonly mode: ModifyMode; readonly onlyIfPresent: boolean } {
   let key = rawKey;
   let mode = parentMode;
   const prefixMode = MODE_PREFIX[key.charAt(0)];
@@ -80,11 +81,22 @@ function parseChild(
     mode = prefixMode;
     key = key.slice(1);
   }
-  let checkValue = false;
+  let onlyIfPresent = false;
   if (suffixed && !key.endsWith('\\?')) {
-    checkValue = true;
+    onlyIfPresent = true;
     key = key.slice(0, -1);
   }
+  return { key, mode, onlyIfPresent };
+}
+
+function parseChild(
+  prog: Program,
+  rawKey: string,
+  rhs: unknown,
+  path: JsonPath,
+  parentMode: ModifyMode,
+): Child | undefined {
+  const { key, mode, onlyIfPresent: checkValue } = modifyKey(rawKey, parentMode);
   let pe: PathElement;
   try {
     pe = parseKey(key);
