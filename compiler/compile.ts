@@ -131,6 +131,7 @@ export function compile(input: CompileInput): CompileResult {
       decls: resolved.value,
       sourceOf: (f) => sources.get(f),
       sourcePath,
+      forEmit: input.emit === true || input.openapi === true,
     }),
   );
   if (!checked) return finish({ asts: parsed.asts, declarations: resolved.value });

@@ -90,6 +90,8 @@ export interface CheckInput {
   readonly sourceOf: (file: string) => SourceFile | undefined;
   /** How a source file is named in the plan (provenance of steps and generated code). */
   readonly sourcePath: (file: string) => string;
+  /** false: only diagnostics are wanted (`pipec check`), so work that only speeds generated code is skipped. */
+  readonly forEmit?: boolean;
 }
 
 export function checkProgram(input: CheckInput): {
@@ -123,6 +125,7 @@ export function checkProgram(input: CheckInput): {
     sourcePath: input.sourcePath,
     globalTypes: Object.fromEntries(globals.map((g) => [g.name, g.type])),
     accountTypes,
+    forEmit: input.forEmit !== false,
   };
   const pipelines: PipelinePlan[] = [];
   const edges: ExecuteEdge[] = [];

@@ -99,7 +99,8 @@ export const COMPILE_API: CompileApi = {
       const at = ctx.source(span);
       return `${at.file}:${at.line}`;
     };
-    return compileJoltChain(spec, locate, { sourceLine });
+    // The one-pass fast path (fixed-shape.ts) only speeds the generated code: not built for a check.
+    return compileJoltChain(spec, locate, { sourceLine, fixedShape: ctx.facts.forEmit });
   },
   inferJoltShape,
   inferJsltShape(value, input, ctx) {

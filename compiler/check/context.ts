@@ -32,6 +32,8 @@ export interface ServiceFacts {
   readonly schemas: SchemaCompiler;
   /** What each pipeline's trigger declares it receives (contracts.ts), complete before any step is checked. */
   readonly contracts: ContractFacts;
+  /** false for `pipec check`: code is not generated, so optimisations of it are skipped (same diagnostics). */
+  readonly forEmit: boolean;
 }
 
 export interface ExecuteEdge {

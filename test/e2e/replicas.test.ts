@@ -276,7 +276,10 @@ describe.runIf(run)('three replicas of one built service', () => {
           (n) => n >= 3,
           30_000,
         );
-        const victim = replicas[0] as RunningService;
+        // The replica that ran the latest tick is killed: which replica wins a tick's lock is a
+        // race, so killing a fixed one might leave the winner running and prove nothing.
+        const winner = sink.ticks.at(-1)?.replica ?? 'r0';
+        const victim = replicas[Number(winner.slice(1))] as RunningService;
         alive.delete(victim);
         await victim.kill('SIGKILL');
         const afterKill = sink.ticks.length;
@@ -291,8 +294,9 @@ describe.runIf(run)('three replicas of one built service', () => {
         const runs = runsPerTick(sink.ticks);
         expect(runs.size).toBeGreaterThanOrEqual(6);
         expect([...runs].filter(([, n]) => n > 1)).toEqual([]);
-        // More than one replica took ticks: the lock is shared, not held by one process.
-        expect(new Set(sink.ticks.map((t) => t.replica)).size).toBeGreaterThan(1);
+        // Other replicas took the ticks over: the lock is shared, not held by one process.
+        // (A tick the victim ran just before it died may still be reported: look at the last three.)
+        expect(sink.ticks.slice(-3).filter((t) => t.replica === winner)).toEqual([]);
       } finally {
         for (const replica of alive) await replica.stop();
         await sink.close();
