@@ -20,7 +20,7 @@ import {
   unknownParameter,
 } from './errors.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
-import { formatProblems } from './param-formats.js';
+import { formatProblems, formatsIn } from './param-formats.js';
 import { regexProblem } from '../../runtime/regex/index.js';
 import type { Span } from '../../base/source/span.js';
 import { checkParamRules, withoutRules } from './param-rules.js';
@@ -243,6 +243,7 @@ function checkRegexParameters(
   instance: LiteralInstance,
   subject: ParamsSubject,
 ): Diagnostic[] {
+  if (!formatsIn(schema.params).has('regex')) return [];
   const out: Diagnostic[] = [];
   for (const [pointer, span] of instance.spans) {
     if (pointer.startsWith('#') || isDynamicPointer(instance, pointer)) continue;

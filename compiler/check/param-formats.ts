@@ -15,7 +15,30 @@ import { pointerToPath, schemaAt } from './check-params.js';
 /** Deeper than this the walk stops (parameters are shallow; the bound is for hostile input). */
 const MAX_DEPTH = 64;
 
+/** The `format` values anywhere in a parameter schema, found once per schema (most have none). */
+const formatsBySchema = new WeakMap<object, ReadonlySet<string>>();
+
+export function formatsIn(params: JsonSchema): ReadonlySet<string> {
+  const known = formatsBySchema.get(params);
+  if (known) return known;
+  const found = new Set<string>();
+  const visit = (node: unknown, depth: number): void => {
+    if (depth > MAX_DEPTH || node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child, depth + 1);
+      return;
+    }
+    const format = (node as Record<string, unknown>)['format'];
+    if (typeof format === 'string') found.add(format);
+    for (const child of Object.values(node)) visit(child, depth + 1);
+  };
+  visit(params, 0);
+  formatsBySchema.set(params, found);
+  return found;
+}
+
 export function formatProblems(params: JsonSchema, instance: LiteralInstance, owner: ParamOwner): Diagnostic[] {
+  if (!formatsIn(params).has('timezone')) return [];
   const out: Diagnostic[] = [];
   const visit = (value: unknown, pointer: string, depth: number): void => {
     if (depth > MAX_DEPTH) return;

@@ -67,7 +67,30 @@ interface Place {
   readonly value: Readonly<Record<string, unknown>>;
 }
 
+const RULE_KEYWORDS = ['if', 'oneOf', 'anyOf', 'allOf', 'not', 'dependentRequired', 'dependencies'];
+
+/** Whether a parameter schema holds any rule at all, found once per schema (most connectors have none). */
+const rulesBySchema = new WeakMap<object, boolean>();
+
+function hasRules(params: JsonSchema): boolean {
+  const known = rulesBySchema.get(params);
+  if (known !== undefined) return known;
+  const visit = (node: unknown, depth: number): boolean => {
+    if (depth > 64 || node === null || typeof node !== 'object') return false;
+    if (Array.isArray(node)) return node.some((child) => visit(child, depth + 1));
+    const record = node as Record<string, unknown>;
+    if (RULE_KEYWORDS.some((k) => Object.hasOwn(record, k))) return true;
+    // `"k": false` under `properties`: a parameter no case takes.
+    if (Object.values(schemaRecordLoose(record['properties'])).some((p) => (p as unknown) === false)) return true;
+    return Object.values(record).some((child) => visit(child, depth + 1));
+  };
+  const found = visit(params, 0);
+  rulesBySchema.set(params, found);
+  return found;
+}
+
 export function checkParamRules(input: RulesInput): Diagnostic[] {
+  if (!hasRules(input.params)) return [];
   const out: Diagnostic[] = [];
   walk(input, input.params, '', input.json, out);
   return out;
