@@ -9,36 +9,31 @@
 import type {
   CompileApi,
   ConnectorCompiler,
+  ConnectorSchema,
   Diagnostic,
   PipeType,
   ShapeKit,
   Value,
 } from '../../../compiler/connectors/hook-api.js';
 
-const OPERATIONS = [
-  'insert',
-  'find',
-  'find-by-id',
-  'update',
-  'update-by-id',
-  'delete',
-  'delete-by-id',
-  'aggregate',
-  'create-index',
-  'list-indexes',
-  'drop-index',
-];
+function operationsOf(schema: ConnectorSchema): string[] {
+  const property = (schema.params['properties'] as Record<string, { enum?: unknown }> | undefined)?.['operation'];
+  return Array.isArray(property?.enum) ? property.enum.filter((o): o is string => typeof o === 'string') : [];
+}
+
 /** Operations answering `{ data: [...], rowCount }`; the others answer `{ data: [], updateCount }`. */
 const READS = ['find', 'find-by-id', 'aggregate', 'list-indexes'];
 
 export const compile: ConnectorCompiler = {
-  step({ step, ctx, extra, extraSpans }, result, api) {
+  step({ step, schema, ctx, extra, extraSpans }, result, api) {
+    // The operations are the `operation` enum of schema.json (the one list; run-time store.ts follows it).
+    const operations = operationsOf(schema);
     const store = extra['store'];
     const operation = extra['operation'];
     const word = step.args[0];
     if (typeof store !== 'string' || typeof operation !== 'string' || !word) return;
-    if (!OPERATIONS.includes(operation)) {
-      const close = api.suggest(operation, OPERATIONS);
+    if (!operations.includes(operation)) {
+      const close = api.suggest(operation, operations);
       const named = extraSpans['operation'];
       ctx.diagnostics.push(
         api.diagnostic('PIPE2012', {
@@ -47,7 +42,7 @@ export const compile: ConnectorCompiler = {
             : `a store step names its operation: \`store ${store}.find { … }\``,
           span: named ?? word.span,
           label: close ? `did you mean \`${close}\`?` : 'unknown operation',
-          body: [`Operations: ${OPERATIONS.map((o) => `\`${o}\``).join(', ')}.`],
+          body: [`Operations: ${operations.map((o) => `\`${o}\``).join(', ')}.`],
         }),
       );
     }
