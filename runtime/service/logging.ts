@@ -130,6 +130,17 @@ const ADDRESS_FIELDS = new Set([
  * and of a URL its password (and the whole URL when its query may carry a key).
  */
 export function secretValues(accounts: Readonly<Record<string, Readonly<Record<string, unknown>>>>): string[] {
+  // Every log line and step error asks; the accounts of a service are resolved once at its start.
+  const known = secretsByAccounts.get(accounts);
+  if (known) return known;
+  const found = collectSecretValues(accounts);
+  secretsByAccounts.set(accounts, found);
+  return found;
+}
+
+const secretsByAccounts = new WeakMap<object, string[]>();
+
+function collectSecretValues(accounts: Readonly<Record<string, Readonly<Record<string, unknown>>>>): string[] {
   const values = new Set<string>();
   for (const fields of Object.values(accounts)) {
     for (const [key, v] of Object.entries(fields)) {
