@@ -42,7 +42,7 @@ import {
 import { checkTrigger } from './check-trigger.js';
 import { envelopeDemand } from './envelope-demand.js';
 import { checkEventFlow, declaresBodySchema, eventContracts, triggerContract, type Contract } from './contracts.js';
-import { narrowBySenders, senderGraph, type Entrance } from './senders.js';
+import { narrowBySenders, schemaShowsItsFields, senderGraph, sentShape, type Entrance } from './senders.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
 import { entryOf, toLiteral } from '../ast/literal.js';
 import { ERROR_OBJECT } from './shapes.js';
@@ -328,7 +328,13 @@ function finishPipeline(
   // without one a caller may send anything (a self-executing pipeline reading `message.inner`).
   const declared = executedByPipelines && !started.typed ? UNKNOWN : (trigger?.message ?? UNKNOWN);
   // When every sender is known, the message is what they send (senders.ts).
-  const firstMessage = senders ? narrowBySenders(declared, senders.sent, senders.who) : declared;
+  const firstMessage = !senders
+    ? declared
+    : started.typed
+      ? schemaShowsItsFields(started.contract?.schema)
+        ? narrowBySenders(declared, senders.sent, senders.who)
+        : declared
+      : (sentShape(senders.sent, senders.who) ?? declared);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});
   const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
   if (decl.onError)

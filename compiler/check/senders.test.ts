@@ -4,7 +4,7 @@ import { loadRegistry } from '../connectors/load-registry.js';
 import { collectDeclarations } from '../resolve/declarations.js';
 import { INTEGER, NULL, STRING, UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import { lookupField } from '../types/type-ops.js';
-import { narrowBySenders, senderGraph } from './senders.js';
+import { narrowBySenders, schemaShowsItsFields, senderGraph, sentShape } from './senders.js';
 
 const registry = await loadRegistry();
 const span = { file: 'f.pipe', start: 0, end: 1 };
@@ -39,11 +39,11 @@ describe('narrowBySenders', () => {
   });
 
   it('gives a message without a schema the union of the senders, a field required when all send it', () => {
-    const narrowed = narrowBySenders(
-      UNKNOWN,
-      sent(object({ id: [STRING, true], a: [STRING, true] }), object({ id: [INTEGER, true], b: [STRING, true] })),
-      'w',
-    );
+    const narrowed =
+      sentShape(
+        sent(object({ id: [STRING, true], a: [STRING, true] }), object({ id: [INTEGER, true], b: [STRING, true] })),
+        'w',
+      ) ?? UNKNOWN;
     expect(fieldsOf(narrowed)).toEqual(['a', 'b', 'id']);
     const fields = narrowed.kind === 'object' ? narrowed.fields : {};
     expect(fields['id']?.required).toBe(true);
@@ -74,6 +74,20 @@ describe('narrowBySenders', () => {
     const closed = object({ id: [STRING, true] });
     expect(narrowBySenders(closed, sent(object({ id: [STRING, true] })), 'w')).toBe(closed);
     expect(narrowBySenders(STRING, sent(object({ id: [STRING, true] })), 'w')).toBe(STRING);
+    // A schema the checker could not read may declare anything.
+    expect(narrowBySenders(UNKNOWN, sent(object({ id: [STRING, true] })), 'w')).toBe(UNKNOWN);
+    expect(sentShape(sent(object({ id: [STRING, true] }), object({}, true)), 'w')).toBeUndefined();
+  });
+
+  it('narrows only by schemas whose type shows every field they declare', () => {
+    expect(schemaShowsItsFields({ type: 'object', properties: { a: { $ref: '#/$defs/A' } } })).toBe(true);
+    expect(schemaShowsItsFields({ type: 'object', if: { required: ['a'] }, then: { properties: { b: {} } } })).toBe(
+      false,
+    );
+    expect(schemaShowsItsFields({ type: 'object', properties: { a: { patternProperties: { '^x': {} } } } })).toBe(
+      false,
+    );
+    expect(schemaShowsItsFields({ $ref: 'https://example.com/order.json' })).toBe(false);
   });
 });
 

@@ -140,6 +140,37 @@ export function sentPayload(
 
 type ObjectType = PipeType & { kind: 'object' };
 
+/** Keywords that declare fields, or make them depend on others, in ways the schema's type does not show. */
+const HIDDEN_FIELDS = [
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  'dependencies',
+  'patternProperties',
+  'unevaluatedProperties',
+  'not',
+  '$dynamicRef',
+  '$recursiveRef',
+];
+
+/**
+ * True when every field a JSON Schema declares shows in its type (schemaToType), so a field
+ * missing from the type is declared nowhere: no conditional or pattern keyword anywhere in it, and
+ * no `$ref` outside itself. Otherwise the message it types is not narrowed.
+ */
+export function schemaShowsItsFields(schema: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (Array.isArray(schema)) return schema.every((item) => schemaShowsItsFields(item, depth + 1));
+  if (typeof schema !== 'object' || schema === null) return true;
+  for (const [key, value] of Object.entries(schema)) {
+    if (HIDDEN_FIELDS.includes(key)) return false;
+    if (key === '$ref' && (typeof value !== 'string' || !value.startsWith('#'))) return false;
+    if (!schemaShowsItsFields(value, depth + 1)) return false;
+  }
+  return true;
+}
+
 /**
  * The declared type of a message narrowed by what its senders send. Where the declared type is
  * open (or unknown) and every sender sends a closed object, the fields are the declared ones
@@ -155,13 +186,9 @@ export function narrowBySenders(
 ): PipeType {
   const objects = closedObjects(sent);
   if (!objects || declared.secret) return declared;
-  const sentBy: SentBy = {
-    who,
-    path,
-    senders: objects.map((o) => ({ span: o.span, fields: Object.keys(o.type.fields) })),
-  };
-  if (declared.kind === 'unknown') return merged(objects, who, path, sentBy);
+  // An unknown declared type may be a schema the checker cannot read: it may declare anything.
   if (declared.kind !== 'object' || !declared.open) return declared;
+  const sentBy = sentByOf(objects, who, path);
   const fields: Record<string, FieldType> = {};
   for (const [key, field] of Object.entries(declared.fields) as [string, FieldType][]) {
     const inner = fieldOf(objects, key);
@@ -171,6 +198,19 @@ export function narrowBySenders(
   for (const [key, field] of Object.entries(sentFields(objects, who, path)))
     if (!Object.hasOwn(fields, key)) fields[key] = field;
   return { kind: 'object', open: false, fields, sentBy };
+}
+
+/**
+ * The message of a pipeline that declares nothing of it (no `body` schema): the union of what its
+ * senders send, closed and marked `sentBy`, when every sender sends a closed object.
+ */
+export function sentShape(sent: readonly { type: PipeType; span: Span }[], who: string): PipeType | undefined {
+  const objects = closedObjects(sent);
+  return objects ? merged(objects, who, []) : undefined;
+}
+
+function sentByOf(objects: readonly { type: ObjectType; span: Span }[], who: string, path: readonly string[]): SentBy {
+  return { who, path, senders: objects.map((o) => ({ span: o.span, fields: Object.keys(o.type.fields) })) };
 }
 
 /** The senders' payloads as closed objects, or undefined when one is anything else. */
@@ -193,13 +233,8 @@ function fieldOf(objects: readonly { type: ObjectType; span: Span }[], key: stri
 }
 
 /** The union of the senders' objects: every field any sends, required when all send it. */
-function merged(
-  objects: readonly { type: ObjectType; span: Span }[],
-  who: string,
-  path: readonly string[],
-  sentBy: SentBy,
-): PipeType {
-  return { kind: 'object', open: false, fields: sentFields(objects, who, path), sentBy };
+function merged(objects: readonly { type: ObjectType; span: Span }[], who: string, path: readonly string[]): PipeType {
+  return { kind: 'object', open: false, fields: sentFields(objects, who, path), sentBy: sentByOf(objects, who, path) };
 }
 
 function sentFields(
@@ -213,7 +248,7 @@ function sentFields(
     const inner = fieldOf(objects, key);
     const required = objects.every((o) => o.type.fields[key]?.required === true);
     const nested = closedObjects(inner);
-    const type = nested ? narrowBySenders(UNKNOWN, inner, who, [...path, key]) : union(...inner.map((i) => i.type));
+    const type = nested ? merged(nested, who, [...path, key]) : union(...inner.map((i) => i.type));
     fields[key] = { type, required };
   }
   return fields;
