@@ -11,6 +11,7 @@ import {
   assignmentInJsonPath,
   invalidJsonPath,
   noSuchPathField,
+  forEachOverScalar,
   notACollection,
   notACondition,
   pathIntoScalar,
@@ -63,6 +64,13 @@ export function compileCollection(
     const compiled = compileBraces(braces, ctx.bracesEnv(message));
     ctx.diagnostics.push(...compiled.diagnostics);
     const element = compiled.type.kind === 'array' ? compiled.type.items : UNKNOWN;
+    const scalar = compiled.type.kind;
+    if (
+      (scalar === 'number' || scalar === 'string' || scalar === 'boolean') &&
+      !compiled.diagnostics.some((d) => d.severity === 'error')
+    ) {
+      ctx.diagnostics.push(forEachOverScalar(braces.span, scalar));
+    }
     return { expr: { js: `R.asArray(${compiled.js})`, constant: false }, element };
   }
   if (value.kind === 'string') {

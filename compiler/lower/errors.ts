@@ -25,6 +25,16 @@ export function notACollection(at: Span): Diagnostic {
   });
 }
 
+/** A `{{ }}` collection known to give one number, string or boolean: the body runs once, on it. */
+export function forEachOverScalar(at: Span, kind: string): Diagnostic {
+  return diagnostic('PIPE5506', {
+    message: `this \`for-each\` iterates over a ${kind}: its body runs once, with the ${kind} as its message`,
+    span: at,
+    label: `a ${kind}, not an array`,
+    hint: 'give the expression that holds the array (for example `{{ step.parsed.rows }}`, not its count)',
+  });
+}
+
 /** `problem` is the JSONPath parser's complaint. */
 export function invalidJsonPath(problem: string, at: Span): Diagnostic {
   return diagnostic('PIPE5501', {
