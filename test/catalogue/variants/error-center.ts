@@ -191,4 +191,38 @@ export const variants: Variant[] = [
     find: 'when {{ message.status == 200 }}',
     replace: 'when {{ message.status == "200" }}',
   },
+
+  // hunt (issue 20)
+  {
+    id: 'rest-status-code-name',
+    category: 'envelope',
+    find: 'when {{ message.status == 200 }}',
+    replace: 'when {{ message.statusCode == 200 }}',
+  },
+  {
+    id: 'api-key-header-without-account',
+    category: 'dependent-param',
+    find: '    account: error-api,\n',
+    replace: '',
+    line: 'api-key-header: "x-api-key",',
+  },
+  {
+    id: 'key-through-report-logged',
+    category: 'secret',
+    find: 'json: { type: "{{ message.errorType }}", text: "{{ message.summary }}"',
+    replace: 'json: { type: "{{ message.errorType }}", text: "{{ message.summary }} ({{ account.error-api.key }})"',
+    line: 'store error-log.insert',
+  },
+  {
+    id: 'key-in-retry-header',
+    category: 'secret',
+    find: 'headers { "retry-after": "30" }',
+    replace: 'headers { "retry-after": "30", "x-api-key": "{{ account.error-api.key }}" }',
+  },
+  {
+    id: 'error-type-never-matches',
+    category: 'never-match',
+    find: 'log { level: info, message: "error forwarded" }',
+    replace: 'log { level: info, message: "error forwarded: {{ step.report.type == \'fatal\' }}" }',
+  },
 ];

@@ -79,7 +79,6 @@ export const variants: Variant[] = [
     find: 'for-each booked "$.rows[*]"',
     replace: 'for-each booked "$.rejected[*]"',
     line: 'ref: "{{ message.number }}"',
-    hard: true,
   },
   // transformation outputs
   {
@@ -162,7 +161,6 @@ export const variants: Variant[] = [
     find: 'message: "invoices sent to {{ SIZE(step.summary.accepted) }} recipients',
     replace:
       'message: {{ "invoices sent with " + account.accounting-api.key }}, detail: "{{ SIZE(step.summary.accepted) }} recipients',
-    hard: true,
   },
   {
     id: 'key-stored-in-for-each',
