@@ -23,7 +23,12 @@ export const compile: TriggerCompiler = {
         ...routeSpec(input, api),
         maxFileSize: String(api.reader(input.trigger.config).num('max-file-size', 100 * MB)),
       },
-      message: httpEnvelope(api, t.UNKNOWN, { files: t.arrayOf(uploadedFile) }),
+      message: httpEnvelope(
+        api,
+        t.UNKNOWN,
+        { files: t.arrayOf(uploadedFile) },
+        api.entryOf(input.trigger.config, 'auth'),
+      ),
     };
   },
 };

@@ -37,8 +37,17 @@ export function routeSpec({ trigger, ctx, envelope }: TriggerHookInput, api: Com
   };
 }
 
-/** The Digibee envelope of an HTTP request: `{ body, headers, queryAndPath, method, path, contentType }`. */
-export function httpEnvelope(api: CompileApi, body: PipeType, extra: Record<string, PipeType> = {}): PipeType {
+/**
+ * The Digibee envelope of an HTTP request: `{ body, headers, queryAndPath, method, path, contentType }`,
+ * and `principal` when the trigger has `auth`: its shape is the one runtime/security/auth.ts gives
+ * for the auth `type` written (open when the type is not a plain word).
+ */
+export function httpEnvelope(
+  api: CompileApi,
+  body: PipeType,
+  extra: Record<string, PipeType> = {},
+  auth?: Value,
+): PipeType {
   const t = api.types;
   const open = t.objectOf({}, true);
   return t.closed(
@@ -50,10 +59,34 @@ export function httpEnvelope(api: CompileApi, body: PipeType, extra: Record<stri
       path: t.STRING,
       contentType: t.STRING,
       ...extra,
-      principal: open,
+      principal: principalShape(api, auth) ?? open,
     },
     ['principal'],
   );
+}
+
+/** Who `auth` let in, by its type (runtime/security/auth.ts); undefined when the type is not known here. */
+function principalShape(api: CompileApi, auth: Value | undefined): PipeType | undefined {
+  if (auth?.kind !== 'object') return undefined;
+  const typeValue = api.entryOf(auth, 'type');
+  const type = typeValue === undefined ? undefined : api.staticJson(typeValue);
+  const t = api.types;
+  const scheme = (name: string): PipeType => ({ kind: 'string', enum: [name], declared: true });
+  switch (type) {
+    case 'bearer':
+      return t.closed({
+        scheme: scheme('bearer'),
+        subject: { kind: 'union', members: [t.STRING, t.NULL] },
+        scopes: t.arrayOf(t.STRING),
+        claims: t.objectOf({}, true),
+      });
+    case 'api-key':
+      return t.closed({ scheme: scheme('api-key'), account: t.STRING, keyIndex: t.INTEGER });
+    case 'basic':
+      return t.closed({ scheme: scheme('basic'), username: t.STRING });
+    default:
+      return undefined;
+  }
 }
 
 /** Default window of `idempotency-key`: a day. */
@@ -115,7 +148,7 @@ export const compile: TriggerCompiler = {
       maxBodySize: String(api.reader(input.trigger.config).num('max-body-size', 5 * MB)),
     };
     if (body.validator) spec['validateBody'] = body.validator;
-    const message = httpEnvelope(api, body.type);
+    const message = httpEnvelope(api, body.type, {}, api.entryOf(input.trigger.config, 'auth'));
     const idempotencyJs = idempotencySpec(idempotency, message, input.ctx, api);
     if (idempotencyJs) spec['idempotency'] = idempotencyJs;
     return { spec, message };

@@ -115,8 +115,7 @@ export const variants: Variant[] = [
   {
     id: 'principal-field',
     category: 'closed-shape',
-    // The principal's fields depend on the kind of auth: open.
-    hard: true,
+    // The principal's fields follow the auth type (bearer: scheme, subject, scopes, claims).
     find: 'read by {{ message.principal.subject }}',
     replace: 'read by {{ message.principal.sub }}',
   },
