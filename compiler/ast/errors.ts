@@ -28,6 +28,16 @@ export function unclosedInnerBraces(at: Span): Diagnostic {
   });
 }
 
+/** A `}` right after the `}}` that closes a template's expression, matched by no `{` of the text. */
+export function strayTemplateBrace(at: Span): Diagnostic {
+  return diagnostic('PIPE1028', {
+    message: 'stray `}` after the `}}` that closes the expression: it is copied into the text of every value',
+    span: at,
+    label: 'no `{` of the text matches it',
+    hint: 'delete it: `{{ … }}` closes with two braces; braces the text needs are written as a pair',
+  });
+}
+
 /** `why` is a short reason (`leading zeros are not allowed`), also the label. */
 export function invalidNumber(at: Span, raw: string, why: string, hint?: string): Diagnostic {
   return diagnostic('PIPE1007', {

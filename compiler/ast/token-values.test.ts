@@ -70,6 +70,34 @@ describe('decodeQuotedString', () => {
     });
   });
 
+  it('reports a `}` right after `}}` that no `{` of the text matches, at that brace', () => {
+    const result = decodeQuotedString(F, '"{{ message.model }}}"', 10);
+    expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
+      ['PIPE1028', 30, 31],
+    ]);
+    expect(result.value).toMatchObject({ kind: 'template', parts: [{ kind: 'braces' }, { value: '}' }] });
+    const twice = decodeQuotedString(F, '"a {{ x }}}-{{ y }}}}"', 0);
+    expect(twice.diagnostics.map((d) => [d.code, d.primary.span.start])).toEqual([
+      ['PIPE1028', 10],
+      ['PIPE1028', 19],
+    ]);
+  });
+
+  it('keeps quiet on braces the text balances, escaped braces and braces away from an expression', () => {
+    for (const image of [
+      '"{\\"a\\": {{ x }}}"',
+      '"{\\"a\\": {\\"b\\": \\"{{ x }}\\"}}"',
+      '"\\{ {{ x }}}"',
+      '"{{ x }} }"',
+      '"{{ {\\"a\\": 1} }}"',
+      '"set { {{ x }} }"',
+    ]) {
+      expect(decodeQuotedString(F, image, 0).diagnostics, image).toEqual([]);
+    }
+    const triple = decodeTripleString(F, '"""\n{\n  "total": {{ message.total }}}\n"""', 0);
+    expect(triple.diagnostics).toEqual([]);
+  });
+
   it('reports an unterminated {{ inside a string', () => {
     const result = decodeQuotedString(F, '"a {{ b"', 0);
     expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([

@@ -16,7 +16,7 @@ import type {
   TemplateValue,
 } from './ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { badEscape, invalidNumber, unclosedInnerBraces, unknownUnit } from './errors.js';
+import { badEscape, invalidNumber, strayTemplateBrace, unclosedInnerBraces, unknownUnit } from './errors.js';
 import { span } from '../../base/source/span.js';
 import { scanBracesEnd } from '../../grammar/scan.js';
 
@@ -237,6 +237,8 @@ function splitTemplate(
   const text = chars.chars.join('');
   const diagnostics: Diagnostic[] = [];
   const parts: (TemplateText | BracesValue)[] = [];
+  /** Where each `{{ … }}` starts and ends in `chars` (for the stray-brace check). */
+  const expressions: [number, number][] = [];
   let textFrom = 0;
   let k = 0;
   const flushText = (to: number): void => {
@@ -260,6 +262,7 @@ function splitTemplate(
     }
     flushText(k);
     parts.push(bracesFromChars(file, chars, text, k, scan.end, scan.textEnd));
+    expressions.push([k, scan.end]);
     k = scan.end;
     textFrom = k;
   }
@@ -267,7 +270,38 @@ function splitTemplate(
     return { value: { kind: 'string', value: text, span: whole, multiline }, diagnostics };
   }
   flushText(chars.chars.length);
+  if (diagnostics.length === 0) {
+    for (const at of strayBraces(chars, expressions))
+      diagnostics.push(strayTemplateBrace(span(file, chars.starts[at] ?? whole.start, chars.ends[at] ?? whole.end)));
+  }
   return { value: { kind: 'template', parts, span: whole, multiline }, diagnostics };
+}
+
+/**
+ * Indexes of `}` in the text around a template's expressions that no `{` of that text matches and
+ * that directly follow an expression's `}}` (`"{{ a }}}"`). Braces the text balances (JSON built
+ * by hand, `"{\"a\": {{ x }}}"`) are never reported. (A `{` before `{{` never gets here: `{{{`
+ * opens an expression at its first brace, and an expression left open is PIPE1004.)
+ */
+function strayBraces(chars: DecodedChars, expressions: readonly (readonly [number, number])[]): number[] {
+  let opens = 0;
+  const stray: number[] = [];
+  const closesAt = new Set(expressions.map(([, end]) => end));
+  let next = 0;
+  for (let k = 0; k < chars.chars.length; k++) {
+    const expression = expressions[next];
+    if (expression !== undefined && k === expression[0]) {
+      k = expression[1] - 1;
+      next++;
+      continue;
+    }
+    if (chars.chars[k] === '{') opens++;
+    else if (chars.chars[k] === '}') {
+      if (opens > 0) opens--;
+      else if (closesAt.has(k)) stray.push(k);
+    }
+  }
+  return stray;
 }
 
 /** The BracesValue for decoded characters [open, close): `{{`, expression up to textEnd, closer. */

@@ -77,7 +77,8 @@ export interface FunctionSignature {
 const TEXT: PipeType = union(STRING, NUMBER, BOOLEAN);
 /** Numbers, or text holding a number (converted at run time). */
 const NUMERIC: PipeType = union(NUMBER, STRING);
-const CONDITION: PipeType = union(BOOLEAN, NULL);
+/** The type of a condition parameter (identity marks the parameters `cond` builds). */
+export const CONDITION: PipeType = union(BOOLEAN, NULL);
 const ANY_ARRAY: PipeType = arrayOf(UNKNOWN);
 const OPEN_OBJECT: PipeType = { kind: 'object', fields: {}, open: true };
 

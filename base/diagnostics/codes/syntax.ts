@@ -237,4 +237,11 @@ export const syntaxCodes = {
       'A `try { … }` block must be followed by `catch { … }`, which runs with the error object as ' +
       'the message when a step of the try block fails. Write `catch { }` to ignore the error.',
   },
+  PIPE1028: {
+    title: 'Stray `}` after {{ }}',
+    severity: 'error',
+    phase: 'parse',
+    explain:
+      'A string template has a `}` right after the `}}` that closes an expression, and no `{` of the text around the expressions matches it: `model: "{{ message.model }}}"`. The brace is not part of the expression: it is copied into the text, so every value ends with a stray `}`. Braces the text itself balances are not reported: JSON written by hand, `"{\\"total\\": {{ message.total }}}"`, is fine. (An extra `{` before `{{` opens the expression at the first brace and leaves it unclosed: PIPE1004.) Fix: delete the extra brace.',
+  },
 } as const satisfies CodeTable;
