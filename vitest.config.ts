@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -16,5 +17,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two cores: more workers only fight each other (and the servers the tests start).
     maxWorkers: 2,
+    // The fault-injection scenarios (test/chaos) wait on link cuts side by side, each in its own test.
+    maxConcurrency: 16,
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });
