@@ -38,6 +38,16 @@ export function strayTemplateBrace(at: Span): Diagnostic {
   });
 }
 
+/** `"{message.id}"` or `"${message.id}"`: a path between single braces is text, not its value. */
+export function singleBracesAroundPath(at: Span, path: string, dollar: boolean): Diagnostic {
+  return diagnostic('PIPE1029', {
+    message: `\`${dollar ? '$' : ''}{${path}}\` is text, not the value of \`${path}\`: an expression takes two braces on each side`,
+    span: at,
+    label: 'copied into the text as written',
+    hint: `write \`{{ ${path} }}\``,
+  });
+}
+
 /** `why` is a short reason (`leading zeros are not allowed`), also the label. */
 export function invalidNumber(at: Span, raw: string, why: string, hint?: string): Diagnostic {
   return diagnostic('PIPE1007', {

@@ -98,6 +98,31 @@ describe('decodeQuotedString', () => {
     expect(triple.diagnostics).toEqual([]);
   });
 
+  it('reports a scope path between single braces in the text, at the braces', () => {
+    const one = decodeQuotedString(F, '"order {message.body.id} in"', 0);
+    expect(one.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
+      ['PIPE1029', 7, 24],
+    ]);
+    expect(one.diagnostics[0]?.hint).toBe('write `{{ message.body.id }}`');
+    const js = decodeQuotedString(F, '"{{ message.a }}/${ step.fetch.body[0] }"', 0);
+    expect(js.diagnostics.map((d) => [d.code, d.primary.span.start])).toEqual([['PIPE1029', 17]]);
+    expect(decodeQuotedString(F, '"{ global.prefix }}"', 0).diagnostics.map((d) => d.code)).toEqual(['PIPE1029']);
+  });
+
+  it('keeps quiet on other words between braces, escaped braces and paths inside expressions', () => {
+    for (const image of [
+      '"/users/{id}/orders/{orderId}"',
+      '"{message}"',
+      '"{messages.id}"',
+      '"\\{message.id}"',
+      '"\\{{ message.id }}"',
+      '"{{ {a: message.id} }}"',
+      '"{{ IF(true, \'{message.id}\', \'\') }}"',
+    ]) {
+      expect(decodeQuotedString(F, image, 0).diagnostics, image).toEqual([]);
+    }
+  });
+
   it('reports an unterminated {{ inside a string', () => {
     const result = decodeQuotedString(F, '"a {{ b"', 0);
     expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([

@@ -16,7 +16,14 @@ import type {
   TemplateValue,
 } from './ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { badEscape, invalidNumber, strayTemplateBrace, unclosedInnerBraces, unknownUnit } from './errors.js';
+import {
+  badEscape,
+  invalidNumber,
+  singleBracesAroundPath,
+  strayTemplateBrace,
+  unclosedInnerBraces,
+  unknownUnit,
+} from './errors.js';
 import { span } from '../../base/source/span.js';
 import { scanBracesEnd } from '../../grammar/scan.js';
 
@@ -266,6 +273,12 @@ function splitTemplate(
     k = scan.end;
     textFrom = k;
   }
+  if (diagnostics.length === 0) {
+    for (const path of singleBracePaths(chars, text, expressions)) {
+      const at = span(file, chars.starts[path.start] ?? whole.start, chars.ends[path.end - 1] ?? whole.end);
+      diagnostics.push(singleBracesAroundPath(at, path.path, path.dollar));
+    }
+  }
   if (parts.length === 0) {
     return { value: { kind: 'string', value: text, span: whole, multiline }, diagnostics };
   }
@@ -275,6 +288,32 @@ function splitTemplate(
       diagnostics.push(strayTemplateBrace(span(file, chars.starts[at] ?? whole.start, chars.ends[at] ?? whole.end)));
   }
   return { value: { kind: 'template', parts, span: whole, multiline }, diagnostics };
+}
+
+/** `{message.id}`, `{ step.order.total }`, `${global.x}` in the text: a path written with single braces. */
+const SINGLE_BRACE_PATH =
+  /(\$?)\{[ \t]*((?:message|step|global|account|metadata)(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[(?:\d+|"[^"{}]*"|'[^'{}]*')\])+)[ \t]*\}/g;
+
+/**
+ * Paths of the Double Braces scopes written between single braces in the text of a string (outside
+ * its `{{ }}` expressions): `"{message.id}"` or `"${message.id}"` is that text, not the value. A
+ * brace that is part of a `{{` / `}}`, or escaped (`\{`), is not one of these.
+ */
+function singleBracePaths(
+  chars: DecodedChars,
+  text: string,
+  expressions: readonly (readonly [number, number])[],
+): { start: number; end: number; path: string; dollar: boolean }[] {
+  const found: { start: number; end: number; path: string; dollar: boolean }[] = [];
+  for (const match of text.matchAll(SINGLE_BRACE_PATH)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    const open = start + (match[1] ?? '').length;
+    if (expressions.some(([from, to]) => start < to && end > from)) continue;
+    if (chars.literal[open]) continue;
+    found.push({ start, end, path: match[2] ?? '', dollar: match[1] === '$' });
+  }
+  return found;
 }
 
 /**

@@ -148,6 +148,11 @@ describe('braces checker', () => {
     const mixed = { kind: 'union', members: [INTEGER, objectOf({})] } as PipeType;
     expect(codes('step.entry < 3', { steps: { entry: mixed } })).toEqual([]);
     expect(codes('null < 3')).toEqual([]);
+    // The ordering functions fail on the same values (numeric text is compared as a number).
+    expect(codes('GREATERTHAN(step.entry, 3)', { steps })).toEqual(['PIPE4004']);
+    expect(codes('LESSTHANEQUAL(1, message.body.lines)')).toEqual(['PIPE4004']);
+    expect(codes('LESSTHAN(step.entry.attempt, "3")', { steps })).toEqual([]);
+    expect(codes('GREATERTHANEQUAL(step.entry, 3)', { steps: { entry: mixed } })).toEqual([]);
     expect(codes('message.x < 3', { message: UNKNOWN })).toEqual([]);
   });
 

@@ -513,7 +513,7 @@ class Checker {
     type: PipeType,
     first: PipeType,
   ): void {
-    const checked = CONDITION_FUNCTIONS.has(signature.name) && param.type === CONDITION ? withoutNull(type) : type;
+    const checked = WRONG_WHEN_PRESENT.has(signature.name) ? withoutNull(type) : type;
     if (type.kind !== 'null' && fits(checked, param.type) === 'no') {
       this.diagnostics.push(
         errors.badArgument({ span: arg.span, signature, param, index, found: type, what: nameOf(arg) }),
@@ -845,12 +845,24 @@ function scalarOfHint(expr: Expr, type: PipeType, verb: string): string | undefi
 }
 
 /**
- * Functions whose condition arguments count only `true` as true (IF and SWITCHCASE run as
- * short-circuits over `isTrue`; AND, OR, NOT, XOR test `=== true`): a value never boolean when
- * present decides nothing there. (Optional flags of other functions may read other values as
- * their default, so they keep the plain check.)
+ * Functions that take null as an argument but nothing else of a wrong type: an argument that is of
+ * a wrong type whenever it is present never works. IF and SWITCHCASE run as short-circuits over
+ * `isTrue` and AND, OR, NOT, XOR test `=== true` (only `true` is true); GREATERTHAN & co. order
+ * null below everything and fail on objects, arrays and booleans. (Optional flags of other
+ * functions may read other values as their default, so they keep the plain check.)
  */
-const CONDITION_FUNCTIONS: ReadonlySet<string> = new Set(['IF', 'SWITCHCASE', 'AND', 'OR', 'NOT', 'XOR']);
+const WRONG_WHEN_PRESENT: ReadonlySet<string> = new Set([
+  'IF',
+  'SWITCHCASE',
+  'AND',
+  'OR',
+  'NOT',
+  'XOR',
+  'GREATERTHAN',
+  'GREATERTHANEQUAL',
+  'LESSTHAN',
+  'LESSTHANEQUAL',
+]);
 
 /** A value that, when present, is certainly not a boolean: as a condition it is always false. */
 export function neverBoolean(type: PipeType): boolean {

@@ -244,4 +244,11 @@ export const syntaxCodes = {
     explain:
       'A string template has a `}` right after the `}}` that closes an expression, and no `{` of the text around the expressions matches it: `model: "{{ message.model }}}"`. The brace is not part of the expression: it is copied into the text, so every value ends with a stray `}`. Braces the text itself balances are not reported: JSON written by hand, `"{\\"total\\": {{ message.total }}}"`, is fine. (An extra `{` before `{{` opens the expression at the first brace and leaves it unclosed: PIPE1004.) Fix: delete the extra brace.',
   },
+  PIPE1029: {
+    title: 'Path between single braces',
+    severity: 'error',
+    phase: 'parse',
+    explain:
+      'The text of a string holds a path of a Double Braces scope between single braces: `"order {message.body.id}"`, or `"${message.body.id}"` as in JavaScript. That is plain text: the string holds the characters `{message.body.id}`, never the value. Only `{{ … }}` is an expression. Paths of `message`, `step`, `global`, `account` and `metadata` followed by a field are reported; other words between braces (`{id}` in a URL template) are not. Fix: write `"order {{ message.body.id }}"`.',
+  },
 } as const satisfies CodeTable;

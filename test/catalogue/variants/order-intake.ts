@@ -305,4 +305,11 @@ export const variants: Variant[] = [
     find: 'lines: {{ SIZE(message.body.items) }},',
     replace: 'lines: {{ IF(message.body.items > 0, SIZE(message.body.items), 0) }},',
   },
+  {
+    id: 'object-ordered-by-function',
+    category: 'double-braces',
+    hard: true,
+    find: 'when {{ step.priced.total >= global.pricing.freeShippingFrom }} {',
+    replace: 'when {{ GREATERTHANEQUAL(step.priced, global.pricing.freeShippingFrom) }} {',
+  },
 ];
