@@ -174,6 +174,17 @@ describe('braces checker', () => {
     expect(codes('SIZE(message.tags, message.email)', { message })).toEqual([]);
   });
 
+  it('refuses SIZE of a value that is never text, an array or an object unless its flag is false', () => {
+    const count = { kind: 'union', members: [INTEGER, { kind: 'null' }] } as PipeType;
+    const message = objectOf({ count, body, flag: BOOLEAN });
+    expect(codes('SIZE(message.count)', { message })).toEqual(['PIPE4004']);
+    expect(codes('SIZE(message.body.total, true)', { message })).toEqual(['PIPE4004']);
+    expect(codes('SIZE(message.count, false)', { message })).toEqual([]);
+    expect(codes('SIZE(message.count, message.flag)', { message })).toEqual([]);
+    expect(codes('SIZE(message.body.lines) + SIZE(message.body) + SIZE(message.body.title)', { message })).toEqual([]);
+    expect(codes('SIZE(message.x)', { message: UNKNOWN })).toEqual([]);
+  });
+
   it('refuses `==` between a value that is always an object or an array and a scalar', () => {
     const note = { kind: 'union', members: [objectOf({ text: STRING }), { kind: 'null' }] } as PipeType;
     const count = { kind: 'union', members: [INTEGER, { kind: 'null' }] } as PipeType;

@@ -374,6 +374,7 @@ class Checker {
     }
     if (signature.name === 'EQUALTO' && expr.args[0] && expr.args[1])
       this.equality('EQUALTO', expr.args[0], argTypes[0] ?? UNKNOWN, expr.args[1], argTypes[1] ?? UNKNOWN);
+    if (signature.name === 'SIZE') this.sizeArgument(signature, expr, argTypes[0] ?? UNKNOWN);
     const only = expr.args[0];
     if (signature.aggregate && count === 1 && only !== undefined && isArrayType(argTypes[0] ?? UNKNOWN)) {
       this.aggregateArray(signature, only, argTypes[0] ?? UNKNOWN);
@@ -392,6 +393,21 @@ class Checker {
       this.argument(signature, param, i, arg, argTypes[i] ?? UNKNOWN, argTypes[0] ?? UNKNOWN);
     });
     return callResult(signature, argTypes);
+  }
+
+  /**
+   * `SIZE(x)` measures text, arrays and objects; anything else (null too) fails unless its flag is
+   * `false`, so with no flag (or `true`) a value that is never one of those cannot work.
+   */
+  private sizeArgument(signature: FunctionSignature, expr: CallExpr, type: PipeType): void {
+    const [value, flag] = expr.args;
+    if (value === undefined || type.kind === 'null') return;
+    if (flag !== undefined && !(flag.kind === 'literal' && flag.value === true)) return;
+    if (fits(type, SIZED) !== 'no') return;
+    const param = { name: paramAt(signature, 0)?.name ?? 'value', type: SIZED };
+    this.diagnostics.push(
+      errors.badArgument({ span: value.span, signature, param, index: 0, found: type, what: nameOf(value) }),
+    );
   }
 
   /** `SUM(array)` & co.: the elements must be able to be numbers (COUNT takes anything). */
@@ -817,6 +833,9 @@ function accountScope(accounts: Readonly<Record<string, PipeType>>): PipeType {
   }
   return closedObject(marked);
 }
+
+/** What SIZE measures: text, arrays and objects. */
+const SIZED: PipeType = union(STRING, arrayOf(UNKNOWN), { kind: 'object', fields: {}, open: true });
 
 /** Known to be an array (possibly null): `SUM(x)` then folds the elements. */
 function isArrayType(t: PipeType): boolean {

@@ -175,4 +175,11 @@ export const variants: Variant[] = [
     replace:
       "city: \"{{ IF(step.shipment.customer.address == '', 'unknown', step.shipment.customer.address.city) }}\",",
   },
+  {
+    id: 'size-of-a-number',
+    category: 'double-braces',
+    hard: true,
+    find: 'events: {{ SIZE(step.tracking.body.events) }}',
+    replace: 'events: {{ SIZE(step.tracking.status) }}',
+  },
 ];
