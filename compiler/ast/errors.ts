@@ -28,20 +28,22 @@ export function unclosedInnerBraces(at: Span): Diagnostic {
   });
 }
 
-/** A `}` right after the `}}` that closes a template's expression, matched by no `{` of the text. */
-export function strayTemplateBrace(at: Span): Diagnostic {
+/** A `}` after the `}}` that closes a template's expression, or a `{` before its `{{`, matched by no brace of the text. */
+export function strayTemplateBrace(at: Span, brace: '{' | '}'): Diagnostic {
+  const where = brace === '}' ? 'after the `}}` that closes' : 'before the `{{` that opens';
   return diagnostic('PIPE1028', {
-    message: 'stray `}` after the `}}` that closes the expression: it is copied into the text of every value',
+    message: `stray \`${brace}\` ${where} the expression: it is copied into the text of every value`,
     span: at,
-    label: 'no `{` of the text matches it',
-    hint: 'delete it: `{{ … }}` closes with two braces; braces the text needs are written as a pair',
+    label: `no \`${brace === '}' ? '{' : '}'}\` of the text matches it`,
+    hint: 'delete it: an expression takes two braces on each side, `{{ … }}`; braces the text needs are written as a pair',
   });
 }
 
-/** `"{message.id}"` or `"${message.id}"`: a path between single braces is text, not its value. */
-export function singleBracesAroundPath(at: Span, path: string, dollar: boolean): Diagnostic {
+/** `"{message.id}"`, `"${message.id}"` or `"message.id }}"`: a path in braces that are text, not its value. */
+export function pathInText(at: Span, path: string, written: string): Diagnostic {
+  const shown = written.replace(/\s+/g, ' ');
   return diagnostic('PIPE1029', {
-    message: `\`${dollar ? '$' : ''}{${path}}\` is text, not the value of \`${path}\`: an expression takes two braces on each side`,
+    message: `\`${shown}\` is text, not the value of \`${path}\`: an expression takes two braces on each side`,
     span: at,
     label: 'copied into the text as written',
     hint: `write \`{{ ${path} }}\``,

@@ -19,7 +19,7 @@ import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import {
   badEscape,
   invalidNumber,
-  singleBracesAroundPath,
+  pathInText,
   strayTemplateBrace,
   unclosedInnerBraces,
   unknownUnit,
@@ -274,9 +274,9 @@ function splitTemplate(
     textFrom = k;
   }
   if (diagnostics.length === 0) {
-    for (const path of singleBracePaths(chars, text, expressions)) {
+    for (const path of textPaths(chars, text, expressions)) {
       const at = span(file, chars.starts[path.start] ?? whole.start, chars.ends[path.end - 1] ?? whole.end);
-      diagnostics.push(singleBracesAroundPath(at, path.path, path.dollar));
+      diagnostics.push(pathInText(at, path.path, path.written));
     }
   }
   if (parts.length === 0) {
@@ -285,62 +285,100 @@ function splitTemplate(
   flushText(chars.chars.length);
   if (diagnostics.length === 0) {
     for (const at of strayBraces(chars, expressions))
-      diagnostics.push(strayTemplateBrace(span(file, chars.starts[at] ?? whole.start, chars.ends[at] ?? whole.end)));
+      diagnostics.push(
+        strayTemplateBrace(
+          span(file, chars.starts[at] ?? whole.start, chars.ends[at] ?? whole.end),
+          chars.chars[at] === '{' ? '{' : '}',
+        ),
+      );
   }
   return { value: { kind: 'template', parts, span: whole, multiline }, diagnostics };
 }
 
-/** `{message.id}`, `{ step.order.total }`, `${global.x}` in the text: a path written with single braces. */
-const SINGLE_BRACE_PATH =
-  /(\$?)\{[ \t]*((?:message|step|global|account|metadata)(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[(?:\d+|"[^"{}]*"|'[^'{}]*')\])+)[ \t]*\}/g;
+/**
+ * `{message.id}`, `{ step.order.total }`, `${global.x}`, `message.id }}` in the text: a path between
+ * single braces, or before a `}}` whose `{{` is missing.
+ */
+const TEXT_PATH =
+  /(\$?\{)?[ \t]*((?:message|step|global|account|metadata)(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[(?:\d+|"[^"{}]*"|'[^'{}]*')\])+)[ \t]*(\}\}?)/g;
 
 /**
- * Paths of the Double Braces scopes written between single braces in the text of a string (outside
- * its `{{ }}` expressions): `"{message.id}"` or `"${message.id}"` is that text, not the value. A
- * brace that is part of a `{{` / `}}`, or escaped (`\{`), is not one of these.
+ * Paths of the Double Braces scopes written in the text of a string (outside its `{{ }}`
+ * expressions) between braces that are no expression's: `"{message.id}"`, `"${message.id}"`, or
+ * `"message.id }}"` (the `{{` forgotten) is that text, not the value. An escaped brace (`\{`) is
+ * text on purpose; a path that continues a longer word (`x.message.id}}`) is not reported.
  */
-function singleBracePaths(
+function textPaths(
   chars: DecodedChars,
   text: string,
   expressions: readonly (readonly [number, number])[],
-): { start: number; end: number; path: string; dollar: boolean }[] {
-  const found: { start: number; end: number; path: string; dollar: boolean }[] = [];
-  for (const match of text.matchAll(SINGLE_BRACE_PATH)) {
-    const start = match.index;
-    const end = start + match[0].length;
-    const open = start + (match[1] ?? '').length;
+): { start: number; end: number; path: string; written: string }[] {
+  const found: { start: number; end: number; path: string; written: string }[] = [];
+  for (const match of text.matchAll(TEXT_PATH)) {
+    const opener = match[1];
+    const start = opener === undefined ? match.index + match[0].length - match[0].trimStart().length : match.index;
+    const end = match.index + match[0].length;
     if (expressions.some(([from, to]) => start < to && end > from)) continue;
-    if (chars.literal[open]) continue;
-    found.push({ start, end, path: match[2] ?? '', dollar: match[1] === '$' });
+    if (
+      opener === undefined
+        ? match[3] !== '}}' || /[\w.$\-[\]'"{]/.test(text.charAt(start - 1)) || textOpens(text, start, expressions)
+        : chars.literal[start + opener.length - 1]
+    )
+      continue;
+    found.push({ start, end, path: match[2] ?? '', written: text.slice(start, end) });
   }
   return found;
 }
 
-/**
- * Indexes of `}` in the text around a template's expressions that no `{` of that text matches and
- * that directly follow an expression's `}}` (`"{{ a }}}"`). Braces the text balances (JSON built
- * by hand, `"{\"a\": {{ x }}}"`) are never reported. (A `{` before `{{` never gets here: `{{{`
- * opens an expression at its first brace, and an expression left open is PIPE1004.)
- */
-function strayBraces(chars: DecodedChars, expressions: readonly (readonly [number, number])[]): number[] {
-  let opens = 0;
-  const stray: number[] = [];
-  const closesAt = new Set(expressions.map(([, end]) => end));
-  let next = 0;
-  for (let k = 0; k < chars.chars.length; k++) {
-    const expression = expressions[next];
-    if (expression !== undefined && k === expression[0]) {
+/** Whether the text before `end` (outside expressions) leaves a `{` open, which a later `}` may close. */
+function textOpens(text: string, end: number, expressions: readonly (readonly [number, number])[]): boolean {
+  let depth = 0;
+  for (let k = 0; k < end; k++) {
+    const expression = expressions.find(([from]) => from === k);
+    if (expression) {
       k = expression[1] - 1;
-      next++;
       continue;
     }
-    if (chars.chars[k] === '{') opens++;
+    if (text.charAt(k) === '{') depth++;
+    else if (text.charAt(k) === '}' && depth > 0) depth--;
+  }
+  return depth > 0;
+}
+
+/**
+ * Braces in the text around a template's expressions that no brace of that text matches and that
+ * touch an expression, spaces aside: a `}` after an expression's `}}` (`"{{ a }}}"`,
+ * `"{{ a }} }"`) or a `{` before its `{{` (`"{ {{ a }}"`). Braces the text balances (JSON built by
+ * hand, `"{\"a\": {{ x }}}"`) are never reported. (`"{{{ a }}"` opens the expression at its
+ * first brace and leaves it open: PIPE1004.)
+ */
+function strayBraces(chars: DecodedChars, expressions: readonly (readonly [number, number])[]): number[] {
+  const opens: number[] = [];
+  const closes: number[] = [];
+  const inExpression = new Array<boolean>(chars.chars.length).fill(false);
+  for (const [from, to] of expressions) for (let k = from; k < to; k++) inExpression[k] = true;
+  for (let k = 0; k < chars.chars.length; k++) {
+    if (inExpression[k]) continue;
+    if (chars.chars[k] === '{') opens.push(k);
     else if (chars.chars[k] === '}') {
-      if (opens > 0) opens--;
-      else if (closesAt.has(k)) stray.push(k);
+      if (opens.length > 0) opens.pop();
+      else closes.push(k);
     }
   }
-  return stray;
+  const blank = (c: string | undefined): boolean => c === ' ' || c === '\t';
+  const afterExpression = (k: number): boolean => {
+    let i = k - 1;
+    while (i >= 0 && !inExpression[i] && blank(chars.chars[i])) i--;
+    return i >= 0 && inExpression[i] === true;
+  };
+  const beforeExpression = (k: number): boolean => {
+    let i = k + 1;
+    while (i < chars.chars.length && !inExpression[i] && blank(chars.chars[i])) i++;
+    return i < chars.chars.length && inExpression[i] === true;
+  };
+  return [...closes.filter(afterExpression), ...opens.filter(beforeExpression)]
+    .filter((k) => !chars.literal[k])
+    .sort((a, b) => a - b);
 }
 
 /** The BracesValue for decoded characters [open, close): `{{`, expression up to textEnd, closer. */
