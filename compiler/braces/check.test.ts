@@ -185,6 +185,16 @@ describe('braces checker', () => {
     expect(codes('SIZE(message.x)', { message: UNKNOWN })).toEqual([]);
   });
 
+  it('refuses `==` between a call whose result type is known and a literal of another type', () => {
+    expect(codes('SIZE(message.body.lines) == "0"')).toEqual(['PIPE4050']);
+    expect(codes('TOSTRING(message.body.total) != 100')).toEqual(['PIPE4050']);
+    expect(codes('EQUALTO(NOW(), "today")')).toEqual(['PIPE4050']);
+    expect(codes('SIZE(message.body.lines) == 0')).toEqual([]);
+    expect(codes('IF(message.body.total > 1, "a", 2) == 2')).toEqual([]);
+    expect(codes('JSONPATH(message, "$.body.total") == "1"')).toEqual([]);
+    expect(codes('TOSTRING(message.body.total) == null')).toEqual([]);
+  });
+
   it('refuses `==` between a value that is always an object or an array and a scalar', () => {
     const note = { kind: 'union', members: [objectOf({ text: STRING }), { kind: 'null' }] } as PipeType;
     const count = { kind: 'union', members: [INTEGER, { kind: 'null' }] } as PipeType;

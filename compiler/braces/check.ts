@@ -669,7 +669,8 @@ class Checker {
       [left, leftType, right],
       [right, rightType, left],
     ] as const) {
-      const path = pathText(field);
+      // A path, or a call whose result type the signature table gives (`SIZE(…) == "0"`).
+      const path = pathText(field) ?? (field.kind === 'call' ? `${field.name.toUpperCase()}(…)` : undefined);
       if (path === undefined || literal.kind !== 'literal' || literal.value === null) continue;
       const never = literalNeverEquals(fieldType, literal.value);
       const facts = { span: literal.span, field: path, operator };
