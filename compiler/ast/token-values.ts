@@ -314,35 +314,44 @@ function textPaths(
   expressions: readonly (readonly [number, number])[],
 ): { start: number; end: number; path: string; written: string }[] {
   const found: { start: number; end: number; path: string; written: string }[] = [];
+  let depths: number[] | undefined;
   for (const match of text.matchAll(TEXT_PATH)) {
     const opener = match[1];
     const start = opener === undefined ? match.index + match[0].length - match[0].trimStart().length : match.index;
     const end = match.index + match[0].length;
     if (expressions.some(([from, to]) => start < to && end > from)) continue;
-    if (
-      opener === undefined
-        ? match[3] !== '}}' || /[\w.$\-[\]'"{]/.test(text.charAt(start - 1)) || textOpens(text, start, expressions)
-        : chars.literal[start + opener.length - 1]
-    )
+    if (opener !== undefined) {
+      if (!chars.literal[start + opener.length - 1])
+        found.push({ start, end, path: match[2] ?? '', written: text.slice(start, end) });
       continue;
-    found.push({ start, end, path: match[2] ?? '', written: text.slice(start, end) });
+    }
+    // `x }}` without `{`: only when the `}}` closes nothing of the text and the path starts a word.
+    if (match[3] !== '}}' || /[\w.$\-[\]'"{]/.test(text.charAt(start - 1))) continue;
+    depths ??= braceDepths(text, expressions);
+    if ((depths[start] ?? 0) === 0) found.push({ start, end, path: match[2] ?? '', written: text.slice(start, end) });
   }
   return found;
 }
 
-/** Whether the text before `end` (outside expressions) leaves a `{` open, which a later `}` may close. */
-function textOpens(text: string, end: number, expressions: readonly (readonly [number, number])[]): boolean {
+/** How many `{` of the text (outside expressions) are open before each index. */
+function braceDepths(text: string, expressions: readonly (readonly [number, number])[]): number[] {
+  const depths = new Array<number>(text.length + 1).fill(0);
   let depth = 0;
-  for (let k = 0; k < end; k++) {
-    const expression = expressions.find(([from]) => from === k);
-    if (expression) {
+  let next = 0;
+  for (let k = 0; k < text.length; k++) {
+    depths[k] = depth;
+    const expression = expressions[next];
+    if (expression !== undefined && k === expression[0]) {
+      for (let i = k; i < expression[1]; i++) depths[i] = depth;
       k = expression[1] - 1;
+      next++;
       continue;
     }
     if (text.charAt(k) === '{') depth++;
     else if (text.charAt(k) === '}' && depth > 0) depth--;
   }
-  return depth > 0;
+  depths[text.length] = depth;
+  return depths;
 }
 
 /**
