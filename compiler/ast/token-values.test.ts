@@ -128,7 +128,7 @@ describe('decodeQuotedString', () => {
       '"\\{message.id}"',
       '"\\{{ message.id }}"',
       '"{{ {a: message.id} }}"',
-      '"{{ IF(true, \'{message.id}\', \'\') }}"',
+      "\"{{ IF(true, '{message.id}', '') }}\"",
       '"x.message.id}}"',
       '"message.id }"',
       '"{\\"a\\": {\\"b\\": message.id}}"',
