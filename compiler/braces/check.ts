@@ -856,7 +856,7 @@ function isArrayType(t: PipeType): boolean {
 /**
  * How to reach a scalar inside a value that is always an object or an array (when present):
  * one of its number or string fields, or its size.
- * @example scalarOfHint(`step.entry`, { attempt: integer, … }, 'compare') // "compare a field, e.g. `step.entry.attempt`"
+ * @example scalarOfHint(`step.entry`, { attempt: integer, … }, 'compare') // "compare one of its fields, e.g. `step.entry.attempt`"
  */
 function scalarOfHint(expr: Expr, type: PipeType, verb: string): string | undefined {
   const present = withoutNull(type);
