@@ -37,6 +37,7 @@ import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull 
 import { declassified, markSecret, secretFrom } from '../types/secret.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
+import { nearMiss } from '../types/near-miss.js';
 import { literalOffsets, type QuotedLiteral } from '../types/literal-offsets.js';
 import { literalNeverEquals } from '../types/enum-literal.js';
 import { splitTailFunction } from '../../runtime/braces/json.js';
@@ -250,6 +251,13 @@ class Checker {
 
   private field(object: Expr, objectType: PipeType, name: string, span: Span): PipeType {
     if (objectType.kind === 'unknown') return objectType.secret ? markSecret(UNKNOWN, objectType.secret) : UNKNOWN;
+    const declared = nearMissOf(objectType, name);
+    if (declared !== undefined) {
+      const owner = pathText(object) ?? 'this value';
+      const candidates = Object.keys(declared.owner.fields).sort();
+      this.diagnostics.push(errors.nearMissField({ span, field: name, declared: declared.name, owner, candidates }));
+      return UNKNOWN;
+    }
     const lookup = lookupField(objectType, name);
     if (lookup.kind === 'found') return lookup.type;
     if (lookup.kind === 'not-object') {
@@ -546,6 +554,10 @@ class Checker {
       const span = at(lead + finding.start, lead + finding.end);
       if (finding.kind === 'field') {
         this.diagnostics.push(errors.noSuchJsonPathField({ span, field: finding.field, owner: finding.owner }));
+      } else if (finding.kind === 'near-miss') {
+        const { field, declared, owner } = finding;
+        const candidates = owner.kind === 'object' ? Object.keys(owner.fields).sort() : [];
+        this.diagnostics.push(errors.nearMissField({ span, field, declared, owner: undefined, candidates }));
       } else if (finding.kind === 'enum') {
         const { chain: field, literal, operator, miss } = finding;
         this.diagnostics.push(errors.literalOutsideEnum({ span, field, literal, operator, ...miss }));
@@ -810,4 +822,18 @@ export function checkExpression(expr: Expr, env: BracesEnv): CheckResult {
  */
 function readAsEnvelope(owner: PipeType, field: string): boolean {
   return owner.kind === 'object' && !Object.hasOwn(owner.fields, 'body') && Object.hasOwn(owner.fields, field);
+}
+
+/**
+ * The declared name a read of `name` is a near miss of (near-miss.ts), when the value is one open
+ * object (or null) that does not declare `name` and whose other fields are not named elsewhere.
+ */
+function nearMissOf(
+  type: PipeType,
+  name: string,
+): { name: string; owner: Extract<PipeType, { kind: 'object' }> } | undefined {
+  const plain = withoutNull(type);
+  if (plain.kind !== 'object' || !plain.open || plain.freeNames || Object.hasOwn(plain.fields, name)) return undefined;
+  const declared = nearMiss(name, Object.keys(plain.fields));
+  return declared === undefined ? undefined : { name: declared, owner: plain };
 }

@@ -205,6 +205,27 @@ export function unknownField(facts: {
   });
 }
 
+/**
+ * A read of a field an open shape does not declare, one slip away from one it declares (near-miss.ts):
+ * `owner` is the path read (`message.body`) or undefined for a JSONPath.
+ */
+export function nearMissField(facts: {
+  readonly span: Span;
+  readonly field: string;
+  readonly declared: string;
+  readonly owner: string | undefined;
+  readonly candidates: readonly string[];
+}): Diagnostic {
+  const where = facts.owner === undefined ? 'the value this JSONPath reads' : `\`${facts.owner}\``;
+  return diagnostic('PIPE4030', {
+    message: `no field \`${facts.field}\` is declared on ${where}; it declares \`${facts.declared}\``,
+    span: facts.span,
+    label: `did you mean \`${facts.declared}\`?`,
+    body: candidateBlock(`The shape of ${where} is open, and declares these fields:`, facts.candidates),
+    hint: `write \`${facts.declared}\`; if the data really holds \`${facts.field}\`, declare it in the schema`,
+  });
+}
+
 /** `message.body.x` where the message itself has `x` and no `body` (an event's payload read as a request). */
 export function bodyOfPayload(facts: {
   readonly span: Span;
@@ -627,6 +648,8 @@ export function noSuchJsonPathField(facts: {
   readonly field: string;
   readonly owner: PipeType;
 }): Diagnostic {
+  const inside = jsonPathInsideNothing(facts.field, facts.owner);
+  if (inside) return diagnostic('PIPE5502', { ...inside, span: facts.span });
   const fields = fieldNames(facts.owner);
   const close = suggest(facts.field, fields);
   return diagnostic('PIPE5502', {
@@ -644,4 +667,30 @@ function fieldNames(owner: PipeType): string[] {
   if (owner.kind === 'object') return Object.keys(owner.fields);
   if (owner.kind === 'union') return [...new Set(owner.members.flatMap(fieldNames))];
   return [];
+}
+
+/**
+ * A JSONPath segment or filter chain that reads into a value without such members: a string,
+ * number or boolean (no fields or elements), or a name of an array (only elements). Shared with
+ * Choice and for-each paths (compiler/lower/errors.ts).
+ */
+export function jsonPathInsideNothing(
+  segment: string,
+  owner: PipeType,
+): { message: string; label: string; hint: string } | undefined {
+  const kind = owner.kind;
+  if (kind !== 'string' && kind !== 'number' && kind !== 'boolean' && kind !== 'array') return undefined;
+  const indexed = segment === '*' || /^-?\d+$/u.test(segment);
+  const what = indexed ? `\`[${segment}]\`` : segment.startsWith('?(') ? 'the filter' : `\`.${segment}\``;
+  if (kind === 'array')
+    return {
+      message: `${what} reads a field of an array, which has only elements: the path selects nothing`,
+      label: 'inside an array',
+      hint: `select the elements first: \`[*].${segment}\` (or one of them: \`[0].${segment}\`)`,
+    };
+  return {
+    message: `${what} reads into a ${kind}, which has no fields or elements: the path selects nothing`,
+    label: `inside a ${kind}`,
+    hint: 'End the path at the value itself, or read the field that holds the object or array.',
+  };
 }

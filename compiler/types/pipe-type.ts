@@ -30,6 +30,12 @@ export type PipeType = (
       readonly fields: Readonly<Record<string, FieldType>>;
       /** Closed objects (additionalProperties: false, or a literal) reject unknown field paths. */
       readonly open: boolean;
+      /**
+       * Open, and the fields it does not declare have names chosen elsewhere (a `fail` step's
+       * object joins the error a `catch` sees): a read one slip away from a declared name is then
+       * not taken for a typo (near-miss.ts).
+       */
+      readonly freeNames?: boolean;
     }
   | { readonly kind: 'union'; readonly members: readonly PipeType[] }
 ) & { readonly secret?: SecretMark };
