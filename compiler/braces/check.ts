@@ -254,8 +254,8 @@ class Checker {
     const declared = nearMissOf(objectType, name);
     if (declared !== undefined) {
       const owner = pathText(object) ?? 'this value';
-      const candidates = Object.keys(declared.owner.fields).sort();
-      this.diagnostics.push(errors.nearMissField({ span, field: name, declared: declared.name, owner, candidates }));
+      const { fields } = declared.owner;
+      this.diagnostics.push(errors.nearMissField({ span, field: name, declared: declared.name, owner, fields }));
       return UNKNOWN;
     }
     const lookup = lookupField(objectType, name);
@@ -517,7 +517,9 @@ class Checker {
       return;
     }
     if (arg.kind === 'literal' && param.constant === 'jsonpath' && typeof arg.value === 'string') {
-      this.jsonPathArgument(signature, index, { span: arg.span, value: arg.value }, first);
+      // JSONPATH parses a string value as JSON text (runtime/braces/json.ts): its shape is not known.
+      const root = fits(first, STRING) === 'no' ? first : UNKNOWN;
+      this.jsonPathArgument(signature, index, { span: arg.span, value: arg.value }, root);
       return;
     }
     if (
@@ -556,8 +558,8 @@ class Checker {
         this.diagnostics.push(errors.noSuchJsonPathField({ span, field: finding.field, owner: finding.owner }));
       } else if (finding.kind === 'near-miss') {
         const { field, declared, owner } = finding;
-        const candidates = owner.kind === 'object' ? Object.keys(owner.fields).sort() : [];
-        this.diagnostics.push(errors.nearMissField({ span, field, declared, owner: undefined, candidates }));
+        const fields = owner.kind === 'object' ? owner.fields : {};
+        this.diagnostics.push(errors.nearMissField({ span, field, declared, owner: undefined, fields }));
       } else if (finding.kind === 'enum') {
         const { chain: field, literal, operator, miss } = finding;
         this.diagnostics.push(errors.literalOutsideEnum({ span, field, literal, operator, ...miss }));

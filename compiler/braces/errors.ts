@@ -8,7 +8,7 @@ import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
-import type { PipeType } from '../types/pipe-type.js';
+import type { FieldType, PipeType } from '../types/pipe-type.js';
 import { describeType, widen, withoutNull } from '../types/type-ops.js';
 import type { ConstantProblem } from './constant-args.js';
 import type { FunctionSignature, ParamSpec } from './signatures.js';
@@ -214,14 +214,24 @@ export function nearMissField(facts: {
   readonly field: string;
   readonly declared: string;
   readonly owner: string | undefined;
-  readonly candidates: readonly string[];
+  /** The fields of the open shape. */
+  readonly fields: Readonly<Record<string, FieldType>>;
 }): Diagnostic {
   const where = facts.owner === undefined ? 'the value this JSONPath reads' : `\`${facts.owner}\``;
+  // A long list (the error object and its optional details) shows the fields always there.
+  const all = Object.keys(facts.fields);
+  const always = all.filter((name) => facts.fields[name]?.required === true);
+  const shown = all.length > MAX_CANDIDATES && always.length > 0 ? always : all;
   return diagnostic('PIPE4030', {
     message: `no field \`${facts.field}\` is declared on ${where}; it declares \`${facts.declared}\``,
     span: facts.span,
     label: `did you mean \`${facts.declared}\`?`,
-    body: candidateBlock(`The shape of ${where} is open, and declares these fields:`, facts.candidates),
+    body: candidateBlock(
+      shown === all
+        ? `The shape of ${where} is open, and declares these fields:`
+        : `The shape of ${where} is open, and declares these fields (and ${all.length - shown.length} optional ones):`,
+      shown,
+    ),
     hint: `write \`${facts.declared}\`; if the data really holds \`${facts.field}\`, declare it in the schema`,
   });
 }

@@ -121,10 +121,10 @@ function checkJsonPath(
         literalOutsideEnum({ span: at(finding.start, finding.end), field, literal, operator, ...miss }),
       );
     } else if (finding.kind === 'near-miss') {
-      const { field, declared } = finding;
-      const candidates = fieldsOf(finding.owner);
+      const { field, declared, owner } = finding;
+      const fields = owner.kind === 'object' ? owner.fields : {};
       ctx.diagnostics.push(
-        nearMissField({ span: at(finding.start, finding.end), field, declared, owner: undefined, candidates }),
+        nearMissField({ span: at(finding.start, finding.end), field, declared, owner: undefined, fields }),
       );
     } else {
       const span = at(finding.start, finding.end);

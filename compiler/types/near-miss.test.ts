@@ -36,6 +36,7 @@ describe('nearMiss', () => {
   it('stays quiet when one word more or less fits two declared names', () => {
     expect(nearMiss('name', ['firstName', 'lastName'])).toBeUndefined();
     expect(nearMiss('name', ['firstName', 'age'])).toBe('firstName');
+    expect(nearMiss('errorMessage', ['error', 'message', 'internalErrorMessage'])).toBe('message');
   });
 
   it('is never a near miss of a declared name itself', () => {

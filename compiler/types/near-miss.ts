@@ -18,8 +18,9 @@
  * Never a near miss: names that differ only in digits (`address1` / `address2`, `line` /
  * `line2`), and a read that is a near miss of two declared names by rule 3 alone (`name` when
  * `firstName` and `lastName` are declared: which one is meant is not clear, and the data may
- * well hold `name` itself). A longer read that fits two declared names (`errorMessage` when
- * `error` and `message` are declared) is a near miss of the one that ends it.
+ * well hold `name` itself). A read that holds a declared name and one more word is preferred to
+ * one that is a declared name less a word; when it holds two declared names (`errorMessage` when
+ * `error` and `message` are declared) it is a near miss of the one that ends it.
  * Pure; used by the JSONPath and Double Braces field reads.
  */
 import { editDistance } from '../../base/diagnostics/suggest.js';
@@ -35,13 +36,14 @@ export function nearMiss(read: string, declared: readonly string[]): string | un
   const [spelling, edit, words] = byRank as [string[], string[], string[]];
   if (spelling.length > 0) return spelling[0];
   if (edit.length > 0) return edit[0];
-  if (words.length === 1) return words[0];
-  // `errorMessage` when `error` and `message` are declared: both hold a meaning of it; the last
-  // word names what the field is (`message`). A shorter read (`name` for `firstName`, `lastName`) is left alone.
+  // A read that holds a declared name and one more word (`validationErrors`) first; when it holds
+  // two (`errorMessage` with `error` and `message` declared), the one that ends it names what the
+  // field is. A read that is a declared name less a word is taken only when one name fits.
   const readWords = wordsOf(read);
-  const longer = words.filter((name) => wordsOf(name).length < readWords.length);
-  if (longer.length !== words.length) return undefined;
-  return longer.find((name) => wordsOf(name).at(-1) === readWords.at(-1));
+  const inside = words.filter((name) => wordsOf(name).length < readWords.length);
+  if (inside.length === 1) return inside[0];
+  if (inside.length > 1) return inside.find((name) => wordsOf(name).at(-1) === readWords.at(-1));
+  return words.length === 1 ? words[0] : undefined;
 }
 
 /** 0, 1 or 2: the rule (spelling, one edit, one word) by which `read` is a near miss of `name`. */

@@ -292,5 +292,7 @@ export function narrowBySchema(actual: PipeType, schema: PipeType): PipeType {
       Object.defineProperty(fields, key, { value: (a ?? s) as FieldType, enumerable: true });
     }
   }
-  return keepSecret({ kind: 'object', fields, open: actual.open && schema.open }, [actual]);
+  const open = actual.open && schema.open;
+  const freeNames = open && (actual.freeNames === true || schema.freeNames === true);
+  return keepSecret({ kind: 'object', fields, open, ...(freeNames ? { freeNames } : {}) }, [actual]);
 }
