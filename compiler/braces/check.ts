@@ -37,7 +37,7 @@ import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull 
 import { declassified, markSecret, secretFrom } from '../types/secret.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
-import { nearMiss } from '../types/near-miss.js';
+import { holdsObject, nearMiss } from '../types/near-miss.js';
 import { literalOffsets, type QuotedLiteral } from '../types/literal-offsets.js';
 import { literalNeverEquals } from '../types/enum-literal.js';
 import { splitTailFunction } from '../../runtime/braces/json.js';
@@ -118,6 +118,11 @@ class Checker {
   private readonly lambdaScopes: Map<string, PipeType>[] = [];
   /** How many silent passes (see `silently`) enclose the current check. */
   private silentDepth = 0;
+  /**
+   * How many operands whose absence the expression handles enclose the current check (either
+   * side of `??`, the argument of ISNULL): a near miss there may be a deliberate alias.
+   */
+  private absenceHandled = 0;
   /** Call and position of lambdas written as arguments (for the "not here" diagnostic). */
   private readonly argumentPosition = new Map<
     LambdaExpr,
@@ -251,7 +256,7 @@ class Checker {
 
   private field(object: Expr, objectType: PipeType, name: string, span: Span): PipeType {
     if (objectType.kind === 'unknown') return objectType.secret ? markSecret(UNKNOWN, objectType.secret) : UNKNOWN;
-    const declared = nearMissOf(objectType, name);
+    const declared = this.absenceHandled > 0 ? undefined : nearMissOf(objectType, name);
     if (declared !== undefined) {
       const owner = pathText(object) ?? 'this value';
       const { fields } = declared.owner;
@@ -356,9 +361,16 @@ class Checker {
     expr.args.forEach((a, i) => {
       if (a.kind === 'lambda') this.argumentPosition.set(a, { signature, index: i });
     });
-    const argTypes: PipeType[] = expr.args.map((a, i) =>
-      a.kind === 'lambda' && paramAt(signature, i)?.lambda ? UNKNOWN : this.type(a),
-    );
+    const handlesAbsence = signature.name === 'ISNULL';
+    if (handlesAbsence) this.absenceHandled++;
+    let argTypes: PipeType[];
+    try {
+      argTypes = expr.args.map((a, i) =>
+        a.kind === 'lambda' && paramAt(signature, i)?.lambda ? UNKNOWN : this.type(a),
+      );
+    } finally {
+      if (handlesAbsence) this.absenceHandled--;
+    }
     expr.args.forEach((a, i) => {
       const param = paramAt(signature, i);
       if (a.kind === 'lambda' && param?.lambda) argTypes[i] = this.lambdaArgument(signature, param, a, argTypes);
@@ -611,8 +623,15 @@ class Checker {
   }
 
   private binary(expr: BinaryExpr): PipeType {
-    const left = this.type(expr.left);
-    const right = this.type(expr.right);
+    if (expr.op === '??') this.absenceHandled++;
+    let left: PipeType;
+    let right: PipeType;
+    try {
+      left = this.type(expr.left);
+      right = this.type(expr.right);
+    } finally {
+      if (expr.op === '??') this.absenceHandled--;
+    }
     switch (expr.op) {
       case '&&':
       case '||':
@@ -836,6 +855,6 @@ function nearMissOf(
 ): { name: string; owner: Extract<PipeType, { kind: 'object' }> } | undefined {
   const plain = withoutNull(type);
   if (plain.kind !== 'object' || !plain.open || plain.freeNames || Object.hasOwn(plain.fields, name)) return undefined;
-  const declared = nearMiss(name, Object.keys(plain.fields));
+  const declared = nearMiss(name, Object.keys(plain.fields), (key) => holdsObject(plain.fields[key]?.type));
   return declared === undefined ? undefined : { name: declared, owner: plain };
 }

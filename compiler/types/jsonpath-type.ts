@@ -12,7 +12,7 @@
 import { JSONPath } from 'jsonpath-plus';
 import { compileJsonPath, normalizeJsonPath } from '../../runtime/jsonpath.js';
 import { INTEGER, STRING, UNKNOWN, type PipeType } from './pipe-type.js';
-import { nearMiss } from './near-miss.js';
+import { holdsObject, nearMiss } from './near-miss.js';
 import { literalOutsideEnum, type EnumMiss } from './enum-literal.js';
 
 export type JsonPathFinding =
@@ -340,7 +340,9 @@ export function fieldOf(type: PipeType, field: string, where: 'path' | 'filter')
     const found = Object.hasOwn(plain.fields, field) ? plain.fields[field] : undefined;
     if (found) return found.type;
     if (!plain.open) return 'missing';
-    const declared = plain.freeNames ? undefined : nearMiss(field, Object.keys(plain.fields));
+    const declared = plain.freeNames
+      ? undefined
+      : nearMiss(field, Object.keys(plain.fields), (name) => holdsObject(plain.fields[name]?.type));
     return declared === undefined ? UNKNOWN : { nearMiss: declared };
   }
   if (plain.kind === 'union') {

@@ -31,6 +31,10 @@ describe('nearMiss', () => {
     expect(nearMiss('billingAddressLine', ['address'])).toBeUndefined();
     expect(nearMiss('internalErrorMessage', ['message'])).toBeUndefined();
     expect(nearMiss('minAmount', ['maxAmount'])).toBeUndefined();
+    expect(nearMiss('orderId', ['order'])).toBeUndefined();
+    expect(nearMiss('statusCode', ['status'])).toBeUndefined();
+    expect(nearMiss('customerName', ['customer'], (name) => name === 'customer')).toBeUndefined();
+    expect(nearMiss('customer', ['customerName'], (name) => name === 'customer')).toBe('customerName');
   });
 
   it('stays quiet when one word more or less fits two declared names', () => {

@@ -14,7 +14,11 @@
  *  3. one word more or less: split into words (camelCase, `_`, `-`, digits), one name is the
  *     other with one more word at its start or its end, and the words they share are at least 4
  *     characters long together (`employee` / `employee_name`, `validationErrors` / `validation`,
- *     `errorMessage` / `message`, `flowName` / `flow`; never `id` / `userId`).
+ *     `errorMessage` / `message`, `flowName` / `flow`; never `id` / `userId`). A read that is a
+ *     declared name plus a word is no near miss when the declared field holds an object
+ *     (`customerName` beside `customer { … }`: a flattened member) or the word names a field of
+ *     its own (`Id`, `Count`, `Type`, `Date`, `At`…: `orderId` beside `order`, `statusCode`
+ *     beside `status`).
  * Never a near miss: names that differ only in digits (`address1` / `address2`, `line` /
  * `line2`), and a read that is a near miss of two declared names by rule 3 alone (`name` when
  * `firstName` and `lastName` are declared: which one is meant is not clear, and the data may
@@ -24,13 +28,18 @@
  * Pure; used by the JSONPath and Double Braces field reads.
  */
 import { editDistance } from '../../base/diagnostics/suggest.js';
+import type { PipeType } from './pipe-type.js';
 
 /** The declared name `read` is a near miss of, or undefined (also when `read` is declared). */
-export function nearMiss(read: string, declared: readonly string[]): string | undefined {
+export function nearMiss(
+  read: string,
+  declared: readonly string[],
+  holdsObject: (name: string) => boolean = () => false,
+): string | undefined {
   if (declared.includes(read)) return undefined;
   const byRank: string[][] = [[], [], []];
   for (const name of [...new Set(declared)].sort()) {
-    const rank = nearMissRank(read, name);
+    const rank = nearMissRank(read, name, holdsObject(name));
     if (rank !== undefined) byRank[rank]?.push(name);
   }
   const [spelling, edit, words] = byRank as [string[], string[], string[]];
@@ -47,7 +56,7 @@ export function nearMiss(read: string, declared: readonly string[]): string | un
 }
 
 /** 0, 1 or 2: the rule (spelling, one edit, one word) by which `read` is a near miss of `name`. */
-function nearMissRank(read: string, name: string): 0 | 1 | 2 | undefined {
+function nearMissRank(read: string, name: string, object: boolean): 0 | 1 | 2 | undefined {
   if (read === name) return undefined;
   const a = flat(read);
   const b = flat(name);
@@ -56,9 +65,39 @@ function nearMissRank(read: string, name: string): 0 | 1 | 2 | undefined {
   const longer = Math.max(a.length, b.length);
   const shorter = Math.min(a.length, b.length);
   if (longer >= 5 && shorter >= 4 && editDistance(a, b) === 1) return 1;
-  if (oneWordApart(wordsOf(read), wordsOf(name))) return 2;
-  return undefined;
+  const readWords = wordsOf(read);
+  const nameWords = wordsOf(name);
+  if (!oneWordApart(readWords, nameWords)) return undefined;
+  if (readWords.length > nameWords.length) {
+    // `customerName` beside a declared object `customer`, `orderId` beside `order`, `totalCount`
+    // beside `total`: a field of its own in practice (a flattened member, an identifier, a count).
+    const extra = readWords[0] === nameWords[0] ? readWords.at(-1) : readWords[0];
+    if (object || OWN_FIELD_WORDS.has(extra as string)) return undefined;
+  }
+  return 2;
 }
+
+/** Words that, added to a name, make the name of another field: an identifier, a count, a time… */
+const OWN_FIELD_WORDS: ReadonlySet<string> = new Set([
+  'id',
+  'ids',
+  'uuid',
+  'key',
+  'code',
+  'number',
+  'no',
+  'num',
+  'count',
+  'total',
+  'type',
+  'kind',
+  'at',
+  'date',
+  'time',
+  'timestamp',
+  'url',
+  'uri',
+]);
 
 /** Lower case, without `_` and `-`. */
 function flat(name: string): string {
@@ -84,4 +123,11 @@ function oneWordApart(x: readonly string[], y: readonly string[]): boolean {
   const same = (from: number): boolean => short.every((w, i) => long[from + i] === w);
   if (same(0) && !/^\d+$/u.test(long[long.length - 1] as string)) return true;
   return same(1) && !/^\d+$/u.test(long[0] as string);
+}
+
+/** Whether a field's type may be an object (so a name with one more word may be a flattened member). */
+export function holdsObject(type: PipeType | undefined): boolean {
+  if (type === undefined) return false;
+  if (type.kind === 'union') return type.members.some(holdsObject);
+  return type.kind === 'object';
 }
