@@ -18,33 +18,34 @@ function closed(fields: Record<string, PipeType>, optional: readonly string[] = 
  * Fields the platform itself adds to an error (runtime/errors.ts `toErrorObject` adds `step`; the
  * rest are the `details` of the run time's own PipeErrors: rest's `status`, an execute's child
  * execution, a parser's `line`, a validation's `validation` / `violations`…). Declared (optional,
- * mostly unknown) so that reading them is never taken for a near miss of another declared name.
+ * of unknown type: each depends on the step that failed) so that reading them is never taken for
+ * a near miss of another declared name.
  */
 const ERROR_DETAILS: Readonly<Record<string, PipeType>> = {
-  step: STRING,
-  status: INTEGER,
-  retryAfter: INTEGER,
+  step: UNKNOWN,
+  status: UNKNOWN,
+  retryAfter: UNKNOWN,
   validation: UNKNOWN,
   violations: UNKNOWN,
-  line: INTEGER,
-  column: INTEGER,
-  reason: STRING,
-  size: INTEGER,
-  maxSize: INTEGER,
-  maxDepth: INTEGER,
-  maxRecords: INTEGER,
-  maxRows: INTEGER,
+  line: UNKNOWN,
+  column: UNKNOWN,
+  reason: UNKNOWN,
+  size: UNKNOWN,
+  maxSize: UNKNOWN,
+  maxDepth: UNKNOWN,
+  maxRecords: UNKNOWN,
+  maxRows: UNKNOWN,
   rejected: UNKNOWN,
   limit: UNKNOWN,
   target: UNKNOWN,
-  backend: STRING,
+  backend: UNKNOWN,
   modelStatus: UNKNOWN,
   tokenUsage: UNKNOWN,
-  pipelineName: STRING,
-  childExecutionId: STRING,
-  sqlState: STRING,
-  constraint: STRING,
-  internalErrorMessage: STRING,
+  pipelineName: UNKNOWN,
+  childExecutionId: UNKNOWN,
+  sqlState: UNKNOWN,
+  constraint: UNKNOWN,
+  internalErrorMessage: UNKNOWN,
 };
 
 function withDetails(fields: Record<string, FieldType>): Record<string, FieldType> {
