@@ -3,7 +3,7 @@
  * the upload limit; the first message is the envelope with `files` (one entry per uploaded file).
  */
 import type { TriggerCompiler } from '../../../compiler/connectors/hook-api.js';
-import { httpEnvelope, routeSpec } from '../http/compile.js';
+import { httpEnvelope, principalShape, routeSpec } from '../http/compile.js';
 
 const MB = 1024 * 1024;
 
@@ -27,7 +27,7 @@ export const compile: TriggerCompiler = {
         api,
         t.UNKNOWN,
         { files: t.arrayOf(uploadedFile) },
-        api.entryOf(input.trigger.config, 'auth'),
+        principalShape(input.trigger.config, api),
       ),
     };
   },

@@ -219,4 +219,12 @@ export const variants: Variant[] = [
     find: 'json-generator { json: { key: "{{ message.key }}"',
     replace: 'json-generator { json: { eu: {{ message.region == "europe" }}, key: "{{ message.key }}"',
   },
+  // hard: Double Braces values that can never do what they say
+  {
+    id: 'path-in-single-braces',
+    category: 'double-braces',
+    hard: true,
+    find: 'key: "{{ global.report.cachePrefix }}:{{ message.region }}",\n      value',
+    replace: 'key: "{{ global.report.cachePrefix }}:{message.region}",\n      value',
+  },
 ];

@@ -55,6 +55,13 @@ export const variants: Variant[] = [
     replace: 'failed: {{ message.errorMessage }}',
   },
   {
+    id: 'catch-error-field-edit',
+    category: 'closed-shape',
+    hard: true,
+    find: 'failed: {{ message.message }}',
+    replace: 'failed: {{ message.mesage }}',
+  },
+  {
     id: 'step-in-catch-body-field',
     category: 'envelope',
     find: 'orderId: "{{ step.gateway.body.orderId }}"',
@@ -224,5 +231,13 @@ export const variants: Variant[] = [
     category: 'never-match',
     find: 'log { level: info, message: "error forwarded" }',
     replace: 'log { level: info, message: "error forwarded: {{ step.report.type == \'fatal\' }}" }',
+  },
+  // hard: Double Braces values that can never do what they say
+  {
+    id: 'javascript-template-path',
+    category: 'double-braces',
+    hard: true,
+    find: 'summary: "payment gateway failed: {{ message.message }}",',
+    replace: 'summary: "payment gateway failed: ${message.message}",',
   },
 ];

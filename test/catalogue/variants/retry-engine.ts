@@ -334,4 +334,11 @@ export const variants: Variant[] = [
     find: 'invoiceId: "{{ step.invoice-api.body.invoiceId }}"',
     replace: 'invoiceId: "{{ step.invoice-api.response.invoiceId }}"',
   },
+  {
+    id: 'object-as-null-guard',
+    category: 'double-braces',
+    hard: true,
+    find: 'when {{ step.entry.attempt < step.entry.maxRetry }}',
+    replace: 'when {{ step.entry && step.entry.attempt < step.entry.maxRetry }}',
+  },
 ];
