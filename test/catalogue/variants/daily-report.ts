@@ -227,4 +227,16 @@ export const variants: Variant[] = [
     find: 'key: "{{ global.report.cachePrefix }}:{{ message.region }}",\n      value',
     replace: 'key: "{{ global.report.cachePrefix }}:{message.region}",\n      value',
   },
+  {
+    id: 'csv-column-typo',
+    category: 'closed-shape',
+    find: 'columns: ["region", "orders", "revenue"],',
+    replace: 'columns: ["region", "orders", "revenu"],',
+  },
+  {
+    id: 'csv-column-of-other-shape',
+    category: 'closed-shape',
+    find: 'columns: ["region", "orders", "revenue"],',
+    replace: 'columns: ["region", "orders", "total"],',
+  },
 ];
