@@ -21,6 +21,7 @@ import {
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { JsExpr } from './plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
+import { union } from '../types/type-ops.js';
 import type { PipelineContext } from '../check/context.js';
 
 export interface CompiledCondition {
@@ -78,7 +79,7 @@ export function compileCollection(
   if (braces) {
     const compiled = compileBraces(braces, ctx.bracesEnv(message));
     ctx.diagnostics.push(...compiled.diagnostics);
-    const element = compiled.type.kind === 'array' ? compiled.type.items : UNKNOWN;
+    const element = elementsOf(compiled.type);
     const scalar = compiled.type.kind;
     if (
       (scalar === 'number' || scalar === 'string' || scalar === 'boolean') &&
@@ -96,6 +97,25 @@ export function compileCollection(
   }
   ctx.diagnostics.push(notACollection(value.span));
   return { expr: { js: '[]', constant: true }, element: UNKNOWN };
+}
+
+/**
+ * The type of the elements a `{{ }}` collection gives, as `R.asArray` makes them: an array's items,
+ * nothing for null, any other value as itself; a union joins what each member gives.
+ */
+function elementsOf(t: PipeType): PipeType {
+  switch (t.kind) {
+    case 'array':
+      return t.items;
+    case 'union': {
+      const members = t.members.filter((m) => m.kind !== 'null');
+      return members.length === 0 ? UNKNOWN : union(...members.map(elementsOf));
+    }
+    case 'null':
+      return UNKNOWN;
+    default:
+      return t;
+  }
 }
 
 /** `{{ x }}` or `"{{ x }}"` (a template whose only part is one expression). */

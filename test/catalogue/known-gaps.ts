@@ -9,4 +9,6 @@ export const KNOWN_GAPS: ReadonlySet<string> = new Set([
   'catalog-feed/jslt-input-field',
   // A field read on a value known to be a string (`location` is a string): being built on branch hardreads.
   'shipment-tracking/for-each-event-location-city',
+  // An HTTP status is 100–599: integer ranges are not part of the types yet.
+  'error-center/status-out-of-range',
 ]);

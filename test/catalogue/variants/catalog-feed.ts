@@ -236,4 +236,11 @@ export const variants: Variant[] = [
     replace: '{ type: remove, path: "date", keys: ["_oId"] },',
     hard: true,
   },
+  {
+    id: 'for-each-jslt-list-element',
+    category: 'for-each',
+    find: '      respond 200 { accepted: {{ step.summary.count }}',
+    replace:
+      '      for-each "{{ step.summary.codes }}" { log { message: "accepted {{ message.code }}" } }\n      respond 200 { accepted: {{ step.summary.count }}',
+  },
 ];

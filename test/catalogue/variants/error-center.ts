@@ -240,4 +240,10 @@ export const variants: Variant[] = [
     find: 'summary: "payment gateway failed: {{ message.message }}",',
     replace: 'summary: "payment gateway failed: ${message.message}",',
   },
+  {
+    id: 'status-out-of-range',
+    category: 'never-match',
+    find: 'when {{ message.status == 200 }}',
+    replace: 'when {{ message.status == 2000 }}',
+  },
 ];

@@ -225,4 +225,14 @@ export const variants: Variant[] = [
     find: 'condition: {{ step.client.rowCount == 1 }},',
     replace: 'condition: {{ FIRSTELEMENT(step.client.data) && step.client.rowCount == 1 }},',
   },
+  {
+    id: 'signing-key-in-claims',
+    category: 'secret',
+    // A token's claims are readable by whoever holds it; account fields such as a client id may
+    // belong there, so only a deeper analysis of which field is a credential can be sure.
+    hard: true,
+    find: 'claims: { scope: "{{ FIRSTELEMENT(step.client.data).scope }}" },',
+    replace:
+      'claims: { scope: "{{ FIRSTELEMENT(step.client.data).scope }}", key: "{{ account.partner-signer.key }}" },',
+  },
 ];
