@@ -43,6 +43,9 @@ import {
 } from '../store-input.js';
 import { isUniqueViolation, statementCache, type SqliteDatabase } from './database.js';
 
+/** How often (ms) a store rereads the schema version that says whether its index lists still hold. */
+const VERSION_EVERY_MS = 1000;
+
 export interface SqliteStoreOptions {
   readonly db: SqliteDatabase;
   readonly clock: Clock;
@@ -67,14 +70,26 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   const schemaVersion = db.prepare('PRAGMA schema_version').pluck();
   const indexLists = new Map<string, ProbeContext>();
   let indexListsVersion: unknown = null;
+  /**
+   * When (performance.now()) the version was last read. Reading it is a read transaction of its
+   * own (as costly as a small query), so it is read again only after VERSION_EVERY_MS: an index
+   * another process creates is used from then on (until then queries are answered without it); one
+   * it drops is noticed at once (withIndexes); this process's own createIndex/dropIndex reset it.
+   */
+  let versionReadAt = -Infinity;
 
   /** The fields that lead an index of `store`: queries on them get index probes (filter-sql.ts). */
   const probes = (store: string): ProbeContext => {
-    const version = schemaVersion.get();
-    if (version !== indexListsVersion || indexLists.size > 1000) {
-      indexLists.clear();
-      indexListsVersion = version;
+    const at = performance.now();
+    if (indexListsVersion === null || at - versionReadAt >= VERSION_EVERY_MS || at < versionReadAt) {
+      versionReadAt = at;
+      const version = schemaVersion.get();
+      if (version !== indexListsVersion) {
+        indexLists.clear();
+        indexListsVersion = version;
+      }
     }
+    if (indexLists.size > 1000) indexLists.clear();
     const known = indexLists.get(store);
     if (known !== undefined) return known;
     const rows = statement('SELECT name, fields FROM pipec_indexes WHERE store = ? ORDER BY rowid').all(
@@ -113,6 +128,27 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       shapeCaches.set(context, caches);
     }
     return caches;
+  };
+
+  /**
+   * Statement text made from a cached shape's output (generateByShape returns the same object for
+   * every call of a known shape), by `key` for what else shapes the text: built and hashed once,
+   * not on every call.
+   */
+  const texts = new WeakMap<object, Map<string, string>>();
+  const textOf = (output: object, key: string, build: () => string): string => {
+    let byKey = texts.get(output);
+    if (byKey === undefined) {
+      byKey = new Map();
+      texts.set(output, byKey);
+    }
+    let text = byKey.get(key);
+    if (text === undefined) {
+      text = build();
+      if (byKey.size >= 64) byKey.clear();
+      byKey.set(key, text);
+    }
+    return text;
   };
 
   /** FROM and WHERE of a filter over the store's rows, with its index probes. */
@@ -176,27 +212,29 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         sortKeys.length === 0
           ? generateByShape(shapesOf(context).read, filter, params, (f, p) => sqliteEqualityArms(f, p, context))
           : null;
+      // The limit as a literal: SQLite stops a merge early on a constant LIMIT only (×5 on a small page).
+      const limit = tail.limit ?? -1;
+      if (!Number.isSafeInteger(limit)) throw new Error(`limit not validated: ${limit}`);
       let sql: string;
       if (arms !== null) {
+        const skip = params.bind(tail.skip);
         // One SELECT per index key, merged in seq order (sqliteEqualityArms): no sort, LIMIT stops early.
-        const selects = arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
-        sql = `${selects.join(' UNION ALL ')} ORDER BY 1`;
+        sql = textOf(arms, `${limit} ${skip}`, () => {
+          const selects = arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
+          return `${selects.join(' UNION ALL ')} ORDER BY 1 LIMIT ${limit} OFFSET ${skip}`;
+        });
       } else {
         const { from, where } = generateByShape(shapesOf(context).sorted, filter, params, (f, p) =>
           querySql(f, 'sqlite', p, context),
         );
         const order = sortToSql(sortKeys, 'sqlite', params);
-        sql = `SELECT d.seq, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order}`;
+        const skip = params.bind(tail.skip);
+        sql = `SELECT d.seq, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
       }
-      // The limit as a literal: SQLite stops a merge early on a constant LIMIT only (×5 on a small page).
-      const limit = tail.limit ?? -1;
-      if (!Number.isSafeInteger(limit)) throw new Error(`limit not validated: ${limit}`);
-      const skip = params.bind(tail.skip);
-      return statement(`${sql} LIMIT ${limit} OFFSET ${skip}`).all({
-        ...params.values,
-        store,
-        now: clock.now(),
-      }) as Row[];
+      const values = params.values;
+      values['store'] = store;
+      values['now'] = clock.now();
+      return statement(sql).all(values) as Row[];
     });
 
   /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
@@ -240,29 +278,35 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     if (writes === null) return null;
     return withIndexes(() => {
       const params = sqliteParams();
-      let next = 'doc';
-      if (writes.set.length > 0) {
-        const pairs = writes.set.map(
-          ([field, value]) => `${params.bind(sqliteJsonPath([field]))}, json(${params.bind(JSON.stringify(value))})`,
-        );
-        next = `jsonb_set(${next}, ${pairs.join(', ')})`;
-      }
-      if (writes.unset.length > 0)
-        next = `jsonb_remove(${next}, ${writes.unset.map((field) => params.bind(sqliteJsonPath([field]))).join(', ')})`;
-      const { from, where } = filterSql(filter, params, probes(store));
+      // Bound first, in this order: paths and values of $set, paths of $unset (the text only names them).
+      const setAt = writes.set.map(
+        ([field, value]) => [params.bind(sqliteJsonPath([field])), params.bind(JSON.stringify(value))] as const,
+      );
+      const unsetAt = writes.unset.map((field) => params.bind(sqliteJsonPath([field])));
+      const filterText = filterSql(filter, params, probes(store));
       const max = params.bind(opts.maxDocumentBytes);
-      // The JSON text of a JSONB value is at most 6 times its size (a 1-byte `false` → `false,`): only a
-      // document that large is rendered to measure it (CASE stops at the first WHEN that holds).
-      const checked =
-        `(SELECT CASE WHEN length(n.v) * 6 <= ${max} THEN n.v WHEN octet_length(json(n.v)) <= ${max} THEN n.v` +
-        ` ELSE pipec_document_too_large(octet_length(json(n.v)), ${max}) END FROM (SELECT ${next} AS v) AS n)`;
-      // Every matching row, and no probe listing rows to join: the UPDATE filters the rows itself.
-      const sql =
-        multi && from === 'pipec_documents AS d'
+      const key = `${multi ? 'm' : '1'} ${setAt.map(([path, value]) => `${path},${value}`).join(' ')} | ${unsetAt.join(' ')} | ${max}`;
+      const sql = textOf(filterText, key, () => {
+        const { from, where } = filterText;
+        let next = 'doc';
+        if (setAt.length > 0)
+          next = `jsonb_set(${next}, ${setAt.map(([path, value]) => `${path}, json(${value})`).join(', ')})`;
+        if (unsetAt.length > 0) next = `jsonb_remove(${next}, ${unsetAt.join(', ')})`;
+        // The JSON text of a JSONB value is at most 6 times its size (a 1-byte `false` → `false,`): only a
+        // document that large is rendered to measure it (CASE stops at the first WHEN that holds).
+        const checked =
+          `(SELECT CASE WHEN length(n.v) * 6 <= ${max} THEN n.v WHEN octet_length(json(n.v)) <= ${max} THEN n.v` +
+          ` ELSE pipec_document_too_large(octet_length(json(n.v)), ${max}) END FROM (SELECT ${next} AS v) AS n)`;
+        // Every matching row, and no probe listing rows to join: the UPDATE filters the rows itself.
+        return multi && from === 'pipec_documents AS d'
           ? `UPDATE pipec_documents AS d SET doc = ${checked} WHERE ${visible} AND ${where}`
           : `UPDATE pipec_documents SET doc = ${checked} WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where}` +
-            ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
-      return statement(sql).run({ ...params.values, store, now: clock.now() }).changes;
+              ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
+      });
+      const values = params.values;
+      values['store'] = store;
+      values['now'] = clock.now();
+      return statement(sql).run(values).changes;
     });
   };
 
@@ -413,6 +457,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         }).immediate();
       } catch (err) {
         translateWriteError(err);
+      } finally {
+        indexListsVersion = null;
       }
     },
 
@@ -426,6 +472,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 
     async dropIndex(store, index) {
       validateStoreName(store);
+      indexListsVersion = null;
       return db
         .transaction(() => {
           const stored = statement('SELECT name, fields FROM pipec_indexes WHERE store = ?').all(store) as Array<{
