@@ -22,38 +22,49 @@ export interface ParamSink {
   fork(): ParamSink;
 }
 
-/** SQLite named parameters (`@p0`), bound as one object. */
-export function sqliteParams(start = 0): ParamSink & { readonly values: Record<string, string | number | null> } {
-  const values: Record<string, string | number | null> = Object.create(null) as Record<string, string | number | null>;
-  let next = start;
-  return {
-    values,
-    bind(value) {
-      const name = `p${next++}`;
-      values[name] = Array.isArray(value) ? JSON.stringify(value) : (value as string | number | null);
-      return `@${name}`;
-    },
-    get bound() {
-      return next;
-    },
-    fork: () => sqliteParams(next),
-  };
+/**
+ * SQLite named parameters (`@p0`), bound as one object. A plain object (better-sqlite3 reads only
+ * its own properties): its `p<n>` keys, always added in the same order, keep it a fast object.
+ */
+export function sqliteParams(start = 0): SqliteParams {
+  return new SqliteParams(start);
+}
+
+/** A class rather than a literal with a getter and closures: made on every query, it costs less. */
+export class SqliteParams implements ParamSink {
+  readonly values: Record<string, string | number | null> = {};
+  constructor(private next: number) {}
+  bind(value: string | number | null | readonly string[]): string {
+    const name = `p${this.next++}`;
+    this.values[name] = Array.isArray(value) ? JSON.stringify(value) : (value as string | number | null);
+    return `@${name}`;
+  }
+  get bound(): number {
+    return this.next;
+  }
+  fork(): ParamSink {
+    return new SqliteParams(this.next);
+  }
 }
 
 /** PostgreSQL positional parameters (`$1`); `start`: placeholders taken before these values. */
-export function postgresParams(start = 0): ParamSink & { readonly values: unknown[] } {
-  const values: unknown[] = [];
-  return {
-    values,
-    bind(value) {
-      values.push(value);
-      return `$${start + values.length}`;
-    },
-    get bound() {
-      return start + values.length;
-    },
-    fork: () => postgresParams(start + values.length),
-  };
+export function postgresParams(start = 0): PostgresParams {
+  return new PostgresParams(start);
+}
+
+export class PostgresParams implements ParamSink {
+  readonly values: unknown[] = [];
+  constructor(private readonly start: number) {}
+  bind(value: string | number | null | readonly string[]): string {
+    this.values.push(value);
+    return `$${this.start + this.values.length}`;
+  }
+  get bound(): number {
+    return this.start + this.values.length;
+  }
+  fork(): ParamSink {
+    return new PostgresParams(this.start + this.values.length);
+  }
 }
 
 /** `a.b.0` → SQLite JSON path `$."a"."b"[0]` (segments are pre-validated: no quotes). */

@@ -54,11 +54,18 @@ export interface SqliteStoreOptions {
   readonly maxAggregateDocs: number;
 }
 
-type Row = { seq: number; doc: string };
+/** A selected row as better-sqlite3 returns it in raw mode: `[seq, JSON text]` (no object per row). */
+type Row = readonly [seq: number, doc: string];
+type Tail = { readonly limit: number | null; readonly skip: number };
+type SortKeys = ReadonlyArray<readonly [string[], 1 | -1]>;
 
 export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend {
   const { db, clock, regex } = opts;
   const statement = statementCache(db);
+  /** The reads of documents, in raw mode (rows as arrays: cheaper to make than an object per row). */
+  const rowsStatement = statementCache(db, 256, 'raw');
+  /** The reads of JSON texts alone (one column, plucked). */
+  const docsStatement = statementCache(db, 256, 'pluck');
   const visible = 'd.store = @store AND (d.expires_at IS NULL OR d.expires_at > @now)';
 
   /**
@@ -198,13 +205,14 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     }
   };
 
-  const selectRows = (
-    store: string,
-    filter: Filter,
-    tail: { readonly limit: number | null; readonly skip: number },
-    sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>,
-  ): Row[] =>
-    withIndexes(() => {
+  /**
+   * The documents a read selects, in order: `[seq, JSON text]` rows, or (`docsOnly`) the JSON texts
+   * alone, one column plucked (what find returns: cheaper than a row per document).
+   */
+  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, docsOnly: false): Row[];
+  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, docsOnly: true): string[];
+  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, docsOnly: boolean): Row[] | string[] {
+    return withIndexes(() => {
       refuseArraySortKeys(store, filter, sortKeys);
       const params = sqliteParams();
       const context = probes(store);
@@ -219,9 +227,10 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       if (arms !== null) {
         const skip = params.bind(tail.skip);
         // One SELECT per index key, merged in seq order (sqliteEqualityArms): no sort, LIMIT stops early.
-        sql = textOf(arms, `${limit} ${skip}`, () => {
+        sql = textOf(arms, `${limit} ${skip} ${docsOnly ? 'docs' : 'rows'}`, () => {
           const selects = arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
-          return `${selects.join(' UNION ALL ')} ORDER BY 1 LIMIT ${limit} OFFSET ${skip}`;
+          const merged = `${selects.join(' UNION ALL ')} ORDER BY 1 LIMIT ${limit} OFFSET ${skip}`;
+          return docsOnly ? `SELECT doc FROM (${merged})` : merged;
         });
       } else {
         const { from, where } = generateByShape(shapesOf(context).sorted, filter, params, (f, p) =>
@@ -229,13 +238,16 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         );
         const order = sortToSql(sortKeys, 'sqlite', params);
         const skip = params.bind(tail.skip);
-        sql = `SELECT d.seq, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
+        sql = `SELECT ${docsOnly ? '' : 'd.seq, '}json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
       }
       const values = params.values;
       values['store'] = store;
       values['now'] = clock.now();
-      return statement(sql).all(values) as Row[];
+      return (docsOnly ? docsStatement : rowsStatement)(sql).all(values) as Row[] | string[];
     });
+  }
+  const selectRows = (store: string, filter: Filter, tail: Tail, sortKeys: SortKeys): Row[] =>
+    select(store, filter, tail, sortKeys, false);
 
   /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
   const refuseArraySortKeys = (
@@ -243,6 +255,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     filter: Filter,
     sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>,
   ): void => {
+    if (sortKeys.length === 0) return;
     const params = sqliteParams();
     const arrays = sortArraysSql(sortKeys, 'sqlite', params);
     if (arrays === null) return;
@@ -322,8 +335,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       if (targets.length > 1) throw mergeAmbiguous(spec);
       const [target] = targets;
       if (target !== undefined) {
-        const next = mergedDocument(spec, JSON.parse(target.doc) as JsonObject, doc);
-        if (next !== null) write.run(serializeDocument(next, opts.maxDocumentBytes), target.seq);
+        const next = mergedDocument(spec, JSON.parse(target[1]) as JsonObject, doc);
+        if (next !== null) write.run(serializeDocument(next, opts.maxDocumentBytes), target[0]);
       } else {
         const inserted = unmatchedDocument(spec, doc);
         if (inserted !== null) insertRows(spec.into, prepareDocuments([inserted], opts.maxDocumentBytes), now);
@@ -357,7 +370,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 
     async find(store, query, findOpts) {
       const prepared = prepareFind(store, query, findOpts, regex);
-      return selectRows(store, prepared.filter, prepared, prepared.sort).map((r) => JSON.parse(r.doc) as JsonObject);
+      return select(store, prepared.filter, prepared, prepared.sort, true).map((doc) => JSON.parse(doc) as JsonObject);
     },
 
     async findById(store, id) {
@@ -386,8 +399,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
             const rows = selectRows(store, filter, { limit: multi ? null : 1, skip: 0 }, []);
             const write = statement('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
             for (const row of rows) {
-              const next = applyUpdate(JSON.parse(row.doc) as JsonObject, spec);
-              write.run(serializeDocument(next, opts.maxDocumentBytes), row.seq);
+              const next = applyUpdate(JSON.parse(row[1]) as JsonObject, spec);
+              write.run(serializeDocument(next, opts.maxDocumentBytes), row[0]);
             }
             if (rows.length === 0 && updateOpts?.upsert) {
               const seed = spec.kind === 'replace' ? {} : upsertSeed(filter);
@@ -417,10 +430,10 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     async aggregate(store, pipeline) {
       const { leading, rest, merge } = prepareAggregate(store, pipeline, regex);
       const run = (): JsonObject[] => {
-        const rows = selectRows(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []);
-        if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
+        const docs = select(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, [], true);
+        if (docs.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
         return runStages(
-          rows.map((r) => JSON.parse(r.doc) as JsonObject),
+          docs.map((doc) => JSON.parse(doc) as JsonObject),
           rest,
           regex,
         );
