@@ -832,6 +832,28 @@ for (const variant of variants) {
         ]);
       });
 
+      it('updates by _oId alone the one document whose _oId has the queried value and type, unexpired', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [
+          { _oId: 5, v: 0 },
+          { _oId: 'x', v: 0 },
+          { _oId: 1.5, v: 0 },
+        ]);
+        await backends.store.insert(s, [{ _oId: 'old', v: 0 }], { expireAfterSeconds: 60 });
+        expect(await backends.store.update(s, { _oId: '5' }, { $set: { v: 1 } })).toBe(0);
+        expect(await backends.store.update(s, { _oId: 5 }, { $set: { v: 2 } }, { multi: false })).toBe(1);
+        expect(await backends.store.update(s, { _oId: { $eq: 'x' } }, { $set: { v: 3 }, $unset: { w: '' } })).toBe(1);
+        expect(await backends.store.update(s, { _oId: 1.5 }, { $set: { v: 4 } })).toBe(1);
+        expect(await backends.store.update(s, { _oId: '1.5' }, { $set: { v: 5 } })).toBe(0);
+        time += 61_000;
+        expect(await backends.store.update(s, { _oId: 'old' }, { $set: { v: 6 } })).toBe(0);
+        expect(await backends.store.find(s, {})).toEqual([
+          { _oId: 5, v: 2 },
+          { _oId: 'x', v: 3 },
+          { _oId: 1.5, v: 4 },
+        ]);
+      });
+
       it('answers right while another process creates and drops the index it reads through', async () => {
         const s = newStore();
         await backends.store.insert(

@@ -37,11 +37,15 @@ import {
   ttlMillis,
   validateIndexFields,
   ID_INDEX,
+  idEquality,
   indexesToDrop,
   PURGE_EVERY_MS,
   storeIndexOf,
 } from '../store-input.js';
 import { isUniqueViolation, statementCache, type SqliteDatabase } from './database.js';
+
+/** The key under which the statements of updates by `_oId` alone are kept (their text has no filter part). */
+const ID_FILTER = { from: '', where: '' };
 
 /** How often (ms) a store rereads the schema version that says whether its index lists still hold. */
 const VERSION_EVERY_MS = 1000;
@@ -289,6 +293,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   const updateInPlace = (store: string, filter: Filter, spec: UpdateSpec, multi: boolean): number | null => {
     const writes = topLevelWrites(spec);
     if (writes === null) return null;
+    const byId = idEquality(filter);
     return withIndexes(() => {
       const params = sqliteParams();
       // Bound first, in this order: paths and values of $set, paths of $unset (the text only names them).
@@ -296,11 +301,11 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         ([field, value]) => [params.bind(sqliteJsonPath([field])), params.bind(JSON.stringify(value))] as const,
       );
       const unsetAt = writes.unset.map((field) => params.bind(sqliteJsonPath([field])));
-      const filterText = filterSql(filter, params, probes(store));
+      // `{ _oId: v }` alone: the one row of that id (its UNIQUE index), no filter SQL (idEquality).
+      const filterText = byId === null ? filterSql(filter, params, probes(store)) : ID_FILTER;
       const max = params.bind(opts.maxDocumentBytes);
-      const key = `${multi ? 'm' : '1'} ${setAt.map(([path, value]) => `${path},${value}`).join(' ')} | ${unsetAt.join(' ')} | ${max}`;
+      const key = `${multi ? 'm' : '1'} ${byId?.isString ?? ''} ${setAt.map(([path, value]) => `${path},${value}`).join(' ')} | ${unsetAt.join(' ')} | ${max}`;
       const sql = textOf(filterText, key, () => {
-        const { from, where } = filterText;
         let next = 'doc';
         if (setAt.length > 0)
           next = `jsonb_set(${next}, ${setAt.map(([path, value]) => `${path}, json(${value})`).join(', ')})`;
@@ -310,6 +315,11 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         const checked =
           `(SELECT CASE WHEN length(n.v) * 6 <= ${max} THEN n.v WHEN octet_length(json(n.v)) <= ${max} THEN n.v` +
           ` ELSE pipec_document_too_large(octet_length(json(n.v)), ${max}) END FROM (SELECT ${next} AS v) AS n)`;
+        if (byId !== null) {
+          const type = byId.isString ? "= 'text'" : "IN ('integer','real')";
+          return `UPDATE pipec_documents AS d SET doc = ${checked} WHERE ${visible} AND d.id = @id AND json_type(d.doc, '$."_oId"') ${type}`;
+        }
+        const { from, where } = filterText;
         // Every matching row, and no probe listing rows to join: the UPDATE filters the rows itself.
         return multi && from === 'pipec_documents AS d'
           ? `UPDATE pipec_documents AS d SET doc = ${checked} WHERE ${visible} AND ${where}`
@@ -319,6 +329,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const values = params.values;
       values['store'] = store;
       values['now'] = clock.now();
+      if (byId !== null) values['id'] = byId.id;
       return statement(sql).run(values).changes;
     });
   };
