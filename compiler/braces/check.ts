@@ -32,6 +32,7 @@ import {
   UNKNOWN,
   type FieldType,
   type PipeType,
+  type SentBy,
 } from '../types/pipe-type.js';
 import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull } from '../types/type-ops.js';
 import { declassified, markSecret, secretFrom } from '../types/secret.js';
@@ -275,6 +276,14 @@ class Checker {
       return UNKNOWN;
     }
     const owner = pathText(object) ?? 'this value';
+    // A message closed by what its senders send (compiler/check/senders.ts): name them.
+    const sentBy = sentByOf(objectType);
+    if (sentBy) {
+      this.diagnostics.push(
+        errors.unsentField({ span, field: name, owner, candidates: lookup.candidates, suggestion, sentBy }),
+      );
+      return UNKNOWN;
+    }
     // A closed envelope (a request, a `rest` response) whose `body` may hold the field: a read that forgot `.body`.
     const body =
       objectType.kind === 'object' && Object.hasOwn(objectType.fields, 'body') ? objectType.fields['body'] : undefined;
@@ -810,4 +819,13 @@ export function checkExpression(expr: Expr, env: BracesEnv): CheckResult {
  */
 function readAsEnvelope(owner: PipeType, field: string): boolean {
   return owner.kind === 'object' && !Object.hasOwn(owner.fields, 'body') && Object.hasOwn(owner.fields, field);
+}
+
+/** The senders that closed an object (or an object that may be null), when they did. */
+function sentByOf(t: PipeType): SentBy | undefined {
+  if (t.kind === 'object') return t.sentBy;
+  if (t.kind !== 'union') return undefined;
+  const objects = t.members.filter((m) => m.kind !== 'null');
+  const only = objects.length === 1 ? objects[0] : undefined;
+  return only?.kind === 'object' ? only.sentBy : undefined;
 }

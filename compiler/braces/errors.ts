@@ -8,7 +8,7 @@ import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
-import type { PipeType } from '../types/pipe-type.js';
+import type { PipeType, SentBy } from '../types/pipe-type.js';
 import { describeType, widen, withoutNull } from '../types/type-ops.js';
 import type { ConstantProblem } from './constant-args.js';
 import type { FunctionSignature, ParamSpec } from './signatures.js';
@@ -202,6 +202,30 @@ export function unknownField(facts: {
     label: didYouMean(facts.suggestion) ?? (facts.inBody ? 'not in the envelope' : 'unknown field'),
     body: candidateBlock(`The shape of \`${facts.owner}\` is closed; it has these fields:`, facts.candidates),
     ...(facts.inBody ? { hint: `did you mean \`${facts.inBody}\`? The data is under \`body\`` } : {}),
+  });
+}
+
+/** A read of a field none of the build's senders sends, on a message they closed (compiler/check/senders.ts). */
+export function unsentField(facts: {
+  readonly span: Span;
+  readonly field: string;
+  readonly owner: string;
+  readonly candidates: readonly string[];
+  readonly suggestion: string | undefined;
+  readonly sentBy: SentBy;
+}): Diagnostic {
+  const where = facts.sentBy.path.length > 0 ? ` under \`${facts.sentBy.path.join('.')}\`` : '';
+  const sends = (fields: readonly string[]) =>
+    fields.length === 0 ? 'sends an empty object' : `sends ${[...fields].sort().join(', ')}`;
+  return diagnostic('PIPE6106', {
+    message: `no ${facts.sentBy.who} sends \`${facts.field}\`${where}, and no schema declares it: \`${facts.owner}.${facts.field}\` is never there`,
+    span: facts.span,
+    label: didYouMean(facts.suggestion) ?? 'no sender sends this field',
+    secondary: facts.sentBy.senders
+      .slice(0, 3)
+      .map((s) => ({ span: s.span, message: `this sender ${sends(s.fields)}` })),
+    body: candidateBlock(`\`${facts.owner}\` holds only these fields:`, facts.candidates),
+    hint: 'Read a field the senders send, or send this one; if the event also comes from outside this build, set `external: true` on its trigger.',
   });
 }
 

@@ -31,6 +31,7 @@ import { applyStepHooks, splitHeaderWords } from './step-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
 import { payloadDiagnostics } from './contracts.js';
+import { sentPayload } from './senders.js';
 import { compileCondition, compileCollection } from '../lower/conditions.js';
 import { entryOf } from '../ast/literal.js';
 import { respondProblems } from './http-answers.js';
@@ -218,8 +219,16 @@ function checkConnectorStep(
     compiled.type.kind === 'object'
       ? Object.fromEntries(Object.entries(compiled.type.fields).map(([k, f]) => [k, f.type]))
       : {};
-  if (!capsule)
+  if (!capsule) {
     ctx.diagnostics.push(...payloadDiagnostics(step, schema, ctx.facts.contracts, paramTypes['payload'], message));
+    const sent = sentPayload(step, schema, paramTypes['payload'], message);
+    if (sent) {
+      // By the step as written: senders.ts finds senders in the declarations.
+      const list = ctx.facts.sent.get(written);
+      if (list) list.push(sent);
+      else ctx.facts.sent.set(written, [sent]);
+    }
+  }
   const produced = capsule
     ? capsuleOutputType(capsule, ctx.facts)
     : (hook.output ?? outputShape(schema, message, paramTypes));

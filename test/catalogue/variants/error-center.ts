@@ -31,6 +31,13 @@ export const variants: Variant[] = [
     find: 'text: "{{ message.summary }}"',
     replace: 'text: "{{ message.message }}"',
   },
+  // Inside the open `payload` object: the publisher sends `orderId` there, nothing else.
+  {
+    id: 'open-consumer-nested-read',
+    category: 'contract',
+    find: 'order: "{{ message.orderId }}"',
+    replace: 'order: "{{ message.payload.order }}"',
+  },
 
   // envelopes and closed shapes
   {
