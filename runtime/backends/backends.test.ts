@@ -788,7 +788,24 @@ for (const variant of variants) {
 
       it('finds by an indexed equality in insertion order, as the matcher does, with limit and skip', async () => {
         const s = newStore();
-        const values: Json[] = [1, 1.5, '1', true, null, [1, 2], [[1]], { g: 1 }, 2, 1, false, ['1', true], -0];
+        const values: Json[] = [
+          1,
+          1.5,
+          '1',
+          true,
+          null,
+          [1, 2],
+          [[1]],
+          { g: 1 },
+          2,
+          1,
+          false,
+          ['1', true],
+          -0,
+          2 ** 53 - 1,
+          1e21,
+          [2 ** 53 - 1],
+        ];
         const docs: JsonObject[] = values.map((g, i) => ({ i, g }));
         docs.push({ i: values.length });
         await backends.store.insert(s, docs);
@@ -802,6 +819,9 @@ for (const variant of variants) {
           { g: { $in: [1, 1, '1', true, 2] } },
           { g: 1, i: { $gt: 0 } },
           { $and: [{ g: { $eq: 2 } }, { i: { $lt: 100 } }] },
+          { g: 2 ** 53 - 1 },
+          { g: 1e21 },
+          { g: { $in: [2 ** 53 - 1, 1e21, 1.5] } },
         ];
         for (const query of queries) {
           const filter = parseFilter(query);

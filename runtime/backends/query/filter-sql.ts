@@ -138,16 +138,19 @@ export function sqliteEqualityArms(
     if (probe === null || !('eq' in probe)) continue;
     const { type: t, value: v } = indexExpressions(field, 'sqlite', 'd.doc');
     const values = [...new Set(probe.eq)];
-    const count = values.reduce<number>((n, q) => n + (typeof q === 'number' && Number.isInteger(q) ? 2 : 1), 1);
+    const count = values.reduce<number>((n, q) => n + (integralBeyondSafe(q) ? 2 : 1), 1);
     if (count > maxKeys) return null;
     const keys: string[] = [];
     for (const q of values) {
       if (typeof q === 'boolean') keys.push(`${t} = '${q ? 'true' : 'false'}'`);
       else if (typeof q === 'string') keys.push(`${t} = 'text' AND ${v} = ${params.bind(q)}`);
       else if (typeof q === 'number') {
+        // Documents are JSON.stringify's text: a number equal to a safe integer is written in digits,
+        // which SQLite reads as an integer; a fraction or an exponent (|n| ≥ 1e21) reads as real, and so
+        // does a run of digits beyond 64 bits. Only an integral value beyond 2^53 may be stored as either.
         const value = params.bind(q);
         if (Number.isInteger(q)) keys.push(`${t} = 'integer' AND ${v} = ${value}`);
-        keys.push(`${t} = 'real' AND ${v} = ${value}`);
+        if (!Number.isSafeInteger(q)) keys.push(`${t} = 'real' AND ${v} = ${value}`);
       }
     }
     checkSpliced(index, context.store);
@@ -157,6 +160,11 @@ export function sqliteEqualityArms(
     return [...keys.map((key) => `${read} AND ${key} AND ${rest}`), `${read} AND ${t} = 'array' AND ${all}`];
   }
   return null;
+}
+
+/** An integral number beyond 2^53 (stored as an integer or a real: two index keys). */
+function integralBeyondSafe(q: Scalar): boolean {
+  return typeof q === 'number' && Number.isInteger(q) && !Number.isSafeInteger(q);
 }
 
 function flattenAnd(filter: Filter): Filter[] {
