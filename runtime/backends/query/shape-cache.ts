@@ -5,9 +5,9 @@
  * shape only binds its own operands in the places the first call's operands went.
  *
  * How the places are found: the first time a shape is seen, the SQL is also made for a stand-in
- * filter of the same shape whose string and number operands are unique markers (same type, same
- * class (typeOf: string, safe integer, integral beyond 2^53, other number), equal where the real ones are equal within one `$in`); each bound value is then
- * a constant, or one of the markers as itself, `String(marker)` or `JSON.stringify(marker)`.
+ * filter of the same shape whose string and number operands are unique markers (same class:
+ * string, safe integer, integral beyond 2^53 or other number; equal where the real ones are equal
+ * within one `$in`); each bound value is then a constant, or one of the markers as itself, `String(marker)` or `JSON.stringify(marker)`.
  * The shape is kept only when this template, filled with the real operands, gives exactly the
  * text and the bound values the real filter gave: anything else (a value used in some other
  * form) is made afresh on every call, as before.
