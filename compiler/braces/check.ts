@@ -38,6 +38,7 @@ import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull 
 import { declassified, markSecret, secretFrom } from '../types/secret.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
+import { holdsObject, nearMiss } from '../types/near-miss.js';
 import { literalOffsets, type QuotedLiteral } from '../types/literal-offsets.js';
 import { literalNeverEquals } from '../types/enum-literal.js';
 import { splitTailFunction } from '../../runtime/braces/json.js';
@@ -118,6 +119,11 @@ class Checker {
   private readonly lambdaScopes: Map<string, PipeType>[] = [];
   /** How many silent passes (see `silently`) enclose the current check. */
   private silentDepth = 0;
+  /**
+   * How many operands whose absence the expression handles enclose the current check (either
+   * side of `??`, the argument of ISNULL): a near miss there may be a deliberate alias.
+   */
+  private absenceHandled = 0;
   /** Call and position of lambdas written as arguments (for the "not here" diagnostic). */
   private readonly argumentPosition = new Map<
     LambdaExpr,
@@ -251,6 +257,13 @@ class Checker {
 
   private field(object: Expr, objectType: PipeType, name: string, span: Span): PipeType {
     if (objectType.kind === 'unknown') return objectType.secret ? markSecret(UNKNOWN, objectType.secret) : UNKNOWN;
+    const declared = this.absenceHandled > 0 ? undefined : nearMissOf(objectType, name);
+    if (declared !== undefined) {
+      const owner = pathText(object) ?? 'this value';
+      const { fields } = declared.owner;
+      this.diagnostics.push(errors.nearMissField({ span, field: name, declared: declared.name, owner, fields }));
+      return UNKNOWN;
+    }
     const lookup = lookupField(objectType, name);
     if (lookup.kind === 'found') return lookup.type;
     if (lookup.kind === 'not-object') {
@@ -357,9 +370,16 @@ class Checker {
     expr.args.forEach((a, i) => {
       if (a.kind === 'lambda') this.argumentPosition.set(a, { signature, index: i });
     });
-    const argTypes: PipeType[] = expr.args.map((a, i) =>
-      a.kind === 'lambda' && paramAt(signature, i)?.lambda ? UNKNOWN : this.type(a),
-    );
+    const handlesAbsence = signature.name === 'ISNULL';
+    if (handlesAbsence) this.absenceHandled++;
+    let argTypes: PipeType[];
+    try {
+      argTypes = expr.args.map((a, i) =>
+        a.kind === 'lambda' && paramAt(signature, i)?.lambda ? UNKNOWN : this.type(a),
+      );
+    } finally {
+      if (handlesAbsence) this.absenceHandled--;
+    }
     expr.args.forEach((a, i) => {
       const param = paramAt(signature, i);
       if (a.kind === 'lambda' && param?.lambda) argTypes[i] = this.lambdaArgument(signature, param, a, argTypes);
@@ -518,7 +538,9 @@ class Checker {
       return;
     }
     if (arg.kind === 'literal' && param.constant === 'jsonpath' && typeof arg.value === 'string') {
-      this.jsonPathArgument(signature, index, { span: arg.span, value: arg.value }, first);
+      // JSONPATH parses a string value as JSON text (runtime/braces/json.ts): its shape is not known.
+      const root = fits(first, STRING) === 'no' ? first : UNKNOWN;
+      this.jsonPathArgument(signature, index, { span: arg.span, value: arg.value }, root);
       return;
     }
     if (
@@ -555,6 +577,10 @@ class Checker {
       const span = at(lead + finding.start, lead + finding.end);
       if (finding.kind === 'field') {
         this.diagnostics.push(errors.noSuchJsonPathField({ span, field: finding.field, owner: finding.owner }));
+      } else if (finding.kind === 'near-miss') {
+        const { field, declared, owner } = finding;
+        const fields = owner.kind === 'object' ? owner.fields : {};
+        this.diagnostics.push(errors.nearMissField({ span, field, declared, owner: undefined, fields }));
       } else if (finding.kind === 'enum') {
         const { chain: field, literal, operator, miss } = finding;
         this.diagnostics.push(errors.literalOutsideEnum({ span, field, literal, operator, ...miss }));
@@ -606,8 +632,15 @@ class Checker {
   }
 
   private binary(expr: BinaryExpr): PipeType {
-    const left = this.type(expr.left);
-    const right = this.type(expr.right);
+    if (expr.op === '??') this.absenceHandled++;
+    let left: PipeType;
+    let right: PipeType;
+    try {
+      left = this.type(expr.left);
+      right = this.type(expr.right);
+    } finally {
+      if (expr.op === '??') this.absenceHandled--;
+    }
     switch (expr.op) {
       case '&&':
       case '||':
@@ -819,6 +852,20 @@ export function checkExpression(expr: Expr, env: BracesEnv): CheckResult {
  */
 function readAsEnvelope(owner: PipeType, field: string): boolean {
   return owner.kind === 'object' && !Object.hasOwn(owner.fields, 'body') && Object.hasOwn(owner.fields, field);
+}
+
+/**
+ * The declared name a read of `name` is a near miss of (near-miss.ts), when the value is one open
+ * object (or null) that does not declare `name` and whose other fields are not named elsewhere.
+ */
+function nearMissOf(
+  type: PipeType,
+  name: string,
+): { name: string; owner: Extract<PipeType, { kind: 'object' }> } | undefined {
+  const plain = withoutNull(type);
+  if (plain.kind !== 'object' || !plain.open || plain.freeNames || Object.hasOwn(plain.fields, name)) return undefined;
+  const declared = nearMiss(name, Object.keys(plain.fields), (key) => holdsObject(plain.fields[key]?.type));
+  return declared === undefined ? undefined : { name: declared, owner: plain };
 }
 
 /** The senders that closed an object (or an object that may be null), when they did. */

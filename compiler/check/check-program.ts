@@ -30,7 +30,7 @@ import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-ty
 import { ParamValidators } from './check-params.js';
 import { SchemaCompiler } from './json-schema.js';
 import { walkDeclSteps } from '../ast/walk.js';
-import { checkKindRouting, stepsKinds } from './check-policies.js';
+import { checkKindRouting, stepsKinds, failsWithNamedDetails } from './check-policies.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
 import {
@@ -45,7 +45,7 @@ import { checkEventFlow, declaresBodySchema, eventContracts, triggerContract, ty
 import { narrowBySenders, schemaShowsItsFields, senderGraph, sentShape, type Entrance } from './senders.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
 import { entryOf, toLiteral } from '../ast/literal.js';
-import { ERROR_OBJECT } from './shapes.js';
+import { ERROR_OBJECT, ERROR_OBJECT_NAMED_ELSEWHERE } from './shapes.js';
 import { compileValue } from '../lower/values.js';
 
 export const ACCOUNT_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -336,7 +336,8 @@ function finishPipeline(
         : declared
       : (sentShape(senders.sent, senders.who) ?? declared);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});
-  const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
+  const caught = failsWithNamedDetails(decl.steps, ctx) ? ERROR_OBJECT_NAMED_ELSEWHERE : ERROR_OBJECT;
+  const onError = decl.onError ? checkBlock(decl.onError, caught, ctx, {}) : undefined;
   if (decl.onError)
     checkKindRouting(decl.onError, stepsKinds(decl.steps, ctx), `the steps of pipeline \`${decl.name}\``, ctx);
   for (const branch of decl.branches) {

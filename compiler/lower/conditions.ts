@@ -6,7 +6,7 @@ import type { BracesValue, StringValue, Value } from '../ast/ast.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets } from '../types/literal-offsets.js';
 import { compileBraces } from '../braces/index.js';
-import { literalOutsideEnum } from '../braces/errors.js';
+import { literalOutsideEnum, nearMissField } from '../braces/errors.js';
 import {
   assignmentInJsonPath,
   invalidJsonPath,
@@ -120,12 +120,18 @@ function checkJsonPath(
       ctx.diagnostics.push(
         literalOutsideEnum({ span: at(finding.start, finding.end), field, literal, operator, ...miss }),
       );
-    } else if (finding.owner.kind === 'number' || finding.owner.kind === 'boolean') {
-      ctx.diagnostics.push(pathIntoScalar(finding.field, at(finding.start, finding.end), finding.owner.kind));
+    } else if (finding.kind === 'near-miss') {
+      const { field, declared, owner } = finding;
+      const fields = owner.kind === 'object' ? owner.fields : {};
+      ctx.diagnostics.push(
+        nearMissField({ span: at(finding.start, finding.end), field, declared, owner: undefined, fields }),
+      );
     } else {
+      const span = at(finding.start, finding.end);
       const candidates = fieldsOf(finding.owner);
       ctx.diagnostics.push(
-        noSuchPathField(finding.field, at(finding.start, finding.end), candidates, suggest(finding.field, candidates)),
+        pathIntoScalar(finding.field, span, finding.owner) ??
+          noSuchPathField(finding.field, span, candidates, suggest(finding.field, candidates)),
       );
     }
   }

@@ -31,6 +31,12 @@ export type PipeType = (
       /** Closed objects (additionalProperties: false, or a literal) reject unknown field paths. */
       readonly open: boolean;
       /**
+       * Open, and the fields it does not declare have names chosen elsewhere (a `fail` step's
+       * object joins the error a `catch` sees): a read one slip away from a declared name is then
+       * not taken for a typo (near-miss.ts).
+       */
+      readonly freeNames?: boolean;
+      /**
        * The object was closed by what the build's senders send (compiler/check/senders.ts): a
        * read of a field it lacks names them. Absent on objects closed by a schema or a literal.
        */

@@ -55,6 +55,13 @@ export const variants: Variant[] = [
     replace: 'failed: {{ message.errorMessage }}',
   },
   {
+    id: 'catch-error-field-edit',
+    category: 'closed-shape',
+    hard: true,
+    find: 'failed: {{ message.message }}',
+    replace: 'failed: {{ message.mesage }}',
+  },
+  {
     id: 'step-in-catch-body-field',
     category: 'envelope',
     find: 'orderId: "{{ step.gateway.body.orderId }}"',

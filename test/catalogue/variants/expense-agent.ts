@@ -123,6 +123,13 @@ export const variants: Variant[] = [
     replace: 'decision: "APPROVED", employee: "{{ message.body.employee }}"',
   },
   {
+    id: 'agent-body-field-spelling',
+    category: 'closed-shape',
+    hard: true,
+    find: 'decision: "APPROVED", employee: "{{ message.body.employee_name }}"',
+    replace: 'decision: "APPROVED", employee: "{{ message.body.employeeName }}"',
+  },
+  {
     id: 'agent-output-not-under-body',
     category: 'closed-shape',
     find: 'decision: "MANAGER_APPROVAL", employee: "{{ message.body.employee_name }}"',

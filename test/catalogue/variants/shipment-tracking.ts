@@ -25,6 +25,14 @@ export const variants: Variant[] = [
     find: DELAYED,
     replace: `when "$.customer[?(@.address.countri == 'PT')]"`,
   },
+  // A field of an array selects nothing: the elements come first (`[*].status`).
+  { id: 'path-field-of-array', category: 'jsonpath', find: DELAYED, replace: `when "$.legs.status"` },
+  {
+    id: 'for-each-field-of-array',
+    category: 'for-each',
+    find: '"$.body.events[*]"',
+    replace: '"$.body.events.code"',
+  },
   {
     id: 'filter-nested-into-string',
     category: 'jsonpath',
