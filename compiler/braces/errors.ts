@@ -8,7 +8,7 @@ import { diagnostic, type DiagnosticCode } from '../../base/diagnostics/codes.js
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
 import { suggest } from '../../base/diagnostics/suggest.js';
-import type { PipeType } from '../types/pipe-type.js';
+import type { FieldType, PipeType, SentBy } from '../types/pipe-type.js';
 import { describeType, widen, withoutNull } from '../types/type-ops.js';
 import type { ConstantProblem } from './constant-args.js';
 import type { FunctionSignature, ParamSpec } from './signatures.js';
@@ -202,6 +202,61 @@ export function unknownField(facts: {
     label: didYouMean(facts.suggestion) ?? (facts.inBody ? 'not in the envelope' : 'unknown field'),
     body: candidateBlock(`The shape of \`${facts.owner}\` is closed; it has these fields:`, facts.candidates),
     ...(facts.inBody ? { hint: `did you mean \`${facts.inBody}\`? The data is under \`body\`` } : {}),
+  });
+}
+
+/**
+ * A read of a field an open shape does not declare, one slip away from one it declares (near-miss.ts):
+ * `owner` is the path read (`message.body`) or undefined for a JSONPath.
+ */
+export function nearMissField(facts: {
+  readonly span: Span;
+  readonly field: string;
+  readonly declared: string;
+  readonly owner: string | undefined;
+  /** The fields of the open shape. */
+  readonly fields: Readonly<Record<string, FieldType>>;
+}): Diagnostic {
+  const where = facts.owner === undefined ? 'the value this JSONPath reads' : `\`${facts.owner}\``;
+  // A long list (the error object and its optional details) shows the fields always there.
+  const all = Object.keys(facts.fields);
+  const always = all.filter((name) => facts.fields[name]?.required === true);
+  const shown = all.length > MAX_CANDIDATES && always.length > 0 ? always : all;
+  return diagnostic('PIPE4030', {
+    message: `no field \`${facts.field}\` is declared on ${where}; it declares \`${facts.declared}\``,
+    span: facts.span,
+    label: `did you mean \`${facts.declared}\`?`,
+    body: candidateBlock(
+      shown === all
+        ? `The shape of ${where} is open, and declares these fields:`
+        : `The shape of ${where} is open, and declares these fields (and ${all.length - shown.length} optional ones):`,
+      shown,
+    ),
+    hint: `write \`${facts.declared}\`; if the data really holds \`${facts.field}\`, declare it in the schema`,
+  });
+}
+
+/** A read of a field none of the build's senders sends, on a message they closed (compiler/check/senders.ts). */
+export function unsentField(facts: {
+  readonly span: Span;
+  readonly field: string;
+  readonly owner: string;
+  readonly candidates: readonly string[];
+  readonly suggestion: string | undefined;
+  readonly sentBy: SentBy;
+}): Diagnostic {
+  const where = facts.sentBy.path.length > 0 ? ` under \`${facts.sentBy.path.join('.')}\`` : '';
+  const sends = (fields: readonly string[]) =>
+    fields.length === 0 ? 'sends an empty object' : `sends ${[...fields].sort().join(', ')}`;
+  return diagnostic('PIPE6106', {
+    message: `no ${facts.sentBy.who} sends \`${facts.field}\`${where}, and no schema declares it: \`${facts.owner}.${facts.field}\` is never there`,
+    span: facts.span,
+    label: didYouMean(facts.suggestion) ?? 'no sender sends this field',
+    secondary: facts.sentBy.senders
+      .slice(0, 3)
+      .map((s) => ({ span: s.span, message: `this sender ${sends(s.fields)}` })),
+    body: candidateBlock(`\`${facts.owner}\` holds only these fields:`, facts.candidates),
+    hint: 'Read a field the senders send, or send this one; if the event also comes from outside this build, set `external: true` on its trigger.',
   });
 }
 
@@ -627,6 +682,8 @@ export function noSuchJsonPathField(facts: {
   readonly field: string;
   readonly owner: PipeType;
 }): Diagnostic {
+  const inside = jsonPathInsideNothing(facts.field, facts.owner);
+  if (inside) return diagnostic('PIPE5502', { ...inside, span: facts.span });
   const fields = fieldNames(facts.owner);
   const close = suggest(facts.field, fields);
   return diagnostic('PIPE5502', {
@@ -644,4 +701,65 @@ function fieldNames(owner: PipeType): string[] {
   if (owner.kind === 'object') return Object.keys(owner.fields);
   if (owner.kind === 'union') return [...new Set(owner.members.flatMap(fieldNames))];
   return [];
+}
+
+/** `when {{ x }}` where `x`, when present, is never a boolean (only `true` is true). */
+export function conditionNeverTrue(facts: {
+  readonly span: Span;
+  readonly what: string;
+  readonly found: PipeType;
+  readonly hint: string;
+}): Diagnostic {
+  const found = withArticle(describeFound(facts.found));
+  return diagnostic('PIPE4023', {
+    message: `this condition is never true: ${facts.what} is ${found}, and only \`true\` is true`,
+    span: facts.span,
+    label: `this is ${found}`,
+    hint: capitalize(facts.hint),
+  });
+}
+
+/** `x == "literal"` (or another scalar) where `x`, when present, is always an object or an array. */
+export function structuredComparedToScalar(facts: {
+  readonly span: Span;
+  readonly what: string;
+  readonly found: PipeType;
+  readonly operator: string;
+  readonly scalar: string;
+  readonly hint: string | undefined;
+}): Diagnostic {
+  const found = withArticle(describeFound(facts.found));
+  const always = facts.operator === '!=' ? 'always true' : 'always false';
+  return diagnostic('PIPE4024', {
+    message: `${facts.what} is ${found}, never equal to ${facts.scalar}, so this \`${facts.operator}\` is ${always}`,
+    span: facts.span,
+    label: `this is ${found}`,
+    ...(facts.hint ? { hint: capitalize(facts.hint) } : {}),
+  });
+}
+
+/**
+ * A JSONPath segment or filter chain that reads into a value without such members: a string,
+ * number or boolean (no fields or elements), or a name of an array (only elements). Shared with
+ * Choice and for-each paths (compiler/lower/errors.ts).
+ */
+export function jsonPathInsideNothing(
+  segment: string,
+  owner: PipeType,
+): { message: string; label: string; hint: string } | undefined {
+  const kind = owner.kind;
+  if (kind !== 'string' && kind !== 'number' && kind !== 'boolean' && kind !== 'array') return undefined;
+  const indexed = segment === '*' || /^-?\d+$/u.test(segment);
+  const what = indexed ? `\`[${segment}]\`` : segment.startsWith('?(') ? 'the filter' : `\`.${segment}\``;
+  if (kind === 'array')
+    return {
+      message: `${what} reads a field of an array, which has only elements: the path selects nothing`,
+      label: 'inside an array',
+      hint: `select the elements first: \`[*].${segment}\` (or one of them: \`[0].${segment}\`)`,
+    };
+  return {
+    message: `${what} reads into a ${kind}, which has no fields or elements: the path selects nothing`,
+    label: `inside a ${kind}`,
+    hint: 'End the path at the value itself, or read the field that holds the object or array.',
+  };
 }

@@ -318,6 +318,44 @@ function union(a: KindSet, b: KindSet): KindSet {
   return a;
 }
 
+/**
+ * Whether an error that escapes `steps` may carry fields named in the pipeline rather than by the
+ * platform: a `fail` whose message is not text (its object joins the error), an `execute` (the
+ * executed pipeline's `fail` details come back), a capsule (its steps are not walked here). As
+ * stepsKinds: a `try`'s own body is caught by its `catch`, so only the catch is walked.
+ */
+export function failsWithNamedDetails(
+  steps: readonly Step[],
+  ctx: PipelineContext,
+  seen: Set<string> = new Set(),
+): boolean {
+  return steps.some((step) => {
+    switch (step.kind) {
+      case 'connector':
+        if (step.connector === 'execute' || ctx.facts.decls.capsules.has(step.connector)) return true;
+        return step.params.entries.some(
+          (e) => e.kind === 'steps-entry' && failsWithNamedDetails((e as StepsEntry).steps, ctx, seen),
+        );
+      case 'fail':
+        return step.message.kind !== 'string' && step.message.kind !== 'template';
+      case 'respond':
+        return false;
+      case 'choice':
+        return [...step.whens.map((w) => w.body), ...(step.otherwise ? [step.otherwise] : [])].some((body) => {
+          if (body.kind === 'inline') return failsWithNamedDetails(body.steps, ctx, seen);
+          if (seen.has(body.name)) return false;
+          seen.add(body.name);
+          const branch = ctx.branches.get(body.name);
+          return branch === undefined || failsWithNamedDetails(branch.steps, ctx, seen);
+        });
+      case 'try':
+        return failsWithNamedDetails(step.catchBody, ctx, seen);
+      case 'for-each':
+        return failsWithNamedDetails(step.body, ctx, seen);
+    }
+  });
+}
+
 /** The kinds the steps can fail with (failures a `try`'s `catch` handles count as its catch's). */
 export function stepsKinds(steps: readonly Step[], ctx: PipelineContext, seen: Set<string> = new Set()): KindSet {
   let kinds: KindSet = new Set(ANY_STEP_KINDS);

@@ -30,7 +30,7 @@ import { STRING, UNKNOWN, type FieldType, type PipeType } from '../types/pipe-ty
 import { ParamValidators } from './check-params.js';
 import { SchemaCompiler } from './json-schema.js';
 import { walkDeclSteps } from '../ast/walk.js';
-import { checkKindRouting, stepsKinds } from './check-policies.js';
+import { checkKindRouting, stepsKinds, failsWithNamedDetails } from './check-policies.js';
 import { checkBlock } from './check-steps.js';
 import { checkCapsules } from './check-capsules.js';
 import {
@@ -42,9 +42,10 @@ import {
 import { checkTrigger } from './check-trigger.js';
 import { envelopeDemand } from './envelope-demand.js';
 import { checkEventFlow, declaresBodySchema, eventContracts, triggerContract, type Contract } from './contracts.js';
+import { narrowBySenders, schemaShowsItsFields, senderGraph, sentShape, type Entrance } from './senders.js';
 import { PipelineContext, type ExecuteEdge, type ServiceFacts, type StepShape } from './context.js';
 import { entryOf, toLiteral } from '../ast/literal.js';
-import { ERROR_OBJECT } from './shapes.js';
+import { ERROR_OBJECT, ERROR_OBJECT_NAMED_ELSEWHERE } from './shapes.js';
 import { compileValue } from '../lower/values.js';
 
 export const ACCOUNT_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -126,6 +127,7 @@ export function checkProgram(input: CheckInput): {
     globalTypes: Object.fromEntries(globals.map((g) => [g.name, g.type])),
     accountTypes,
     forEmit: input.forEmit !== false,
+    sent: new Map(),
   };
   const pipelines: PipelinePlan[] = [];
   const edges: ExecuteEdge[] = [];
@@ -135,8 +137,16 @@ export function checkProgram(input: CheckInput): {
   for (const s of started) if (s.contract) contracts.pipelines.set(s.decl.name, s.contract);
   for (const [event, subscribers] of eventContracts(input.decls, input.registry, contracts.pipelines))
     contracts.events.set(event, subscribers);
+  // Senders before receivers: a pipeline whose senders are all known gets what they send (senders.ts).
+  const entrances = senderGraph(input.decls, input.registry);
+  const finished = new Map<string, ReturnType<typeof finishPipeline>>();
+  for (const { started: s, narrow } of senderOrder(started, entrances)) {
+    const entrance = narrow ? entrances.get(s.decl.name) : undefined;
+    finished.set(s.decl.name, finishPipeline(s, executed.has(s.decl.name), entrance && sentTo(entrance, facts)));
+  }
   for (const s of started) {
-    const checked = finishPipeline(s, executed.has(s.decl.name));
+    const checked = finished.get(s.decl.name);
+    if (!checked) continue;
     diagnostics.push(...checked.diagnostics);
     shapes.push(...checked.shapes);
     edges.push(...checked.executes);
@@ -262,17 +272,72 @@ function bodySchemaOf(trigger: TriggerDecl, facts: ServiceFacts): unknown {
   return body ? resolveSchemaValue(body, facts.decls, []) : undefined;
 }
 
+/**
+ * The order pipelines are checked in: those with no known entrance first, then each pipeline
+ * whose senders are all checked. Pipelines left (senders in a cycle) are checked last, not narrowed.
+ */
+function senderOrder(
+  started: readonly StartedPipeline[],
+  entrances: ReadonlyMap<string, Entrance>,
+): { started: StartedPipeline; narrow: boolean }[] {
+  const out: { started: StartedPipeline; narrow: boolean }[] = [];
+  const done = new Set<string>();
+  let waiting = started.filter((s) => {
+    if (entrances.has(s.decl.name)) return true;
+    out.push({ started: s, narrow: false });
+    done.add(s.decl.name);
+    return false;
+  });
+  for (;;) {
+    const ready = waiting.filter((s) =>
+      (entrances.get(s.decl.name)?.senders ?? []).every((sender) => done.has(sender.pipeline)),
+    );
+    if (ready.length === 0) break;
+    for (const s of ready) {
+      out.push({ started: s, narrow: true });
+      done.add(s.decl.name);
+    }
+    waiting = waiting.filter((s) => !done.has(s.decl.name));
+  }
+  for (const s of waiting) out.push({ started: s, narrow: false });
+  return out;
+}
+
+/** What the senders of an entrance sent, as checked; undefined when one of them was not checked. */
+function sentTo(
+  entrance: Entrance,
+  facts: ServiceFacts,
+): { who: string; sent: { type: PipeType; span: Span }[] } | undefined {
+  const sent: { type: PipeType; span: Span }[] = [];
+  for (const sender of entrance.senders) {
+    const types = facts.sent.get(sender.step);
+    if (!types || types.length === 0) return undefined;
+    sent.push(...types);
+  }
+  return { who: entrance.who, sent };
+}
+
 function finishPipeline(
   started: StartedPipeline,
   executedByPipelines: boolean,
+  senders?: { who: string; sent: readonly { type: PipeType; span: Span }[] },
 ): { plan?: PipelinePlan; diagnostics: Diagnostic[]; executes: ExecuteEdge[]; shapes: StepShape[] } {
   const { decl, ctx, options, trigger } = started;
   // Called through `execute`, the pipeline receives the caller's payload instead of its trigger's
   // message: with a `body` schema, callers are checked against it and the trigger's types hold;
   // without one a caller may send anything (a self-executing pipeline reading `message.inner`).
-  const firstMessage = executedByPipelines && !started.typed ? UNKNOWN : (trigger?.message ?? UNKNOWN);
+  const declared = executedByPipelines && !started.typed ? UNKNOWN : (trigger?.message ?? UNKNOWN);
+  // When every sender is known, the message is what they send (senders.ts).
+  const firstMessage = !senders
+    ? declared
+    : started.typed
+      ? schemaShowsItsFields(started.contract?.schema)
+        ? narrowBySenders(declared, senders.sent, senders.who)
+        : declared
+      : (sentShape(senders.sent, senders.who) ?? declared);
   const steps = checkBlock(decl.steps, firstMessage, ctx, {});
-  const onError = decl.onError ? checkBlock(decl.onError, ERROR_OBJECT, ctx, {}) : undefined;
+  const caught = failsWithNamedDetails(decl.steps, ctx) ? ERROR_OBJECT_NAMED_ELSEWHERE : ERROR_OBJECT;
+  const onError = decl.onError ? checkBlock(decl.onError, caught, ctx, {}) : undefined;
   if (decl.onError)
     checkKindRouting(decl.onError, stepsKinds(decl.steps, ctx), `the steps of pipeline \`${decl.name}\``, ctx);
   for (const branch of decl.branches) {

@@ -26,15 +26,31 @@ import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
 import type { Span } from '../../base/source/span.js';
 import { checkParams } from './check-params.js';
 import { checkSecretSink, checkSinkParams } from './secret-sinks.js';
-import { checkKindRouting, checkRetry, connectorKinds, connectorParams, stepsKinds } from './check-policies.js';
+import {
+  checkKindRouting,
+  checkRetry,
+  connectorKinds,
+  connectorParams,
+  stepsKinds,
+  failsWithNamedDetails,
+} from './check-policies.js';
 import { applyStepHooks, splitHeaderWords } from './step-hooks.js';
 import { capsuleOutputType, capsuleSchema } from './check-capsules.js';
 import type { PipelineContext } from './context.js';
 import { payloadDiagnostics } from './contracts.js';
+import { sentPayload } from './senders.js';
 import { compileCondition, compileCollection } from '../lower/conditions.js';
 import { entryOf } from '../ast/literal.js';
 import { respondProblems } from './http-answers.js';
-import { ERROR_OBJECT, FAILURE_OUTPUT, FOR_EACH_OUTPUT, outputShape, schemaToType } from './shapes.js';
+import {
+  ERROR_OBJECT,
+  ERROR_OBJECT_NAMED_ELSEWHERE,
+  FAILURE_FIELDS,
+  FAILURE_OUTPUT,
+  FOR_EACH_OUTPUT,
+  outputShape,
+  schemaToType,
+} from './shapes.js';
 import { compileObject, compileValue, propertyKey, unionOf, type ExpectedOf } from '../lower/values.js';
 
 export interface BlockResult {
@@ -122,7 +138,8 @@ function checkStep(step: Step, message: PipeType, ctx: PipelineContext, opts: Bl
       return checkChoice(step, message, ctx, opts);
     case 'try': {
       const body = checkBlock(step.body, message, ctx, opts);
-      const catchBody = checkBlock(step.catchBody, ERROR_OBJECT, ctx, opts);
+      const caught = failsWithNamedDetails(step.body, ctx) ? ERROR_OBJECT_NAMED_ELSEWHERE : ERROR_OBJECT;
+      const catchBody = checkBlock(step.catchBody, caught, ctx, opts);
       checkKindRouting(step.catchBody, stepsKinds(step.body, ctx), 'the steps of this `try`', ctx);
       const outputs = [body, catchBody].filter((b) => !b.terminates).map((b) => b.message);
       return {
@@ -218,8 +235,16 @@ function checkConnectorStep(
     compiled.type.kind === 'object'
       ? Object.fromEntries(Object.entries(compiled.type.fields).map(([k, f]) => [k, f.type]))
       : {};
-  if (!capsule)
+  if (!capsule) {
     ctx.diagnostics.push(...payloadDiagnostics(step, schema, ctx.facts.contracts, paramTypes['payload'], message));
+    const sent = sentPayload(step, schema, paramTypes['payload'], message);
+    if (sent) {
+      // By the step as written: senders.ts finds senders in the declarations.
+      const list = ctx.facts.sent.get(written);
+      if (list) list.push(sent);
+      else ctx.facts.sent.set(written, [sent]);
+    }
+  }
   const produced = capsule
     ? capsuleOutputType(capsule, ctx.facts)
     : (hook.output ?? outputShape(schema, message, paramTypes));
@@ -290,9 +315,9 @@ function sameSpan(a: Span, b: Span): boolean {
 
 /** A closed output shape that may also be the failure object (fail-on-error off): its fields join as optional ones. */
 function withFailureFields(t: PipeType): PipeType {
-  if (t.kind !== 'object' || t.open || FAILURE_OUTPUT.kind !== 'object') return t;
+  if (t.kind !== 'object' || t.open) return t;
   const fields = { ...t.fields };
-  for (const [key, field] of Object.entries(FAILURE_OUTPUT.fields))
+  for (const [key, field] of Object.entries(FAILURE_FIELDS))
     if (!Object.hasOwn(fields, key)) fields[key] = { type: field.type, required: false };
   return { kind: 'object', open: false, fields };
 }

@@ -42,7 +42,7 @@ import { asMessageShape } from '../types/output-shape.js';
 import type { PipelineContext } from './context.js';
 import { detectDraft } from './json-schema.js';
 import { schemaToType } from './shapes.js';
-import { narrowBySchema } from '../types/type-ops.js';
+import { narrowBySchema, union } from '../types/type-ops.js';
 
 const SHAPES: ShapeKit = {
   UNKNOWN,
@@ -59,6 +59,7 @@ const SHAPES: ShapeKit = {
     return { kind: 'object', fields: out, open: false };
   },
   narrow: narrowBySchema,
+  union,
 };
 
 export const COMPILE_API: CompileApi = {

@@ -3,7 +3,7 @@
  * the check produces besides diagnostics (hoisted constants, validator modules, execute edges).
  * One context per pipeline; nothing survives between compile runs.
  */
-import type { BranchDecl } from '../ast/ast.js';
+import type { BranchDecl, ConnectorStep } from '../ast/ast.js';
 import type { BracesEnv } from '../braces/index.js';
 import type { ConnectorRegistry } from '../connectors/connector-registry.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
@@ -34,6 +34,8 @@ export interface ServiceFacts {
   readonly contracts: ContractFacts;
   /** false for `pipec check`: code is not generated, so optimisations of it are skipped (same diagnostics). */
   readonly forEmit: boolean;
+  /** What each `publish` / `execute` step sent, as checked (senders.ts), by step. */
+  readonly sent: Map<ConnectorStep, { type: PipeType; span: Span }[]>;
 }
 
 export interface ExecuteEdge {

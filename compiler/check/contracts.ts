@@ -322,19 +322,22 @@ export function checkEventFlow(
   for (const c of decls.capsules.values()) walkDeclSteps(c, visit);
 
   const consumed = new Map<string, { span: Span; external: boolean }[]>();
+  const subscribed = new Set<string>();
   for (const p of decls.pipelines.values()) {
     const schema = p.trigger ? registry.triggers.get(p.trigger.kind) : undefined;
-    // A pipeline run by a step (`execute`, a parser's batch pipeline) has callers besides events.
-    if (!p.trigger || !schema || executed.has(p.name)) continue;
+    if (!p.trigger || !schema) continue;
     const external = declaredExternal(p.trigger.config, schema);
-    for (const ref of triggerReferences(p.trigger, schema, 'event'))
-      pushTo(consumed, ref.name, { span: ref.span, external });
+    for (const ref of triggerReferences(p.trigger, schema, 'event')) {
+      subscribed.add(ref.name);
+      // A pipeline run by a step (`execute`, a parser's batch pipeline) has callers besides events.
+      if (!executed.has(p.name)) pushTo(consumed, ref.name, { span: ref.span, external });
+    }
   }
   const out: Diagnostic[] = [];
   const consumedNames = [...consumed.keys()];
   const publishedNames = [...published.keys()];
   const internal = (uses: readonly { external: boolean }[]) => uses.some((u) => !u.external);
-  const orphanPublished = [...published].filter(([name, uses]) => !consumed.has(name) && internal(uses));
+  const orphanPublished = [...published].filter(([name, uses]) => !subscribed.has(name) && internal(uses));
   // With a publish of a computed name, any subscription may be served: no name is certainly orphan.
   const orphanConsumed = anyEvent
     ? []

@@ -15,6 +15,47 @@ function closed(fields: Record<string, PipeType>, optional: readonly string[] = 
 }
 
 /**
+ * Fields the platform itself adds to an error (runtime/errors.ts `toErrorObject` adds `step`; the
+ * rest are the `details` of the run time's own PipeErrors: rest's `status`, an execute's child
+ * execution, a parser's `line`, a validation's `validation` / `violations`…). Declared (optional,
+ * of unknown type: each depends on the step that failed) so that reading them is never taken for
+ * a near miss of another declared name.
+ */
+const ERROR_DETAILS: Readonly<Record<string, PipeType>> = {
+  step: UNKNOWN,
+  status: UNKNOWN,
+  retryAfter: UNKNOWN,
+  validation: UNKNOWN,
+  violations: UNKNOWN,
+  line: UNKNOWN,
+  column: UNKNOWN,
+  reason: UNKNOWN,
+  size: UNKNOWN,
+  maxSize: UNKNOWN,
+  maxDepth: UNKNOWN,
+  maxRecords: UNKNOWN,
+  maxRows: UNKNOWN,
+  rejected: UNKNOWN,
+  limit: UNKNOWN,
+  target: UNKNOWN,
+  backend: UNKNOWN,
+  modelStatus: UNKNOWN,
+  tokenUsage: UNKNOWN,
+  pipelineName: UNKNOWN,
+  childExecutionId: UNKNOWN,
+  sqlState: UNKNOWN,
+  constraint: UNKNOWN,
+  internalErrorMessage: UNKNOWN,
+};
+
+function withDetails(fields: Record<string, FieldType>): Record<string, FieldType> {
+  const out = { ...fields };
+  for (const [key, type] of Object.entries(ERROR_DETAILS))
+    if (!Object.hasOwn(out, key)) out[key] = { type, required: false };
+  return out;
+}
+
+/**
  * The standard error object seen by `catch` and `on-error`. Open: a connector's error details join
  * it (rest's `status` and the response's `body`, a parser's `line`…); `body` is named so that
  * `message.body.message` (the API's own error text) reads as what it is.
@@ -22,7 +63,7 @@ function closed(fields: Record<string, PipeType>, optional: readonly string[] = 
 export const ERROR_OBJECT: PipeType = {
   kind: 'object',
   open: true,
-  fields: {
+  fields: withDetails({
     body: { type: UNKNOWN, required: false },
     error: { type: STRING, required: true },
     message: { type: STRING, required: true },
@@ -30,22 +71,31 @@ export const ERROR_OBJECT: PipeType = {
     kind: { type: STRING, required: true },
     timestamp: { type: INTEGER, required: true },
     executionId: { type: STRING, required: true },
-  },
+  }),
 };
+
+/**
+ * The error object of steps that may fail with fields named in the pipeline (a `fail` step's
+ * object, an executed pipeline's): a read one slip away from a declared name may be one of those.
+ */
+export const ERROR_OBJECT_NAMED_ELSEWHERE: PipeType = { ...ERROR_OBJECT, freeNames: true };
 
 export const FOR_EACH_OUTPUT: PipeType = closed({ total: INTEGER, success: INTEGER, failed: INTEGER });
 
-export const FAILURE_OUTPUT: PipeType = {
-  kind: 'object',
-  open: true,
-  fields: {
-    success: { type: BOOLEAN, required: true },
-    message: { type: STRING, required: true },
-    error: { type: STRING, required: true },
-    code: { type: NUMBER, required: true },
-    kind: { type: STRING, required: true },
-  },
+/** The fields of every failure output (runtime/errors.ts `toFailureOutput`). */
+export const FAILURE_FIELDS: Readonly<Record<string, FieldType>> = {
+  success: { type: BOOLEAN, required: true },
+  message: { type: STRING, required: true },
+  error: { type: STRING, required: true },
+  code: { type: NUMBER, required: true },
+  kind: { type: STRING, required: true },
 };
+
+/**
+ * The message of an `on-fail` block: a failure output, with the error's details (validate's own
+ * `{ success: false, validation }` too).
+ */
+export const FAILURE_OUTPUT: PipeType = { kind: 'object', open: true, fields: withDetails({ ...FAILURE_FIELDS }) };
 
 /** Output shape of a connector step from its schema's output rule. */
 export function outputShape(

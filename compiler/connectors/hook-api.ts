@@ -231,6 +231,8 @@ export interface ShapeKit {
   objectOf(fields: Record<string, PipeType>, open?: boolean): PipeType;
   /** A closed object; the fields named in `optional` may be absent. */
   closed(fields: Record<string, PipeType>, optional?: readonly string[]): PipeType;
+  /** One of several types (type-ops.ts union). */
+  union(...members: PipeType[]): PipeType;
   /** A value of type `actual` once valid against a schema of type `schema` (type-ops.ts narrowBySchema). */
   narrow(actual: PipeType, schema: PipeType): PipeType;
 }

@@ -6,7 +6,9 @@ import type { BracesValue, StringValue, Value } from '../ast/ast.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets } from '../types/literal-offsets.js';
 import { compileBraces } from '../braces/index.js';
-import { literalOutsideEnum } from '../braces/errors.js';
+import { conditionNeverTrue, literalOutsideEnum, nearMissField } from '../braces/errors.js';
+import { conditionHint, neverBoolean } from '../braces/check.js';
+import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import {
   assignmentInJsonPath,
   invalidJsonPath,
@@ -33,6 +35,19 @@ export function compileCondition(value: Value, message: PipeType, ctx: PipelineC
   if (braces) {
     const compiled = compileBraces(braces, ctx.bracesEnv(message));
     ctx.diagnostics.push(...compiled.diagnostics);
+    // Only `true` takes the branch: a value never boolean when present never does.
+    if (!hasErrors(compiled.diagnostics) && neverBoolean(compiled.type)) {
+      const text = braces.text.trim();
+      const what = text.length <= 40 && !text.includes('`') ? `\`${text}\`` : 'this value';
+      ctx.diagnostics.push(
+        conditionNeverTrue({
+          span: braces.span,
+          what,
+          found: compiled.type,
+          hint: conditionHint(text.length <= 40 ? text : '…', compiled.type),
+        }),
+      );
+    }
     return {
       expr: { js: `B.isTruthy(${compiled.js})`, constant: false },
       alwaysTrue: false,
@@ -120,12 +135,18 @@ function checkJsonPath(
       ctx.diagnostics.push(
         literalOutsideEnum({ span: at(finding.start, finding.end), field, literal, operator, ...miss }),
       );
-    } else if (finding.owner.kind === 'number' || finding.owner.kind === 'boolean') {
-      ctx.diagnostics.push(pathIntoScalar(finding.field, at(finding.start, finding.end), finding.owner.kind));
+    } else if (finding.kind === 'near-miss') {
+      const { field, declared, owner } = finding;
+      const fields = owner.kind === 'object' ? owner.fields : {};
+      ctx.diagnostics.push(
+        nearMissField({ span: at(finding.start, finding.end), field, declared, owner: undefined, fields }),
+      );
     } else {
+      const span = at(finding.start, finding.end);
       const candidates = fieldsOf(finding.owner);
       ctx.diagnostics.push(
-        noSuchPathField(finding.field, at(finding.start, finding.end), candidates, suggest(finding.field, candidates)),
+        pathIntoScalar(finding.field, span, finding.owner) ??
+          noSuchPathField(finding.field, span, candidates, suggest(finding.field, candidates)),
       );
     }
   }

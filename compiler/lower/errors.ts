@@ -6,6 +6,8 @@
 import { diagnostic } from '../../base/diagnostics/codes.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
+import type { PipeType } from '../types/pipe-type.js';
+import { jsonPathInsideNothing } from '../braces/errors.js';
 
 export function notACondition(at: Span): Diagnostic {
   return diagnostic('PIPE5501', {
@@ -51,15 +53,13 @@ export function noSuchPathField(
   });
 }
 
-/** A path segment or filter chain that reads into a number or a boolean (`$.total[*]`, `@.total.amount`). */
-export function pathIntoScalar(segment: string, at: Span, kind: string): Diagnostic {
-  const what = segment === '*' || /^-?\d+$/u.test(segment) ? `\`[${segment}]\`` : `\`.${segment}\``;
-  return diagnostic('PIPE5502', {
-    message: `${what} reads into a ${kind}, which has no fields or elements: the path selects nothing`,
-    span: at,
-    label: `inside a ${kind}`,
-    hint: 'End the path at the value itself, or read the field that holds the object or array.',
-  });
+/**
+ * A path segment or filter chain that reads into a value without such members: `$.total[*]`,
+ * `@.total.amount`, `$.body.trackingId[*]` (a string), `$.body.items.sku` (a field of an array).
+ */
+export function pathIntoScalar(segment: string, at: Span, owner: PipeType): Diagnostic | undefined {
+  const inside = jsonPathInsideNothing(segment, owner);
+  return inside && diagnostic('PIPE5502', { ...inside, span: at });
 }
 
 /** Double Braces' JSONPATH says the same (compiler/braces/errors.ts). */

@@ -180,9 +180,11 @@ function shapeAt(project: ProjectView, file: string, offset: number): PipeType |
 }
 
 function shapeSection(shape: PipeType | undefined): string {
-  return shape
-    ? `\n\n**message** at this step:\n${codeBlock(renderShape(shape, 0))}`
-    : '\n\n_The message shape at this step is known after the file compiles._';
+  if (!shape) return '\n\n_The message shape at this step is known after the file compiles._';
+  // A message narrowed by its senders (compiler/check/senders.ts) says so.
+  const sentBy = shape.kind === 'object' ? shape.sentBy : undefined;
+  const note = sentBy ? `\n\n_What every ${sentBy.who} sends, with the fields its schema declares._` : '';
+  return `\n\n**message** at this step:\n${codeBlock(renderShape(shape, 0))}${note}`;
 }
 
 /**

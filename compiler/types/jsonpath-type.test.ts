@@ -10,13 +10,18 @@ const order: PipeType = objectOf({
     customer: union(objectOf({ tier: STRING }), NULL),
     items: arrayOf(line),
     meta: objectOf({}, true),
+    report: objectOf({ employee_name: STRING, amount: NUMBER }, true),
   }),
 });
 
 const self = { objectFilter: 'self' } as const;
 const fields = (path: string): string[] =>
   analyzeJsonPath(path, order, self).findings.map((f) =>
-    f.kind === 'field' ? `${f.field}@${path.slice(f.start, f.end)}:${f.start}` : 'syntax',
+    f.kind === 'field'
+      ? `${f.field}@${path.slice(f.start, f.end)}:${f.start}`
+      : f.kind === 'near-miss'
+        ? `${f.field}~${f.declared}:${f.start}`
+        : 'syntax',
   );
 
 describe('analyzeJsonPath', () => {
@@ -50,5 +55,27 @@ describe('analyzeJsonPath', () => {
     expect(assign).toMatchObject({ kind: 'syntax', assignment: true, start: 17, end: 18 });
     const [open] = analyzeJsonPath('$.body[?(@.total > 5)', order, self).findings;
     expect(open).toMatchObject({ kind: 'syntax', assignment: false, problem: 'missing `]`' });
+  });
+
+  it('finds nothing inside a string in a path, and only its length and characters in a filter', () => {
+    expect(fields('$.body.items[0].sku[*]')).toEqual(['*@*:20']);
+    expect(fields('$.body.items[0].sku.first')).toEqual(['first@first:20']);
+    expect(fields("$.body.items[0].sku[?(@ == 'a')]")).toEqual(["?(@ == 'a')@?(@ == 'a'):20"]);
+    expect(fields("$.body.items[?(@.sku.first == 'a')]")).toEqual(['first@first:21']);
+    expect(fields("$.body.items[?(@.sku.length > 1 && @.sku[0] == 'a' && @.sku['1'] == 'b')]")).toEqual([]);
+  });
+
+  it('finds only elements and `length` in an array', () => {
+    expect(fields('$.body.items.sku')).toEqual(['sku@sku:13']);
+    expect(fields('$.body[?(@.items.sku == 1)]')).toEqual(['sku@sku:17']);
+    expect(fields('$.body[?(@.items.length > 1)]')).toEqual([]);
+    expect(analyzeJsonPath('$.body.items.length', order, self).selected).toMatchObject({ kind: 'number' });
+  });
+
+  it('reports a near miss of a declared name on an open shape, and no other undeclared read', () => {
+    expect(fields('$.body.report.employee')).toEqual(['employee~employee_name:14']);
+    expect(fields('$.body.report[?(@.amont > 1)]')).toEqual(['amont~amount:18']);
+    expect(fields('$.body.report[?(@.currency == 1)]')).toEqual([]);
+    expect(fields('$.body.meta.employee')).toEqual([]);
   });
 });

@@ -11,7 +11,8 @@
  */
 import { JSONPath } from 'jsonpath-plus';
 import { compileJsonPath, normalizeJsonPath } from '../../runtime/jsonpath.js';
-import { UNKNOWN, type PipeType } from './pipe-type.js';
+import { INTEGER, STRING, UNKNOWN, type PipeType } from './pipe-type.js';
+import { holdsObject, nearMiss } from './near-miss.js';
 import { literalOutsideEnum, type EnumMiss } from './enum-literal.js';
 
 export type JsonPathFinding =
@@ -30,6 +31,19 @@ export type JsonPathFinding =
       readonly start: number;
       readonly end: number;
       /** The shape that has no such field. */
+      readonly owner: PipeType;
+    }
+  | {
+      /**
+       * A field an open object does not declare, one slip away from one it does (near-miss.ts):
+       * `@.totl` where the shape declares `total`.
+       */
+      readonly kind: 'near-miss';
+      readonly field: string;
+      /** The declared name it is a near miss of. */
+      readonly declared: string;
+      readonly start: number;
+      readonly end: number;
       readonly owner: PipeType;
     }
   | {
@@ -74,13 +88,13 @@ export function analyzeJsonPath(source: string, root: PipeType, options: JsonPat
     const at = source.indexOf(segment, cursor);
     if (at >= 0) cursor = at + segment.length;
     if (segment === '..' || segment.startsWith('(')) return { findings, selected: UNKNOWN };
+    const position = at < 0 ? { start: 0, end: source.length } : { start: at, end: at + segment.length };
+    // A string, number or boolean has no members, and an array only elements: the path selects nothing.
+    if (segment.startsWith('?(') ? isScalarWithoutMembers(current) : selectsNothing(current, segment)) {
+      findings.push({ kind: 'field', field: segment, owner: withoutNull(current), ...position });
+      return { findings, selected: UNKNOWN };
+    }
     if (segment === '*' || /^-?\d+$/u.test(segment)) {
-      // A number or a boolean has no members: `$.rowCount[*]` selects nothing.
-      if (isScalarWithoutMembers(current)) {
-        const position = at < 0 ? { start: 0, end: source.length } : { start: at, end: at + segment.length };
-        findings.push({ kind: 'field', field: segment, owner: current, ...position });
-        return { findings, selected: UNKNOWN };
-      }
       current = itemsOf(current);
       continue;
     }
@@ -95,10 +109,19 @@ export function analyzeJsonPath(source: string, root: PipeType, options: JsonPat
       current = itemsOf(current);
       continue;
     }
-    const next = fieldOf(current, segment);
+    const next = fieldOf(current, segment, 'path');
     if (next === 'missing') {
-      const position = at < 0 ? { start: 0, end: source.length } : { start: at, end: at + segment.length };
       findings.push({ kind: 'field', field: segment, owner: current, ...position });
+      return { findings, selected: UNKNOWN };
+    }
+    if ('nearMiss' in next) {
+      findings.push({
+        kind: 'near-miss',
+        field: segment,
+        declared: next.nearMiss,
+        owner: withoutNull(current),
+        ...position,
+      });
       return { findings, selected: UNKNOWN };
     }
     current = next;
@@ -179,12 +202,16 @@ function filterFindings(code: string, codeAt: number | undefined, target: PipeTy
         continue;
       }
       const name = (link[1] ?? link[3] ?? link[4]) as string;
-      const next = fieldOf(type, name);
-      if (next === 'missing') {
+      const next = fieldOf(type, name, 'filter');
+      if (next === 'missing' || 'nearMiss' in next) {
         const nameAt = chainAt + (link.index ?? 0) + link[0].indexOf(name);
         const position =
           codeAt === undefined ? { start: 0, end: 0 } : { start: codeAt + nameAt, end: codeAt + nameAt + name.length };
-        findings.push({ kind: 'field', field: name, owner: type, ...position });
+        findings.push(
+          next === 'missing'
+            ? { kind: 'field', field: name, owner: withoutNull(type), ...position }
+            : { kind: 'near-miss', field: name, declared: next.nearMiss, owner: withoutNull(type), ...position },
+        );
         type = undefined;
         break;
       }
@@ -266,28 +293,62 @@ function itemsOf(type: PipeType): PipeType {
   return plain.kind === 'array' ? plain.items : UNKNOWN;
 }
 
-/** A number or a boolean (never null): JSONPath finds nothing inside it. */
+/** A string, a number or a boolean (never null): JSONPath finds nothing inside it, not even with a filter. */
 function isScalarWithoutMembers(type: PipeType): boolean {
   const plain = withoutNull(type);
-  return plain.kind === 'number' || plain.kind === 'boolean';
+  return plain.kind === 'string' || plain.kind === 'number' || plain.kind === 'boolean';
 }
 
 /**
- * A field's shape; 'missing' only when every possible shape is a closed object without it, or a
- * number or boolean (which have no fields; a string's or an array's `length` is JavaScript's).
+ * A path segment that certainly selects nothing in `type` (runtime/jsonpath.ts `member`, `pushMembers`,
+ * `pushSlice`): every segment of a string, number or boolean; a name other than `length` of an array.
  */
-export function fieldOf(type: PipeType, field: string): PipeType | 'missing' {
+function selectsNothing(type: PipeType, segment: string): boolean {
+  if (isScalarWithoutMembers(type)) return true;
+  const plain = withoutNull(type);
+  if (plain.kind !== 'array') return false;
+  if (segment === '*' || segment === 'length' || /^-?\d+$/u.test(segment)) return false;
+  return !segment.includes(':') && !segment.includes(',') && !segment.startsWith('?(') && !segment.startsWith('(');
+}
+
+/** A read the shape does not declare but is one slip away from a name it does (near-miss.ts). */
+export interface NearMissRead {
+  readonly nearMiss: string;
+}
+
+/**
+ * A field's shape where JSONPath reads it: in a path (runtime/jsonpath.ts: only an object's own
+ * fields, an array's elements and `length`) or in a filter's `@.a.b` chain
+ * (runtime/jsonpath-filter.ts: also a string's `length` and characters). 'missing' only when
+ * every possible shape is a closed object without it, or a value that has no such member at all;
+ * a near miss when the shape is one open object that declares a name one slip away.
+ */
+export function fieldOf(type: PipeType, field: string, where: 'path' | 'filter'): PipeType | 'missing' | NearMissRead {
   const plain = withoutNull(type);
   if (plain.kind === 'number' || plain.kind === 'boolean') return 'missing';
+  if (plain.kind === 'string') {
+    if (where === 'path') return 'missing';
+    if (field === 'length') return INTEGER;
+    return /^\d+$/u.test(field) ? STRING : 'missing';
+  }
+  if (plain.kind === 'array') {
+    if (field === 'length') return INTEGER;
+    if (/^\d+$/u.test(field) || (where === 'path' && /^-\d+$/u.test(field))) return plain.items;
+    return 'missing';
+  }
   if (plain.kind === 'object') {
     const found = Object.hasOwn(plain.fields, field) ? plain.fields[field] : undefined;
     if (found) return found.type;
-    return plain.open ? UNKNOWN : 'missing';
+    if (!plain.open) return 'missing';
+    const declared = plain.freeNames
+      ? undefined
+      : nearMiss(field, Object.keys(plain.fields), (name) => holdsObject(plain.fields[name]?.type));
+    return declared === undefined ? UNKNOWN : { nearMiss: declared };
   }
   if (plain.kind === 'union') {
-    const options = plain.members.filter((m) => m.kind !== 'null').map((m) => fieldOf(m, field));
+    const options = plain.members.filter((m) => m.kind !== 'null').map((m) => fieldOf(m, field, where));
     if (options.every((o) => o === 'missing')) return 'missing';
-    const found = options.filter((t): t is PipeType => t !== 'missing');
+    const found = options.filter((t): t is PipeType => t !== 'missing' && !('nearMiss' in t));
     return found.length === 1 ? (found[0] as PipeType) : UNKNOWN;
   }
   return UNKNOWN;

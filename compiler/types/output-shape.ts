@@ -52,5 +52,8 @@ export function asMessageShape(t: PipeType): PipeType {
       required,
     };
   }
-  return { kind: 'object', fields, open: objects.some((o) => o.open) };
+  const open = objects.some((o) => o.open);
+  return objects.some((o) => o.freeNames)
+    ? { kind: 'object', fields, open, freeNames: true }
+    : { kind: 'object', fields, open };
 }

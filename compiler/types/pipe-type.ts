@@ -30,6 +30,17 @@ export type PipeType = (
       readonly fields: Readonly<Record<string, FieldType>>;
       /** Closed objects (additionalProperties: false, or a literal) reject unknown field paths. */
       readonly open: boolean;
+      /**
+       * Open, and the fields it does not declare have names chosen elsewhere (a `fail` step's
+       * object joins the error a `catch` sees): a read one slip away from a declared name is then
+       * not taken for a typo (near-miss.ts).
+       */
+      readonly freeNames?: boolean;
+      /**
+       * The object was closed by what the build's senders send (compiler/check/senders.ts): a
+       * read of a field it lacks names them. Absent on objects closed by a schema or a literal.
+       */
+      readonly sentBy?: SentBy;
     }
   | { readonly kind: 'union'; readonly members: readonly PipeType[] }
 ) & { readonly secret?: SecretMark };
@@ -41,6 +52,16 @@ export type PipeType = (
 export interface SecretMark {
   readonly from: string;
   readonly declaredAt?: Span;
+}
+
+/**
+ * Who sends a message whose shape the build's senders closed: `who` in words (`publisher of
+ * \`orders\``), the path of the object inside the message, and each sender's payload there.
+ */
+export interface SentBy {
+  readonly who: string;
+  readonly path: readonly string[];
+  readonly senders: readonly { readonly span: Span; readonly fields: readonly string[] }[];
 }
 
 export interface FieldType {

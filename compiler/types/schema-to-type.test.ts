@@ -127,3 +127,21 @@ describe('type operations', () => {
     expect(union(STRING, UNKNOWN)).toEqual(UNKNOWN);
   });
 });
+
+describe('schemaToType: names declared elsewhere', () => {
+  it('marks an open object whose other fields are described elsewhere', () => {
+    const map = schemaToType({ type: 'object', properties: { id: {} }, additionalProperties: { type: 'string' } });
+    expect(map).toMatchObject({ kind: 'object', open: true, freeNames: true });
+    const conditional = schemaToType({ type: 'object', properties: { kind: {} }, if: {}, then: {} });
+    expect(conditional).toMatchObject({ freeNames: true });
+    const plain = schemaToType({ type: 'object', properties: { id: { type: 'string' } } });
+    expect(plain).toMatchObject({ kind: 'object', open: true });
+    expect(plain).not.toHaveProperty('freeNames');
+  });
+
+  it('keeps a required name the properties do not describe as a field', () => {
+    const t = schemaToType({ type: 'object', required: ['total', 'id'], properties: { id: { type: 'string' } } });
+    expect(lookupField(t, 'total')).toEqual({ kind: 'found', type: UNKNOWN });
+    expect(t).toMatchObject({ fields: { total: { required: true }, id: { type: STRING, required: true } } });
+  });
+});

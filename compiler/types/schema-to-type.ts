@@ -146,8 +146,14 @@ class Converter {
         fields[key] = { type: this.convert(properties[key], depth + 1), required: requiredNames.has(key) };
       }
     }
+    // A required name the properties do not describe is a field all the same.
+    for (const name of requiredNames)
+      if (!Object.hasOwn(fields, name)) fields[name] = { type: UNKNOWN, required: true };
     const closed = own(schema, 'additionalProperties') === false || own(schema, 'unevaluatedProperties') === false;
-    return { kind: 'object', fields, open: !closed };
+    if (closed) return { kind: 'object', fields, open: false };
+    return namesFieldsElsewhere(schema)
+      ? { kind: 'object', fields, open: true, freeNames: true }
+      : { kind: 'object', fields, open: true };
   }
 
   private arrayType(schema: Schema, depth: number): PipeType {
@@ -162,6 +168,19 @@ class Converter {
     }
     return { kind: 'array', items: items === undefined ? UNKNOWN : this.convert(items, depth + 1) };
   }
+}
+
+/**
+ * An open object schema whose other fields are described elsewhere (a map's `additionalProperties`
+ * schema, `patternProperties`, `propertyNames`, fields of an `if`/`then`/`else` or of
+ * `dependentSchemas`): a name one slip away from a property may be one of those (near-miss.ts).
+ */
+function namesFieldsElsewhere(schema: Schema): boolean {
+  if (isSchemaObject(own(schema, 'additionalProperties'))) return true;
+  if (isSchemaObject(own(schema, 'unevaluatedProperties'))) return true;
+  return ['patternProperties', 'propertyNames', 'if', 'then', 'else', 'dependentSchemas', 'dependencies', 'not'].some(
+    (key) => own(schema, key) !== undefined,
+  );
 }
 
 /** allOf: objects merge their fields (a field is required if any part requires it); otherwise the most specific part wins. */
@@ -186,7 +205,9 @@ function mergeAll(parts: readonly PipeType[]): PipeType {
   const closedPartCoversAll = known.some(
     (p) => p.kind === 'object' && !p.open && names.every((n) => Object.prototype.hasOwnProperty.call(p.fields, n)),
   );
-  return { kind: 'object', fields, open: open || !closedPartCoversAll };
+  const mergedOpen = open || !closedPartCoversAll;
+  const freeNames = mergedOpen && known.some((p) => p.kind === 'object' && p.freeNames === true);
+  return { kind: 'object', fields, open: mergedOpen, ...(freeNames ? { freeNames } : {}) };
 }
 
 /**

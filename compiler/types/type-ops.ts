@@ -4,7 +4,7 @@
  * fit (assignability with a "maybe" answer) and field lookup with did-you-mean candidates.
  * Pure functions over the immutable types of pipe-type.ts.
  */
-import { NULL, UNKNOWN, type FieldType, type PipeType } from './pipe-type.js';
+import { arrayOf, NULL, UNKNOWN, type FieldType, type PipeType } from './pipe-type.js';
 import { keepSecret, secretFrom } from './secret.js';
 
 /** Structural equality of two types (field order ignored). */
@@ -276,6 +276,9 @@ export function widen(t: PipeType): PipeType {
 export function narrowBySchema(actual: PipeType, schema: PipeType): PipeType {
   if (schema.kind === 'unknown') return actual;
   if (actual.kind === 'unknown') return schema;
+  // An array's elements are narrowed as the value is (an upload's closed file entries stay closed).
+  if (actual.kind === 'array' && schema.kind === 'array')
+    return keepSecret(arrayOf(narrowBySchema(actual.items, schema.items)), [actual]);
   if (actual.kind !== 'object' || schema.kind !== 'object') return keepSecret(schema, [actual]);
   const fields: Record<string, FieldType> = {};
   const keys = new Set([...Object.keys(actual.fields), ...Object.keys(schema.fields)]);
@@ -289,5 +292,7 @@ export function narrowBySchema(actual: PipeType, schema: PipeType): PipeType {
       Object.defineProperty(fields, key, { value: (a ?? s) as FieldType, enumerable: true });
     }
   }
-  return keepSecret({ kind: 'object', fields, open: actual.open && schema.open }, [actual]);
+  const open = actual.open && schema.open;
+  const freeNames = open && (actual.freeNames === true || schema.freeNames === true);
+  return keepSecret({ kind: 'object', fields, open, ...(freeNames ? { freeNames } : {}) }, [actual]);
 }

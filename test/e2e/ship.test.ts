@@ -40,6 +40,30 @@ function instructions(text: string): Instruction[] {
     });
 }
 
+/**
+ * better-sqlite3's install script asks GitHub for a prebuilt binary and, offline, compiles SQLite
+ * from source (about a minute). Its installer also takes prebuilt binaries from a local folder
+ * (`npm_config_better_sqlite3_local_prebuilds`, prebuild-install's `local-prebuilds`): the binary
+ * pipec's own `npm ci` built, packed under the name the installer looks for, is exactly what it
+ * would compile. A platform we cannot name (musl) gets no folder and compiles as before.
+ */
+function localPrebuilds(scratch: string): Record<string, string> {
+  const manifest = path.join(REPO_ROOT, 'node_modules', 'better-sqlite3', 'package.json');
+  const binary = path.join(path.dirname(manifest), 'build', 'Release', 'better_sqlite3.node');
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  const glibc = process.platform !== 'linux' || report?.header?.glibcVersionRuntime !== undefined;
+  if (!fs.existsSync(binary) || !glibc) return {};
+  const { version } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string };
+  const folder = path.join(scratch, 'prebuilds');
+  const stage = path.join(scratch, 'prebuild-stage');
+  fs.mkdirSync(path.join(stage, 'build', 'Release'), { recursive: true });
+  fs.mkdirSync(folder, { recursive: true });
+  fs.copyFileSync(binary, path.join(stage, 'build', 'Release', 'better_sqlite3.node'));
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  execFileSync('tar', ['-czf', path.join(folder, name), '-C', stage, 'build']);
+  return { npm_config_better_sqlite3_local_prebuilds: folder };
+}
+
 interface Lock {
   packages: Record<string, { version?: string; dev?: boolean }>;
 }
@@ -178,7 +202,7 @@ describe('a built service, shipped', () => {
     for (const file of ['package.json', 'package-lock.json'])
       fs.copyFileSync(path.join(built, file), path.join(deps, file));
     const install = lines.find((l) => l.op === 'RUN' && l.args.startsWith('npm ci'));
-    run(install?.args ?? 'false', deps, { npm_config_prefer_offline: 'true' });
+    run(install?.args ?? 'false', deps, { npm_config_prefer_offline: 'true', ...localPrebuilds(outside) });
     const installed = JSON.parse(fs.readFileSync(path.join(deps, 'node_modules', 'hono', 'package.json'), 'utf8')) as {
       version: string;
     };

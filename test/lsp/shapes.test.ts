@@ -43,4 +43,32 @@ describe('language server: message shapes', () => {
     const nested = complete(project, file, atCustomer);
     expect(nested.items.map((i) => i.label)).toEqual(['name']);
   });
+
+  it('hover on an event subscriber shows the message narrowed to what its publishers send', () => {
+    const text = `schema Failure { type: "object", required: ["id"], properties: { id: { type: "string" } } }
+
+pipeline checkout {
+  trigger http { method: POST, path: "/checkout" }
+  publish failed { payload: { id: "A-1", summary: "declined" } }
+  respond 202 { accepted: true }
+}
+
+pipeline on-failed {
+  trigger event { name: "failed", body: Failure }
+  log { message: "{{ message.summary }}" }
+}
+`;
+    const path = '/virtual/failed.pipe';
+    const compiled = compile({ files: [{ path, text }], registry, host: { readFile: () => undefined } });
+    expect(compiled.diagnostics).toEqual([]);
+    const view: ProjectView = {
+      files: [{ path, text, ast: parseFile(path, text).value }],
+      registry,
+      shapes: compiled.shapes ?? [],
+    };
+    const shown = hover(view, path, text.indexOf('log {') + 1)?.markdown ?? '';
+    expect(shown).toContain('summary');
+    expect(shown).toContain('What every publisher of `failed` sends');
+    expect(shown).not.toContain('…');
+  });
 });

@@ -160,6 +160,29 @@ export const bracesCodes = {
     explain:
       'A lambda parameter would hide a name that already means something: a scope (`message`, `global`, `account`, `metadata`, `step`, `item`, `capsule`), a literal (`true`, `false`, `null`), another parameter of the same lambda, or a parameter of an enclosing lambda. For example `{{ MAP(message.lines, message => message.qty) }}`. Fix: choose another name, e.g. `line => line.qty`.',
   },
+  PIPE4023: {
+    title: 'Condition that is never true',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A `when {{ … }}` condition is a value that, whenever it is present, is not a boolean: a string, a number, an object or an array. Only `true` is true in Double Braces (there is no "truthy" text or object), so the branch is never taken — whether the value is there or missing. For example `when {{ message.customer }}` where `customer` is an object, or `when {{ message.email }}` where it is a string. Fix: write the test meant, e.g. `!ISNULL(message.customer)`, `message.email != ""`, `TOBOOLEAN(message.flag)` for text such as "true", or `SIZE(message.items) > 0`.',
+  },
+  PIPE4024: {
+    title: 'Object or array never equals scalar',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A value that, whenever it is present, is an object or an array is compared with `==`, `!=` or `EQUALTO` to a number, string or boolean. Double Braces compare strictly (deep equality, no conversion), so such a comparison is always false (`!=` always true), whether the value is there or missing. For example `{{ message.customer == "ACME" }}` where `customer` is an object. Fix: compare one of its fields (`message.customer.name == "ACME"`), or its size (`SIZE(message.items) == 0`).',
+  },
+  PIPE4030: {
+    title: 'Near miss of a declared field',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A `{{ }}` path or a JSONPath (a path, or an `@.a.b` chain in a filter) reads a field that an open shape does not declare, and its name is one slip away from a name the shape does declare. An open shape (a JSON Schema without `additionalProperties: false`, the error object a `catch` sees, the failure an `on-fail` sees) allows fields it does not list, so such a read is not wrong in itself; but one this close to a declared name is a typo in practice, and it reads null at run time. For example `{{ message.body.employee }}` when the schema declares `employee_name`, or `when "$.body[?(@.totl > 0)]"` when it declares `total`.\n\n' +
+      "A near miss is: the same name in another case or with other separators (`employeeName` / `employee_name`); one letter inserted, deleted, replaced or two neighbours swapped, in names of at least 4 and 5 characters (`totl`, `totals`, `amont` for `total`, `amount`; never `data` for `date`); or one word more or less at the start or the end (`employee` / `employee_name`, `validationErrors` / `validation`, `errorMessage` / `message`), the shared words being at least 4 characters together. Not near misses: names that differ only in digits (`address1` / `address2`); a shorter name that fits two declared ones (`name` when `firstName` and `lastName` are declared); a declared name plus a word when the declared field holds an object (`customerName` beside `customer { … }`) or the word makes a field of its own (`Id`, `Count`, `Type`, `Date`, `At`…: `orderId` beside `order`). Nor a read whose absence the expression handles (either side of `??`, the argument of `ISNULL`), nor a read of a shape whose other fields are named elsewhere (a map's `additionalProperties` schema, `patternProperties`, `if`/`then`; the error a `catch` sees after a `fail` with an object or an `execute`). Reads of undeclared names that are no near miss are not reported.\n\n" +
+      'Fix: use the declared name. If the data really holds that field, declare it in the schema (`properties`).',
+  },
   PIPE4101: {
     title: 'Syntax error in {{ }} expression',
     severity: 'error',

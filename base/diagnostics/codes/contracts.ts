@@ -40,4 +40,11 @@ export const contractCodes = {
     explain:
       'A `publish` step sends an event no pipeline of this build subscribes to, and a pipeline subscribes to an event no step publishes, and the two names differ by one or two characters: one of them is misspelt, so the event goes nowhere and the subscriber never runs. Both places are reported, since either name may be the wrong one.\n\nExample: `publish order-acepted { … }` and `trigger event { name: "order-accepted" }` — write the same name in both. When the names really are different events that cross a service boundary, declare them so with `external: true` on the step and on the trigger.',
   },
+  PIPE6106: {
+    title: 'Field no sender sends',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'Within one build, a pipeline started by `trigger event { name: NAME }` receives what the build\'s `publish NAME` steps send, and a pipeline run by `execute` what its callers send. When every sender is known — the event is not declared `external: true` on the trigger or on any publisher, no `publish` computes its event name, and every sender is a step of a pipeline whose payload has a known, closed shape — the message holds the fields the trigger\'s `body` schema declares and those the senders send, and no other. Reading any other field reads nothing: usually a misspelt field, or one the senders call by another name. A pipeline with an `http` trigger (or any trigger reached from outside the build) is not narrowed.\n\nExample: `publish order-failed { payload: { orderId: …, summary: … } }` and, in the subscriber, `{{ message.message }}` — write `{{ message.summary }}`. When the event also comes from another service, declare it so on the trigger: `trigger event { name: "order-failed", external: true }`.',
+  },
 } as const satisfies CodeTable;

@@ -22,7 +22,10 @@ export const patternCodes = {
       'trigger body schema, a validate step, a JSON Generator literal or a connector output). Every field of the ' +
       'path is checked, and every `@.a.b` chain inside its filters, in each `&&` / `||` part, against the element ' +
       'the filter tests (`@root.a.b` against the root); a `JSONPATH(value, "…")` literal is checked against the type ' +
-      'of `value`. Open shapes, deep scans (`..`), scripts and `@parent` are not checked. A `for-each` gives its body the shape of the elements its ' +
+      'of `value`. A string, number or boolean has no members and an array only its elements and `length`, so ' +
+      '`for-each "$.body.trackingId[*]"` over a string and `$.body.items.sku` (a field of an array: `[*].sku`) ' +
+      "select nothing too; inside a filter a string's `length` and characters (`@.code[0]`) are read. " +
+      'Open shapes (but a near miss of a declared field, PIPE4030), deep scans (`..`), scripts and `@parent` are not checked. A `for-each` gives its body the shape of the elements its ' +
       'path selects, so `message.x` inside the loop is checked too (PIPE4006).\n\n' +
       'Example: `when "$.body[?(@.totl < 500)]"` after a validate whose schema has `total`; ' +
       '`when "$.body[?(@.customer.tierr == \'vip\')]"`. Fix the field name.',

@@ -3,7 +3,7 @@
  * the upload limit; the first message is the envelope with `files` (one entry per uploaded file).
  */
 import type { TriggerCompiler } from '../../../compiler/connectors/hook-api.js';
-import { httpEnvelope, routeSpec } from '../http/compile.js';
+import { httpEnvelope, principalShape, routeSpec } from '../http/compile.js';
 
 const MB = 1024 * 1024;
 
@@ -23,7 +23,12 @@ export const compile: TriggerCompiler = {
         ...routeSpec(input, api),
         maxFileSize: String(api.reader(input.trigger.config).num('max-file-size', 100 * MB)),
       },
-      message: httpEnvelope(api, t.UNKNOWN, { files: t.arrayOf(uploadedFile) }),
+      message: httpEnvelope(
+        api,
+        t.UNKNOWN,
+        { files: t.arrayOf(uploadedFile) },
+        principalShape(input.trigger.config, api),
+      ),
     };
   },
 };

@@ -37,8 +37,39 @@ export function routeSpec({ trigger, ctx, envelope }: TriggerHookInput, api: Com
   };
 }
 
+/**
+ * `message.principal`: what runtime/security/auth.ts gives per auth `type` (api-key: the account
+ * and the key's index; bearer: the token's subject, scopes and claims; basic: the user name), as
+ * closed shapes; any of them when the type is not written as a word. Open when there is no `auth`.
+ */
+export function principalShape(config: TriggerHookInput['trigger']['config'], api: CompileApi): PipeType {
+  const t = api.types;
+  const auth = api.entryOf(config, 'auth');
+  if (!auth || auth.kind !== 'object') return t.objectOf({}, true);
+  const typeValue = api.entryOf(auth, 'type');
+  const type =
+    typeValue?.kind === 'ident' ? typeValue.name : typeValue?.kind === 'string' ? typeValue.value : undefined;
+  const byType: Readonly<Record<string, PipeType>> = {
+    'api-key': t.closed({ scheme: t.STRING, account: t.STRING, keyIndex: t.INTEGER }),
+    bearer: t.closed({
+      scheme: t.STRING,
+      subject: t.union(t.STRING, t.NULL),
+      scopes: t.arrayOf(t.STRING),
+      claims: t.objectOf({}, true),
+    }),
+    basic: t.closed({ scheme: t.STRING, username: t.STRING }),
+  };
+  if (type !== undefined && Object.hasOwn(byType, type)) return byType[type] as PipeType;
+  return t.union(...Object.values(byType));
+}
+
 /** The Digibee envelope of an HTTP request: `{ body, headers, queryAndPath, method, path, contentType }`. */
-export function httpEnvelope(api: CompileApi, body: PipeType, extra: Record<string, PipeType> = {}): PipeType {
+export function httpEnvelope(
+  api: CompileApi,
+  body: PipeType,
+  extra: Record<string, PipeType> = {},
+  principal: PipeType = api.types.objectOf({}, true),
+): PipeType {
   const t = api.types;
   const open = t.objectOf({}, true);
   return t.closed(
@@ -50,7 +81,7 @@ export function httpEnvelope(api: CompileApi, body: PipeType, extra: Record<stri
       path: t.STRING,
       contentType: t.STRING,
       ...extra,
-      principal: open,
+      principal,
     },
     ['principal'],
   );
@@ -115,7 +146,7 @@ export const compile: TriggerCompiler = {
       maxBodySize: String(api.reader(input.trigger.config).num('max-body-size', 5 * MB)),
     };
     if (body.validator) spec['validateBody'] = body.validator;
-    const message = httpEnvelope(api, body.type);
+    const message = httpEnvelope(api, body.type, {}, principalShape(input.trigger.config, api));
     const idempotencyJs = idempotencySpec(idempotency, message, input.ctx, api);
     if (idempotencyJs) spec['idempotency'] = idempotencyJs;
     return { spec, message };

@@ -31,6 +31,13 @@ export const variants: Variant[] = [
     find: 'text: "{{ message.summary }}"',
     replace: 'text: "{{ message.message }}"',
   },
+  // Inside the open `payload` object: the publisher sends `orderId` there, nothing else.
+  {
+    id: 'open-consumer-nested-read',
+    category: 'contract',
+    find: 'order: "{{ message.orderId }}"',
+    replace: 'order: "{{ message.payload.order }}"',
+  },
 
   // envelopes and closed shapes
   {
@@ -46,6 +53,13 @@ export const variants: Variant[] = [
     hard: true,
     find: 'failed: {{ message.message }}',
     replace: 'failed: {{ message.errorMessage }}',
+  },
+  {
+    id: 'catch-error-field-edit',
+    category: 'closed-shape',
+    hard: true,
+    find: 'failed: {{ message.message }}',
+    replace: 'failed: {{ message.mesage }}',
   },
   {
     id: 'step-in-catch-body-field',
@@ -183,5 +197,14 @@ export const variants: Variant[] = [
     category: 'never-match',
     find: 'when {{ message.status == 200 }}',
     replace: 'when {{ message.status == "200" }}',
+  },
+
+  // hard: Double Braces values that can never do what they say
+  {
+    id: 'javascript-template-path',
+    category: 'double-braces',
+    hard: true,
+    find: 'summary: "payment gateway failed: {{ message.message }}",',
+    replace: 'summary: "payment gateway failed: ${message.message}",',
   },
 ];

@@ -123,6 +123,13 @@ export const variants: Variant[] = [
     replace: 'decision: "APPROVED", employee: "{{ message.body.employee }}"',
   },
   {
+    id: 'agent-body-field-spelling',
+    category: 'closed-shape',
+    hard: true,
+    find: 'decision: "APPROVED", employee: "{{ message.body.employee_name }}"',
+    replace: 'decision: "APPROVED", employee: "{{ message.body.employeeName }}"',
+  },
+  {
     id: 'agent-output-not-under-body',
     category: 'closed-shape',
     find: 'decision: "MANAGER_APPROVAL", employee: "{{ message.body.employee_name }}"',
@@ -233,4 +240,20 @@ export const variants: Variant[] = [
     replace: 'user: "Extract the expense report from the attached file. API key: {{ account.expense-llm.key }}",',
   },
   { id: 'upload-pattern-invalid', category: 'regex-param', find: '"^.+\\\\.(pdf)$"', replace: '"^.+\\\\.(pdf$"' },
+
+  // hard: braces in text
+  {
+    id: 'template-opening-forgotten',
+    category: 'double-braces',
+    hard: true,
+    find: 'model: "{{ message.model }}"',
+    replace: 'model: "message.model }}"',
+  },
+  {
+    id: 'stray-brace-before-template',
+    category: 'double-braces',
+    hard: true,
+    find: 'model: "{{ message.model }}"',
+    replace: 'model: "{ {{ message.model }}"',
+  },
 ];

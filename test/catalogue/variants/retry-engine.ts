@@ -193,6 +193,13 @@ export const variants: Variant[] = [
     find: 'flow: "{{ message.flow }}",',
     replace: 'flow: "{{ message.flowName }}",',
   },
+  // The only publisher sends `maxRetry`; RetryRequest is open but does not declare `maxRetries`.
+  {
+    id: 'open-consumer-read-plural',
+    category: 'contract',
+    find: 'maxRetry: {{ message.maxRetry }},',
+    replace: 'maxRetry: {{ message.maxRetries }},',
+  },
   {
     id: 'publish-event-typo',
     category: 'contract',
@@ -293,5 +300,13 @@ export const variants: Variant[] = [
     category: 'never-match',
     find: 'timezone: "Europe/Lisbon"',
     replace: 'timezone: "Europe/Lisboa"',
+  },
+
+  {
+    id: 'object-as-null-guard',
+    category: 'double-braces',
+    hard: true,
+    find: 'when {{ step.entry.attempt < step.entry.maxRetry }}',
+    replace: 'when {{ step.entry && step.entry.attempt < step.entry.maxRetry }}',
   },
 ];

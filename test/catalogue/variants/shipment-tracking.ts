@@ -25,6 +25,14 @@ export const variants: Variant[] = [
     find: DELAYED,
     replace: `when "$.customer[?(@.address.countri == 'PT')]"`,
   },
+  // A field of an array selects nothing: the elements come first (`[*].status`).
+  { id: 'path-field-of-array', category: 'jsonpath', find: DELAYED, replace: `when "$.legs.status"` },
+  {
+    id: 'for-each-field-of-array',
+    category: 'for-each',
+    find: '"$.body.events[*]"',
+    replace: '"$.body.events.code"',
+  },
   {
     id: 'filter-nested-into-string',
     category: 'jsonpath',
@@ -157,5 +165,29 @@ export const variants: Variant[] = [
     replace:
       'delayed: true, events: {{ SIZE(step.tracking.body.events) }} }\n      log { message: "delay notified" }\n',
     line: 'log { message: "delay notified" }',
+  },
+
+  // hard: Double Braces values that can never do what they say
+  {
+    id: 'stray-brace-in-url',
+    category: 'double-braces',
+    hard: true,
+    find: 'url: "https://tracking.example.com/shipments/{{ step.shipment.shipmentId }}",',
+    replace: 'url: "https://tracking.example.com/shipments/{{ step.shipment.shipmentId }}}",',
+  },
+  {
+    id: 'address-compared-to-text',
+    category: 'double-braces',
+    hard: true,
+    find: 'city: "{{ step.shipment.customer.address.city }}",',
+    replace:
+      "city: \"{{ IF(step.shipment.customer.address == '', 'unknown', step.shipment.customer.address.city) }}\",",
+  },
+  {
+    id: 'size-of-a-number',
+    category: 'double-braces',
+    hard: true,
+    find: 'events: {{ SIZE(step.tracking.body.events) }}',
+    replace: 'events: {{ SIZE(step.tracking.status) }}',
   },
 ];

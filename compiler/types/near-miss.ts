@@ -1,0 +1,133 @@
+/**
+ * Near misses: a read of a field an OPEN shape does not declare, whose name is one slip away from
+ * a name it does declare. An open shape allows fields it does not list, so an undeclared read is
+ * not wrong in itself; but a read one slip away from a declared name (`totl` for `total`,
+ * `employee` for `employee_name`, `errorMessage` for `message`) is a typo in practice, and it
+ * silently reads null at run time.
+ *
+ * A read `r` is a near miss of a declared name `d` (r ≠ d) when one of these holds:
+ *  1. spelling: the same name ignoring case and the separators `_` and `-`
+ *     (`employeeName` / `employee_name`, `OrderID` / `orderId`);
+ *  2. one edit: one letter inserted, deleted, replaced, or two neighbours swapped (case and
+ *     separators ignored), when the longer name has at least 5 characters and the shorter at
+ *     least 4 (`totl`, `totals`, `amont`; never `data` / `date`);
+ *  3. one word more or less: split into words (camelCase, `_`, `-`, digits), one name is the
+ *     other with one more word at its start or its end, and the words they share are at least 4
+ *     characters long together (`employee` / `employee_name`, `validationErrors` / `validation`,
+ *     `errorMessage` / `message`, `flowName` / `flow`; never `id` / `userId`). A read that is a
+ *     declared name plus a word is no near miss when the declared field holds an object
+ *     (`customerName` beside `customer { … }`: a flattened member) or the word names a field of
+ *     its own (`Id`, `Count`, `Type`, `Date`, `At`…: `orderId` beside `order`, `statusCode`
+ *     beside `status`).
+ * Never a near miss: names that differ only in digits (`address1` / `address2`, `line` /
+ * `line2`), and a read that is a near miss of two declared names by rule 3 alone (`name` when
+ * `firstName` and `lastName` are declared: which one is meant is not clear, and the data may
+ * well hold `name` itself). A read that holds a declared name and one more word is preferred to
+ * one that is a declared name less a word; when it holds two declared names (`errorMessage` when
+ * `error` and `message` are declared) it is a near miss of the one that ends it.
+ * Pure; used by the JSONPath and Double Braces field reads.
+ */
+import { editDistance } from '../../base/diagnostics/suggest.js';
+import type { PipeType } from './pipe-type.js';
+
+/** The declared name `read` is a near miss of, or undefined (also when `read` is declared). */
+export function nearMiss(
+  read: string,
+  declared: readonly string[],
+  holdsObject: (name: string) => boolean = () => false,
+): string | undefined {
+  if (declared.includes(read)) return undefined;
+  const byRank: string[][] = [[], [], []];
+  for (const name of [...new Set(declared)].sort()) {
+    const rank = nearMissRank(read, name, holdsObject(name));
+    if (rank !== undefined) byRank[rank]?.push(name);
+  }
+  const [spelling, edit, words] = byRank as [string[], string[], string[]];
+  if (spelling.length > 0) return spelling[0];
+  if (edit.length > 0) return edit[0];
+  // A read that holds a declared name and one more word (`validationErrors`) first; when it holds
+  // two (`errorMessage` with `error` and `message` declared), the one that ends it names what the
+  // field is. A read that is a declared name less a word is taken only when one name fits.
+  const readWords = wordsOf(read);
+  const inside = words.filter((name) => wordsOf(name).length < readWords.length);
+  if (inside.length === 1) return inside[0];
+  if (inside.length > 1) return inside.find((name) => wordsOf(name).at(-1) === readWords.at(-1));
+  return words.length === 1 ? words[0] : undefined;
+}
+
+/** 0, 1 or 2: the rule (spelling, one edit, one word) by which `read` is a near miss of `name`. */
+function nearMissRank(read: string, name: string, object: boolean): 0 | 1 | 2 | undefined {
+  if (read === name) return undefined;
+  const a = flat(read);
+  const b = flat(name);
+  if (a === b) return 0;
+  if (a.replace(/\d+/gu, '') === b.replace(/\d+/gu, '')) return undefined;
+  const longer = Math.max(a.length, b.length);
+  const shorter = Math.min(a.length, b.length);
+  if (longer >= 5 && shorter >= 4 && editDistance(a, b) === 1) return 1;
+  const readWords = wordsOf(read);
+  const nameWords = wordsOf(name);
+  if (!oneWordApart(readWords, nameWords)) return undefined;
+  if (readWords.length > nameWords.length) {
+    // `customerName` beside a declared object `customer`, `orderId` beside `order`, `totalCount`
+    // beside `total`: a field of its own in practice (a flattened member, an identifier, a count).
+    const extra = readWords[0] === nameWords[0] ? readWords.at(-1) : readWords[0];
+    if (object || OWN_FIELD_WORDS.has(extra as string)) return undefined;
+  }
+  return 2;
+}
+
+/** Words that, added to a name, make the name of another field: an identifier, a count, a time… */
+const OWN_FIELD_WORDS: ReadonlySet<string> = new Set([
+  'id',
+  'ids',
+  'uuid',
+  'key',
+  'code',
+  'number',
+  'no',
+  'num',
+  'count',
+  'total',
+  'type',
+  'kind',
+  'at',
+  'date',
+  'time',
+  'timestamp',
+  'url',
+  'uri',
+]);
+
+/** Lower case, without `_` and `-`. */
+function flat(name: string): string {
+  return name.toLowerCase().replace(/[_-]/gu, '');
+}
+
+/** `validationErrors` → validation, errors; `employee_name` → employee, name; `line2` → line, 2. */
+export function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z\d])([A-Z])/gu, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/gu, '$1 $2')
+    .replace(/([A-Za-z])(\d)|(\d)([A-Za-z])/gu, (_m, l1, d1, d2, l2) => (l1 ? `${l1} ${d1}` : `${d2} ${l2}`))
+    .split(/[\s_\-.]+/u)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
+
+/** One list is the other with one more (non-digit) word at its start or its end; shared words ≥ 4 characters. */
+function oneWordApart(x: readonly string[], y: readonly string[]): boolean {
+  const [short, long] = x.length < y.length ? [x, y] : [y, x];
+  if (long.length !== short.length + 1 || short.length === 0) return false;
+  if (short.join('').length < 4) return false;
+  const same = (from: number): boolean => short.every((w, i) => long[from + i] === w);
+  if (same(0) && !/^\d+$/u.test(long[long.length - 1] as string)) return true;
+  return same(1) && !/^\d+$/u.test(long[0] as string);
+}
+
+/** Whether a field's type may be an object (so a name with one more word may be a flattened member). */
+export function holdsObject(type: PipeType | undefined): boolean {
+  if (type === undefined) return false;
+  if (type.kind === 'union') return type.members.some(holdsObject);
+  return type.kind === 'object';
+}
