@@ -13,6 +13,7 @@ import {
   assignmentInJsonPath,
   invalidJsonPath,
   noSuchPathField,
+  forEachOverList,
   forEachOverScalar,
   notACollection,
   notACondition,
@@ -92,6 +93,11 @@ export function compileCollection(
   if (value.kind === 'string') {
     const path = checkJsonPath(value.value, value, message, ctx);
     if (path === undefined) return { expr: { js: '[]', constant: true }, element: UNKNOWN };
+    // A definite path (no wildcard, filter, slice, union or deep scan) selects one node: when that
+    // node is a list, the body runs once, with the whole list.
+    if (path.element.kind === 'array' && !/[*?:,]|\.\./u.test(value.value)) {
+      ctx.diagnostics.push(forEachOverList(value.span, value.value));
+    }
     const name = ctx.hoist('jsonpath', `R.compileJsonPath(${JSON.stringify(value.value)})`, value.value);
     return { expr: { js: `R.jsonPathQuery(${name}, message)`, constant: false }, element: path.element };
   }

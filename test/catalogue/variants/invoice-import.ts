@@ -191,4 +191,80 @@ export const variants: Variant[] = [
       '"{{ account.invoice-sftp.username }}:{{ account.invoice-sftp.password }}@{{ step.file.remotePath }}"',
     ),
   },
+  // second round
+  {
+    id: 'email-to-rows',
+    category: 'parameter',
+    find: 'to: "{{ global.finance-to }}",',
+    replace: 'to: {{ step.parsed.rows }},',
+  },
+  {
+    id: 'sftp-path-file-object',
+    category: 'parameter',
+    find: 'path: "{{ global.invoice-file }}"',
+    replace: 'path: {{ step.file }}',
+    hard: true,
+  },
+  { id: 'publish-event-typo', category: 'contract', find: 'publish payments-due {', replace: 'publish payment-due {' },
+  {
+    id: 'for-each-path-without-wildcard',
+    category: 'for-each',
+    find: 'for-each booked "$.rows[*]"',
+    replace: 'for-each booked "$.rows"',
+  },
+  { id: 'cron-hour-range', category: 'cron', find: 'cron: "15 1 * * *"', replace: 'cron: "15 25 * * *"' },
+  { id: 'max-rejected-negative', category: 'parameter', find: 'max-rejected: 500', replace: 'max-rejected: -1' },
+  {
+    id: 'choice-jsonpath-comparison',
+    category: 'jsonpath',
+    find: 'when {{ message.count > 0 }}',
+    replace: 'when "$.count > 0"',
+  },
+  {
+    id: 'key-in-email-subject',
+    category: 'secret',
+    find: 'invoices imported from',
+    replace: 'invoices imported with {{ account.accounting-api.key }} from',
+  },
+  {
+    id: 'store-query-operator-typo',
+    category: 'parameter',
+    find: '{ supplier: { $exists: true } }',
+    replace: '{ supplier: { $exist: true } }',
+  },
+  {
+    id: 'store-sort-direction-word',
+    category: 'parameter',
+    find: 'limit: 1000 }',
+    replace: 'sort: { due: "asc" }, limit: 1000 }',
+  },
+  {
+    id: 'jolt-spec-key-typo',
+    category: 'transform-output',
+    find: '{ rowCount: "count", data:',
+    replace: '{ rowcount: "count", data:',
+    line: '"{{ step.totals.count }} invoices are open',
+    hard: true,
+  },
+  {
+    id: 'unknown-event-consumer-field',
+    category: 'contract',
+    find: '{{ message.count }} invoices due from',
+    replace: '{{ message.total }} invoices due from',
+  },
+  {
+    id: 'rest-account-wrong-type',
+    category: 'parameter',
+    // rest's schema does not list the account types it takes yet (which ones its run time maps is
+    // to be settled), so the build cannot be sure.
+    hard: true,
+    find: '      account: accounting-api,\n',
+    replace: '      account: finance-smtp,\n',
+  },
+  {
+    id: 'sftp-account-wrong-type',
+    category: 'parameter',
+    find: 'sftp get file { account: invoice-sftp,',
+    replace: 'sftp get file { account: finance-smtp,',
+  },
 ];
