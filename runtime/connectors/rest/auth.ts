@@ -5,6 +5,7 @@
  *   basic   { username, password }  → Authorization: Basic base64(username:password)   (RFC 7617)
  *   bearer  { token }               → Authorization: Bearer <token>
  *   api-key { key }                 → <api-key-header>: <key>, or ?<api-key-query>=<key>
+ *   secret-key { key }              → the same as api-key (a key the API takes as its API key)
  *   oauth2  { token-url, client-id, client-secret, scope?, audience? } → Authorization: Bearer <cached token>
  * Errors name the account and the missing field, never a value.
  */
@@ -24,7 +25,7 @@ export interface Credentials {
 
 export const NO_CREDENTIALS: Credentials = { headers: [], query: [], sensitive: { headers: [], query: [] } };
 
-export const ACCOUNT_TYPES = ['basic', 'bearer', 'api-key', 'oauth2'] as const;
+export const ACCOUNT_TYPES = ['basic', 'bearer', 'api-key', 'secret-key', 'oauth2'] as const;
 
 function accountError(accountName: string, problem: string): PipeError {
   return new PipeError(`rest: account ${accountName}: ${problem}`, { code: 500, kind: 'ACCOUNT_CONFIGURATION' });
@@ -63,7 +64,8 @@ export async function credentialsFor(
     }
     case 'bearer':
       return bearer(requiredField(account, name, 'token'));
-    case 'api-key': {
+    case 'api-key':
+    case 'secret-key': {
       const key = requiredField(account, name, 'key');
       if (params.apiKeyQuery !== undefined) {
         return {

@@ -445,7 +445,7 @@ describe('redirects', () => {
 });
 
 describe('accounts', () => {
-  it('basic, bearer and api-key (header or query) authenticate the request', async () => {
+  it('basic, bearer, api-key (header or query) and secret-key authenticate the request', async () => {
     await rest({
       url: `${api.origin}/a`,
       account: 'b',
@@ -465,13 +465,20 @@ describe('accounts', () => {
       accountFields: { type: 'api-key', key: 'k 3' },
       'api-key-query': 'apikey',
     });
-    const [basic, bearer, key, namedKey, queryKey] = api.requests;
+    await rest({
+      url: `${api.origin}/a`,
+      account: 's',
+      accountFields: { type: 'secret-key', key: 's1' },
+      'api-key-header': 'X-Key',
+    });
+    const [basic, bearer, key, namedKey, queryKey, secretKey] = api.requests;
     expect(basic?.headers.authorization).toBe(`Basic ${Buffer.from('ana:pä:ss').toString('base64')}`);
     expect(bearer?.headers.authorization).toBe('Bearer tok');
     expect(key?.headers['x-api-key']).toBe('k1');
     expect(namedKey?.headers['x-key']).toBe('k2');
     expect(queryKey?.url).toBe('/a?x=1&apikey=k+3');
     expect(queryKey?.headers['x-api-key']).toBeUndefined();
+    expect(secretKey?.headers['x-key']).toBe('s1');
   });
 
   it("the account's header replaces a step header of the same name", async () => {
