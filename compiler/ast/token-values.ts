@@ -73,6 +73,14 @@ export function decodeQuotedString(file: string, image: string, start: number): 
   const quote = image.charAt(0);
   const closed = image.length >= 2 && image.endsWith(quote) && !endsInsideEscape(image);
   const contentEnd = closed ? image.length - 1 : image.length;
+  if (closed && isPlainContent(image, contentEnd)) {
+    // No escape and no brace: the text as written, no `{{ }}` and no path between braces to report.
+    const value = image.slice(1, contentEnd);
+    return {
+      value: { kind: 'string', value, span: span(file, start, start + image.length), multiline: false },
+      diagnostics,
+    };
+  }
   const out = emptyChars();
   let i = 1;
   while (i < contentEnd) {
@@ -122,6 +130,15 @@ export function decodeQuotedString(file: string, image: string, start: number): 
   const whole = span(file, start, start + image.length);
   const template = splitTemplate(file, out, whole, false);
   return { value: template.value, diagnostics: [...diagnostics, ...template.diagnostics] };
+}
+
+/** True when image[1, end) holds no backslash and no brace (the usual key or word). */
+function isPlainContent(image: string, end: number): boolean {
+  for (let i = 1; i < end; i++) {
+    const c = image.charCodeAt(i);
+    if (c === 92 || c === 123 || c === 125) return false;
+  }
+  return true;
 }
 
 function endsInsideEscape(image: string): boolean {

@@ -12,7 +12,7 @@ import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import { STRING, type PipeType } from '../types/pipe-type.js';
 import { describeType, fits, withoutNull } from '../types/type-ops.js';
 import { secretFrom } from '../types/secret.js';
-import { analyze } from './analyze.js';
+import { analyzeBraces } from './analyze.js';
 import { pathText, type CheckResult } from './check.js';
 import { Emitter } from './emit.js';
 import type { BracesEnv } from './env.js';
@@ -20,7 +20,7 @@ import * as errors from './errors.js';
 import { withArticle } from './errors.js';
 
 export type { BracesEnv } from './env.js';
-export { analyze, type ParsedAndChecked } from './analyze.js';
+export { analyze, analyzeBraces, type ParsedAndChecked } from './analyze.js';
 export { evaluateExpression } from './evaluate.js';
 export { SIGNATURES, FUNCTION_NAMES, findSignature, type FunctionSignature } from './signatures.js';
 
@@ -76,7 +76,7 @@ function conversionHint(actual: PipeType, expected: PipeType, source: string): s
  * @example compileBraces(node, env).js // 'B.CONCAT(B.field(message, "name"), "!")'
  */
 export function compileBraces(node: BracesValue, env: BracesEnv): CompiledBraces {
-  const { expr, check, diagnostics } = analyze(node.text, node.textStart, node.offsets, env);
+  const { expr, check, diagnostics } = analyzeBraces(node, env);
   if (!expr || !check) return { type: { kind: 'unknown' }, js: 'null', diagnostics };
   const all = [...diagnostics];
   if (env.expected && !hasErrors(diagnostics) && fits(check.type, env.expected.type) === 'no') {

@@ -79,6 +79,21 @@ const ESCAPES: Readonly<Record<string, string>> = {
   t: '\t',
 };
 
+/** `[A-Za-z_]` */
+function isWordStart(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/** `[0-9]` */
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** `[A-Za-z0-9_]` */
+function isWordChar(code: number): boolean {
+  return isWordStart(code) || isDigit(code);
+}
+
 export function tokenize(text: string, map: OffsetMap): { tokens: Token[]; error?: LexError } {
   const tokens: Token[] = [];
   const make = (kind: TokenKind, value: string, start: number, end: number): Token => ({
@@ -91,16 +106,17 @@ export function tokenize(text: string, map: OffsetMap): { tokens: Token[]; error
   let i = 0;
   while (i < text.length) {
     const c = text[i] as string;
-    if (/\s/.test(c)) {
+    const cc = text.charCodeAt(i);
+    if (cc === 32 || (cc < 128 ? cc >= 9 && cc <= 13 : /\s/.test(c))) {
       i++;
       continue;
     }
     const start = i;
-    if (/[0-9]/.test(c)) {
+    if (isDigit(cc)) {
       const m = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
       const raw = m?.[0] ?? c;
       i += raw.length;
-      if (i < text.length && /[A-Za-z_0-9]/.test(text[i] as string)) {
+      if (i < text.length && isWordChar(text.charCodeAt(i))) {
         while (i < text.length && /[A-Za-z_0-9.]/.test(text[i] as string)) i++;
         return {
           tokens,
@@ -114,8 +130,8 @@ export function tokenize(text: string, map: OffsetMap): { tokens: Token[]; error
       tokens.push(make('number', raw, start, i));
       continue;
     }
-    if (/[A-Za-z_]/.test(c)) {
-      while (i < text.length && /[A-Za-z0-9_]/.test(text[i] as string)) i++;
+    if (isWordStart(cc)) {
+      while (i < text.length && isWordChar(text.charCodeAt(i))) i++;
       tokens.push(make('ident', text.slice(start, i), start, i));
       continue;
     }

@@ -59,7 +59,7 @@ class ExprParser {
   private pos = 0;
   private depth = 0;
   /** Tree depth of every node built, computed bottom-up without recursion. */
-  private readonly heights = new WeakMap<Expr, number>();
+  private readonly heights = new Map<Expr, number>();
 
   constructor(
     private readonly tokens: readonly Token[],
@@ -148,7 +148,9 @@ class ExprParser {
 
   /** Registers a node's height from its children and enforces MAX_DEPTH on left-deep chains too. */
   private built<T extends Expr>(node: T, children: readonly Expr[], at: Token): T {
-    const height = 1 + Math.max(0, ...children.map((c) => this.heights.get(c) ?? 1));
+    let tallest = 0;
+    for (const child of children) tallest = Math.max(tallest, this.heights.get(child) ?? 1);
+    const height = 1 + tallest;
     if (height > MAX_DEPTH) {
       throw new Stop({
         reason: 'too-deep',

@@ -36,6 +36,9 @@ export const PARAM_AJV_OPTIONS: Options = {
   strict: false,
   validateSchema: false,
   formats: { timezone: true, regex: true },
+  // The validators run on a few small parameter objects per compile: ajv's pass that tidies the
+  // generated code costs more than it saves (≈ 15 ms of each `pipec check`), and never changes a result.
+  code: { optimize: false },
 };
 
 /**

@@ -123,7 +123,7 @@ export function checkProgram(input: CheckInput): {
     validators: new ParamValidators(),
     schemas: new SchemaCompiler(),
     sourceOf: input.sourceOf,
-    sourcePath: input.sourcePath,
+    sourcePath: memoized(input.sourcePath),
     globalTypes: Object.fromEntries(globals.map((g) => [g.name, g.type])),
     accountTypes,
     forEmit: input.forEmit !== false,
@@ -535,4 +535,17 @@ function findCycle(start: string, next: ReadonlyMap<string, readonly ExecuteEdge
     }
   }
   return undefined;
+}
+
+/** `sourcePath` answered once per file: every step's provenance asks it again for the same file. */
+function memoized(sourcePath: (file: string) => string): (file: string) => string {
+  const known = new Map<string, string>();
+  return (file) => {
+    let named = known.get(file);
+    if (named === undefined) {
+      named = sourcePath(file);
+      known.set(file, named);
+    }
+    return named;
+  };
 }

@@ -96,12 +96,14 @@ export const COMPILE_API: CompileApi = {
   propertyKey,
   compileJoltChain(spec, locate, ctx) {
     if (!ctx) return compileJoltChain(spec, locate);
+    // A check only wants the diagnostics: no fast path, and no source lines for the comments of code
+    // nobody reads (each one located the spec key and its line).
+    if (!ctx.facts.forEmit) return compileJoltChain(spec, locate, { fixedShape: false });
     const sourceLine = (span: Span): string => {
       const at = ctx.source(span);
       return `${at.file}:${at.line}`;
     };
-    // The one-pass fast path (fixed-shape.ts) only speeds the generated code: not built for a check.
-    return compileJoltChain(spec, locate, { sourceLine, fixedShape: ctx.facts.forEmit });
+    return compileJoltChain(spec, locate, { sourceLine, fixedShape: true });
   },
   inferJoltShape,
   inferJsltShape(value, input, ctx) {

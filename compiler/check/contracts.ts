@@ -270,13 +270,25 @@ function describeActual(t: PipeType): string {
 }
 
 /** The parameter of `schema` marked `x-pipe-contract` (the payload) and the reference kind it follows. */
-export function contractParam(schema: ConnectorSchema): { key: string; kind: 'pipeline' | 'event' } | undefined {
+export function contractParam(schema: ConnectorSchema): ContractParam | undefined {
+  const known = contractParams.get(schema.params);
+  if (known !== undefined) return known ?? undefined;
+  let found: ContractParam | null = null;
   for (const [key, property] of Object.entries(paramProperties(schema))) {
     const kind = property['x-pipe-contract'];
-    if (kind === 'pipeline' || kind === 'event') return { key, kind };
+    if (kind === 'pipeline' || kind === 'event') {
+      found = { key, kind };
+      break;
+    }
   }
-  return undefined;
+  contractParams.set(schema.params, found);
+  return found ?? undefined;
 }
+
+type ContractParam = { readonly key: string; readonly kind: 'pipeline' | 'event' };
+
+/** contractParam by parameter schema (schemas are read once and never changed); null: none. */
+const contractParams = new WeakMap<object, ContractParam | null>();
 
 /** True when the step or trigger declares its event external (a parameter marked `x-pipe-boundary` set to true). */
 function declaredExternal(params: ObjectValue, schema: ConnectorSchema): boolean {

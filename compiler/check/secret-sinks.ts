@@ -14,7 +14,7 @@
 import type { BracesValue, ObjectValue, Value } from '../ast/ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
-import { analyze, type BracesEnv } from '../braces/index.js';
+import { analyzeBraces, type BracesEnv } from '../braces/index.js';
 import { pathText } from '../braces/check.js';
 import { paramProperties, type ConnectorSchema } from '../connectors/connector-registry.js';
 import { entryOf } from '../ast/literal.js';
@@ -82,7 +82,7 @@ interface Leak {
 
 /** The secret an expression's value holds, with the message path that carried it there, if any. */
 function secretOf(braces: BracesValue, env: BracesEnv): Leak | undefined {
-  const { expr, check, diagnostics } = analyze(braces.text, braces.textStart, braces.offsets, env);
+  const { expr, check, diagnostics } = analyzeBraces(braces, env);
   if (!expr || !check || diagnostics.some((d) => d.severity === 'error')) return undefined;
   const mark = secretIn(check.type);
   if (!mark) return undefined;

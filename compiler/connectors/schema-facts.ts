@@ -33,11 +33,24 @@ export function splitOf(property: JsonSchema | undefined): SplitFacts | undefine
   return { separator: split.separator, into: [String(split.into[0]), String(split.into[1])] };
 }
 
+/** refParams by parameter schema (schemas are read once and never changed): asked for every step. */
+const refParamsOf = new WeakMap<object, Map<RefKind, readonly string[]>>();
+
 /** The parameters of a schema marked `x-pipe-ref: kind`. */
-export function refParams(schema: ConnectorSchema, kind: RefKind): string[] {
-  return Object.entries(paramProperties(schema))
-    .filter(([, property]) => refOf(property) === kind)
-    .map(([key]) => key);
+export function refParams(schema: ConnectorSchema, kind: RefKind): readonly string[] {
+  let byKind = refParamsOf.get(schema.params);
+  if (!byKind) {
+    byKind = new Map();
+    refParamsOf.set(schema.params, byKind);
+  }
+  let keys = byKind.get(kind);
+  if (!keys) {
+    keys = Object.entries(paramProperties(schema))
+      .filter(([, property]) => refOf(property) === kind)
+      .map(([key]) => key);
+    byKind.set(kind, keys);
+  }
+  return keys;
 }
 
 /**
