@@ -121,7 +121,8 @@ class Checker {
   private silentDepth = 0;
   /**
    * How many operands whose absence the expression handles enclose the current check (either
-   * side of `??`, the argument of ISNULL): a near miss there may be a deliberate alias.
+   * side of `??`, the arguments of ISNULL and DEFAULT): a near miss there may be a deliberate
+   * alias, and a field no sender of the build sends may come from a sender the author expects.
    */
   private absenceHandled = 0;
   /** Call and position of lambdas written as arguments (for the "not here" diagnostic). */
@@ -292,6 +293,9 @@ class Checker {
     // A message closed by what its senders send (compiler/check/senders.ts): name them.
     const sentBy = sentByOf(objectType);
     if (sentBy) {
+      // A defensive read (`message.cost ?? 0`) works whoever sends the event: it only shows the
+      // author expects senders beyond this build's, so it is not called a mistake.
+      if (this.absenceHandled > 0) return UNKNOWN;
       this.diagnostics.push(
         errors.unsentField({ span, field: name, owner, candidates: lookup.candidates, suggestion, sentBy }),
       );
@@ -370,7 +374,7 @@ class Checker {
     expr.args.forEach((a, i) => {
       if (a.kind === 'lambda') this.argumentPosition.set(a, { signature, index: i });
     });
-    const handlesAbsence = signature.name === 'ISNULL';
+    const handlesAbsence = signature.name === 'ISNULL' || signature.name === 'DEFAULT';
     if (handlesAbsence) this.absenceHandled++;
     let argTypes: PipeType[];
     try {
