@@ -1,20 +1,34 @@
 /**
  * Command-line driver of bench/jolt.ts, also the target for `node --cpu-prof`:
- *   node --import tsx bench/jolt-run.ts [seconds] [workload…]
+ *   node --import tsx bench/jolt-run.ts [--fork] [--json] [seconds] [workload… | jsonata]
  * Prints one line per workload: compiled and hand-written transforms per CPU second, the ratio to
- * the hand-written code, and the multiple of the Java reference.
+ * the hand-written code, and the multiple of the Java reference. Without workloads: all of them and
+ * JSONata; `jsonata` alone: only the JSONata case. `--fork`: each in a fresh process of its own (as
+ * `npm run bench` does); `--json`: the results as JSON (what a forked run hands back).
  */
-import { benchJolt } from './jolt.js';
+import { benchJolt, JSONATA_CASE } from './jolt.js';
 
-const [secondsArg, ...workloads] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const fork = args.includes('--fork');
+const [secondsArg, ...named] = args.filter((a) => !a.startsWith('--'));
 const seconds = Number(secondsArg ?? '3');
-const results = await benchJolt({ seconds, ...(workloads.length > 0 ? { workloads, skipJsonata: true } : {}) });
-for (const r of results) {
-  const hand =
-    r.handOpsPerSec === undefined
-      ? ''
-      : `  hand ${Math.round(r.handOpsPerSec).toLocaleString('en')}/s  compiled/hand ${(r.ofHand ?? 0).toFixed(3)}`;
-  console.log(
-    `${r.workload.padEnd(22)} ${Math.round(r.opsPerSec).toLocaleString('en').padStart(11)}/s  ×Java ${r.ratio.toFixed(2)}${hand}`,
-  );
+const jsonataOnly = named.length === 1 && named[0] === JSONATA_CASE;
+const workloads = named.filter((w) => w !== JSONATA_CASE);
+const results = await benchJolt({
+  seconds,
+  fork,
+  ...(jsonataOnly ? { workloads: [] } : workloads.length > 0 ? { workloads, skipJsonata: true } : {}),
+});
+if (json) console.log(JSON.stringify(results));
+else {
+  for (const r of results) {
+    const hand =
+      r.handOpsPerSec === undefined
+        ? ''
+        : `  hand ${Math.round(r.handOpsPerSec).toLocaleString('en')}/s  compiled/hand ${(r.ofHand ?? 0).toFixed(3)}`;
+    console.log(
+      `${r.workload.padEnd(22)} ${Math.round(r.opsPerSec).toLocaleString('en').padStart(11)}/s  ×Java ${r.ratio.toFixed(2)}${hand}`,
+    );
+  }
 }

@@ -7,8 +7,10 @@
  * compiled/hand-written is the comparable figure. Also measures a JSONata expression equivalent to
  * the first workload, for comparison.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import jsonata from 'jsonata';
 import { joltToFunction } from '../compiler/jolt/index.js';
 
@@ -31,6 +33,13 @@ export interface BenchOptions {
   workloads?: readonly string[];
   /** Skip the JSONata comparison. */
   skipJsonata?: boolean;
+  /**
+   * Measure each workload (and the JSONata case) in a fresh Node process of its own, as JMH forks:
+   * code run earlier in the same process (other workloads, other bench sections) leaves type
+   * feedback in shared functions and a grown heap behind, which changes the two sides unequally.
+   * Both sides of a workload still take turns in that one process.
+   */
+  fork?: boolean;
 }
 
 const BENCH_DIR = resolve(import.meta.dirname, '../../shared/bench/jolt');
@@ -179,9 +188,33 @@ async function measure(
   return (await run(seconds * 1000)).map(({ ops, ms }) => (ops / ms) * 1000);
 }
 
+/** Workload names in the order they are measured. */
+export const JOLT_WORKLOADS: readonly string[] = Object.keys(JAVA_OPS);
+
+/** The JSONata case alone, for `bench/jolt-run.ts --jsonata`. */
+export const JSONATA_CASE = 'jsonata';
+
+/** Runs bench/jolt-run.ts in a fresh process for one workload (or the JSONata case); returns its results. */
+async function forked(seconds: number, workload: string): Promise<BenchResult[]> {
+  const script = join(import.meta.dirname, 'jolt-run.ts');
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', script, '--json', String(seconds), workload],
+    { cwd: resolve(import.meta.dirname, '..'), maxBuffer: 1 << 20 },
+  );
+  return JSON.parse(stdout) as BenchResult[];
+}
+
 export async function benchJolt(opts: BenchOptions): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  for (const workload of Object.keys(JAVA_OPS).filter((w) => opts.workloads?.includes(w) ?? true)) {
+  if (opts.fork === true) {
+    for (const workload of JOLT_WORKLOADS.filter((w) => opts.workloads?.includes(w) ?? true)) {
+      results.push(...(await forked(opts.seconds, workload)));
+    }
+    if (opts.skipJsonata !== true) results.push(...(await forked(opts.seconds, JSONATA_CASE)));
+    return results;
+  }
+  for (const workload of JOLT_WORKLOADS.filter((w) => opts.workloads?.includes(w) ?? true)) {
     const compiled = joltToFunction(readJson(workload, 'spec.json'));
     const fn = compiled.fn;
     if (!fn) throw new Error(`${workload}: spec rejected: ${compiled.diagnostics.map((d) => d.message).join('; ')}`);

@@ -4,7 +4,8 @@
  * (bench.smoke.test.ts uses it so the benchmarks cannot rot); `--out FILE` writes elsewhere.
  * Sections: order flow (generated vs hand-written, under load), cold start, compiler speed,
  * Double Braces vs JSONata, JOLT (bench/jolt.ts) and the event/Object Store backends
- * (bench/backends.ts). See BENCHMARKS.md for what each measures.
+ * (bench/backends.ts). See BENCHMARKS.md for what each measures. The JOLT workloads each run in a
+ * fresh process of their own (see `fork` in bench/jolt.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -158,7 +159,7 @@ export async function runBench(
     log('Double Braces vs JSONata …');
     const braces = await benchBraces({ seconds: settings.bracesSeconds });
     log('JOLT …');
-    const jolt = await benchJolt({ seconds: settings.joltSeconds });
+    const jolt = await benchJolt({ seconds: settings.joltSeconds, fork: true });
     log('backends …');
     const backends = await benchBackends({ seconds: settings.backendsSeconds });
     log(`Object Store scale (${settings.scaleSizes.join(', ')} documents) …`);

@@ -28,6 +28,28 @@ export function unclosedInnerBraces(at: Span): Diagnostic {
   });
 }
 
+/** A `}` after the `}}` that closes a template's expression, or a `{` before its `{{`, matched by no brace of the text. */
+export function strayTemplateBrace(at: Span, brace: '{' | '}'): Diagnostic {
+  const where = brace === '}' ? 'after the `}}` that closes' : 'before the `{{` that opens';
+  return diagnostic('PIPE1028', {
+    message: `stray \`${brace}\` ${where} the expression: it is copied into the text of every value`,
+    span: at,
+    label: `no \`${brace === '}' ? '{' : '}'}\` of the text matches it`,
+    hint: 'delete it: an expression takes two braces on each side, `{{ … }}`; braces the text needs are written as a pair',
+  });
+}
+
+/** `"{message.id}"`, `"${message.id}"` or `"message.id }}"`: a path in braces that are text, not its value. */
+export function pathInText(at: Span, path: string, written: string): Diagnostic {
+  const shown = written.replace(/\s+/g, ' ');
+  return diagnostic('PIPE1029', {
+    message: `\`${shown}\` is text, not the value of \`${path}\`: an expression takes two braces on each side`,
+    span: at,
+    label: 'copied into the text as written',
+    hint: `write \`{{ ${path} }}\``,
+  });
+}
+
 /** `why` is a short reason (`leading zeros are not allowed`), also the label. */
 export function invalidNumber(at: Span, raw: string, why: string, hint?: string): Diagnostic {
   return diagnostic('PIPE1007', {

@@ -70,6 +70,73 @@ describe('decodeQuotedString', () => {
     });
   });
 
+  it('reports a `}` after `}}` or a `{` before `{{` that no brace of the text matches, at that brace', () => {
+    const result = decodeQuotedString(F, '"{{ message.model }}}"', 10);
+    expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
+      ['PIPE1028', 30, 31],
+    ]);
+    expect(result.value).toMatchObject({ kind: 'template', parts: [{ kind: 'braces' }, { value: '}' }] });
+    const spaced = decodeQuotedString(F, '"{ {{ x }} }{{ y }}  }"', 0);
+    expect(spaced.diagnostics.map((d) => [d.code, d.primary.span.start, d.message.slice(0, 9)])).toEqual([
+      ['PIPE1028', 21, 'stray `}`'],
+    ]);
+    const open = decodeQuotedString(F, '"id: { {{ x }}"', 0);
+    expect(open.diagnostics.map((d) => [d.code, d.primary.span.start, d.message.slice(0, 9)])).toEqual([
+      ['PIPE1028', 5, 'stray `{`'],
+    ]);
+    const twice = decodeQuotedString(F, '"a {{ x }}}-{{ y }}}}"', 0);
+    expect(twice.diagnostics.map((d) => [d.code, d.primary.span.start])).toEqual([
+      ['PIPE1028', 10],
+      ['PIPE1028', 19],
+    ]);
+  });
+
+  it('keeps quiet on braces the text balances, escaped braces and braces away from an expression', () => {
+    for (const image of [
+      '"{\\"a\\": {{ x }}}"',
+      '"{\\"a\\": {\\"b\\": \\"{{ x }}\\"}}"',
+      '"\\{ {{ x }}}"',
+      '"{{ {\\"a\\": 1} }}"',
+      '"set { {{ x }} }"',
+    ]) {
+      expect(decodeQuotedString(F, image, 0).diagnostics, image).toEqual([]);
+    }
+    const triple = decodeTripleString(F, '"""\n{\n  "total": {{ message.total }}}\n"""', 0);
+    expect(triple.diagnostics).toEqual([]);
+  });
+
+  it('reports a scope path between single braces in the text, at the braces', () => {
+    const one = decodeQuotedString(F, '"order {message.body.id} in"', 0);
+    expect(one.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
+      ['PIPE1029', 7, 24],
+    ]);
+    expect(one.diagnostics[0]?.hint).toBe('write `{{ message.body.id }}`');
+    const js = decodeQuotedString(F, '"{{ message.a }}/${ step.fetch.body[0] }"', 0);
+    expect(js.diagnostics.map((d) => [d.code, d.primary.span.start])).toEqual([['PIPE1029', 17]]);
+    expect(decodeQuotedString(F, '"{ global.prefix }}"', 0).diagnostics.map((d) => d.code)).toEqual(['PIPE1029']);
+    const forgotten = decodeQuotedString(F, '"order  message.body.id }}"', 0);
+    expect(forgotten.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([
+      ['PIPE1029', 8, 26],
+    ]);
+  });
+
+  it('keeps quiet on other words between braces, escaped braces and paths inside expressions', () => {
+    for (const image of [
+      '"/users/{id}/orders/{orderId}"',
+      '"{message}"',
+      '"{messages.id}"',
+      '"\\{message.id}"',
+      '"\\{{ message.id }}"',
+      '"{{ {a: message.id} }}"',
+      "\"{{ IF(true, '{message.id}', '') }}\"",
+      '"x.message.id}}"',
+      '"message.id }"',
+      '"{\\"a\\": {\\"b\\": message.id}}"',
+    ]) {
+      expect(decodeQuotedString(F, image, 0).diagnostics, image).toEqual([]);
+    }
+  });
+
   it('reports an unterminated {{ inside a string', () => {
     const result = decodeQuotedString(F, '"a {{ b"', 0);
     expect(result.diagnostics.map((d) => [d.code, d.primary.span.start, d.primary.span.end])).toEqual([

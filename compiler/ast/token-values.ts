@@ -16,7 +16,14 @@ import type {
   TemplateValue,
 } from './ast.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
-import { badEscape, invalidNumber, unclosedInnerBraces, unknownUnit } from './errors.js';
+import {
+  badEscape,
+  invalidNumber,
+  pathInText,
+  strayTemplateBrace,
+  unclosedInnerBraces,
+  unknownUnit,
+} from './errors.js';
 import { span } from '../../base/source/span.js';
 import { scanBracesEnd } from '../../grammar/scan.js';
 
@@ -237,6 +244,8 @@ function splitTemplate(
   const text = chars.chars.join('');
   const diagnostics: Diagnostic[] = [];
   const parts: (TemplateText | BracesValue)[] = [];
+  /** Where each `{{ … }}` starts and ends in `chars` (for the stray-brace check). */
+  const expressions: [number, number][] = [];
   let textFrom = 0;
   let k = 0;
   const flushText = (to: number): void => {
@@ -260,14 +269,125 @@ function splitTemplate(
     }
     flushText(k);
     parts.push(bracesFromChars(file, chars, text, k, scan.end, scan.textEnd));
+    expressions.push([k, scan.end]);
     k = scan.end;
     textFrom = k;
+  }
+  if (diagnostics.length === 0) {
+    for (const path of textPaths(chars, text, expressions)) {
+      const at = span(file, chars.starts[path.start] ?? whole.start, chars.ends[path.end - 1] ?? whole.end);
+      diagnostics.push(pathInText(at, path.path, path.written));
+    }
   }
   if (parts.length === 0) {
     return { value: { kind: 'string', value: text, span: whole, multiline }, diagnostics };
   }
   flushText(chars.chars.length);
+  if (diagnostics.length === 0) {
+    for (const at of strayBraces(chars, expressions))
+      diagnostics.push(
+        strayTemplateBrace(
+          span(file, chars.starts[at] ?? whole.start, chars.ends[at] ?? whole.end),
+          chars.chars[at] === '{' ? '{' : '}',
+        ),
+      );
+  }
   return { value: { kind: 'template', parts, span: whole, multiline }, diagnostics };
+}
+
+/**
+ * `{message.id}`, `{ step.order.total }`, `${global.x}`, `message.id }}` in the text: a path between
+ * single braces, or before a `}}` whose `{{` is missing.
+ */
+const TEXT_PATH =
+  /(\$?\{)?[ \t]*((?:message|step|global|account|metadata)(?:\.[A-Za-z_][A-Za-z0-9_-]*|\[(?:\d+|"[^"{}]*"|'[^'{}]*')\])+)[ \t]*(\}\}?)/g;
+
+/**
+ * Paths of the Double Braces scopes written in the text of a string (outside its `{{ }}`
+ * expressions) between braces that are no expression's: `"{message.id}"`, `"${message.id}"`, or
+ * `"message.id }}"` (the `{{` forgotten) is that text, not the value. An escaped brace (`\{`) is
+ * text on purpose; a path that continues a longer word (`x.message.id}}`) is not reported.
+ */
+function textPaths(
+  chars: DecodedChars,
+  text: string,
+  expressions: readonly (readonly [number, number])[],
+): { start: number; end: number; path: string; written: string }[] {
+  const found: { start: number; end: number; path: string; written: string }[] = [];
+  let depths: number[] | undefined;
+  for (const match of text.matchAll(TEXT_PATH)) {
+    const opener = match[1];
+    const start = opener === undefined ? match.index + match[0].length - match[0].trimStart().length : match.index;
+    const end = match.index + match[0].length;
+    if (expressions.some(([from, to]) => start < to && end > from)) continue;
+    if (opener !== undefined) {
+      if (!chars.literal[start + opener.length - 1])
+        found.push({ start, end, path: match[2] ?? '', written: text.slice(start, end) });
+      continue;
+    }
+    // `x }}` without `{`: only when the `}}` closes nothing of the text and the path starts a word.
+    if (match[3] !== '}}' || /[\w.$\-[\]'"{]/.test(text.charAt(start - 1))) continue;
+    depths ??= braceDepths(text, expressions);
+    if ((depths[start] ?? 0) === 0) found.push({ start, end, path: match[2] ?? '', written: text.slice(start, end) });
+  }
+  return found;
+}
+
+/** How many `{` of the text (outside expressions) are open before each index. */
+function braceDepths(text: string, expressions: readonly (readonly [number, number])[]): number[] {
+  const depths = new Array<number>(text.length + 1).fill(0);
+  let depth = 0;
+  let next = 0;
+  for (let k = 0; k < text.length; k++) {
+    depths[k] = depth;
+    const expression = expressions[next];
+    if (expression !== undefined && k === expression[0]) {
+      for (let i = k; i < expression[1]; i++) depths[i] = depth;
+      k = expression[1] - 1;
+      next++;
+      continue;
+    }
+    if (text.charAt(k) === '{') depth++;
+    else if (text.charAt(k) === '}' && depth > 0) depth--;
+  }
+  depths[text.length] = depth;
+  return depths;
+}
+
+/**
+ * Braces in the text around a template's expressions that no brace of that text matches and that
+ * touch an expression, spaces aside: a `}` after an expression's `}}` (`"{{ a }}}"`,
+ * `"{{ a }} }"`) or a `{` before its `{{` (`"{ {{ a }}"`). Braces the text balances (JSON built by
+ * hand, `"{\"a\": {{ x }}}"`) are never reported. (`"{{{ a }}"` opens the expression at its
+ * first brace and leaves it open: PIPE1004.)
+ */
+function strayBraces(chars: DecodedChars, expressions: readonly (readonly [number, number])[]): number[] {
+  const opens: number[] = [];
+  const closes: number[] = [];
+  const inExpression = new Array<boolean>(chars.chars.length).fill(false);
+  for (const [from, to] of expressions) for (let k = from; k < to; k++) inExpression[k] = true;
+  for (let k = 0; k < chars.chars.length; k++) {
+    if (inExpression[k]) continue;
+    if (chars.chars[k] === '{') opens.push(k);
+    else if (chars.chars[k] === '}') {
+      if (opens.length > 0) opens.pop();
+      else closes.push(k);
+    }
+  }
+  const blank = (c: string | undefined): boolean => c === ' ' || c === '\t';
+  const afterExpression = (k: number): boolean => {
+    let i = k - 1;
+    while (i >= 0 && !inExpression[i] && blank(chars.chars[i])) i--;
+    return i >= 0 && inExpression[i] === true;
+  };
+  const beforeExpression = (k: number): boolean => {
+    let i = k + 1;
+    while (i < chars.chars.length && !inExpression[i] && blank(chars.chars[i])) i++;
+    return i < chars.chars.length && inExpression[i] === true;
+  };
+  return [...closes.filter(afterExpression), ...opens.filter(beforeExpression)]
+    .filter((k) => !chars.literal[k])
+    .sort((a, b) => a - b);
 }
 
 /** The BracesValue for decoded characters [open, close): `{{`, expression up to textEnd, closer. */

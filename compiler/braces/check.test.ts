@@ -135,6 +135,82 @@ describe('braces checker', () => {
     expect(codes('message.whatever', { message: UNKNOWN, expected })).toEqual([]);
   });
 
+  it('refuses to order a value that is an object, an array or a boolean whenever it is present', () => {
+    const entry = { kind: 'union', members: [objectOf({ attempt: INTEGER }, true), { kind: 'null' }] } as PipeType;
+    const steps = { entry };
+    expect(codes('step.entry < 3', { steps })).toEqual(['PIPE4005']);
+    expect(compile('step.entry < 3', { steps }).diagnostics[0]?.hint).toBe(
+      'Compare one of its fields, e.g. `step.entry.attempt`.',
+    );
+    expect(codes('message.body.lines >= 1')).toEqual(['PIPE4005']);
+    expect(codes('step.entry.attempt < 3', { steps })).toEqual([]);
+    // A value that may be a number or an object, a missing one, or one of unknown shape: quiet.
+    const mixed = { kind: 'union', members: [INTEGER, objectOf({})] } as PipeType;
+    expect(codes('step.entry < 3', { steps: { entry: mixed } })).toEqual([]);
+    expect(codes('null < 3')).toEqual([]);
+    // The ordering functions fail on the same values (numeric text is compared as a number).
+    expect(codes('GREATERTHAN(step.entry, 3)', { steps })).toEqual(['PIPE4004']);
+    expect(codes('LESSTHANEQUAL(1, message.body.lines)')).toEqual(['PIPE4004']);
+    expect(codes('LESSTHAN(step.entry.attempt, "3")', { steps })).toEqual([]);
+    expect(codes('GREATERTHANEQUAL(step.entry, 3)', { steps: { entry: mixed } })).toEqual([]);
+    expect(codes('message.x < 3', { message: UNKNOWN })).toEqual([]);
+  });
+
+  it('refuses a condition that is never a boolean when present: only `true` is true', () => {
+    const referrer = { kind: 'union', members: [objectOf({ code: STRING }), { kind: 'null' }] } as PipeType;
+    const email = { kind: 'union', members: [STRING, { kind: 'null' }] } as PipeType;
+    const message = objectOf({ referrer, email, vip: BOOLEAN, tags: arrayOf(email) });
+    expect(codes('message.vip && message.referrer', { message })).toEqual(['PIPE4005']);
+    expect(compile('!message.referrer', { message }).diagnostics[0]?.hint).toBe(
+      'Only `true` is true: to test that it is there write `!ISNULL(message.referrer)`.',
+    );
+    expect(codes('message.email || message.vip', { message })).toEqual(['PIPE4005']);
+    expect(codes('IF(message.email, 1, 2)', { message })).toEqual(['PIPE4004']);
+    expect(codes('AND(message.vip, message.referrer)', { message })).toEqual(['PIPE4004']);
+    expect(codes('FILTER(message.tags, t => t)', { message })).toEqual(['PIPE4004']);
+    expect(codes('message.vip && !ISNULL(message.referrer)', { message })).toEqual([]);
+    expect(codes('FILTER(message.tags, t => t == "a")', { message })).toEqual([]);
+    // Optional flags of other functions keep the plain check: a missing one is the default.
+    expect(codes('SIZE(message.tags, message.email)', { message })).toEqual([]);
+  });
+
+  it('refuses SIZE of a value that is never text, an array or an object unless its flag is false', () => {
+    const count = { kind: 'union', members: [INTEGER, { kind: 'null' }] } as PipeType;
+    const message = objectOf({ count, body, flag: BOOLEAN });
+    expect(codes('SIZE(message.count)', { message })).toEqual(['PIPE4004']);
+    expect(codes('SIZE(message.body.total, true)', { message })).toEqual(['PIPE4004']);
+    expect(codes('SIZE(message.count, false)', { message })).toEqual([]);
+    expect(codes('SIZE(message.count, message.flag)', { message })).toEqual([]);
+    expect(codes('SIZE(message.body.lines) + SIZE(message.body) + SIZE(message.body.title)', { message })).toEqual([]);
+    expect(codes('SIZE(message.x)', { message: UNKNOWN })).toEqual([]);
+  });
+
+  it('refuses `==` between a call whose result type is known and a literal of another type', () => {
+    expect(codes('SIZE(message.body.lines) == "0"')).toEqual(['PIPE4050']);
+    expect(codes('TOSTRING(message.body.total) != 100')).toEqual(['PIPE4050']);
+    expect(codes('EQUALTO(NOW(), "today")')).toEqual(['PIPE4050']);
+    expect(codes('SIZE(message.body.lines) == 0')).toEqual([]);
+    expect(codes('IF(message.body.total > 1, "a", 2) == 2')).toEqual([]);
+    expect(codes('JSONPATH(message, "$.body.total") == "1"')).toEqual([]);
+    expect(codes('TOSTRING(message.body.total) == null')).toEqual([]);
+  });
+
+  it('refuses `==` between a value that is always an object or an array and a scalar', () => {
+    const note = { kind: 'union', members: [objectOf({ text: STRING }), { kind: 'null' }] } as PipeType;
+    const count = { kind: 'union', members: [INTEGER, { kind: 'null' }] } as PipeType;
+    const message = objectOf({ note, count, body });
+    expect(codes('message.note == "x"', { message })).toEqual(['PIPE4024']);
+    expect(codes('0 != message.body.lines', { message })).toEqual(['PIPE4024']);
+    expect(codes('EQUALTO(message.body, true)', { message })).toEqual(['PIPE4024']);
+    // Both may be missing (null == null is true): quiet. One always there: never equal.
+    expect(codes('message.note == message.count', { message })).toEqual([]);
+    expect(codes('message.body == message.count', { message })).toEqual(['PIPE4024']);
+    expect(codes('message.note == SIZE(message.body.lines)', { message })).toEqual(['PIPE4024']);
+    expect(codes('message.note == null', { message })).toEqual([]);
+    expect(codes('message.note == { text: "a" }', { message })).toEqual([]);
+    expect(codes('message.x == "a"', { message: UNKNOWN })).toEqual([]);
+  });
+
   it('compiles templates to text and refuses them where a number is required', () => {
     const template: TemplateValue = {
       kind: 'template',

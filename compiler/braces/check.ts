@@ -34,7 +34,16 @@ import {
   type PipeType,
   type SentBy,
 } from '../types/pipe-type.js';
-import { elementType, fits, lookupField, typeOfValue, union, widen, withoutNull } from '../types/type-ops.js';
+import {
+  elementType,
+  fits,
+  isNullable,
+  lookupField,
+  typeOfValue,
+  union,
+  widen,
+  withoutNull,
+} from '../types/type-ops.js';
 import { declassified, markSecret, secretFrom } from '../types/secret.js';
 import { checkConstant } from './constant-args.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
@@ -55,6 +64,7 @@ import {
   type FunctionSignature,
   type LambdaSpec,
   type ParamSpec,
+  CONDITION,
 } from './signatures.js';
 
 export const SCOPE_NAMES = ['message', 'global', 'account', 'metadata', 'step', 'item', 'capsule'] as const;
@@ -397,6 +407,7 @@ class Checker {
     }
     if (signature.name === 'EQUALTO' && expr.args[0] && expr.args[1])
       this.equality('EQUALTO', expr.args[0], argTypes[0] ?? UNKNOWN, expr.args[1], argTypes[1] ?? UNKNOWN);
+    if (signature.name === 'SIZE') this.sizeArgument(signature, expr, argTypes[0] ?? UNKNOWN);
     const only = expr.args[0];
     if (signature.aggregate && count === 1 && only !== undefined && isArrayType(argTypes[0] ?? UNKNOWN)) {
       this.aggregateArray(signature, only, argTypes[0] ?? UNKNOWN);
@@ -415,6 +426,21 @@ class Checker {
       this.argument(signature, param, i, arg, argTypes[i] ?? UNKNOWN, argTypes[0] ?? UNKNOWN);
     });
     return callResult(signature, argTypes);
+  }
+
+  /**
+   * `SIZE(x)` measures text, arrays and objects; anything else (null too) fails unless its flag is
+   * `false`, so with no flag (or `true`) a value that is never one of those cannot work.
+   */
+  private sizeArgument(signature: FunctionSignature, expr: CallExpr, type: PipeType): void {
+    const [value, flag] = expr.args;
+    if (value === undefined || type.kind === 'null') return;
+    if (flag !== undefined && !(flag.kind === 'literal' && flag.value === true)) return;
+    if (fits(type, SIZED) !== 'no') return;
+    const param = { name: paramAt(signature, 0)?.name ?? 'value', type: SIZED };
+    this.diagnostics.push(
+      errors.badArgument({ span: value.span, signature, param, index: 0, found: type, what: nameOf(value) }),
+    );
   }
 
   /** `SUM(array)` & co.: the elements must be able to be numbers (COUNT takes anything). */
@@ -463,7 +489,8 @@ class Checker {
     } else {
       body = this.lambda(lambda, bind(initial));
     }
-    if (body.kind !== 'null' && fits(body, spec.returns) === 'no') {
+    const checked = spec.returns === CONDITION ? withoutNull(body) : body;
+    if (body.kind !== 'null' && fits(checked, spec.returns) === 'no') {
       this.diagnostics.push(errors.badLambdaResult({ span: lambda.body.span, signature, param, found: body }));
     }
     return body;
@@ -535,7 +562,8 @@ class Checker {
     type: PipeType,
     first: PipeType,
   ): void {
-    if (type.kind !== 'null' && fits(type, param.type) === 'no') {
+    const checked = WRONG_WHEN_PRESENT.has(signature.name) ? withoutNull(type) : type;
+    if (type.kind !== 'null' && fits(checked, param.type) === 'no') {
       this.diagnostics.push(
         errors.badArgument({ span: arg.span, signature, param, index, found: type, what: nameOf(arg) }),
       );
@@ -616,14 +644,13 @@ class Checker {
     return withoutNull(type).kind === 'number' ? withoutNull(type) : NUMBER;
   }
 
+  /**
+   * Only `true` is true at run time (`isTrue`): a value that, when present, is never a boolean
+   * makes the condition always false, missing or not (a string `"true"`, an object, a number).
+   */
   private requireCondition(op: string, operand: Expr, type: PipeType): void {
-    if (fits(type, union(BOOLEAN, NULL)) === 'no') {
-      const hint =
-        fits(type, STRING) !== 'no'
-          ? 'to read text such as "true", wrap it: `TOBOOLEAN(…)`'
-          : fits(type, NUMBER) !== 'no'
-            ? 'compare the number, e.g. `x > 0`'
-            : 'use `??` to supply a default for a missing value';
+    if (neverBoolean(type)) {
+      const hint = conditionHint(pathText(operand) ?? '…', type);
       this.diagnostics.push(
         errors.badOperand({
           span: operand.span,
@@ -679,7 +706,8 @@ class Checker {
       [left, leftType, right],
       [right, rightType, left],
     ] as const) {
-      const path = pathText(field);
+      // A path, or a call whose result type the signature table gives (`SIZE(…) == "0"`).
+      const path = pathText(field) ?? (field.kind === 'call' ? `${field.name.toUpperCase()}(…)` : undefined);
       if (path === undefined || literal.kind !== 'literal' || literal.value === null) continue;
       const never = literalNeverEquals(fieldType, literal.value);
       const facts = { span: literal.span, field: path, operator };
@@ -690,20 +718,45 @@ class Checker {
           errors.literalOfOtherType({ ...facts, literal: literal.value, fieldType: never.fieldType }),
         );
     }
+    for (const [side, sideType, other, otherType] of [
+      [left, leftType, right, rightType],
+      [right, rightType, left, leftType],
+    ] as const) {
+      if (!structuredWhenPresent(sideType)) continue;
+      // Deep equality: an object or array never equals a scalar; null equals null only.
+      const scalarLiteral = other.kind === 'literal' && other.value !== null;
+      const scalar =
+        scalarLiteral || (scalarWhenPresent(otherType) && !(isNullable(sideType) && isNullable(otherType)));
+      if (!scalar) continue;
+      this.diagnostics.push(
+        errors.structuredComparedToScalar({
+          span: side.span,
+          what: nameOf(side),
+          found: sideType,
+          operator,
+          scalar: scalarLiteral ? nameOf(other) : `${nameOf(other)} (${withArticle(describeFound(otherType))})`,
+          hint: scalarOfHint(side, sideType, 'compare'),
+        }),
+      );
+      return;
+    }
   }
 
   private ordering(expr: BinaryExpr, left: PipeType, right: PipeType): PipeType {
-    const orderable = union(NUMBER, STRING, NULL);
+    // Null orders below everything, so `x < 5` works on a missing `x`; but a value that, when
+    // present, is always an object, an array or a boolean can never be ordered (the run time fails).
+    const orderable = union(NUMBER, STRING);
     for (const [side, t] of [
       [expr.left, left],
       [expr.right, right],
     ] as const) {
-      if (fits(t, orderable) === 'no') {
+      if (t.kind !== 'null' && fits(withoutNull(t), orderable) === 'no') {
         this.diagnostics.push(
           errors.badOperand({
             span: side.span,
             message: `\`${expr.op}\` compares numbers or strings, but ${nameOf(side)} is ${withArticle(describeFound(t))}`,
             label: `this is ${withArticle(describeFound(t))}`,
+            hint: scalarOfHint(side, t, 'compare'),
           }),
         );
         return BOOLEAN;
@@ -828,10 +881,84 @@ function accountScope(accounts: Readonly<Record<string, PipeType>>): PipeType {
   return closedObject(marked);
 }
 
+/** What SIZE measures: text, arrays and objects. */
+const SIZED: PipeType = union(STRING, arrayOf(UNKNOWN), { kind: 'object', fields: {}, open: true });
+
 /** Known to be an array (possibly null): `SUM(x)` then folds the elements. */
 function isArrayType(t: PipeType): boolean {
   const present = withoutNull(t);
   return present.kind === 'array' || (present.kind === 'union' && present.members.every((m) => m.kind === 'array'));
+}
+
+/**
+ * How to reach a scalar inside a value that is always an object or an array (when present):
+ * one of its number or string fields, or its size.
+ * @example scalarOfHint(`step.entry`, { attempt: integer, … }, 'compare') // "compare one of its fields, e.g. `step.entry.attempt`"
+ */
+function scalarOfHint(expr: Expr, type: PipeType, verb: string): string | undefined {
+  const present = withoutNull(type);
+  const path = pathText(expr);
+  if (present.kind === 'array') return `${verb} its size, \`SIZE(${path ?? '…'})\`, or one of its elements`;
+  if (present.kind !== 'object') return undefined;
+  const scalar = Object.keys(present.fields).find((key) => {
+    const field = present.fields[key] as FieldType;
+    return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) && fits(withoutNull(field.type), union(NUMBER, STRING)) === 'yes';
+  });
+  if (path === undefined) return `${verb} one of its fields`;
+  return scalar === undefined
+    ? `${verb} one of its fields: \`${path}.<field>\``
+    : `${verb} one of its fields, e.g. \`${path}.${scalar}\``;
+}
+
+/**
+ * Functions that take null as an argument but nothing else of a wrong type: an argument that is of
+ * a wrong type whenever it is present never works. IF and SWITCHCASE run as short-circuits over
+ * `isTrue` and AND, OR, NOT, XOR test `=== true` (only `true` is true); GREATERTHAN & co. order
+ * null below everything and fail on objects, arrays and booleans. (Optional flags of other
+ * functions may read other values as their default, so they keep the plain check.)
+ */
+const WRONG_WHEN_PRESENT: ReadonlySet<string> = new Set([
+  'IF',
+  'SWITCHCASE',
+  'AND',
+  'OR',
+  'NOT',
+  'XOR',
+  'GREATERTHAN',
+  'GREATERTHANEQUAL',
+  'LESSTHAN',
+  'LESSTHANEQUAL',
+]);
+
+/** A value that, when present, is certainly not a boolean: as a condition it is always false. */
+export function neverBoolean(type: PipeType): boolean {
+  return type.kind !== 'null' && fits(withoutNull(type), BOOLEAN) === 'no';
+}
+
+/** How to turn a non-boolean into the condition it most likely meant. */
+export function conditionHint(path: string, type: PipeType): string {
+  const present = withoutNull(type);
+  if (fits(present, STRING) !== 'no') return 'to read text such as "true", wrap it: `TOBOOLEAN(…)`';
+  if (fits(present, NUMBER) !== 'no') return 'compare the number, e.g. `x > 0`';
+  if (present.kind === 'object' || present.kind === 'array')
+    return `only \`true\` is true: to test that it is there write \`!ISNULL(${path})\``;
+  return 'use `??` to supply a default for a missing value';
+}
+
+/** A value that, when present, is always an object or an array. */
+function structuredWhenPresent(type: PipeType): boolean {
+  const present = withoutNull(type);
+  if (type.kind === 'null' || present.kind === 'unknown') return false;
+  const members = present.kind === 'union' ? present.members : [present];
+  return members.every((m) => m.kind === 'object' || m.kind === 'array');
+}
+
+/** A value that, when present, is always a string, a number or a boolean. */
+function scalarWhenPresent(type: PipeType): boolean {
+  const present = withoutNull(type);
+  if (type.kind === 'null' || present.kind === 'unknown') return false;
+  const members = present.kind === 'union' ? present.members : [present];
+  return members.every((m) => m.kind === 'string' || m.kind === 'number' || m.kind === 'boolean');
 }
 
 function isZeroLiteral(expr: Expr): boolean {

@@ -703,6 +703,41 @@ function fieldNames(owner: PipeType): string[] {
   return [];
 }
 
+/** `when {{ x }}` where `x`, when present, is never a boolean (only `true` is true). */
+export function conditionNeverTrue(facts: {
+  readonly span: Span;
+  readonly what: string;
+  readonly found: PipeType;
+  readonly hint: string;
+}): Diagnostic {
+  const found = withArticle(describeFound(facts.found));
+  return diagnostic('PIPE4023', {
+    message: `this condition is never true: ${facts.what} is ${found}, and only \`true\` is true`,
+    span: facts.span,
+    label: `this is ${found}`,
+    hint: capitalize(facts.hint),
+  });
+}
+
+/** `x == "literal"` (or another scalar) where `x`, when present, is always an object or an array. */
+export function structuredComparedToScalar(facts: {
+  readonly span: Span;
+  readonly what: string;
+  readonly found: PipeType;
+  readonly operator: string;
+  readonly scalar: string;
+  readonly hint: string | undefined;
+}): Diagnostic {
+  const found = withArticle(describeFound(facts.found));
+  const always = facts.operator === '!=' ? 'always true' : 'always false';
+  return diagnostic('PIPE4024', {
+    message: `${facts.what} is ${found}, never equal to ${facts.scalar}, so this \`${facts.operator}\` is ${always}`,
+    span: facts.span,
+    label: `this is ${found}`,
+    ...(facts.hint ? { hint: capitalize(facts.hint) } : {}),
+  });
+}
+
 /**
  * A JSONPath segment or filter chain that reads into a value without such members: a string,
  * number or boolean (no fields or elements), or a name of an array (only elements). Shared with

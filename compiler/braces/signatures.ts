@@ -77,10 +77,14 @@ export interface FunctionSignature {
 const TEXT: PipeType = union(STRING, NUMBER, BOOLEAN);
 /** Numbers, or text holding a number (converted at run time). */
 const NUMERIC: PipeType = union(NUMBER, STRING);
-const CONDITION: PipeType = union(BOOLEAN, NULL);
+/** The type of a condition parameter (identity marks the parameters `cond` builds). */
+export const CONDITION: PipeType = union(BOOLEAN, NULL);
 const ANY_ARRAY: PipeType = arrayOf(UNKNOWN);
 const OPEN_OBJECT: PipeType = { kind: 'object', fields: {}, open: true };
 
+/** What the ordering functions (GREATERTHAN…) compare: null, numbers and text (numeric text as a number). */
+const ORDERABLE: PipeType = union(NUMBER, STRING, NULL);
+const ord = (name: string): ParamSpec => ({ name, type: ORDERABLE });
 const any = (name: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({ name, type: UNKNOWN, ...extra });
 const text = (name: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({ name, type: TEXT, ...extra });
 const num = (name: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({
@@ -208,7 +212,7 @@ export const SIGNATURES: readonly FunctionSignature[] = [
   sig(
     'GREATERTHAN',
     'conditional',
-    [any('a'), any('b')],
+    [ord('a'), ord('b')],
     BOOLEAN,
     'a > b; null is the smallest value',
     'GREATERTHAN(message.total, 500)',
@@ -216,7 +220,7 @@ export const SIGNATURES: readonly FunctionSignature[] = [
   sig(
     'GREATERTHANEQUAL',
     'conditional',
-    [any('a'), any('b')],
+    [ord('a'), ord('b')],
     BOOLEAN,
     'a ≥ b; (null, null) is true',
     'GREATERTHANEQUAL(message.total, 500)',
@@ -224,7 +228,7 @@ export const SIGNATURES: readonly FunctionSignature[] = [
   sig(
     'LESSTHAN',
     'conditional',
-    [any('a'), any('b')],
+    [ord('a'), ord('b')],
     BOOLEAN,
     'a < b; null is the smallest value',
     'LESSTHAN(message.total, 500)',
@@ -232,7 +236,7 @@ export const SIGNATURES: readonly FunctionSignature[] = [
   sig(
     'LESSTHANEQUAL',
     'conditional',
-    [any('a'), any('b')],
+    [ord('a'), ord('b')],
     BOOLEAN,
     'a ≤ b; (null, null) is true',
     'LESSTHANEQUAL(message.total, 500)',

@@ -11,7 +11,7 @@ import type { ConnectorStep, ObjectValue, Step, TriggerDecl, Value } from '../as
 import { walkDeclSteps } from '../ast/walk.js';
 import { entryOf } from '../ast/literal.js';
 import { paramProperties, type ConnectorRegistry, type ConnectorSchema } from '../connectors/connector-registry.js';
-import { refParams, stepReferences, triggerReferences } from '../connectors/schema-facts.js';
+import { computedReference, refParams, stepReferences, triggerReferences } from '../connectors/schema-facts.js';
 import type { Declarations } from '../resolve/declarations.js';
 import type { Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import type { Span } from '../../base/source/span.js';
@@ -287,16 +287,6 @@ function declaredExternal(params: ObjectValue, schema: ConnectorSchema): boolean
   });
 }
 
-/** True when a step gives a reference parameter of `kind` a value computed at run time. */
-function dynamicReference(step: ConnectorStep, schema: ConnectorSchema, kind: 'event'): boolean {
-  const literal = stepReferences(step, schema, kind).length;
-  const given = refParams(schema, kind).filter((key) => {
-    const index = (schema.positional ?? []).indexOf(key);
-    return entryOf(step.params, key) !== undefined || (index >= 0 && step.args[index] !== undefined);
-  }).length;
-  return given > literal;
-}
-
 /**
  * Events of the build published and never consumed, or consumed and never published (PIPE6103,
  * PIPE6104). One pass over the steps and triggers; a publish with a computed event name may
@@ -314,7 +304,7 @@ export function checkEventFlow(
     if (s.kind !== 'connector') return;
     const schema = registry.connectors.get(s.connector);
     if (!schema || refParams(schema, 'event').length === 0) return;
-    if (dynamicReference(s, schema, 'event')) anyEvent = true;
+    if (computedReference(s, schema, 'event')) anyEvent = true;
     const external = declaredExternal(s.params, schema);
     for (const ref of stepReferences(s, schema, 'event')) pushTo(published, ref.name, { span: ref.span, external });
   };

@@ -22,7 +22,7 @@ import type { ConnectorStep, PipelineDecl, Step } from '../ast/ast.js';
 import { walkDeclSteps } from '../ast/walk.js';
 import { entryOf } from '../ast/literal.js';
 import { paramProperties, type ConnectorRegistry, type ConnectorSchema } from '../connectors/connector-registry.js';
-import { refParams, stepReferences, triggerReferences } from '../connectors/schema-facts.js';
+import { computedReference, refParams, stepReferences, triggerReferences } from '../connectors/schema-facts.js';
 import type { Declarations } from '../resolve/declarations.js';
 import type { Span } from '../../base/source/span.js';
 import { union } from '../types/type-ops.js';
@@ -113,16 +113,6 @@ function declaredExternal(params: ConnectorStep['params'], schema: ConnectorSche
     // Only a written `false` (or nothing) keeps the event inside the build.
     return value !== undefined && !(value.kind === 'boolean' && !value.value);
   });
-}
-
-/** True when a step gives a reference parameter of `kind` a value that is not a written name. */
-function computedReference(step: ConnectorStep, schema: ConnectorSchema, kind: 'event' | 'pipeline'): boolean {
-  const literal = stepReferences(step, schema, kind).length;
-  const given = refParams(schema, kind).filter((key) => {
-    const index = (schema.positional ?? []).indexOf(key);
-    return entryOf(step.params, key) !== undefined || (index >= 0 && step.args[index] !== undefined);
-  }).length;
-  return given > literal;
 }
 
 /** What a sending step hands over: its payload as written, else the current message. */

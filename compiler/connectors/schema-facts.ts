@@ -8,6 +8,7 @@
  * gives stepReferences(step, schema, 'event') = [{ name: 'order-approved', span: <the word> }].
  */
 import type { ConnectorStep, ObjectValue, TriggerDecl } from '../ast/ast.js';
+import { entryOf } from '../ast/literal.js';
 import type { Span } from '../../base/source/span.js';
 import { paramProperties, type ConnectorSchema, type JsonSchema } from './connector-registry.js';
 
@@ -98,6 +99,19 @@ export function stepParam(
     }
   }
   return undefined;
+}
+
+/**
+ * True when a step gives a reference parameter of `kind` a value that is not a written name (an
+ * expression computed at run time: the step may name any event or pipeline).
+ */
+export function computedReference(step: ConnectorStep, schema: ConnectorSchema, kind: RefKind): boolean {
+  const literal = stepReferences(step, schema, kind).length;
+  const given = refParams(schema, kind).filter((key) => {
+    const index = (schema.positional ?? []).indexOf(key);
+    return entryOf(step.params, key) !== undefined || (index >= 0 && step.args[index] !== undefined);
+  }).length;
+  return given > literal;
 }
 
 /** The names of `kind` a step references (`execute billing` → [{ name: 'billing', … }] for 'pipeline'). */

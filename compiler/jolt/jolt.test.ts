@@ -275,6 +275,18 @@ describe('safety', () => {
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
   });
 
+  it('merges repeated writes to a computed key into a list, and never into an inherited member', () => {
+    const input = {
+      a: { k: 'x', v: 1 },
+      b: { k: 'toString', v: 2 },
+      c: { k: 'x', v: 3 },
+      d: { k: 'constructor', v: 4 },
+    };
+    const out = shift({ '*': { v: 'byK.@(1,k)' } }, input) as Record<string, Record<string, unknown>>;
+    expect(out.byK).toEqual({ x: [1, 3], toString: 2, constructor: 4 });
+    expect(Object.keys(out.byK ?? {})).toEqual(['x', 'toString', 'constructor']);
+  });
+
   it('does not read inherited members as input keys', () => {
     expect(shift({ constructor: 'c', toString: 't' }, { a: 1 })).toBeNull();
     expect(run([{ operation: 'modify-define-beta', spec: { constructor: 'x' } }], {})).toEqual({ constructor: 'x' });

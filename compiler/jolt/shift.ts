@@ -707,12 +707,16 @@ function plainKeyExpr(expr: string): boolean {
 
 /**
  * Statements reading map key `name` of `t` into a new `let` variable `into`; the result is undefined
- * when the key is absent. A computed key is read with a plain `t[k]` (an access specific to this
- * site) and an inherited member found that way counts as absent (see J.proto).
+ * when the key is absent. A computed key on the way to the last step is read with a plain `t[k]`
+ * (an access specific to this site; the container is usually there) and an inherited member found
+ * that way counts as absent (see J.proto). The last step's key is usually not there yet: it is
+ * looked up among the own keys alone (`Object.hasOwn`), since on the large dictionaries that
+ * computed keys make a plain `t[k]` that misses also searches Object.prototype.
  */
-function readKey(name: string, into: string): string {
+function readKey(name: string, into: string, last = false): string {
   if (plainKeyExpr(name)) return `let ${into} = target[${name}];`;
   if (name.startsWith('"')) return `let ${into} = J.has(target, ${name}) ? target[${name}] : undefined;`;
+  if (last) return `let ${into} = Object.hasOwn(target, ${name}) ? target[${name}] : undefined;`;
   const inherited = `typeof ${into} === "function" || ${into} === J.proto`;
   return `let ${into} = target[${name}]; if (${inherited}) ${into} = undefined;`;
 }
@@ -809,7 +813,7 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
     out.add(ind + 1, `J.fm(state, target, ${lastName}, ${data});`);
   else {
     // the common case inline (a store specific to this site); merging into a list goes through J.fm
-    out.add(ind + 1, readKey(lastName, 'existing'));
+    out.add(ind + 1, readKey(lastName, 'existing', true));
     const merge = `J.fm(state, target, ${lastName}, ${data});`;
     out.add(ind + 1, `if (existing === undefined || existing === null) { ${writeKey(lastName, data)} } else ${merge}`);
   }

@@ -6,7 +6,9 @@ import type { BracesValue, StringValue, Value } from '../ast/ast.js';
 import { analyzeJsonPath } from '../types/jsonpath-type.js';
 import { literalOffsets } from '../types/literal-offsets.js';
 import { compileBraces } from '../braces/index.js';
-import { literalOutsideEnum, nearMissField } from '../braces/errors.js';
+import { conditionNeverTrue, literalOutsideEnum, nearMissField } from '../braces/errors.js';
+import { conditionHint, neverBoolean } from '../braces/check.js';
+import { hasErrors } from '../../base/diagnostics/diagnostic.js';
 import {
   assignmentInJsonPath,
   invalidJsonPath,
@@ -33,6 +35,19 @@ export function compileCondition(value: Value, message: PipeType, ctx: PipelineC
   if (braces) {
     const compiled = compileBraces(braces, ctx.bracesEnv(message));
     ctx.diagnostics.push(...compiled.diagnostics);
+    // Only `true` takes the branch: a value never boolean when present never does.
+    if (!hasErrors(compiled.diagnostics) && neverBoolean(compiled.type)) {
+      const text = braces.text.trim();
+      const what = text.length <= 40 && !text.includes('`') ? `\`${text}\`` : 'this value';
+      ctx.diagnostics.push(
+        conditionNeverTrue({
+          span: braces.span,
+          what,
+          found: compiled.type,
+          hint: conditionHint(text.length <= 40 ? text : '…', compiled.type),
+        }),
+      );
+    }
     return {
       expr: { js: `B.isTruthy(${compiled.js})`, constant: false },
       alwaysTrue: false,

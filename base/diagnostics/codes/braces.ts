@@ -160,6 +160,20 @@ export const bracesCodes = {
     explain:
       'A lambda parameter would hide a name that already means something: a scope (`message`, `global`, `account`, `metadata`, `step`, `item`, `capsule`), a literal (`true`, `false`, `null`), another parameter of the same lambda, or a parameter of an enclosing lambda. For example `{{ MAP(message.lines, message => message.qty) }}`. Fix: choose another name, e.g. `line => line.qty`.',
   },
+  PIPE4023: {
+    title: 'Condition that is never true',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A `when {{ … }}` condition is a value that, whenever it is present, is not a boolean: a string, a number, an object or an array. Only `true` is true in Double Braces (there is no "truthy" text or object), so the branch is never taken — whether the value is there or missing. For example `when {{ message.customer }}` where `customer` is an object, or `when {{ message.email }}` where it is a string. Fix: write the test meant, e.g. `!ISNULL(message.customer)`, `message.email != ""`, `TOBOOLEAN(message.flag)` for text such as "true", or `SIZE(message.items) > 0`.',
+  },
+  PIPE4024: {
+    title: 'Object or array never equals scalar',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A value that, whenever it is present, is an object or an array is compared with `==`, `!=` or `EQUALTO` to a number, string or boolean. Double Braces compare strictly (deep equality, no conversion), so such a comparison is always false (`!=` always true), whether the value is there or missing. For example `{{ message.customer == "ACME" }}` where `customer` is an object. Fix: compare one of its fields (`message.customer.name == "ACME"`), or its size (`SIZE(message.items) == 0`).',
+  },
   PIPE4030: {
     title: 'Near miss of a declared field',
     severity: 'error',

@@ -237,4 +237,18 @@ export const syntaxCodes = {
       'A `try { … }` block must be followed by `catch { … }`, which runs with the error object as ' +
       'the message when a step of the try block fails. Write `catch { }` to ignore the error.',
   },
+  PIPE1028: {
+    title: 'Stray brace next to {{ }}',
+    severity: 'error',
+    phase: 'parse',
+    explain:
+      'A string template has a `}` after the `}}` that closes an expression (`model: "{{ message.model }}}"`, also with spaces between), or a `{` before the `{{` that opens one (`"{ {{ message.id }}"`), and no brace of the text around the expressions matches it. The brace is not part of the expression: it is copied into the text, so every value gets a stray brace. Braces the text itself balances are not reported: JSON written by hand, `"{\\"total\\": {{ message.total }}}"`, is fine. (`"{{{ x }}"` opens the expression at its first brace and leaves it unclosed: PIPE1004.) Fix: delete the extra brace.',
+  },
+  PIPE1029: {
+    title: 'Path in braces that are text',
+    severity: 'error',
+    phase: 'parse',
+    explain:
+      'The text of a string holds a path of a Double Braces scope between single braces: `"order {message.body.id}"`, or `"${message.body.id}"` as in JavaScript, or before a `}}` whose `{{` is missing: `"order message.body.id }}"`. That is plain text: the string holds the characters as written, never the value. Only `{{ … }}` is an expression. Paths of `message`, `step`, `global`, `account` and `metadata` followed by a field are reported; other words between braces (`{id}` in a URL template) are not. Fix: write `"order {{ message.body.id }}"`.',
+  },
 } as const satisfies CodeTable;

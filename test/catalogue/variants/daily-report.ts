@@ -175,4 +175,13 @@ export const variants: Variant[] = [
     find: 'pattern: "^[A-Z]{2}$"',
     replace: 'pattern: "^[A-Z{2}$"',
   },
+
+  // hard: Double Braces values that can never do what they say
+  {
+    id: 'path-in-single-braces',
+    category: 'double-braces',
+    hard: true,
+    find: 'key: "{{ global.report.cachePrefix }}:{{ message.region }}",\n      value',
+    replace: 'key: "{{ global.report.cachePrefix }}:{message.region}",\n      value',
+  },
 ];

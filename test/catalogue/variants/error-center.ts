@@ -198,4 +198,13 @@ export const variants: Variant[] = [
     find: 'when {{ message.status == 200 }}',
     replace: 'when {{ message.status == "200" }}',
   },
+
+  // hard: Double Braces values that can never do what they say
+  {
+    id: 'javascript-template-path',
+    category: 'double-braces',
+    hard: true,
+    find: 'summary: "payment gateway failed: {{ message.message }}",',
+    replace: 'summary: "payment gateway failed: ${message.message}",',
+  },
 ];

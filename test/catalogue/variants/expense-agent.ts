@@ -240,4 +240,20 @@ export const variants: Variant[] = [
     replace: 'user: "Extract the expense report from the attached file. API key: {{ account.expense-llm.key }}",',
   },
   { id: 'upload-pattern-invalid', category: 'regex-param', find: '"^.+\\\\.(pdf)$"', replace: '"^.+\\\\.(pdf$"' },
+
+  // hard: braces in text
+  {
+    id: 'template-opening-forgotten',
+    category: 'double-braces',
+    hard: true,
+    find: 'model: "{{ message.model }}"',
+    replace: 'model: "message.model }}"',
+  },
+  {
+    id: 'stray-brace-before-template',
+    category: 'double-braces',
+    hard: true,
+    find: 'model: "{{ message.model }}"',
+    replace: 'model: "{ {{ message.model }}"',
+  },
 ];

@@ -275,4 +275,41 @@ export const variants: Variant[] = [
     find: '"^[A-Z]{2}-[0-9]{4,10}$"',
     replace: '"^[A-Z]{2}-[0-9]{4,10$"',
   },
+
+  // hard: Double Braces values that can never do what they say
+  {
+    id: 'object-equals-string',
+    category: 'double-braces',
+    hard: true,
+    find: 'gold: {{ message.body.customer.tier == "gold" }},',
+    replace: 'gold: {{ message.body.customer == "gold" }},',
+  },
+  {
+    id: 'string-as-condition',
+    category: 'double-braces',
+    hard: true,
+    find: 'when {{ step.priced.total >= global.pricing.managerFrom }} {',
+    replace: 'when {{ step.priced.customer }} {',
+  },
+  {
+    id: 'stray-brace-after-template',
+    category: 'double-braces',
+    hard: true,
+    find: 'customer: "{{ message.body.customer.name }}",',
+    replace: 'customer: "{{ message.body.customer.name }}}",',
+  },
+  {
+    id: 'array-compared-to-number',
+    category: 'double-braces',
+    hard: true,
+    find: 'lines: {{ SIZE(message.body.items) }},',
+    replace: 'lines: {{ IF(message.body.items > 0, SIZE(message.body.items), 0) }},',
+  },
+  {
+    id: 'object-ordered-by-function',
+    category: 'double-braces',
+    hard: true,
+    find: 'when {{ step.priced.total >= global.pricing.freeShippingFrom }} {',
+    replace: 'when {{ GREATERTHANEQUAL(step.priced, global.pricing.freeShippingFrom) }} {',
+  },
 ];

@@ -210,4 +210,20 @@ export const variants: Variant[] = [
     replace: '    token_type: "Bearer",\n    signing_key: "{{ account.partner-signer.key }}",\n',
     line: 'signing_key:',
   },
+
+  // hard: Double Braces values that can never do what they say
+  {
+    id: 'size-compared-to-text',
+    category: 'double-braces',
+    hard: true,
+    find: 'condition: {{ step.client.rowCount == 1 }},',
+    replace: 'condition: {{ SIZE(step.client.data) == "1" }},',
+  },
+  {
+    id: 'object-as-assert-condition',
+    category: 'double-braces',
+    hard: true,
+    find: 'condition: {{ step.client.rowCount == 1 }},',
+    replace: 'condition: {{ FIRSTELEMENT(step.client.data) && step.client.rowCount == 1 }},',
+  },
 ];

@@ -301,4 +301,12 @@ export const variants: Variant[] = [
     find: 'timezone: "Europe/Lisbon"',
     replace: 'timezone: "Europe/Lisboa"',
   },
+
+  {
+    id: 'object-as-null-guard',
+    category: 'double-braces',
+    hard: true,
+    find: 'when {{ step.entry.attempt < step.entry.maxRetry }}',
+    replace: 'when {{ step.entry && step.entry.attempt < step.entry.maxRetry }}',
+  },
 ];

@@ -166,4 +166,28 @@ export const variants: Variant[] = [
       'delayed: true, events: {{ SIZE(step.tracking.body.events) }} }\n      log { message: "delay notified" }\n',
     line: 'log { message: "delay notified" }',
   },
+
+  // hard: Double Braces values that can never do what they say
+  {
+    id: 'stray-brace-in-url',
+    category: 'double-braces',
+    hard: true,
+    find: 'url: "https://tracking.example.com/shipments/{{ step.shipment.shipmentId }}",',
+    replace: 'url: "https://tracking.example.com/shipments/{{ step.shipment.shipmentId }}}",',
+  },
+  {
+    id: 'address-compared-to-text',
+    category: 'double-braces',
+    hard: true,
+    find: 'city: "{{ step.shipment.customer.address.city }}",',
+    replace:
+      "city: \"{{ IF(step.shipment.customer.address == '', 'unknown', step.shipment.customer.address.city) }}\",",
+  },
+  {
+    id: 'size-of-a-number',
+    category: 'double-braces',
+    hard: true,
+    find: 'events: {{ SIZE(step.tracking.body.events) }}',
+    replace: 'events: {{ SIZE(step.tracking.status) }}',
+  },
 ];
