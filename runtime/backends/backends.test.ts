@@ -788,7 +788,24 @@ for (const variant of variants) {
 
       it('finds by an indexed equality in insertion order, as the matcher does, with limit and skip', async () => {
         const s = newStore();
-        const values: Json[] = [1, 1.5, '1', true, null, [1, 2], [[1]], { g: 1 }, 2, 1, false, ['1', true], -0];
+        const values: Json[] = [
+          1,
+          1.5,
+          '1',
+          true,
+          null,
+          [1, 2],
+          [[1]],
+          { g: 1 },
+          2,
+          1,
+          false,
+          ['1', true],
+          -0,
+          2 ** 53 - 1,
+          1e21,
+          [2 ** 53 - 1],
+        ];
         const docs: JsonObject[] = values.map((g, i) => ({ i, g }));
         docs.push({ i: values.length });
         await backends.store.insert(s, docs);
@@ -802,6 +819,9 @@ for (const variant of variants) {
           { g: { $in: [1, 1, '1', true, 2] } },
           { g: 1, i: { $gt: 0 } },
           { $and: [{ g: { $eq: 2 } }, { i: { $lt: 100 } }] },
+          { g: 2 ** 53 - 1 },
+          { g: 1e21 },
+          { g: { $in: [2 ** 53 - 1, 1e21, 1.5] } },
         ];
         for (const query of queries) {
           const filter = parseFilter(query);
@@ -829,6 +849,28 @@ for (const variant of variants) {
         expect(await backends.store.find(s, {})).toEqual([
           { _oId: 'x', v: 2 },
           { _oId: 'y', email: 'a@x' },
+        ]);
+      });
+
+      it('updates by _oId alone the one document whose _oId has the queried value and type, unexpired', async () => {
+        const s = newStore();
+        await backends.store.insert(s, [
+          { _oId: 5, v: 0 },
+          { _oId: 'x', v: 0 },
+          { _oId: 1.5, v: 0 },
+        ]);
+        await backends.store.insert(s, [{ _oId: 'old', v: 0 }], { expireAfterSeconds: 60 });
+        expect(await backends.store.update(s, { _oId: '5' }, { $set: { v: 1 } })).toBe(0);
+        expect(await backends.store.update(s, { _oId: 5 }, { $set: { v: 2 } }, { multi: false })).toBe(1);
+        expect(await backends.store.update(s, { _oId: { $eq: 'x' } }, { $set: { v: 3 }, $unset: { w: '' } })).toBe(1);
+        expect(await backends.store.update(s, { _oId: 1.5 }, { $set: { v: 4 } })).toBe(1);
+        expect(await backends.store.update(s, { _oId: '1.5' }, { $set: { v: 5 } })).toBe(0);
+        time += 61_000;
+        expect(await backends.store.update(s, { _oId: 'old' }, { $set: { v: 6 } })).toBe(0);
+        expect(await backends.store.find(s, {})).toEqual([
+          { _oId: 5, v: 2 },
+          { _oId: 'x', v: 3 },
+          { _oId: 1.5, v: 4 },
         ]);
       });
 

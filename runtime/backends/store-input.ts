@@ -92,6 +92,23 @@ export function prepareDocuments(docs: readonly JsonObject[], maxBytes: number):
   });
 }
 
+/**
+ * A filter that is exactly `{ _oId: v }` (`$eq` too) with a string or number `v`: the `id` column it
+ * selects, and whether `_oId` is then a string. Every document has an `_oId`, a string or a number,
+ * and its `id` column is String(_oId) (prepareDocuments; updates cannot change `_oId`), so such a
+ * filter matches exactly the row of that id whose `_oId` is of v's JSON type (String is one-to-one
+ * on numbers). Null for any other filter.
+ */
+export function idEquality(filter: Filter): { readonly id: string; readonly isString: boolean } | null {
+  const only = filter.kind === 'and' && filter.items.length === 1 ? filter.items[0] : filter;
+  if (only === undefined || only.kind !== 'field' || only.path.length !== 1 || only.path[0] !== ID_FIELD) return null;
+  if (only.condition.op !== 'eq') return null;
+  const value = only.condition.value;
+  if (typeof value === 'string') return { id: value, isString: true };
+  if (typeof value === 'number') return { id: String(value), isString: false };
+  return null;
+}
+
 export function idOf(doc: JsonObject): string {
   const id = getOwn(doc, ID_FIELD);
   return String(id);

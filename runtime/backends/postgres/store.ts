@@ -29,6 +29,7 @@ import {
   ttlMillis,
   validateIndexFields,
   ID_INDEX,
+  idEquality,
   indexesToDrop,
   PURGE_EVERY_MS,
   storeIndexOf,
@@ -178,6 +179,12 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
   ): Promise<{ matched: number; written: number } | null> => {
     const writes = topLevelWrites(spec);
     if (writes === null) return null;
+    const byId = idEquality(filter);
+    if (byId !== null) {
+      const written = await updateById(store, byId, writes);
+      if (written > 0) return { matched: written, written };
+      // No row written: none of that id, or its new document too large; the statement below tells which.
+    }
     const params = postgresParams();
     let next = 'd.doc';
     for (const [field, value] of writes.set)
@@ -196,6 +203,30 @@ export function createPgStore(opts: PgStoreOptions): ObjectStoreBackend {
     const result = await run<{ matched: number; written: number }>(pool, sql, params.values);
     const row = result.rows[0] ?? { matched: 0, written: 0 };
     return row.written < row.matched ? null : row;
+  };
+
+  /**
+   * `{ _oId: v }` alone (idEquality): one plain UPDATE of the row of that id, by the (store, id) key,
+   * written only when the new document's jsonb text is within the size limit. The rows written.
+   */
+  const updateById = async (
+    store: string,
+    byId: { readonly id: string; readonly isString: boolean },
+    writes: NonNullable<ReturnType<typeof topLevelWrites>>,
+  ): Promise<number> => {
+    const params = postgresParams();
+    let next = 'd.doc';
+    for (const [field, value] of writes.set)
+      next = `jsonb_set(${next}, ARRAY[${params.bind(field)}::text], ${params.bind(JSON.stringify(value))}::jsonb)`;
+    for (const field of writes.unset) next = `(${next} - ${params.bind(field)}::text)`;
+    const nowP = params.bind(clock.now());
+    const id = params.bind(byId.id);
+    const max = params.bind(opts.maxDocumentBytes);
+    const sql =
+      `UPDATE pipec_documents AS d SET doc = ${next} WHERE d.store = ${storeLiteral(store)} AND d.id = ${id}::text` +
+      ` AND jsonb_typeof(d.doc -> '_oId') = '${byId.isString ? 'string' : 'number'}'` +
+      ` AND (d.expires_at IS NULL OR d.expires_at > ${nowP}::bigint) AND octet_length((${next})::text) <= ${max}::int`;
+    return (await run(pool, sql, params.values)).rowCount ?? 0;
   };
 
   /** One atomic statement: the store's TTL is read in the same INSERT. */

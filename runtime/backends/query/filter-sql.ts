@@ -22,38 +22,49 @@ export interface ParamSink {
   fork(): ParamSink;
 }
 
-/** SQLite named parameters (`@p0`), bound as one object. */
-export function sqliteParams(start = 0): ParamSink & { readonly values: Record<string, string | number | null> } {
-  const values: Record<string, string | number | null> = Object.create(null) as Record<string, string | number | null>;
-  let next = start;
-  return {
-    values,
-    bind(value) {
-      const name = `p${next++}`;
-      values[name] = Array.isArray(value) ? JSON.stringify(value) : (value as string | number | null);
-      return `@${name}`;
-    },
-    get bound() {
-      return next;
-    },
-    fork: () => sqliteParams(next),
-  };
+/**
+ * SQLite named parameters (`@p0`), bound as one object. A plain object (better-sqlite3 reads only
+ * its own properties): its `p<n>` keys, always added in the same order, keep it a fast object.
+ */
+export function sqliteParams(start = 0): SqliteParams {
+  return new SqliteParams(start);
+}
+
+/** A class rather than a literal with a getter and closures: made on every query, it costs less. */
+export class SqliteParams implements ParamSink {
+  readonly values: Record<string, string | number | null> = {};
+  constructor(private next: number) {}
+  bind(value: string | number | null | readonly string[]): string {
+    const name = `p${this.next++}`;
+    this.values[name] = Array.isArray(value) ? JSON.stringify(value) : (value as string | number | null);
+    return `@${name}`;
+  }
+  get bound(): number {
+    return this.next;
+  }
+  fork(): ParamSink {
+    return new SqliteParams(this.next);
+  }
 }
 
 /** PostgreSQL positional parameters (`$1`); `start`: placeholders taken before these values. */
-export function postgresParams(start = 0): ParamSink & { readonly values: unknown[] } {
-  const values: unknown[] = [];
-  return {
-    values,
-    bind(value) {
-      values.push(value);
-      return `$${start + values.length}`;
-    },
-    get bound() {
-      return start + values.length;
-    },
-    fork: () => postgresParams(start + values.length),
-  };
+export function postgresParams(start = 0): PostgresParams {
+  return new PostgresParams(start);
+}
+
+export class PostgresParams implements ParamSink {
+  readonly values: unknown[] = [];
+  constructor(private readonly start: number) {}
+  bind(value: string | number | null | readonly string[]): string {
+    this.values.push(value);
+    return `$${this.start + this.values.length}`;
+  }
+  get bound(): number {
+    return this.start + this.values.length;
+  }
+  fork(): ParamSink {
+    return new PostgresParams(this.start + this.values.length);
+  }
 }
 
 /** `a.b.0` → SQLite JSON path `$."a"."b"[0]` (segments are pre-validated: no quotes). */
@@ -127,16 +138,19 @@ export function sqliteEqualityArms(
     if (probe === null || !('eq' in probe)) continue;
     const { type: t, value: v } = indexExpressions(field, 'sqlite', 'd.doc');
     const values = [...new Set(probe.eq)];
-    const count = values.reduce<number>((n, q) => n + (typeof q === 'number' && Number.isInteger(q) ? 2 : 1), 1);
+    const count = values.reduce<number>((n, q) => n + (integralBeyondSafe(q) ? 2 : 1), 1);
     if (count > maxKeys) return null;
     const keys: string[] = [];
     for (const q of values) {
       if (typeof q === 'boolean') keys.push(`${t} = '${q ? 'true' : 'false'}'`);
       else if (typeof q === 'string') keys.push(`${t} = 'text' AND ${v} = ${params.bind(q)}`);
       else if (typeof q === 'number') {
+        // Documents are JSON.stringify's text: a number equal to a safe integer is written in digits,
+        // which SQLite reads as an integer; a fraction or an exponent (|n| ≥ 1e21) reads as real, and so
+        // does a run of digits beyond 64 bits. Only an integral value beyond 2^53 may be stored as either.
         const value = params.bind(q);
         if (Number.isInteger(q)) keys.push(`${t} = 'integer' AND ${v} = ${value}`);
-        keys.push(`${t} = 'real' AND ${v} = ${value}`);
+        if (!Number.isSafeInteger(q)) keys.push(`${t} = 'real' AND ${v} = ${value}`);
       }
     }
     checkSpliced(index, context.store);
@@ -146,6 +160,11 @@ export function sqliteEqualityArms(
     return [...keys.map((key) => `${read} AND ${key} AND ${rest}`), `${read} AND ${t} = 'array' AND ${all}`];
   }
   return null;
+}
+
+/** An integral number beyond 2^53 (stored as an integer or a real: two index keys). */
+function integralBeyondSafe(q: Scalar): boolean {
+  return typeof q === 'number' && Number.isInteger(q) && !Number.isSafeInteger(q);
 }
 
 function flattenAnd(filter: Filter): Filter[] {

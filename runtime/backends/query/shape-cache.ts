@@ -5,9 +5,9 @@
  * shape only binds its own operands in the places the first call's operands went.
  *
  * How the places are found: the first time a shape is seen, the SQL is also made for a stand-in
- * filter of the same shape whose string and number operands are unique markers (same type, same
- * integer-ness, equal where the real ones are equal within one `$in`); each bound value is then
- * a constant, or one of the markers as itself, `String(marker)` or `JSON.stringify(marker)`.
+ * filter of the same shape whose string and number operands are unique markers (same class:
+ * string, safe integer, integral beyond 2^53 or other number; equal where the real ones are equal
+ * within one `$in`); each bound value is then a constant, or one of the markers as itself, `String(marker)` or `JSON.stringify(marker)`.
  * The shape is kept only when this template, filled with the real operands, gives exactly the
  * text and the bound values the real filter gave: anything else (a value used in some other
  * form) is made afresh on every call, as before.
@@ -85,7 +85,7 @@ function shapeOf(filter: Filter, start: number): Shape {
     const index = operands.length;
     operands.push(value);
     sameAs.push(equal === undefined ? index : (equal[1] as number));
-    const type = typeof value === 'string' ? 's' : Number.isInteger(value) ? 'i' : 'n';
+    const type = typeOf(value);
     return equal === undefined ? `$${type}` : `$${type}=${equal[1]}`;
   };
   const operand = (value: Json): string =>
@@ -124,14 +124,27 @@ function shapeOf(filter: Filter, start: number): Shape {
   return { key, operands, sameAs };
 }
 
-/** Markers: unique per process and slot, never equal to what a caller binds besides them. */
+/**
+ * What of an operand's type the SQL may depend on: a string, a safe integer, an integral number
+ * beyond 2^53 (SQLite may hold it as an integer or a real: filter-sql.ts) or any other number.
+ */
+const typeOf = (value: string | number): 's' | 'i' | 'b' | 'n' =>
+  typeof value === 'string' ? 's' : Number.isSafeInteger(value) ? 'i' : Number.isInteger(value) ? 'b' : 'n';
+
+/** Markers: unique per process and slot, never equal to what a caller binds besides them, of the operand's typeOf. */
 const NONCE = `${randomInt(2 ** 32).toString(36)}${Date.now().toString(36)}`;
-const markerOf = (operand: string | number, slot: number): string | number =>
-  typeof operand === 'string'
-    ? `\u0007pipec-${NONCE}-${slot}\u0007`
-    : Number.isInteger(operand)
-      ? 2 ** 52 + 1_000_003 * slot + 17
-      : 2 ** 40 + slot + 0.5;
+const markerOf = (operand: string | number, slot: number): string | number => {
+  switch (typeOf(operand)) {
+    case 's':
+      return `\u0007pipec-${NONCE}-${slot}\u0007`;
+    case 'i':
+      return 2 ** 52 + 1_000_003 * slot + 17;
+    case 'b':
+      return 2 ** 60 + 2 ** 20 * (slot + 1);
+    case 'n':
+      return 2 ** 40 + slot + 0.5;
+  }
+};
 
 function templateOf<T>(
   filter: Filter,

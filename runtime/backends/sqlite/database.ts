@@ -174,14 +174,21 @@ export function isUniqueViolation(err: unknown): boolean {
  * Prepared statements by SQL text, so that queries of the same shape (their values are always
  * bound parameters) are parsed and planned once, not on every call. At most `size` are kept; the
  * oldest goes first. SQLite re-prepares a kept statement by itself after a schema change (an
- * index created or dropped).
+ * index created or dropped). `mode`: rows as objects, as arrays of column values (`raw`), or as
+ * the first column's value alone (`pluck`).
  */
-export function statementCache(db: SqliteDatabase, size = 256): (sql: string) => Database.Statement {
+export function statementCache(
+  db: SqliteDatabase,
+  size = 256,
+  mode: 'rows' | 'raw' | 'pluck' = 'rows',
+): (sql: string) => Database.Statement {
   const statements = new Map<string, Database.Statement>();
   return (sql) => {
     let statement = statements.get(sql);
     if (statement === undefined) {
       statement = db.prepare(sql);
+      if (mode === 'raw') statement.raw(true);
+      else if (mode === 'pluck') statement.pluck(true);
       if (statements.size >= size) statements.delete(statements.keys().next().value as string);
       statements.set(sql, statement);
     }

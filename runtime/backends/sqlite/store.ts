@@ -37,11 +37,18 @@ import {
   ttlMillis,
   validateIndexFields,
   ID_INDEX,
+  idEquality,
   indexesToDrop,
   PURGE_EVERY_MS,
   storeIndexOf,
 } from '../store-input.js';
 import { isUniqueViolation, statementCache, type SqliteDatabase } from './database.js';
+
+/** The key under which the statements of updates by `_oId` alone are kept (their text has no filter part). */
+const ID_FILTER = { from: '', where: '' };
+
+/** How often (ms) a store rereads the schema version that says whether its index lists still hold. */
+const VERSION_EVERY_MS = 1000;
 
 export interface SqliteStoreOptions {
   readonly db: SqliteDatabase;
@@ -51,11 +58,18 @@ export interface SqliteStoreOptions {
   readonly maxAggregateDocs: number;
 }
 
-type Row = { seq: number; doc: string };
+/** A selected row as better-sqlite3 returns it in raw mode: `[seq, JSON text]` (no object per row). */
+type Row = readonly [seq: number, doc: string];
+type Tail = { readonly limit: number | null; readonly skip: number };
+type SortKeys = ReadonlyArray<readonly [string[], 1 | -1]>;
 
 export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend {
   const { db, clock, regex } = opts;
   const statement = statementCache(db);
+  /** The reads of documents, in raw mode (rows as arrays: cheaper to make than an object per row). */
+  const rowsStatement = statementCache(db, 256, 'raw');
+  /** The reads of JSON texts alone (one column, plucked). */
+  const docsStatement = statementCache(db, 256, 'pluck');
   const visible = 'd.store = @store AND (d.expires_at IS NULL OR d.expires_at > @now)';
 
   /**
@@ -67,14 +81,26 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   const schemaVersion = db.prepare('PRAGMA schema_version').pluck();
   const indexLists = new Map<string, ProbeContext>();
   let indexListsVersion: unknown = null;
+  /**
+   * When (performance.now()) the version was last read. Reading it is a read transaction of its
+   * own (as costly as a small query), so it is read again only after VERSION_EVERY_MS: an index
+   * another process creates is used from then on (until then queries are answered without it); one
+   * it drops is noticed at once (withIndexes); this process's own createIndex/dropIndex reset it.
+   */
+  let versionReadAt = -Infinity;
 
   /** The fields that lead an index of `store`: queries on them get index probes (filter-sql.ts). */
   const probes = (store: string): ProbeContext => {
-    const version = schemaVersion.get();
-    if (version !== indexListsVersion || indexLists.size > 1000) {
-      indexLists.clear();
-      indexListsVersion = version;
+    const at = performance.now();
+    if (indexListsVersion === null || at - versionReadAt >= VERSION_EVERY_MS || at < versionReadAt) {
+      versionReadAt = at;
+      const version = schemaVersion.get();
+      if (version !== indexListsVersion) {
+        indexLists.clear();
+        indexListsVersion = version;
+      }
     }
+    if (indexLists.size > 1000) indexLists.clear();
     const known = indexLists.get(store);
     if (known !== undefined) return known;
     const rows = statement('SELECT name, fields FROM pipec_indexes WHERE store = ? ORDER BY rowid').all(
@@ -113,6 +139,27 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       shapeCaches.set(context, caches);
     }
     return caches;
+  };
+
+  /**
+   * Statement text made from a cached shape's output (generateByShape returns the same object for
+   * every call of a known shape), by `key` for what else shapes the text: built and hashed once,
+   * not on every call.
+   */
+  const texts = new WeakMap<object, Map<string, string>>();
+  const textOf = (output: object, key: string, build: () => string): string => {
+    let byKey = texts.get(output);
+    if (byKey === undefined) {
+      byKey = new Map();
+      texts.set(output, byKey);
+    }
+    let text = byKey.get(key);
+    if (text === undefined) {
+      text = build();
+      if (byKey.size >= 64) byKey.clear();
+      byKey.set(key, text);
+    }
+    return text;
   };
 
   /** FROM and WHERE of a filter over the store's rows, with its index probes. */
@@ -162,13 +209,14 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     }
   };
 
-  const selectRows = (
-    store: string,
-    filter: Filter,
-    tail: { readonly limit: number | null; readonly skip: number },
-    sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>,
-  ): Row[] =>
-    withIndexes(() => {
+  /**
+   * The documents a read selects, in order: `[seq, JSON text]` rows, or (`docsOnly`) the JSON texts
+   * alone, one column plucked (what find returns: cheaper than a row per document).
+   */
+  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, docsOnly: false): Row[];
+  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, docsOnly: true): string[];
+  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, docsOnly: boolean): Row[] | string[] {
+    return withIndexes(() => {
       refuseArraySortKeys(store, filter, sortKeys);
       const params = sqliteParams();
       const context = probes(store);
@@ -176,28 +224,34 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         sortKeys.length === 0
           ? generateByShape(shapesOf(context).read, filter, params, (f, p) => sqliteEqualityArms(f, p, context))
           : null;
+      // The limit as a literal: SQLite stops a merge early on a constant LIMIT only (×5 on a small page).
+      const limit = tail.limit ?? -1;
+      if (!Number.isSafeInteger(limit)) throw new Error(`limit not validated: ${limit}`);
       let sql: string;
       if (arms !== null) {
+        const skip = params.bind(tail.skip);
         // One SELECT per index key, merged in seq order (sqliteEqualityArms): no sort, LIMIT stops early.
-        const selects = arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
-        sql = `${selects.join(' UNION ALL ')} ORDER BY 1`;
+        sql = textOf(arms, `${limit} ${skip} ${docsOnly ? 'docs' : 'rows'}`, () => {
+          const selects = arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
+          const merged = `${selects.join(' UNION ALL ')} ORDER BY 1 LIMIT ${limit} OFFSET ${skip}`;
+          return docsOnly ? `SELECT doc FROM (${merged})` : merged;
+        });
       } else {
         const { from, where } = generateByShape(shapesOf(context).sorted, filter, params, (f, p) =>
           querySql(f, 'sqlite', p, context),
         );
         const order = sortToSql(sortKeys, 'sqlite', params);
-        sql = `SELECT d.seq, json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order}`;
+        const skip = params.bind(tail.skip);
+        sql = `SELECT ${docsOnly ? '' : 'd.seq, '}json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
       }
-      // The limit as a literal: SQLite stops a merge early on a constant LIMIT only (×5 on a small page).
-      const limit = tail.limit ?? -1;
-      if (!Number.isSafeInteger(limit)) throw new Error(`limit not validated: ${limit}`);
-      const skip = params.bind(tail.skip);
-      return statement(`${sql} LIMIT ${limit} OFFSET ${skip}`).all({
-        ...params.values,
-        store,
-        now: clock.now(),
-      }) as Row[];
+      const values = params.values;
+      values['store'] = store;
+      values['now'] = clock.now();
+      return (docsOnly ? docsStatement : rowsStatement)(sql).all(values) as Row[] | string[];
     });
+  }
+  const selectRows = (store: string, filter: Filter, tail: Tail, sortKeys: SortKeys): Row[] =>
+    select(store, filter, tail, sortKeys, false);
 
   /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
   const refuseArraySortKeys = (
@@ -205,6 +259,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     filter: Filter,
     sortKeys: ReadonlyArray<readonly [string[], 1 | -1]>,
   ): void => {
+    if (sortKeys.length === 0) return;
     const params = sqliteParams();
     const arrays = sortArraysSql(sortKeys, 'sqlite', params);
     if (arrays === null) return;
@@ -238,31 +293,44 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   const updateInPlace = (store: string, filter: Filter, spec: UpdateSpec, multi: boolean): number | null => {
     const writes = topLevelWrites(spec);
     if (writes === null) return null;
+    const byId = idEquality(filter);
     return withIndexes(() => {
       const params = sqliteParams();
-      let next = 'doc';
-      if (writes.set.length > 0) {
-        const pairs = writes.set.map(
-          ([field, value]) => `${params.bind(sqliteJsonPath([field]))}, json(${params.bind(JSON.stringify(value))})`,
-        );
-        next = `jsonb_set(${next}, ${pairs.join(', ')})`;
-      }
-      if (writes.unset.length > 0)
-        next = `jsonb_remove(${next}, ${writes.unset.map((field) => params.bind(sqliteJsonPath([field]))).join(', ')})`;
-      const { from, where } = filterSql(filter, params, probes(store));
+      // Bound first, in this order: paths and values of $set, paths of $unset (the text only names them).
+      const setAt = writes.set.map(
+        ([field, value]) => [params.bind(sqliteJsonPath([field])), params.bind(JSON.stringify(value))] as const,
+      );
+      const unsetAt = writes.unset.map((field) => params.bind(sqliteJsonPath([field])));
+      // `{ _oId: v }` alone: the one row of that id (its UNIQUE index), no filter SQL (idEquality).
+      const filterText = byId === null ? filterSql(filter, params, probes(store)) : ID_FILTER;
       const max = params.bind(opts.maxDocumentBytes);
-      // The JSON text of a JSONB value is at most 6 times its size (a 1-byte `false` → `false,`): only a
-      // document that large is rendered to measure it (CASE stops at the first WHEN that holds).
-      const checked =
-        `(SELECT CASE WHEN length(n.v) * 6 <= ${max} THEN n.v WHEN octet_length(json(n.v)) <= ${max} THEN n.v` +
-        ` ELSE pipec_document_too_large(octet_length(json(n.v)), ${max}) END FROM (SELECT ${next} AS v) AS n)`;
-      // Every matching row, and no probe listing rows to join: the UPDATE filters the rows itself.
-      const sql =
-        multi && from === 'pipec_documents AS d'
+      const key = `${multi ? 'm' : '1'} ${byId?.isString ?? ''} ${setAt.map(([path, value]) => `${path},${value}`).join(' ')} | ${unsetAt.join(' ')} | ${max}`;
+      const sql = textOf(filterText, key, () => {
+        let next = 'doc';
+        if (setAt.length > 0)
+          next = `jsonb_set(${next}, ${setAt.map(([path, value]) => `${path}, json(${value})`).join(', ')})`;
+        if (unsetAt.length > 0) next = `jsonb_remove(${next}, ${unsetAt.join(', ')})`;
+        // The JSON text of a JSONB value is at most 6 times its size (a 1-byte `false` → `false,`): only a
+        // document that large is rendered to measure it (CASE stops at the first WHEN that holds).
+        const checked =
+          `(SELECT CASE WHEN length(n.v) * 6 <= ${max} THEN n.v WHEN octet_length(json(n.v)) <= ${max} THEN n.v` +
+          ` ELSE pipec_document_too_large(octet_length(json(n.v)), ${max}) END FROM (SELECT ${next} AS v) AS n)`;
+        if (byId !== null) {
+          const type = byId.isString ? "= 'text'" : "IN ('integer','real')";
+          return `UPDATE pipec_documents AS d SET doc = ${checked} WHERE ${visible} AND d.id = @id AND json_type(d.doc, '$."_oId"') ${type}`;
+        }
+        const { from, where } = filterText;
+        // Every matching row, and no probe listing rows to join: the UPDATE filters the rows itself.
+        return multi && from === 'pipec_documents AS d'
           ? `UPDATE pipec_documents AS d SET doc = ${checked} WHERE ${visible} AND ${where}`
           : `UPDATE pipec_documents SET doc = ${checked} WHERE seq IN (SELECT d.seq FROM ${from} WHERE ${visible} AND ${where}` +
-            ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
-      return statement(sql).run({ ...params.values, store, now: clock.now() }).changes;
+              ` ORDER BY d.seq${multi ? '' : ' LIMIT 1'})`;
+      });
+      const values = params.values;
+      values['store'] = store;
+      values['now'] = clock.now();
+      if (byId !== null) values['id'] = byId.id;
+      return statement(sql).run(values).changes;
     });
   };
 
@@ -278,8 +346,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       if (targets.length > 1) throw mergeAmbiguous(spec);
       const [target] = targets;
       if (target !== undefined) {
-        const next = mergedDocument(spec, JSON.parse(target.doc) as JsonObject, doc);
-        if (next !== null) write.run(serializeDocument(next, opts.maxDocumentBytes), target.seq);
+        const next = mergedDocument(spec, JSON.parse(target[1]) as JsonObject, doc);
+        if (next !== null) write.run(serializeDocument(next, opts.maxDocumentBytes), target[0]);
       } else {
         const inserted = unmatchedDocument(spec, doc);
         if (inserted !== null) insertRows(spec.into, prepareDocuments([inserted], opts.maxDocumentBytes), now);
@@ -313,7 +381,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 
     async find(store, query, findOpts) {
       const prepared = prepareFind(store, query, findOpts, regex);
-      return selectRows(store, prepared.filter, prepared, prepared.sort).map((r) => JSON.parse(r.doc) as JsonObject);
+      return select(store, prepared.filter, prepared, prepared.sort, true).map((doc) => JSON.parse(doc) as JsonObject);
     },
 
     async findById(store, id) {
@@ -342,8 +410,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
             const rows = selectRows(store, filter, { limit: multi ? null : 1, skip: 0 }, []);
             const write = statement('UPDATE pipec_documents SET doc = jsonb(?) WHERE seq = ?');
             for (const row of rows) {
-              const next = applyUpdate(JSON.parse(row.doc) as JsonObject, spec);
-              write.run(serializeDocument(next, opts.maxDocumentBytes), row.seq);
+              const next = applyUpdate(JSON.parse(row[1]) as JsonObject, spec);
+              write.run(serializeDocument(next, opts.maxDocumentBytes), row[0]);
             }
             if (rows.length === 0 && updateOpts?.upsert) {
               const seed = spec.kind === 'replace' ? {} : upsertSeed(filter);
@@ -373,10 +441,10 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     async aggregate(store, pipeline) {
       const { leading, rest, merge } = prepareAggregate(store, pipeline, regex);
       const run = (): JsonObject[] => {
-        const rows = selectRows(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, []);
-        if (rows.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
+        const docs = select(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, [], true);
+        if (docs.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
         return runStages(
-          rows.map((r) => JSON.parse(r.doc) as JsonObject),
+          docs.map((doc) => JSON.parse(doc) as JsonObject),
           rest,
           regex,
         );
@@ -413,6 +481,8 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         }).immediate();
       } catch (err) {
         translateWriteError(err);
+      } finally {
+        indexListsVersion = null;
       }
     },
 
@@ -426,6 +496,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 
     async dropIndex(store, index) {
       validateStoreName(store);
+      indexListsVersion = null;
       return db
         .transaction(() => {
           const stored = statement('SELECT name, fields FROM pipec_indexes WHERE store = ?').all(store) as Array<{
