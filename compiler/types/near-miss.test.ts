@@ -30,6 +30,15 @@ describe('nearMiss', () => {
     expect(nearMiss('flowName', ['flow', 'attempt'])).toBeUndefined();
   });
 
+  it('stays quiet on an edit of the first letter and on common pairs of distinct fields', () => {
+    expect(nearMiss('height', ['weight'])).toBeUndefined();
+    expect(nearMiss('mail', ['email'])).toBeUndefined();
+    expect(nearMiss('county', ['country', 'city'])).toBeUndefined();
+    expect(nearMiss('context', ['content'])).toBeUndefined();
+    expect(nearMiss('expired', ['expires'])).toBeUndefined();
+    expect(nearMiss('contry', ['country'])).toBe('country');
+  });
+
   it('stays quiet on the plural or singular of a declared name', () => {
     expect(nearMiss('items', ['item', 'total'])).toBeUndefined();
     expect(nearMiss('item', ['items'])).toBeUndefined();

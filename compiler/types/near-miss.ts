@@ -12,7 +12,9 @@
  *     separators ignored), when the longer name has at least 5 characters and the shorter at
  *     least 4 (`totl`, `amont`; never `data` / `date`), but not the plural of the other
  *     (`items` / `item`, `cities` / `city`, `prices` / `price`: a list beside one value is
- *     common data, not a slip);
+ *     common data, not a slip), not an edit of the first letter (`weight` / `height`, `mail` /
+ *     `email`: a slip keeps it), and not one of a few common pairs of distinct fields
+ *     (`county` / `country`, `content` / `context`, `expires` / `expired`);
  *  3. two declared names run together: the read is a declared name with one more word at its
  *     start or its end, and that word is itself a declared name (`errorMessage` where `error`
  *     and `message` are declared): it is a near miss of the one that ends it.
@@ -60,7 +62,9 @@ function nearMissRank(read: string, name: string, object: boolean): 0 | 1 | 2 | 
   if (a.replace(/\d+/gu, '') === b.replace(/\d+/gu, '')) return undefined;
   const longer = Math.max(a.length, b.length);
   const shorter = Math.min(a.length, b.length);
-  if (longer >= 5 && shorter >= 4 && editDistance(a, b) === 1) return pluralOf(a, b) ? undefined : 1;
+  // A slip keeps the first letter; `weight` / `height`, `mail` / `email` are different fields.
+  if (longer >= 5 && shorter >= 4 && a[0] === b[0] && editDistance(a, b) === 1)
+    return pluralOf(a, b) || DISTINCT_FIELDS.has(`${[a, b].sort().join(' ')}`) ? undefined : 1;
   const readWords = wordsOf(read);
   const nameWords = wordsOf(name);
   if (!oneWordApart(readWords, nameWords)) return undefined;
@@ -93,6 +97,17 @@ const OWN_FIELD_WORDS: ReadonlySet<string> = new Set([
   'timestamp',
   'url',
   'uri',
+]);
+
+/** Pairs of common field names one edit apart that name different things (flat, sorted, space-joined). */
+const DISTINCT_FIELDS: ReadonlySet<string> = new Set([
+  'country county',
+  'content context',
+  'debit debt',
+  'expired expires',
+  'created creates',
+  'updated updates',
+  'enabled enables',
 ]);
 
 /** Whether one flat name is the English plural of the other (`items` / `item`, `boxes` / `box`, `cities` / `city`). */
