@@ -5,7 +5,7 @@
  * schema's x-pipe-* data) and in the connector's own folder (its compile.ts).
  */
 import type { BranchBody, ChoiceStep, ConnectorStep, ForEachStep, Step, Value } from '../ast/ast.js';
-import { paramProperties, type ConnectorSchema } from '../connectors/connector-registry.js';
+import { paramProperties, type ConnectorSchema, type JsonSchema } from '../connectors/connector-registry.js';
 import {
   badParallel,
   choiceWithoutOtherwise,
@@ -280,12 +280,35 @@ function checkConnectorStep(
  */
 function declaredParamType(schema: ConnectorSchema, key: string): { type: PipeType; why: string } | undefined {
   const property = Object.hasOwn(paramProperties(schema), key) ? paramProperties(schema)[key] : undefined;
-  const type = property?.['type'];
-  if (!property || (typeof type !== 'string' && !Array.isArray(type))) return undefined;
-  return {
-    type: schemaToType({ type, ...(Array.isArray(property['enum']) ? { enum: property['enum'] } : {}) }),
-    why: `the parameter \`${key}\` of connector \`${schema.name}\``,
-  };
+  const type = property ? typeOfProperty(property) : undefined;
+  return type && { type, why: `the parameter \`${key}\` of connector \`${schema.name}\`` };
+}
+
+/**
+ * The type a parameter's schema declares: its `type` (with `enum`, and the `type` of its `items`),
+ * or, for an `anyOf` whose every alternative declares one, the union of theirs (email's `to`: an
+ * address or a list of them). Undefined when the schema does not say.
+ */
+function typeOfProperty(property: JsonSchema): PipeType | undefined {
+  const type = property['type'];
+  if (typeof type === 'string' || Array.isArray(type)) {
+    const items = property['items'];
+    const itemType =
+      type === 'array' && typeof items === 'object' && items !== null && !Array.isArray(items)
+        ? (items as JsonSchema)['type']
+        : undefined;
+    return schemaToType({
+      type,
+      ...(Array.isArray(property['enum']) ? { enum: property['enum'] } : {}),
+      ...(typeof itemType === 'string' ? { items: { type: itemType } } : {}),
+    });
+  }
+  const alternatives = property['anyOf'];
+  if (!Array.isArray(alternatives) || alternatives.length === 0) return undefined;
+  const types = alternatives.map((a) =>
+    typeof a === 'object' && a !== null && !Array.isArray(a) ? typeOfProperty(a as JsonSchema) : undefined,
+  );
+  return types.every((t): t is PipeType => t !== undefined) ? unionOf(types) : undefined;
 }
 
 /** The generic parameters plus the hook's, as one object expression (hoisted when constant). */

@@ -13,6 +13,8 @@ import {
   assignmentInJsonPath,
   invalidJsonPath,
   noSuchPathField,
+  forEachOverList,
+  forEachOverScalar,
   notACollection,
   notACondition,
   pathIntoScalar,
@@ -20,6 +22,7 @@ import {
 import { suggest } from '../../base/diagnostics/suggest.js';
 import type { JsExpr } from './plan.js';
 import { UNKNOWN, type PipeType } from '../types/pipe-type.js';
+import { union } from '../types/type-ops.js';
 import type { PipelineContext } from '../check/context.js';
 
 export interface CompiledCondition {
@@ -77,17 +80,48 @@ export function compileCollection(
   if (braces) {
     const compiled = compileBraces(braces, ctx.bracesEnv(message));
     ctx.diagnostics.push(...compiled.diagnostics);
-    const element = compiled.type.kind === 'array' ? compiled.type.items : UNKNOWN;
+    const element = elementsOf(compiled.type);
+    const scalar = compiled.type.kind;
+    if (
+      (scalar === 'number' || scalar === 'string' || scalar === 'boolean') &&
+      !compiled.diagnostics.some((d) => d.severity === 'error')
+    ) {
+      ctx.diagnostics.push(forEachOverScalar(braces.span, scalar));
+    }
     return { expr: { js: `R.asArray(${compiled.js})`, constant: false }, element };
   }
   if (value.kind === 'string') {
     const path = checkJsonPath(value.value, value, message, ctx);
     if (path === undefined) return { expr: { js: '[]', constant: true }, element: UNKNOWN };
+    // A definite path (no wildcard, filter, slice, union or deep scan) selects one node: when that
+    // node is a list, the body runs once, with the whole list.
+    if (path.element.kind === 'array' && !/[*?:,]|\.\./u.test(value.value)) {
+      ctx.diagnostics.push(forEachOverList(value.span, value.value));
+    }
     const name = ctx.hoist('jsonpath', `R.compileJsonPath(${JSON.stringify(value.value)})`, value.value);
     return { expr: { js: `R.jsonPathQuery(${name}, message)`, constant: false }, element: path.element };
   }
   ctx.diagnostics.push(notACollection(value.span));
   return { expr: { js: '[]', constant: true }, element: UNKNOWN };
+}
+
+/**
+ * The type of the elements a `{{ }}` collection gives, as `R.asArray` makes them: an array's items,
+ * nothing for null, any other value as itself; a union joins what each member gives.
+ */
+function elementsOf(t: PipeType): PipeType {
+  switch (t.kind) {
+    case 'array':
+      return t.items;
+    case 'union': {
+      const members = t.members.filter((m) => m.kind !== 'null');
+      return members.length === 0 ? UNKNOWN : union(...members.map(elementsOf));
+    }
+    case 'null':
+      return UNKNOWN;
+    default:
+      return t;
+  }
 }
 
 /** `{{ x }}` or `"{{ x }}"` (a template whose only part is one expression). */

@@ -27,6 +27,26 @@ export function notACollection(at: Span): Diagnostic {
   });
 }
 
+/** A definite JSONPath that selects one list: the body runs once, on the whole list. */
+export function forEachOverList(at: Span, path: string): Diagnostic {
+  return diagnostic('PIPE5506', {
+    message: `\`${path}\` selects the list itself: this \`for-each\` runs once, with the whole list as its message`,
+    span: at,
+    label: 'one node, a list',
+    hint: `add \`[*]\` to iterate over its elements: \`${path}[*]\``,
+  });
+}
+
+/** A `{{ }}` collection known to give one number, string or boolean: the body runs once, on it. */
+export function forEachOverScalar(at: Span, kind: string): Diagnostic {
+  return diagnostic('PIPE5506', {
+    message: `this \`for-each\` iterates over a ${kind}: its body runs once, with the ${kind} as its message`,
+    span: at,
+    label: `a ${kind}, not an array`,
+    hint: 'give the expression that holds the array (for example `{{ step.parsed.rows }}`, not its count)',
+  });
+}
+
 /** `problem` is the JSONPath parser's complaint. */
 export function invalidJsonPath(problem: string, at: Span): Diagnostic {
   return diagnostic('PIPE5501', {

@@ -67,4 +67,19 @@ export const patternCodes = {
       'Example: `pattern: "^[0-9"` misses the closing `]`; `pattern: "\\\\Aabc"` uses Java\'s `\\A`, which ECMAScript ' +
       'writes `^`.',
   },
+  PIPE5506: {
+    title: '`for-each` over a single value',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'A `for-each` whose `{{ }}` collection is known to give a number, a string or a boolean. The run time makes a ' +
+      'list of what the expression gives (runtime/steps.ts `asArray`: an array as it is, null as no element, any ' +
+      'other value as a list of itself), so the body runs once, with that value as its message, and every ' +
+      '`message.x` in it reads nothing. Only a type known for certain is reported: an array, an object, null or ' +
+      'a value of unknown type stays quiet. The same holds for a JSONPath without a wildcard, filter, slice, union ' +
+      'or deep scan that selects a list (`"$.rows"`): it selects one node, the list, so the body runs once with the ' +
+      'whole list; `"$.rows[*]"` iterates over its elements.\n\n' +
+      'Example: `for-each "{{ step.parsed.rowCount }}" { … }` after `csv parse parsed` iterates over the count; ' +
+      'the rows are `{{ step.parsed.rows }}`.',
+  },
 } as const satisfies CodeTable;

@@ -23,10 +23,52 @@ export const compile: ConnectorCompiler = {
     const operation = input.extra['operation'];
     if (operation === 'parse') compileParse(input, result, api);
     else if (operation === 'generate') {
+      checkColumns(input, api);
       result.output = generateOutput(api.entryOf(input.step.params, 'to-file') !== undefined, api.types);
     }
   },
 };
+
+/**
+ * `csv generate`: a column whose field the rows, closed objects, can never have is a column of empty
+ * cells (error PIPE4006 at the name). A dotted name (`record.id`) is read as the run time does: the
+ * row's own field of that name, else the path into nested objects; it is reported only where a
+ * closed object on the way lacks the next part. Open rows, unions and unknown rows stay quiet.
+ */
+function checkColumns({ step, ctx, message }: StepHookInput, api: CompileApi): void {
+  const rows = api.entryOf(step.params, 'rows');
+  const columns = api.entryOf(step.params, 'columns');
+  if (!rows || columns?.kind !== 'array') return;
+  const rowsType = api.valueType(rows, message, ctx);
+  if (rowsType.kind !== 'array' || rowsType.items.kind !== 'object' || rowsType.items.open) return;
+  const row = rowsType.items;
+  for (const column of columns.items) {
+    const name = column.kind === 'object' ? api.entryOf(column, 'field') : column;
+    if (name?.kind !== 'string' || Object.hasOwn(row.fields, name.value)) continue;
+    let at: PipeType = row;
+    for (const part of name.value.split('.')) {
+      if (at.kind !== 'object' || at.open) break;
+      const fields: Readonly<Record<string, { readonly type: PipeType }>> = at.fields;
+      const field = Object.hasOwn(fields, part) ? fields[part] : undefined;
+      if (!field) {
+        const names = Object.keys(fields);
+        const close = api.suggest(part, names);
+        ctx.diagnostics.push(
+          api.diagnostic('PIPE4006', {
+            message: `no field \`${part}\` on the rows: the column \`${name.value}\` would be empty on every line`,
+            span: name.span,
+            label: 'unknown field',
+            hint: close
+              ? `write \`${close}\` instead of \`${part}\``
+              : `name fields the rows have: ${names.map((n) => `\`${n}\``).join(', ')}`,
+          }),
+        );
+        break;
+      }
+      at = field.type;
+    }
+  }
+}
 
 function compileParse({ step, ctx, label }: StepHookInput, result: StepHookResult, api: CompileApi): void {
   const t = api.types;

@@ -15,7 +15,7 @@ import type {
 } from '../../../compiler/connectors/hook-api.js';
 
 export const compile: ConnectorCompiler = {
-  step({ step, ctx }, result, api) {
+  step({ step, ctx, message }, result, api) {
     const sql = api.entryOf(step.params, 'sql');
     const statements = api.entryOf(step.params, 'statements');
     const params = api.entryOf(step.params, 'params');
@@ -48,7 +48,14 @@ export const compile: ConnectorCompiler = {
       );
     }
     const dialect = knownDialect(api, step.params, ctx);
-    if (sql) checkValues(api, ctx, dialect, sql, params, '`params`');
+    if (sql && batch) {
+      const fields = api.entryOf(step.params, 'batch-fields');
+      const item = batchItem(api.valueType(batch, message, ctx));
+      if (fields?.kind === 'array' && item?.kind === 'object') {
+        checkBatchFields(api, ctx, item, fields);
+        checkValues(api, ctx, dialect, sql, fields, '`batch-fields`');
+      }
+    } else if (sql) checkValues(api, ctx, dialect, sql, params, '`params`');
     if (statements?.kind === 'array') {
       for (const statement of statements.items) {
         if (statement.kind !== 'object') continue;
@@ -64,6 +71,40 @@ export const compile: ConnectorCompiler = {
 };
 
 type Dialect = 'postgres' | 'mysql';
+
+/** The type of a batch's items when the batch is known to be a list; undefined otherwise. */
+function batchItem(batch: PipeType): PipeType | undefined {
+  return batch.kind === 'array' ? batch.items : undefined;
+}
+
+/**
+ * Each name of `batch-fields` must be a field of the batch's items when they are closed objects:
+ * an item without it fails the whole batch (400 INVALID_PARAMETER, nothing written). A field the
+ * items may lack (optional) or an open item is left to run time.
+ */
+function checkBatchFields(
+  api: CompileApi,
+  ctx: PipelineContext,
+  item: Extract<PipeType, { kind: 'object' }>,
+  fields: Extract<Value, { kind: 'array' }>,
+): void {
+  if (item.open) return;
+  const names = Object.keys(item.fields);
+  for (const entry of fields.items) {
+    if (entry.kind !== 'string' || Object.hasOwn(item.fields, entry.value)) continue;
+    const close = api.suggest(entry.value, names);
+    ctx.diagnostics.push(
+      api.diagnostic('PIPE4006', {
+        message: `no field \`${entry.value}\` on the items of \`batch\`: every item would fail the batch`,
+        span: entry.span,
+        label: 'unknown field',
+        hint: close
+          ? `write \`${close}\` instead of \`${entry.value}\``
+          : `name fields the items have: ${names.map((n) => `\`${n}\``).join(', ')}`,
+      }),
+    );
+  }
+}
 
 /** The dialect when the build can know it: the step's `dialect`, or the scheme of an account url written out. */
 function knownDialect(api: CompileApi, params: ObjectValue, ctx: PipelineContext): Dialect | undefined {

@@ -25,8 +25,11 @@ export const compile: ConnectorCompiler = {
       result.params['validator'] = { js: compiled.validator, constant: true };
       const failOnError = api.entryOf(step.params, 'fail-on-error');
       const failsSoftly = !(failOnError?.kind === 'boolean' && failOnError.value);
-      // Valid, the value passes unchanged: the message (without `payload`) keeps what was known of it.
-      const valid = api.entryOf(step.params, 'payload') ? compiled.type : api.types.narrow(message, compiled.type);
+      // Valid, the value passes unchanged: the message, or the `payload` that replaces it, keeps
+      // what was known of it, narrowed by the schema.
+      const payload = api.entryOf(step.params, 'payload');
+      const validated = payload ? api.valueType(payload, message, ctx) : message;
+      const valid = api.types.narrow(validated, compiled.type);
       result.output = failsSoftly ? withValidation(valid, api.types) : valid;
     }
   },

@@ -215,4 +215,32 @@ export const variants: Variant[] = [
     find: 'price: { type: "number", minimum: 0 },\n          inStock',
     replace: 'price: { type: "number", minimum: 10, maximum: 1 },\n          inStock',
   },
+  // hunt (issue 20): reads after a JSON Transformer
+  {
+    id: 'transformer-output-old-name',
+    category: 'transform-output',
+    find: 'respond 200 { items: {{ message.data }}, count',
+    replace: 'respond 200 { items: {{ message.data }}, first: {{ FIRSTELEMENT(message.data)._oId }}, count',
+    hard: true,
+  },
+  {
+    id: 'transformer-output-field-typo',
+    category: 'transform-output',
+    find: 'respond 200 { items: {{ message.data }}, count',
+    replace: 'respond 200 { items: {{ message.items }}, count',
+  },
+  {
+    id: 'transformer-path-typo',
+    category: 'transform-output',
+    find: '{ type: remove, path: "data", keys: ["_oId"] },',
+    replace: '{ type: remove, path: "date", keys: ["_oId"] },',
+    hard: true,
+  },
+  {
+    id: 'for-each-jslt-list-element',
+    category: 'for-each',
+    find: '      respond 200 { accepted: {{ step.summary.count }}',
+    replace:
+      '      for-each "{{ step.summary.codes }}" { log { message: "accepted {{ message.code }}" } }\n      respond 200 { accepted: {{ step.summary.count }}',
+  },
 ];

@@ -176,6 +176,49 @@ export const variants: Variant[] = [
     replace: 'pattern: "^[A-Z{2}$"',
   },
 
+  // hunt (issue 20)
+  {
+    id: 'csv-generate-file-path',
+    category: 'envelope',
+    find: '{{ step.cached.success }} cached',
+    replace: '{{ step.cached.success }} cached in {{ step.report-file.path }}',
+  },
+  {
+    id: 'csv-generate-text-with-to-file',
+    category: 'envelope',
+    find: '{{ step.cached.success }} cached',
+    replace: '{{ step.cached.success }} cached, {{ SIZE(step.report-file.text) }} characters',
+  },
+  {
+    id: 'redis-get-exists',
+    category: 'envelope',
+    find: 'found: {{ step.total.found }}',
+    replace: 'found: {{ step.total.exists }}',
+  },
+  {
+    id: 'sql-row-total-typo',
+    category: 'closed-shape',
+    find: 'revenue: {{ message.revenue }} },',
+    replace: 'revenue: {{ message.total }} },',
+  },
+  {
+    id: 'for-each-braces-over-row-count',
+    category: 'for-each',
+    find: 'for-each cached "$.rows[*]"',
+    replace: 'for-each cached "{{ step.sales.rowCount }}"',
+  },
+  {
+    id: 'timezone-without-underscore',
+    category: 'never-match',
+    find: 'timezone: "America/Sao_Paulo"',
+    replace: 'timezone: "America/Sao Paulo"',
+  },
+  {
+    id: 'mcp-region-never-matches-pattern',
+    category: 'never-match',
+    find: 'json-generator { json: { key: "{{ message.key }}"',
+    replace: 'json-generator { json: { eu: {{ message.region == "europe" }}, key: "{{ message.key }}"',
+  },
   // hard: Double Braces values that can never do what they say
   {
     id: 'path-in-single-braces',
@@ -183,5 +226,17 @@ export const variants: Variant[] = [
     hard: true,
     find: 'key: "{{ global.report.cachePrefix }}:{{ message.region }}",\n      value',
     replace: 'key: "{{ global.report.cachePrefix }}:{message.region}",\n      value',
+  },
+  {
+    id: 'csv-column-typo',
+    category: 'closed-shape',
+    find: 'columns: ["region", "orders", "revenue"],',
+    replace: 'columns: ["region", "orders", "revenu"],',
+  },
+  {
+    id: 'csv-column-of-other-shape',
+    category: 'closed-shape',
+    find: 'columns: ["region", "orders", "revenue"],',
+    replace: 'columns: ["region", "orders", "total"],',
   },
 ];

@@ -199,6 +199,39 @@ export const variants: Variant[] = [
     replace: 'when {{ message.status == "200" }}',
   },
 
+  // hunt (issue 20)
+  {
+    id: 'rest-status-code-name',
+    category: 'envelope',
+    find: 'when {{ message.status == 200 }}',
+    replace: 'when {{ message.statusCode == 200 }}',
+  },
+  {
+    id: 'api-key-header-without-account',
+    category: 'dependent-param',
+    find: '    account: error-api,\n',
+    replace: '',
+    line: 'api-key-header: "x-api-key",',
+  },
+  {
+    id: 'key-through-report-logged',
+    category: 'secret',
+    find: 'json: { type: "{{ message.errorType }}", text: "{{ message.summary }}"',
+    replace: 'json: { type: "{{ message.errorType }}", text: "{{ message.summary }} ({{ account.error-api.key }})"',
+    line: 'store error-log.insert',
+  },
+  {
+    id: 'key-in-retry-header',
+    category: 'secret',
+    find: 'headers { "retry-after": "30" }',
+    replace: 'headers { "retry-after": "30", "x-api-key": "{{ account.error-api.key }}" }',
+  },
+  {
+    id: 'error-type-never-matches',
+    category: 'never-match',
+    find: 'log { level: info, message: "error forwarded" }',
+    replace: 'log { level: info, message: "error forwarded: {{ step.report.type == \'fatal\' }}" }',
+  },
   // hard: Double Braces values that can never do what they say
   {
     id: 'javascript-template-path',
@@ -206,5 +239,11 @@ export const variants: Variant[] = [
     hard: true,
     find: 'summary: "payment gateway failed: {{ message.message }}",',
     replace: 'summary: "payment gateway failed: ${message.message}",',
+  },
+  {
+    id: 'status-out-of-range',
+    category: 'never-match',
+    find: 'when {{ message.status == 200 }}',
+    replace: 'when {{ message.status == 2000 }}',
   },
 ];

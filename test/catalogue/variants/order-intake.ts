@@ -276,6 +276,44 @@ export const variants: Variant[] = [
     replace: '"^[A-Z]{2}-[0-9]{4,10$"',
   },
 
+  // hunt (issue 20): payloads built from steps, envelopes of other connectors
+  {
+    id: 'execute-lines-from-total',
+    category: 'contract',
+    find: 'lines: {{ step.priced.lines }} } },',
+    replace: 'lines: {{ step.priced.total }} } },',
+    hard: true,
+  },
+  {
+    id: 'publish-express-from-name',
+    category: 'contract',
+    find: 'express: {{ step.priced.gold }} },',
+    replace: 'express: {{ step.priced.customer }} },',
+  },
+  {
+    id: 'execute-order-id-from-insert-ids',
+    category: 'contract',
+    find: 'payload: { body: { orderId: "{{ step.priced.orderId }}"',
+    replace: 'payload: { body: { orderId: {{ step.saved.ids }}',
+  },
+  {
+    id: 'store-insert-output-id',
+    category: 'envelope',
+    find: 'respond 202 { orderId: "{{ step.priced.orderId }}"',
+    replace: 'respond 202 { orderId: "{{ step.saved.id }}"',
+  },
+  {
+    id: 'publish-output-read',
+    category: 'envelope',
+    find: 'respond 202 { orderId: "{{ step.priced.orderId }}"',
+    replace: 'respond 202 { orderId: "{{ step.order-accepted.orderId }}"',
+  },
+  {
+    id: 'tier-literal-never-matches',
+    category: 'never-match',
+    find: 'gold: {{ message.body.customer.tier == "gold" }},',
+    replace: 'gold: {{ message.body.customer.tier == "premium" }},',
+  },
   // hard: Double Braces values that can never do what they say
   {
     id: 'object-equals-string',

@@ -115,8 +115,7 @@ export const variants: Variant[] = [
   {
     id: 'principal-field',
     category: 'closed-shape',
-    // The principal's fields depend on the kind of auth: open.
-    hard: true,
+    // The principal's fields follow the auth type (bearer: scheme, subject, scopes, claims).
     find: 'read by {{ message.principal.subject }}',
     replace: 'read by {{ message.principal.sub }}',
   },
@@ -225,5 +224,15 @@ export const variants: Variant[] = [
     hard: true,
     find: 'condition: {{ step.client.rowCount == 1 }},',
     replace: 'condition: {{ FIRSTELEMENT(step.client.data) && step.client.rowCount == 1 }},',
+  },
+  {
+    id: 'signing-key-in-claims',
+    category: 'secret',
+    // A token's claims are readable by whoever holds it; account fields such as a client id may
+    // belong there, so only a deeper analysis of which field is a credential can be sure.
+    hard: true,
+    find: 'claims: { scope: "{{ FIRSTELEMENT(step.client.data).scope }}" },',
+    replace:
+      'claims: { scope: "{{ FIRSTELEMENT(step.client.data).scope }}", key: "{{ account.partner-signer.key }}" },',
   },
 ];

@@ -302,6 +302,38 @@ export const variants: Variant[] = [
     replace: 'timezone: "Europe/Lisboa"',
   },
 
+  // hunt (issue 20)
+  {
+    id: 'for-each-over-row-count-braces',
+    category: 'for-each',
+    find: 'for-each sent "$.data[*]"',
+    replace: 'for-each sent "{{ step.due.rowCount }}"',
+  },
+  {
+    id: 'find-by-id-output-single',
+    category: 'envelope',
+    find: 'json-generator entry { json: {{ FIRSTELEMENT(message.data) }} }',
+    replace: 'json-generator entry { json: {{ message.document }} }',
+  },
+  {
+    id: 'publish-interval-as-text',
+    category: 'contract',
+    find: 'maxRetry: 5, intervalRetry: 10 },',
+    replace: 'maxRetry: 5, intervalRetry: "10m" },',
+  },
+  {
+    id: 'execute-attempt-from-flow',
+    category: 'contract',
+    find: 'attempt: {{ step.entry.attempt + 1 }} } },',
+    replace: 'attempt: "{{ step.entry.flow }}" } },',
+    hard: true,
+  },
+  {
+    id: 'rest-response-under-response',
+    category: 'envelope',
+    find: 'invoiceId: "{{ step.invoice-api.body.invoiceId }}"',
+    replace: 'invoiceId: "{{ step.invoice-api.response.invoiceId }}"',
+  },
   {
     id: 'object-as-null-guard',
     category: 'double-braces',

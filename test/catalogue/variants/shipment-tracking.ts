@@ -167,6 +167,43 @@ export const variants: Variant[] = [
     line: 'log { message: "delay notified" }',
   },
 
+  // hunt (issue 20)
+  {
+    id: 'rest-headers-singular',
+    category: 'envelope',
+    find: 'tracking: "{{ step.tracking.body.trackingId }}"',
+    replace: 'tracking: "{{ step.tracking.header.etag }}"',
+  },
+  {
+    id: 'rest-status-code-name',
+    category: 'envelope',
+    find: 'tracking: "{{ step.tracking.body.trackingId }}"',
+    replace: 'tracking: "{{ step.tracking.statusCode }}"',
+  },
+  {
+    id: 'execute-country-from-events',
+    category: 'contract',
+    find: 'country: "{{ step.shipment.customer.address.country }}",',
+    replace: 'country: {{ step.tracking.body.events }},',
+  },
+  {
+    id: 'for-each-event-location-city',
+    category: 'for-each',
+    find: 'at: "{{ message.at }}" },',
+    replace: 'at: "{{ message.at }}", city: "{{ message.location.city }}" },',
+  },
+  {
+    id: 'for-each-over-tracking-id',
+    category: 'for-each',
+    find: 'for-each recorded "$.body.events[*]"',
+    replace: 'for-each recorded "{{ message.body.trackingId }}"',
+  },
+  {
+    id: 'delay-filter-status-enum-like',
+    category: 'jsonpath',
+    find: "@.status != 'delivered'",
+    replace: "@.state != 'delivered'",
+  },
   // hard: Double Braces values that can never do what they say
   {
     id: 'stray-brace-in-url',
