@@ -183,8 +183,16 @@ function compileNode(node: JsepNode): CompiledExpression {
         callee.type === 'MemberExpression' && !callee['computed']
           ? String((callee['property'] as JsepNode)['name'])
           : undefined;
+      // Jayway's `length()` (`[?(@.name.length() > 3)]`): the length of a string or an array.
+      if (method === 'length' && (node['arguments'] as JsepNode[]).length === 0) {
+        const receiver = compileNode(callee['object'] as JsepNode);
+        return (s) => {
+          const value = receiver(s);
+          return typeof value === 'string' || Array.isArray(value) ? value.length : undefined;
+        };
+      }
       if (method === undefined || (!STRING_METHODS.has(method) && !ARRAY_METHODS.has(method))) {
-        throw new Error(`calls are limited to the methods ${[...STRING_METHODS].join(', ')}`);
+        throw new Error(`calls are limited to the methods ${[...STRING_METHODS].join(', ')} and length()`);
       }
       const receiver = compileNode(callee['object'] as JsepNode);
       const args = (node['arguments'] as JsepNode[]).map(compileNode);

@@ -18,6 +18,13 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
     expect(jsonPathQuery(compileJsonPath('$.items[*].code'), message)).toEqual(['a', 'b']);
   });
 
+  it("reads Jayway's length() of a string or an array in a filter", () => {
+    expect(jsonPathMatches(compileJsonPath('$.body[?(@.city.length() > 5)]'), message)).toBe(true);
+    expect(jsonPathMatches(compileJsonPath('$.body[?(@.city.length() > 8)]'), message)).toBe(false);
+    expect(jsonPathMatches(compileJsonPath('$[?(@.items.length() == 2)]'), message)).toBe(true);
+    expect(jsonPathMatches(compileJsonPath('$.body[?(@.total.length() > 0)]'), message)).toBe(false);
+  });
+
   it('missing paths do not match', () => {
     expect(jsonPathMatches(compileJsonPath('$.nothing.here'), message)).toBe(false);
     expect(jsonPathMatches(compileJsonPath('$'), null)).toBe(true);

@@ -131,9 +131,29 @@ class Checker {
   private silentDepth = 0;
   /**
    * How many operands whose absence the expression handles enclose the current check (either
-   * side of `??`, the argument of ISNULL): a near miss there may be a deliberate alias.
+   * side of `??`, the arguments of ISNULL and DEFAULT): a near miss there may be a deliberate
+   * alias, and a field no sender of the build sends may come from a sender the author expects.
    */
   private absenceHandled = 0;
+  /** The literals compared with each path in this expression, and the PIPE4050 each one got. */
+  private readonly comparisons: { path: string; literal: string | number | boolean; found?: Diagnostic }[] = [];
+
+  /**
+   * Drops the PIPE4050 of a literal that is another spelling of one the same path is also compared
+   * with, and may equal (`status == "paid" || status == "PAID"`, `priority == 1 || priority == "1"`):
+   * a defensive alternative, dead but harmless, not a typo.
+   */
+  dropSpellingAlternatives(): void {
+    const spelling = (v: string | number | boolean): string => String(v).toLowerCase();
+    for (const c of this.comparisons) {
+      if (!c.found) continue;
+      const alternative = this.comparisons.some(
+        (o) => !o.found && o.path === c.path && o.literal !== c.literal && spelling(o.literal) === spelling(c.literal),
+      );
+      const at = alternative ? this.diagnostics.indexOf(c.found) : -1;
+      if (at >= 0) this.diagnostics.splice(at, 1);
+    }
+  }
   /** Call and position of lambdas written as arguments (for the "not here" diagnostic). */
   private readonly argumentPosition = new Map<
     LambdaExpr,
@@ -302,6 +322,9 @@ class Checker {
     // A message closed by what its senders send (compiler/check/senders.ts): name them.
     const sentBy = sentByOf(objectType);
     if (sentBy) {
+      // A defensive read (`message.cost ?? 0`) works whoever sends the event: it only shows the
+      // author expects senders beyond this build's, so it is not called a mistake.
+      if (this.absenceHandled > 0) return UNKNOWN;
       this.diagnostics.push(
         errors.unsentField({ span, field: name, owner, candidates: lookup.candidates, suggestion, sentBy }),
       );
@@ -380,7 +403,7 @@ class Checker {
     expr.args.forEach((a, i) => {
       if (a.kind === 'lambda') this.argumentPosition.set(a, { signature, index: i });
     });
-    const handlesAbsence = signature.name === 'ISNULL';
+    const handlesAbsence = signature.name === 'ISNULL' || signature.name === 'DEFAULT';
     if (handlesAbsence) this.absenceHandled++;
     let argTypes: PipeType[];
     try {
@@ -707,12 +730,14 @@ class Checker {
       if (path === undefined || literal.kind !== 'literal' || literal.value === null) continue;
       const never = literalNeverEquals(fieldType, literal.value);
       const facts = { span: literal.span, field: path, operator };
-      if (never?.kind === 'enum')
-        this.diagnostics.push(errors.literalOutsideEnum({ ...facts, ...never, literal: String(literal.value) }));
-      else if (never?.kind === 'type')
-        this.diagnostics.push(
-          errors.literalOfOtherType({ ...facts, literal: literal.value, fieldType: never.fieldType }),
-        );
+      const found =
+        never?.kind === 'enum'
+          ? errors.literalOutsideEnum({ ...facts, ...never, literal: String(literal.value) })
+          : never?.kind === 'type'
+            ? errors.literalOfOtherType({ ...facts, literal: literal.value, fieldType: never.fieldType })
+            : undefined;
+      if (found) this.diagnostics.push(found);
+      this.comparisons.push({ path, literal: literal.value, ...(found ? { found } : {}) });
     }
     for (const [side, sideType, other, otherType] of [
       [left, leftType, right, rightType],
@@ -969,6 +994,7 @@ function numberHint(t: PipeType): string | undefined {
 export function checkExpression(expr: Expr, env: BracesEnv): CheckResult {
   const checker = new Checker(env);
   const type = checker.type(expr);
+  checker.dropSpellingAlternatives();
   return { type, diagnostics: checker.diagnostics, calls: checker.calls, refs: checker.refs };
 }
 

@@ -73,9 +73,11 @@ describe('analyzeJsonPath', () => {
   });
 
   it('reports a near miss of a declared name on an open shape, and no other undeclared read', () => {
-    expect(fields('$.body.report.employee')).toEqual(['employee~employee_name:14']);
+    expect(fields('$.body.report.employeeName')).toEqual(['employeeName~employee_name:14']);
+    expect(fields('$.body.report.employee')).toEqual([]);
+    expect(fields('$.body.report[?(@.amounts > 1)]')).toEqual([]);
     expect(fields('$.body.report[?(@.amont > 1)]')).toEqual(['amont~amount:18']);
     expect(fields('$.body.report[?(@.currency == 1)]')).toEqual([]);
-    expect(fields('$.body.meta.employee')).toEqual([]);
+    expect(fields('$.body.meta.employeeName')).toEqual([]);
   });
 });

@@ -190,6 +190,7 @@ function filterFindings(code: string, codeAt: number | undefined, target: PipeTy
   const findings: JsonPathFinding[] = [];
   // Strings are blanked for finding chains (an `@.x` inside a literal is text); names are read from the code.
   const blank = blankStrings(code);
+  const compared: { chain: string; literal: string; miss: boolean }[] = [];
   for (const chain of blank.matchAll(CHAIN)) {
     const chainAt = (chain.index ?? 0) + 1 + (chain[1] ?? '').length;
     const members = [...code.slice(chainAt, chainAt + (chain[2] ?? '').length).matchAll(LINK)];
@@ -222,6 +223,8 @@ function filterFindings(code: string, codeAt: number | undefined, target: PipeTy
     const start = chain.index ?? 0;
     const comparison = comparedLiteral(code, blank, start, start + chain[0].length);
     const miss = comparison && literalOutsideEnum(type, comparison.literal);
+    const chainText = code.slice(start, start + chain[0].length).replace(/\s+/gu, '');
+    if (comparison) compared.push({ chain: chainText, literal: comparison.literal, miss: miss !== undefined });
     if (comparison && miss) {
       findings.push({
         kind: 'enum',
@@ -234,7 +237,19 @@ function filterFindings(code: string, codeAt: number | undefined, target: PipeTy
       });
     }
   }
-  return findings;
+  // `@.status == 'paid' || @.status == 'PAID'`: another spelling of a value the same chain is also
+  // compared with and may hold is a defensive alternative, dead but harmless, not a typo.
+  return findings.filter(
+    (f) =>
+      f.kind !== 'enum' ||
+      !compared.some(
+        (o) =>
+          !o.miss &&
+          o.chain === f.chain.replace(/\s+/gu, '') &&
+          o.literal !== f.literal &&
+          o.literal.toLowerCase() === f.literal.toLowerCase(),
+      ),
+  );
 }
 
 const EQUALITY = '(===?|!==?)';

@@ -10,16 +10,42 @@ describe('nearMiss', () => {
 
   it('finds one edit away in names long enough', () => {
     expect(nearMiss('totl', ['total', 'trip_type'])).toBe('total');
-    expect(nearMiss('totals', ['total'])).toBe('total');
     expect(nearMiss('amont', ['amount', 'category'])).toBe('amount');
     expect(nearMiss('recieved', ['received'])).toBe('received');
   });
 
-  it('finds one word more or less at either end', () => {
-    expect(nearMiss('employee', ['employee_name', 'total'])).toBe('employee_name');
-    expect(nearMiss('validationErrors', ['success', 'validation', 'message'])).toBe('validation');
+  it('finds two declared names run together, by the one that ends the read', () => {
     expect(nearMiss('errorMessage', ['error', 'message', 'code'])).toBe('message');
-    expect(nearMiss('flowName', ['flow', 'attempt'])).toBe('flow');
+    expect(nearMiss('messageError', ['error', 'message', 'code'])).toBe('error');
+  });
+
+  it('stays quiet on a declared name with one word more or less: related fields side by side', () => {
+    expect(nearMiss('totalTax', ['total', 'items'])).toBeUndefined();
+    expect(nearMiss('userName', ['user', 'email'])).toBeUndefined();
+    expect(nearMiss('user', ['userName', 'email'])).toBeUndefined();
+    expect(nearMiss('statusText', ['status'])).toBeUndefined();
+    expect(nearMiss('shippingAddress', ['address'])).toBeUndefined();
+    expect(nearMiss('employee', ['employee_name', 'total'])).toBeUndefined();
+    expect(nearMiss('validationErrors', ['success', 'validation', 'message'])).toBeUndefined();
+    expect(nearMiss('flowName', ['flow', 'attempt'])).toBeUndefined();
+  });
+
+  it('stays quiet on an edit of the first letter and on common pairs of distinct fields', () => {
+    expect(nearMiss('height', ['weight'])).toBeUndefined();
+    expect(nearMiss('mail', ['email'])).toBeUndefined();
+    expect(nearMiss('county', ['country', 'city'])).toBeUndefined();
+    expect(nearMiss('context', ['content'])).toBeUndefined();
+    expect(nearMiss('expired', ['expires'])).toBeUndefined();
+    expect(nearMiss('contry', ['country'])).toBe('country');
+  });
+
+  it('stays quiet on the plural or singular of a declared name', () => {
+    expect(nearMiss('items', ['item', 'total'])).toBeUndefined();
+    expect(nearMiss('item', ['items'])).toBeUndefined();
+    expect(nearMiss('totals', ['total'])).toBeUndefined();
+    expect(nearMiss('cities', ['city'])).toBeUndefined();
+    expect(nearMiss('categories', ['category'])).toBeUndefined();
+    expect(nearMiss('prices', ['price'])).toBeUndefined();
   });
 
   it('stays quiet on names that are not a slip of a declared one', () => {
@@ -34,12 +60,12 @@ describe('nearMiss', () => {
     expect(nearMiss('orderId', ['order'])).toBeUndefined();
     expect(nearMiss('statusCode', ['status'])).toBeUndefined();
     expect(nearMiss('customerName', ['customer'], (name) => name === 'customer')).toBeUndefined();
-    expect(nearMiss('customer', ['customerName'], (name) => name === 'customer')).toBe('customerName');
+    expect(nearMiss('customer', ['customerName'], (name) => name === 'customer')).toBeUndefined();
   });
 
   it('stays quiet when one word more or less fits two declared names', () => {
     expect(nearMiss('name', ['firstName', 'lastName'])).toBeUndefined();
-    expect(nearMiss('name', ['firstName', 'age'])).toBe('firstName');
+    expect(nearMiss('name', ['firstName', 'age'])).toBeUndefined();
     expect(nearMiss('errorMessage', ['error', 'message', 'internalErrorMessage'])).toBe('message');
   });
 

@@ -10,21 +10,21 @@
  *     (`employeeName` / `employee_name`, `OrderID` / `orderId`);
  *  2. one edit: one letter inserted, deleted, replaced, or two neighbours swapped (case and
  *     separators ignored), when the longer name has at least 5 characters and the shorter at
- *     least 4 (`totl`, `totals`, `amont`; never `data` / `date`);
- *  3. one word more or less: split into words (camelCase, `_`, `-`, digits), one name is the
- *     other with one more word at its start or its end, and the words they share are at least 4
- *     characters long together (`employee` / `employee_name`, `validationErrors` / `validation`,
- *     `errorMessage` / `message`, `flowName` / `flow`; never `id` / `userId`). A read that is a
- *     declared name plus a word is no near miss when the declared field holds an object
- *     (`customerName` beside `customer { … }`: a flattened member) or the word names a field of
- *     its own (`Id`, `Count`, `Type`, `Date`, `At`…: `orderId` beside `order`, `statusCode`
- *     beside `status`).
- * Never a near miss: names that differ only in digits (`address1` / `address2`, `line` /
- * `line2`), and a read that is a near miss of two declared names by rule 3 alone (`name` when
- * `firstName` and `lastName` are declared: which one is meant is not clear, and the data may
- * well hold `name` itself). A read that holds a declared name and one more word is preferred to
- * one that is a declared name less a word; when it holds two declared names (`errorMessage` when
- * `error` and `message` are declared) it is a near miss of the one that ends it.
+ *     least 4 (`totl`, `amont`; never `data` / `date`), but not the plural of the other
+ *     (`items` / `item`, `cities` / `city`, `prices` / `price`: a list beside one value is
+ *     common data, not a slip), not an edit of the first letter (`weight` / `height`, `mail` /
+ *     `email`: a slip keeps it), and not one of a few common pairs of distinct fields
+ *     (`county` / `country`, `content` / `context`, `expires` / `expired`);
+ *  3. two declared names run together: the read is a declared name with one more word at its
+ *     start or its end, and that word is itself a declared name (`errorMessage` where `error`
+ *     and `message` are declared): it is a near miss of the one that ends it.
+ * A declared name with one more word that is not declared (`totalTax` beside `total`,
+ * `userName` beside `user`, `shippingAddress` beside `address`), or one word less
+ * (`user` beside `userName`), is no near miss: an open shape declares what its author
+ * validates, and data commonly holds such related fields side by side, so a read of one is no
+ * sign of a typo. Never a near miss either: names that differ only in digits (`address1` /
+ * `address2`, `line` / `line2`), and names one word apart whose shared words are shorter than
+ * 4 characters together (`id` / `userId`).
  * Pure; used by the JSONPath and Double Braces field reads.
  */
 import { editDistance } from '../../base/diagnostics/suggest.js';
@@ -45,14 +45,12 @@ export function nearMiss(
   const [spelling, edit, words] = byRank as [string[], string[], string[]];
   if (spelling.length > 0) return spelling[0];
   if (edit.length > 0) return edit[0];
-  // A read that holds a declared name and one more word (`validationErrors`) first; when it holds
-  // two (`errorMessage` with `error` and `message` declared), the one that ends it names what the
-  // field is. A read that is a declared name less a word is taken only when one name fits.
+  // Two declared names run together (`errorMessage` with `error` and `message` declared): the one
+  // that ends it names what the field is.
   const readWords = wordsOf(read);
   const inside = words.filter((name) => wordsOf(name).length < readWords.length);
-  if (inside.length === 1) return inside[0];
-  if (inside.length > 1) return inside.find((name) => wordsOf(name).at(-1) === readWords.at(-1));
-  return words.length === 1 ? words[0] : undefined;
+  if (inside.length < 2) return undefined;
+  return inside.find((name) => wordsOf(name).at(-1) === readWords.at(-1));
 }
 
 /** 0, 1 or 2: the rule (spelling, one edit, one word) by which `read` is a near miss of `name`. */
@@ -64,7 +62,9 @@ function nearMissRank(read: string, name: string, object: boolean): 0 | 1 | 2 | 
   if (a.replace(/\d+/gu, '') === b.replace(/\d+/gu, '')) return undefined;
   const longer = Math.max(a.length, b.length);
   const shorter = Math.min(a.length, b.length);
-  if (longer >= 5 && shorter >= 4 && editDistance(a, b) === 1) return 1;
+  // A slip keeps the first letter; `weight` / `height`, `mail` / `email` are different fields.
+  if (longer >= 5 && shorter >= 4 && a[0] === b[0] && editDistance(a, b) === 1)
+    return pluralOf(a, b) || DISTINCT_FIELDS.has(`${[a, b].sort().join(' ')}`) ? undefined : 1;
   const readWords = wordsOf(read);
   const nameWords = wordsOf(name);
   if (!oneWordApart(readWords, nameWords)) return undefined;
@@ -98,6 +98,23 @@ const OWN_FIELD_WORDS: ReadonlySet<string> = new Set([
   'url',
   'uri',
 ]);
+
+/** Pairs of common field names one edit apart that name different things (flat, sorted, space-joined). */
+const DISTINCT_FIELDS: ReadonlySet<string> = new Set([
+  'country county',
+  'content context',
+  'debit debt',
+  'expired expires',
+  'created creates',
+  'updated updates',
+  'enabled enables',
+]);
+
+/** Whether one flat name is the English plural of the other (`items` / `item`, `boxes` / `box`, `cities` / `city`). */
+function pluralOf(a: string, b: string): boolean {
+  const [one, many] = a.length < b.length ? [a, b] : [b, a];
+  return many === `${one}s` || many === `${one}es` || (one.endsWith('y') && many === `${one.slice(0, -1)}ies`);
+}
 
 /** Lower case, without `_` and `-`. */
 function flat(name: string): string {

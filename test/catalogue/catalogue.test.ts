@@ -5,7 +5,15 @@
  * printed, not asserted: `npm run catalogue -- --misses` lists them.
  */
 import { describe, expect, it } from 'vitest';
-import { checkSource, formatMiss, formatScores, loadCatalogue, runVariant, type Outcome } from './catalogue.js';
+import {
+  checkSource,
+  formatMiss,
+  formatScores,
+  loadCatalogue,
+  loadCorrectPipelines,
+  runVariant,
+  type Outcome,
+} from './catalogue.js';
 import { KNOWN_GAPS } from './known-gaps.js';
 
 const bases = await loadCatalogue();
@@ -19,6 +27,17 @@ describe('mistake catalogue', () => {
   for (const base of bases) {
     it(`base ${base.name} checks without any diagnostic`, () => {
       expect(checkSource(base.file, base.text).map((d) => `${d.code} ${d.message}`)).toEqual([]);
+    });
+  }
+
+  const correct = loadCorrectPipelines();
+  it('has at least 25 correct pipelines without variants', () => {
+    expect(correct.length).toBeGreaterThanOrEqual(25);
+  });
+
+  for (const pipe of correct) {
+    it(`correct pipeline ${pipe.name} checks without any diagnostic`, () => {
+      expect(checkSource(pipe.file, pipe.text).map((d) => `${d.code} ${d.message}`)).toEqual([]);
     });
   }
 

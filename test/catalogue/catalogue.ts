@@ -136,6 +136,23 @@ export function runVariant(base: Base, variant: Variant): Outcome {
   };
 }
 
+/**
+ * The correct pipelines of bases-correct/: written the way independent authors write them (open
+ * schemas read beyond what they declare, defensive reads, several publishers of an event…), to
+ * keep the checker free of false positives. They have no variants; each must check clean.
+ */
+export function loadCorrectPipelines(): { name: string; file: string; text: string }[] {
+  const dir = path.join(CATALOGUE_DIR, 'bases-correct');
+  return fs
+    .readdirSync(dir)
+    .filter((entry) => entry.endsWith('.pipe'))
+    .sort()
+    .map((entry) => {
+      const file = path.join(dir, entry);
+      return { name: entry.slice(0, -'.pipe'.length), file, text: fs.readFileSync(file, 'utf8') };
+    });
+}
+
 /** Every base of bases/ with its variants (variants/<base>.ts). */
 export async function loadCatalogue(): Promise<Base[]> {
   const basesDir = path.join(CATALOGUE_DIR, 'bases');

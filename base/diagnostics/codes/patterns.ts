@@ -35,7 +35,7 @@ export const patternCodes = {
     severity: 'error',
     phase: 'check',
     explain:
-      'A scheduler trigger takes a cron expression with 5 fields (minute hour day-of-month month day-of-week) or 6 (with seconds first), and an IANA time zone.\n\nExample: `cron: "*/5 * * *"` has only four fields.',
+      'A scheduler trigger takes a cron expression with 5 fields (minute hour day-of-month month day-of-week) or 6 (with seconds first), or a nickname (`@daily`, `@hourly`…), and an IANA time zone. Quartz forms are read too: a step from a number (`0/5`: from 0, every 5) and an open seventh field, the year (`*`), in an expression with `?`.\n\nExample: `cron: "*/5 * * *"` has only four fields.',
   },
   PIPE5504: {
     title: 'Regular expression needs backtracking',

@@ -1,6 +1,7 @@
 /**
- * Compile-time part of the `scheduler` trigger: the cron expression (5 or 6 fields) is parsed by
- * croner, the library the trigger runs on, so a schedule that cannot fire is a build error; the
+ * Compile-time part of the `scheduler` trigger: the cron expression (5 or 6 fields, or a nickname
+ * such as `@daily`; Quartz forms are rewritten first, `normalizeCron`) is parsed by croner, the
+ * library the trigger runs on, so a schedule that cannot fire is a build error; the
  * time zone is checked as its schema's `"format": "timezone"` says (compiler/check/param-formats.ts);
  * `missed-ticks` travels with the spec; the first message is `{ scheduledAt }`.
  */
@@ -15,7 +16,7 @@ let cronModule: typeof import('croner') | undefined;
 export const compile: TriggerCompiler = {
   trigger({ trigger, ctx }, api) {
     const read = api.reader(trigger.config);
-    const cron = read.str('cron', '');
+    const cron = normalizeCron(read.str('cron', ''));
     const timezone = read.str('timezone', 'UTC');
     const cronValue = api.entryOf(trigger.config, 'cron');
     if (cronValue) checkCron(cron, cronValue, ctx, api);
@@ -34,8 +35,9 @@ export const compile: TriggerCompiler = {
 
 function checkCron(cron: string, cronValue: Value, ctx: PipelineContext, api: CompileApi): void {
   const fields = cron.trim().split(/\s+/).length;
+  const nickname = fields === 1 && cron.trim().startsWith('@');
   let problem: string | undefined =
-    fields === 5 || fields === 6 ? undefined : `expected 5 or 6 fields, found ${fields}`;
+    fields === 5 || fields === 6 || nickname ? undefined : `expected 5 or 6 fields, found ${fields}`;
   if (!problem) {
     try {
       const { Cron } = (cronModule ??= require('croner') as typeof import('croner'));
@@ -54,4 +56,39 @@ function checkCron(cron: string, cronValue: Value, ctx: PipelineContext, api: Co
       }),
     );
   }
+}
+
+/**
+ * Cron forms users of Quartz (Digibee's scheduler) write, rewritten into what croner reads with
+ * the same schedule, so that a correct Quartz expression builds and runs:
+ * - a step from a number, `0/5` or `10/15` ("from 0, every 5"): croner takes a step only on `*`
+ *   or a range, so it becomes `0-59/5`, `10-59/15` (the field's own maximum);
+ * - a seventh field, the year, left open (`*` or `?`) in an expression that has Quartz's `?` in
+ *   its day-of-month or day-of-week: the year is dropped.
+ * Nicknames (`@daily`, `@hourly`…) pass unchanged (croner reads them). Anything else is returned
+ * as it came, for croner to accept or reject.
+ */
+
+/** Largest value of each field of a six-field expression: second, minute, hour, day of month, month. */
+const FIELD_MAX: readonly (number | undefined)[] = [59, 59, 23, 31, 12, undefined];
+
+export function normalizeCron(cron: string): string {
+  let fields = cron.trim().split(/\s+/u);
+  if (fields.length === 7 && (fields[3] === '?' || fields[5] === '?') && (fields[6] === '*' || fields[6] === '?'))
+    fields = fields.slice(0, 6);
+  if (fields.length !== 5 && fields.length !== 6) return cron;
+  const offset = fields.length === 6 ? 0 : 1;
+  return fields
+    .map((field, i) => {
+      const max = FIELD_MAX[i + offset];
+      if (max === undefined) return field;
+      return field
+        .split(',')
+        .map((part) => {
+          const step = /^(\d+)\/(\d+)$/u.exec(part);
+          return step ? `${step[1]}-${max}/${step[2]}` : part;
+        })
+        .join(',');
+    })
+    .join(' ');
 }
