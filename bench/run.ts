@@ -192,6 +192,9 @@ const number = (value: number, digits = 0): string =>
 const orDash = (value: number | null, digits = 0): string => (value === null ? '–' : number(value, digits));
 
 /** The rows of the printed table. */
+/** Issue 24, item 5: the order flow keeps ≥ 0.95× the hand-written service's throughput and p99. */
+const ORDER_FLOW_TARGET = '≥ 0.95';
+
 export function tableRows(r: BenchResults): TableRow[] {
   const rows: TableRow[] = [];
   const of = r.orderFlow;
@@ -206,13 +209,13 @@ export function tableRows(r: BenchResults): TableRow[] {
       'order flow',
       `round ${round.round}: req/s generated / baseline`,
       `${number(round.generated.reqPerSec)} / ${number(round.baseline.reqPerSec)} (×${number(round.throughputRatio, 2)})`,
-      '≥ 0.9',
+      ORDER_FLOW_TARGET,
     ]);
     rows.push([
       'order flow',
       `round ${round.round}: p50 / p99 ms generated | baseline`,
       `${round.generated.p50Ms} / ${round.generated.p99Ms} | ${round.baseline.p50Ms} / ${round.baseline.p99Ms} (×${number(round.p99Ratio, 2)})`,
-      '≥ 0.9',
+      ORDER_FLOW_TARGET,
     ]);
     rows.push([
       'order flow',
@@ -225,9 +228,14 @@ export function tableRows(r: BenchResults): TableRow[] {
     'order flow',
     'median throughput ratio (generated / baseline)',
     `×${number(of.median.throughputRatio, 2)}`,
-    '≥ 0.9',
+    ORDER_FLOW_TARGET,
   ]);
-  rows.push(['order flow', 'median p99 ratio (baseline / generated)', `×${number(of.median.p99Ratio, 2)}`, '≥ 0.9']);
+  rows.push([
+    'order flow',
+    'median p99 ratio (baseline / generated)',
+    `×${number(of.median.p99Ratio, 2)}`,
+    ORDER_FLOW_TARGET,
+  ]);
   const side = of.sideBySide;
   if (side.median) {
     const rounds = side.rounds
