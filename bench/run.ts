@@ -191,10 +191,10 @@ const number = (value: number, digits = 0): string =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const orDash = (value: number | null, digits = 0): string => (value === null ? '–' : number(value, digits));
 
-/** The rows of the printed table. */
 /** Issue 24, item 5: the order flow keeps ≥ 0.95× the hand-written service's throughput and p99. */
 const ORDER_FLOW_TARGET = '≥ 0.95';
 
+/** The rows of the printed table. */
 export function tableRows(r: BenchResults): TableRow[] {
   const rows: TableRow[] = [];
   const of = r.orderFlow;
