@@ -37,6 +37,17 @@ export const patternCodes = {
     explain:
       'A scheduler trigger takes a cron expression with 5 fields (minute hour day-of-month month day-of-week) or 6 (with seconds first), or a nickname (`@daily`, `@hourly`…), and an IANA time zone. Quartz forms are read too: a step from a number (`0/5`: from 0, every 5) and an open seventh field, the year (`*`), in an expression with `?`.\n\nExample: `cron: "*/5 * * *"` has only four fields.',
   },
+  PIPE5507: {
+    title: 'Weekdays by number in Quartz cron',
+    severity: 'warning',
+    phase: 'check',
+    explain:
+      "Digibee's scheduler reads Quartz cron, which counts the days of the week from SUN=1 to SAT=7; pipec's scheduler " +
+      '(croner, as Unix cron) counts SUN=0 to SAT=6 (7 is Sunday too). An expression in Quartz form (`?` for the day ' +
+      'of month or the day of week) that names days by number therefore runs a day later than it did in Quartz: ' +
+      '`0 0 12 ? * 2-6` runs Tuesday to Saturday. A warning, since the number may be meant as pipec counts.\n\n' +
+      'Example: `cron: "0 0 12 ? * 2-6"`. Fix: name the days, `cron: "0 0 12 ? * MON-FRI"`.',
+  },
   PIPE5504: {
     title: 'Regular expression needs backtracking',
     severity: 'error',

@@ -16,10 +16,22 @@ let cronModule: typeof import('croner') | undefined;
 export const compile: TriggerCompiler = {
   trigger({ trigger, ctx }, api) {
     const read = api.reader(trigger.config);
-    const cron = normalizeCron(read.str('cron', ''));
+    const written = read.str('cron', '');
+    const cron = normalizeCron(written);
     const timezone = read.str('timezone', 'UTC');
     const cronValue = api.entryOf(trigger.config, 'cron');
     if (cronValue) checkCron(cron, cronValue, ctx, api);
+    const weekdays = quartzWeekdayNumbers(written);
+    if (cronValue && weekdays !== undefined) {
+      ctx.diagnostics.push(
+        api.diagnostic('PIPE5507', {
+          message: `day of week \`${weekdays}\` by number in a Quartz-form expression: here 0 (or 7) is Sunday, in Quartz 1 is`,
+          span: cronValue.span,
+          label: 'days of the week by number',
+          hint: 'name the days (`MON-FRI`, `SAT,SUN`): names mean the same in every cron dialect',
+        }),
+      );
+    }
     const missed = read.str('missed-ticks', '');
     return {
       spec: {
@@ -91,4 +103,18 @@ export function normalizeCron(cron: string): string {
         .join(',');
     })
     .join(' ');
+}
+
+/**
+ * The day-of-week field of an expression in Quartz's form (6 or 7 fields with `?` for the day of
+ * month or the day of week) when it names days by number: Quartz counts SUN=1…SAT=7, croner (and
+ * Unix cron) SUN=0…SAT=6, so a Quartz `2-6` (Monday to Friday) runs Tuesday to Saturday here.
+ * Undefined otherwise.
+ */
+export function quartzWeekdayNumbers(cron: string): string | undefined {
+  const fields = cron.trim().split(/\s+/u);
+  if (fields.length !== 6 && fields.length !== 7) return undefined;
+  if (fields[3] !== '?' && fields[5] !== '?') return undefined;
+  const weekday = fields[5] as string;
+  return /\d/u.test(weekday) ? weekday : undefined;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Cron } from 'croner';
-import { normalizeCron } from './compile.js';
+import { normalizeCron, quartzWeekdayNumbers } from './compile.js';
 
 describe('normalizeCron', () => {
   it('rewrites a step from a number into a range with the field maximum', () => {
@@ -29,5 +29,20 @@ describe('normalizeCron', () => {
       new Cron(pattern, { paused: true, timezone: 'UTC' }).nextRuns(3, from).map((d) => d.getTime())[2];
     expect(next(normalizeCron('0 0/5 * * * ?'))).toBe(next('0 */5 * * * *'));
     expect(next(normalizeCron('0 0 0/6 * * ?'))).toBe(next('0 0 */6 * * *'));
+  });
+});
+
+describe('quartzWeekdayNumbers', () => {
+  it('finds days of the week by number in an expression of Quartz form', () => {
+    expect(quartzWeekdayNumbers('0 0 12 ? * 2-6')).toBe('2-6');
+    expect(quartzWeekdayNumbers('0 0 12 ? * 1,7 *')).toBe('1,7');
+    expect(quartzWeekdayNumbers('0 0 12 ? * 6#3')).toBe('6#3');
+  });
+
+  it('is quiet for day names, for forms without `?`, and for open days', () => {
+    expect(quartzWeekdayNumbers('0 0 12 ? * MON-FRI')).toBeUndefined();
+    expect(quartzWeekdayNumbers('0 0 12 * * 1-5')).toBeUndefined();
+    expect(quartzWeekdayNumbers('0 12 * * 1-5')).toBeUndefined();
+    expect(quartzWeekdayNumbers('0 0 12 1 * ?')).toBeUndefined();
   });
 });
