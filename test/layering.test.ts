@@ -29,7 +29,8 @@ const LAYERS = ['base', 'grammar', 'compiler', 'runtime'];
  * The one dependency of the compiler on the runtime: what build time and run time must share to
  * agree — the embedded languages' helpers (Double Braces, JOLT, JSLT, JSONPath: one implementation
  * of their functions, date and number patterns and Java semantics; the RE2 pattern translator, so
- * a pattern refused at build time is the one that would run), the error type they throw, and the
+ * a pattern refused at build time is the one that would run; the Object Store's query parser, whose
+ * operators the store step's query is checked against), the error type they throw, and the
  * test plan's keys (the compiler writes them, the runner reads them).
  */
 const SHARED_WITH_RUNTIME = [
@@ -38,6 +39,8 @@ const SHARED_WITH_RUNTIME = [
   /^runtime\/jslt\//,
   /^runtime\/jsonpath(-filter)?\.ts$/,
   /^runtime\/regex\//,
+  /^runtime\/backends\/query\/filter\.ts$/,
+  /^runtime\/backends\/json-safe\.ts$/,
   /^runtime\/errors\.ts$/,
   /^runtime\/testing\/test-plan\.ts$/,
 ];

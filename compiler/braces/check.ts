@@ -669,7 +669,11 @@ class Checker {
    */
   private requireCondition(op: string, operand: Expr, type: PipeType): void {
     if (neverBoolean(type)) {
-      const hint = conditionHint(pathText(operand) ?? '…', type);
+      // `a || b` with a value that is no boolean is JavaScript's "a, or else b": `??` says that here.
+      const hint =
+        op === '||'
+          ? 'for a default when the value is missing write `a ?? b` (`||` gives true or false)'
+          : conditionHint(pathText(operand) ?? '…', type);
       this.diagnostics.push(
         errors.badOperand({
           span: operand.span,

@@ -4,6 +4,7 @@
  * per-pipeline goes through the `ctx` they are given.
  */
 import { regexFlagNames, regexProblem } from '../../runtime/regex/index.js';
+import { FIELD_OPERATORS, LOGICAL_OPERATORS } from '../../runtime/backends/query/filter.js';
 import type { ObjectValue, Value } from '../ast/ast.js';
 import {
   entryOf,
@@ -126,6 +127,7 @@ export const COMPILE_API: CompileApi = {
     return compileJslt(value.value, { file: value.span.file, mapOffset: offsetMapper(value, ctx) });
   },
   triggerAuth,
+  queryOperators: { logical: LOGICAL_OPERATORS, field: FIELD_OPERATORS },
   queryRegexProblem(pattern, options) {
     const problem = regexProblem(pattern, 'ecmascript', regexFlagNames(options));
     return problem ? { message: problem.message, needsBacktracking: problem.needsBacktracking } : undefined;

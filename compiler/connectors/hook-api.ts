@@ -207,6 +207,8 @@ export interface CompileApi {
   compileJsltValue(value: Extract<Value, { kind: 'string' }>, ctx: PipelineContext): CompiledJslt;
   /** The runtime AuthSpec of a trigger's `auth` block as JS (its account checked); undefined without one. */
   triggerAuth(value: Value | undefined, ctx: PipelineContext): string | undefined;
+  /** The Object Store's query operators (runtime/backends/query/filter.ts): joining and of a field's condition. */
+  readonly queryOperators: { readonly logical: readonly string[]; readonly field: readonly string[] };
   /**
    * Why the Object Store's query engine (runtime/backends/query: ECMAScript syntax on RE2) cannot
    * run a `$regex` with these `$options` (`"i"`, `"ms"`): the engine's message, and whether the

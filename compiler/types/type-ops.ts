@@ -219,7 +219,10 @@ export function lookupField(t: PipeType, name: string): FieldLookup {
       if (found.some((f) => f.kind !== 'null'))
         return { kind: 'found', type: t.secret ? secretFrom(union(...found), [t]) : union(...found) };
       if (anyObject) return { kind: 'missing', candidates: [...new Set(candidates)].sort() };
-      return found.length > 0 ? { kind: 'found', type: NULL } : { kind: 'not-object', type: t };
+      // Only null and values without fields (a string, a number…): the read is null whether the
+      // value is there or not, so it is no read of an optional field but a path gone too far.
+      const present = t.members.some((m) => m.kind !== 'null');
+      return found.length > 0 && !present ? { kind: 'found', type: NULL } : { kind: 'not-object', type: t };
     }
     default:
       return { kind: 'not-object', type: t };

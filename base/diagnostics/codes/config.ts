@@ -149,6 +149,18 @@ export const configCodes = {
       '`account` — a database takes a `connection` account: ' +
       '`account db: connection { url: env("DATABASE_URL") }`.',
   },
+  PIPE3033: {
+    title: 'Unknown query operator',
+    severity: 'error',
+    phase: 'check',
+    explain:
+      'An Object Store query takes at its top (and in each item of `$and`, `$or`, `$nor`) field names and the ' +
+      "joining operators `$and`, `$or`, `$nor`; in a field's condition the operators `$eq`, `$ne`, `$gt`, `$gte`, " +
+      '`$lt`, `$lte`, `$in`, `$nin`, `$exists`, `$size`, `$regex` (with `$options`) and `$not`. Any other `$` key ' +
+      'would make the store refuse the request (400 BAD_QUERY), so a written one is reported at build time; values ' +
+      'computed at run time are not looked into. The same holds for the `$match` stage of an aggregate.\n\n' +
+      'Example: `query: { supplier: { $exist: true } }` — write `$exists`.',
+  },
   PIPE3032: {
     title: 'Placeholders and values differ',
     severity: 'error',

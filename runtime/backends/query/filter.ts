@@ -25,6 +25,25 @@ export type Filter =
   | { readonly kind: 'and' | 'or' | 'nor'; readonly items: readonly Filter[] }
   | { readonly kind: 'field'; readonly path: readonly string[]; readonly condition: FieldCondition };
 
+/** Operators that join queries (`{ $or: [ … ] }`). */
+export const LOGICAL_OPERATORS: readonly string[] = ['$and', '$or', '$nor'];
+/** Operators of a field's condition (`{ total: { $gte: 100 } }`); the parser below takes exactly these. */
+export const FIELD_OPERATORS: readonly string[] = [
+  '$eq',
+  '$ne',
+  '$gt',
+  '$gte',
+  '$lt',
+  '$lte',
+  '$in',
+  '$nin',
+  '$exists',
+  '$size',
+  '$regex',
+  '$options',
+  '$not',
+];
+
 const MAX_IN_VALUES = 1000;
 const MAX_FILTER_NODES = 2000;
 const MAX_FILTER_DEPTH = 32;
@@ -42,7 +61,7 @@ function parseFilterObject(query: JsonObject, depth: number, budget: { nodes: nu
   for (const key of Object.keys(query)) {
     if ((budget.nodes += 1) > MAX_FILTER_NODES) throw badQuery(`query has more than ${MAX_FILTER_NODES} conditions`);
     const value = getOwn(query, key) as Json;
-    if (key === '$and' || key === '$or' || key === '$nor') {
+    if (LOGICAL_OPERATORS.includes(key)) {
       if (!Array.isArray(value) || value.length === 0) throw badQuery(`${key} takes a non-empty array of queries`);
       const kind = key === '$and' ? 'and' : key === '$or' ? 'or' : 'nor';
       items.push({

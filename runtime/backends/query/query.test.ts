@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Json, JsonObject } from '../../types.js';
 import { PipeError } from '../../errors.js';
 import { parsePipeline, runStages } from './aggregate.js';
-import { parseFilter } from './filter.js';
+import { FIELD_OPERATORS, LOGICAL_OPERATORS, parseFilter } from './filter.js';
 import { filterToSql, postgresParams, sortToSql, sqliteParams } from './filter-sql.js';
 import { createRegexTester } from './regex.js';
 import { matchesFilter, pathValues } from './match.js';
@@ -26,6 +26,24 @@ function badQuery(fn: () => unknown): PipeError {
 }
 
 describe('parseFilter', () => {
+  it('takes exactly the operators it lists (the build checks written queries against the lists)', () => {
+    const operand: Record<string, Json> = {
+      $in: [1],
+      $nin: [1],
+      $exists: true,
+      $size: 1,
+      $regex: 'a',
+      $not: { $gt: 1 },
+    };
+    for (const op of FIELD_OPERATORS) {
+      const condition: JsonObject = op === '$options' ? { $regex: 'a', $options: 'i' } : { [op]: operand[op] ?? 1 };
+      expect(() => parseFilter({ a: condition }), op).not.toThrow();
+    }
+    for (const op of LOGICAL_OPERATORS) expect(() => parseFilter({ [op]: [{ a: 1 }] }), op).not.toThrow();
+    expect(badQuery(() => parseFilter({ a: { $exist: true } })).message).toContain('unknown query operator $exist');
+    expect(badQuery(() => parseFilter({ $xor: [{ a: 1 }] })).message).toContain('unknown query operator $xor');
+  });
+
   it('builds the tree for implicit equality, operators and logic', () => {
     expect(parseFilter({ 'a.b': 1 })).toEqual({ kind: 'field', path: ['a', 'b'], condition: { op: 'eq', value: 1 } });
     expect(parseFilter({ a: { $gt: 1, $lt: 5 } })).toEqual({

@@ -4,15 +4,19 @@
  * shape follows the operation (reads answer `{ data, rowCount }`, writes `{ data: [], updateCount }`).
  * The store name itself is checked by its `x-pipe-ref` (schema.json). A `$regex` written in the
  * query or an aggregate's stages is compiled as the store compiles it (ECMAScript on RE2, with its
- * `$options`), so a pattern RE2 cannot run fails the build instead of the request (PIPE5504/5505).
+ * `$options`), so a pattern RE2 cannot run fails the build instead of the request (PIPE5504/5505),
+ * and every operator written in a query (or an aggregate's `$match`) must be one the store's query
+ * parser takes (PIPE3033): it would refuse the request with 400 BAD_QUERY.
  */
 import type {
   CompileApi,
   ConnectorCompiler,
   ConnectorSchema,
   Diagnostic,
+  ObjectValue,
   PipeType,
   ShapeKit,
+  Span,
   Value,
 } from '../../../compiler/connectors/hook-api.js';
 
@@ -59,6 +63,13 @@ export const compile: ConnectorCompiler = {
       const written = api.entryOf(step.params, key);
       if (written) ctx.diagnostics.push(...regexProblems(written, api));
     }
+    const query = api.entryOf(step.params, 'query');
+    if (query?.kind === 'object') ctx.diagnostics.push(...operatorProblems(query, 'query', api));
+    const stages = api.entryOf(step.params, 'pipeline');
+    for (const stage of stages?.kind === 'array' ? stages.items : []) {
+      const match = stage.kind === 'object' ? api.entryOf(stage, '$match') : undefined;
+      if (match?.kind === 'object') ctx.diagnostics.push(...operatorProblems(match, 'query', api));
+    }
   },
 };
 
@@ -85,6 +96,60 @@ function regexProblems(value: Value, api: CompileApi): Diagnostic[] {
   }
   for (const entry of value.entries) if (entry.kind === 'entry') out.push(...regexProblems(entry.value, api));
   return out;
+}
+
+/**
+ * Each `$` key of a written query the store's parser does not take: at the top of a query (or of an
+ * `$and`/`$or`/`$nor` item) only the joining operators; in a field's condition (`{ $gte: 1 }`, and
+ * inside `$not`) only the field operators. Values computed at run time are not looked into.
+ */
+function operatorProblems(value: ObjectValue, level: 'query' | 'condition', api: CompileApi): Diagnostic[] {
+  const { logical, field } = api.queryOperators;
+  const out: Diagnostic[] = [];
+  for (const entry of value.entries) {
+    if (entry.kind !== 'entry') continue;
+    const { key, value: inner } = entry;
+    if (!key.startsWith('$')) {
+      const condition = level === 'query' && inner.kind === 'object';
+      if (condition && inner.entries.some((e) => e.kind === 'entry' && e.key.startsWith('$')))
+        out.push(...operatorProblems(inner, 'condition', api));
+      continue;
+    }
+    const known = level === 'query' ? logical : field;
+    if (!known.includes(key)) {
+      out.push(unknownOperator(key, entry.keySpan, known, level === 'query' ? field : logical, api));
+      continue;
+    }
+    if (level === 'query' && inner.kind === 'array') {
+      for (const item of inner.items) if (item.kind === 'object') out.push(...operatorProblems(item, 'query', api));
+    }
+    if (key === '$not' && inner.kind === 'object') out.push(...operatorProblems(inner, 'condition', api));
+  }
+  return out;
+}
+
+function unknownOperator(
+  key: string,
+  span: Span,
+  known: readonly string[],
+  elsewhere: readonly string[],
+  api: CompileApi,
+): Diagnostic {
+  const close = api.suggest(key, known);
+  const misplaced = elsewhere.includes(key);
+  return api.diagnostic('PIPE3033', {
+    message: misplaced
+      ? `\`${key}\` ${known.includes('$and') ? "belongs in a field's condition, not at the top of a query" : "joins queries: it belongs at the top of a query, not in a field's condition"}`
+      : `unknown query operator \`${key}\``,
+    span,
+    label: close ? `did you mean \`${close}\`?` : misplaced ? 'misplaced operator' : 'unknown operator',
+    body: [`Here the Object Store takes ${known.map((o) => `\`${o}\``).join(', ')}.`],
+    hint: misplaced
+      ? known.includes('$and')
+        ? `write it beside a field: \`{ field: { ${key}: … } }\``
+        : `write it at the top: \`{ ${key}: [ … ] }\``
+      : 'the store would refuse the request (400 BAD_QUERY)',
+  });
 }
 
 function outputOf(operation: string, t: ShapeKit): PipeType {
