@@ -27,6 +27,11 @@ describe('nearMiss', () => {
     expect(nearMiss('approved', ['approve'])).toBeUndefined();
     expect(nearMiss('diagnoses', ['diagnosis'])).toBeUndefined();
     expect(nearMiss('state', ['stage'])).toBeUndefined();
+    expect(nearMiss('issuer', ['issue'])).toBeUndefined();
+    expect(nearMiss('manager', ['manage'])).toBeUndefined();
+    expect(nearMiss('_id', ['id', 'name'])).toBeUndefined();
+    expect(nearMiss('id', ['_id', 'name'])).toBeUndefined();
+    expect(nearMiss('_links', ['links'])).toBeUndefined();
     expect(nearMiss('employe', ['employee'])).toBe('employee');
     expect(nearMiss('approvd', ['approve', 'approved'])).toBe('approve');
   });

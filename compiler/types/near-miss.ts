@@ -66,6 +66,9 @@ function failureObject(declared: readonly string[]): boolean {
 /** 0, 1 or 2: the rule (spelling, one edit, one word) by which `read` is a near miss of `name`. */
 function nearMissRank(read: string, name: string, object: boolean): 0 | 1 | 2 | undefined {
   if (read === name) return undefined;
+  // `_id` beside `id`, `_links` beside `links`: a leading underscore marks another field (a store's
+  // or an API's own), not a slip.
+  if (read.startsWith('_') !== name.startsWith('_')) return undefined;
   const a = flat(read);
   const b = flat(name);
   if (a === b) return 0;
@@ -138,7 +141,8 @@ function pluralOf(a: string, b: string): boolean {
 
 /**
  * Whether two flat names are two forms of one word ending in `e`: a verb and its participle
- * (`approve` / `approved`, `create` / `created`, `take` / `taken`), or two of its forms ending in
+ * (`approve` / `approved`, `create` / `created`, `take` / `taken`), a verb and its agent (`issue` /
+ * `issuer`, `provide` / `provider`, `manage` / `manager`), or two of its forms ending in
  * `-ed`, `-er`, `-ee`, `-es`, `-en` (`payer` / `payee`, `employer` / `employee`, `approver` /
  * `approved`, `updated` / `updates`): data holds such fields side by side, as different things.
  */
@@ -150,7 +154,7 @@ function inflectionOf(a: string, b: string): boolean {
   const tails = [a.slice(common), b.slice(common)].sort();
   const [x, y] = tails as [string, string];
   const ENDINGS = ['d', 'r', 'e', 's', 'n'];
-  return (x === '' && (y === 'd' || y === 'n')) || (ENDINGS.includes(x) && ENDINGS.includes(y));
+  return (x === '' && (y === 'd' || y === 'n' || y === 'r')) || (ENDINGS.includes(x) && ENDINGS.includes(y));
 }
 
 /** Lower case, without `_` and `-`. */
