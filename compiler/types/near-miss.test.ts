@@ -32,6 +32,10 @@ describe('nearMiss', () => {
     expect(nearMiss('_id', ['id', 'name'])).toBeUndefined();
     expect(nearMiss('id', ['_id', 'name'])).toBeUndefined();
     expect(nearMiss('_links', ['links'])).toBeUndefined();
+    expect(nearMiss('lines', ['line1', 'line2'])).toBeUndefined();
+    expect(nearMiss('rules', ['roles'])).toBeUndefined();
+    expect(nearMiss('county', ['count'])).toBeUndefined();
+    expect(nearMiss('scroe', ['score'])).toBe('score');
     expect(nearMiss('employe', ['employee'])).toBe('employee');
     expect(nearMiss('approvd', ['approve', 'approved'])).toBe('approve');
   });

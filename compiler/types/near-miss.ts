@@ -73,6 +73,8 @@ function nearMissRank(read: string, name: string, object: boolean): 0 | 1 | 2 | 
   const b = flat(name);
   if (a === b) return 0;
   if (a.replace(/\d+/gu, '') === b.replace(/\d+/gu, '')) return undefined;
+  // `lines` beside `line1`, `orders` beside `order2`: a list beside one numbered value.
+  if (/\d/u.test(a + b) && pluralOf(a.replace(/\d+/gu, ''), b.replace(/\d+/gu, ''))) return undefined;
   const longer = Math.max(a.length, b.length);
   const shorter = Math.min(a.length, b.length);
   // A slip keeps the first letter; `weight` / `height`, `mail` / `email` are different fields.
@@ -117,6 +119,17 @@ const DISTINCT_FIELDS: ReadonlySet<string> = new Set([
   'country county',
   'stage state',
   'quota quote',
+  'count county',
+  'roles rules',
+  'lines links',
+  'scope score',
+  'scopes scores',
+  'score store',
+  'scores stores',
+  'sites sizes',
+  'shops stops',
+  'trace trade',
+  'traces trades',
   'content context',
   'debit debt',
   'expired expires',
