@@ -342,7 +342,9 @@ function withFailureFields(t: PipeType): PipeType {
   const fields = { ...t.fields };
   for (const [key, field] of Object.entries(FAILURE_FIELDS))
     if (!Object.hasOwn(fields, key)) fields[key] = { type: field.type, required: false };
-  return { kind: 'object', open: false, fields };
+  // `...t` keeps `sentBy`: a message closed by its senders stays so, so a defensive read of a
+  // field no sender sends (`message.x.y ?? 0`) stays quiet after a step passes the message on.
+  return { ...t, fields };
 }
 
 /** A labelled step's output becomes `step.<label>` for later steps; labels are unique per pipeline. */

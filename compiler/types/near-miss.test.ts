@@ -15,8 +15,29 @@ describe('nearMiss', () => {
   });
 
   it('finds two declared names run together, by the one that ends the read', () => {
-    expect(nearMiss('errorMessage', ['error', 'message', 'code'])).toBe('message');
-    expect(nearMiss('messageError', ['error', 'message', 'code'])).toBe('error');
+    expect(nearMiss('errorMessage', ['error', 'message', 'code', 'kind'])).toBe('message');
+    expect(nearMiss('messageError', ['error', 'message', 'code', 'kind'])).toBe('error');
+  });
+
+  it('stays quiet on two declared names run together in the author data, and on word forms', () => {
+    expect(nearMiss('contactEmail', ['name', 'contact', 'email'])).toBeUndefined();
+    expect(nearMiss('deliveryAddress', ['delivery', 'address'])).toBeUndefined();
+    expect(nearMiss('employer', ['employee'])).toBeUndefined();
+    expect(nearMiss('payee', ['payer'])).toBeUndefined();
+    expect(nearMiss('approved', ['approve'])).toBeUndefined();
+    expect(nearMiss('diagnoses', ['diagnosis'])).toBeUndefined();
+    expect(nearMiss('state', ['stage'])).toBeUndefined();
+    expect(nearMiss('issuer', ['issue'])).toBeUndefined();
+    expect(nearMiss('manager', ['manage'])).toBeUndefined();
+    expect(nearMiss('_id', ['id', 'name'])).toBeUndefined();
+    expect(nearMiss('id', ['_id', 'name'])).toBeUndefined();
+    expect(nearMiss('_links', ['links'])).toBeUndefined();
+    expect(nearMiss('lines', ['line1', 'line2'])).toBeUndefined();
+    expect(nearMiss('rules', ['roles'])).toBeUndefined();
+    expect(nearMiss('county', ['count'])).toBeUndefined();
+    expect(nearMiss('scroe', ['score'])).toBe('score');
+    expect(nearMiss('employe', ['employee'])).toBe('employee');
+    expect(nearMiss('approvd', ['approve', 'approved'])).toBe('approve');
   });
 
   it('stays quiet on a declared name with one word more or less: related fields side by side', () => {
@@ -66,7 +87,7 @@ describe('nearMiss', () => {
   it('stays quiet when one word more or less fits two declared names', () => {
     expect(nearMiss('name', ['firstName', 'lastName'])).toBeUndefined();
     expect(nearMiss('name', ['firstName', 'age'])).toBeUndefined();
-    expect(nearMiss('errorMessage', ['error', 'message', 'internalErrorMessage'])).toBe('message');
+    expect(nearMiss('errorMessage', ['error', 'message', 'code', 'kind', 'internalErrorMessage'])).toBe('message');
   });
 
   it('is never a near miss of a declared name itself', () => {

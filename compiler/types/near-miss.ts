@@ -15,9 +15,11 @@
  *     common data, not a slip), not an edit of the first letter (`weight` / `height`, `mail` /
  *     `email`: a slip keeps it), and not one of a few common pairs of distinct fields
  *     (`county` / `country`, `content` / `context`, `expires` / `expired`);
- *  3. two declared names run together: the read is a declared name with one more word at its
- *     start or its end, and that word is itself a declared name (`errorMessage` where `error`
- *     and `message` are declared): it is a near miss of the one that ends it.
+ *  3. two declared names run together, on the failure object a `catch` or `on-fail` sees (it
+ *     declares `error`, `message`, `code` and `kind`): the read is a declared name with one more word
+ *     at its start or its end, and that word is itself a declared name (`errorMessage`): it is a
+ *     near miss of the one that ends it. Not on other shapes: the author's data holds such
+ *     fields as often as not (`contactEmail` beside `contact` and `email`).
  * A declared name with one more word that is not declared (`totalTax` beside `total`,
  * `userName` beside `user`, `shippingAddress` beside `address`), or one word less
  * (`user` beside `userName`), is no near miss: an open shape declares what its author
@@ -46,25 +48,38 @@ export function nearMiss(
   if (spelling.length > 0) return spelling[0];
   if (edit.length > 0) return edit[0];
   // Two declared names run together (`errorMessage` with `error` and `message` declared): the one
-  // that ends it names what the field is.
+  // that ends it names what the field is. Only on the platform's failure object, whose names are
+  // fixed: in the author's data such a name is a field of its own as often as not (`contactEmail`
+  // beside `contact` and `email`, `deliveryAddress` beside `delivery` and `address`).
+  if (!failureObject(declared)) return undefined;
   const readWords = wordsOf(read);
   const inside = words.filter((name) => wordsOf(name).length < readWords.length);
   if (inside.length < 2) return undefined;
   return inside.find((name) => wordsOf(name).at(-1) === readWords.at(-1));
 }
 
+/** The fields of the failure object a `catch` or an `on-fail` sees (`error`, `message`, `code`, `kind`…). */
+function failureObject(declared: readonly string[]): boolean {
+  return ['error', 'message', 'code', 'kind'].every((name) => declared.includes(name));
+}
+
 /** 0, 1 or 2: the rule (spelling, one edit, one word) by which `read` is a near miss of `name`. */
 function nearMissRank(read: string, name: string, object: boolean): 0 | 1 | 2 | undefined {
   if (read === name) return undefined;
+  // `_id` beside `id`, `_links` beside `links`: a leading underscore marks another field (a store's
+  // or an API's own), not a slip.
+  if (read.startsWith('_') !== name.startsWith('_')) return undefined;
   const a = flat(read);
   const b = flat(name);
   if (a === b) return 0;
   if (a.replace(/\d+/gu, '') === b.replace(/\d+/gu, '')) return undefined;
+  // `lines` beside `line1`, `orders` beside `order2`: a list beside one numbered value.
+  if (/\d/u.test(a + b) && pluralOf(a.replace(/\d+/gu, ''), b.replace(/\d+/gu, ''))) return undefined;
   const longer = Math.max(a.length, b.length);
   const shorter = Math.min(a.length, b.length);
   // A slip keeps the first letter; `weight` / `height`, `mail` / `email` are different fields.
   if (longer >= 5 && shorter >= 4 && a[0] === b[0] && editDistance(a, b) === 1)
-    return pluralOf(a, b) || DISTINCT_FIELDS.has(`${[a, b].sort().join(' ')}`) ? undefined : 1;
+    return pluralOf(a, b) || inflectionOf(a, b) || DISTINCT_FIELDS.has(`${[a, b].sort().join(' ')}`) ? undefined : 1;
   const readWords = wordsOf(read);
   const nameWords = wordsOf(name);
   if (!oneWordApart(readWords, nameWords)) return undefined;
@@ -102,6 +117,19 @@ const OWN_FIELD_WORDS: ReadonlySet<string> = new Set([
 /** Pairs of common field names one edit apart that name different things (flat, sorted, space-joined). */
 const DISTINCT_FIELDS: ReadonlySet<string> = new Set([
   'country county',
+  'stage state',
+  'quota quote',
+  'count county',
+  'roles rules',
+  'lines links',
+  'scope score',
+  'scopes scores',
+  'score store',
+  'scores stores',
+  'sites sizes',
+  'shops stops',
+  'trace trade',
+  'traces trades',
   'content context',
   'debit debt',
   'expired expires',
@@ -110,10 +138,36 @@ const DISTINCT_FIELDS: ReadonlySet<string> = new Set([
   'enabled enables',
 ]);
 
-/** Whether one flat name is the English plural of the other (`items` / `item`, `boxes` / `box`, `cities` / `city`). */
+/**
+ * Whether one flat name is the English plural of the other (`items` / `item`, `boxes` / `box`,
+ * `cities` / `city`, `diagnoses` / `diagnosis`).
+ */
 function pluralOf(a: string, b: string): boolean {
   const [one, many] = a.length < b.length ? [a, b] : [b, a];
-  return many === `${one}s` || many === `${one}es` || (one.endsWith('y') && many === `${one.slice(0, -1)}ies`);
+  return (
+    many === `${one}s` ||
+    many === `${one}es` ||
+    (one.endsWith('y') && many === `${one.slice(0, -1)}ies`) ||
+    (one.endsWith('is') && many === `${one.slice(0, -2)}es`)
+  );
+}
+
+/**
+ * Whether two flat names are two forms of one word ending in `e`: a verb and its participle
+ * (`approve` / `approved`, `create` / `created`, `take` / `taken`), a verb and its agent (`issue` /
+ * `issuer`, `provide` / `provider`, `manage` / `manager`), or two of its forms ending in
+ * `-ed`, `-er`, `-ee`, `-es`, `-en` (`payer` / `payee`, `employer` / `employee`, `approver` /
+ * `approved`, `updated` / `updates`): data holds such fields side by side, as different things.
+ */
+function inflectionOf(a: string, b: string): boolean {
+  let common = 0;
+  while (common < a.length && common < b.length && a[common] === b[common]) common++;
+  const stem = a.slice(0, common);
+  if (!stem.endsWith('e') || stem.length < 4) return false;
+  const tails = [a.slice(common), b.slice(common)].sort();
+  const [x, y] = tails as [string, string];
+  const ENDINGS = ['d', 'r', 'e', 's', 'n'];
+  return (x === '' && (y === 'd' || y === 'n' || y === 'r')) || (ENDINGS.includes(x) && ENDINGS.includes(y));
 }
 
 /** Lower case, without `_` and `-`. */

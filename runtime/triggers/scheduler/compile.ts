@@ -116,5 +116,7 @@ export function quartzWeekdayNumbers(cron: string): string | undefined {
   if (fields.length !== 6 && fields.length !== 7) return undefined;
   if (fields[3] !== '?' && fields[5] !== '?') return undefined;
   const weekday = fields[5] as string;
-  return /\d/u.test(weekday) ? weekday : undefined;
+  // The number after `#` (the nth such day of the month) or `/` (a step) counts occurrences, not
+  // days: `MON#1` and `MON/2` name their day.
+  return /\d/u.test(weekday.replace(/[#/]\d+/gu, '')) ? weekday : undefined;
 }

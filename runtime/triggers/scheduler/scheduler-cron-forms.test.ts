@@ -41,6 +41,9 @@ describe('quartzWeekdayNumbers', () => {
 
   it('is quiet for day names, for forms without `?`, and for open days', () => {
     expect(quartzWeekdayNumbers('0 0 12 ? * MON-FRI')).toBeUndefined();
+    expect(quartzWeekdayNumbers('0 0 9 ? * MON#1')).toBeUndefined();
+    expect(quartzWeekdayNumbers('0 0 9 ? * SAT,SUN *')).toBeUndefined();
+    expect(quartzWeekdayNumbers('0 0 9 ? * 2#1')).toBe('2#1');
     expect(quartzWeekdayNumbers('0 0 12 * * 1-5')).toBeUndefined();
     expect(quartzWeekdayNumbers('0 12 * * 1-5')).toBeUndefined();
     expect(quartzWeekdayNumbers('0 0 12 1 * ?')).toBeUndefined();
