@@ -9,9 +9,11 @@
  * Members are own properties only (plus `length`), so nothing reaches a prototype; a member of a
  * missing value is undefined (Jayway: no match, no error). Methods that would run a JavaScript
  * regular expression (`match`, `replace`, `split`, `search`) or allocate without bound (`repeat`,
- * `padStart`) are refused when the path is compiled.
+ * `padStart`) are refused when the path is compiled. Jayway's `=~` (`@.name =~ /cat.+/i`) matches
+ * the whole string against the pattern (Java's `matches()`), run on RE2 (linear time).
  */
 import { JSONPath } from 'jsonpath-plus';
+import { compileRegex, regexFlagNames } from './regex/index.js';
 import { tick } from './work-meter.js';
 
 /** What an expression sees: the node, its parent and key, the document (one object per query, refilled per node). */
@@ -66,11 +68,78 @@ const hasOwn = Object.prototype.hasOwnProperty;
 export function compileExpression(code: string): CompiledExpression {
   let ast: JsepNode;
   try {
-    ast = new parseWithJsep(code).ast;
+    ast = new parseWithJsep(withRegexMatches(code)).ast;
   } catch (err) {
     throw new Error(err instanceof Error ? err.message : String(err));
   }
   return compileNode(ast);
+}
+
+/** What `=~ /pattern/flags` becomes before parsing (JavaScript has no `=~`): `== '<marker>'`, the marker holding both. */
+const REGEX_MARKER = /^@@pipec-regex:([A-Za-z0-9_-]*)@@$/u;
+
+/**
+ * Rewrites each `=~ /pattern/flags` outside quotes into `== '@@pipec-regex:…@@'` (pattern and flags
+ * encoded in the marker), which `binary` turns back into a whole-string match. Throws on a `=~`
+ * without a `/…/` pattern after it.
+ */
+function withRegexMatches(code: string): string {
+  if (!code.includes('=~')) return code;
+  let out = '';
+  let quote: string | undefined;
+  for (let i = 0; i < code.length; i++) {
+    const ch = code[i] as string;
+    if (quote !== undefined) {
+      out += ch;
+      if (ch === '\\') out += code[++i] ?? '';
+      else if (ch === quote) quote = undefined;
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    if (ch !== '=' || code[i + 1] !== '~') {
+      out += ch;
+      continue;
+    }
+    let at = i + 2;
+    while (code[at] === ' ') at++;
+    if (code[at] !== '/') throw new Error('`=~` takes a pattern between slashes: `@.name =~ /cat.*/i`');
+    let pattern = '';
+    let inClass = false;
+    for (at++; at < code.length; at++) {
+      const c = code[at] as string;
+      if (c === '\\') {
+        pattern += c + (code[at + 1] ?? '');
+        at++;
+        continue;
+      }
+      if (c === '/' && !inClass) break;
+      if (c === '[') inClass = true;
+      else if (c === ']') inClass = false;
+      pattern += c;
+    }
+    if (at >= code.length) throw new Error('the pattern after `=~` has no closing `/`');
+    let flags = '';
+    while (/[a-z]/u.test(code[at + 1] ?? '')) flags += code[++at];
+    out += `== '@@pipec-regex:${Buffer.from(JSON.stringify([pattern, flags])).toString('base64url')}@@'`;
+    i = at;
+  }
+  return out;
+}
+
+/** `left =~ /pattern/flags`: the whole string matches (Jayway's `=~`, Java's `matches()`); not a string → false. */
+function regexMatch(left: CompiledExpression, marker: string): CompiledExpression | undefined {
+  const encoded = REGEX_MARKER.exec(marker)?.[1];
+  if (encoded === undefined) return undefined;
+  const [pattern, flags] = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as [string, string];
+  const unknown = flags.replace(/[ims]/gu, '');
+  if (unknown !== '') throw new Error(`the flags \`${unknown}\` of a \`=~\` pattern are not supported (i, m, s are)`);
+  const re = compileRegex(`^(?:${pattern})$`, 'ecmascript', regexFlagNames(flags));
+  return (s) => {
+    const value = left(s);
+    if (typeof value !== 'string') return false;
+    tick(1 + (value.length >> 6));
+    return re.test(value);
+  };
 }
 
 /** A member of a JSON value: own properties, array indices, `length`; undefined for anything else. */
@@ -204,12 +273,18 @@ function compileNode(node: JsepNode): CompiledExpression {
         );
     }
     case 'BinaryExpression':
-    case 'LogicalExpression':
+    case 'LogicalExpression': {
+      const right = node['right'] as JsepNode;
+      if (node['operator'] === '==' && right.type === 'Literal' && typeof right['value'] === 'string') {
+        const match = regexMatch(compileNode(node['left'] as JsepNode), right['value']);
+        if (match) return match;
+      }
       return binary(
         String(node['operator']),
         compileNode(node['left'] as JsepNode),
         compileNode(node['right'] as JsepNode),
       );
+    }
     case 'UnaryExpression': {
       const operator = String(node['operator']);
       const apply = hasOwn.call(UNARY, operator) ? UNARY[operator] : undefined;

@@ -25,6 +25,19 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
     expect(jsonPathMatches(compileJsonPath('$.body[?(@.total.length() > 0)]'), message)).toBe(false);
   });
 
+  it("matches Jayway's =~ against the whole string, on RE2", () => {
+    const names: Json = { items: [{ name: 'Catalina' }, { name: 'cat' }, { name: 'a/b' }, { name: 5 }] };
+    const matching = (path: string): Json[] => jsonPathQuery(compileJsonPath(path), names);
+    expect(matching('$.items[?(@.name =~ /cat.*/i)].name')).toEqual(['Catalina', 'cat']);
+    expect(matching('$.items[?(@.name =~ /at/)].name')).toEqual([]);
+    expect(matching('$.items[?(@.name =~ /a\\/b/ || @.name == 5)].name')).toEqual(['a/b', 5]);
+    expect(matching("$.items[?(@.name == '=~ /cat/')].name")).toEqual([]);
+    expect(jsonPathMatches(compileJsonPath('$.body[?(@.city =~ /new.*/i)]'), message)).toBe(true);
+    expect(() => compileJsonPath("$.items[?(@.name =~ 'cat')]")).toThrow(/pattern between slashes/);
+    expect(() => compileJsonPath('$.items[?(@.name =~ /a(?=b)/)]')).toThrow(/lookahead/);
+    expect(() => compileJsonPath('$.items[?(@.name =~ /cat/g)]')).toThrow(/flags `g`/);
+  });
+
   it('missing paths do not match', () => {
     expect(jsonPathMatches(compileJsonPath('$.nothing.here'), message)).toBe(false);
     expect(jsonPathMatches(compileJsonPath('$'), null)).toBe(true);
