@@ -12,7 +12,15 @@
  * Only specs that compiled without errors are given here; a spec too large to follow within the
  * budget gives `unknown`.
  */
-import { parseOutputPath, parseKey, isStar, starMatches, canonicalOf, type PathElement, type Ref } from './keys.js';
+import {
+  parseOutputPath,
+  parseKey,
+  isStar,
+  starMatches,
+  compareComputedKeys,
+  type PathElement,
+  type Ref,
+} from './keys.js';
 import { isPlainObject, splitOr, type JsonPath } from './emit.js';
 import { star2, starN } from '../../runtime/jolt/index.js';
 import { parseJavaInt } from '../../runtime/jolt/java.js';
@@ -150,24 +158,8 @@ function childrenOf(spec: Record<string, unknown>, path: JsonPath): Child[] {
   return children;
 }
 
-/** The order shift.ts tries computed keys in: `&` and `[…]` keys, then the most specific patterns. */
-const COMPUTED_ORDER: Record<string, number> = {
-  amp: 1,
-  array: 1,
-  'star-regex': 2,
-  'star-double': 3,
-  'star-single': 4,
-  'star-all': 5,
-};
-
 function computedOrder(a: Child, b: Child): number {
-  const oa = COMPUTED_ORDER[a.pe.kind] ?? 9;
-  const ob = COMPUTED_ORDER[b.pe.kind] ?? 9;
-  if (oa !== ob) return oa - ob;
-  const ca = canonicalOf(a.pe);
-  const cb = canonicalOf(b.pe);
-  if (ca.length !== cb.length) return cb.length - ca.length;
-  return ca < cb ? -1 : ca > cb ? 1 : 0;
+  return compareComputedKeys(a.pe, b.pe);
 }
 
 /** The spec object at `path`, reached at `at` (its own binding is the last level). */

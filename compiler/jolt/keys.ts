@@ -5,6 +5,7 @@
  * PathElement description, or a thrown SpecError carrying the diagnostic code and message.
  */
 import { starN } from '../../runtime/jolt/index.js';
+import { compareUtf16 } from '../../runtime/jolt/java.js';
 import * as E from './errors.js';
 import type { JoltProblem } from './errors.js';
 
@@ -385,4 +386,28 @@ export function parseOutputPath(path: string): PathElement[] {
     }
   }
   return elements;
+}
+
+/** The order shift tries computed keys in: `&` and `[…]` keys, then the most specific patterns. */
+const COMPUTED_ORDER: Readonly<Record<string, number>> = {
+  amp: 1,
+  array: 1,
+  'star-regex': 2,
+  'star-double': 3,
+  'star-single': 4,
+  'star-all': 5,
+};
+
+/**
+ * Sorts a shift's computed keys as the run time tries them (the compiled shift and its shape
+ * inference both follow it): by kind, then longer canonical forms first, then by UTF-16 order.
+ */
+export function compareComputedKeys(a: PathElement, b: PathElement): number {
+  const oa = COMPUTED_ORDER[a.kind] ?? 9;
+  const ob = COMPUTED_ORDER[b.kind] ?? 9;
+  if (oa !== ob) return oa - ob;
+  const ca = canonicalOf(a);
+  const cb = canonicalOf(b);
+  if (ca.length !== cb.length) return cb.length - ca.length;
+  return compareUtf16(ca, cb);
 }

@@ -6,8 +6,16 @@
  * `*` patterns), `@`/`$`/`#` keys always run. Values are moved into the output, never copied.
  */
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
-import { canonicalOf, isStar, parseKey, parseOutputPath, type PathElement, SpecError, starMatches } from './keys.js';
-import { compareUtf16 } from '../../runtime/jolt/java.js';
+import {
+  canonicalOf,
+  compareComputedKeys,
+  isStar,
+  parseKey,
+  parseOutputPath,
+  type PathElement,
+  SpecError,
+  starMatches,
+} from './keys.js';
 import {
   type CaptureKind,
   evaluateExpr,
@@ -34,15 +42,6 @@ export interface Child {
 
 /** Each child object is compiled once even though the map, list and scalar branches all call it. */
 const compiledChildren = new WeakMap<Child, string>();
-
-const COMPUTED_ORDER: Record<string, number> = {
-  amp: 1,
-  array: 1,
-  'star-regex': 2,
-  'star-double': 3,
-  'star-single': 4,
-  'star-all': 5,
-};
 
 /**
  * What a shift emitter writes with and into: the chain's program (declarations, names,
@@ -176,13 +175,7 @@ function makeChild(prog: Program, pe: PathElement, rhs: unknown, path: JsonPath,
 }
 
 function computedCompare(a: Child, b: Child): number {
-  const oa = COMPUTED_ORDER[a.pe.kind] ?? 9;
-  const ob = COMPUTED_ORDER[b.pe.kind] ?? 9;
-  if (oa !== ob) return oa - ob;
-  const ca = canonicalOf(a.pe);
-  const cb = canonicalOf(b.pe);
-  if (ca.length !== cb.length) return cb.length - ca.length;
-  return compareUtf16(ca, cb);
+  return compareComputedKeys(a.pe, b.pe);
 }
 
 type Strategy = 'literals' | 'computed' | 'conflict' | 'both';
