@@ -245,19 +245,26 @@ async function storePairs(
 
 const WINDOW = 64;
 
-/** Publish → handled, with WINDOW publishes in flight, for `seconds / 2` each side (broker, then client, then again). */
-export async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir: string): Promise<PairResult> {
+/** The platform's backends on NATS, in a stream (returned, to remove after) and subjects of this run and case. */
+async function natsBackends(
+  natsUrl: string,
+  name: string,
+  runId: string,
+  dataDir: string,
+): Promise<{ backends: Awaited<ReturnType<typeof createBackends>>; platformStream: string }> {
+  const platformStream = `PIPEC_${name.toUpperCase()}_${runId}`;
   const env = {
     PIPEC_BROKER: natsUrl,
-    PIPEC_NATS_STREAM: `PIPEC_PAIRS_${runId}`,
-    PIPEC_NATS_SUBJECT_PREFIX: `pipecpairs.${runId}`,
+    PIPEC_NATS_STREAM: platformStream,
+    PIPEC_NATS_SUBJECT_PREFIX: `pipec${name}.${runId}`,
   };
-  const backends = await createBackends({
-    dataDir,
-    env,
-    clock: { now: () => Date.now() },
-    logger: pino({ level: 'silent' }),
-  });
+  const logger = pino({ level: 'silent' });
+  return { backends: await createBackends({ dataDir, env, clock: { now: () => Date.now() }, logger }), platformStream };
+}
+
+/** Publish → handled, with WINDOW publishes in flight, for `seconds / 2` each side (broker, then client, then again). */
+export async function natsPair(natsUrl: string, seconds: number, runId: string, dataDir: string): Promise<PairResult> {
+  const { backends, platformStream } = await natsBackends(natsUrl, 'pairs', runId, dataDir);
   const nc = await connect({ servers: natsUrl });
   const stream = `RAW_PAIRS_${runId}`;
   const subject = `rawpairs.${runId}`;
@@ -338,7 +345,7 @@ export async function natsPair(natsUrl: string, seconds: number, runId: string, 
       .catch(() => undefined);
     await nc.close();
     await backends.close();
-    await removeNatsStreams(env.PIPEC_NATS_STREAM, natsUrl);
+    await removeNatsStreams(platformStream, natsUrl);
   }
 }
 
@@ -382,17 +389,7 @@ export async function natsPublishManyPairs(
   runId: string,
   dataDir: string,
 ): Promise<PairResult[]> {
-  const env = {
-    PIPEC_BROKER: natsUrl,
-    PIPEC_NATS_STREAM: `PIPEC_MANY_${runId}`,
-    PIPEC_NATS_SUBJECT_PREFIX: `pipecmany.${runId}`,
-  };
-  const backends = await createBackends({
-    dataDir,
-    env,
-    clock: { now: () => Date.now() },
-    logger: pino({ level: 'silent' }),
-  });
+  const { backends, platformStream } = await natsBackends(natsUrl, 'many', runId, dataDir);
   const nc = await connect({ servers: natsUrl });
   const stream = `RAW_MANY_${runId}`;
   const subject = `rawmany.${runId}`;
@@ -436,7 +433,7 @@ export async function natsPublishManyPairs(
       .catch(() => undefined);
     await nc.close();
     await backends.close();
-    await removeNatsStreams(env.PIPEC_NATS_STREAM, natsUrl);
+    await removeNatsStreams(platformStream, natsUrl);
   }
 }
 
