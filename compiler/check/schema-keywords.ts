@@ -17,9 +17,15 @@ export type { SchemaKeywordProblem };
 export const KNOWN_FORMATS: readonly string[] = Object.keys(fullFormats).sort();
 
 /** Keywords whose value is a map of subschemas. */
-const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas'];
+export const SCHEMA_MAPS: readonly string[] = [
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+];
 /** Keywords whose value is one subschema. */
-const SCHEMA_VALUES = [
+export const SCHEMA_VALUES: readonly string[] = [
   'additionalProperties',
   'additionalItems',
   'items',
@@ -34,9 +40,9 @@ const SCHEMA_VALUES = [
   'contentSchema',
 ];
 /** Keywords whose value is a list of subschemas (`items` too, in its array form). */
-const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
-/** Deeper than this the walk stops: it bounds the recursion whatever the schema. */
-const MAX_DEPTH = 256;
+export const SCHEMA_LISTS: readonly string[] = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
+/** Deeper than this a walk of a schema stops: it bounds the recursion whatever the schema. */
+export const MAX_DEPTH = 256;
 
 export function schemaKeywordProblems(schema: unknown): SchemaKeywordProblem[] {
   const problems: SchemaKeywordProblem[] = [];

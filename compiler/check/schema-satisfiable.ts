@@ -13,6 +13,7 @@
 import { suggest } from '../../base/diagnostics/suggest.js';
 import { compileRegex } from '../../runtime/regex/index.js';
 import { escapePointer } from '../ast/literal.js';
+import { MAX_DEPTH, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES } from './schema-keywords.js';
 import {
   boundsCross,
   constOutsideType,
@@ -119,23 +120,8 @@ const ANNOTATIONS = new Set([
 ]);
 const CONSTRAINING = KEYWORDS.filter((k) => !ANNOTATIONS.has(k));
 
-const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas'];
-const SCHEMA_VALUES = [
-  'additionalProperties',
-  'additionalItems',
-  'items',
-  'contains',
-  'propertyNames',
-  'if',
-  'then',
-  'else',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'contentSchema',
-];
-const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
-/** Deeper than this the walk stops: it bounds the recursion whatever the schema. */
-const MAX_DEPTH = 256;
+/** One subschema each, except `not`: a contradiction under `not` is no contradiction of the schema. */
+const SUBSCHEMA_VALUES = SCHEMA_VALUES.filter((k) => k !== 'not');
 
 /** Pairs of lower and upper bounds a document must fall between (`minimum` with its exclusive twin below). */
 const COUNT_BOUNDS: readonly { readonly min: string; readonly max: string; readonly types: readonly string[] }[] = [
@@ -200,7 +186,7 @@ function walk(schema: unknown, pointer: string, depth: number, report: (p: Schem
       for (const key of Object.keys(map))
         walk(map[key], `${pointer}/${keyword}/${escapePointer(key)}`, depth + 1, report);
   }
-  for (const keyword of SCHEMA_VALUES) walk(schema[keyword], `${pointer}/${keyword}`, depth + 1, report);
+  for (const keyword of SUBSCHEMA_VALUES) walk(schema[keyword], `${pointer}/${keyword}`, depth + 1, report);
   for (const keyword of SCHEMA_LISTS) {
     const list = schema[keyword];
     if (Array.isArray(list)) list.forEach((item, i) => walk(item, `${pointer}/${keyword}/${i}`, depth + 1, report));
