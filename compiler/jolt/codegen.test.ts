@@ -311,3 +311,45 @@ describe('shift appends to lists it made, and copies lists from the input', () =
     for (let i = 0; i < 20; i++) expect(out.out[`k${i}`]).toEqual([i, [i]]); // the copy of [i], then the value appended
   });
 });
+
+describe('shift containers whose kind the build proves (no check when walking through them)', () => {
+  it('skips a write through a key another write set to a value', () => {
+    expect(shift({ x: 'a', y: 'a.b' }, { x: 1, y: 2 })).toEqual({ a: 1 });
+    expect(shift({ y: 'a.b', x: 'a' }, { x: 1, y: 2 })).toEqual({ a: [{ b: 2 }, 1] });
+  });
+
+  it('skips a write through a computed key that turned out to be the container of another write', () => {
+    expect(shift({ x: 'k.b', '*': '&' }, { k: 5, x: 1 })).toEqual({ k: 5 });
+    expect(shift({ x: 'k.b', '*': '&' }, { x: 1, k: 5 })).toEqual({ k: [{ b: 1 }, 5] });
+    const input = { a: { w: 1, v: 2 } };
+    expect(shift({ '*': { w: 'out.&(1,0)', v: 'out.&1.v' } }, input)).toEqual({ out: { a: 1 } });
+    expect(shift({ '*': { v: 'out.&1.v', w: 'out.&(1,0)' } }, input)).toEqual({ out: { a: [{ v: 2 }, 1] } });
+  });
+
+  it('skips a write expecting a map where another made a list, and the other way round', () => {
+    expect(shift({ a: 'o[0]', b: 'o.x' }, { a: 1, b: 2 })).toEqual({ o: [1] });
+    expect(shift({ b: 'o.x', a: 'o[0]' }, { a: 1, b: 2 })).toEqual({ o: { x: 2 } });
+    expect(shift({ a: 'o[]', '*': 'o.&' }, { b: 2, a: 1 })).toEqual({ o: { b: 2 } });
+  });
+
+  it('writes into a map of the input written to the output before', () => {
+    const input = { a: { q: 1 }, b: 2 };
+    expect(shift({ a: 'o', b: 'o.x' }, input)).toEqual({ o: { q: 1, x: 2 } });
+    expect(shift({ a: 'o.p', b: 'o.p.x' }, { a: [1], b: 2 })).toEqual({ o: { p: [1] } });
+  });
+
+  it('skips a write at the root of the output when another set it to a value', () => {
+    expect(shift({ a: '', b: 'x' }, { a: 1, b: 2 })).toEqual(1);
+    expect(shift({ a: '', b: 'x' }, { a: [1], b: 2 })).toEqual([1]);
+  });
+
+  it('walks through the containers it made, whatever their keys', () => {
+    const input = { 'rating-1': { value: 3, label: 'a' }, 'rating-2': { value: 4, label: 'b' }, other: 7 };
+    const spec = { 'rating-*': { value: 'ratings.&(1,1).score', $: 'ratings.&(1,1).key', '@': 'raw.&' }, '*': 'o.&' };
+    expect(shift(spec, input)).toEqual({
+      ratings: { 1: { key: 'rating-1', score: 3 }, 2: { key: 'rating-2', score: 4 } },
+      raw: { 'rating-1': input['rating-1'], 'rating-2': input['rating-2'] },
+      o: { other: 7 },
+    });
+  });
+});
