@@ -29,6 +29,7 @@ import {
   type WriteStep,
 } from './walk.js';
 import * as E from './errors.js';
+import { ContainerKinds, shiftOutputs } from './container-kinds.js';
 
 /** One key of a spec object (an `a|b` key gives one per alternative). */
 export interface Child {
@@ -55,6 +56,8 @@ interface Emit {
   readonly scope: Scope;
   readonly level: number;
   readonly depth: number;
+  /** Which containers the writes walk through are proven to be of the right kind. */
+  readonly kinds: ContainerKinds;
 }
 
 /** The same emitter, `by` steps deeper in the generated code. */
@@ -96,6 +99,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
     level: 1,
     self: { owner: 1, capture: 'none', groups: 0 },
     depth: 0,
+    kinds: new ContainerKinds(shiftOutputs(spec)),
   });
   prog.declare(
     [
@@ -219,10 +223,11 @@ interface SpecObject {
   readonly level: number;
   readonly self: Level;
   readonly depth: number;
+  readonly kinds: ContainerKinds;
 }
 
 function compileComposite(prog: Program, object: SpecObject): string {
-  const { spec, path, outer, level, self, depth } = object;
+  const { spec, path, outer, level, self, depth, kinds } = object;
   const fn = prog.name('node');
   if (depth > MAX_SPEC_DEPTH) {
     prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
@@ -246,7 +251,7 @@ function compileComposite(prog: Program, object: SpecObject): string {
   const strategy = strategyOf(literals, computed);
 
   const body = new Lines();
-  const e: Emit = { prog, out: body, ind: 1, scope, level, depth };
+  const e: Emit = { prog, out: body, ind: 1, scope, level, depth, kinds };
   for (const child of specials) emitSpecial(e, child);
 
   if (literals.length > 0 || computed.length > 0) {
@@ -576,6 +581,7 @@ function emitMatched(e: Emit, child: Child, match: Match): void {
         level: childLevel,
         self,
         depth: depth + 1,
+        kinds: e.kinds,
       });
       compiledChildren.set(child, fn);
     }
@@ -627,6 +633,7 @@ function emitSpecial(e: Emit, child: Child): void {
           level: childLevel,
           self: alias,
           depth: depth + 1,
+          kinds: e.kinds,
         });
         out.add(ind + 2, `${fn}(state, undefined, undefined, found);`);
         out.add(ind + 2, scope.countMatch(level));
@@ -666,6 +673,7 @@ function emitSpecial(e: Emit, child: Child): void {
           level: childLevel,
           self: own,
           depth: depth + 1,
+          kinds: e.kinds,
         });
         out.add(ind, `${fn}(state, ${lit(pe.value)}, undefined, data);`);
         out.add(ind, scope.countMatch(level));
@@ -685,7 +693,7 @@ function emitWrites(e: Emit, child: Child, data: string, container?: SharedConta
   const rhsList = Array.isArray(child.rhs);
   child.outputs.forEach((output, i) => {
     try {
-      emitPut(e, writeSteps(e.scope, e.level, output), data, container);
+      emitPut(e, writeSteps(e.scope, e.level, output), e.kinds.sureSteps(output), data, container);
     } catch (problem) {
       if (!(problem instanceof SpecError)) throw problem;
       e.prog.error(problem.problem, rhsList ? [...child.path, i] : child.path, 'value');
@@ -726,7 +734,7 @@ function writeKey(name: string, value: string): string {
  * negative index skips the write), walk/create containers below the root, then set the last step,
  * merging into what is there through J.fm / J.fa.
  */
-function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?: SharedContainer): void {
+function emitPut(e: Emit, steps: readonly WriteStep[], sure: number, data: string, container?: SharedContainer): void {
   const { out, ind, scope } = e;
   out.add(ind, `write: {`);
   const names = steps.map((step, i) => {
@@ -762,7 +770,8 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
   }
   const root = first.kind === 'M' ? '{}' : 'J.own(state, [])';
   out.add(at, `if (target === undefined || target === null) { target = ${root}; state.o.root = target; }`);
-  out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
+  if (sure === 0)
+    out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
   steps.forEach((step, i) => {
     const next = rest[i];
     const name = names[i] ?? '';
@@ -779,12 +788,12 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
       out.add(at + 2, `while (target.length < ${name}) target.push(null);`);
       out.add(at + 2, `target[${name}] = next;`);
       out.add(at + 1, `}`);
-      out.add(at + 1, `else if (${wrongType}) break write;`);
+      if (sure <= i + 1) out.add(at + 1, `else if (${wrongType}) break write;`);
       out.add(at + 1, `target = next;`);
     } else {
       out.add(at + 1, readKey(name, 'next'));
       out.add(at + 1, `if (next === undefined || next === null) { next = ${fresh}; ${writeKey(name, 'next')} }`);
-      out.add(at + 1, `else if (${wrongType}) break write;`);
+      if (sure <= i + 1) out.add(at + 1, `else if (${wrongType}) break write;`);
       out.add(at + 1, `target = next;`);
     }
     out.add(at, `}`);

@@ -27,11 +27,9 @@ const joltTransform = (() => {
               if (target === undefined) {
                 target = state.o.root;
                 if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                else if (!J.isMap(target)) break write;
                 {
                   let next = target["lines"];
                   if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  else if (!Array.isArray(next)) break write;
                   target = next;
                 }
                 {
@@ -41,7 +39,6 @@ const joltTransform = (() => {
                     while (target.length < fixedKey1) target.push(null);
                     target[fixedKey1] = next;
                   }
-                  else if (!J.isMap(next)) break write;
                   target = next;
                 }
                 into3_0 = target;
@@ -61,11 +58,9 @@ const joltTransform = (() => {
               if (target === undefined) {
                 target = state.o.root;
                 if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                else if (!J.isMap(target)) break write;
                 {
                   let next = target["lines"];
                   if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  else if (!Array.isArray(next)) break write;
                   target = next;
                 }
                 {
@@ -75,7 +70,6 @@ const joltTransform = (() => {
                     while (target.length < fixedKey1) target.push(null);
                     target[fixedKey1] = next;
                   }
-                  else if (!J.isMap(next)) break write;
                   target = next;
                 }
                 into3_0 = target;
@@ -95,11 +89,9 @@ const joltTransform = (() => {
           if (fixedKey1 < 0) break write;
           let target = state.o.root;
           if (target === undefined || target === null) { target = {}; state.o.root = target; }
-          else if (!J.isMap(target)) break write;
           {
             let next = target["lines"];
             if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-            else if (!Array.isArray(next)) break write;
             target = next;
           }
           {
@@ -109,7 +101,6 @@ const joltTransform = (() => {
               while (target.length < fixedKey1) target.push(null);
               target[fixedKey1] = next;
             }
-            else if (!J.isMap(next)) break write;
             target = next;
           }
           let existing = target["qty"];
@@ -122,11 +113,9 @@ const joltTransform = (() => {
           if (fixedKey1 < 0) break write;
           let target = state.o.root;
           if (target === undefined || target === null) { target = {}; state.o.root = target; }
-          else if (!J.isMap(target)) break write;
           {
             let next = target["lines"];
             if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-            else if (!Array.isArray(next)) break write;
             target = next;
           }
           {
@@ -136,7 +125,6 @@ const joltTransform = (() => {
               while (target.length < fixedKey1) target.push(null);
               target[fixedKey1] = next;
             }
-            else if (!J.isMap(next)) break write;
             target = next;
           }
           let existing = target["price"];
@@ -185,7 +173,6 @@ const joltTransform = (() => {
             write: {
               let target = state.o.root;
               if (target === undefined || target === null) { target = {}; state.o.root = target; }
-              else if (!J.isMap(target)) break write;
               let existing = target["order"];
               if (existing === undefined || existing === null) { target["order"] = childValue; } else J.fm(state, target, "order", childValue);
             }
@@ -207,7 +194,6 @@ const joltTransform = (() => {
         write: {
           let target = state.o.root;
           if (target === undefined || target === null) { target = {}; state.o.root = target; }
-          else if (!J.isMap(target)) break write;
           let existing = target["order"];
           if (existing === undefined || existing === null) { target["order"] = childValue; } else J.fm(state, target, "order", childValue);
         }
