@@ -343,6 +343,25 @@ describe('shift containers whose kind the build proves (no check when walking th
     expect(shift({ a: '', b: 'x' }, { a: [1], b: 2 })).toEqual([1]);
   });
 
+  it('finds a container once for all writes of a spec object, also with other writes between them', () => {
+    const spec = { '*': { $: 'out.&.key', a: 'out.&1.a', b: 'other.&1', c: 'out.&1.c' } };
+    const input = JSON.parse('{"a": {"a": 1, "b": 2, "c": 3}, "key": {"a": 4, "c": 5}, "__proto__": {"c": 6}}');
+    const out = shift(spec, input) as { out: Record<string, unknown>; other: unknown };
+    expect(out.out.a).toEqual({ key: 'a', a: 1, c: 3 });
+    expect(out.out.key).toEqual({ key: 'key', a: 4, c: 5 });
+    expect(hasOwn(out.out, '__proto__') && out.out['__proto__']).toEqual({ key: '__proto__', c: 6 });
+    expect(out.other).toEqual({ a: 2 });
+  });
+
+  it('walks again when another write of the spec object may end at the container', () => {
+    expect(shift({ '*': { $: 'out.&', a: 'out.&1.x', b: 'out.&1.y' } }, { k: { a: 1, b: 2 } })).toEqual({
+      out: { k: 'k' },
+    });
+    expect(shift({ '*': { a: 'out.&1.x', b: 'out.&1', c: 'out.&1.y' } }, { k: { a: 1, b: 2, c: 3 } })).toEqual({
+      out: { k: [{ x: 1 }, 2] },
+    });
+  });
+
   it('walks through the containers it made, whatever their keys', () => {
     const input = { 'rating-1': { value: 3, label: 'a' }, 'rating-2': { value: 4, label: 'b' }, other: 7 };
     const spec = { 'rating-*': { value: 'ratings.&(1,1).score', $: 'ratings.&(1,1).key', '@': 'raw.&' }, '*': 'o.&' };

@@ -298,7 +298,7 @@ function emitMap(e: Emit, kids: Children): void {
   const { out, ind, scope, level } = e;
   const { strategy, literals, computed } = kids;
   if (strategy === 'literals' || strategy === 'both') {
-    const containers = sharedContainers(literals, scope, level);
+    const containers = sharedContainers(literals, e);
     literals.forEach((child, i) => {
       const container = containers[i];
       // a run of leaves writing into the same container finds it once (see emitPut)
@@ -354,8 +354,9 @@ interface SharedContainer {
  * come from the input (`&1`, a capture) are compared with the keys written when the function runs;
  * if one is equal, every write of the run walks as usual.
  */
-function sharedContainers(literals: readonly Child[], scope: Scope, level: number): (SharedContainer | undefined)[] {
-  const walks = literals.map((child) => containerWalk(child, scope, level));
+function sharedContainers(literals: readonly Child[], e: Emit): (SharedContainer | undefined)[] {
+  const { scope, level } = e;
+  const walks = literals.map((child) => containerWalk(child, e));
   const signature = (i: number): string | undefined => walks[i]?.signature;
   const out: (SharedContainer | undefined)[] = [];
   walks.forEach((walk, i) => {
@@ -397,15 +398,19 @@ interface ContainerWalk {
 }
 
 /** A leaf's single write, when the container it writes into may be shared (see sharedContainers). */
-function containerWalk(child: Child, scope: Scope, level: number): ContainerWalk | undefined {
-  if (child.composite || child.outputs.length !== 1 || child.pe.kind !== 'literal') return undefined;
+function containerWalk(child: Child, e: Emit): ContainerWalk | undefined {
+  const { scope, level } = e;
+  const output = child.outputs[0];
+  if (child.composite || child.outputs.length !== 1 || child.pe.kind !== 'literal' || output === undefined)
+    return undefined;
   let steps: WriteStep[];
   try {
-    steps = writeSteps(leafScopeOf(scope, level, child, 'undefined'), level + 1, child.outputs[0] ?? []);
+    steps = writeSteps(leafScopeOf(scope, level, child, 'undefined'), level + 1, output);
   } catch (e) {
     if (e instanceof SpecError) return undefined;
     throw e;
   }
+  if (keptContainer(steps, e.kinds.sureSteps(output))) return undefined; // the function keeps it
   const last = steps[steps.length - 1];
   const walk = steps.slice(0, -1);
   if (last === undefined || walk.length === 0 || last.kind !== 'M' || !last.constant || !plainKeyExpr(last.key))
@@ -722,6 +727,26 @@ function readKey(name: string, into: string, last = false): string {
   return `let ${into} = target[${name}]; if (${inherited}) ${into} = undefined;`;
 }
 
+/**
+ * Whether a write may find its container in a variable of the function (Hoisted.container): when
+ * every container on its way is proven (ContainerKinds), none is ever replaced, and the keys to
+ * it are the same throughout the function (constants or hoisted keys, no appended elements), every
+ * write of the function walking the same way finds the same container.
+ */
+function keptContainer(steps: readonly WriteStep[], sure: number): boolean {
+  return (
+    steps.length >= 2 &&
+    sure === steps.length &&
+    steps.slice(0, -1).every((step) => step.kind !== 'X' && (step.constant || isInvariant(step.key)))
+  );
+}
+
+/** The variable of the function keeping the container of `steps` (whose keys are `names`). */
+function functionContainer(scope: Scope, steps: readonly WriteStep[], names: readonly string[]): SharedContainer {
+  const walk = steps.slice(0, -1).map((step, i) => `${step.kind}${names[i] ?? ''}`);
+  return { name: scope.hoisted.container(walk.join('/')), declaration: undefined, guarded: false };
+}
+
 /** A statement setting map key `name` of `t` (`__proto__` becomes an own key, never the prototype). */
 function writeKey(name: string, value: string): string {
   if (plainKeyExpr(name)) return `target[${name}] = ${value};`;
@@ -756,16 +781,14 @@ function emitPut(e: Emit, steps: readonly WriteStep[], sure: number, data: strin
     out.add(ind, `}`);
     return;
   }
-  // the container under the root key: walked (creating what is missing), or found by an earlier
-  // write of the same run (`container`, see sharedContainers)
-  const at = container === undefined ? ind + 1 : ind + 2;
-  if (container === undefined) out.add(ind + 1, `let target = state.o.root;`);
+  // the container to write into: walked from the root (making what is missing), or found by an
+  // earlier write of the function (keptContainer) or of the same run (`container`, see sharedContainers)
+  const shared = keptContainer(steps, sure) ? functionContainer(scope, steps, names) : container;
+  const at = shared === undefined ? ind + 1 : ind + 2;
+  if (shared === undefined) out.add(ind + 1, `let target = state.o.root;`);
   else {
-    out.add(ind + 1, `let target = ${container.name};`);
-    out.add(
-      ind + 1,
-      container.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`,
-    );
+    out.add(ind + 1, `let target = ${shared.name};`);
+    out.add(ind + 1, shared.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`);
     out.add(at, `target = state.o.root;`);
   }
   const root = first.kind === 'M' ? '{}' : 'J.own(state, [])';
@@ -798,12 +821,10 @@ function emitPut(e: Emit, steps: readonly WriteStep[], sure: number, data: strin
     }
     out.add(at, `}`);
   });
-  if (container !== undefined) {
+  if (shared !== undefined) {
     out.add(
       at,
-      container.guarded
-        ? `if (${container.name} === undefined) ${container.name} = target;`
-        : `${container.name} = target;`,
+      shared.guarded ? `if (${shared.name} === undefined) ${shared.name} = target;` : `${shared.name} = target;`,
     );
     out.add(ind + 1, `}`);
   }
