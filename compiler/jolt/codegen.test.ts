@@ -372,3 +372,52 @@ describe('shift containers whose kind the build proves (no check when walking th
     });
   });
 });
+
+describe('shift sets keys and makes containers without looking only where no other write can be there first', () => {
+  /** The general shift (no fixed-shape fast path), whose writes these proofs are about. */
+  const general = (spec: unknown, input: unknown): unknown => {
+    const compiled = joltToFunction([{ operation: 'shift', spec }], {}, { fixedShape: false });
+    expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    return compiled.fn?.(input, {});
+  };
+
+  it('merges writes of two spec objects to one place', () => {
+    const spec = { 'rating-*': { value: 'r.&(1,1).v' }, 'x-*': { value: 'r.&(1,1).v' } };
+    expect(general(spec, { 'rating-1': { value: 1 }, 'x-1': { value: 2 } })).toEqual({ r: { 1: { v: [1, 2] } } });
+    expect(general({ a: { v: 'o.v' }, b: { v: 'o.v' } }, { a: { v: 1 }, b: { v: 2 } })).toEqual({ o: { v: [1, 2] } });
+  });
+
+  it('merges writes of the two functions an `a|b` key makes', () => {
+    expect(general({ 'a|b': { v: 'out.v' } }, { a: { v: 1 }, b: { v: 2 } })).toEqual({ out: { v: [1, 2] } });
+    expect(general({ 'a|b': 'out.v' }, { a: 1, b: 2 })).toEqual({ out: { v: [1, 2] } });
+    const twice = { 'r-*|s-*': { v: 'o.&(1,1).v' } };
+    expect(general(twice, { 'r-1': { v: 1 }, 's-1': { v: 2 } })).toEqual({ o: { 1: { v: [1, 2] } } });
+  });
+
+  it('merges writes of the runs of one function when the place does not name the run', () => {
+    expect(general({ '*': { v: 'out.v' } }, { a: { v: 1 }, b: { v: 2 } })).toEqual({ out: { v: [1, 2] } });
+    expect(general({ '*': 'out.x' }, { a: 1, b: 2 })).toEqual({ out: { x: [1, 2] } });
+    expect(general({ '*-*': { v: 'o.&(1,1)' } }, { 'a-b': { v: 1 }, 'a-c': { v: 2 } })).toEqual({ o: { a: [1, 2] } });
+    const nested = { '*': { '*': { v: 'o.&1.v' } } };
+    expect(general(nested, { x: { k: { v: 1 } }, y: { k: { v: 2 } } })).toEqual({ o: { k: { v: [1, 2] } } });
+  });
+
+  it('looks for a container another write of the function may have made walking another way', () => {
+    const input = { k: { a: 1, b: 2, n: 'k' } };
+    expect(general({ '*': { b: 'o.@(1,n).b', a: 'o.&1.a' } }, input)).toEqual({ o: { k: { b: 2, a: 1 } } });
+    expect(general({ '*': { a: 'o.&1.a', b: 'o.@(1,n).b' } }, input)).toEqual({ o: { k: { a: 1, b: 2 } } });
+    expect(general({ '*': { n: 'o.k', a: 'o.&1.a' } }, input)).toEqual({ o: { k: 'k' } });
+  });
+
+  it('writes each place a run names once, for every run', () => {
+    const spec = { 'rating-*': { $: 'r.&(1,1).key', value: 'r.&(1,1).v', '@': 'raw.&' }, '*': 'other.&', id: 'p.id' };
+    const input = { id: 7, 'rating-1': { value: 1 }, 'rating-2': { value: 2 }, note: 'n' };
+    expect(general(spec, input)).toEqual({
+      p: { id: 7 },
+      r: { 1: { key: 'rating-1', v: 1 }, 2: { key: 'rating-2', v: 2 } },
+      raw: { 'rating-1': { value: 1 }, 'rating-2': { value: 2 } },
+      other: { note: 'n' },
+    });
+    expect(general({ '*': { '@': 'x.&', $: 'y.&' } }, [5, 6])).toEqual({ x: { 0: 5, 1: 6 }, y: { 0: '0', 1: '1' } });
+  });
+});

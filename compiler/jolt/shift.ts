@@ -29,7 +29,16 @@ import {
   type WriteStep,
 } from './walk.js';
 import * as E from './errors.js';
-import { ContainerKinds, shiftOutputs } from './container-kinds.js';
+import {
+  ContainerKinds,
+  type DirectWrite,
+  type EmittedWrite,
+  freshContainer,
+  freshKey,
+  type Runs,
+  shiftOutputs,
+  type Writer,
+} from './container-kinds.js';
 
 /** One key of a spec object (an `a|b` key gives one per alternative). */
 export interface Child {
@@ -58,6 +67,8 @@ interface Emit {
   readonly depth: number;
   /** Which containers the writes walk through are proven to be of the right kind. */
   readonly kinds: ContainerKinds;
+  /** The function being generated, for proving the places it writes fresh. */
+  readonly writer: Writer;
 }
 
 /** The same emitter, `by` steps deeper in the generated code. */
@@ -100,6 +111,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
     self: { owner: 1, capture: 'none', groups: 0 },
     depth: 0,
     kinds: new ContainerKinds(shiftOutputs(spec)),
+    runs: 'once',
   });
   prog.declare(
     [
@@ -224,10 +236,11 @@ interface SpecObject {
   readonly self: Level;
   readonly depth: number;
   readonly kinds: ContainerKinds;
+  readonly runs: Runs;
 }
 
 function compileComposite(prog: Program, object: SpecObject): string {
-  const { spec, path, outer, level, self, depth, kinds } = object;
+  const { spec, path, outer, level, self, depth, kinds, runs } = object;
   const fn = prog.name('node');
   if (depth > MAX_SPEC_DEPTH) {
     prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
@@ -251,7 +264,18 @@ function compileComposite(prog: Program, object: SpecObject): string {
   const strategy = strategyOf(literals, computed);
 
   const body = new Lines();
-  const e: Emit = { prog, out: body, ind: 1, scope, level, depth, kinds };
+  const ownKeys = new Set(self.capture === 'single' ? [OWN_KEY, 'captures'] : [OWN_KEY]);
+  const first: Emit = {
+    prog,
+    out: body,
+    ind: 1,
+    scope,
+    level,
+    depth,
+    kinds,
+    writer: { owner: spec, runs, ownKeys, direct: [] },
+  };
+  const e: Emit = { ...first, writer: { ...first.writer, direct: directWrites(first, children) } };
   for (const child of specials) emitSpecial(e, child);
 
   if (literals.length > 0 || computed.length > 0) {
@@ -587,6 +611,8 @@ function emitMatched(e: Emit, child: Child, match: Match): void {
         self,
         depth: depth + 1,
         kinds: e.kinds,
+        // a key of a function that runs once matches one key of its data (a computed one, each of many once)
+        runs: e.writer.runs !== 'once' ? 'many' : child.pe.kind === 'literal' ? 'once' : 'perKey',
       });
       compiledChildren.set(child, fn);
     }
@@ -605,6 +631,52 @@ function emitMatched(e: Emit, child: Child, match: Match): void {
     );
   }
   out.add(ind, scope.countMatch(level));
+}
+
+/** A key matched by comparing with the input keys (a wildcard, `&…` or `[…]`): a leaf there runs once per key. */
+function isComputed(pe: PathElement): boolean {
+  return isStar(pe) || pe.kind === 'amp' || pe.kind === 'array';
+}
+
+/** The scope the writes of a leaf or special child of the spec object of `e` are evaluated in. */
+function writeScopeOf(e: Emit, child: Child): Scope {
+  const { scope, level, depth } = e;
+  const pe = child.pe;
+  const childLevel = level + 1;
+  const alias = { owner: scope.levels[level]?.owner ?? level, capture: 'none' as CaptureKind, groups: 0 };
+  const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
+  switch (pe.kind) {
+    case 'at':
+    case 'transpose':
+      return scope.with(childLevel, alias, { data: 'data' });
+    case 'dollar':
+      return scope.with(childLevel, own, { key: 'found', data: 'data', hash: '0' });
+    case 'hash':
+      return scope.with(childLevel, own, { key: lit(pe.value), data: 'data', hash: '0' });
+    default: {
+      const kind = captureOf(pe).capture;
+      const capName = kind === 'single' ? 'capture' : kind === 'none' ? 'undefined' : `match${depth}`;
+      return leafScopeOf(scope, level, child, capName);
+    }
+  }
+}
+
+/** The writes of the own keys of the spec object of `e` (leaves, `@`, `$`, `#`), as emitWrites evaluates them. */
+function directWrites(e: Emit, children: readonly Child[]): DirectWrite[] {
+  return children
+    .filter((child) => !child.composite)
+    .flatMap((child) => {
+      const scope = writeScopeOf(e, child);
+      return child.outputs.map((path): DirectWrite => {
+        try {
+          const steps = writeSteps(scope, e.level + 1, path);
+          return { path, walk: keptContainer(steps, e.kinds.sureSteps(path)) ? walkOf(steps) : undefined };
+        } catch (problem) {
+          if (problem instanceof SpecError) return { path, walk: undefined };
+          throw problem;
+        }
+      });
+    });
 }
 
 function leafScopeOf(scope: Scope, level: number, child: Child, capName: string): Scope {
@@ -639,34 +711,22 @@ function emitSpecial(e: Emit, child: Child): void {
           self: alias,
           depth: depth + 1,
           kinds: e.kinds,
+          runs: e.writer.runs === 'once' ? 'once' : 'many',
         });
         out.add(ind + 2, `${fn}(state, undefined, undefined, found);`);
         out.add(ind + 2, scope.countMatch(level));
       } else {
-        emitWrites(
-          { ...inner(e, 2), scope: scope.with(childLevel, alias, { data: 'data' }), level: childLevel },
-          child,
-          'found',
-        );
+        emitWrites({ ...inner(e, 2), scope: writeScopeOf(e, child), level: childLevel }, child, 'found');
       }
       out.add(ind + 1, `}`);
       out.add(ind, `}`);
     } else if (pe.kind === 'at') {
-      emitWrites({ ...e, scope: scope.with(childLevel, alias, { data: 'data' }), level: childLevel }, child, 'data');
+      emitWrites({ ...e, scope: writeScopeOf(e, child), level: childLevel }, child, 'data');
     } else if (pe.kind === 'dollar') {
       const value = evaluateExpr(scope, level, pe);
       out.add(ind, `{`);
       out.add(ind + 1, `const found = ${value};`);
-      const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
-      emitWrites(
-        {
-          ...inner(e),
-          scope: scope.with(childLevel, own, { key: 'found', data: 'data', hash: '0' }),
-          level: childLevel,
-        },
-        child,
-        'found',
-      );
+      emitWrites({ ...inner(e), scope: writeScopeOf(e, child), level: childLevel }, child, 'found');
       out.add(ind, `}`);
     } else if (pe.kind === 'hash') {
       const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
@@ -679,12 +739,12 @@ function emitSpecial(e: Emit, child: Child): void {
           self: own,
           depth: depth + 1,
           kinds: e.kinds,
+          runs: e.writer.runs === 'once' ? 'once' : 'many',
         });
         out.add(ind, `${fn}(state, ${lit(pe.value)}, undefined, data);`);
         out.add(ind, scope.countMatch(level));
       } else {
-        const hashScope = scope.with(childLevel, own, { key: lit(pe.value), data: 'data', hash: '0' });
-        emitWrites({ ...e, scope: hashScope, level: childLevel }, child, lit(pe.value));
+        emitWrites({ ...e, scope: writeScopeOf(e, child), level: childLevel }, child, lit(pe.value));
       }
     }
   } catch (problem) {
@@ -696,9 +756,15 @@ function emitSpecial(e: Emit, child: Child): void {
 /** A leaf's writes of `data` to each of its output paths; `e.scope` and `e.level` are the leaf's. */
 function emitWrites(e: Emit, child: Child, data: string, container?: SharedContainer): void {
   const rhsList = Array.isArray(child.rhs);
+  const leafKeys = isComputed(child.pe)
+    ? new Set(child.pe.kind === 'star-single' ? ['childKey', 'capture'] : ['childKey'])
+    : undefined;
   child.outputs.forEach((output, i) => {
     try {
-      emitPut(e, writeSteps(e.scope, e.level, output), e.kinds.sureSteps(output), data, container);
+      const steps = writeSteps(e.scope, e.level, output);
+      const sure = e.kinds.sureSteps(output);
+      const walk = keptContainer(steps, sure) ? walkOf(steps) : undefined;
+      emitPut(e, { path: output, keys: steps, walk, leafKeys }, steps, data, container);
     } catch (problem) {
       if (!(problem instanceof SpecError)) throw problem;
       e.prog.error(problem.problem, rhsList ? [...child.path, i] : child.path, 'value');
@@ -741,6 +807,14 @@ function keptContainer(steps: readonly WriteStep[], sure: number): boolean {
   );
 }
 
+/** The walk to a write's container as text: equal text, same container (for a kept one, see keptContainer). */
+function walkOf(steps: readonly WriteStep[]): string {
+  return steps
+    .slice(0, -1)
+    .map((step) => `${step.kind}${step.key}`)
+    .join('/');
+}
+
 /** The variable of the function keeping the container of `steps` (whose keys are `names`). */
 function functionContainer(scope: Scope, steps: readonly WriteStep[], names: readonly string[]): SharedContainer {
   const walk = steps.slice(0, -1).map((step, i) => `${step.kind}${names[i] ?? ''}`);
@@ -759,8 +833,18 @@ function writeKey(name: string, value: string): string {
  * negative index skips the write), walk/create containers below the root, then set the last step,
  * merging into what is there through J.fm / J.fa.
  */
-function emitPut(e: Emit, steps: readonly WriteStep[], sure: number, data: string, container?: SharedContainer): void {
+function emitPut(
+  e: Emit,
+  write: EmittedWrite,
+  steps: readonly WriteStep[],
+  data: string,
+  container?: SharedContainer,
+): void {
   const { out, ind, scope } = e;
+  const sure = e.kinds.sureSteps(write.path);
+  // the step whose container is made without looking whether it is there, the last key set so
+  const madeAt = write.walk !== undefined && freshContainer(e.kinds, e.writer, write) ? steps.length - 2 : -1;
+  const setFresh = freshKey(e.kinds, e.writer, write, sure);
   out.add(ind, `write: {`);
   const names = steps.map((step, i) => {
     if (step.kind === 'X' || step.constant) return step.key;
@@ -783,7 +867,7 @@ function emitPut(e: Emit, steps: readonly WriteStep[], sure: number, data: strin
   }
   // the container to write into: walked from the root (making what is missing), or found by an
   // earlier write of the function (keptContainer) or of the same run (`container`, see sharedContainers)
-  const shared = keptContainer(steps, sure) ? functionContainer(scope, steps, names) : container;
+  const shared = write.walk !== undefined ? functionContainer(scope, steps, names) : container;
   const at = shared === undefined ? ind + 1 : ind + 2;
   if (shared === undefined) out.add(ind + 1, `let target = state.o.root;`);
   else {
@@ -813,6 +897,9 @@ function emitPut(e: Emit, steps: readonly WriteStep[], sure: number, data: strin
       out.add(at + 1, `}`);
       if (sure <= i + 1) out.add(at + 1, `else if (${wrongType}) break write;`);
       out.add(at + 1, `target = next;`);
+    } else if (i === madeAt) {
+      out.add(at + 1, `const next = ${fresh}; ${writeKey(name, 'next')}`);
+      out.add(at + 1, `target = next;`);
     } else {
       out.add(at + 1, readKey(name, 'next'));
       out.add(at + 1, `if (next === undefined || next === null) { next = ${fresh}; ${writeKey(name, 'next')} }`);
@@ -831,6 +918,7 @@ function emitPut(e: Emit, steps: readonly WriteStep[], sure: number, data: strin
   const last = steps[steps.length - 1] ?? first;
   const lastName = names[steps.length - 1] ?? '';
   if (last.kind === 'X') out.add(ind + 1, `target.push(${data});`);
+  else if (setFresh) out.add(ind + 1, writeKey(lastName, data));
   else if (last.kind === 'A') out.add(ind + 1, `J.fa(state, target, ${lastName}, ${data});`);
   else if (lastName.startsWith('"') && !plainKeyExpr(lastName))
     out.add(ind + 1, `J.fm(state, target, ${lastName}, ${data});`);

@@ -22,8 +22,7 @@ const joltShape = (() => {
             write: {
               let target = state.o.root;
               if (target === undefined || target === null) { target = {}; state.o.root = target; }
-              let existing = target["id"];
-              if (existing === undefined || existing === null) { target["id"] = childValue; } else J.fm(state, target, "id", childValue);
+              target["id"] = childValue;
             }
           }
         }
@@ -36,8 +35,7 @@ const joltShape = (() => {
         write: {
           let target = state.o.root;
           if (target === undefined || target === null) { target = {}; state.o.root = target; }
-          let existing = target["id"];
-          if (existing === undefined || existing === null) { target["id"] = childValue; } else J.fm(state, target, "id", childValue);
+          target["id"] = childValue;
         }
       }
     }

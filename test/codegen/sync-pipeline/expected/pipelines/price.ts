@@ -181,8 +181,7 @@ const joltTransform = (() => {
             write: {
               let target = state.o.root;
               if (target === undefined || target === null) { target = {}; state.o.root = target; }
-              let existing = target["order"];
-              if (existing === undefined || existing === null) { target["order"] = childValue; } else J.fm(state, target, "order", childValue);
+              target["order"] = childValue;
             }
           }
         }
@@ -202,8 +201,7 @@ const joltTransform = (() => {
         write: {
           let target = state.o.root;
           if (target === undefined || target === null) { target = {}; state.o.root = target; }
-          let existing = target["order"];
-          if (existing === undefined || existing === null) { target["order"] = childValue; } else J.fm(state, target, "order", childValue);
+          target["order"] = childValue;
         }
       }
       if (text === "items") {
