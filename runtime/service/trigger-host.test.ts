@@ -65,7 +65,7 @@ describe('RouteTable.serveDirect', () => {
     expect(await (await app.request('/orders/new', { method: 'POST' })).text()).toBe('param');
   });
 
-  it('answers a throw or a rejection as the onError handler does', async () => {
+  it('answers a throw as the onError handler does, and hands the handler onError for its own failures', async () => {
     const { routes } = table();
     routes.route(
       'sync',
@@ -81,7 +81,7 @@ describe('RouteTable.serveDirect', () => {
       ['POST'],
       '/async',
       () => new Response('hono'),
-      () => Promise.reject(new Error('later')),
+      (raw, _incoming, onError) => Promise.reject(new Error('later')).catch((err: Error) => onError(err, raw)),
     );
     const sync = await routes.serveDirect(request('POST', '/sync'), nodeEnv('POST', '/sync'));
     expect([sync?.status, await sync?.text()]).toEqual([500, 'error: boom']);

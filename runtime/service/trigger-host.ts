@@ -58,9 +58,15 @@ export type RouteHandler = (c: Context) => Response | Promise<Response>;
 
 /**
  * A route's answer straight from the Node request (`request` is the one Hono would hand on as
- * `c.req.raw`), for a route that needs nothing of Hono's Context: see RouteTable.serveDirect.
+ * `c.req.raw`), for a route that needs nothing of Hono's Context: see RouteTable.serveDirect. A
+ * failure of its own it answers with `onError`, as Hono's onError would answer the route's
+ * handler throwing: what it returns does not reject (no promise is chained onto it per request).
  */
-export type DirectHandler = (request: Request, incoming: IncomingMessage) => Response | Promise<Response>;
+export type DirectHandler = (
+  request: Request,
+  incoming: IncomingMessage,
+  onError: RouteErrorHandler,
+) => Response | Promise<Response>;
 
 /** What a trigger may use of the service. */
 export interface TriggerHost {
@@ -161,8 +167,9 @@ export class RouteTable {
    * parsed again for its path, no router, no Context, no promise chain around the handler (about
    * 5 % of a small request's CPU time). Only where Hono would do the same: the request's path is
    * the route's literal path and Hono's router, asked once per route, matches that handler alone
-   * for it (no other route or middleware). A throw is answered as Hono's onError would. Undefined:
-   * Hono serves the request as usual (no Node request, another path, or another route involved).
+   * for it (no other route or middleware). A throw is answered as Hono's onError would (the
+   * handler answers its asynchronous failures so itself). Undefined: Hono serves the request as
+   * usual (no Node request, another path, or another route involved).
    */
   serveDirect(request: Request, env: unknown): Response | Promise<Response> | undefined {
     if (this.directRoutes.size === 0) return undefined;
@@ -173,19 +180,12 @@ export class RouteTable {
     const route = this.directRoutes.get(query < 0 ? url : url.slice(0, query))?.get(request.method);
     if (route === undefined || !this.routedAlone(route)) return undefined;
     const onError = this.onError as RouteErrorHandler;
-    let response: Response | Promise<Response>;
     try {
-      response = route.direct(request, incoming);
+      return route.direct(request, incoming, onError);
     } catch (err) {
       if (err instanceof Error) return onError(err, request);
       throw err;
     }
-    return response instanceof Promise
-      ? response.catch((err: unknown) => {
-          if (err instanceof Error) return onError(err, request);
-          throw err;
-        })
-      : response;
   }
 
   /** Hono's router, once every route is in (it is built at the first request), picks this handler alone. */

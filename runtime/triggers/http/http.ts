@@ -27,7 +27,7 @@ import type { Refuse } from '../../service/refusal.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
 import type { RateLimitStore } from '../../security/rate-limit.js';
-import type { DirectHandler, RouteHandler, TriggerRuntime } from '../../service/trigger-host.js';
+import type { DirectHandler, RouteErrorHandler, RouteHandler, TriggerRuntime } from '../../service/trigger-host.js';
 import { collectViolations, type Violation } from '../../service/validation.js';
 
 export interface HttpTriggerSpec extends TriggerSpec {
@@ -157,16 +157,27 @@ export function registerHttpTrigger(
   // copies per request. A pipeline that reads only the body needs nothing else of the request,
   // not even Hono's: without a guard such a route is served straight from the Node request
   // (RouteTable.serveDirect), with Hono's request (`raw`) only to answer a refusal.
-  const answerBodyOnly = async (raw: Request, incoming: IncomingMessage): Promise<Response> => {
-    const contentType = incoming.headers['content-type'];
-    let body: Json;
+  const answerBodyOnly = async (
+    raw: Request,
+    incoming: IncomingMessage,
+    onError?: RouteErrorHandler,
+  ): Promise<Response> => {
     try {
-      const bytes = await readIncomingLimited(incoming, limit);
-      body = parseRequestBody(bytes, typeof contentType === 'string' ? contentType : null);
+      const contentType = incoming.headers['content-type'];
+      let body: Json;
+      try {
+        const bytes = await readIncomingLimited(incoming, limit);
+        body = parseRequestBody(bytes, typeof contentType === 'string' ? contentType : null);
+      } catch (err) {
+        return await refused(err, raw);
+      }
+      const response = answer({ body }, incoming.headers as TraceHeaders);
+      return isPending(response) ? await response : response;
     } catch (err) {
-      return refused(err, raw);
+      // Served without Hono (a DirectHandler), a failure is answered as Hono's onError would.
+      if (onError && err instanceof Error) return onError(err, raw);
+      throw err;
     }
-    return answer({ body }, incoming.headers as TraceHeaders);
   };
   const handler = async (c: Context): Promise<Response> => {
     let principal: JsonObject | null = null;
