@@ -164,8 +164,8 @@ export class RouteTable {
 
   /**
    * Answers a Node request for a route registered with a DirectHandler, without Hono: no URL
-   * parsed again for its path, no router, no Context, no promise chain around the handler (about
-   * 5 % of a small request's CPU time). Only where Hono would do the same: the request's path is
+   * parsed again for its path, no router, no Context, no promise chain around the handler (a few
+   * per cent of a small request's CPU time). Only where Hono would do the same: the request's path is
    * the route's literal path and Hono's router, asked once per route, matches that handler alone
    * for it (no other route or middleware). A throw is answered as Hono's onError would (the
    * handler answers its asynchronous failures so itself). Undefined: Hono serves the request as
