@@ -107,10 +107,48 @@ describe('indexes are used (SQLite)', () => {
       // A read in insertion order by an equality merges the index's lists, each already in seq
       // order: only the list of documents holding an array there (usually none) is sorted.
       if (/ UNION ALL /.test(sql)) {
-        expect(plan, sql).toMatch(/MERGE \(UNION ALL\)/);
-        expect(plan.match(/TEMP B-TREE/g)?.length ?? 0, plan).toBeLessThanOrEqual(1);
+        if (/ ORDER BY 1 /.test(sql)) expect(plan, sql).toMatch(/MERGE \(UNION ALL\)/);
+        const sorts = /= 'array' AND/.test(sql) ? 1 : 0;
+        expect(plan.match(/TEMP B-TREE/g)?.length ?? 0, plan).toBeLessThanOrEqual(sorts);
       }
     }
+  });
+
+  it('an array under an indexed field is found when it comes after reads that met none', async () => {
+    const store = createSqliteStore({
+      db,
+      clock,
+      regex: createRegexTester(),
+      maxDocumentBytes: 1 << 20,
+      maxAggregateDocs: 10_000,
+    });
+    await store.insert('later', [
+      { k: 'a', n: 1 },
+      { k: 'b', n: 2 },
+      { k: 'a', n: 3 },
+    ]);
+    await store.createIndex('later', { k: 1 });
+    const ns = async (query: JsonObject, opts?: { limit?: number; skip?: number }): Promise<unknown[]> =>
+      (await store.find('later', query, opts)).map((d) => d['n']);
+    expect(await ns({ k: 'a' })).toEqual([1, 3]);
+    expect(await ns({ k: { $in: ['a', 'b'] } }, { limit: 2 })).toEqual([1, 2]);
+    await store.insert('later', [
+      { k: ['x', 'a'], n: 4 },
+      { k: 'a', n: 5 },
+    ]);
+    expect(await ns({ k: 'a' })).toEqual([1, 3, 4, 5]);
+    expect(await ns({ k: 'a' }, { skip: 1, limit: 2 })).toEqual([3, 4]);
+    expect(await ns({ k: { $in: ['a', 'b'] } }, { skip: 2 })).toEqual([3, 4, 5]);
+    expect(await ns({ k: 'x' })).toEqual([4]);
+    expect(await ns({ k: 'none' })).toEqual([]);
+    // Updates read the documents they change the same way (`$inc` is applied in memory).
+    expect(await store.update('later', { k: 'a' }, { $inc: { n: 10 } }, { multi: false })).toBe(1);
+    expect(await store.update('later', { k: 'x' }, { $inc: { n: 10 } })).toBe(1);
+    expect(await ns({ k: 'a' })).toEqual([11, 3, 14, 5]);
+    // Without the array again, the answers stay the same.
+    expect(await store.delete('later', { n: 14 })).toBe(1);
+    expect(await ns({ k: 'a' })).toEqual([11, 3, 5]);
+    expect(await ns({ k: 'x' })).toEqual([]);
   });
 
   it('a field without an index is read as before (no probe)', async () => {

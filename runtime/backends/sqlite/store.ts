@@ -17,6 +17,7 @@ import {
   sortArraysSql,
   sortToSql,
   sqliteEqualityArms,
+  type EqualityArms,
   sqliteJsonPath,
   sqliteParams,
   querySql,
@@ -210,6 +211,18 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   };
 
   /**
+   * The equality reads (sqliteEqualityArms) that met a document with an array under their field:
+   * read with the array key merged in from then on (see select).
+   */
+  const arraysMet = new WeakSet<EqualityArms>();
+
+  /** The rows of `arms` (FROM and WHERE texts) in seq order: one SELECT, or one per arm merged. */
+  const mergedSql = (arms: readonly string[], limit: number, skip: string): string =>
+    arms.length === 1
+      ? `SELECT d.seq, json(d.doc) AS doc FROM ${arms[0]} AND ${visible} ORDER BY d.seq LIMIT ${limit} OFFSET ${skip}`
+      : `${arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`).join(' UNION ALL ')} ORDER BY 1 LIMIT ${limit} OFFSET ${skip}`;
+
+  /**
    * The documents a read selects, in order: `[seq, JSON text]` rows, or (`docsOnly`) the JSON texts
    * alone, one column plucked (what find returns: cheaper than a row per document).
    */
@@ -227,15 +240,35 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       // The limit as a literal: SQLite stops a merge early on a constant LIMIT only (×5 on a small page).
       const limit = tail.limit ?? -1;
       if (!Number.isSafeInteger(limit)) throw new Error(`limit not validated: ${limit}`);
+      const columns = docsOnly ? 'doc' : 'seq, doc';
       let sql: string;
+      /** The read with the array key too, when `sql` may end in a row of NULLs instead. */
+      let withArrays: (() => string) | null = null;
       if (arms !== null) {
         const skip = params.bind(tail.skip);
+        const key = `${limit} ${skip} ${docsOnly ? 'docs' : 'rows'}`;
         // One SELECT per index key, merged in seq order (sqliteEqualityArms): no sort, LIMIT stops early.
-        sql = textOf(arms, `${limit} ${skip} ${docsOnly ? 'docs' : 'rows'}`, () => {
-          const selects = arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
-          const merged = `${selects.join(' UNION ALL ')} ORDER BY 1 LIMIT ${limit} OFFSET ${skip}`;
-          return docsOnly ? `SELECT doc FROM (${merged})` : merged;
-        });
+        const merged = (): string => {
+          arraysMet.add(arms);
+          return textOf(arms, `${key} arrays`, () => {
+            const all = mergedSql([...arms.scalars, arms.arrays], limit, skip);
+            return docsOnly ? `SELECT doc FROM (${all})` : all;
+          });
+        };
+        // Arrays under an indexed field are rare and merging their key in costs a sixth of a small read:
+        // the scalar keys alone, and one row of NULLs after them when the store holds such an array, in
+        // which case the read is made again with it (one statement each: each answer is of one snapshot).
+        withArrays = merged;
+        sql =
+          arraysMet.has(arms) || arms.scalars.length === 0
+            ? merged()
+            : textOf(
+                arms,
+                key,
+                () =>
+                  `SELECT ${columns} FROM (${mergedSql(arms.scalars, limit, skip)}) UNION ALL SELECT ${docsOnly ? 'NULL' : 'NULL, NULL'}` +
+                  ` WHERE EXISTS (SELECT 1 FROM ${arms.anyArray})`,
+              );
       } else {
         const { from, where } = generateByShape(shapesOf(context).sorted, filter, params, (f, p) =>
           querySql(f, 'sqlite', p, context),
@@ -247,7 +280,12 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const values = params.values;
       values['store'] = store;
       values['now'] = clock.now();
-      return (docsOnly ? docsStatement : rowsStatement)(sql).all(values) as Row[] | string[];
+      const read = docsOnly ? docsStatement : rowsStatement;
+      const selected = read(sql).all(values) as Row[] | string[];
+      const last = selected[selected.length - 1];
+      if (withArrays === null || last === undefined || (docsOnly ? last !== null : (last as Row)[0] !== null))
+        return selected;
+      return read(withArrays()).all(values) as Row[] | string[];
     });
   }
   const selectRows = (store: string, filter: Filter, tail: Tail, sortKeys: SortKeys): Row[] =>
