@@ -30,14 +30,19 @@ export function sqliteParams(start = 0): SqliteParams {
   return new SqliteParams(start);
 }
 
+/** The names of the first parameters, made once: a name made afresh is hashed on every store. */
+const PARAM_NAMES = Array.from({ length: 64 }, (_, n) => `p${n}`);
+const PLACEHOLDERS = PARAM_NAMES.map((name) => `@${name}`);
+
 /** A class rather than a literal with a getter and closures: made on every query, it costs less. */
 export class SqliteParams implements ParamSink {
   readonly values: Record<string, string | number | null> = {};
   constructor(private next: number) {}
   bind(value: string | number | null | readonly string[]): string {
-    const name = `p${this.next++}`;
+    const n = this.next++;
+    const name = PARAM_NAMES[n] ?? `p${n}`;
     this.values[name] = Array.isArray(value) ? JSON.stringify(value) : (value as string | number | null);
-    return `@${name}`;
+    return PLACEHOLDERS[n] ?? `@${name}`;
   }
   get bound(): number {
     return this.next;
