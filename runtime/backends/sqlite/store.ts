@@ -83,11 +83,15 @@ function formSql(form: Form, inner: string): string {
   return `SELECT ${form === 'rows' ? 'seq, ' : ''}json(doc) FROM (${inner})`;
 }
 
-/** Whether a read of an equality's scalar keys alone (select) ended in NULLs: the store holds an array there. */
-function endsInNulls(form: Form, selected: Row[] | string[] | string): boolean {
+/**
+ * Whether a read of an equality's scalar keys alone (select) holds its row of NULLs: the store holds
+ * an array there. Looked for in every row, not only the last: UNION ALL without ORDER BY promises
+ * no order (SQLite does give its arms' rows in turn).
+ */
+function holdsNulls(form: Form, selected: Row[] | string[] | string): boolean {
   if (form === 'page') return selected === null;
-  const last = (selected as Row[] | string[])[selected.length - 1];
-  return last === null || (Array.isArray(last) && last[0] === null);
+  if (form === 'docs') return (selected as string[]).includes(null as unknown as string);
+  return (selected as Row[]).some((row) => row[0] === null);
 }
 
 /** A selected row as better-sqlite3 returns it in raw mode: `[seq, JSON text]` (no object per row). */
@@ -259,7 +263,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   /**
    * A read through the index keys of an equality (sqliteEqualityArms), one SELECT per key merged in
    * seq order: no sort, LIMIT stops early. Arrays under an indexed field are rare and merging their
-   * key in costs a sixth of a small read: unless `withArrays`, the scalar keys alone, ending in NULLs
+   * key in costs a sixth of a small read: unless `withArrays`, the scalar keys alone, with a row of NULLs
    * when the store holds such an array there (select then reads again with it).
    */
   const equalitySql = (arms: EqualityArms, form: Form, limit: number, skip: string, withArrays: boolean): string =>
@@ -319,7 +323,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       values['store'] = store;
       values['now'] = clock.now();
       const selected = readWith(form, sql, values);
-      if (arms === null || !endsInNulls(form, selected)) return selected;
+      if (arms === null || !holdsNulls(form, selected)) return selected;
       arraysMet.add(arms);
       return readWith(form, equalitySql(arms, form, limit, skip, true), values);
     });
