@@ -7,6 +7,7 @@ import { envOrFile } from './service/env-values.js';
 import { maskSecrets, secretValues } from './service/logging.js';
 import { PipeError, asPipeError, toErrorObject, toFailureOutput } from './errors.js';
 import {
+  NO_HEADERS,
   Reply,
   type CompiledValidator,
   type ExecutionContext,
@@ -127,13 +128,16 @@ export function step<P>(
     resolved = typeof params === 'function' ? (params as (m: Json, c: ExecutionContext) => P)(message, ctx) : params;
     const mocked = hooks?.mock?.(info, resolved, message, ctx);
     const ready = resolved;
-    const attempt =
-      info.retry === undefined
-        ? () => run(ready, message, ctx)
-        : () => retried(info, info.retry as RetrySpec, () => run(ready, message, ctx), ctx);
     if (mocked !== undefined) output = mocked;
-    else if (hooks?.around) output = hooks.around(info, token, attempt);
-    else output = attempt();
+    else if (info.retry === undefined && !hooks?.around) output = run(ready, message, ctx);
+    else {
+      // A closure only where a retry or an `around` hook runs the connector (not per plain step).
+      const attempt =
+        info.retry === undefined
+          ? () => run(ready, message, ctx)
+          : () => retried(info, info.retry as RetrySpec, () => run(ready, message, ctx), ctx);
+      output = hooks?.around ? hooks.around(info, token, attempt) : attempt();
+    }
   } catch (err) {
     return stepFailed(ctx, info, hooks, token, resolved, err, chained);
   } finally {
@@ -268,9 +272,6 @@ export function reply(status: number, body: Json, headers?: Readonly<Record<stri
   for (const [k, v] of Object.entries(headers)) stringHeaders[k] = typeof v === 'string' ? v : JSON.stringify(v);
   return new Reply(status, body, stringHeaders);
 }
-
-/** The headers of every reply that sets none (shared: replies are read, never changed). */
-const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** `fail [status] message`: the error to throw. */
 export function fail(status: number, message: Json, source: string): PipeError {

@@ -76,6 +76,9 @@ export interface ValidationErrorLike {
 
 // ───────────────────────────── execution ─────────────────────────────
 
+/** The headers of every reply that sets none (shared: replies are read, never changed). */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** Returned by a `respond` step: the HTTP status, body and headers of the reply. */
 export class Reply {
   constructor(

@@ -184,17 +184,21 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   let phase: ServicePhase = 'created';
   const app = new Hono();
   const refuse = createRefusals({ clock, logger });
+  // A throw that reached Hono is a bug of the HTTP layer: logged with its stack (refuse logs the cause of a 5xx).
+  const internalError = (err: Error, request: Request): Response | Promise<Response> =>
+    refuse(new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err }), request);
+  const routes = new RouteTable(app, internalError);
   // While draining, everything but the operational paths is refused. Checked in front of the
   // app's fetch rather than as a '*' middleware: with one matching handler per request Hono
-  // calls it directly, without composing a middleware chain (every request's path).
+  // calls it directly, without composing a middleware chain (every request's path). Then a route
+  // that can answer from the Node request alone does so without Hono (RouteTable.serveDirect).
   const dispatch = app.fetch;
-  app.fetch = (request, ...rest) => {
+  app.fetch = (request, env?: unknown, executionCtx?: Parameters<typeof dispatch>[2]) => {
     if ((phase === 'draining' || phase === 'stopped') && !OPERATIONAL_PATHS.has(pathAndQuery(request.url).path)) {
       return refuse(new PipeError('Service is shutting down', { code: 503, kind: 'SHUTDOWN' }), request);
     }
-    return dispatch(request, ...rest);
+    return routes.serveDirect(request, env) ?? dispatch(request, env, executionCtx);
   };
-  const routes = new RouteTable(app);
   // One list of what the service waits for: trigger dependencies, connections, and the backends.
   const notReady = (): string[] => [
     ...routes.notReady(),
@@ -224,7 +228,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     refuse,
     errorDetail: errorDetailFromEnv(env),
     origins: originPolicyFromEnv(env),
-    route: (owner, methods, path, handler) => routes.route(owner, methods, path, handler),
+    route: (owner, methods, path, handler, direct) => routes.route(owner, methods, path, handler, direct),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),
   };
   let attachments: TriggerAttachment[];
@@ -244,10 +248,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   app.notFound((c) =>
     refuse(new PipeError(`No route for ${c.req.method} ${c.req.path}`, { code: 404, kind: 'NOT_FOUND' }), c.req.raw),
   );
-  // A throw that reached Hono is a bug of the HTTP layer: logged with its stack (refuse logs the cause of a 5xx).
-  app.onError((err, c) =>
-    refuse(new PipeError('Internal error', { code: 500, kind: 'INTERNAL', cause: err }), c.req.raw),
-  );
+  app.onError((err, c) => internalError(err, c.req.raw));
 
   let stopping: Promise<void> | undefined;
   const stopTriggers = (): Promise<unknown> => Promise.allSettled(attachments.map((a) => a.stop?.()));

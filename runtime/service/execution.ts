@@ -499,7 +499,7 @@ export class ExecutionEngine {
         return entry.limiter.acquire(abort).then(
           (release) => {
             slot.release = release;
-            return this.prepareAndRun(run, request);
+            return this.prepareAndRun(run, request, false);
           },
           (err: unknown) => {
             if (!(err instanceof QueueFull)) throw err;
@@ -509,14 +509,21 @@ export class ExecutionEngine {
         );
       }
     }
-    return this.prepareAndRun(run, request);
+    return this.prepareAndRun(run, request, true);
   }
 
-  private prepareAndRun(run: Run, request: ExecutionRequest): Json | Reply | Promise<Json | Reply> {
+  /** `startedNow`: nothing waited since the execution's start (a free slot). */
+  private prepareAndRun(
+    run: Run,
+    request: ExecutionRequest,
+    startedNow: boolean,
+  ): Json | Reply | Promise<Json | Reply> {
     run.entry.series.inFlight.value += 1;
     run.slot.counted = true;
     const ctx = this.createContext(run, request.redelivery ?? false);
     if (request.prepare) return request.prepare(ctx).then((message) => this.startSteps(run, request, message, ctx));
+    // The first step of a synchronous pipeline starts where the execution did (one clock read less).
+    if (startedNow) ctx.stepMark = run.startedAt;
     return this.startSteps(run, request, request.message ?? null, ctx);
   }
 
@@ -624,7 +631,7 @@ export class ExecutionEngine {
     });
   }
 
-  private createContext(run: Run, redelivery: boolean): ContextWithHooks {
+  private createContext(run: Run, redelivery: boolean): EngineContext {
     const { clock } = this.deps;
     // The start was read on the monotonic clock already; the system clock turns it into wall time.
     const startTimestamp = clock.wallTimeAt ? clock.wallTimeAt(run.startedAt) : clock.now();

@@ -6,7 +6,7 @@
  * - Anything else → 200 with the Digibee wrapper `{ "body": <final message> }`.
  * - A failure → status `err.code`, the standard error object as body.
  */
-import { Reply, type Json, type JsonObject } from '../types.js';
+import { NO_HEADERS, Reply, type Json, type JsonObject } from '../types.js';
 
 export interface HttpResponseParts {
   readonly status: number;
@@ -69,7 +69,7 @@ function withBody(
 export function mapResult(result: Json | Reply): HttpResponseParts {
   if (result instanceof Reply) {
     const status = isHttpStatus(result.status) ? result.status : 500;
-    return withBody(status, result.body, safeHeaders(result.headers));
+    return withBody(status, result.body, result.headers === NO_HEADERS ? {} : safeHeaders(result.headers));
   }
   if (isObject(result) && isHttpStatus(result['code'])) {
     const status = result['code'];

@@ -107,7 +107,8 @@ interface TracedToken {
  * Where an execution context keeps the end of its last step (engine's EngineContext). In a
  * pipeline whose steps are all synchronous, the next step starts there: one clock read per step
  * instead of two (a clock read costs about as much as a small step on some machines), and the
- * step's time then includes the pipeline's own code since the previous step (conditions, replies).
+ * step's time then includes the pipeline's own code since the previous step (conditions, replies),
+ * and the first step's the engine's since the execution started (when it took a free slot at once).
  */
 export interface StepClock {
   stepMark: number | undefined;

@@ -13,6 +13,7 @@
  *     },
  *   };
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -24,6 +25,7 @@ import type { ExecutionEngine } from './execution.js';
 import type { ErrorDetail } from './http-response.js';
 import type { Refuse } from './refusal.js';
 import type { OriginPolicy } from '../security/origin.js';
+import { unreadIncoming } from './envelope.js';
 import { isReservedPath } from './health.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { Violation } from './validation.js';
@@ -54,6 +56,18 @@ export interface TriggerAttachment {
 
 export type RouteHandler = (c: Context) => Response | Promise<Response>;
 
+/**
+ * A route's answer straight from the Node request (`request` is the one Hono would hand on as
+ * `c.req.raw`), for a route that needs nothing of Hono's Context: see RouteTable.serveDirect. A
+ * failure of its own it answers with `onError`, as Hono's onError would answer the route's
+ * handler throwing: what it returns does not reject (no promise is chained onto it per request).
+ */
+export type DirectHandler = (
+  request: Request,
+  incoming: IncomingMessage,
+  onError: RouteErrorHandler,
+) => Response | Promise<Response>;
+
 /** What a trigger may use of the service. */
 export interface TriggerHost {
   readonly engine: ExecutionEngine;
@@ -82,21 +96,52 @@ export interface TriggerHost {
   /**
    * Serves `methods` (upper-case; `['*']`: every method) at a Hono path for `owner` (a pipeline, or
    * the trigger for a shared endpoint). Throws when another owner serves the same method and path
-   * or the path is reserved (/health, /ready, /metrics, anything under /_pipec/).
+   * or the path is reserved (/health, /ready, /metrics, anything under /_pipec/). `direct`, when
+   * given, answers like `handler` does, from the Node request alone (RouteTable.serveDirect).
    */
-  route(owner: string, methods: readonly string[], path: string, handler: RouteHandler): void;
+  route(owner: string, methods: readonly string[], path: string, handler: RouteHandler, direct?: DirectHandler): void;
   /** A readiness dependency: /ready answers 503 naming it while `check` answers false. */
   readiness(name: string, check: () => boolean): void;
+}
+
+/** A route that may be served without Hono, and whether Hono would pick it alone (known at its first request). */
+interface DirectRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly handler: RouteHandler;
+  readonly direct: DirectHandler;
+  routedAlone: boolean | undefined;
+}
+
+/** What Hono answers when a handler throws (the service's onError), for a direct route too. */
+export type RouteErrorHandler = (err: Error, request: Request) => Response | Promise<Response>;
+
+/**
+ * A path Hono matches only as itself, byte for byte: no parameters, wildcards or patterns, no
+ * percent-escapes, and the same once parsed as a URL (no dot segments or characters a URL escapes).
+ */
+function isLiteralPath(path: string): boolean {
+  if (!/^\/[A-Za-z0-9\-._~!$&'()+,;=@/]*$/.test(path)) return false;
+  try {
+    return new URL(path, 'http://host').pathname === path;
+  } catch {
+    return false;
+  }
 }
 
 /** Routes and readiness checks of one service, with the conflicts the host refuses. */
 export class RouteTable {
   private readonly owners = new Map<string, string>();
+  /** Routes with a DirectHandler: by literal path, then by method. */
+  private readonly directRoutes = new Map<string, Map<string, DirectRoute>>();
   readonly readinessChecks = new Map<string, () => boolean>();
 
-  constructor(private readonly app: Hono) {}
+  constructor(
+    private readonly app: Hono,
+    private readonly onError?: RouteErrorHandler,
+  ) {}
 
-  route(owner: string, methods: readonly string[], path: string, handler: RouteHandler): void {
+  route(owner: string, methods: readonly string[], path: string, handler: RouteHandler, direct?: DirectHandler): void {
     if (isReservedPath(path)) throw new Error(`pipeline "${owner}" uses the reserved path ${path}`);
     for (const method of methods) {
       const key = `${method.toUpperCase()} ${path}`;
@@ -107,6 +152,49 @@ export class RouteTable {
     }
     if (methods.includes('*')) this.app.all(path, handler);
     else this.app.on([...methods], path, handler);
+    // Hono answers HEAD with its GET route and `*` with whatever matches: those stay Hono's.
+    if (direct && this.onError && isLiteralPath(path) && !methods.includes('*')) {
+      const byMethod = this.directRoutes.get(path) ?? new Map<string, DirectRoute>();
+      for (const method of methods.filter((m) => m !== 'HEAD')) {
+        byMethod.set(method, { method, path, handler, direct, routedAlone: undefined });
+      }
+      this.directRoutes.set(path, byMethod);
+    }
+  }
+
+  /**
+   * Answers a Node request for a route registered with a DirectHandler, without Hono: no URL
+   * parsed again for its path, no router, no Context, no promise chain around the handler (a few
+   * per cent of a small request's CPU time). Only where Hono would do the same: the request's path is
+   * the route's literal path and Hono's router, asked once per route, matches that handler alone
+   * for it (no other route or middleware). A throw is answered as Hono's onError would (the
+   * handler answers its asynchronous failures so itself). Undefined: Hono serves the request as
+   * usual (no Node request, another path, or another route involved).
+   */
+  serveDirect(request: Request, env: unknown): Response | Promise<Response> | undefined {
+    if (this.directRoutes.size === 0) return undefined;
+    const incoming = unreadIncoming(env);
+    if (incoming === undefined) return undefined;
+    const url = incoming.url ?? '';
+    const query = url.indexOf('?');
+    const route = this.directRoutes.get(query < 0 ? url : url.slice(0, query))?.get(request.method);
+    if (route === undefined || !this.routedAlone(route)) return undefined;
+    const onError = this.onError as RouteErrorHandler;
+    try {
+      return route.direct(request, incoming, onError);
+    } catch (err) {
+      if (err instanceof Error) return onError(err, request);
+      throw err;
+    }
+  }
+
+  /** Hono's router, once every route is in (it is built at the first request), picks this handler alone. */
+  private routedAlone(route: DirectRoute): boolean {
+    if (route.routedAlone === undefined) {
+      const [matched] = this.app.router.match(route.method, route.path);
+      route.routedAlone = matched.length === 1 && matched[0]?.[0][0] === route.handler;
+    }
+    return route.routedAlone;
   }
 
   /** True when a pipeline serves `method path` (or every method of path). */

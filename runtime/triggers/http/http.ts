@@ -5,6 +5,7 @@
  * (so a 422 carries an execution id); the outcome becomes the response. Authentication and rate
  * limits (trigger-guard.ts) run first, before any body byte is read.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { PipeError } from '../../errors.js';
 import { isPending } from '../../steps.js';
@@ -26,7 +27,7 @@ import type { Refuse } from '../../service/refusal.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
 import type { RateLimitStore } from '../../security/rate-limit.js';
-import type { RouteHandler, TriggerRuntime } from '../../service/trigger-host.js';
+import type { DirectHandler, RouteErrorHandler, RouteHandler, TriggerRuntime } from '../../service/trigger-host.js';
 import { collectViolations, type Violation } from '../../service/validation.js';
 
 export interface HttpTriggerSpec extends TriggerSpec {
@@ -46,7 +47,13 @@ export interface HttpTriggerSpec extends TriggerSpec {
 }
 
 /** Serves a route of the service (TriggerHost.route). */
-export type RouteRegistrar = (owner: string, methods: readonly string[], path: string, handler: RouteHandler) => void;
+export type RouteRegistrar = (
+  owner: string,
+  methods: readonly string[],
+  path: string,
+  handler: RouteHandler,
+  direct?: DirectHandler,
+) => void;
 
 export interface HttpTriggerDeps {
   readonly engine: ExecutionEngine;
@@ -129,7 +136,50 @@ export function registerHttpTrigger(
   // Only the envelope fields the pipeline reads are built (the compiler lists them).
   const fields = envelopeFields(spec.envelope);
   const bodyOnly = onlyBody(fields);
-  route(pipeline.name, spec.methods, spec.path, async (c: Context) => {
+  /** A body that could not be read or parsed (a PipeError): counted and answered before any execution. */
+  const refused = (err: unknown, raw: Request): Response | Promise<Response> => {
+    if (!(err instanceof PipeError)) throw err;
+    deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
+    return deps.refuse(err, raw);
+  };
+  const answer = (message: Json, traceHeaders: TraceHeaders): Response | Promise<Response> => {
+    const outcome = deps.engine.executeNow({
+      pipeline: pipeline.name,
+      message,
+      validate,
+      trigger: 'http',
+      traceHeaders,
+    });
+    // A synchronous pipeline's outcome is answered without waiting for another promise turn.
+    return isPending(outcome) ? outcome.then(outcomeResponse) : outcomeResponse(outcome);
+  };
+  // On Node, the raw request gives the headers and body without building web Headers and body
+  // copies per request. A pipeline that reads only the body needs nothing else of the request,
+  // not even Hono's: without a guard such a route is served straight from the Node request
+  // (RouteTable.serveDirect), with Hono's request (`raw`) only to answer a refusal.
+  const answerBodyOnly = async (
+    raw: Request,
+    incoming: IncomingMessage,
+    onError?: RouteErrorHandler,
+  ): Promise<Response> => {
+    try {
+      const contentType = incoming.headers['content-type'];
+      let body: Json;
+      try {
+        const bytes = await readIncomingLimited(incoming, limit);
+        body = parseRequestBody(bytes, typeof contentType === 'string' ? contentType : null);
+      } catch (err) {
+        return await refused(err, raw);
+      }
+      const response = answer({ body }, incoming.headers as TraceHeaders);
+      return isPending(response) ? await response : response;
+    } catch (err) {
+      // Served without Hono (a DirectHandler), a failure is answered as Hono's onError would.
+      if (onError && err instanceof Error) return onError(err, raw);
+      throw err;
+    }
+  };
+  const handler = async (c: Context): Promise<Response> => {
     let principal: JsonObject | null = null;
     if (guard) {
       const checked = await guard(c);
@@ -139,52 +189,35 @@ export function registerHttpTrigger(
         return checked.response;
       }
     }
-    // On Node, the raw request gives the headers and body without building web Headers and
-    // body copies per request; elsewhere (app.request() in tests) the web Request does. A pipeline
-    // that reads only the body needs nothing else of the request, not even Hono's request object.
     const incoming = unreadIncoming(c.env);
-    // Defined whenever there is no Node request (the casts below rely on it).
-    const request = incoming !== undefined && bodyOnly ? undefined : c.req.raw;
+    if (incoming !== undefined && bodyOnly) return answerBodyOnly(c.req.raw, incoming);
+    // Elsewhere (app.request() in tests) the web Request gives them.
+    const request = c.req.raw;
     const headers = incoming && fields.headers ? headersRecordOf(incoming) : undefined;
     const contentType = headers
       ? headers['content-type']
       : incoming
         ? incoming.headers['content-type']
-        : (request as Request).headers.get('content-type');
+        : request.headers.get('content-type');
     let body;
     try {
-      const bytes = incoming
-        ? await readIncomingLimited(incoming, limit)
-        : await readBodyLimited(request as Request, limit);
+      const bytes = incoming ? await readIncomingLimited(incoming, limit) : await readBodyLimited(request, limit);
       body = parseRequestBody(bytes, typeof contentType === 'string' ? contentType : null);
     } catch (err) {
-      if (!(err instanceof PipeError)) throw err;
-      deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
-      return deps.refuse(err, c.req.raw);
+      return refused(err, request);
     }
-    const message =
-      request === undefined
-        ? { body }
-        : buildEnvelope(
-            {
-              request,
-              headers,
-              pathParams:
-                fields.queryAndPath && hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS,
-              body,
-              contentType: typeof contentType === 'string' ? contentType : null,
-              principal,
-            },
-            fields,
-          );
-    const outcome = deps.engine.executeNow({
-      pipeline: pipeline.name,
-      message,
-      validate,
-      trigger: 'http',
-      traceHeaders: (headers ?? incoming?.headers ?? (request as Request).headers) as TraceHeaders,
-    });
-    // A synchronous pipeline's outcome is answered without waiting for another promise turn.
-    return isPending(outcome) ? outcome.then(outcomeResponse) : outcomeResponse(outcome);
-  });
+    const message = buildEnvelope(
+      {
+        request,
+        headers,
+        pathParams: fields.queryAndPath && hasPathParams ? (c.req.param() as Record<string, string>) : NO_PATH_PARAMS,
+        body,
+        contentType: typeof contentType === 'string' ? contentType : null,
+        principal,
+      },
+      fields,
+    );
+    return answer(message, (headers ?? incoming?.headers ?? request.headers) as TraceHeaders);
+  };
+  route(pipeline.name, spec.methods, spec.path, handler, guard || !bodyOnly ? undefined : answerBodyOnly);
 }
