@@ -6,6 +6,8 @@
  * type test per step at run time. It can never fail at a path where every write of the spec that
  * may reach it goes on past it, making a container of the same kind: then whatever is there was made
  * by the shift itself. A write's path is sure up to its first step where that is not proven.
+ * The same paths tell where a write can set its key, or make its container, without looking first
+ * (freshKey, freshContainer): where no other write can have been first.
  */
 import { isPlainObject, MAX_SPEC_DEPTH, splitOr } from './emit.js';
 import { parseOutputPath, type PathElement, SpecError } from './keys.js';
