@@ -311,3 +311,113 @@ describe('shift appends to lists it made, and copies lists from the input', () =
     for (let i = 0; i < 20; i++) expect(out.out[`k${i}`]).toEqual([i, [i]]); // the copy of [i], then the value appended
   });
 });
+
+describe('shift containers whose kind the build proves (no check when walking through them)', () => {
+  it('skips a write through a key another write set to a value', () => {
+    expect(shift({ x: 'a', y: 'a.b' }, { x: 1, y: 2 })).toEqual({ a: 1 });
+    expect(shift({ y: 'a.b', x: 'a' }, { x: 1, y: 2 })).toEqual({ a: [{ b: 2 }, 1] });
+  });
+
+  it('skips a write through a computed key that turned out to be the container of another write', () => {
+    expect(shift({ x: 'k.b', '*': '&' }, { k: 5, x: 1 })).toEqual({ k: 5 });
+    expect(shift({ x: 'k.b', '*': '&' }, { x: 1, k: 5 })).toEqual({ k: [{ b: 1 }, 5] });
+    const input = { a: { w: 1, v: 2 } };
+    expect(shift({ '*': { w: 'out.&(1,0)', v: 'out.&1.v' } }, input)).toEqual({ out: { a: 1 } });
+    expect(shift({ '*': { v: 'out.&1.v', w: 'out.&(1,0)' } }, input)).toEqual({ out: { a: [{ v: 2 }, 1] } });
+  });
+
+  it('skips a write expecting a map where another made a list, and the other way round', () => {
+    expect(shift({ a: 'o[0]', b: 'o.x' }, { a: 1, b: 2 })).toEqual({ o: [1] });
+    expect(shift({ b: 'o.x', a: 'o[0]' }, { a: 1, b: 2 })).toEqual({ o: { x: 2 } });
+    expect(shift({ a: 'o[]', '*': 'o.&' }, { b: 2, a: 1 })).toEqual({ o: { b: 2 } });
+  });
+
+  it('writes into a map of the input written to the output before', () => {
+    const input = { a: { q: 1 }, b: 2 };
+    expect(shift({ a: 'o', b: 'o.x' }, input)).toEqual({ o: { q: 1, x: 2 } });
+    expect(shift({ a: 'o.p', b: 'o.p.x' }, { a: [1], b: 2 })).toEqual({ o: { p: [1] } });
+  });
+
+  it('skips a write at the root of the output when another set it to a value', () => {
+    expect(shift({ a: '', b: 'x' }, { a: 1, b: 2 })).toEqual(1);
+    expect(shift({ a: '', b: 'x' }, { a: [1], b: 2 })).toEqual([1]);
+  });
+
+  it('finds a container once for all writes of a spec object, also with other writes between them', () => {
+    const spec = { '*': { $: 'out.&.key', a: 'out.&1.a', b: 'other.&1', c: 'out.&1.c' } };
+    const input = JSON.parse('{"a": {"a": 1, "b": 2, "c": 3}, "key": {"a": 4, "c": 5}, "__proto__": {"c": 6}}');
+    const out = shift(spec, input) as { out: Record<string, unknown>; other: unknown };
+    expect(out.out.a).toEqual({ key: 'a', a: 1, c: 3 });
+    expect(out.out.key).toEqual({ key: 'key', a: 4, c: 5 });
+    expect(hasOwn(out.out, '__proto__') && out.out['__proto__']).toEqual({ key: '__proto__', c: 6 });
+    expect(out.other).toEqual({ a: 2 });
+  });
+
+  it('walks again when another write of the spec object may end at the container', () => {
+    expect(shift({ '*': { $: 'out.&', a: 'out.&1.x', b: 'out.&1.y' } }, { k: { a: 1, b: 2 } })).toEqual({
+      out: { k: 'k' },
+    });
+    expect(shift({ '*': { a: 'out.&1.x', b: 'out.&1', c: 'out.&1.y' } }, { k: { a: 1, b: 2, c: 3 } })).toEqual({
+      out: { k: [{ x: 1 }, 2] },
+    });
+  });
+
+  it('walks through the containers it made, whatever their keys', () => {
+    const input = { 'rating-1': { value: 3, label: 'a' }, 'rating-2': { value: 4, label: 'b' }, other: 7 };
+    const spec = { 'rating-*': { value: 'ratings.&(1,1).score', $: 'ratings.&(1,1).key', '@': 'raw.&' }, '*': 'o.&' };
+    expect(shift(spec, input)).toEqual({
+      ratings: { 1: { key: 'rating-1', score: 3 }, 2: { key: 'rating-2', score: 4 } },
+      raw: { 'rating-1': input['rating-1'], 'rating-2': input['rating-2'] },
+      o: { other: 7 },
+    });
+  });
+});
+
+describe('shift sets keys and makes containers without looking only where no other write can be there first', () => {
+  /** The general shift (no fixed-shape fast path), whose writes these proofs are about. */
+  const general = (spec: unknown, input: unknown): unknown => {
+    const compiled = joltToFunction([{ operation: 'shift', spec }], {}, { fixedShape: false });
+    expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    return compiled.fn?.(input, {});
+  };
+
+  it('merges writes of two spec objects to one place', () => {
+    const spec = { 'rating-*': { value: 'r.&(1,1).v' }, 'x-*': { value: 'r.&(1,1).v' } };
+    expect(general(spec, { 'rating-1': { value: 1 }, 'x-1': { value: 2 } })).toEqual({ r: { 1: { v: [1, 2] } } });
+    expect(general({ a: { v: 'o.v' }, b: { v: 'o.v' } }, { a: { v: 1 }, b: { v: 2 } })).toEqual({ o: { v: [1, 2] } });
+  });
+
+  it('merges writes of the two functions an `a|b` key makes', () => {
+    expect(general({ 'a|b': { v: 'out.v' } }, { a: { v: 1 }, b: { v: 2 } })).toEqual({ out: { v: [1, 2] } });
+    expect(general({ 'a|b': 'out.v' }, { a: 1, b: 2 })).toEqual({ out: { v: [1, 2] } });
+    const twice = { 'r-*|s-*': { v: 'o.&(1,1).v' } };
+    expect(general(twice, { 'r-1': { v: 1 }, 's-1': { v: 2 } })).toEqual({ o: { 1: { v: [1, 2] } } });
+  });
+
+  it('merges writes of the runs of one function when the place does not name the run', () => {
+    expect(general({ '*': { v: 'out.v' } }, { a: { v: 1 }, b: { v: 2 } })).toEqual({ out: { v: [1, 2] } });
+    expect(general({ '*': 'out.x' }, { a: 1, b: 2 })).toEqual({ out: { x: [1, 2] } });
+    expect(general({ '*-*': { v: 'o.&(1,1)' } }, { 'a-b': { v: 1 }, 'a-c': { v: 2 } })).toEqual({ o: { a: [1, 2] } });
+    const nested = { '*': { '*': { v: 'o.&1.v' } } };
+    expect(general(nested, { x: { k: { v: 1 } }, y: { k: { v: 2 } } })).toEqual({ o: { k: { v: [1, 2] } } });
+  });
+
+  it('looks for a container another write of the function may have made walking another way', () => {
+    const input = { k: { a: 1, b: 2, n: 'k' } };
+    expect(general({ '*': { b: 'o.@(1,n).b', a: 'o.&1.a' } }, input)).toEqual({ o: { k: { b: 2, a: 1 } } });
+    expect(general({ '*': { a: 'o.&1.a', b: 'o.@(1,n).b' } }, input)).toEqual({ o: { k: { a: 1, b: 2 } } });
+    expect(general({ '*': { n: 'o.k', a: 'o.&1.a' } }, input)).toEqual({ o: { k: 'k' } });
+  });
+
+  it('writes each place a run names once, for every run', () => {
+    const spec = { 'rating-*': { $: 'r.&(1,1).key', value: 'r.&(1,1).v', '@': 'raw.&' }, '*': 'other.&', id: 'p.id' };
+    const input = { id: 7, 'rating-1': { value: 1 }, 'rating-2': { value: 2 }, note: 'n' };
+    expect(general(spec, input)).toEqual({
+      p: { id: 7 },
+      r: { 1: { key: 'rating-1', v: 1 }, 2: { key: 'rating-2', v: 2 } },
+      raw: { 'rating-1': { value: 1 }, 'rating-2': { value: 2 } },
+      other: { note: 'n' },
+    });
+    expect(general({ '*': { '@': 'x.&', $: 'y.&' } }, [5, 6])).toEqual({ x: { 0: 5, 1: 6 }, y: { 0: '0', 1: '1' } });
+  });
+});

@@ -29,6 +29,16 @@ import {
   type WriteStep,
 } from './walk.js';
 import * as E from './errors.js';
+import {
+  ContainerKinds,
+  type DirectWrite,
+  type EmittedWrite,
+  freshContainer,
+  freshKey,
+  type Runs,
+  shiftOutputs,
+  type Writer,
+} from './container-kinds.js';
 
 /** One key of a spec object (an `a|b` key gives one per alternative). */
 export interface Child {
@@ -55,6 +65,10 @@ interface Emit {
   readonly scope: Scope;
   readonly level: number;
   readonly depth: number;
+  /** Which containers the writes walk through are proven to be of the right kind. */
+  readonly kinds: ContainerKinds;
+  /** The function being generated, for proving the places it writes fresh. */
+  readonly writer: Writer;
 }
 
 /** The same emitter, `by` steps deeper in the generated code. */
@@ -96,6 +110,8 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
     level: 1,
     self: { owner: 1, capture: 'none', groups: 0 },
     depth: 0,
+    kinds: new ContainerKinds(shiftOutputs(spec)),
+    runs: 'once',
   });
   prog.declare(
     [
@@ -219,10 +235,12 @@ interface SpecObject {
   readonly level: number;
   readonly self: Level;
   readonly depth: number;
+  readonly kinds: ContainerKinds;
+  readonly runs: Runs;
 }
 
 function compileComposite(prog: Program, object: SpecObject): string {
-  const { spec, path, outer, level, self, depth } = object;
+  const { spec, path, outer, level, self, depth, kinds, runs } = object;
   const fn = prog.name('node');
   if (depth > MAX_SPEC_DEPTH) {
     prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
@@ -246,7 +264,18 @@ function compileComposite(prog: Program, object: SpecObject): string {
   const strategy = strategyOf(literals, computed);
 
   const body = new Lines();
-  const e: Emit = { prog, out: body, ind: 1, scope, level, depth };
+  const ownKeys = new Set(self.capture === 'single' ? [OWN_KEY, 'captures'] : [OWN_KEY]);
+  const first: Emit = {
+    prog,
+    out: body,
+    ind: 1,
+    scope,
+    level,
+    depth,
+    kinds,
+    writer: { owner: spec, runs, ownKeys, direct: [] },
+  };
+  const e: Emit = { ...first, writer: { ...first.writer, direct: directWrites(first, children) } };
   for (const child of specials) emitSpecial(e, child);
 
   if (literals.length > 0 || computed.length > 0) {
@@ -293,7 +322,7 @@ function emitMap(e: Emit, kids: Children): void {
   const { out, ind, scope, level } = e;
   const { strategy, literals, computed } = kids;
   if (strategy === 'literals' || strategy === 'both') {
-    const containers = sharedContainers(literals, scope, level);
+    const containers = sharedContainers(literals, e);
     literals.forEach((child, i) => {
       const container = containers[i];
       // a run of leaves writing into the same container finds it once (see emitPut)
@@ -349,8 +378,9 @@ interface SharedContainer {
  * come from the input (`&1`, a capture) are compared with the keys written when the function runs;
  * if one is equal, every write of the run walks as usual.
  */
-function sharedContainers(literals: readonly Child[], scope: Scope, level: number): (SharedContainer | undefined)[] {
-  const walks = literals.map((child) => containerWalk(child, scope, level));
+function sharedContainers(literals: readonly Child[], e: Emit): (SharedContainer | undefined)[] {
+  const { scope, level } = e;
+  const walks = literals.map((child) => containerWalk(child, e));
   const signature = (i: number): string | undefined => walks[i]?.signature;
   const out: (SharedContainer | undefined)[] = [];
   walks.forEach((walk, i) => {
@@ -392,15 +422,19 @@ interface ContainerWalk {
 }
 
 /** A leaf's single write, when the container it writes into may be shared (see sharedContainers). */
-function containerWalk(child: Child, scope: Scope, level: number): ContainerWalk | undefined {
-  if (child.composite || child.outputs.length !== 1 || child.pe.kind !== 'literal') return undefined;
+function containerWalk(child: Child, e: Emit): ContainerWalk | undefined {
+  const { scope, level } = e;
+  const output = child.outputs[0];
+  if (child.composite || child.outputs.length !== 1 || child.pe.kind !== 'literal' || output === undefined)
+    return undefined;
   let steps: WriteStep[];
   try {
-    steps = writeSteps(leafScopeOf(scope, level, child, 'undefined'), level + 1, child.outputs[0] ?? []);
+    steps = writeSteps(leafScopeOf(scope, level, child, 'undefined'), level + 1, output);
   } catch (e) {
     if (e instanceof SpecError) return undefined;
     throw e;
   }
+  if (keptContainer(steps, e.kinds.sureSteps(output))) return undefined; // the function keeps it
   const last = steps[steps.length - 1];
   const walk = steps.slice(0, -1);
   if (last === undefined || walk.length === 0 || last.kind !== 'M' || !last.constant || !plainKeyExpr(last.key))
@@ -576,6 +610,9 @@ function emitMatched(e: Emit, child: Child, match: Match): void {
         level: childLevel,
         self,
         depth: depth + 1,
+        kinds: e.kinds,
+        // a key of a function that runs once matches one key of its data (a computed one, each of many once)
+        runs: e.writer.runs !== 'once' ? 'many' : child.pe.kind === 'literal' ? 'once' : 'perKey',
       });
       compiledChildren.set(child, fn);
     }
@@ -594,6 +631,52 @@ function emitMatched(e: Emit, child: Child, match: Match): void {
     );
   }
   out.add(ind, scope.countMatch(level));
+}
+
+/** A key matched by comparing with the input keys (a wildcard, `&…` or `[…]`): a leaf there runs once per key. */
+function isComputed(pe: PathElement): boolean {
+  return isStar(pe) || pe.kind === 'amp' || pe.kind === 'array';
+}
+
+/** The scope the writes of a leaf or special child of the spec object of `e` are evaluated in. */
+function writeScopeOf(e: Emit, child: Child): Scope {
+  const { scope, level, depth } = e;
+  const pe = child.pe;
+  const childLevel = level + 1;
+  const alias = { owner: scope.levels[level]?.owner ?? level, capture: 'none' as CaptureKind, groups: 0 };
+  const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
+  switch (pe.kind) {
+    case 'at':
+    case 'transpose':
+      return scope.with(childLevel, alias, { data: 'data' });
+    case 'dollar':
+      return scope.with(childLevel, own, { key: 'found', data: 'data', hash: '0' });
+    case 'hash':
+      return scope.with(childLevel, own, { key: lit(pe.value), data: 'data', hash: '0' });
+    default: {
+      const kind = captureOf(pe).capture;
+      const capName = kind === 'single' ? 'capture' : kind === 'none' ? 'undefined' : `match${depth}`;
+      return leafScopeOf(scope, level, child, capName);
+    }
+  }
+}
+
+/** The writes of the own keys of the spec object of `e` (leaves, `@`, `$`, `#`), as emitWrites evaluates them. */
+function directWrites(e: Emit, children: readonly Child[]): DirectWrite[] {
+  return children
+    .filter((child) => !child.composite)
+    .flatMap((child) => {
+      const scope = writeScopeOf(e, child);
+      return child.outputs.map((path): DirectWrite => {
+        try {
+          const steps = writeSteps(scope, e.level + 1, path);
+          return { path, walk: keptContainer(steps, e.kinds.sureSteps(path)) ? walkOf(steps) : undefined };
+        } catch (problem) {
+          if (problem instanceof SpecError) return { path, walk: undefined };
+          throw problem;
+        }
+      });
+    });
 }
 
 function leafScopeOf(scope: Scope, level: number, child: Child, capName: string): Scope {
@@ -627,34 +710,23 @@ function emitSpecial(e: Emit, child: Child): void {
           level: childLevel,
           self: alias,
           depth: depth + 1,
+          kinds: e.kinds,
+          runs: e.writer.runs === 'once' ? 'once' : 'many',
         });
         out.add(ind + 2, `${fn}(state, undefined, undefined, found);`);
         out.add(ind + 2, scope.countMatch(level));
       } else {
-        emitWrites(
-          { ...inner(e, 2), scope: scope.with(childLevel, alias, { data: 'data' }), level: childLevel },
-          child,
-          'found',
-        );
+        emitWrites({ ...inner(e, 2), scope: writeScopeOf(e, child), level: childLevel }, child, 'found');
       }
       out.add(ind + 1, `}`);
       out.add(ind, `}`);
     } else if (pe.kind === 'at') {
-      emitWrites({ ...e, scope: scope.with(childLevel, alias, { data: 'data' }), level: childLevel }, child, 'data');
+      emitWrites({ ...e, scope: writeScopeOf(e, child), level: childLevel }, child, 'data');
     } else if (pe.kind === 'dollar') {
       const value = evaluateExpr(scope, level, pe);
       out.add(ind, `{`);
       out.add(ind + 1, `const found = ${value};`);
-      const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
-      emitWrites(
-        {
-          ...inner(e),
-          scope: scope.with(childLevel, own, { key: 'found', data: 'data', hash: '0' }),
-          level: childLevel,
-        },
-        child,
-        'found',
-      );
+      emitWrites({ ...inner(e), scope: writeScopeOf(e, child), level: childLevel }, child, 'found');
       out.add(ind, `}`);
     } else if (pe.kind === 'hash') {
       const own = { owner: childLevel, capture: 'none' as CaptureKind, groups: 0 };
@@ -666,12 +738,13 @@ function emitSpecial(e: Emit, child: Child): void {
           level: childLevel,
           self: own,
           depth: depth + 1,
+          kinds: e.kinds,
+          runs: e.writer.runs === 'once' ? 'once' : 'many',
         });
         out.add(ind, `${fn}(state, ${lit(pe.value)}, undefined, data);`);
         out.add(ind, scope.countMatch(level));
       } else {
-        const hashScope = scope.with(childLevel, own, { key: lit(pe.value), data: 'data', hash: '0' });
-        emitWrites({ ...e, scope: hashScope, level: childLevel }, child, lit(pe.value));
+        emitWrites({ ...e, scope: writeScopeOf(e, child), level: childLevel }, child, lit(pe.value));
       }
     }
   } catch (problem) {
@@ -683,9 +756,15 @@ function emitSpecial(e: Emit, child: Child): void {
 /** A leaf's writes of `data` to each of its output paths; `e.scope` and `e.level` are the leaf's. */
 function emitWrites(e: Emit, child: Child, data: string, container?: SharedContainer): void {
   const rhsList = Array.isArray(child.rhs);
+  const leafKeys = isComputed(child.pe)
+    ? new Set(child.pe.kind === 'star-single' ? ['childKey', 'capture'] : ['childKey'])
+    : undefined;
   child.outputs.forEach((output, i) => {
     try {
-      emitPut(e, writeSteps(e.scope, e.level, output), data, container);
+      const steps = writeSteps(e.scope, e.level, output);
+      const sure = e.kinds.sureSteps(output);
+      const walk = keptContainer(steps, sure) ? walkOf(steps) : undefined;
+      emitPut(e, { path: output, keys: steps, walk, leafKeys }, steps, data, container);
     } catch (problem) {
       if (!(problem instanceof SpecError)) throw problem;
       e.prog.error(problem.problem, rhsList ? [...child.path, i] : child.path, 'value');
@@ -714,6 +793,34 @@ function readKey(name: string, into: string, last = false): string {
   return `let ${into} = target[${name}]; if (${inherited}) ${into} = undefined;`;
 }
 
+/**
+ * Whether a write may find its container in a variable of the function (Hoisted.container): when
+ * every container on its way is proven (ContainerKinds), none is ever replaced, and the keys to
+ * it are the same throughout the function (constants or hoisted keys, no appended elements), every
+ * write of the function walking the same way finds the same container.
+ */
+function keptContainer(steps: readonly WriteStep[], sure: number): boolean {
+  return (
+    steps.length >= 2 &&
+    sure === steps.length &&
+    steps.slice(0, -1).every((step) => step.kind !== 'X' && (step.constant || isInvariant(step.key)))
+  );
+}
+
+/** The walk to a write's container as text: equal text, same container (for a kept one, see keptContainer). */
+function walkOf(steps: readonly WriteStep[]): string {
+  return steps
+    .slice(0, -1)
+    .map((step) => `${step.kind}${step.key}`)
+    .join('/');
+}
+
+/** The variable of the function keeping the container of `steps` (whose keys are `names`). */
+function functionContainer(scope: Scope, steps: readonly WriteStep[], names: readonly string[]): SharedContainer {
+  const walk = steps.slice(0, -1).map((step, i) => `${step.kind}${names[i] ?? ''}`);
+  return { name: scope.hoisted.container(walk.join('/')), declaration: undefined, guarded: false };
+}
+
 /** A statement setting map key `name` of `t` (`__proto__` becomes an own key, never the prototype). */
 function writeKey(name: string, value: string): string {
   if (plainKeyExpr(name)) return `target[${name}] = ${value};`;
@@ -726,8 +833,18 @@ function writeKey(name: string, value: string): string {
  * negative index skips the write), walk/create containers below the root, then set the last step,
  * merging into what is there through J.fm / J.fa.
  */
-function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?: SharedContainer): void {
+function emitPut(
+  e: Emit,
+  write: EmittedWrite,
+  steps: readonly WriteStep[],
+  data: string,
+  container?: SharedContainer,
+): void {
   const { out, ind, scope } = e;
+  const sure = e.kinds.sureSteps(write.path);
+  // the step whose container is made without looking whether it is there, the last key set so
+  const madeAt = write.walk !== undefined && freshContainer(e.kinds, e.writer, write) ? steps.length - 2 : -1;
+  const setFresh = freshKey(e.kinds, e.writer, write, sure);
   out.add(ind, `write: {`);
   const names = steps.map((step, i) => {
     if (step.kind === 'X' || step.constant) return step.key;
@@ -748,21 +865,20 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
     out.add(ind, `}`);
     return;
   }
-  // the container under the root key: walked (creating what is missing), or found by an earlier
-  // write of the same run (`container`, see sharedContainers)
-  const at = container === undefined ? ind + 1 : ind + 2;
-  if (container === undefined) out.add(ind + 1, `let target = state.o.root;`);
+  // the container to write into: walked from the root (making what is missing), or found by an
+  // earlier write of the function (keptContainer) or of the same run (`container`, see sharedContainers)
+  const shared = write.walk !== undefined ? functionContainer(scope, steps, names) : container;
+  const at = shared === undefined ? ind + 1 : ind + 2;
+  if (shared === undefined) out.add(ind + 1, `let target = state.o.root;`);
   else {
-    out.add(ind + 1, `let target = ${container.name};`);
-    out.add(
-      ind + 1,
-      container.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`,
-    );
+    out.add(ind + 1, `let target = ${shared.name};`);
+    out.add(ind + 1, shared.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`);
     out.add(at, `target = state.o.root;`);
   }
   const root = first.kind === 'M' ? '{}' : 'J.own(state, [])';
   out.add(at, `if (target === undefined || target === null) { target = ${root}; state.o.root = target; }`);
-  out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
+  if (sure === 0)
+    out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
   steps.forEach((step, i) => {
     const next = rest[i];
     const name = names[i] ?? '';
@@ -779,28 +895,30 @@ function emitPut(e: Emit, steps: readonly WriteStep[], data: string, container?:
       out.add(at + 2, `while (target.length < ${name}) target.push(null);`);
       out.add(at + 2, `target[${name}] = next;`);
       out.add(at + 1, `}`);
-      out.add(at + 1, `else if (${wrongType}) break write;`);
+      if (sure <= i + 1) out.add(at + 1, `else if (${wrongType}) break write;`);
+      out.add(at + 1, `target = next;`);
+    } else if (i === madeAt) {
+      out.add(at + 1, `const next = ${fresh}; ${writeKey(name, 'next')}`);
       out.add(at + 1, `target = next;`);
     } else {
       out.add(at + 1, readKey(name, 'next'));
       out.add(at + 1, `if (next === undefined || next === null) { next = ${fresh}; ${writeKey(name, 'next')} }`);
-      out.add(at + 1, `else if (${wrongType}) break write;`);
+      if (sure <= i + 1) out.add(at + 1, `else if (${wrongType}) break write;`);
       out.add(at + 1, `target = next;`);
     }
     out.add(at, `}`);
   });
-  if (container !== undefined) {
+  if (shared !== undefined) {
     out.add(
       at,
-      container.guarded
-        ? `if (${container.name} === undefined) ${container.name} = target;`
-        : `${container.name} = target;`,
+      shared.guarded ? `if (${shared.name} === undefined) ${shared.name} = target;` : `${shared.name} = target;`,
     );
     out.add(ind + 1, `}`);
   }
   const last = steps[steps.length - 1] ?? first;
   const lastName = names[steps.length - 1] ?? '';
   if (last.kind === 'X') out.add(ind + 1, `target.push(${data});`);
+  else if (setFresh) out.add(ind + 1, writeKey(lastName, data));
   else if (last.kind === 'A') out.add(ind + 1, `J.fa(state, target, ${lastName}, ${data});`);
   else if (lastName.startsWith('"') && !plainKeyExpr(lastName))
     out.add(ind + 1, `J.fm(state, target, ${lastName}, ${data});`);

@@ -32,6 +32,7 @@ export interface LocalNames {
  */
 export class Hoisted {
   private readonly names = new Map<string, string>();
+  private readonly containers = new Map<string, string>();
   readonly declarations: string[] = [];
 
   /** The name of a `const` holding `expr` (one per distinct expression). */
@@ -41,6 +42,20 @@ export class Hoisted {
       name = `fixedKey${this.names.size + 1}`;
       this.names.set(expr, name);
       this.declarations.push(`const ${name} = ${expr};`);
+    }
+    return name;
+  }
+
+  /**
+   * The name of a `let` caching, once found, the container a walk with keys fixed for the function
+   * reaches (one per distinct walk; see ContainerKinds: a container no write replaces stays found).
+   */
+  container(walk: string): string {
+    let name = this.containers.get(walk);
+    if (name === undefined) {
+      name = `made${this.containers.size + 1}`;
+      this.containers.set(walk, name);
+      this.declarations.push(`let ${name}; // a container writes below share, once found`);
     }
     return name;
   }

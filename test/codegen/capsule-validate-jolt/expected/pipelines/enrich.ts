@@ -22,9 +22,7 @@ const joltShape = (() => {
             write: {
               let target = state.o.root;
               if (target === undefined || target === null) { target = {}; state.o.root = target; }
-              else if (!J.isMap(target)) break write;
-              let existing = target["id"];
-              if (existing === undefined || existing === null) { target["id"] = childValue; } else J.fm(state, target, "id", childValue);
+              target["id"] = childValue;
             }
           }
         }
@@ -37,9 +35,7 @@ const joltShape = (() => {
         write: {
           let target = state.o.root;
           if (target === undefined || target === null) { target = {}; state.o.root = target; }
-          else if (!J.isMap(target)) break write;
-          let existing = target["id"];
-          if (existing === undefined || existing === null) { target["id"] = childValue; } else J.fm(state, target, "id", childValue);
+          target["id"] = childValue;
         }
       }
     }

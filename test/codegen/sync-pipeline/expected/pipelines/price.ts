@@ -14,24 +14,22 @@ const joltTransform = (() => {
   /** shift items › * */
   function node4(state, key, captures, data, index) {
     const fixedKey1 = J.listIndex(key, index);
+    let made1; // a container writes below share, once found
     if (data !== null && typeof data === "object") {
       if (!Array.isArray(data)) {
-        let into3_0; // the container the next writes share, once found
         {
           const childKey = "qty", childValue = data["qty"];
           if (childValue !== undefined) {
             // input.pipe:10 "qty": "lines[&1].qty"
             write: {
               if (fixedKey1 < 0) break write;
-              let target = into3_0;
+              let target = made1;
               if (target === undefined) {
                 target = state.o.root;
                 if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                else if (!J.isMap(target)) break write;
                 {
                   let next = target["lines"];
                   if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  else if (!Array.isArray(next)) break write;
                   target = next;
                 }
                 {
@@ -41,10 +39,9 @@ const joltTransform = (() => {
                     while (target.length < fixedKey1) target.push(null);
                     target[fixedKey1] = next;
                   }
-                  else if (!J.isMap(next)) break write;
                   target = next;
                 }
-                into3_0 = target;
+                made1 = target;
               }
               let existing = target["qty"];
               if (existing === undefined || existing === null) { target["qty"] = childValue; } else J.fm(state, target, "qty", childValue);
@@ -57,15 +54,13 @@ const joltTransform = (() => {
             // input.pipe:10 "price": "lines[&1].price"
             write: {
               if (fixedKey1 < 0) break write;
-              let target = into3_0;
+              let target = made1;
               if (target === undefined) {
                 target = state.o.root;
                 if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                else if (!J.isMap(target)) break write;
                 {
                   let next = target["lines"];
                   if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  else if (!Array.isArray(next)) break write;
                   target = next;
                 }
                 {
@@ -75,10 +70,9 @@ const joltTransform = (() => {
                     while (target.length < fixedKey1) target.push(null);
                     target[fixedKey1] = next;
                   }
-                  else if (!J.isMap(next)) break write;
                   target = next;
                 }
-                into3_0 = target;
+                made1 = target;
               }
               let existing = target["price"];
               if (existing === undefined || existing === null) { target["price"] = childValue; } else J.fm(state, target, "price", childValue);
@@ -93,24 +87,25 @@ const joltTransform = (() => {
         // input.pipe:10 "qty": "lines[&1].qty"
         write: {
           if (fixedKey1 < 0) break write;
-          let target = state.o.root;
-          if (target === undefined || target === null) { target = {}; state.o.root = target; }
-          else if (!J.isMap(target)) break write;
-          {
-            let next = target["lines"];
-            if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-            else if (!Array.isArray(next)) break write;
-            target = next;
-          }
-          {
-            let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
-            if (next === undefined || next === null) {
-              next = {};
-              while (target.length < fixedKey1) target.push(null);
-              target[fixedKey1] = next;
+          let target = made1;
+          if (target === undefined) {
+            target = state.o.root;
+            if (target === undefined || target === null) { target = {}; state.o.root = target; }
+            {
+              let next = target["lines"];
+              if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+              target = next;
             }
-            else if (!J.isMap(next)) break write;
-            target = next;
+            {
+              let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
+              if (next === undefined || next === null) {
+                next = {};
+                while (target.length < fixedKey1) target.push(null);
+                target[fixedKey1] = next;
+              }
+              target = next;
+            }
+            made1 = target;
           }
           let existing = target["qty"];
           if (existing === undefined || existing === null) { target["qty"] = childValue; } else J.fm(state, target, "qty", childValue);
@@ -120,24 +115,25 @@ const joltTransform = (() => {
         // input.pipe:10 "price": "lines[&1].price"
         write: {
           if (fixedKey1 < 0) break write;
-          let target = state.o.root;
-          if (target === undefined || target === null) { target = {}; state.o.root = target; }
-          else if (!J.isMap(target)) break write;
-          {
-            let next = target["lines"];
-            if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-            else if (!Array.isArray(next)) break write;
-            target = next;
-          }
-          {
-            let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
-            if (next === undefined || next === null) {
-              next = {};
-              while (target.length < fixedKey1) target.push(null);
-              target[fixedKey1] = next;
+          let target = made1;
+          if (target === undefined) {
+            target = state.o.root;
+            if (target === undefined || target === null) { target = {}; state.o.root = target; }
+            {
+              let next = target["lines"];
+              if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+              target = next;
             }
-            else if (!J.isMap(next)) break write;
-            target = next;
+            {
+              let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
+              if (next === undefined || next === null) {
+                next = {};
+                while (target.length < fixedKey1) target.push(null);
+                target[fixedKey1] = next;
+              }
+              target = next;
+            }
+            made1 = target;
           }
           let existing = target["price"];
           if (existing === undefined || existing === null) { target["price"] = childValue; } else J.fm(state, target, "price", childValue);
@@ -185,9 +181,7 @@ const joltTransform = (() => {
             write: {
               let target = state.o.root;
               if (target === undefined || target === null) { target = {}; state.o.root = target; }
-              else if (!J.isMap(target)) break write;
-              let existing = target["order"];
-              if (existing === undefined || existing === null) { target["order"] = childValue; } else J.fm(state, target, "order", childValue);
+              target["order"] = childValue;
             }
           }
         }
@@ -207,9 +201,7 @@ const joltTransform = (() => {
         write: {
           let target = state.o.root;
           if (target === undefined || target === null) { target = {}; state.o.root = target; }
-          else if (!J.isMap(target)) break write;
-          let existing = target["order"];
-          if (existing === undefined || existing === null) { target["order"] = childValue; } else J.fm(state, target, "order", childValue);
+          target["order"] = childValue;
         }
       }
       if (text === "items") {
