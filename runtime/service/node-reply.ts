@@ -24,6 +24,8 @@ export function writeParts(outgoing: ServerResponse, parts: HttpResponseParts): 
 /** Writes a web Response (a refusal, an error answer): its status, headers and whole body. */
 export async function writeResponse(outgoing: ServerResponse, response: Response): Promise<void> {
   const body = response.body === null ? null : new Uint8Array(await response.arrayBuffer());
+  // Headers set by a writeParts that failed on a later one are not this response's.
+  for (const name of outgoing.getHeaderNames()) outgoing.removeHeader(name);
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;

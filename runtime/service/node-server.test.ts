@@ -201,6 +201,7 @@ describe('a body-only route answered without the adapter (Service.serveNode)', (
       (m) => {
         const body = (m as { body: Record<string, unknown> }).body;
         if (body['fail']) throw new PipeError('no such order', { code: 404, kind: 'NOT_FOUND' });
+        if (body['bad']) return { code: 200, body: {}, headers: { 'x-order': 'A-1', 'x-bad': 'a\u0001b' } };
         return { code: 201, body: { got: body }, headers: { 'x-order': 'A-1' } } as unknown as Json;
       },
     );
@@ -220,6 +221,11 @@ describe('a body-only route answered without the adapter (Service.serveNode)', (
     }
     const ok = await rawPost(server.port, '/reply', '{"a":1}');
     expect(ok).toMatchObject({ status: 201, headers: { 'x-order': 'A-1', 'content-length': '15' } });
+    // A header Node refuses to write is a failure of the reply: a 500, without the headers set before it.
+    const bad = await rawPost(server.port, '/reply', '{"bad":true}');
+    expect(bad.status).toBe(500);
+    expect(bad.headers['x-order']).toBeUndefined();
+    expect(JSON.parse(bad.body)).toMatchObject({ code: 500, error: 'Internal error' });
     // A body declared longer than the limit is left to the adapter, which drains it after the 413.
     const big = await rawPost(server.port, '/reply', `{"a":"${'x'.repeat(5000)}"}`);
     expect(big.status).toBe(413);
