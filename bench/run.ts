@@ -340,7 +340,7 @@ export function tableRows(r: BenchResults): TableRow[] {
     rows.push([
       'store scale',
       `${c.backend} find by an indexed field, ${number(c.documents)} documents (load ${number(c.loadSeconds, 1)} s)`,
-      `${number(c.findsPerSec)} /s (time per find ×${number(c.ofSmallest, 2)} of ${number(r.scale.find((x) => x.backend === c.backend)?.documents ?? 0)})`,
+      `${number(c.findsPerSec)} /${c.timing === 'cpu' ? 'CPU ' : ''}s (time per find ×${number(c.ofSmallest, 2)} of ${number(r.scale.find((x) => x.backend === c.backend)?.documents ?? 0)})`,
       c === r.scale.find((x) => x.backend === c.backend) ? '' : '≤ ×2',
     ]);
   }

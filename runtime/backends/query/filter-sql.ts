@@ -30,14 +30,19 @@ export function sqliteParams(start = 0): SqliteParams {
   return new SqliteParams(start);
 }
 
+/** The names of the first parameters, made once: a name made afresh is hashed on every store. */
+const PARAM_NAMES = Array.from({ length: 64 }, (_, n) => `p${n}`);
+const PLACEHOLDERS = PARAM_NAMES.map((name) => `@${name}`);
+
 /** A class rather than a literal with a getter and closures: made on every query, it costs less. */
 export class SqliteParams implements ParamSink {
   readonly values: Record<string, string | number | null> = {};
   constructor(private next: number) {}
   bind(value: string | number | null | readonly string[]): string {
-    const name = `p${this.next++}`;
+    const n = this.next++;
+    const name = PARAM_NAMES[n] ?? `p${n}`;
     this.values[name] = Array.isArray(value) ? JSON.stringify(value) : (value as string | number | null);
-    return `@${name}`;
+    return PLACEHOLDERS[n] ?? `@${name}`;
   }
   get bound(): number {
     return this.next;
@@ -117,6 +122,8 @@ export function querySql(
  * SQLite runs without a sort, and a LIMIT stops after as many rows as it returns. The keys are
  * disjoint (one type each), so no row comes twice. A scalar key implies the equality itself (same
  * type, equal value), so only the rest of the filter is tested there; the array key tests it all.
+ * `anyArray` is the FROM and WHERE of the rows with an array under that field (any value): where
+ * there is none, the scalar keys alone give the whole answer.
  * Null when there is no such equality, when an `_oId` equality is there (its own index reads fewer
  * rows) or when the values would make more than `maxKeys` keys.
  */
@@ -125,7 +132,7 @@ export function sqliteEqualityArms(
   params: ParamSink,
   context: ProbeContext,
   maxKeys = 16,
-): string[] | null {
+): EqualityArms | null {
   const items = flattenAnd(filter);
   if (items.some((f) => f.kind === 'field' && f.path.length === 1 && f.path[0] === '_oId')) return null;
   for (const item of items) {
@@ -157,9 +164,23 @@ export function sqliteEqualityArms(
     const rest = filterToSql({ kind: 'and', items: items.filter((other) => other !== item) }, 'sqlite', params);
     const all = filterToSql(filter, 'sqlite', params);
     const read = `pipec_documents AS d INDEXED BY "${index}" WHERE d.store = '${context.store}'`;
-    return [...keys.map((key) => `${read} AND ${key} AND ${rest}`), `${read} AND ${t} = 'array' AND ${all}`];
+    return {
+      scalars: keys.map((key) => `${read} AND ${key} AND ${rest}`),
+      arrays: `${read} AND ${t} = 'array' AND ${all}`,
+      anyArray: `${read} AND ${t} = 'array'`,
+    };
   }
   return null;
+}
+
+/** What sqliteEqualityArms reads: FROM and WHERE texts, without `WHERE`. */
+export interface EqualityArms {
+  /** One per scalar index key. */
+  readonly scalars: readonly string[];
+  /** The key of array values, with the whole filter. */
+  readonly arrays: string;
+  /** Every row with an array value under the field. */
+  readonly anyArray: string;
 }
 
 /** An integral number beyond 2^53 (stored as an integer or a real: two index keys). */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonObject, ObjectStoreBackend } from '../../types.js';
+import type { FindOptions, JsonObject, ObjectStoreBackend } from '../../types.js';
 import { PG_URL, serverAvailable, uniqueName } from '../../../test/support/servers.js';
 import { openPgPool, type PgPool } from '../postgres/pool.js';
 import { createPgStore } from '../postgres/store.js';
@@ -107,10 +107,75 @@ describe('indexes are used (SQLite)', () => {
       // A read in insertion order by an equality merges the index's lists, each already in seq
       // order: only the list of documents holding an array there (usually none) is sorted.
       if (/ UNION ALL /.test(sql)) {
-        expect(plan, sql).toMatch(/MERGE \(UNION ALL\)/);
-        expect(plan.match(/TEMP B-TREE/g)?.length ?? 0, plan).toBeLessThanOrEqual(1);
+        if (/ ORDER BY 1 /.test(sql)) expect(plan, sql).toMatch(/MERGE \(UNION ALL\)/);
+        const sorts = /= 'array' AND/.test(sql) ? 1 : 0;
+        expect(plan.match(/TEMP B-TREE/g)?.length ?? 0, plan).toBeLessThanOrEqual(sorts);
       }
     }
+  });
+
+  it('an array under an indexed field is found when it comes after reads that met none', async () => {
+    const store = createSqliteStore({
+      db,
+      clock,
+      regex: createRegexTester(),
+      maxDocumentBytes: 1 << 20,
+      maxAggregateDocs: 10_000,
+    });
+    await store.insert('later', [
+      { k: 'a', n: 1 },
+      { k: 'b', n: 2 },
+      { k: 'a', n: 3 },
+    ]);
+    await store.createIndex('later', { k: 1 });
+    const ns = async (query: JsonObject, opts?: { limit?: number; skip?: number }): Promise<unknown[]> =>
+      (await store.find('later', query, opts)).map((d) => d['n']);
+    expect(await ns({ k: 'a' }, { limit: 5 })).toEqual([1, 3]);
+    expect(await ns({ k: { $in: ['a', 'b'] } })).toEqual([1, 2, 3]);
+    await store.insert('later', [
+      { k: ['x', 'a'], n: 4 },
+      { k: 'a', n: 5 },
+    ]);
+    // Each query shape meets the array first in another form of read: a page, documents, rows.
+    expect(await ns({ k: 'a' }, { skip: 1, limit: 2 })).toEqual([3, 4]);
+    expect(await ns({ k: { $in: ['a', 'b'] } }, { skip: 2 })).toEqual([3, 4, 5]);
+    expect(await store.update('later', { k: { $in: ['x'] } }, { $inc: { n: 10 } })).toBe(1);
+    expect(await ns({ k: 'a' })).toEqual([1, 3, 14, 5]);
+    expect(await ns({ k: 'x' }, { limit: 1 })).toEqual([14]);
+    expect(await ns({ k: 'none' }, { limit: 1 })).toEqual([]);
+    expect(await store.update('later', { k: 'a' }, { $inc: { n: 10 } }, { multi: false })).toBe(1);
+    expect(await ns({ k: 'a' })).toEqual([11, 3, 14, 5]);
+    // Without the array again, the answers stay the same.
+    expect(await store.delete('later', { n: 14 })).toBe(1);
+    expect(await ns({ k: 'a' })).toEqual([11, 3, 5]);
+    expect(await ns({ k: 'x' })).toEqual([]);
+  });
+
+  it('a page read as one JSON text keeps the order of the read', async () => {
+    const store = createSqliteStore({
+      db,
+      clock,
+      regex: createRegexTester(),
+      maxDocumentBytes: 1 << 20,
+      maxAggregateDocs: 10_000,
+    });
+    // Inserted so that index order (by k, then seq) and insertion order differ.
+    const ks = ['c', 'a', 'b', 'a', 'c', 'b', 'a'];
+    await store.insert(
+      'pages',
+      ks.map((k, n) => ({ k, n, s: { v: (n * 5) % 7 } })),
+    );
+    await store.createIndex('pages', { k: 1 });
+    const ns = async (query: JsonObject, opts: FindOptions): Promise<unknown[]> =>
+      (await store.find('pages', query, opts)).map((d) => d['n']);
+    expect(await ns({ k: { $in: ['a', 'b', 'c'] } }, { limit: 5 })).toEqual([0, 1, 2, 3, 4]);
+    expect(await ns({ k: { $in: ['c', 'a'] } }, { limit: 3, skip: 1 })).toEqual([1, 3, 4]);
+    expect(await ns({}, { limit: 4, sort: { 's.v': -1 } })).toEqual([4, 1, 5, 2]);
+    expect(await ns({ k: 'a' }, { limit: 2, sort: { n: -1 } })).toEqual([6, 3]);
+    expect(await ns({ n: { $gte: 2 } }, { limit: 3, skip: 1 })).toEqual([3, 4, 5]);
+    expect(await ns({ k: 'z' }, { limit: 3 })).toEqual([]);
+    // The same documents as a read without a limit gives (one JSON text per document).
+    expect(await store.find('pages', { k: 'b' }, { limit: 9 })).toEqual(await store.find('pages', { k: 'b' }));
   });
 
   it('a field without an index is read as before (no probe)', async () => {

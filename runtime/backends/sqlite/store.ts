@@ -17,6 +17,7 @@ import {
   sortArraysSql,
   sortToSql,
   sqliteEqualityArms,
+  type EqualityArms,
   sqliteJsonPath,
   sqliteParams,
   querySql,
@@ -56,6 +57,41 @@ export interface SqliteStoreOptions {
   readonly regex: RegexTester;
   readonly maxDocumentBytes: number;
   readonly maxAggregateDocs: number;
+}
+
+/**
+ * The most a page of documents (limit × the document size limit) may hold to be read as one JSON
+ * text: far below what one string may hold (SQLite 1 GB, V8 about 512 MB).
+ */
+const PAGE_TEXT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * How a read hands its documents over: rows of `[seq, JSON text]`, the JSON texts (`docs`) or one
+ * JSON array of them (`page`).
+ */
+type Form = 'rows' | 'docs' | 'page';
+
+/**
+ * A SELECT of `form` over `inner`, a SELECT of the JSONB `doc` (and `seq`) in order. json() renders
+ * the documents of the page alone. For `page`, json_group_array takes them in that order: SQLite
+ * keeps the ORDER BY of a FROM subquery that has a LIMIT or feeds an aggregate other than count, min
+ * and max (select.c, "omit superfluous ORDER BY"), and the subquery runs as a co-routine, its rows
+ * in order; a test of the SQLite store checks it.
+ */
+function formSql(form: Form, inner: string): string {
+  if (form === 'page') return `SELECT json_group_array(json(doc)) FROM (${inner})`;
+  return `SELECT ${form === 'rows' ? 'seq, ' : ''}json(doc) FROM (${inner})`;
+}
+
+/**
+ * Whether a read of an equality's scalar keys alone (select) holds its row of NULLs: the store holds
+ * an array there. Looked for in every row, not only the last: UNION ALL without ORDER BY promises
+ * no order (SQLite does give its arms' rows in turn).
+ */
+function holdsNulls(form: Form, selected: Row[] | string[] | string): boolean {
+  if (form === 'page') return selected === null;
+  if (form === 'docs') return (selected as string[]).includes(null as unknown as string);
+  return (selected as Row[]).some((row) => row[0] === null);
 }
 
 /** A selected row as better-sqlite3 returns it in raw mode: `[seq, JSON text]` (no object per row). */
@@ -210,12 +246,51 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
   };
 
   /**
-   * The documents a read selects, in order: `[seq, JSON text]` rows, or (`docsOnly`) the JSON texts
-   * alone, one column plucked (what find returns: cheaper than a row per document).
+   * The equality reads (sqliteEqualityArms) that met a document with an array under their field:
+   * read with the array key merged in from then on (see select).
    */
-  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, docsOnly: false): Row[];
-  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, docsOnly: true): string[];
-  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, docsOnly: boolean): Row[] | string[] {
+  const arraysMet = new WeakSet<EqualityArms>();
+
+  /**
+   * The rows of `arms` (FROM and WHERE texts) as `seq` and the JSONB `doc`, in seq order: one
+   * SELECT, or one per arm merged.
+   */
+  const mergedSql = (arms: readonly string[], limit: number, skip: string): string =>
+    arms.length === 1
+      ? `SELECT d.seq AS seq, d.doc AS doc FROM ${arms[0]} AND ${visible} ORDER BY d.seq LIMIT ${limit} OFFSET ${skip}`
+      : `${arms.map((arm) => `SELECT d.seq AS seq, d.doc AS doc FROM ${arm} AND ${visible}`).join(' UNION ALL ')} ORDER BY 1 LIMIT ${limit} OFFSET ${skip}`;
+
+  /**
+   * A read through the index keys of an equality (sqliteEqualityArms), one SELECT per key merged in
+   * seq order: no sort, LIMIT stops early. Arrays under an indexed field are rare and merging their
+   * key in costs a sixth of a small read: unless `withArrays`, the scalar keys alone, with a row of NULLs
+   * when the store holds such an array there (select then reads again with it).
+   */
+  const equalitySql = (arms: EqualityArms, form: Form, limit: number, skip: string, withArrays: boolean): string =>
+    textOf(arms, `${limit} ${skip} ${form} ${withArrays}`, () => {
+      if (withArrays) return formSql(form, mergedSql([...arms.scalars, arms.arrays], limit, skip));
+      const scalars = formSql(form, mergedSql(arms.scalars, limit, skip));
+      const anyArray = `EXISTS (SELECT 1 FROM ${arms.anyArray})`;
+      return form === 'page'
+        ? `SELECT CASE WHEN ${anyArray} THEN NULL ELSE (${scalars}) END`
+        : `${scalars} UNION ALL SELECT ${form === 'rows' ? 'NULL, NULL' : 'NULL'} WHERE ${anyArray}`;
+    });
+
+  /**
+   * The documents a read selects, in order: `[seq, JSON text]` rows, the JSON texts alone (`docs`,
+   * one column plucked: cheaper than a row per document), or (`page`) one JSON array of them
+   * (cheaper still for a few: one value to hand over and one text to parse).
+   */
+  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, form: 'rows'): Row[];
+  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, form: 'docs'): string[];
+  function select(store: string, filter: Filter, tail: Tail, sortKeys: SortKeys, form: 'page'): string;
+  function select(
+    store: string,
+    filter: Filter,
+    tail: Tail,
+    sortKeys: SortKeys,
+    form: Form,
+  ): Row[] | string[] | string {
     return withIndexes(() => {
       refuseArraySortKeys(store, filter, sortKeys);
       const params = sqliteParams();
@@ -228,30 +303,45 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       const limit = tail.limit ?? -1;
       if (!Number.isSafeInteger(limit)) throw new Error(`limit not validated: ${limit}`);
       let sql: string;
+      let skip: string;
       if (arms !== null) {
-        const skip = params.bind(tail.skip);
-        // One SELECT per index key, merged in seq order (sqliteEqualityArms): no sort, LIMIT stops early.
-        sql = textOf(arms, `${limit} ${skip} ${docsOnly ? 'docs' : 'rows'}`, () => {
-          const selects = arms.map((arm) => `SELECT d.seq, json(d.doc) AS doc FROM ${arm} AND ${visible}`);
-          const merged = `${selects.join(' UNION ALL ')} ORDER BY 1 LIMIT ${limit} OFFSET ${skip}`;
-          return docsOnly ? `SELECT doc FROM (${merged})` : merged;
-        });
+        skip = params.bind(tail.skip);
+        sql = equalitySql(arms, form, limit, skip, arraysMet.has(arms) || arms.scalars.length === 0);
       } else {
         const { from, where } = generateByShape(shapesOf(context).sorted, filter, params, (f, p) =>
           querySql(f, 'sqlite', p, context),
         );
         const order = sortToSql(sortKeys, 'sqlite', params);
-        const skip = params.bind(tail.skip);
-        sql = `SELECT ${docsOnly ? '' : 'd.seq, '}json(d.doc) AS doc FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
+        skip = params.bind(tail.skip);
+        const rest = `FROM ${from} WHERE ${visible} AND ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`;
+        sql =
+          form === 'page'
+            ? formSql(form, `SELECT d.doc AS doc ${rest}`)
+            : `SELECT ${form === 'rows' ? 'd.seq, ' : ''}json(d.doc) AS doc ${rest}`;
       }
       const values = params.values;
       values['store'] = store;
       values['now'] = clock.now();
-      return (docsOnly ? docsStatement : rowsStatement)(sql).all(values) as Row[] | string[];
+      const selected = readWith(form, sql, values);
+      if (arms === null || !holdsNulls(form, selected)) return selected;
+      arraysMet.add(arms);
+      return readWith(form, equalitySql(arms, form, limit, skip, true), values);
     });
   }
+
+  const readWith = (form: Form, sql: string, values: Record<string, unknown>): Row[] | string[] | string =>
+    form === 'page'
+      ? (docsStatement(sql).get(values) as string)
+      : ((form === 'docs' ? docsStatement : rowsStatement)(sql).all(values) as Row[] | string[]);
+
   const selectRows = (store: string, filter: Filter, tail: Tail, sortKeys: SortKeys): Row[] =>
-    select(store, filter, tail, sortKeys, false);
+    select(store, filter, tail, sortKeys, 'rows');
+
+  /** The documents a read selects, parsed: one JSON text for a page small enough (PAGE_TEXT_BYTES). */
+  const selectDocs = (store: string, filter: Filter, tail: Tail, sortKeys: SortKeys): JsonObject[] =>
+    tail.limit !== null && tail.limit * opts.maxDocumentBytes <= PAGE_TEXT_BYTES
+      ? (JSON.parse(select(store, filter, tail, sortKeys, 'page')) as JsonObject[])
+      : select(store, filter, tail, sortKeys, 'docs').map((doc) => JSON.parse(doc) as JsonObject);
 
   /** One cheap query before a sorted read: any selected document with an array sort key → 400. */
   const refuseArraySortKeys = (
@@ -381,7 +471,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
 
     async find(store, query, findOpts) {
       const prepared = prepareFind(store, query, findOpts, regex);
-      return select(store, prepared.filter, prepared, prepared.sort, true).map((doc) => JSON.parse(doc) as JsonObject);
+      return selectDocs(store, prepared.filter, prepared, prepared.sort);
     },
 
     async findById(store, id) {
@@ -441,7 +531,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     async aggregate(store, pipeline) {
       const { leading, rest, merge } = prepareAggregate(store, pipeline, regex);
       const run = (): JsonObject[] => {
-        const docs = select(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, [], true);
+        const docs = select(store, leading, { limit: opts.maxAggregateDocs + 1, skip: 0 }, [], 'docs');
         if (docs.length > opts.maxAggregateDocs) throw aggregateTooLarge(opts.maxAggregateDocs);
         return runStages(
           docs.map((doc) => JSON.parse(doc) as JsonObject),
