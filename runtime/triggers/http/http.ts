@@ -212,7 +212,8 @@ export function registerHttpTrigger(
     if (declared === undefined || declaresMoreThan(declared, limit)) return false;
     answerBodyOnly(undefined, incoming, (outcome) => writeParts(outgoing, outcomeParts(outcome)), onError)
       .then(
-        (answered) => (answered instanceof Response ? writeResponse(outgoing, answered) : undefined),
+        // The reply wrote a success or failure itself; what comes back is a refusal or onError's answer.
+        (answered) => (answered === undefined ? undefined : writeResponse(outgoing, answered)),
         (err: unknown) => abandonReply(outgoing, err),
       )
       .catch((err: unknown) => abandonReply(outgoing, err));
