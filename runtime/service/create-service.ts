@@ -5,6 +5,7 @@
  * readiness dependencies) to one execution engine, and owns the start/stop lifecycle (graceful
  * drain on stop). IO stays in the trigger modules and backends; this file only wires.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Tracer } from '@opentelemetry/api';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -75,6 +76,12 @@ export interface ServiceOptions {
 
 export interface Service {
   readonly app: Hono;
+  /**
+   * Answers a Node request itself, onto the Node response, when a route can without Hono or
+   * @hono/node-server (RouteTable.serveNode) and the service is not draining; false: serve it
+   * through `app` (node-server.ts asks this first).
+   */
+  serveNode(incoming: IncomingMessage, outgoing: ServerResponse): boolean;
   /** The service's logger (node-server.ts logs the start and listen failures with it). */
   readonly logger: Logger;
   run(pipeline: string, message: Json, opts?: { redelivery?: boolean }): Promise<ExecutionOutcome>;
@@ -228,7 +235,7 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
     refuse,
     errorDetail: errorDetailFromEnv(env),
     origins: originPolicyFromEnv(env),
-    route: (owner, methods, path, handler, direct) => routes.route(owner, methods, path, handler, direct),
+    route: (owner, methods, path, handler, direct, node) => routes.route(owner, methods, path, handler, direct, node),
     readiness: (name, check) => void routes.readinessChecks.set(name, check),
   };
   let attachments: TriggerAttachment[];
@@ -274,6 +281,8 @@ export async function createService(def: ServiceDefinition, opts: ServiceOptions
   return {
     app,
     logger,
+    serveNode: (incoming, outgoing) =>
+      phase !== 'draining' && phase !== 'stopped' && routes.serveNode(incoming, outgoing),
     async run(pipeline, message, runOpts = {}) {
       const p = engine.pipeline(pipeline);
       if (!p) throw new Error(`unknown pipeline "${pipeline}"`);

@@ -8,7 +8,7 @@
  */
 import type { JsonObject } from '../types.js';
 import type { EngineOutcome } from './execution.js';
-import { mapFailure, mapResult, toWebResponse } from './result-mapping.js';
+import { mapFailure, mapResult, toWebResponse, type HttpResponseParts } from './result-mapping.js';
 
 /** How much of a failure a reply shows: the public part, or everything (debug switch). */
 export type ErrorDetail = 'public' | 'debug';
@@ -64,16 +64,22 @@ export function publicErrorObject(kind: string, errorObject: JsonObject): JsonOb
   return out;
 }
 
-/** Turns outcomes into responses, showing failures as `detail` says. */
-export function outcomeResponder(detail: ErrorDetail = 'public'): (outcome: EngineOutcome) => Response {
+/** Turns outcomes into the parts of their responses, showing failures as `detail` says. */
+export function outcomePartsMaker(detail: ErrorDetail = 'public'): (outcome: EngineOutcome) => HttpResponseParts {
   return (outcome) => {
-    if (outcome.ok) return toWebResponse(mapResult(outcome.result));
+    if (outcome.ok) return mapResult(outcome.result);
     const body =
       detail === 'debug'
         ? { ...outcome.errorObject, kind: outcome.error.kind }
         : publicErrorObject(outcome.error.kind, outcome.errorObject);
-    return toWebResponse(mapFailure(outcome.error.code, body));
+    return mapFailure(outcome.error.code, body);
   };
+}
+
+/** Turns outcomes into responses, showing failures as `detail` says. */
+export function outcomeResponder(detail: ErrorDetail = 'public'): (outcome: EngineOutcome) => Response {
+  const partsOf = outcomePartsMaker(detail);
+  return (outcome) => toWebResponse(partsOf(outcome));
 }
 
 /** The public reply of an outcome (see outcomeResponder). */

@@ -8,6 +8,8 @@ import {
   serve,
   type RunningServer,
 } from './node-server.js';
+import { PipeError } from '../errors.js';
+import type { Json } from '../types.js';
 import { httpTrigger, makeTestService, pipelineOf, type TestService } from './test-support/test-service.js';
 
 let t: TestService;
@@ -151,6 +153,97 @@ function trickle(socket: Socket, text: string, everyMs: number): void {
   }, everyMs);
   socket.once('close', () => clearInterval(timer));
 }
+
+/** A POST over a real socket with the given headers; the answer's status, headers and body. */
+function rawPost(
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** What must not differ between two answers (the id and time of an error differ per request). */
+function comparable(answer: { status: number; headers: Record<string, unknown>; body: string }): unknown {
+  const body = JSON.parse(answer.body) as Record<string, unknown>;
+  delete body['executionId'];
+  delete body['timestamp'];
+  const { date: _date, ...headers } = answer.headers;
+  return { status: answer.status, headers, body };
+}
+
+describe('a body-only route answered without the adapter (Service.serveNode)', () => {
+  it('answers exactly as through @hono/node-server and Hono, refusals and failures included', async () => {
+    const reply = pipelineOf(
+      'reply',
+      httpTrigger('/reply', ['POST'], { maxBodySize: 4096, envelope: ['body'] }),
+      (m) => {
+        const body = (m as { body: Record<string, unknown> }).body;
+        if (body['fail']) throw new PipeError('no such order', { code: 404, kind: 'NOT_FOUND' });
+        if (body['bad']) return { code: 200, body: {}, headers: { 'x-order': 'A-1', 'x-bad': 'a\u0001b' } };
+        return { code: 201, body: { got: body }, headers: { 'x-order': 'A-1' } } as unknown as Json;
+      },
+    );
+    t = await makeTestService([reply]);
+    await t.service.start();
+    server = await serve(t.service, { port: 0, hostname: '127.0.0.1' });
+    const serveNode = vi.spyOn(t.service, 'serveNode');
+    const cases = ['{"a":[1,"ü"]}', '{"fail":true}', '{"a":', '['.repeat(600) + ']'.repeat(600), ''];
+    for (const body of cases) {
+      const taken = serveNode.mock.results.filter((r) => r.value === true).length;
+      const direct = await rawPost(server.port, '/reply', body);
+      expect(serveNode.mock.results.filter((r) => r.value === true).length).toBe(taken + 1);
+      // A query string and an upper-case Host are left to the adapter, which serves the same route.
+      const adapted = await rawPost(server.port, '/reply?via=adapter', body, { host: `LOCALHOST:${server.port}` });
+      expect(serveNode.mock.results.filter((r) => r.value === true).length).toBe(taken + 1);
+      expect(comparable(direct)).toEqual(comparable(adapted));
+    }
+    const ok = await rawPost(server.port, '/reply', '{"a":1}');
+    expect(ok).toMatchObject({ status: 201, headers: { 'x-order': 'A-1', 'content-length': '15' } });
+    // A header Node refuses to write is a failure of the reply: a 500, without the headers set before it.
+    const bad = await rawPost(server.port, '/reply', '{"bad":true}');
+    expect(bad.status).toBe(500);
+    expect(bad.headers['x-order']).toBeUndefined();
+    expect(JSON.parse(bad.body)).toMatchObject({ code: 500, error: 'Internal error' });
+    // A body declared longer than the limit is left to the adapter, which drains it after the 413.
+    const big = await rawPost(server.port, '/reply', `{"a":"${'x'.repeat(5000)}"}`);
+    expect(big.status).toBe(413);
+    expect(serveNode.mock.results.at(-1)?.value).toBe(false);
+  });
+
+  it('leaves requests to the adapter while the service drains', async () => {
+    const echo = pipelineOf('echo', httpTrigger('/echo', ['POST'], { envelope: ['body'] }), (m) => m);
+    t = await makeTestService([echo]);
+    await t.service.start();
+    server = await serve(t.service, { port: 0, hostname: '127.0.0.1' });
+    expect((await rawPost(server.port, '/echo', '{}')).status).toBe(200);
+    await t.service.stop(100);
+    const late = await rawPost(server.port, '/echo', '{}');
+    expect(late.status).toBe(503);
+    expect(JSON.parse(late.body)).toMatchObject({ code: 503, error: 'Service is shutting down' });
+  });
+});
 
 describe('connection hygiene', () => {
   const quick = { headerTimeoutMs: 300, bodyTimeoutMs: 600, idleTimeoutMs: 300, maxConnectionsPerClient: 4 };

@@ -10,7 +10,7 @@
  * request of theirs reaches the app). All are set by environment (connectionLimitsFromEnv).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { serve as honoServe } from '@hono/node-server';
 import type { Logger } from 'pino';
@@ -218,8 +218,20 @@ export function serve(
       const socket = socketOf(nodeEnv);
       return socket !== undefined && refused.has(socket) ? tooMany() : service.app.fetch(request, nodeEnv);
     };
+    // A request a route answers onto the Node response itself skips the adapter (Service.serveNode).
+    const createServing = (options: ServerOptions, adapter: RequestListener): Server =>
+      createServer(options, (incoming, outgoing) => {
+        if (refused.has(incoming.socket) || !service.serveNode(incoming, outgoing)) void adapter(incoming, outgoing);
+      });
     const server = honoServe(
-      { fetch, port, ...(hostname ? { hostname } : {}), createServer, serverOptions: serverOptionsOf(limits) },
+      {
+        fetch,
+        port,
+        ...(hostname ? { hostname } : {}),
+        // The adapter calls it as createServer(options, listener), the one form it needs.
+        createServer: createServing as typeof createServer,
+        serverOptions: serverOptionsOf(limits),
+      },
       (info: AddressInfo) => {
         server.off('error', onListenError);
         let closing: Promise<void> | undefined;

@@ -13,7 +13,7 @@
  *     },
  *   };
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -68,6 +68,14 @@ export type DirectHandler = (
   onError: RouteErrorHandler,
 ) => Response | Promise<Response>;
 
+/**
+ * A route's answer written straight onto the Node response, for a request that did not go through
+ * @hono/node-server at all (RouteTable.serveNode): no web Request, no Response object for a
+ * success, no promise chain of the adapter. False: it declined the request before reading any of
+ * it (the adapter and Hono then serve it as usual); true: it answers it, failures included.
+ */
+export type NodeHandler = (incoming: IncomingMessage, outgoing: ServerResponse, onError: RouteErrorHandler) => boolean;
+
 /** What a trigger may use of the service. */
 export interface TriggerHost {
   readonly engine: ExecutionEngine;
@@ -97,9 +105,17 @@ export interface TriggerHost {
    * Serves `methods` (upper-case; `['*']`: every method) at a Hono path for `owner` (a pipeline, or
    * the trigger for a shared endpoint). Throws when another owner serves the same method and path
    * or the path is reserved (/health, /ready, /metrics, anything under /_pipec/). `direct`, when
-   * given, answers like `handler` does, from the Node request alone (RouteTable.serveDirect).
+   * given, answers like `handler` does, from the Node request alone (RouteTable.serveDirect);
+   * `node`, when given too, answers it onto the Node response (RouteTable.serveNode).
    */
-  route(owner: string, methods: readonly string[], path: string, handler: RouteHandler, direct?: DirectHandler): void;
+  route(
+    owner: string,
+    methods: readonly string[],
+    path: string,
+    handler: RouteHandler,
+    direct?: DirectHandler,
+    node?: NodeHandler,
+  ): void;
   /** A readiness dependency: /ready answers 503 naming it while `check` answers false. */
   readiness(name: string, check: () => boolean): void;
 }
@@ -110,6 +126,7 @@ interface DirectRoute {
   readonly path: string;
   readonly handler: RouteHandler;
   readonly direct: DirectHandler;
+  readonly node: NodeHandler | undefined;
   routedAlone: boolean | undefined;
 }
 
@@ -129,6 +146,12 @@ function isLiteralPath(path: string): boolean {
   }
 }
 
+/**
+ * A Host header the adapter takes as it is, without parsing a URL: lower-case letters, digits, dots
+ * and hyphens, with no port or one of 1000–59999 (anything else is left to its checks).
+ */
+const PLAIN_HOST = /^[a-z0-9.-]+(?::[1-9][0-9]{3}|:[1-5][0-9]{4})?$/;
+
 /** Routes and readiness checks of one service, with the conflicts the host refuses. */
 export class RouteTable {
   private readonly owners = new Map<string, string>();
@@ -141,7 +164,14 @@ export class RouteTable {
     private readonly onError?: RouteErrorHandler,
   ) {}
 
-  route(owner: string, methods: readonly string[], path: string, handler: RouteHandler, direct?: DirectHandler): void {
+  route(
+    owner: string,
+    methods: readonly string[],
+    path: string,
+    handler: RouteHandler,
+    direct?: DirectHandler,
+    node?: NodeHandler,
+  ): void {
     if (isReservedPath(path)) throw new Error(`pipeline "${owner}" uses the reserved path ${path}`);
     for (const method of methods) {
       const key = `${method.toUpperCase()} ${path}`;
@@ -156,7 +186,7 @@ export class RouteTable {
     if (direct && this.onError && isLiteralPath(path) && !methods.includes('*')) {
       const byMethod = this.directRoutes.get(path) ?? new Map<string, DirectRoute>();
       for (const method of methods.filter((m) => m !== 'HEAD')) {
-        byMethod.set(method, { method, path, handler, direct, routedAlone: undefined });
+        byMethod.set(method, { method, path, handler, direct, node, routedAlone: undefined });
       }
       this.directRoutes.set(path, byMethod);
     }
@@ -186,6 +216,21 @@ export class RouteTable {
       if (err instanceof Error) return onError(err, request);
       throw err;
     }
+  }
+
+  /**
+   * Answers a Node request of a direct route with a NodeHandler onto the Node response, before
+   * @hono/node-server builds its Request, promise chain and close handler for it. Only a request the
+   * adapter would hand on unchanged: origin-form target that is exactly the route's literal path
+   * (no query, which the adapter validates), a plain Host (PLAIN_HOST). False: not taken (the adapter, then serveDirect or Hono, serve it).
+   */
+  serveNode(incoming: IncomingMessage, outgoing: ServerResponse): boolean {
+    if (this.directRoutes.size === 0) return false;
+    const route = this.directRoutes.get(incoming.url ?? '')?.get(incoming.method ?? '');
+    if (route?.node === undefined || incoming.httpVersionMajor !== 1 || !this.routedAlone(route)) return false;
+    const host = incoming.headers.host;
+    if (host === undefined || !PLAIN_HOST.test(host)) return false;
+    return route.node(incoming, outgoing, this.onError as RouteErrorHandler);
   }
 
   /** Hono's router, once every route is in (it is built at the first request), picks this handler alone. */

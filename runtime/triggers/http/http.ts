@@ -12,6 +12,7 @@ import { isPending } from '../../steps.js';
 import type { Clock, CompiledValidator, Json, JsonObject, PipelineModule, TriggerSpec } from '../../types.js';
 import {
   buildEnvelope,
+  declaresMoreThan,
   DEFAULT_MAX_BODY_SIZE,
   envelopeFields,
   headersRecordOf,
@@ -21,13 +22,20 @@ import {
   readIncomingLimited,
   unreadIncoming,
 } from '../../service/envelope.js';
-import type { ExecutionEngine, TraceHeaders } from '../../service/execution.js';
-import { outcomeResponder, type ErrorDetail } from '../../service/http-response.js';
+import type { EngineOutcome, ExecutionEngine, TraceHeaders } from '../../service/execution.js';
+import { outcomePartsMaker, outcomeResponder, type ErrorDetail } from '../../service/http-response.js';
 import type { Refuse } from '../../service/refusal.js';
 import type { ServiceMetrics } from '../../service/metrics.js';
 import { createTriggerGuard } from '../../service/trigger-guard.js';
 import type { RateLimitStore } from '../../security/rate-limit.js';
-import type { DirectHandler, RouteErrorHandler, RouteHandler, TriggerRuntime } from '../../service/trigger-host.js';
+import type {
+  DirectHandler,
+  NodeHandler,
+  RouteErrorHandler,
+  RouteHandler,
+  TriggerRuntime,
+} from '../../service/trigger-host.js';
+import { abandonReply, writeParts, writeResponse } from '../../service/node-reply.js';
 import { collectViolations, type Violation } from '../../service/validation.js';
 
 export interface HttpTriggerSpec extends TriggerSpec {
@@ -53,6 +61,7 @@ export type RouteRegistrar = (
   path: string,
   handler: RouteHandler,
   direct?: DirectHandler,
+  node?: NodeHandler,
 ) => void;
 
 export interface HttpTriggerDeps {
@@ -70,6 +79,13 @@ export interface HttpTriggerDeps {
 }
 
 const NO_PATH_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The web request of a Node request served without the adapter, for a refusal's log line (its method and URL). */
+function webRequestOf(incoming: IncomingMessage): Request {
+  return new Request(`http://${incoming.headers.host ?? 'localhost'}${incoming.url ?? '/'}`, {
+    method: incoming.method ?? 'POST',
+  });
+}
 
 /** The `body` of an envelope (null when absent). */
 function bodyOf(message: Json): Json {
@@ -142,7 +158,12 @@ export function registerHttpTrigger(
     deps.metrics.requestsRejected.inc({ pipeline: pipeline.name, reason: String(err.code) });
     return deps.refuse(err, raw);
   };
-  const answer = (message: Json, traceHeaders: TraceHeaders): Response | Promise<Response> => {
+  /** Runs the execution; `reply` turns its outcome into the answer (a Response, or parts for serveNode). */
+  const answer = <R>(
+    message: Json,
+    traceHeaders: TraceHeaders,
+    reply: (outcome: EngineOutcome) => R,
+  ): R | Promise<R> => {
     const outcome = deps.engine.executeNow({
       pipeline: pipeline.name,
       message,
@@ -151,17 +172,19 @@ export function registerHttpTrigger(
       traceHeaders,
     });
     // A synchronous pipeline's outcome is answered without waiting for another promise turn.
-    return isPending(outcome) ? outcome.then(outcomeResponse) : outcomeResponse(outcome);
+    return isPending(outcome) ? outcome.then(reply) : reply(outcome);
   };
   // On Node, the raw request gives the headers and body without building web Headers and body
   // copies per request. A pipeline that reads only the body needs nothing else of the request,
   // not even Hono's: without a guard such a route is served straight from the Node request
-  // (RouteTable.serveDirect), with Hono's request (`raw`) only to answer a refusal.
-  const answerBodyOnly = async (
-    raw: Request,
+  // (RouteTable.serveDirect, or serveNode without the adapter), with the web request (`raw`, made
+  // from the Node one when there is none) only to answer a refusal.
+  const answerBodyOnly = async <R>(
+    raw: Request | undefined,
     incoming: IncomingMessage,
+    reply: (outcome: EngineOutcome) => R,
     onError?: RouteErrorHandler,
-  ): Promise<Response> => {
+  ): Promise<R | Response> => {
     try {
       const contentType = incoming.headers['content-type'];
       let body: Json;
@@ -169,15 +192,32 @@ export function registerHttpTrigger(
         const bytes = await readIncomingLimited(incoming, limit);
         body = parseRequestBody(bytes, typeof contentType === 'string' ? contentType : null);
       } catch (err) {
-        return await refused(err, raw);
+        return await refused(err, raw ?? webRequestOf(incoming));
       }
-      const response = answer({ body }, incoming.headers as TraceHeaders);
+      const response = answer({ body }, incoming.headers as TraceHeaders, reply);
       return isPending(response) ? await response : response;
     } catch (err) {
       // Served without Hono (a DirectHandler), a failure is answered as Hono's onError would.
-      if (onError && err instanceof Error) return onError(err, raw);
+      if (onError && err instanceof Error) return onError(err, raw ?? webRequestOf(incoming));
       throw err;
     }
+  };
+  const answerDirect: DirectHandler = (raw, incoming, onError) =>
+    answerBodyOnly(raw, incoming, outcomeResponse, onError);
+  const outcomeParts = outcomePartsMaker(deps.errorDetail);
+  // Without the adapter only a body of a declared length within the limit: that one is read whole
+  // (a longer or streamed one is left to the adapter, which drains what a refusal leaves unread).
+  const answerNode: NodeHandler = (incoming, outgoing, onError) => {
+    const declared = incoming.headers['content-length'];
+    if (declared === undefined || declaresMoreThan(declared, limit)) return false;
+    answerBodyOnly(undefined, incoming, (outcome) => writeParts(outgoing, outcomeParts(outcome)), onError)
+      .then(
+        // The reply wrote a success or failure itself; what comes back is a refusal or onError's answer.
+        (answered) => (answered === undefined ? undefined : writeResponse(outgoing, answered)),
+        (err: unknown) => abandonReply(outgoing, err),
+      )
+      .catch((err: unknown) => abandonReply(outgoing, err));
+    return true;
   };
   const handler = async (c: Context): Promise<Response> => {
     let principal: JsonObject | null = null;
@@ -190,7 +230,7 @@ export function registerHttpTrigger(
       }
     }
     const incoming = unreadIncoming(c.env);
-    if (incoming !== undefined && bodyOnly) return answerBodyOnly(c.req.raw, incoming);
+    if (incoming !== undefined && bodyOnly) return answerBodyOnly(c.req.raw, incoming, outcomeResponse);
     // Elsewhere (app.request() in tests) the web Request gives them.
     const request = c.req.raw;
     const headers = incoming && fields.headers ? headersRecordOf(incoming) : undefined;
@@ -217,7 +257,8 @@ export function registerHttpTrigger(
       },
       fields,
     );
-    return answer(message, (headers ?? incoming?.headers ?? request.headers) as TraceHeaders);
+    return answer(message, (headers ?? incoming?.headers ?? request.headers) as TraceHeaders, outcomeResponse);
   };
-  route(pipeline.name, spec.methods, spec.path, handler, guard || !bodyOnly ? undefined : answerBodyOnly);
+  if (guard || !bodyOnly) route(pipeline.name, spec.methods, spec.path, handler);
+  else route(pipeline.name, spec.methods, spec.path, handler, answerDirect, answerNode);
 }
