@@ -36,6 +36,8 @@ export interface BenchSettings {
   readonly checkLines: number;
   readonly bracesSeconds: number;
   readonly joltSeconds: number;
+  /** Fresh processes per JOLT workload (the median ratio is reported). */
+  readonly joltForks: number;
   readonly backendsSeconds: number;
   /** Store sizes of the indexed-find scale case (the first is the reference). */
   readonly scaleSizes: readonly number[];
@@ -59,6 +61,7 @@ export const FULL: BenchSettings = {
   checkLines: 10_000,
   bracesSeconds: 1,
   joltSeconds: 2,
+  joltForks: 3,
   backendsSeconds: 2,
   scaleSizes: [1000, 100_000],
   scaleSeconds: 2,
@@ -80,6 +83,7 @@ export const SMOKE: BenchSettings = {
   checkLines: 500,
   bracesSeconds: 0.02,
   joltSeconds: 0.02,
+  joltForks: 1,
   backendsSeconds: 0.2,
   scaleSizes: [100, 1000],
   scaleSeconds: 0.1,
@@ -159,7 +163,7 @@ export async function runBench(
     log('Double Braces vs JSONata …');
     const braces = await benchBraces({ seconds: settings.bracesSeconds });
     log('JOLT …');
-    const jolt = await benchJolt({ seconds: settings.joltSeconds, fork: true });
+    const jolt = await benchJolt({ seconds: settings.joltSeconds, fork: true, forks: settings.joltForks });
     log('backends …');
     const backends = await benchBackends({ seconds: settings.backendsSeconds });
     log(`Object Store scale (${settings.scaleSizes.join(', ')} documents) …`);
