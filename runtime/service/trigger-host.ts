@@ -76,6 +76,16 @@ export type DirectHandler = (
  */
 export type NodeHandler = (incoming: IncomingMessage, outgoing: ServerResponse, onError: RouteErrorHandler) => boolean;
 
+/** Serves a route of the service (TriggerHost.route). */
+export type RouteRegistrar = (
+  owner: string,
+  methods: readonly string[],
+  path: string,
+  handler: RouteHandler,
+  direct?: DirectHandler,
+  node?: NodeHandler,
+) => void;
+
 /** What a trigger may use of the service. */
 export interface TriggerHost {
   readonly engine: ExecutionEngine;
@@ -108,14 +118,7 @@ export interface TriggerHost {
    * given, answers like `handler` does, from the Node request alone (RouteTable.serveDirect);
    * `node`, when given too, answers it onto the Node response (RouteTable.serveNode).
    */
-  route(
-    owner: string,
-    methods: readonly string[],
-    path: string,
-    handler: RouteHandler,
-    direct?: DirectHandler,
-    node?: NodeHandler,
-  ): void;
+  readonly route: RouteRegistrar;
   /** A readiness dependency: /ready answers 503 naming it while `check` answers false. */
   readiness(name: string, check: () => boolean): void;
 }

@@ -33,6 +33,7 @@ import type {
   NodeHandler,
   RouteErrorHandler,
   RouteHandler,
+  RouteRegistrar,
   TriggerRuntime,
 } from '../../service/trigger-host.js';
 import { abandonReply, writeParts, writeResponse } from '../../service/node-reply.js';
@@ -54,15 +55,8 @@ export interface HttpTriggerSpec extends TriggerSpec {
   readonly envelope?: readonly string[];
 }
 
-/** Serves a route of the service (TriggerHost.route). */
-export type RouteRegistrar = (
-  owner: string,
-  methods: readonly string[],
-  path: string,
-  handler: RouteHandler,
-  direct?: DirectHandler,
-  node?: NodeHandler,
-) => void;
+/** Serves a route of the service (TriggerHost.route); the mcp-tool and http-file triggers take it from here. */
+export type { RouteRegistrar };
 
 export interface HttpTriggerDeps {
   readonly engine: ExecutionEngine;
