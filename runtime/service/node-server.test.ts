@@ -20,32 +20,6 @@ afterEach(async () => {
   await t?.service.stop(100);
 });
 
-/** Sends a chunked (no Content-Length) request over a real socket. */
-function chunkedPost(port: number, path: string, chunks: string[]): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    for (const c of chunks) req.write(c);
-    req.end();
-  });
-}
-
 describe('serve() on a real socket', () => {
   it('serves the app, enforces limits on chunked bodies, and closes', async () => {
     const echo = pipelineOf(
@@ -67,11 +41,11 @@ describe('serve() on a real socket', () => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ body: { hello: 'world' } });
 
-    const big = await chunkedPost(server.port, '/echo', ['{"a":"', 'x'.repeat(40), 'y'.repeat(40), '"}']);
+    const big = await rawPost(server.port, '/echo', ['{"a":"', 'x'.repeat(40), 'y'.repeat(40), '"}']);
     expect(big.status).toBe(413);
     expect(JSON.parse(big.body)).toMatchObject({ error: 'Request size limit exceeded', code: 413 });
 
-    const small = await chunkedPost(server.port, '/echo', ['{"a":', '1}']);
+    const small = await rawPost(server.port, '/echo', ['{"a":', '1}']);
     expect(small.status).toBe(200);
 
     expect((await fetch(`${base}/ready`)).status).toBe(200);
@@ -154,13 +128,20 @@ function trickle(socket: Socket, text: string, everyMs: number): void {
   socket.once('close', () => clearInterval(timer));
 }
 
-/** A POST over a real socket with the given headers; the answer's status, headers and body. */
+/**
+ * A POST over a real socket: a string body goes with its Content-Length, a list of chunks chunked
+ * (no Content-Length). The answer's status, headers and body.
+ */
 function rawPost(
   port: number,
   path: string,
-  body: string,
+  body: string | readonly string[],
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const framing =
+    typeof body === 'string'
+      ? { 'content-length': String(Buffer.byteLength(body)) }
+      : { 'transfer-encoding': 'chunked' };
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
@@ -168,7 +149,7 @@ function rawPost(
         port,
         path,
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+        headers: { 'content-type': 'application/json', ...framing, ...headers },
       },
       (res) => {
         let text = '';
@@ -180,7 +161,8 @@ function rawPost(
       },
     );
     req.on('error', reject);
-    req.end(body);
+    for (const chunk of typeof body === 'string' ? [body] : body) req.write(chunk);
+    req.end();
   });
 }
 
