@@ -14,6 +14,7 @@ import {
   getOwn,
   isPlainObject,
   serializeDocument,
+  withinSizeLimit,
   setOwn,
   validateStoreName,
 } from './json-safe.js';
@@ -86,10 +87,24 @@ export function prepareDocuments(docs: readonly JsonObject[], maxBytes: number):
         kind: 'DUPLICATE_KEY',
       });
     seen.add(id);
+    if (given !== undefined) return { id, text: serializeDocument(doc, maxBytes) };
+    if (!Object.prototype.hasOwnProperty.call(doc, ID_FIELD)) return { id, text: serializeWithId(doc, id, maxBytes) };
+    // `_oId: undefined` given: the id takes that key's place.
     const stored: JsonObject = { ...doc };
-    if (given === undefined) setOwn(stored, ID_FIELD, id);
+    setOwn(stored, ID_FIELD, id);
     return { id, text: serializeDocument(stored, maxBytes) };
   });
+}
+
+/**
+ * serializeDocument of `doc` with `_oId: id` added last (`doc` has no own `_oId`), without copying
+ * `doc` to add it: JSON.stringify gives an object's own keys in order, so the id's member goes
+ * before the closing brace. The id (a UUID) holds nothing assertJson would refuse.
+ */
+function serializeWithId(doc: JsonObject, id: string, maxBytes: number): string {
+  assertJson(doc, 'document');
+  const members = JSON.stringify(doc).slice(0, -1);
+  return withinSizeLimit(`${members}${members === '{' ? '' : ','}"${ID_FIELD}":${JSON.stringify(id)}}`, maxBytes);
 }
 
 /**

@@ -366,15 +366,18 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     throw err;
   };
 
-  /** One atomic statement per document: the store's TTL is read in the same INSERT. */
+  /**
+   * One atomic statement per document: the store's TTL is read in the same INSERT (another process
+   * sharing the file may have set it), NULL (no expiry) when the store has none or 0. Positional
+   * parameters: store, id, JSON text, now, then now and store again for the TTL.
+   */
   const insertPrepared = statement(
     `INSERT INTO pipec_documents (store, id, doc, created_at, expires_at)
-     SELECT @store, @id, jsonb(@doc), @now, CASE WHEN t.ms > 0 THEN @now + t.ms END
-     FROM (SELECT COALESCE((SELECT expire_after_ms FROM pipec_stores WHERE store = @store), 0) AS ms) AS t`,
+     VALUES (?, ?, jsonb(?), ?, (SELECT ? + expire_after_ms FROM pipec_stores WHERE store = ? AND expire_after_ms > 0))`,
   );
 
   const insertRows = (store: string, docs: ReadonlyArray<{ id: string; text: string }>, now: number): void => {
-    for (const d of docs) insertPrepared.run({ store, id: d.id, doc: d.text, now });
+    for (const d of docs) insertPrepared.run(store, d.id, d.text, now, now, store);
   };
 
   /**
