@@ -7,6 +7,7 @@ import type { JsonObject, ObjectStoreBackend } from '../../types.js';
 import { createRegexTester } from '../query/regex.js';
 import { openSqlite } from './database.js';
 import { createSqliteStore } from './store.js';
+import { sqliteJsonPath } from '../query/filter-sql.js';
 import { idWriteArgs, idWriteOf, idWriteSql } from './update-by-id.js';
 
 describe('idWriteOf', () => {
@@ -15,12 +16,8 @@ describe('idWriteOf', () => {
     expect(write).toEqual({
       id: 'a',
       idIsString: true,
-      set: [
-        ['n', '1'],
-        ['s', '"x"'],
-        ['o', '{"p":[1]}'],
-      ],
-      unset: ['u'],
+      set: ['$."n"', '1', '$."s"', '"x"', '$."o"', '{"p":[1]}'],
+      unset: ['$."u"'],
       shape: 's n s o | u',
     });
     expect(idWriteOf({ _oId: { $eq: 1.5 } }, { $unset: { a: 1 } })).toMatchObject({ id: '1.5', idIsString: false });
@@ -85,6 +82,10 @@ describe('idWriteOf', () => {
     expect(sql.split('?').length - 1).toBe(idWriteArgs(write, 's', 5).length);
     expect(idWriteArgs(write, 's', 5)).toEqual(['$."a"', '"x"', '$."b"', 'null', '$."c"', 's', 5, '3']);
     expect(sql).toContain("IN ('integer','real')");
+    // The paths are the ones the general path binds (sqliteJsonPath), `__proto__` and `$` included.
+    const fields = ['a', '__proto__', '$x', 'a-b', '_o'];
+    const paths = idWriteOf({ _oId: 'k' }, { $set: Object.fromEntries(fields.map((f) => [f, 1])) })?.set;
+    expect(paths?.filter((_, i) => i % 2 === 0)).toEqual(fields.map((f) => sqliteJsonPath([f])));
   });
 });
 

@@ -11,7 +11,6 @@
  * here is the same `assertJson` of the whole update that parseUpdate runs, with the same message.
  */
 import { assertJson, isPlainObject } from '../json-safe.js';
-import { sqliteJsonPath } from '../query/filter-sql.js';
 
 /** `{ _oId: v }` with `$set`/`$unset` of top-level fields: what the UPDATE binds, and its shape. */
 export interface IdWrite {
@@ -19,9 +18,9 @@ export interface IdWrite {
   readonly id: string;
   /** Whether v is a string: the row's `_oId` must be of v's JSON type (idEquality). */
   readonly idIsString: boolean;
-  /** `$set` fields and their values as JSON text, in the update's order. */
-  readonly set: ReadonlyArray<readonly [field: string, json: string]>;
-  /** `$unset` fields, in the update's order (applied after every `$set`, as applyUpdate does). */
+  /** Each `$set` field's JSON path and value as JSON text, in the update's order: [path, json, path, json, …]. */
+  readonly set: readonly string[];
+  /** Each `$unset` field's JSON path, in the update's order (applied after every `$set`, as applyUpdate does). */
   readonly unset: readonly string[];
   /** What the statement text depends on: the id's type and the fields, in order. */
   readonly shape: string;
@@ -67,26 +66,31 @@ export function idWriteOf(query: unknown, update: unknown): IdWrite | null {
   const operators = Object.keys(update);
   if (operators.length === 0) return null;
   assertJson(update, 'update', 'BAD_QUERY');
-  const set: Array<readonly [string, string]> = [];
+  // One pass, little made on the way: this runs on every such update (a path is sqliteJsonPath's).
+  const set: string[] = [];
   const unset: string[] = [];
-  let fields = '';
+  // Fields cannot hold a space or a `|` (TOP_LEVEL_FIELD): the shape is unambiguous.
+  let setFields = '';
+  let unsetFields = '';
   for (const op of operators) {
-    if (op !== '$set' && op !== '$unset') return null;
+    const isSet = op === '$set';
+    if (!isSet && op !== '$unset') return null;
     const given = update[op];
     if (!isPlainObject(given)) return null;
     for (const field of Object.keys(given)) {
       if (!isTopLevelField(field)) return null;
-      if (op === '$set') set.push([field, JSON.stringify(given[field])]);
-      else unset.push(field);
+      if (isSet) {
+        set.push(`$."${field}"`, JSON.stringify(given[field]));
+        setFields += ` ${field}`;
+      } else {
+        unset.push(`$."${field}"`);
+        unsetFields += ` ${field}`;
+      }
     }
   }
   if (set.length === 0 && unset.length === 0) return null;
-  // Fields cannot hold a space (TOP_LEVEL_FIELD): the shape is unambiguous.
-  for (const [field] of set) fields += ` ${field}`;
-  fields += ' |';
-  for (const field of unset) fields += ` ${field}`;
   const idIsString = typeof value === 'string';
-  return { id: String(value), idIsString, set, unset, shape: `${idIsString ? 's' : 'n'}${fields}` };
+  return { id: String(value), idIsString, set, unset, shape: `${idIsString ? 's' : 'n'}${setFields} |${unsetFields}` };
 }
 
 /**
@@ -111,7 +115,10 @@ export function checkedDocumentSql(next: string, max: string): string {
 export function idWriteSql(write: IdWrite, max: number): string {
   if (!Number.isSafeInteger(max)) throw new Error(`size limit not validated: ${max}`);
   let next = 'doc';
-  if (write.set.length > 0) next = `jsonb_set(${next}, ${write.set.map(() => '?, json(?)').join(', ')})`;
+  if (write.set.length > 0)
+    next = `jsonb_set(${next}, ${Array(write.set.length / 2)
+      .fill('?, json(?)')
+      .join(', ')})`;
   if (write.unset.length > 0) next = `jsonb_remove(${next}, ${write.unset.map(() => '?').join(', ')})`;
   const type = write.idIsString ? "= 'text'" : "IN ('integer','real')";
   return (
@@ -122,9 +129,7 @@ export function idWriteSql(write: IdWrite, max: number): string {
 
 /** The values idWriteSql's statement binds, in its order. */
 export function idWriteArgs(write: IdWrite, store: string, now: number): Array<string | number> {
-  const args: Array<string | number> = [];
-  for (const [field, json] of write.set) args.push(sqliteJsonPath([field]), json);
-  for (const field of write.unset) args.push(sqliteJsonPath([field]));
+  const args: Array<string | number> = write.unset.length === 0 ? write.set.slice() : write.set.concat(write.unset);
   args.push(store, now, write.id);
   return args;
 }
