@@ -58,6 +58,12 @@ describe('prepareDocuments', () => {
     expect(() => prepareDocuments([emoji], size(emoji) - 1)).toThrow(/exceeds the limit/);
   });
 
+  it('refuses two documents of one batch with the same id (as the id column holds it), not one alone', () => {
+    expect(() => prepareDocuments([{ _oId: 'a' }, { _oId: 'a' }], 1000)).toThrow(/appears twice/);
+    expect(() => prepareDocuments([{ _oId: 1 }, { n: 1 }, { _oId: '1' }], 1000)).toThrow(/appears twice/);
+    expect(prepareDocuments([{ _oId: 'a' }], 1000)).toEqual([{ id: 'a', text: '{"_oId":"a"}' }]);
+  });
+
   it('refuses what is not JSON, as before, with or without an id to add', () => {
     expect(() => prepareDocuments([{ n: Number.NaN }], 1000)).toThrow(/document is not JSON-serializable/);
     expect(() => prepareDocuments([{ _oId: 'k', n: Number.NaN }], 1000)).toThrow(/document is not JSON-serializable/);

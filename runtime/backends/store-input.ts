@@ -72,7 +72,8 @@ export function prepareFind(
 export function prepareDocuments(docs: readonly JsonObject[], maxBytes: number): PreparedDocument[] {
   if (!Array.isArray(docs))
     throw new PipeError('insert takes an array of documents', { code: 400, kind: 'BAD_DOCUMENT' });
-  const seen = new Set<string>();
+  // Two documents may share an id only in a batch: one alone is not checked against itself.
+  const seen = docs.length > 1 ? new Set<string>() : null;
   return docs.map((doc) => {
     if (!isPlainObject(doc))
       throw new PipeError('a document must be a JSON object', { code: 400, kind: 'BAD_DOCUMENT' });
@@ -81,12 +82,12 @@ export function prepareDocuments(docs: readonly JsonObject[], maxBytes: number):
       throw new PipeError(`${ID_FIELD} must be a string or a number`, { code: 400, kind: 'BAD_DOCUMENT' });
     }
     const id = given === undefined ? randomUUID() : String(given);
-    if (seen.has(id))
+    if (seen?.has(id))
       throw new PipeError(`duplicate key: ${ID_FIELD} ${JSON.stringify(id)} appears twice`, {
         code: 409,
         kind: 'DUPLICATE_KEY',
       });
-    seen.add(id);
+    seen?.add(id);
     if (given !== undefined) return { id, text: serializeDocument(doc, maxBytes) };
     if (!Object.prototype.hasOwnProperty.call(doc, ID_FIELD)) return { id, text: serializeWithId(doc, id, maxBytes) };
     // `_oId: undefined` given: the id takes that key's place.
