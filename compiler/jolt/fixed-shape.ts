@@ -455,6 +455,12 @@ function collectLists(
   }
 }
 
+/**
+ * The reads of one level: its values first, declined together by one test when one is undefined (V8
+ * spent ≈ 8 % of shift-order on a test after each read of a list element, against ≈ 1 % for one test
+ * of them all), then the maps and lists it descends into. Reading plain data has no effects, so the
+ * order is free.
+ */
 function emitReads(
   out: Lines,
   ind: number,
@@ -463,17 +469,26 @@ function emitReads(
   lists: Map<Loop, { name: string; node: ListNode }[]>,
   decline: string,
 ): void {
-  for (const read of reads) {
+  const values = reads.filter((read) => read.kind === 'value');
+  for (const read of values) {
     out.add(ind, read.comment);
+    out.add(ind, `const ${read.name} = ${data}[${lit(read.key)}];`);
+  }
+  declineAbsent(
+    out,
+    ind,
+    values.map((v) => v.name),
+    decline,
+  );
+  for (const read of reads) {
     const value = `${data}[${lit(read.key)}]`;
-    if (read.kind === 'value') {
-      out.add(ind, `const ${read.name} = ${value};`);
-      out.add(ind, `if (${read.name} === undefined) ${decline}`);
-    } else if (read.kind === 'map') {
+    if (read.kind === 'map') {
+      out.add(ind, read.comment);
       out.add(ind, `const ${read.name} = ${value};`);
       out.add(ind, `if (${mapGuard(read.name, read.reads)}) ${decline}`);
       emitReads(out, ind, read.name, read.reads, lists, decline);
-    } else {
+    } else if (read.kind === 'loop') {
+      out.add(ind, read.comment);
       out.add(ind, `const ${read.name} = ${value};`);
       out.add(ind, `if (!Array.isArray(${read.name}) || ${read.name}.length === 0) ${decline}`);
       const made = lists.get(read.loop) ?? [];
@@ -492,6 +507,19 @@ function emitReads(
       out.add(ind, `}`);
     }
   }
+}
+
+/** One test declining the input when any of `names` is undefined (one line a name when they are many). */
+function declineAbsent(out: Lines, ind: number, names: readonly string[], decline: string): void {
+  if (names.length === 0) return;
+  const tests = names.map((name) => `${name} === undefined`);
+  if (tests.join(' || ').length <= 80) {
+    out.add(ind, `if (${tests.join(' || ')}) ${decline}`);
+    return;
+  }
+  out.add(ind, `if (`);
+  tests.forEach((test, i) => out.add(ind + 1, i < tests.length - 1 ? `${test} ||` : test));
+  out.add(ind, `) ${decline}`);
 }
 
 /** An output node as a JS expression: object literals for maps (one entry a line). */

@@ -238,10 +238,9 @@ const joltTransform = (() => {
           if (element4 == null) break fixedShape0;
           // input.pipe:10 "qty": "lines[&1].qty"
           const value5 = element4["qty"];
-          if (value5 === undefined) break fixedShape0;
           // input.pipe:10 "price": "lines[&1].price"
           const value6 = element4["price"];
-          if (value6 === undefined) break fixedShape0;
+          if (value5 === undefined || value6 === undefined) break fixedShape0;
           out1.push({
             qty: value5,
             price: value6,
