@@ -67,6 +67,8 @@ interface Emit {
   readonly depth: number;
   /** Which containers the writes walk through are proven to be of the right kind. */
   readonly kinds: ContainerKinds;
+  /** The variables keeping, for one run of the whole shift, containers at constant paths. */
+  readonly runContainers: RunContainers;
   /** The function being generated, for proving the places it writes fresh. */
   readonly writer: Writer;
 }
@@ -103,6 +105,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
   // match counts cost a store per matched key; they are kept only when some `[#n]` may read them
   const counts = /\[\s*#/.test(JSON.stringify(spec));
   const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog, counts);
+  const runContainers = new RunContainers(prog);
   const rootFn = compileComposite(prog, {
     spec,
     path,
@@ -111,19 +114,60 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
     self: { owner: 1, capture: 'none', groups: 0 },
     depth: 0,
     kinds: new ContainerKinds(shiftOutputs(spec)),
+    runContainers,
     runs: 'once',
   });
+  const kept = runContainers.names;
+  const walk = `${rootFn}(state, "root", undefined, input);`;
   prog.declare(
     [
       `/** shift: walks the input along the spec and moves matched values into a new output. */`,
+      ...(kept.length === 0 ? [] : [`let ${kept.join(', ')}; // containers at constant paths, found once per run`]),
       `function ${fn}(input) {`,
       `  const state = J.shiftState(input);`,
-      `  ${rootFn}(state, "root", undefined, input);`,
+      ...(kept.length === 0
+        ? [`  ${walk}`]
+        : [
+            `  try {`,
+            `    ${walk}`,
+            `  } finally {`,
+            `    ${kept.join(' = ')} = undefined; // the next run starts without them (and this output is not kept alive)`,
+            `  }`,
+          ]),
       `  return J.shiftResult(state);`,
       `}`,
     ].join('\n'),
   );
   return fn;
+}
+
+/**
+ * Variables of the generated code (outside every function of one shift) keeping, for one run of
+ * the shift, the containers that writes with all keys before the last constant walk to (see
+ * keptContainer; one per distinct walk, e.g. `countsByLabel` of "countsByLabel.@(1,label)"):
+ * every function of the spec walking that way in a run finds the same container, so it is looked
+ * up once per run instead of once per call of each function. The shift function empties them when
+ * a run ends; a run cannot start inside another run of the same shift (its code calls no code of
+ * the user's).
+ */
+class RunContainers {
+  private readonly byWalk = new Map<string, string>();
+
+  constructor(private readonly prog: Program) {}
+
+  /** The variable keeping the container `walk` (keys constant, see walkOf) reaches. */
+  name(walk: string): string {
+    let name = this.byWalk.get(walk);
+    if (name === undefined) {
+      name = this.prog.name('kept');
+      this.byWalk.set(walk, name);
+    }
+    return name;
+  }
+
+  get names(): string[] {
+    return [...this.byWalk.values()];
+  }
 }
 
 export function parseChildren(prog: Program, spec: Record<string, unknown>, path: JsonPath): Child[] {
@@ -236,11 +280,12 @@ interface SpecObject {
   readonly self: Level;
   readonly depth: number;
   readonly kinds: ContainerKinds;
+  readonly runContainers: RunContainers;
   readonly runs: Runs;
 }
 
 function compileComposite(prog: Program, object: SpecObject): string {
-  const { spec, path, outer, level, self, depth, kinds, runs } = object;
+  const { spec, path, outer, level, self, depth, kinds, runContainers, runs } = object;
   const fn = prog.name('node');
   if (depth > MAX_SPEC_DEPTH) {
     prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
@@ -273,6 +318,7 @@ function compileComposite(prog: Program, object: SpecObject): string {
     level,
     depth,
     kinds,
+    runContainers,
     writer: { owner: spec, runs, ownKeys, direct: [] },
   };
   const e: Emit = { ...first, writer: { ...first.writer, direct: directWrites(first, children) } };
@@ -611,6 +657,7 @@ function emitMatched(e: Emit, child: Child, match: Match): void {
         self,
         depth: depth + 1,
         kinds: e.kinds,
+        runContainers: e.runContainers,
         // a key of a function that runs once matches one key of its data (a computed one, each of many once)
         runs: e.writer.runs !== 'once' ? 'many' : child.pe.kind === 'literal' ? 'once' : 'perKey',
       });
@@ -711,6 +758,7 @@ function emitSpecial(e: Emit, child: Child): void {
           self: alias,
           depth: depth + 1,
           kinds: e.kinds,
+          runContainers: e.runContainers,
           runs: e.writer.runs === 'once' ? 'once' : 'many',
         });
         out.add(ind + 2, `${fn}(state, undefined, undefined, found);`);
@@ -739,6 +787,7 @@ function emitSpecial(e: Emit, child: Child): void {
           self: own,
           depth: depth + 1,
           kinds: e.kinds,
+          runContainers: e.runContainers,
           runs: e.writer.runs === 'once' ? 'once' : 'many',
         });
         out.add(ind, `${fn}(state, ${lit(pe.value)}, undefined, data);`);
@@ -815,10 +864,15 @@ function walkOf(steps: readonly WriteStep[]): string {
     .join('/');
 }
 
-/** The variable of the function keeping the container of `steps` (whose keys are `names`). */
-function functionContainer(scope: Scope, steps: readonly WriteStep[], names: readonly string[]): SharedContainer {
+/**
+ * The variable keeping the container of `steps` (whose keys are `names`): one for the whole run of
+ * the shift when every key on the way is a constant (see RunContainers), else one of the function.
+ */
+function keptContainerOf(e: Emit, steps: readonly WriteStep[], names: readonly string[]): SharedContainer {
   const walk = steps.slice(0, -1).map((step, i) => `${step.kind}${names[i] ?? ''}`);
-  return { name: scope.hoisted.container(walk.join('/')), declaration: undefined, guarded: false };
+  const constant = steps.slice(0, -1).every((step) => step.constant);
+  const name = constant ? e.runContainers.name(walk.join('/')) : e.scope.hoisted.container(walk.join('/'));
+  return { name, declaration: undefined, guarded: false };
 }
 
 /** A statement setting map key `name` of `t` (`__proto__` becomes an own key, never the prototype). */
@@ -867,7 +921,7 @@ function emitPut(
   }
   // the container to write into: walked from the root (making what is missing), or found by an
   // earlier write of the function (keptContainer) or of the same run (`container`, see sharedContainers)
-  const shared = write.walk !== undefined ? functionContainer(scope, steps, names) : container;
+  const shared = write.walk !== undefined ? keptContainerOf(e, steps, names) : container;
   const at = shared === undefined ? ind + 1 : ind + 2;
   if (shared === undefined) out.add(ind + 1, `let target = state.o.root;`);
   else {
