@@ -773,7 +773,8 @@ function emitSpecial(e: Emit, child: Child): void {
     } else if (pe.kind === 'dollar') {
       const value = evaluateExpr(scope, level, pe);
       out.add(ind, `{`);
-      out.add(ind + 1, `const found = ${value};`);
+      // the function's own key is often a key of its writes too: then it is worked out once
+      out.add(ind + 1, `const found = ${value === OWN_KEY ? scope.hoisted.name(value) : value};`);
       emitWrites({ ...inner(e), scope: writeScopeOf(e, child), level: childLevel }, child, 'found');
       out.add(ind, `}`);
     } else if (pe.kind === 'hash') {
@@ -875,6 +876,24 @@ function keptContainerOf(e: Emit, steps: readonly WriteStep[], names: readonly s
   return { name, declaration: undefined, guarded: false };
 }
 
+/**
+ * How many steps from the root the walk of a write goes through containers that a variable of the
+ * shift run keeps (RunContainers): the longest start of the walk whose keys are all constants and
+ * whose containers are all proven (ContainerKinds), so that once found in a run each stays the one
+ * there. `ratings.&(1,1).score` finds `ratings` once per run, then walks on by the captured key.
+ * 0 when no step qualifies, and when the whole walk does (then the write's container is kept).
+ */
+function runPrefix(steps: readonly WriteStep[], sure: number): number {
+  const walk = steps.length - 1;
+  let prefix = 0;
+  for (; prefix < walk; prefix++) {
+    const step = steps[prefix];
+    // after this step the walk is in the container at depth prefix + 1, proven when sure reaches past it
+    if (step === undefined || !step.constant || step.kind === 'X' || sure < prefix + 2) break;
+  }
+  return prefix === walk ? 0 : prefix;
+}
+
 /** A statement setting map key `name` of `t` (`__proto__` becomes an own key, never the prototype). */
 function writeKey(name: string, value: string): string {
   if (plainKeyExpr(name)) return `target[${name}] = ${value};`;
@@ -923,44 +942,57 @@ function emitPut(
   // earlier write of the function (keptContainer) or of the same run (`container`, see sharedContainers)
   const shared = write.walk !== undefined ? keptContainerOf(e, steps, names) : container;
   const at = shared === undefined ? ind + 1 : ind + 2;
-  if (shared === undefined) out.add(ind + 1, `let target = state.o.root;`);
+  // the containers at the start of the walk that the run keeps (see runPrefix), found once per run
+  const prefix = runPrefix(steps, sure);
+  const start = prefix === 0 ? 'state.o.root' : e.runContainers.name(walkOf(steps.slice(0, prefix + 1)));
+  if (shared === undefined) out.add(ind + 1, `let target = ${start};`);
   else {
     out.add(ind + 1, `let target = ${shared.name};`);
     out.add(ind + 1, shared.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`);
-    out.add(at, `target = state.o.root;`);
+    out.add(at, `target = ${start};`);
+  }
+  const walkAt = prefix === 0 ? at : at + 1;
+  if (prefix > 0) {
+    out.add(at, `if (target === undefined) {`);
+    out.add(walkAt, `target = state.o.root;`);
   }
   const root = first.kind === 'M' ? '{}' : 'J.own(state, [])';
-  out.add(at, `if (target === undefined || target === null) { target = ${root}; state.o.root = target; }`);
+  out.add(walkAt, `if (target === undefined || target === null) { target = ${root}; state.o.root = target; }`);
   if (sure === 0)
-    out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
+    out.add(walkAt, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
   steps.forEach((step, i) => {
     const next = rest[i];
     const name = names[i] ?? '';
     if (next === undefined) return;
+    const stepAt = i < prefix ? walkAt : at;
     const fresh = next.kind === 'M' ? '{}' : 'J.own(state, [])';
     const wrongType = next.kind === 'M' ? '!J.isMap(next)' : '!Array.isArray(next)';
-    out.add(at, `{`);
+    out.add(stepAt, `{`);
     if (step.kind === 'X') {
-      out.add(at + 1, `const next = ${fresh}; target.push(next); target = next;`);
+      out.add(stepAt + 1, `const next = ${fresh}; target.push(next); target = next;`);
     } else if (step.kind === 'A') {
-      out.add(at + 1, `let next = ${name} < target.length ? target[${name}] : undefined;`);
-      out.add(at + 1, `if (next === undefined || next === null) {`);
-      out.add(at + 2, `next = ${fresh};`);
-      out.add(at + 2, `while (target.length < ${name}) target.push(null);`);
-      out.add(at + 2, `target[${name}] = next;`);
-      out.add(at + 1, `}`);
-      if (sure <= i + 1) out.add(at + 1, `else if (${wrongType}) break write;`);
-      out.add(at + 1, `target = next;`);
+      out.add(stepAt + 1, `let next = ${name} < target.length ? target[${name}] : undefined;`);
+      out.add(stepAt + 1, `if (next === undefined || next === null) {`);
+      out.add(stepAt + 2, `next = ${fresh};`);
+      out.add(stepAt + 2, `while (target.length < ${name}) target.push(null);`);
+      out.add(stepAt + 2, `target[${name}] = next;`);
+      out.add(stepAt + 1, `}`);
+      if (sure <= i + 1) out.add(stepAt + 1, `else if (${wrongType}) break write;`);
+      out.add(stepAt + 1, `target = next;`);
     } else if (i === madeAt) {
-      out.add(at + 1, `const next = ${fresh}; ${writeKey(name, 'next')}`);
-      out.add(at + 1, `target = next;`);
+      out.add(stepAt + 1, `const next = ${fresh}; ${writeKey(name, 'next')}`);
+      out.add(stepAt + 1, `target = next;`);
     } else {
-      out.add(at + 1, readKey(name, 'next'));
-      out.add(at + 1, `if (next === undefined || next === null) { next = ${fresh}; ${writeKey(name, 'next')} }`);
-      if (sure <= i + 1) out.add(at + 1, `else if (${wrongType}) break write;`);
-      out.add(at + 1, `target = next;`);
+      out.add(stepAt + 1, readKey(name, 'next'));
+      out.add(stepAt + 1, `if (next === undefined || next === null) { next = ${fresh}; ${writeKey(name, 'next')} }`);
+      if (sure <= i + 1) out.add(stepAt + 1, `else if (${wrongType}) break write;`);
+      out.add(stepAt + 1, `target = next;`);
     }
-    out.add(at, `}`);
+    out.add(stepAt, `}`);
+    if (i === prefix - 1) {
+      out.add(walkAt, `${start} = target;`);
+      out.add(at, `}`);
+    }
   });
   if (shared !== undefined) {
     out.add(

@@ -25,12 +25,16 @@ const joltTransform = (() => {
               if (fixedKey1 < 0) break write;
               let target = made1;
               if (target === undefined) {
-                target = state.o.root;
-                if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                {
-                  let next = target["lines"];
-                  if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  target = next;
+                target = kept5;
+                if (target === undefined) {
+                  target = state.o.root;
+                  if (target === undefined || target === null) { target = {}; state.o.root = target; }
+                  {
+                    let next = target["lines"];
+                    if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                    target = next;
+                  }
+                  kept5 = target;
                 }
                 {
                   let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -56,12 +60,16 @@ const joltTransform = (() => {
               if (fixedKey1 < 0) break write;
               let target = made1;
               if (target === undefined) {
-                target = state.o.root;
-                if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                {
-                  let next = target["lines"];
-                  if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  target = next;
+                target = kept5;
+                if (target === undefined) {
+                  target = state.o.root;
+                  if (target === undefined || target === null) { target = {}; state.o.root = target; }
+                  {
+                    let next = target["lines"];
+                    if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                    target = next;
+                  }
+                  kept5 = target;
                 }
                 {
                   let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -89,12 +97,16 @@ const joltTransform = (() => {
           if (fixedKey1 < 0) break write;
           let target = made1;
           if (target === undefined) {
-            target = state.o.root;
-            if (target === undefined || target === null) { target = {}; state.o.root = target; }
-            {
-              let next = target["lines"];
-              if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-              target = next;
+            target = kept5;
+            if (target === undefined) {
+              target = state.o.root;
+              if (target === undefined || target === null) { target = {}; state.o.root = target; }
+              {
+                let next = target["lines"];
+                if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                target = next;
+              }
+              kept5 = target;
             }
             {
               let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -117,12 +129,16 @@ const joltTransform = (() => {
           if (fixedKey1 < 0) break write;
           let target = made1;
           if (target === undefined) {
-            target = state.o.root;
-            if (target === undefined || target === null) { target = {}; state.o.root = target; }
-            {
-              let next = target["lines"];
-              if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-              target = next;
+            target = kept5;
+            if (target === undefined) {
+              target = state.o.root;
+              if (target === undefined || target === null) { target = {}; state.o.root = target; }
+              {
+                let next = target["lines"];
+                if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                target = next;
+              }
+              kept5 = target;
             }
             {
               let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -211,16 +227,21 @@ const joltTransform = (() => {
     }
   }
   /** shift: walks the input along the spec and moves matched values into a new output. */
+  let kept5; // containers at constant paths, found once per run
   function shift1(input) {
     const state = J.shiftState(input);
-    node2(state, "root", undefined, input);
+    try {
+      node2(state, "root", undefined, input);
+    } finally {
+      kept5 = undefined; // the next run starts without them (and this output is not kept alive)
+    }
     return J.shiftResult(state);
   }
   /**
    * shift in one pass, for input that has every key the shift names (objects where it descends,
    * non-empty lists under `*`): the output has a fixed shape, built as literals. J.N otherwise.
    */
-  function fixedShape5(input) {
+  function fixedShape6(input) {
     if (input === null || typeof input !== "object" || Array.isArray(input)) return J.N;
     // input.pipe:10 "id": "order"
     const value1 = input["id"];
@@ -252,7 +273,7 @@ const joltTransform = (() => {
   /** The chain: each operation gets the previous one's output. */
   return function joltChain(input, context) {
     let value = input;
-    const fast0 = fixedShape5(value);
+    const fast0 = fixedShape6(value);
     if (fast0 !== J.N) value = fast0;
     else {
       value = shift1(value);
