@@ -38,6 +38,71 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
     expect(() => compileJsonPath('$.items[?(@.name =~ /cat/g)]')).toThrow(/flags `g`/);
   });
 
+  describe("Jayway's word operators", () => {
+    const orders: Json = {
+      allowed: [1, 4],
+      items: [
+        { id: 1, status: 'NEW', tags: ['a', 'b'], lines: [1, 2], index: 3, sizeLimit: 'xy', in: 'x' },
+        { id: 2, status: 'PAID', tags: [], lines: 'ab', code: '2' },
+        { id: 3, status: null, tags: 'ab', lines: { 0: 1, 1: 2 } },
+        { id: 4, status: 'DONE', tags: ['c', 'a'] },
+      ],
+    };
+    const ids = (filter: string): Json[] => jsonPathQuery(compileJsonPath(`$.items[?(${filter})].id`), orders);
+
+    it('in / nin: the left value equals (==) one of the array items', () => {
+      expect(ids("@.status in ['NEW','PAID']")).toEqual([1, 2]);
+      expect(ids("@.status in ['nothing']")).toEqual([]);
+      expect(ids('@.id in @root.allowed')).toEqual([1, 4]);
+      expect(ids("@.code in [2] && @.id in ['2']")).toEqual([2]);
+      // Jayway's nin is the negation of in: an item without the field, or with null, is in no list.
+      expect(ids("@.status nin ['NEW','PAID']")).toEqual([3, 4]);
+      expect(ids("@.missing nin ['NEW']")).toEqual([1, 2, 3, 4]);
+      expect(ids('@.missing in [null]')).toEqual([]);
+      expect(ids('@.status in [null]')).toEqual([3]);
+      // A right side that is not an array (here a missing path or a string field): in is false.
+      expect(ids('@.id in @root.nothing')).toEqual([]);
+      expect(ids('@.id in @.status')).toEqual([]);
+    });
+
+    it('subsetof / anyof / noneof compare two arrays; anything else is false', () => {
+      expect(ids("@.tags subsetof ['a','b','c']")).toEqual([1, 2, 4]);
+      expect(ids("@.tags subsetof ['a']")).toEqual([2]);
+      expect(ids("@.tags anyof ['a','z']")).toEqual([1, 4]);
+      expect(ids("@.tags anyof ['z']")).toEqual([]);
+      expect(ids("@.tags noneof ['b']")).toEqual([2, 4]);
+      expect(ids("@.missing subsetof ['a'] || @.missing anyof ['a'] || @.missing noneof ['a']")).toEqual([]);
+      expect(ids("['a'] subsetof @.tags")).toEqual([1, 4]);
+    });
+
+    it('size / empty: the length of a string or an array', () => {
+      expect(ids('@.lines size 2')).toEqual([1, 2]);
+      expect(ids('@.lines size 3')).toEqual([]);
+      expect(ids('@.id size 1 || @.missing size 0')).toEqual([]);
+      expect(ids('@.tags empty true')).toEqual([2]);
+      expect(ids('@.tags empty false')).toEqual([1, 3, 4]);
+      expect(ids('@.missing empty true || @.id empty false || @.lines empty false')).toEqual([1, 2]);
+    });
+
+    it('leaves the words alone in strings, member names and patterns', () => {
+      expect(ids("@.index in [3] && @.sizeLimit size 2 && @['in'] in ['x'] && @.in == 'x'")).toEqual([1]);
+      expect(ids("@.status == 'in' || @.status == ' size 2 '")).toEqual([]);
+      expect(ids('@.status =~ /N in W|NEW/')).toEqual([1]);
+      expect(ids("@.status in ['NEW'] || @.status in ['DONE'] && @.tags anyof ['c']")).toEqual([1, 4]);
+    });
+
+    it('refuses malformed uses when the path is compiled', () => {
+      expect(() => ids("@.status in 'NEW'")).toThrow("`in` takes an array on its right: `@.status in ['NEW','PAID']`");
+      expect(() => ids("@.tags anyof 'a'")).toThrow('`anyof` takes an array on its right');
+      expect(() => ids("@.lines size '2'")).toThrow('`size` takes a number on its right');
+      expect(() => ids('@.tags empty 0')).toThrow('`empty` takes `true` or `false` on its right');
+      expect(() => ids('@.status in')).toThrow('`in` compares two values');
+      expect(() => ids("in ['a']")).toThrow('`in` compares two values');
+      expect(() => ids("@.status in in ['a']")).toThrow('`in` compares two values');
+      expect(() => ids('@.tags empty && @.id')).toThrow('`empty` compares two values');
+    });
+  });
+
   it('missing paths do not match', () => {
     expect(jsonPathMatches(compileJsonPath('$.nothing.here'), message)).toBe(false);
     expect(jsonPathMatches(compileJsonPath('$'), null)).toBe(true);
