@@ -147,7 +147,7 @@ const WORD_EXAMPLES: Readonly<Record<WordOperator, string>> = {
 };
 
 function misplacedWord(word: WordOperator): string {
-  return `\`${word}\` compares two values: \`${WORD_EXAMPLES[word]}\``;
+  return `\`${word}\` needs a value on each side: \`${WORD_EXAMPLES[word]}\``;
 }
 
 /**

@@ -96,10 +96,10 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
       expect(() => ids("@.tags anyof 'a'")).toThrow('`anyof` takes an array on its right');
       expect(() => ids("@.lines size '2'")).toThrow('`size` takes a number on its right');
       expect(() => ids('@.tags empty 0')).toThrow('`empty` takes `true` or `false` on its right');
-      expect(() => ids('@.status in')).toThrow('`in` compares two values');
-      expect(() => ids("in ['a']")).toThrow('`in` compares two values');
-      expect(() => ids("@.status in in ['a']")).toThrow('`in` compares two values');
-      expect(() => ids('@.tags empty && @.id')).toThrow('`empty` compares two values');
+      expect(() => ids('@.status in')).toThrow('`in` needs a value on each side');
+      expect(() => ids("in ['a']")).toThrow('`in` needs a value on each side');
+      expect(() => ids("@.status in in ['a']")).toThrow('`in` needs a value on each side');
+      expect(() => ids('@.tags empty && @.id')).toThrow('`empty` needs a value on each side');
     });
   });
 
