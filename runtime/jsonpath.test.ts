@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileJsonPath, jsonPathMatches, jsonPathQuery } from './jsonpath.js';
 import type { Json } from './types.js';
+import { enterDeadline, leaveDeadline } from './work-meter.js';
 
 describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
   const message: Json = { body: { total: 120, city: 'New York' }, items: [{ code: 'a', name: 'A' }, { code: 'b' }] };
@@ -63,6 +64,7 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
       // A right side that is not an array (here a missing path or a string field): in is false.
       expect(ids('@.id in @root.nothing')).toEqual([]);
       expect(ids('@.id in @.status')).toEqual([]);
+      expect(ids('@.id nin @root.nothing')).toEqual([1, 2, 3, 4]);
     });
 
     it('subsetof / anyof / noneof compare two arrays; anything else is false', () => {
@@ -87,8 +89,23 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
     it('leaves the words alone in strings, member names and patterns', () => {
       expect(ids("@.index in [3] && @.sizeLimit size 2 && @['in'] in ['x'] && @.in == 'x'")).toEqual([1]);
       expect(ids("@.status == 'in' || @.status == ' size 2 '")).toEqual([]);
+      expect(ids("@.in in ['x'] && @.in nin[] && @.lines[0]in[1,9]")).toEqual([1]);
+      expect(ids('@.status\tin\t["NEW"]')).toEqual([1]);
       expect(ids('@.status =~ /N in W|NEW/')).toEqual([1]);
       expect(ids("@.status in ['NEW'] || @.status in ['DONE'] && @.tags anyof ['c']")).toEqual([1, 4]);
+    });
+
+    it('counts the comparisons of the list operators as work (the execution deadline reaches them)', () => {
+      const many = (from: number): Json[] => Array.from({ length: 3000 }, (_, i) => from + i);
+      const lists: Json = { a: many(0), b: many(10_000) };
+      const path = compileJsonPath('$[?(@.a anyof @.b)]');
+      expect(jsonPathQuery(path, lists)).toEqual([]);
+      enterDeadline(performance.now() - 1, 10);
+      try {
+        expect(() => jsonPathQuery(path, lists)).toThrow(/timed out/);
+      } finally {
+        leaveDeadline();
+      }
     });
 
     it('refuses malformed uses when the path is compiled', () => {
