@@ -484,6 +484,23 @@ describe('shift keeps containers at constant paths for a whole run', () => {
     });
   });
 
+  it('gives a run started inside another (by a getter of the input) containers of its own', () => {
+    const { fn } = compileGeneral({ 'r-*': { count: 'counts.@(1,label)' }, '*': 'other.&' });
+    let inner: unknown;
+    const input = {
+      a: 1,
+      'r-1': { label: 'x', count: 1 },
+      get b(): number {
+        inner = fn({ 'r-2': { label: 'y', count: 2 }, z: 9 });
+        return 3;
+      },
+      'r-3': { label: 'x', count: 3 },
+      c: 4,
+    };
+    expect(fn(input)).toEqual({ other: { a: 1, b: 3, c: 4 }, counts: { x: [1, 3] } });
+    expect(inner).toEqual({ counts: { y: 2 }, other: { z: 9 } });
+  });
+
   it('merges writes of several functions and runs into the kept container (collisions make lists)', () => {
     const spec = {
       'r-*': { count: 'counts.@(1,label)' },

@@ -128,6 +128,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
       ...(kept.length === 0
         ? [`  ${walk}`]
         : [
+            `  ${kept.join(' = ')} = undefined; // (set if this run started inside another, see RunContainers)`,
             `  try {`,
             `    ${walk}`,
             `  } finally {`,
@@ -147,8 +148,9 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
  * keptContainer; one per distinct walk, e.g. `countsByLabel` of "countsByLabel.@(1,label)"):
  * every function of the spec walking that way in a run finds the same container, so it is looked
  * up once per run instead of once per call of each function. The shift function empties them when
- * a run ends; a run cannot start inside another run of the same shift (its code calls no code of
- * the user's).
+ * a run starts and when it ends: a run started inside another (only a getter of an input object
+ * could start one) finds its own containers, and the outer run then looks for its own again. So
+ * these containers are never made without looking whether they are there (freshContainer).
  */
 class RunContainers {
   private readonly byWalk = new Map<string, string>();
@@ -871,9 +873,13 @@ function walkOf(steps: readonly WriteStep[]): string {
  */
 function keptContainerOf(e: Emit, steps: readonly WriteStep[], names: readonly string[]): SharedContainer {
   const walk = steps.slice(0, -1).map((step, i) => `${step.kind}${names[i] ?? ''}`);
-  const constant = steps.slice(0, -1).every((step) => step.constant);
-  const name = constant ? e.runContainers.name(walk.join('/')) : e.scope.hoisted.container(walk.join('/'));
+  const name = keptForRun(steps) ? e.runContainers.name(walk.join('/')) : e.scope.hoisted.container(walk.join('/'));
   return { name, declaration: undefined, guarded: false };
+}
+
+/** Whether the run keeps the container of a kept walk (see keptContainer): every key on the way is a constant. */
+function keptForRun(steps: readonly WriteStep[]): boolean {
+  return steps.slice(0, -1).every((step) => step.constant);
 }
 
 /**
@@ -916,7 +922,10 @@ function emitPut(
   const { out, ind, scope } = e;
   const sure = e.kinds.sureSteps(write.path);
   // the step whose container is made without looking whether it is there, the last key set so
-  const madeAt = write.walk !== undefined && freshContainer(e.kinds, e.writer, write) ? steps.length - 2 : -1;
+  // (not for a container the run keeps: a run started inside this one, see RunContainers, empties
+  // the variables, and the container is looked for again; that happens once per run anyway)
+  const madeAt =
+    write.walk !== undefined && !keptForRun(steps) && freshContainer(e.kinds, e.writer, write) ? steps.length - 2 : -1;
   const setFresh = freshKey(e.kinds, e.writer, write, sure);
   out.add(ind, `write: {`);
   const names = steps.map((step, i) => {

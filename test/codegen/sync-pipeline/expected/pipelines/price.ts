@@ -230,6 +230,7 @@ const joltTransform = (() => {
   let kept5; // containers at constant paths, found once per run
   function shift1(input) {
     const state = J.shiftState(input);
+    kept5 = undefined; // (set if this run started inside another, see RunContainers)
     try {
       node2(state, "root", undefined, input);
     } finally {
