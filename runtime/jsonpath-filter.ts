@@ -10,7 +10,9 @@
  * missing value is undefined (Jayway: no match, no error). Methods that would run a JavaScript
  * regular expression (`match`, `replace`, `split`, `search`) or allocate without bound (`repeat`,
  * `padStart`) are refused when the path is compiled. Jayway's `=~` (`@.name =~ /cat.+/i`) matches
- * the whole string against the pattern (Java's `matches()`), run on RE2 (linear time).
+ * the whole string against the pattern (Java's `matches()`), run on RE2 (linear time). Jayway's word
+ * operators `in`, `nin`, `subsetof`, `anyof`, `noneof`, `size` and `empty` (`@.status in ['NEW','PAID']`,
+ * `@.items size 2`, `@.tags empty false`) compare as Jayway's EvaluatorFactory does (see `wordRelation`).
  */
 import { JSONPath } from 'jsonpath-plus';
 import { compileRegex, regexFlagNames } from './regex/index.js';
@@ -68,7 +70,8 @@ const hasOwn = Object.prototype.hasOwnProperty;
 export function compileExpression(code: string): CompiledExpression {
   let ast: JsepNode;
   try {
-    ast = new parseWithJsep(withRegexMatches(code)).ast;
+    // Patterns first: a `/…/` may hold a word such as ` in `, which is not an operator there.
+    ast = new parseWithJsep(withWordOperators(withRegexMatches(code))).ast;
   } catch (err) {
     throw new Error(err instanceof Error ? err.message : String(err));
   }
@@ -124,6 +127,137 @@ function withRegexMatches(code: string): string {
     i = at;
   }
   return out;
+}
+
+/** Jayway's filter operators spelled as words (its README's table of filter operators). */
+const WORD_OPERATORS = new Set(['in', 'nin', 'subsetof', 'anyof', 'noneof', 'size', 'empty']);
+type WordOperator = 'in' | 'nin' | 'subsetof' | 'anyof' | 'noneof' | 'size' | 'empty';
+
+/** What `left in right` becomes before parsing: `left < '<marker>' < right` (relational precedence, as in Jayway). */
+const WORD_MARKER = /^@@pipec-op:([a-z]+)@@$/u;
+
+const WORD_EXAMPLES: Readonly<Record<WordOperator, string>> = {
+  in: "@.status in ['NEW','PAID']",
+  nin: "@.status nin ['NEW','PAID']",
+  subsetof: "@.tags subsetof ['a','b']",
+  anyof: "@.tags anyof ['a','b']",
+  noneof: "@.tags noneof ['a','b']",
+  size: '@.items size 2',
+  empty: '@.tags empty false',
+};
+
+function misplacedWord(word: WordOperator): string {
+  return `\`${word}\` needs a value on each side: \`${WORD_EXAMPLES[word]}\``;
+}
+
+/**
+ * Rewrites each word operator outside quotes into `< '@@pipec-op:word@@' <`, which `compileNode`
+ * turns back into the operator. A word is an operator only where an operand has just ended (after
+ * a name, a number, `)`, `]` or a quote, spaces allowed) and it is a whole word: `@.index`,
+ * `@.sizeLimit`, `@.in`, `@['in']` and `'in'` are left alone. Throws on a word operator with
+ * nothing after it.
+ */
+function withWordOperators(code: string): string {
+  if (!/(?:in|of|size|empty)\b/u.test(code)) return code;
+  let out = '';
+  let quote: string | undefined;
+  let lastSignificant = '';
+  for (let i = 0; i < code.length; i++) {
+    const ch = code[i] as string;
+    if (quote !== undefined) {
+      out += ch;
+      if (ch === '\\') out += code[++i] ?? '';
+      else if (ch === quote) {
+        quote = undefined;
+        lastSignificant = ch;
+      }
+      continue;
+    }
+    if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+      continue;
+    }
+    if (!/[A-Za-z_$]/u.test(ch) || /[\w$]/u.test(code[i - 1] ?? '')) {
+      out += ch;
+      if (ch !== ' ' && ch !== '\t' && ch !== '\n' && ch !== '\r') lastSignificant = ch;
+      continue;
+    }
+    const word = /^[A-Za-z_$][\w$]*/u.exec(code.slice(i))?.[0] ?? ch;
+    const afterOperand = /[\w$)\]'"]/u.test(lastSignificant);
+    if (WORD_OPERATORS.has(word) && afterOperand) {
+      const rest = code.slice(i + word.length).trimStart();
+      if (rest === '' || /^[)\]},]|^&&|^\|\|/u.test(rest)) throw new Error(misplacedWord(word as WordOperator));
+      out += ` < '@@pipec-op:${word}@@' < `;
+      lastSignificant = '<';
+    } else {
+      out += word;
+      lastSignificant = word.slice(-1);
+    }
+    i += word.length - 1;
+  }
+  return out;
+}
+
+/* eslint-disable eqeqeq -- Jayway's list operators compare items as its `==` does, JavaScript's `==` here */
+/** Whether `list` holds an item `==` to `value`; a missing value is in no list (Jayway's UNDEFINED equals nothing). */
+function holds(list: readonly unknown[], value: unknown): boolean {
+  if (value === undefined) return false;
+  tick(1 + (list.length >> 3));
+  for (const item of list) if (item == value) return true;
+  return false;
+}
+/* eslint-enable eqeqeq */
+
+/** The length Jayway's `size` and `empty` read: a string's or an array's; undefined for anything else. */
+function lengthOf(value: unknown): number | undefined {
+  return typeof value === 'string' || Array.isArray(value) ? value.length : undefined;
+}
+
+/**
+ * Jayway's word relations (EvaluatorFactory): a side that should be an array and is not (missing
+ * included) makes the relation false — so `nin`, the negation of `in`, is then true, as in Jayway.
+ */
+function wordRelation(word: WordOperator, left: unknown, right: unknown): boolean {
+  switch (word) {
+    case 'in':
+      return Array.isArray(right) && holds(right, left);
+    case 'nin':
+      return !(Array.isArray(right) && holds(right, left));
+    case 'subsetof':
+      return Array.isArray(left) && Array.isArray(right) && left.every((item) => holds(right, item));
+    case 'anyof':
+      return Array.isArray(left) && Array.isArray(right) && left.some((item) => holds(right, item));
+    case 'noneof':
+      return Array.isArray(left) && Array.isArray(right) && !left.some((item) => holds(right, item));
+    case 'size':
+      // Jayway reads the expected size as an int (`intValue()`), so 2.7 means 2.
+      return typeof right === 'number' && lengthOf(left) === Math.trunc(right);
+    case 'empty':
+      return typeof right === 'boolean' && lengthOf(left) !== undefined && (lengthOf(left) === 0) === right;
+  }
+}
+
+/** What a literal on the right of each word operator must be (a path or an expression is checked when evaluated). */
+function checkWordRight(word: WordOperator, right: JsepNode): void {
+  if (right.type !== 'Literal') return;
+  const value = right['value'];
+  const fits = word === 'size' ? typeof value === 'number' : word === 'empty' ? typeof value === 'boolean' : false;
+  if (fits) return;
+  const wanted = word === 'size' ? 'a number' : word === 'empty' ? '`true` or `false`' : 'an array';
+  throw new Error(`\`${word}\` takes ${wanted} on its right: \`${WORD_EXAMPLES[word]}\``);
+}
+
+/** `left < '@@pipec-op:word@@' < right` (see `withWordOperators`) as the word operator, or undefined. */
+function wordOperatorOf(node: JsepNode): { word: WordOperator; left: JsepNode; right: JsepNode } | undefined {
+  if (node.type !== 'BinaryExpression' || node['operator'] !== '<') return undefined;
+  const inner = node['left'] as JsepNode;
+  if (inner.type !== 'BinaryExpression' || inner['operator'] !== '<') return undefined;
+  const marker = inner['right'] as JsepNode;
+  if (marker.type !== 'Literal' || typeof marker['value'] !== 'string') return undefined;
+  const word = WORD_MARKER.exec(marker['value'])?.[1];
+  if (word === undefined || !WORD_OPERATORS.has(word)) return undefined;
+  return { word: word as WordOperator, left: inner['left'] as JsepNode, right: node['right'] as JsepNode };
 }
 
 /** `left =~ /pattern/flags`: the whole string matches (Jayway's `=~`, Java's `matches()`); not a string → false. */
@@ -227,11 +361,14 @@ function compileNode(node: JsepNode): CompiledExpression {
   switch (node.type) {
     case 'Literal': {
       const value = node['value'];
+      const misplaced = typeof value === 'string' ? WORD_MARKER.exec(value)?.[1] : undefined;
+      if (misplaced !== undefined) throw new Error(misplacedWord(misplaced as WordOperator));
       return () => value;
     }
     case 'Identifier': {
       const name = String(node['name']);
       const read = hasOwn.call(SCOPE_NAMES, name) ? SCOPE_NAMES[name] : undefined;
+      if (!read && WORD_OPERATORS.has(name)) throw new Error(misplacedWord(name as WordOperator));
       if (!read)
         throw new Error(`unknown name \`${name}\` (filters read \`@\`, \`@parent\`, \`@property\` and \`@root\`)`);
       return read;
@@ -274,6 +411,14 @@ function compileNode(node: JsepNode): CompiledExpression {
     }
     case 'BinaryExpression':
     case 'LogicalExpression': {
+      const relation = wordOperatorOf(node);
+      if (relation) {
+        checkWordRight(relation.word, relation.right);
+        const { word } = relation;
+        const left = compileNode(relation.left);
+        const right = compileNode(relation.right);
+        return (s) => wordRelation(word, left(s), right(s));
+      }
       const right = node['right'] as JsepNode;
       if (node['operator'] === '==' && right.type === 'Literal' && typeof right['value'] === 'string') {
         const match = regexMatch(compileNode(node['left'] as JsepNode), right['value']);

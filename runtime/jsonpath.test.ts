@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileJsonPath, jsonPathMatches, jsonPathQuery } from './jsonpath.js';
 import type { Json } from './types.js';
+import { enterDeadline, leaveDeadline } from './work-meter.js';
 
 describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
   const message: Json = { body: { total: 120, city: 'New York' }, items: [{ code: 'a', name: 'A' }, { code: 'b' }] };
@@ -36,6 +37,87 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
     expect(() => compileJsonPath("$.items[?(@.name =~ 'cat')]")).toThrow(/pattern between slashes/);
     expect(() => compileJsonPath('$.items[?(@.name =~ /a(?=b)/)]')).toThrow(/lookahead/);
     expect(() => compileJsonPath('$.items[?(@.name =~ /cat/g)]')).toThrow(/flags `g`/);
+  });
+
+  describe("Jayway's word operators", () => {
+    const orders: Json = {
+      allowed: [1, 4],
+      items: [
+        { id: 1, status: 'NEW', tags: ['a', 'b'], lines: [1, 2], index: 3, sizeLimit: 'xy', in: 'x' },
+        { id: 2, status: 'PAID', tags: [], lines: 'ab', code: '2' },
+        { id: 3, status: null, tags: 'ab', lines: { 0: 1, 1: 2 } },
+        { id: 4, status: 'DONE', tags: ['c', 'a'] },
+      ],
+    };
+    const ids = (filter: string): Json[] => jsonPathQuery(compileJsonPath(`$.items[?(${filter})].id`), orders);
+
+    it('in / nin: the left value equals (==) one of the array items', () => {
+      expect(ids("@.status in ['NEW','PAID']")).toEqual([1, 2]);
+      expect(ids("@.status in ['nothing']")).toEqual([]);
+      expect(ids('@.id in @root.allowed')).toEqual([1, 4]);
+      expect(ids("@.code in [2] && @.id in ['2']")).toEqual([2]);
+      // Jayway's nin is the negation of in: an item without the field, or with null, is in no list.
+      expect(ids("@.status nin ['NEW','PAID']")).toEqual([3, 4]);
+      expect(ids("@.missing nin ['NEW']")).toEqual([1, 2, 3, 4]);
+      expect(ids('@.missing in [null]')).toEqual([]);
+      expect(ids('@.status in [null]')).toEqual([3]);
+      // A right side that is not an array (here a missing path or a string field): in is false.
+      expect(ids('@.id in @root.nothing')).toEqual([]);
+      expect(ids('@.id in @.status')).toEqual([]);
+      expect(ids('@.id nin @root.nothing')).toEqual([1, 2, 3, 4]);
+    });
+
+    it('subsetof / anyof / noneof compare two arrays; anything else is false', () => {
+      expect(ids("@.tags subsetof ['a','b','c']")).toEqual([1, 2, 4]);
+      expect(ids("@.tags subsetof ['a']")).toEqual([2]);
+      expect(ids("@.tags anyof ['a','z']")).toEqual([1, 4]);
+      expect(ids("@.tags anyof ['z']")).toEqual([]);
+      expect(ids("@.tags noneof ['b']")).toEqual([2, 4]);
+      expect(ids("@.missing subsetof ['a'] || @.missing anyof ['a'] || @.missing noneof ['a']")).toEqual([]);
+      expect(ids("['a'] subsetof @.tags")).toEqual([1, 4]);
+    });
+
+    it('size / empty: the length of a string or an array', () => {
+      expect(ids('@.lines size 2')).toEqual([1, 2]);
+      expect(ids('@.lines size 3')).toEqual([]);
+      expect(ids('@.id size 1 || @.missing size 0')).toEqual([]);
+      expect(ids('@.tags empty true')).toEqual([2]);
+      expect(ids('@.tags empty false')).toEqual([1, 3, 4]);
+      expect(ids('@.missing empty true || @.id empty false || @.lines empty false')).toEqual([1, 2]);
+    });
+
+    it('leaves the words alone in strings, member names and patterns', () => {
+      expect(ids("@.index in [3] && @.sizeLimit size 2 && @['in'] in ['x'] && @.in == 'x'")).toEqual([1]);
+      expect(ids("@.status == 'in' || @.status == ' size 2 '")).toEqual([]);
+      expect(ids("@.in in ['x'] && @.in nin[] && @.lines[0]in[1,9]")).toEqual([1]);
+      expect(ids('@.status\tin\t["NEW"]')).toEqual([1]);
+      expect(ids('@.status =~ /N in W|NEW/')).toEqual([1]);
+      expect(ids("@.status in ['NEW'] || @.status in ['DONE'] && @.tags anyof ['c']")).toEqual([1, 4]);
+    });
+
+    it('counts the comparisons of the list operators as work (the execution deadline reaches them)', () => {
+      const many = (from: number): Json[] => Array.from({ length: 3000 }, (_, i) => from + i);
+      const lists: Json = { a: many(0), b: many(10_000) };
+      const path = compileJsonPath('$[?(@.a anyof @.b)]');
+      expect(jsonPathQuery(path, lists)).toEqual([]);
+      enterDeadline(performance.now() - 1, 10);
+      try {
+        expect(() => jsonPathQuery(path, lists)).toThrow(/timed out/);
+      } finally {
+        leaveDeadline();
+      }
+    });
+
+    it('refuses malformed uses when the path is compiled', () => {
+      expect(() => ids("@.status in 'NEW'")).toThrow("`in` takes an array on its right: `@.status in ['NEW','PAID']`");
+      expect(() => ids("@.tags anyof 'a'")).toThrow('`anyof` takes an array on its right');
+      expect(() => ids("@.lines size '2'")).toThrow('`size` takes a number on its right');
+      expect(() => ids('@.tags empty 0')).toThrow('`empty` takes `true` or `false` on its right');
+      expect(() => ids('@.status in')).toThrow('`in` needs a value on each side');
+      expect(() => ids("in ['a']")).toThrow('`in` needs a value on each side');
+      expect(() => ids("@.status in in ['a']")).toThrow('`in` needs a value on each side');
+      expect(() => ids('@.tags empty && @.id')).toThrow('`empty` needs a value on each side');
+    });
   });
 
   it('missing paths do not match', () => {

@@ -37,6 +37,16 @@ describe('control flow', () => {
     expect(String((odd.body as { error: string }).error)).toContain('cannot order');
   });
 
+  it("choice: Jayway's word operators (in, noneof, size, empty) in a JSONPath condition", async () => {
+    const route = async (body: Json) =>
+      ((await postJson(service, '/route-status', body)).body as { path: string }).path;
+    expect(await route({ status: 'PAID', tags: ['vip'] })).toBe('open');
+    expect(await route({ status: 'PAID', tags: ['blocked'], items: [] })).toBe('empty');
+    expect(await route({ status: 'DONE', tags: [] })).toBe('empty');
+    expect(await route({ status: 'DONE', tags: ['x'], items: [1] })).toBe('other');
+    expect(await route({})).toBe('other'); // missing fields: no match, no error
+  });
+
   it('for-each runs the body once per element and reports { total, success, failed }', async () => {
     const res = await postJson(service, '/loop', { items: ['a', 'b', 'c'] });
     expect(res).toEqual({ status: 200, body: { body: { total: 3, success: 3, failed: 0 } } });

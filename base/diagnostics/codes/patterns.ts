@@ -9,7 +9,10 @@ export const patternCodes = {
       'A JSONPath condition or `for-each` path cannot be parsed. Every JSONPath literal is parsed at build time by the ' +
       'parser the run time uses (runtime/jsonpath.ts), filters included. Paths start with `$`; filters are written ' +
       "`[?(@.field == 'value')]` with strings in single quotes, and compare with `==` (a single `=` would assign; " +
-      'the error points at it). A `JSONPATH()` literal in Double Braces is checked the same way (PIPE4017).\n\n' +
+      "the error points at it), `=~ /pattern/flags`, or Jayway's word operators `in`, `nin`, `subsetof`, `anyof`, " +
+      "`noneof` (an array on the right: `@.status in ['NEW','PAID']`), `size` (a number: `@.items size 2`) and " +
+      '`empty` (`true` or `false`: `@.tags empty false`); a literal of another kind on the right of one of them, or ' +
+      'one with no value on a side, is refused. A `JSONPATH()` literal in Double Braces is checked the same way (PIPE4017).\n\n' +
       'Example: `when "$.body[?(@.total < 500)" { … }` is missing a `]`; `when "$.body[?(@.status = \'paid\')]"` ' +
       'needs `==`.',
   },
