@@ -19,6 +19,26 @@ describe('jsonpath (Jayway semantics on jsonpath-plus)', () => {
     expect(jsonPathQuery(compileJsonPath('$.items[*].code'), message)).toEqual(['a', 'b']);
   });
 
+  it('reads a line break in a filter as whitespace, and keeps it inside a quoted string', () => {
+    const items: Json = {
+      items: [
+        { a: 1, b: [1] },
+        { a: 1, b: [] },
+        { a: 0, b: [2] },
+        { a: 1, b: ['x\ny'] },
+      ],
+    };
+    expect(jsonPathQuery(compileJsonPath('$.items[?(@.a &&\n@.b[0])]'), items)).toEqual([
+      { a: 1, b: [1] },
+      { a: 1, b: ['x\ny'] },
+    ]);
+    expect(jsonPathQuery(compileJsonPath('$.items[?(@.a == 1 &&\r\n  @.b.length() > 0)]'), items)).toHaveLength(2);
+    expect(jsonPathQuery(compileJsonPath("$.items[?(@.b[0] == 'x\ny')]"), items)).toEqual([{ a: 1, b: ['x\ny'] }]);
+    expect(jsonPathQuery(compileJsonPath("$.items[?(@.b[0] == 'x y')]"), items)).toEqual([]);
+    // A quoted member name outside a filter is a name as written.
+    expect(jsonPathQuery(compileJsonPath("$['a\nb']"), { 'a\nb': 1, 'a\\nb': 2 })).toEqual([1]);
+  });
+
   it("reads Jayway's length() of a string or an array in a filter", () => {
     expect(jsonPathMatches(compileJsonPath('$.body[?(@.city.length() > 5)]'), message)).toBe(true);
     expect(jsonPathMatches(compileJsonPath('$.body[?(@.city.length() > 8)]'), message)).toBe(false);

@@ -98,10 +98,41 @@ function balanceProblem(source: string): string | undefined {
 
 /**
  * Jayway reads `$.[…]` as `$[…]`; jsonpath-plus would read it as `$..[…]` (descendants).
- * Only a single dot before `[` is rewritten.
+ * Only a single dot before `[` is rewritten. Line breaks outside quotes become spaces: to Jayway
+ * they are whitespace, while jsonpath-plus's splitter cuts a filter at a line break before `.` or
+ * `[` (`@.a &&⏎@.b[0]`) or inside a string, which then silently matched nothing.
  */
 export function normalizeJsonPath(source: string): string {
-  return source.replace(/(?<!\.)\.\[/g, '[');
+  return unbrokenLines(source).replace(/(?<!\.)\.\[/g, '[');
+}
+
+/**
+ * `source` with each line break inside a filter or script (`?(…)`, `(…)`) replaced: by a space outside a
+ * quoted string, by its escape inside one (the expression parser reads it back). Elsewhere (a quoted
+ * member name, `$['a⏎b']`) the text is a name, taken as written.
+ */
+function unbrokenLines(source: string): string {
+  if (!/[\r\n\u2028\u2029]/u.test(source)) return source;
+  let out = '';
+  let quote: string | undefined;
+  let escaped = false;
+  let round = 0;
+  for (const ch of source) {
+    if (quote !== undefined) {
+      const wasEscaped: boolean = escaped;
+      escaped = !wasEscaped && ch === '\\';
+      if (!wasEscaped && ch === quote) quote = undefined;
+      const asEscape = round > 0 && !wasEscaped;
+      out += asEscape && ch === '\n' ? '\\n' : asEscape && ch === '\r' ? '\\r' : ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '(') round++;
+    else if (ch === ')') round--;
+    const lineBreak = ch === '\r' || ch === '\n' || ch === '\u2028' || ch === '\u2029';
+    out += round > 0 && lineBreak ? ' ' : ch;
+  }
+  return out;
 }
 
 function compileSegment(text: string, afterDescend: boolean): Segment {
