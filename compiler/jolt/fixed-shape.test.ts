@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileJoltChain, joltToFunction, locateInJson } from './index.js';
+import { absentFromNonMaps } from './fixed-shape.js';
 
 const ORDER_CHAIN: { operation: string; spec: Record<string, unknown> }[] = [
   {
@@ -76,7 +77,7 @@ function fast(chain: unknown): (input: unknown) => unknown {
 
 function hasFastPath(chain: unknown): boolean {
   const text = JSON.stringify(chain);
-  return compileJoltChain(chain, locateInJson('<spec>', text)).js.includes('function fixedShape');
+  return compileJoltChain(chain, locateInJson('<spec>', text)).js.includes('fixedShape0: {');
 }
 
 /** Both ways give the same JSON text (a thrown error counts as its message). */
@@ -196,6 +197,40 @@ describe('fixed-shape fast path', () => {
       },
       { orders: [{ id: 1, lines: [{ sku: 'a' }] }], k: 'v' },
     ]);
+  });
+
+  it('tests for a map in full only where no key read is absent from every non-map value', () => {
+    for (const key of ['sku', 'orderId', 'street', 'unitPrice']) expect(absentFromNonMaps(key), key).toBe(true);
+    // own or inherited properties of strings, numbers, lists, symbols, functions; indexes
+    for (const key of ['length', '0', '12', 'at', 'map', 'concat', 'trim', 'toFixed', 'description', 'name', 'call']) {
+      expect(absentFromNonMaps(key), key).toBe(false);
+    }
+    const js = (spec: unknown): string => {
+      const chain = [{ operation: 'shift', spec }];
+      return compileJoltChain(chain, locateInJson('<spec>', JSON.stringify(chain))).js;
+    };
+    expect(js({ a: { length: 'x.l', 0: 'x.z' } })).toContain('Array.isArray(map1)');
+    expect(js({ a: { length: 'x.l', sku: 'x.s' } })).toContain('if (map1 == null) break');
+    expect(js({ rows: { '*': { at: 'r[&1].at', map: 'r[&1].m' } } })).toContain('Array.isArray(element');
+    expect(js({ rows: { '*': { at: 'r[&1].at', sku: 'r[&1].s' } } })).toMatch(/if \(element\d+ == null\) break/);
+  });
+
+  it('declines strings, numbers and lists whose properties have the keys read', () => {
+    const nonMaps: unknown[] = ['ab', 'length', '', 5, true, false, null, ['x'], ['x', 'y'], [], [[]], [{}]];
+    const around = (a: unknown): unknown[] => [{ a }, { a, b: 1 }, { a: [a] }, a];
+    const inputs = nonMaps.flatMap(around).concat([{ a: { length: 1, 0: 2, at: 3, map: 4, sku: 5 }, b: 1 }]);
+    const specs: unknown[] = [
+      { a: { length: 'x.l', 0: 'x.z' } }, // every key found on strings and lists: full test
+      { a: { at: 'x.at', map: 'x.m' } }, // methods of lists (and `at` of strings)
+      { a: { length: 'x.l', sku: 'x.s' }, b: 'y' }, // one key no non-map has: null test only
+      { a: { '*': { length: 'r[&1].l', 0: 'r[&1].z' } } },
+      { a: { '*': { at: 'r[&1].at', sku: 'r[&1].s' } } },
+    ];
+    for (const spec of specs) {
+      const chain = [{ operation: 'shift', spec }];
+      expect(hasFastPath(chain), JSON.stringify(spec)).toBe(true);
+      expectSame(chain, inputs);
+    }
   });
 
   it('is not generated for specs whose shape depends on the input', () => {

@@ -87,7 +87,7 @@ function operationOf(entry: unknown, customOps: ReadonlySet<string>): string | u
 /**
  * The body of the chain function: one `value = step(value);` per operation, except that a shift
  * with a fixed output shape (fixed-shape.ts) and the defaults and removes right after it first try
- * their one-pass fast path, running the general steps only when it declines the input.
+ * their one-pass fast path, inline, running the general steps only when it declines the input.
  */
 function chainStatements(
   prog: Program,
@@ -120,13 +120,12 @@ function chainStatements(
       if (!fused) break;
     }
     const steps = chain.slice(i, end).map((e) => (e as Record<string, unknown>).operation as string);
-    const fast = emitFixedShift(prog, shape, steps.join(', '));
-    const name = `fast${i}`;
+    const labels = { declined: `fixedShape${i}`, done: `steps${i}` };
     statements.push(
       [
-        `const ${name} = ${fast}(value);`,
-        `if (${name} !== J.N) value = ${name};`,
-        `else {`,
+        `${labels.done}: {`,
+        indent(emitFixedShift(shape, steps.join(', '), 'value', labels), 2),
+        `  // the general steps, for input the fast path above declines`,
         ...calls.slice(i, end).map((c) => `  value = ${c ?? 'value'};`),
         `}`,
       ].join('\n'),

@@ -67,28 +67,27 @@ const joltShape = (() => {
     node2(state, "root", undefined, input);
     return J.shiftResult(state);
   }
-  /**
-   * shift in one pass, for input that has every key the shift names (objects where it descends,
-   * non-empty lists under `*`): the output has a fixed shape, built as literals. J.N otherwise.
-   */
-  function fixedShape4(input) {
-    if (input === null || typeof input !== "object" || Array.isArray(input)) return J.N;
-    // input.pipe:11 "body": { … }
-    const map1 = input["body"];
-    if (map1 === null || typeof map1 !== "object" || Array.isArray(map1)) return J.N;
-    // input.pipe:11 "customerId": "id"
-    const value2 = map1["customerId"];
-    if (value2 === undefined) return J.N;
-    return {
-      id: value2,
-    };
-  }
   /** The chain: each operation gets the previous one's output. */
   return function joltChain(input, context) {
     let value = input;
-    const fast0 = fixedShape4(value);
-    if (fast0 !== J.N) value = fast0;
-    else {
+    steps0: {
+      // shift in one pass, for input that has every key the shift names (objects
+      // where it descends, non-empty lists under `*`): the output has a fixed shape, built as literals.
+      // `x == null` is the whole map test where a key no string, number or list has is read from x.
+      fixedShape0: {
+        if (value == null) break fixedShape0;
+        // input.pipe:11 "body": { … }
+        const map1 = value["body"];
+        if (map1 == null) break fixedShape0;
+        // input.pipe:11 "customerId": "id"
+        const value2 = map1["customerId"];
+        if (value2 === undefined) break fixedShape0;
+        value = {
+          id: value2,
+        };
+        break steps0;
+      }
+      // the general steps, for input the fast path above declines
       value = shift1(value);
     }
     return value;

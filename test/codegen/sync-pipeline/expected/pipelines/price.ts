@@ -25,12 +25,16 @@ const joltTransform = (() => {
               if (fixedKey1 < 0) break write;
               let target = made1;
               if (target === undefined) {
-                target = state.o.root;
-                if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                {
-                  let next = target["lines"];
-                  if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  target = next;
+                target = kept5;
+                if (target === undefined) {
+                  target = state.o.root;
+                  if (target === undefined || target === null) { target = {}; state.o.root = target; }
+                  {
+                    let next = target["lines"];
+                    if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                    target = next;
+                  }
+                  kept5 = target;
                 }
                 {
                   let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -56,12 +60,16 @@ const joltTransform = (() => {
               if (fixedKey1 < 0) break write;
               let target = made1;
               if (target === undefined) {
-                target = state.o.root;
-                if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                {
-                  let next = target["lines"];
-                  if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  target = next;
+                target = kept5;
+                if (target === undefined) {
+                  target = state.o.root;
+                  if (target === undefined || target === null) { target = {}; state.o.root = target; }
+                  {
+                    let next = target["lines"];
+                    if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                    target = next;
+                  }
+                  kept5 = target;
                 }
                 {
                   let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -89,12 +97,16 @@ const joltTransform = (() => {
           if (fixedKey1 < 0) break write;
           let target = made1;
           if (target === undefined) {
-            target = state.o.root;
-            if (target === undefined || target === null) { target = {}; state.o.root = target; }
-            {
-              let next = target["lines"];
-              if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-              target = next;
+            target = kept5;
+            if (target === undefined) {
+              target = state.o.root;
+              if (target === undefined || target === null) { target = {}; state.o.root = target; }
+              {
+                let next = target["lines"];
+                if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                target = next;
+              }
+              kept5 = target;
             }
             {
               let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -117,12 +129,16 @@ const joltTransform = (() => {
           if (fixedKey1 < 0) break write;
           let target = made1;
           if (target === undefined) {
-            target = state.o.root;
-            if (target === undefined || target === null) { target = {}; state.o.root = target; }
-            {
-              let next = target["lines"];
-              if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-              target = next;
+            target = kept5;
+            if (target === undefined) {
+              target = state.o.root;
+              if (target === undefined || target === null) { target = {}; state.o.root = target; }
+              {
+                let next = target["lines"];
+                if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                target = next;
+              }
+              kept5 = target;
             }
             {
               let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -211,50 +227,53 @@ const joltTransform = (() => {
     }
   }
   /** shift: walks the input along the spec and moves matched values into a new output. */
+  let kept5; // containers at constant paths, found once per run
   function shift1(input) {
     const state = J.shiftState(input);
-    node2(state, "root", undefined, input);
-    return J.shiftResult(state);
-  }
-  /**
-   * shift in one pass, for input that has every key the shift names (objects where it descends,
-   * non-empty lists under `*`): the output has a fixed shape, built as literals. J.N otherwise.
-   */
-  function fixedShape5(input) {
-    if (input === null || typeof input !== "object" || Array.isArray(input)) return J.N;
-    // input.pipe:10 "id": "order"
-    const value1 = input["id"];
-    if (value1 === undefined) return J.N;
-    // input.pipe:10 "items": { … }
-    const list2 = input["items"];
-    if (!Array.isArray(list2) || list2.length === 0) return J.N;
-    const out1 = [];
-    for (let i3 = 0; i3 < list2.length; i3++) {
-      // input.pipe:10 "*": { … }
-      const element4 = list2[i3];
-      if (element4 === null || typeof element4 !== "object" || Array.isArray(element4)) return J.N;
-      // input.pipe:10 "qty": "lines[&1].qty"
-      const value5 = element4["qty"];
-      if (value5 === undefined) return J.N;
-      // input.pipe:10 "price": "lines[&1].price"
-      const value6 = element4["price"];
-      if (value6 === undefined) return J.N;
-      out1.push({
-        qty: value5,
-        price: value6,
-      });
+    try {
+      node2(state, "root", undefined, input);
+    } finally {
+      kept5 = undefined; // the next run starts without them (and this output is not kept alive)
     }
-    return {
-      order: value1,
-      lines: out1,
-    };
+    return J.shiftResult(state);
   }
   /** The chain: each operation gets the previous one's output. */
   return function joltChain(input, context) {
     let value = input;
-    const fast0 = fixedShape5(value);
-    if (fast0 !== J.N) value = fast0;
-    else {
+    steps0: {
+      // shift in one pass, for input that has every key the shift names (objects
+      // where it descends, non-empty lists under `*`): the output has a fixed shape, built as literals.
+      // `x == null` is the whole map test where a key no string, number or list has is read from x.
+      fixedShape0: {
+        if (value == null) break fixedShape0;
+        // input.pipe:10 "id": "order"
+        const value1 = value["id"];
+        if (value1 === undefined) break fixedShape0;
+        // input.pipe:10 "items": { … }
+        const list2 = value["items"];
+        if (!Array.isArray(list2) || list2.length === 0) break fixedShape0;
+        const out1 = [];
+        for (let i3 = 0; i3 < list2.length; i3++) {
+          // input.pipe:10 "*": { … }
+          const element4 = list2[i3];
+          if (element4 == null) break fixedShape0;
+          // input.pipe:10 "qty": "lines[&1].qty"
+          const value5 = element4["qty"];
+          // input.pipe:10 "price": "lines[&1].price"
+          const value6 = element4["price"];
+          if (value5 === undefined || value6 === undefined) break fixedShape0;
+          out1.push({
+            qty: value5,
+            price: value6,
+          });
+        }
+        value = {
+          order: value1,
+          lines: out1,
+        };
+        break steps0;
+      }
+      // the general steps, for input the fast path above declines
       value = shift1(value);
     }
     return value;
