@@ -196,10 +196,15 @@ function compileComposite(
     );
     body.add(2, `if (data === null) return;`);
     body.add(1, `} else if (${wrongType}) return;`);
-    // a map has no original list size (Modifier's size matters for list indexes only)
-    body.add(1, `const size = ${dataType === 'list' ? `J.expand(data, ${maxIndex})` : '-1'};`);
-    if (dataType === 'list') emitStrategy(ctx, walk, 1, strategy, literals, computed, 'list');
-    else emitStrategy({ ...ctx, dataIsMap: true }, walk, 1, strategy, literals, computed, 'map');
+    if (dataType === 'list') {
+      body.add(1, `const size = J.expand(data, ${maxIndex});`);
+      emitStrategy(ctx, walk, 1, strategy, literals, computed, 'list');
+    } else {
+      emitStrategy({ ...ctx, dataIsMap: true }, walk, 1, strategy, literals, computed, 'map');
+      // Modifier's original size matters for list indexes only: a map has none (-1), declared only
+      // where a write through J.mset or a child's slot reads it
+      if (mentions(walk.toString(), 'size') || scope.slots.has('O', level)) body.add(1, `const size = -1;`);
+    }
   }
   // the slots of this level, now that every function that could read them has been generated
   const stores = [
