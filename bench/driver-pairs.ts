@@ -41,12 +41,32 @@ export interface PairResult {
   readonly ratio: number;
   /** Shown for comparison only (no target): what the platform did before a change, say. */
   readonly reference?: true;
+  /** 'cpu': both sides timed in this process's CPU time (an in-process engine); wall time otherwise. */
+  readonly timing?: 'cpu';
 }
 
 type Op = () => Promise<unknown> | unknown;
 
-/** Runs `platform` and `driver` in alternating turns for `seconds` in all; operations per second of each. */
-async function inTurns(label: string, seconds: number, platform: Op, driver: Op): Promise<PairResult> {
+/** This process's CPU time in ms (user + system). */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/**
+ * Runs `platform` and `driver` in alternating turns for `seconds` in all; operations per second of each.
+ * Turns last `slice` ms of wall time; what a turn counts is wall time, or with `timing: 'cpu'` this
+ * process's CPU time: for SQLite, whose engine runs in this process on either side, CPU time is what other
+ * load on a shared machine changes least (wall-clock ratios of the same code swung ×0.66–0.96 under a
+ * load average of 7, as bench/store-scale.ts found for its SQLite finds).
+ */
+async function inTurns(
+  label: string,
+  seconds: number,
+  platform: Op,
+  driver: Op,
+  timing: 'cpu' | 'wall' = 'wall',
+): Promise<PairResult> {
   const turns = Math.max(2, Math.round(seconds / 0.25));
   const slice = (seconds * 1000) / turns;
   const count = { platform: 0, driver: 0 };
@@ -55,11 +75,12 @@ async function inTurns(label: string, seconds: number, platform: Op, driver: Op)
     for (const side of turn % 2 === 0 ? (['platform', 'driver'] as const) : (['driver', 'platform'] as const)) {
       const op = side === 'platform' ? platform : driver;
       const started = performance.now();
+      const cpuStarted = timing === 'cpu' ? cpuMs() : 0;
       while (performance.now() - started < slice) {
         await op();
         count[side] += 1;
       }
-      time[side] += performance.now() - started;
+      time[side] += timing === 'cpu' ? cpuMs() - cpuStarted : performance.now() - started;
     }
   }
   const platformPerSec = (count.platform * 1000) / time.platform;
@@ -69,6 +90,7 @@ async function inTurns(label: string, seconds: number, platform: Op, driver: Op)
     platformPerSec: Math.round(platformPerSec),
     driverPerSec: Math.round(driverPerSec),
     ratio: platformPerSec / driverPerSec,
+    ...(timing === 'cpu' ? { timing } : {}),
   };
 }
 
@@ -104,6 +126,7 @@ export async function benchDriverPairs(opts: {
       const update = raw.prepare("UPDATE docs SET doc = jsonb_set(doc, '$.n', ?) WHERE store = ? AND id = ?");
       results.push(
         ...(await storePairs('sqlite', sqlite, store, opts.seconds, {
+          timing: 'cpu',
           insert: (n) => insert.run(store, randomUUID(), JSON.stringify(doc(n)), Date.now()),
           find: (g) => (find.all(store, g) as Array<{ doc: string }>).map((r) => JSON.parse(r.doc) as unknown),
           update: (id, n) => update.run(n, store, id),
@@ -133,6 +156,7 @@ export async function benchDriverPairs(opts: {
             store,
             opts.seconds,
             {
+              timing: 'wall',
               insert: (n) =>
                 pool.query(`INSERT INTO ${table} (store, id, doc, created_at) VALUES ($1, $2, $3::jsonb, $4)`, [
                   store,
@@ -187,6 +211,8 @@ export async function benchDriverPairs(opts: {
 }
 
 interface DriverStore {
+  /** How turns are timed: the engine in this process (SQLite) by CPU time, a server (PostgreSQL) by wall time. */
+  readonly timing: 'cpu' | 'wall';
   insert(n: number): unknown;
   find(group: number): unknown;
   update(id: string, n: number): unknown;
@@ -220,6 +246,7 @@ async function storePairs(
       seconds,
       () => backends.store.insert(store, [doc(a++)]),
       () => driver.insert(b++),
+      driver.timing,
     ),
   );
   let f = 0;
@@ -230,6 +257,7 @@ async function storePairs(
       seconds,
       () => backends.store.find(store, { group: f++ % 100 }, { limit: 10 }),
       () => driver.find(g++ % 100),
+      driver.timing,
     ),
   );
   let u = 0;
@@ -240,6 +268,7 @@ async function storePairs(
       seconds,
       () => backends.store.update(store, { _oId: platformIds[u++ % platformIds.length] as string }, { $set: { n: u } }),
       () => driver.update(driverIds[v++ % driverIds.length] as string, v),
+      driver.timing,
     ),
   );
   return out;
@@ -457,5 +486,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     storesOnly: argv.includes('--stores-only'),
   });
   for (const p of pairs)
-    console.log(`${p.case}: ${p.platformPerSec} / ${p.driverPerSec} per s, ×${p.ratio.toFixed(2)}`);
+    console.log(
+      `${p.case}: ${p.platformPerSec} / ${p.driverPerSec} per ${p.timing === 'cpu' ? 'CPU ' : ''}s, ×${p.ratio.toFixed(2)}`,
+    );
 }

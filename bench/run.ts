@@ -352,7 +352,7 @@ export function tableRows(r: BenchResults): TableRow[] {
     rows.push([
       'beside the driver',
       `${p.case}: platform / driver`,
-      `${number(p.platformPerSec)} / ${number(p.driverPerSec)} /s (×${number(p.ratio, 2)})`,
+      `${number(p.platformPerSec)} / ${number(p.driverPerSec)} /${p.timing === 'cpu' ? 'CPU ' : ''}s (×${number(p.ratio, 2)})`,
       p.reference ? '' : '≥ 0.8',
     ]);
   }

@@ -26,6 +26,7 @@ import { inferJslt } from '../jslt/infer-shape.js';
 import { fieldNeverThere } from '../jslt/errors.js';
 import { compileValue, propertyKey } from '../lower/values.js';
 import { checkExists } from '../resolve/references.js';
+import { checkAccountType } from './account-types.js';
 import { resolveSchemaValue, schemaLocator } from '../resolve/schema-refs.js';
 import {
   arrayOf,
@@ -68,6 +69,11 @@ export const COMPILE_API: CompileApi = {
   suggest,
   checkReference(ctx, kind, name, span) {
     return checkExists(ctx.diagnostics, ctx.facts.decls, kind, name, span);
+  },
+  checkAccount(ctx, name, span, property, owner) {
+    if (!checkExists(ctx.diagnostics, ctx.facts.decls, 'account', name, span)) return false;
+    checkAccountType(ctx.diagnostics, ctx.facts.decls, property, name, span, owner);
+    return true;
   },
   entryOf,
   stepsEntryOf,

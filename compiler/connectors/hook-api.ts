@@ -28,7 +28,7 @@ import type { BracesEnv } from '../braces/index.js';
 import type { CompiledJolt } from '../jolt/index.js';
 import type { CompiledJslt } from '../jslt/index.js';
 import type { FieldType, PipeType } from '../types/pipe-type.js';
-import type { ConnectorSchema } from './connector-registry.js';
+import type { ConnectorSchema, JsonSchema } from './connector-registry.js';
 
 /** `DiagnosticCode`: the codes of base/diagnostics/codes/ (name it for a code kept in a variable or a table). */
 export type {
@@ -37,6 +37,7 @@ export type {
   CompiledValue,
   ConnectorSchema,
   ConnectorStep,
+  JsonSchema,
   Diagnostic,
   DiagnosticCode,
   FieldType,
@@ -142,6 +143,18 @@ export interface CompileApi {
   suggest(name: string, candidates: readonly string[]): string | undefined;
   /** Reports an unknown account/pipeline/store name (PIPE2005/7/6); true when it exists. */
   checkReference(ctx: PipelineContext, kind: 'account' | 'pipeline' | 'store', name: string, span: Span): boolean;
+  /**
+   * An account named inside a parameter (`tools[].account`): reports an unknown name (PIPE2005) and an
+   * account of a type `property`'s `x-pipe-account-types` does not list (PIPE3031, `owner` names the
+   * parameter); true when the account exists.
+   */
+  checkAccount(
+    ctx: PipelineContext,
+    name: string,
+    span: Span,
+    property: JsonSchema | undefined,
+    owner: string,
+  ): boolean;
 
   // ── parameter values ──
   entryOf(obj: ObjectValue | undefined, key: string): Value | undefined;

@@ -421,3 +421,167 @@ describe('shift sets keys and makes containers without looking only where no oth
     expect(general({ '*': { '@': 'x.&', $: 'y.&' } }, [5, 6])).toEqual({ x: { 0: 5, 1: 6 }, y: { 0: '0', 1: '1' } });
   });
 });
+
+describe('shift keeps containers at constant paths for a whole run', () => {
+  /** The general shift (no fixed-shape fast path) and its generated text. */
+  const compileGeneral = (spec: unknown): { fn: (input: unknown) => unknown; js: string } => {
+    const chain = [{ operation: 'shift', spec }];
+    const compiled = joltToFunction(chain, {}, { fixedShape: false });
+    expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const { js } = compileJoltChain(chain, () => ({ file: 'x', start: 0, end: 0 }), {
+      customFunctions: [],
+      customOperations: [],
+      fixedShape: false,
+    });
+    return { fn: (input) => compiled.fn?.(input, {}), js };
+  };
+  const ratings = {
+    'rating-*': { value: 'ratings.&(1,1).score', count: 'counts.@(1,label)', $: 'ratings.&(1,1).key', '@': 'raw.&' },
+    '*': 'other.&',
+  };
+
+  it('keeps a container whose keys are all constants in one variable for the run, others per function', () => {
+    const { js } = compileGeneral(ratings);
+    // counts, raw, other and ratings: each found once per run; ratings.&(1,1) (a key from the input) once per call
+    expect(js).toMatch(/let kept\d+, kept\d+, kept\d+, kept\d+; \/\/ containers at constant paths/);
+    expect(js).toMatch(/let made1; \/\/ a container writes below share/);
+    expect(js).toMatch(/} finally {\n\s+kept\d+ = kept\d+ = kept\d+ = kept\d+ = undefined;/);
+  });
+
+  it('starts every run with containers of its own', () => {
+    const { fn } = compileGeneral(ratings);
+    const input = { 'rating-1': { value: 3, label: 'a', count: 1 }, note: 'n' };
+    const first = fn(input) as Record<string, Record<string, unknown>>;
+    const second = fn({ 'rating-2': { value: 4, label: 'b', count: 2 } }) as Record<string, Record<string, unknown>>;
+    expect(first).toEqual({
+      ratings: { 1: { key: 'rating-1', score: 3 } },
+      counts: { a: 1 },
+      raw: { 'rating-1': input['rating-1'] },
+      other: { note: 'n' },
+    });
+    expect(second.counts).toEqual({ b: 2 });
+    expect(second.raw).toEqual({ 'rating-2': { value: 4, label: 'b', count: 2 } });
+    expect(second.other).toBeUndefined();
+    expect(second.counts).not.toBe(first.counts);
+  });
+
+  it('starts afresh after a run that failed half way', () => {
+    const { fn } = compileGeneral(ratings);
+    const failing = {
+      'rating-1': { value: 1, label: 'a', count: 1 },
+      'rating-2': {
+        label: 'b',
+        get value(): never {
+          throw new Error('unreadable');
+        },
+      },
+    };
+    expect(() => fn(failing)).toThrow('unreadable');
+    expect(fn({ 'rating-3': { label: 'c', count: 3 } })).toEqual({
+      ratings: { 3: { key: 'rating-3' } },
+      counts: { c: 3 },
+      raw: { 'rating-3': { label: 'c', count: 3 } },
+    });
+  });
+
+  it('gives a run started inside another (by a getter of the input) containers of its own', () => {
+    const { fn } = compileGeneral({ 'r-*': { count: 'counts.@(1,label)' }, '*': 'other.&' });
+    let inner: unknown;
+    const input = {
+      a: 1,
+      'r-1': { label: 'x', count: 1 },
+      get b(): number {
+        inner = fn({ 'r-2': { label: 'y', count: 2 }, z: 9 });
+        return 3;
+      },
+      'r-3': { label: 'x', count: 3 },
+      c: 4,
+    };
+    expect(fn(input)).toEqual({ other: { a: 1, b: 3, c: 4 }, counts: { x: [1, 3] } });
+    expect(inner).toEqual({ counts: { y: 2 }, other: { z: 9 } });
+  });
+
+  it('merges writes of several functions and runs into the kept container (collisions make lists)', () => {
+    const spec = {
+      'r-*': { count: 'counts.@(1,label)' },
+      's-*': { count: 'counts.@(1,label)' },
+      x: 'counts.__proto__',
+    };
+    const input = {
+      'r-1': { label: 'a', count: 1 },
+      'r-2': { label: 'a', count: 2 },
+      's-1': { label: 'a', count: 3 },
+      's-2': { label: '__proto__', count: 4 },
+      x: 5,
+    };
+    const out = compileGeneral(spec).fn(input) as { counts: Record<string, unknown> };
+    expect(out.counts.a).toEqual([1, 2, 3]);
+    expect(Object.getPrototypeOf(out.counts)).toBe(Object.prototype);
+    expect(hasOwn(out.counts, '__proto__') && out.counts['__proto__']).toEqual([5, 4]); // literal keys first
+  });
+
+  it('walks every time where another write may end at the container, or a key on the way is not constant', () => {
+    const ending = { 'r-*': { count: 'counts.@(1,label)' }, c: 'counts' };
+    const { fn, js } = compileGeneral(ending);
+    expect(js).not.toMatch(/kept\d+/);
+    expect(fn({ c: 7, 'r-1': { label: 'a', count: 1 } })).toEqual({ counts: 7 });
+    // the literal key writes first, whatever the input's order; the map write then meets a value and skips
+    expect(fn({ 'r-1': { label: 'a', count: 1 }, c: 7 })).toEqual({ counts: 7 });
+    // a write of the same function may replace the container with a list: the next run of it skips
+    const replacing = compileGeneral({ 'r-*': { count: 'counts.@(1,label)', d: 'counts' } });
+    expect(replacing.js).not.toMatch(/kept\d+/);
+    const input = { 'r-1': { label: 'a', count: 1, d: 7 }, 'r-2': { label: 'b', count: 2 } };
+    expect(replacing.fn(input)).toEqual({ counts: [{ a: 1 }, 7] });
+    // a key from the input on the way: only `counts` is kept (see the next group), not the container written into
+    const computed = compileGeneral({ 'r-*': { count: 'counts.&(1,1).@(1,label)' } });
+    expect(computed.js).toMatch(/let kept\d+; \/\/ containers at constant paths/);
+    expect(computed.fn({ 'r-1': { label: 'a', count: 1 }, 'r-2': { label: 'a', count: 2 } })).toEqual({
+      counts: { 1: { a: 1 }, 2: { a: 2 } },
+    });
+  });
+});
+
+describe('shift finds the containers at the constant start of a walk once per run', () => {
+  const general = (spec: unknown): { fn: (input: unknown) => unknown; js: string } => {
+    const chain = [{ operation: 'shift', spec }];
+    const compiled = joltToFunction(chain, {}, { fixedShape: false });
+    expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const { js } = compileJoltChain(chain, () => ({ file: 'x', start: 0, end: 0 }), {
+      customFunctions: [],
+      customOperations: [],
+      fixedShape: false,
+    });
+    return { fn: (input) => compiled.fn?.(input, {}), js };
+  };
+
+  it('walks on from the kept container by the keys from the input, in every run', () => {
+    const { fn, js } = general({ 'r-*': { v: 'a.b.&(1,1).c', w: 'a.b.&(1,1).d' }, '*': 'a.o.&' });
+    expect(js).toMatch(/target = kept\d+;\n\s+if \(target === undefined\) {\n\s+target = state\.o\.root;/);
+    const input = { 'r-1': { v: 2, w: 3 }, 'r-2': { v: 4 }, z: 9 };
+    const expected = { a: { b: { 1: { c: 2, d: 3 }, 2: { c: 4 } }, o: { z: 9 } } };
+    expect(fn(input)).toEqual(expected);
+    expect(fn(input)).toEqual(expected);
+    expect(fn({ 'r-3': { v: 5 } })).toEqual({ a: { b: { 3: { c: 5 } } } });
+  });
+
+  it('keeps only the proven start of the walk: where another write may end, it looks every time', () => {
+    // `x` may set `ratings` to a value: nothing on the way is kept
+    const ending = general({ 'r-*': { v: 'ratings.&(1,1).score', w: 'ratings.&(1,1).w' }, x: 'ratings' });
+    expect(ending.js).not.toMatch(/kept\d+/);
+    expect(ending.fn({ x: 1, 'r-1': { v: 2, w: 3 }, 'r-2': { v: 4 } })).toEqual({ ratings: 1 });
+    // `x` may end at `ratings.1`: `ratings` is kept, what is below it is looked for
+    const below = general({ 'r-*': { v: 'ratings.&(1,1).score' }, x: 'ratings.1' });
+    expect(below.js).toMatch(/kept\d+/);
+    expect(below.fn({ x: 1, 'r-1': { v: 2 }, 'r-2': { v: 4 } })).toEqual({ ratings: { 1: 1, 2: { score: 4 } } });
+    // another function's write ends at `a.b` (a list of both when it comes second)
+    const other = general({ 'r-*': { v: 'a.b.&(1,1).c' }, 's-*': { v: 'a.b' } });
+    expect(other.fn({ 'r-1': { v: 2 }, 's-1': { v: 7 }, 'r-2': { v: 4 } })).toEqual({ a: { b: [{ 1: { c: 2 } }, 7] } });
+  });
+
+  it('keeps a list at a constant index on the way', () => {
+    const { fn } = general({ 'r-*': { v: 'list[1].&(1,1)', w: 'list[0]' } });
+    const input = { 'r-1': { v: 2, w: 3 }, 'r-2': { v: 4, w: 5 } };
+    expect(fn(input)).toEqual({ list: [[3, 5], { 1: 2, 2: 4 }] });
+    expect(fn(input)).toEqual({ list: [[3, 5], { 1: 2, 2: 4 }] });
+  });
+});

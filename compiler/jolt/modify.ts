@@ -6,7 +6,7 @@
  * a trailing `?` (only when the key exists). Objects are created on the way; `[n]` keys grow lists.
  */
 import { type JsonPath, Lines, lit, MAX_SPEC_DEPTH, Program, isPlainObject, plainKey, splitOr } from './emit.js';
-import { canonicalOf, isStar, parseDotPath, parseKey, type PathElement, SpecError } from './keys.js';
+import { canonicalOf, isStar, parseDotPath, parseKey, type PathElement, SpecError, type Transpose } from './keys.js';
 import { compareUtf16, parseJavaDouble, parseJavaInt, parseJavaLong } from '../../runtime/jolt/java.js';
 import {
   FUNCTIONS,
@@ -175,34 +175,31 @@ function compileComposite(
   // a list loop may pass the index alone (`key` null): the key's text is made only where it is used
   const scope = outer.enter(level, { owner: level, capture: 'none', groups: 0 }, { key: OWN_KEY, data: 'data' });
   const body = new Lines();
-  if (dataType === 'map') body.add(1, `if (data !== null && data !== undefined && !J.isMap(data)) return;`);
-  if (dataType === 'list') body.add(1, `if (data !== null && data !== undefined && !Array.isArray(data)) return;`);
-  if (dataType === 'runtime') body.add(1, `if (data === null || data === undefined) return;`);
-  else {
+  const walk = new Lines();
+  const ctx: Ctx = { prog, scope, level, options, depth, dataIsMap: false };
+  if (dataType === 'runtime') {
+    body.add(1, `if (data === null || data === undefined) return;`);
+    body.add(1, `const size = Array.isArray(data) ? data.length : -1;`);
+    walk.add(1, `if (Array.isArray(data)) {`);
+    emitStrategy(ctx, walk, 2, strategy, literals, computed, 'list');
+    walk.add(1, `} else if (J.isMap(data)) {`);
+    emitStrategy({ ...ctx, dataIsMap: true }, walk, 2, strategy, literals, computed, 'map');
+    walk.add(1, `}`);
+  } else {
+    // null or absent: a new container where the mode allows; else one type check, after which
+    // `data` (never reassigned below) is known to be a map (a list), so the walk needs no other
+    const wrongType = dataType === 'map' ? `typeof data !== "object" || Array.isArray(data)` : `!Array.isArray(data)`;
     body.add(1, `if (data === null || data === undefined) {`);
     body.add(
       2,
       `data = J.mcreate(${scope.slots.slot('T', level - 1)}, ${scope.slots.slot('O', level - 1)}, ${OWN_KEY}, ${mode}, ${dataType === 'list'});`,
     );
     body.add(2, `if (data === null) return;`);
-    body.add(1, `}`);
-  }
-  body.add(
-    1,
-    `const size = Array.isArray(data) ? ${dataType === 'list' ? `J.expand(data, ${maxIndex})` : 'data.length'} : -1;`,
-  );
-
-  const ctx: Ctx = { prog, scope, level, options, depth, mapOnly: dataType === 'map' };
-  const walk = new Lines();
-  if (dataType !== 'map') {
-    walk.add(1, `if (Array.isArray(data)) {`);
-    emitStrategy(ctx, walk, 2, strategy, literals, computed, 'list');
-    walk.add(1, dataType === 'runtime' ? `} else if (J.isMap(data)) {` : `}`);
-  }
-  if (dataType !== 'list') {
-    if (dataType === 'map') walk.add(1, `if (J.isMap(data)) {`);
-    emitStrategy(ctx, walk, 2, strategy, literals, computed, 'map');
-    walk.add(1, `}`);
+    body.add(1, `} else if (${wrongType}) return;`);
+    // a map has no original list size (Modifier's size matters for list indexes only)
+    body.add(1, `const size = ${dataType === 'list' ? `J.expand(data, ${maxIndex})` : '-1'};`);
+    if (dataType === 'list') emitStrategy(ctx, walk, 1, strategy, literals, computed, 'list');
+    else emitStrategy({ ...ctx, dataIsMap: true }, walk, 1, strategy, literals, computed, 'map');
   }
   // the slots of this level, now that every function that could read them has been generated
   const stores = [
@@ -224,8 +221,11 @@ interface Ctx {
   readonly level: number;
   readonly options: ModifyOptions;
   readonly depth: number;
-  /** The composite's input is known to be a map (its keys are names). */
-  readonly mapOnly: boolean;
+  /**
+   * The code being emitted runs where `data` has been checked to be a map in the same function
+   * (and is never reassigned after), so `@(1,key)` reads it with a plain property load.
+   */
+  readonly dataIsMap: boolean;
 }
 
 const STAR_ORDER: Record<string, number> = { 'star-regex': 2, 'star-double': 3, 'star-single': 4, 'star-all': 5 };
@@ -261,7 +261,12 @@ function emitStrategy(
     for (const child of literals) {
       const key = literalKeyOf(child);
       out.add(ind, `{`);
-      if (shape === 'map' && plainKey(key)) {
+      const leaf = child.composite ? undefined : leafCode(ctx, child);
+      if (leaf !== undefined && !child.checkValue && !usesOwnValue(leaf)) {
+        // the leaf computes its value from elsewhere and writes it by the mode alone (mset or, for
+        // overwrite into a map, a plain store), so its key's own value is not read
+        out.add(ind + 1, `const childKey = ${lit(key)};`);
+      } else if (shape === 'map' && plainKey(key)) {
         // JSON values are never undefined, so a defined read of a non-prototype key is an own key
         out.add(ind + 1, `const childKey = ${lit(key)}, found = data[childKey], present = found !== undefined;`);
         out.add(ind + 1, `const childValue = present ? found : null;`);
@@ -275,7 +280,7 @@ function emitStrategy(
         out.add(ind + 1, `const childKey = ${lit(key)}, present = ${i} < size;`);
         out.add(ind + 1, `const childValue = ${i} < data.length ? data[${i}] : null;`);
       }
-      emitChild(ctx, out, ind + 1, child);
+      emitChild(ctx, out, ind + 1, child, undefined, leaf);
       out.add(ind, `}`);
     }
   }
@@ -336,8 +341,11 @@ function emitChain(ctx: Ctx, out: Lines, ind: number, computed: readonly Child[]
   out.add(ind, `}`);
 }
 
-/** The child keyed `childKey` (`present`, value `childValue`) of the composite holding `data` (original size `size`). */
-function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child, index?: string): void {
+/**
+ * The child keyed `childKey` (`present`, value `childValue`) of the composite holding `data` (original
+ * size `size`); `leaf`: a leaf's code when already made (see leafCode).
+ */
+function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child, index?: string, leaf?: readonly string[]): void {
   const inner = child.checkValue ? ind + 1 : ind;
   out.add(ind, ctx.prog.specLine(child.path, child.rhs));
   if (child.checkValue) out.add(ind, `if (present) {`);
@@ -358,12 +366,16 @@ function emitChild(ctx: Ctx, out: Lines, ind: number, child: Child, index?: stri
     }
     out.add(inner, `${fn}(state, childKey, childValue${index === undefined ? '' : `, ${index}`});`);
   } else {
-    emitLeaf(ctx, out, inner, child);
+    out.addAll(indented(leaf ?? leafCode(ctx, child), inner));
   }
   if (child.checkValue) out.add(ind, `}`);
 }
 
-function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
+/**
+ * A leaf's block (at indent 0): computes `result` from its right-hand side and writes it where the
+ * mode allows. It reads its own key's value only through `childValue`, `present` and `leafValue`.
+ */
+function leafCode(ctx: Ctx, child: Child): string[] {
   const leafLevel = ctx.level + 1;
   const scope = ctx.scope.with(
     leafLevel,
@@ -383,14 +395,33 @@ function emitLeaf(ctx: Ctx, out: Lines, ind: number, child: Child): void {
   });
   // A leaf has no generated children, so its own key and value are read from the locals `childKey`/`leafValue`
   // (see the scope above) and never from the S slots: no slot stores here.
-  out.add(ind, `{`);
-  out.add(ind + 1, `const leafValue = present ? childValue : null;`);
-  out.add(ind + 1, `let result = J.N;`);
-  evaluators.forEach((line, i) => out.add(ind + 1, i === 0 ? line : `if (result === J.N) { ${line} }`));
-  if (ctx.mapOnly && child.mode === 0 && child.pe.kind === 'literal' && plainKey(child.pe.key)) {
-    out.add(ind + 1, `if (result !== J.N) data[childKey] = result;`);
-  } else out.add(ind + 1, `if (result !== J.N) J.mset(data, size, childKey, result, ${child.mode});`);
-  out.add(ind, `}`);
+  const lines = [`{`];
+  if (evaluators.some((line) => mentions(line, 'leafValue')))
+    lines.push(`  const leafValue = present ? childValue : null;`);
+  lines.push(`  let result = J.N;`);
+  evaluators.forEach((line, i) => lines.push(`  ${i === 0 ? line : `if (result === J.N) { ${line} }`}`));
+  if (ctx.dataIsMap && child.mode === 0 && child.pe.kind === 'literal' && plainKey(child.pe.key)) {
+    lines.push(`  if (result !== J.N) data[childKey] = result;`);
+  } else lines.push(`  if (result !== J.N) J.mset(data, size, childKey, result, ${child.mode});`);
+  lines.push(`}`);
+  return lines;
+}
+
+/** Whether generated `code` uses the identifier `name` (outside string literals, not as a property). */
+function mentions(code: string, name: string): boolean {
+  const bare = code.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+  return new RegExp(`(?<![.\\w$])${name}(?![\\w$])`).test(bare);
+}
+
+/** Whether a leaf's code reads its own key's value or presence. */
+function usesOwnValue(code: readonly string[]): boolean {
+  return code.some((line) => mentions(line, 'childValue') || mentions(line, 'present') || mentions(line, 'leafValue'));
+}
+
+function indented(lines: readonly string[], ind: number): Lines {
+  const out = new Lines();
+  for (const line of lines) out.add(ind, line);
+  return out;
 }
 
 /** One statement assigning `result` for one right-hand side (string expression or literal). */
@@ -414,7 +445,10 @@ function evaluatorLines(
   const rawArgs = splitFunctionArgs(text.slice(open + 1, -1));
   if (fn.stock === 'split' && rawArgs[0] !== undefined) checkSplitSeparator(ctx, rawArgs[0], where);
   const args = rawArgs.map((a) => argExpr(ctx, scope, level, a, true));
-  if (args.length === 1) return [`{ const arg = ${args[0]?.source}; ${callOne(ctx, fn, 'arg', 'arg !== J.N')} }`];
+  const [only] = args;
+  if (only !== undefined && args.length === 1) {
+    return [`{ const arg = ${only.source}; ${callOne(ctx, fn, 'arg', `arg !== ${only.absent}`)} }`];
+  }
   return [callMany(ctx, fn, args)];
 }
 
@@ -494,12 +528,16 @@ function inlineTwo(stock: string, a: string, b: string): string | undefined {
 
 /** `result = fn([a, b, …])` (absent values become null), through a positional form or a reused list. */
 function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
-  if (!fn.reusesArguments) return `result = ${fn.source}(J.args([${args.map((a) => a.source).join(', ')}]));`;
+  if (!fn.reusesArguments) {
+    // J.args turns J.N into null; a direct read gives undefined, which `?? null` turns (null stays null)
+    const values = args.map((a) => (a.absent === 'J.N' ? a.source : `(${a.source} ?? null)`));
+    return `result = ${fn.source}(J.args([${values.join(', ')}]));`;
+  }
   const [first, second] = args;
   if (args.length === 2 && first && second && fn.stock !== undefined && has(TWO_ARGUMENT_FORMS, fn.stock)) {
     // each argument read once, absent (J.N) as null
     const reads = [first, second].flatMap((a, i) =>
-      a.constant ? [] : [`const r${i} = ${a.source}, x${i} = r${i} === J.N ? null : r${i};`],
+      a.constant ? [] : [`const r${i} = ${a.source}, x${i} = r${i} === ${a.absent} ? null : r${i};`],
     );
     const [a, b] = [first, second].map((arg, i) => (arg.constant ? arg.source : `x${i}`)) as [string, string];
     const call = inlineTwo(fn.stock, a, b) ?? `J.F2.${fn.stock}(${a}, ${b})`;
@@ -513,7 +551,7 @@ function callMany(ctx: Ctx, fn: FunctionRef, args: readonly Arg[]): string {
   const stringConcat = fn.stock === 'concat' && args.every((a) => !a.constant || a.source.startsWith('"'));
   args.forEach((a, i) => {
     if (a.constant) return;
-    fill.push(`${list}[${i}] = x${i} === J.N ? null : x${i};`);
+    fill.push(`${list}[${i}] = x${i} === ${a.absent} ? null : x${i};`);
     clear.push(`${list}[${i}] = null;`);
   });
   const reads = args.flatMap((a, i) => (a.constant ? [] : [`const x${i} = ${a.source};`]));
@@ -564,20 +602,40 @@ function splitFunctionArgs(text: string): string[] {
 interface Arg {
   readonly source: string;
   readonly constant: boolean;
+  /**
+   * What `source` gives for an absent value: J.N from the general readers, `undefined` from a plain
+   * property load of a map the function has already checked (see directRead).
+   */
+  readonly absent: 'J.N' | 'undefined';
 }
 
 function argExpr(ctx: Ctx, scope: Scope, level: number, arg: string, parse: boolean): Arg {
   if (arg.startsWith('^')) {
     const path = parseDotPath(`root.${arg.slice(1)}`);
-    return { source: readPathExpr(scope, level, 'state.cw', path), constant: false };
+    return { source: readPathExpr(scope, level, 'state.cw', path), constant: false, absent: 'J.N' };
   }
   if (arg.startsWith('@')) {
     const path = parseDotPath(`root.${arg}`);
     const last = path[path.length - 1];
     if (!last || last.kind !== 'transpose') throw new SpecError(E.notOneTranspose(arg));
-    return { source: readExpr(scope, level, last.transpose), constant: false };
+    // only function arguments (`parse`): every call site of those says what absent is (Arg.absent)
+    const direct = parse ? directRead(ctx, scope, level, last.transpose) : undefined;
+    if (direct !== undefined) return { source: direct, constant: false, absent: 'undefined' };
+    return { source: readExpr(scope, level, last.transpose), constant: false, absent: 'J.N' };
   }
-  return { source: literalArg(arg, parse), constant: true };
+  return { source: literalArg(arg, parse), constant: true, absent: 'J.N' };
+}
+
+/**
+ * `@(n,key)` of the composite's own `data` where the code runs after `data` was checked to be a map
+ * (ctx.dataIsMap): a plain property load, undefined when absent, instead of a reader that checks
+ * the type again. Only a plain key (no inherited name, which a property load would find) and one step.
+ */
+function directRead(ctx: Ctx, scope: Scope, level: number, t: Transpose): string | undefined {
+  const [step, ...deeper] = t.sub ?? [];
+  if (!ctx.dataIsMap || step?.kind !== 'literal' || deeper.length > 0 || !plainKey(step.key)) return undefined;
+  if (scope.dataOf(level, t.upLevel, `\`@(${t.upLevel},…)\``) !== 'data') return undefined;
+  return `data[${lit(step.key)}]`;
 }
 
 function literalArg(arg: string, parse: boolean): string {

@@ -67,6 +67,8 @@ interface Emit {
   readonly depth: number;
   /** Which containers the writes walk through are proven to be of the right kind. */
   readonly kinds: ContainerKinds;
+  /** The variables keeping, for one run of the whole shift, containers at constant paths. */
+  readonly runContainers: RunContainers;
   /** The function being generated, for proving the places it writes fresh. */
   readonly writer: Writer;
 }
@@ -103,6 +105,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
   // match counts cost a store per matched key; they are kept only when some `[#n]` may read them
   const counts = /\[\s*#/.test(JSON.stringify(spec));
   const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog, counts);
+  const runContainers = new RunContainers(prog);
   const rootFn = compileComposite(prog, {
     spec,
     path,
@@ -111,19 +114,62 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
     self: { owner: 1, capture: 'none', groups: 0 },
     depth: 0,
     kinds: new ContainerKinds(shiftOutputs(spec)),
+    runContainers,
     runs: 'once',
   });
+  const kept = runContainers.names;
+  const walk = `${rootFn}(state, "root", undefined, input);`;
   prog.declare(
     [
       `/** shift: walks the input along the spec and moves matched values into a new output. */`,
+      ...(kept.length === 0 ? [] : [`let ${kept.join(', ')}; // containers at constant paths, found once per run`]),
       `function ${fn}(input) {`,
       `  const state = J.shiftState(input);`,
-      `  ${rootFn}(state, "root", undefined, input);`,
+      ...(kept.length === 0
+        ? [`  ${walk}`]
+        : [
+            `  ${kept.join(' = ')} = undefined; // (set if this run started inside another, see RunContainers)`,
+            `  try {`,
+            `    ${walk}`,
+            `  } finally {`,
+            `    ${kept.join(' = ')} = undefined; // the next run starts without them (and this output is not kept alive)`,
+            `  }`,
+          ]),
       `  return J.shiftResult(state);`,
       `}`,
     ].join('\n'),
   );
   return fn;
+}
+
+/**
+ * Variables of the generated code (outside every function of one shift) keeping, for one run of
+ * the shift, the containers that writes with all keys before the last constant walk to (see
+ * keptContainer; one per distinct walk, e.g. `countsByLabel` of "countsByLabel.@(1,label)"):
+ * every function of the spec walking that way in a run finds the same container, so it is looked
+ * up once per run instead of once per call of each function. The shift function empties them when
+ * a run starts and when it ends: a run started inside another (only a getter of an input object
+ * could start one) finds its own containers, and the outer run then looks for its own again. So
+ * these containers are never made without looking whether they are there (freshContainer).
+ */
+class RunContainers {
+  private readonly byWalk = new Map<string, string>();
+
+  constructor(private readonly prog: Program) {}
+
+  /** The variable keeping the container `walk` (keys constant, see walkOf) reaches. */
+  name(walk: string): string {
+    let name = this.byWalk.get(walk);
+    if (name === undefined) {
+      name = this.prog.name('kept');
+      this.byWalk.set(walk, name);
+    }
+    return name;
+  }
+
+  get names(): string[] {
+    return [...this.byWalk.values()];
+  }
 }
 
 export function parseChildren(prog: Program, spec: Record<string, unknown>, path: JsonPath): Child[] {
@@ -236,11 +282,12 @@ interface SpecObject {
   readonly self: Level;
   readonly depth: number;
   readonly kinds: ContainerKinds;
+  readonly runContainers: RunContainers;
   readonly runs: Runs;
 }
 
 function compileComposite(prog: Program, object: SpecObject): string {
-  const { spec, path, outer, level, self, depth, kinds, runs } = object;
+  const { spec, path, outer, level, self, depth, kinds, runContainers, runs } = object;
   const fn = prog.name('node');
   if (depth > MAX_SPEC_DEPTH) {
     prog.error(E.nestedTooDeep(MAX_SPEC_DEPTH), path, 'key');
@@ -273,6 +320,7 @@ function compileComposite(prog: Program, object: SpecObject): string {
     level,
     depth,
     kinds,
+    runContainers,
     writer: { owner: spec, runs, ownKeys, direct: [] },
   };
   const e: Emit = { ...first, writer: { ...first.writer, direct: directWrites(first, children) } };
@@ -611,6 +659,7 @@ function emitMatched(e: Emit, child: Child, match: Match): void {
         self,
         depth: depth + 1,
         kinds: e.kinds,
+        runContainers: e.runContainers,
         // a key of a function that runs once matches one key of its data (a computed one, each of many once)
         runs: e.writer.runs !== 'once' ? 'many' : child.pe.kind === 'literal' ? 'once' : 'perKey',
       });
@@ -711,6 +760,7 @@ function emitSpecial(e: Emit, child: Child): void {
           self: alias,
           depth: depth + 1,
           kinds: e.kinds,
+          runContainers: e.runContainers,
           runs: e.writer.runs === 'once' ? 'once' : 'many',
         });
         out.add(ind + 2, `${fn}(state, undefined, undefined, found);`);
@@ -725,7 +775,8 @@ function emitSpecial(e: Emit, child: Child): void {
     } else if (pe.kind === 'dollar') {
       const value = evaluateExpr(scope, level, pe);
       out.add(ind, `{`);
-      out.add(ind + 1, `const found = ${value};`);
+      // the function's own key is often a key of its writes too: then it is worked out once
+      out.add(ind + 1, `const found = ${value === OWN_KEY ? scope.hoisted.name(value) : value};`);
       emitWrites({ ...inner(e), scope: writeScopeOf(e, child), level: childLevel }, child, 'found');
       out.add(ind, `}`);
     } else if (pe.kind === 'hash') {
@@ -739,6 +790,7 @@ function emitSpecial(e: Emit, child: Child): void {
           self: own,
           depth: depth + 1,
           kinds: e.kinds,
+          runContainers: e.runContainers,
           runs: e.writer.runs === 'once' ? 'once' : 'many',
         });
         out.add(ind, `${fn}(state, ${lit(pe.value)}, undefined, data);`);
@@ -815,10 +867,37 @@ function walkOf(steps: readonly WriteStep[]): string {
     .join('/');
 }
 
-/** The variable of the function keeping the container of `steps` (whose keys are `names`). */
-function functionContainer(scope: Scope, steps: readonly WriteStep[], names: readonly string[]): SharedContainer {
+/**
+ * The variable keeping the container of `steps` (whose keys are `names`): one for the whole run of
+ * the shift when every key on the way is a constant (see RunContainers), else one of the function.
+ */
+function keptContainerOf(e: Emit, steps: readonly WriteStep[], names: readonly string[]): SharedContainer {
   const walk = steps.slice(0, -1).map((step, i) => `${step.kind}${names[i] ?? ''}`);
-  return { name: scope.hoisted.container(walk.join('/')), declaration: undefined, guarded: false };
+  const name = keptForRun(steps) ? e.runContainers.name(walk.join('/')) : e.scope.hoisted.container(walk.join('/'));
+  return { name, declaration: undefined, guarded: false };
+}
+
+/** Whether the run keeps the container of a kept walk (see keptContainer): every key on the way is a constant. */
+function keptForRun(steps: readonly WriteStep[]): boolean {
+  return steps.slice(0, -1).every((step) => step.constant);
+}
+
+/**
+ * How many steps from the root the walk of a write goes through containers that a variable of the
+ * shift run keeps (RunContainers): the longest start of the walk whose keys are all constants and
+ * whose containers are all proven (ContainerKinds), so that once found in a run each stays the one
+ * there. `ratings.&(1,1).score` finds `ratings` once per run, then walks on by the captured key.
+ * 0 when no step qualifies, and when the whole walk does (then the write's container is kept).
+ */
+function runPrefix(steps: readonly WriteStep[], sure: number): number {
+  const walk = steps.length - 1;
+  let prefix = 0;
+  for (; prefix < walk; prefix++) {
+    const step = steps[prefix];
+    // after this step the walk is in the container at depth prefix + 1, proven when sure reaches past it
+    if (step === undefined || !step.constant || step.kind === 'X' || sure < prefix + 2) break;
+  }
+  return prefix === walk ? 0 : prefix;
 }
 
 /** A statement setting map key `name` of `t` (`__proto__` becomes an own key, never the prototype). */
@@ -843,7 +922,10 @@ function emitPut(
   const { out, ind, scope } = e;
   const sure = e.kinds.sureSteps(write.path);
   // the step whose container is made without looking whether it is there, the last key set so
-  const madeAt = write.walk !== undefined && freshContainer(e.kinds, e.writer, write) ? steps.length - 2 : -1;
+  // (not for a container the run keeps: a run started inside this one, see RunContainers, empties
+  // the variables, and the container is looked for again; that happens once per run anyway)
+  const madeAt =
+    write.walk !== undefined && !keptForRun(steps) && freshContainer(e.kinds, e.writer, write) ? steps.length - 2 : -1;
   const setFresh = freshKey(e.kinds, e.writer, write, sure);
   out.add(ind, `write: {`);
   const names = steps.map((step, i) => {
@@ -867,46 +949,59 @@ function emitPut(
   }
   // the container to write into: walked from the root (making what is missing), or found by an
   // earlier write of the function (keptContainer) or of the same run (`container`, see sharedContainers)
-  const shared = write.walk !== undefined ? functionContainer(scope, steps, names) : container;
+  const shared = write.walk !== undefined ? keptContainerOf(e, steps, names) : container;
   const at = shared === undefined ? ind + 1 : ind + 2;
-  if (shared === undefined) out.add(ind + 1, `let target = state.o.root;`);
+  // the containers at the start of the walk that the run keeps (see runPrefix), found once per run
+  const prefix = runPrefix(steps, sure);
+  const start = prefix === 0 ? 'state.o.root' : e.runContainers.name(walkOf(steps.slice(0, prefix + 1)));
+  if (shared === undefined) out.add(ind + 1, `let target = ${start};`);
   else {
     out.add(ind + 1, `let target = ${shared.name};`);
     out.add(ind + 1, shared.guarded ? `if (target === undefined || target === null) {` : `if (target === undefined) {`);
-    out.add(at, `target = state.o.root;`);
+    out.add(at, `target = ${start};`);
+  }
+  const walkAt = prefix === 0 ? at : at + 1;
+  if (prefix > 0) {
+    out.add(at, `if (target === undefined) {`);
+    out.add(walkAt, `target = state.o.root;`);
   }
   const root = first.kind === 'M' ? '{}' : 'J.own(state, [])';
-  out.add(at, `if (target === undefined || target === null) { target = ${root}; state.o.root = target; }`);
+  out.add(walkAt, `if (target === undefined || target === null) { target = ${root}; state.o.root = target; }`);
   if (sure === 0)
-    out.add(at, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
+    out.add(walkAt, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
   steps.forEach((step, i) => {
     const next = rest[i];
     const name = names[i] ?? '';
     if (next === undefined) return;
+    const stepAt = i < prefix ? walkAt : at;
     const fresh = next.kind === 'M' ? '{}' : 'J.own(state, [])';
     const wrongType = next.kind === 'M' ? '!J.isMap(next)' : '!Array.isArray(next)';
-    out.add(at, `{`);
+    out.add(stepAt, `{`);
     if (step.kind === 'X') {
-      out.add(at + 1, `const next = ${fresh}; target.push(next); target = next;`);
+      out.add(stepAt + 1, `const next = ${fresh}; target.push(next); target = next;`);
     } else if (step.kind === 'A') {
-      out.add(at + 1, `let next = ${name} < target.length ? target[${name}] : undefined;`);
-      out.add(at + 1, `if (next === undefined || next === null) {`);
-      out.add(at + 2, `next = ${fresh};`);
-      out.add(at + 2, `while (target.length < ${name}) target.push(null);`);
-      out.add(at + 2, `target[${name}] = next;`);
-      out.add(at + 1, `}`);
-      if (sure <= i + 1) out.add(at + 1, `else if (${wrongType}) break write;`);
-      out.add(at + 1, `target = next;`);
+      out.add(stepAt + 1, `let next = ${name} < target.length ? target[${name}] : undefined;`);
+      out.add(stepAt + 1, `if (next === undefined || next === null) {`);
+      out.add(stepAt + 2, `next = ${fresh};`);
+      out.add(stepAt + 2, `while (target.length < ${name}) target.push(null);`);
+      out.add(stepAt + 2, `target[${name}] = next;`);
+      out.add(stepAt + 1, `}`);
+      if (sure <= i + 1) out.add(stepAt + 1, `else if (${wrongType}) break write;`);
+      out.add(stepAt + 1, `target = next;`);
     } else if (i === madeAt) {
-      out.add(at + 1, `const next = ${fresh}; ${writeKey(name, 'next')}`);
-      out.add(at + 1, `target = next;`);
+      out.add(stepAt + 1, `const next = ${fresh}; ${writeKey(name, 'next')}`);
+      out.add(stepAt + 1, `target = next;`);
     } else {
-      out.add(at + 1, readKey(name, 'next'));
-      out.add(at + 1, `if (next === undefined || next === null) { next = ${fresh}; ${writeKey(name, 'next')} }`);
-      if (sure <= i + 1) out.add(at + 1, `else if (${wrongType}) break write;`);
-      out.add(at + 1, `target = next;`);
+      out.add(stepAt + 1, readKey(name, 'next'));
+      out.add(stepAt + 1, `if (next === undefined || next === null) { next = ${fresh}; ${writeKey(name, 'next')} }`);
+      if (sure <= i + 1) out.add(stepAt + 1, `else if (${wrongType}) break write;`);
+      out.add(stepAt + 1, `target = next;`);
     }
-    out.add(at, `}`);
+    out.add(stepAt, `}`);
+    if (i === prefix - 1) {
+      out.add(walkAt, `${start} = target;`);
+      out.add(at, `}`);
+    }
   });
   if (shared !== undefined) {
     out.add(

@@ -151,7 +151,14 @@ function textProblem(text: string, what: string): JsonProblem | null {
 /** Serializes a stored document, enforcing the size limit (PipeError 413, nothing written). */
 export function serializeDocument(doc: JsonObject, maxBytes: number): string {
   assertJson(doc, 'document');
-  const text = JSON.stringify(doc);
+  return withinSizeLimit(JSON.stringify(doc), maxBytes);
+}
+
+/** `text`, a stored document's JSON, unless it is over the size limit (PipeError 413). */
+export function withinSizeLimit(text: string, maxBytes: number): string {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, 2 units, is 4): a text that short
+  // is within the limit without counting its bytes.
+  if (text.length * 3 <= maxBytes) return text;
   const size = Buffer.byteLength(text, 'utf8');
   if (size > maxBytes) throw documentTooLarge(size, maxBytes);
   return text;

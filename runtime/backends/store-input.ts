@@ -14,6 +14,7 @@ import {
   getOwn,
   isPlainObject,
   serializeDocument,
+  withinSizeLimit,
   setOwn,
   validateStoreName,
 } from './json-safe.js';
@@ -71,7 +72,8 @@ export function prepareFind(
 export function prepareDocuments(docs: readonly JsonObject[], maxBytes: number): PreparedDocument[] {
   if (!Array.isArray(docs))
     throw new PipeError('insert takes an array of documents', { code: 400, kind: 'BAD_DOCUMENT' });
-  const seen = new Set<string>();
+  // Two documents may share an id only in a batch: one alone is not checked against itself.
+  const seen = docs.length > 1 ? new Set<string>() : null;
   return docs.map((doc) => {
     if (!isPlainObject(doc))
       throw new PipeError('a document must be a JSON object', { code: 400, kind: 'BAD_DOCUMENT' });
@@ -80,16 +82,30 @@ export function prepareDocuments(docs: readonly JsonObject[], maxBytes: number):
       throw new PipeError(`${ID_FIELD} must be a string or a number`, { code: 400, kind: 'BAD_DOCUMENT' });
     }
     const id = given === undefined ? randomUUID() : String(given);
-    if (seen.has(id))
+    if (seen?.has(id))
       throw new PipeError(`duplicate key: ${ID_FIELD} ${JSON.stringify(id)} appears twice`, {
         code: 409,
         kind: 'DUPLICATE_KEY',
       });
-    seen.add(id);
+    seen?.add(id);
+    if (given !== undefined) return { id, text: serializeDocument(doc, maxBytes) };
+    if (!Object.prototype.hasOwnProperty.call(doc, ID_FIELD)) return { id, text: serializeWithId(doc, id, maxBytes) };
+    // `_oId: undefined` given: the id takes that key's place.
     const stored: JsonObject = { ...doc };
-    if (given === undefined) setOwn(stored, ID_FIELD, id);
+    setOwn(stored, ID_FIELD, id);
     return { id, text: serializeDocument(stored, maxBytes) };
   });
+}
+
+/**
+ * serializeDocument of `doc` with `_oId: id` added last (`doc` has no own `_oId`), without copying
+ * `doc` to add it: JSON.stringify gives an object's own keys in order, so the id's member goes
+ * before the closing brace. The id (a UUID) holds nothing assertJson would refuse.
+ */
+function serializeWithId(doc: JsonObject, id: string, maxBytes: number): string {
+  assertJson(doc, 'document');
+  const members = JSON.stringify(doc).slice(0, -1);
+  return withinSizeLimit(`${members}${members === '{' ? '' : ','}"${ID_FIELD}":${JSON.stringify(id)}}`, maxBytes);
 }
 
 /**

@@ -44,6 +44,9 @@ import {
   storeIndexOf,
 } from '../store-input.js';
 import { isUniqueViolation, statementCache, type SqliteDatabase } from './database.js';
+import { checkedDocumentSql, idWriteArgs, idWriteOf, idWriteSql, type IdWrite } from './update-by-id.js';
+
+type Statement = ReturnType<SqliteDatabase['prepare']>;
 
 /** The key under which the statements of updates by `_oId` alone are kept (their text has no filter part). */
 const ID_FILTER = { from: '', where: '' };
@@ -363,15 +366,18 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     throw err;
   };
 
-  /** One atomic statement per document: the store's TTL is read in the same INSERT. */
+  /**
+   * One atomic statement per document: the store's TTL is read in the same INSERT (another process
+   * sharing the file may have set it), NULL (no expiry) when the store has none or 0. Positional
+   * parameters: store, id, JSON text, now, then now and store again for the TTL.
+   */
   const insertPrepared = statement(
     `INSERT INTO pipec_documents (store, id, doc, created_at, expires_at)
-     SELECT @store, @id, jsonb(@doc), @now, CASE WHEN t.ms > 0 THEN @now + t.ms END
-     FROM (SELECT COALESCE((SELECT expire_after_ms FROM pipec_stores WHERE store = @store), 0) AS ms) AS t`,
+     VALUES (?, ?, jsonb(?), ?, (SELECT ? + expire_after_ms FROM pipec_stores WHERE store = ? AND expire_after_ms > 0))`,
   );
 
   const insertRows = (store: string, docs: ReadonlyArray<{ id: string; text: string }>, now: number): void => {
-    for (const d of docs) insertPrepared.run({ store, id: d.id, doc: d.text, now });
+    for (const d of docs) insertPrepared.run(store, d.id, d.text, now, now, store);
   };
 
   /**
@@ -400,11 +406,7 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
         if (setAt.length > 0)
           next = `jsonb_set(${next}, ${setAt.map(([path, value]) => `${path}, json(${value})`).join(', ')})`;
         if (unsetAt.length > 0) next = `jsonb_remove(${next}, ${unsetAt.join(', ')})`;
-        // The JSON text of a JSONB value is at most 6 times its size (a 1-byte `false` → `false,`): only a
-        // document that large is rendered to measure it (CASE stops at the first WHEN that holds).
-        const checked =
-          `(SELECT CASE WHEN length(n.v) * 6 <= ${max} THEN n.v WHEN octet_length(json(n.v)) <= ${max} THEN n.v` +
-          ` ELSE pipec_document_too_large(octet_length(json(n.v)), ${max}) END FROM (SELECT ${next} AS v) AS n)`;
+        const checked = checkedDocumentSql(next, max);
         if (byId !== null) {
           const type = byId.isString ? "= 'text'" : "IN ('integer','real')";
           return `UPDATE pipec_documents AS d SET doc = ${checked} WHERE ${visible} AND d.id = @id AND json_type(d.doc, '$."_oId"') ${type}`;
@@ -422,6 +424,18 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
       if (byId !== null) values['id'] = byId.id;
       return statement(sql).run(values).changes;
     });
+  };
+
+  /** The statements of updates by `_oId` (idWriteSql), by shape: one Map lookup per call. */
+  const idWrites = new Map<string, Statement>();
+  const idWriteStatement = (write: IdWrite): Statement => {
+    let prepared = idWrites.get(write.shape);
+    if (prepared === undefined) {
+      prepared = db.prepare(idWriteSql(write, opts.maxDocumentBytes));
+      if (idWrites.size >= 256) idWrites.clear();
+      idWrites.set(write.shape, prepared);
+    }
+    return prepared;
   };
 
   /** Writes aggregate results into `spec.into` (inside the caller's transaction). */
@@ -487,6 +501,14 @@ export function createSqliteStore(opts: SqliteStoreOptions): ObjectStoreBackend 
     },
 
     async update(store, query, update, updateOpts) {
+      validateStoreName(store);
+      // An update by `_oId` of top-level fields, recognised from the arguments (update-by-id.ts).
+      const byId = updateOpts?.upsert ? null : idWriteOf(query, update);
+      if (byId !== null) {
+        const now = clock.now();
+        purgeNowAndThen(store, now);
+        return writeWithPurge(store, now, () => idWriteStatement(byId).run(idWriteArgs(byId, store, now)).changes);
+      }
       const filter = prepareFilter(store, query, regex);
       const spec = parseUpdate(update);
       const multi = updateOpts?.multi ?? true;

@@ -1,13 +1,15 @@
 /**
  * Compile-time part of `agent`: the `output-schema` (a name or inline) is checked and compiled,
  * and gives the output shape `{ body, tokenUsage }`; the `mock` answers are checked against it
- * (PIPE3020) and compiled; each MCP tool's `account: name` must name an account and also brings
- * that account's fields at run time.
+ * (PIPE3020) and compiled; each MCP tool's `account: name` must name an account of a type its schema
+ * lists and also brings that account's fields at run time.
  */
 import type {
   BracesEnv,
   CompileApi,
   ConnectorCompiler,
+  ConnectorSchema,
+  JsonSchema,
   Diagnostic,
   JsExpr,
   ObjectValue,
@@ -17,7 +19,7 @@ import type {
 } from '../../../compiler/connectors/hook-api.js';
 
 export const compile: ConnectorCompiler = {
-  step({ step, ctx, message }, result, api) {
+  step({ step, schema, ctx, message }, result, api) {
     const t = api.types;
     const schemaValue = api.entryOf(step.params, 'output-schema');
     const output = schemaValue ? api.compileSchemaParam(schemaValue, ctx, 'agent-output') : undefined;
@@ -37,6 +39,7 @@ export const compile: ConnectorCompiler = {
     const tools = api.entryOf(step.params, 'tools');
     if (tools?.kind !== 'array') return;
     const env = ctx.bracesEnv(message);
+    const toolAccount = toolAccountProperty(schema);
     const toolJs = tools.items.map((tool) => {
       const compiled = api.compileValue(tool, env, ctx);
       const obj: ObjectValue | undefined =
@@ -44,7 +47,8 @@ export const compile: ConnectorCompiler = {
       const account = api.entryOf(obj, 'account');
       const name = account?.kind === 'ident' ? account.name : account?.kind === 'string' ? account.value : undefined;
       if (!name || !account || !compiled.js.endsWith('}')) return compiled.js;
-      if (!api.checkReference(ctx, 'account', name, account.span)) return compiled.js;
+      if (!api.checkAccount(ctx, name, account.span, toolAccount, '`account` of an MCP server of connector `agent`'))
+        return compiled.js;
       return `${compiled.js.slice(0, -1).trimEnd()}, accountFields: ctx.accounts[${JSON.stringify(name)}] }`;
     });
     result.replaced.add('tools');
@@ -141,4 +145,12 @@ function labelOf(v: SchemaViolation): string {
     default:
       return v.message ?? 'does not match';
   }
+}
+
+/** The schema of `tools[].account` (schema.json), whose `x-pipe-account-types` an MCP server's account must fit. */
+function toolAccountProperty(schema: ConnectorSchema): JsonSchema | undefined {
+  const properties = schema.params['properties'] as Record<string, JsonSchema> | undefined;
+  const items = properties?.['tools']?.['items'] as JsonSchema | undefined;
+  const itemProperties = items?.['properties'] as Record<string, JsonSchema> | undefined;
+  return itemProperties?.['account'];
 }

@@ -25,12 +25,16 @@ const joltTransform = (() => {
               if (fixedKey1 < 0) break write;
               let target = made1;
               if (target === undefined) {
-                target = state.o.root;
-                if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                {
-                  let next = target["lines"];
-                  if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  target = next;
+                target = kept5;
+                if (target === undefined) {
+                  target = state.o.root;
+                  if (target === undefined || target === null) { target = {}; state.o.root = target; }
+                  {
+                    let next = target["lines"];
+                    if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                    target = next;
+                  }
+                  kept5 = target;
                 }
                 {
                   let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -56,12 +60,16 @@ const joltTransform = (() => {
               if (fixedKey1 < 0) break write;
               let target = made1;
               if (target === undefined) {
-                target = state.o.root;
-                if (target === undefined || target === null) { target = {}; state.o.root = target; }
-                {
-                  let next = target["lines"];
-                  if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-                  target = next;
+                target = kept5;
+                if (target === undefined) {
+                  target = state.o.root;
+                  if (target === undefined || target === null) { target = {}; state.o.root = target; }
+                  {
+                    let next = target["lines"];
+                    if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                    target = next;
+                  }
+                  kept5 = target;
                 }
                 {
                   let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -89,12 +97,16 @@ const joltTransform = (() => {
           if (fixedKey1 < 0) break write;
           let target = made1;
           if (target === undefined) {
-            target = state.o.root;
-            if (target === undefined || target === null) { target = {}; state.o.root = target; }
-            {
-              let next = target["lines"];
-              if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-              target = next;
+            target = kept5;
+            if (target === undefined) {
+              target = state.o.root;
+              if (target === undefined || target === null) { target = {}; state.o.root = target; }
+              {
+                let next = target["lines"];
+                if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                target = next;
+              }
+              kept5 = target;
             }
             {
               let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -117,12 +129,16 @@ const joltTransform = (() => {
           if (fixedKey1 < 0) break write;
           let target = made1;
           if (target === undefined) {
-            target = state.o.root;
-            if (target === undefined || target === null) { target = {}; state.o.root = target; }
-            {
-              let next = target["lines"];
-              if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
-              target = next;
+            target = kept5;
+            if (target === undefined) {
+              target = state.o.root;
+              if (target === undefined || target === null) { target = {}; state.o.root = target; }
+              {
+                let next = target["lines"];
+                if (next === undefined || next === null) { next = J.own(state, []); target["lines"] = next; }
+                target = next;
+              }
+              kept5 = target;
             }
             {
               let next = fixedKey1 < target.length ? target[fixedKey1] : undefined;
@@ -211,9 +227,15 @@ const joltTransform = (() => {
     }
   }
   /** shift: walks the input along the spec and moves matched values into a new output. */
+  let kept5; // containers at constant paths, found once per run
   function shift1(input) {
     const state = J.shiftState(input);
-    node2(state, "root", undefined, input);
+    kept5 = undefined; // (set if this run started inside another, see RunContainers)
+    try {
+      node2(state, "root", undefined, input);
+    } finally {
+      kept5 = undefined; // the next run starts without them (and this output is not kept alive)
+    }
     return J.shiftResult(state);
   }
   /** The chain: each operation gets the previous one's output. */
