@@ -210,9 +210,11 @@ describe('fixed-shape fast path', () => {
       return compileJoltChain(chain, locateInJson('<spec>', JSON.stringify(chain))).js;
     };
     expect(js({ a: { length: 'x.l', 0: 'x.z' } })).toContain('Array.isArray(map1)');
-    expect(js({ a: { length: 'x.l', sku: 'x.s' } })).toContain('if (map1 == null) break');
+    expect(js({ a: { length: 'x.l', sku: 'x.s' } })).toContain('if (map1 === null || map1 === undefined) break');
     expect(js({ rows: { '*': { at: 'r[&1].at', map: 'r[&1].m' } } })).toContain('Array.isArray(element');
-    expect(js({ rows: { '*': { at: 'r[&1].at', sku: 'r[&1].s' } } })).toMatch(/if \(element\d+ == null\) break/);
+    expect(js({ rows: { '*': { at: 'r[&1].at', sku: 'r[&1].s' } } })).toMatch(
+      /if \(element(\d+) === null \|\| element\1 === undefined\) break/,
+    );
   });
 
   it('declines strings, numbers and lists whose properties have the keys read', () => {

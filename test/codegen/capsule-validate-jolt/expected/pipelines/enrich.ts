@@ -73,12 +73,13 @@ const joltShape = (() => {
     steps0: {
       // shift in one pass, for input that has every key the shift names (objects
       // where it descends, non-empty lists under `*`): the output has a fixed shape, built as literals.
-      // `x == null` is the whole map test where a key no string, number or list has is read from x.
+      // Testing x for null and undefined is the whole map test where x has a key read that no string,
+      // number or list has.
       fixedShape0: {
-        if (value == null) break fixedShape0;
+        if (value === null || value === undefined) break fixedShape0;
         // input.pipe:11 "body": { … }
         const map1 = value["body"];
-        if (map1 == null) break fixedShape0;
+        if (map1 === null || map1 === undefined) break fixedShape0;
         // input.pipe:11 "customerId": "id"
         const value2 = map1["customerId"];
         if (value2 === undefined) break fixedShape0;

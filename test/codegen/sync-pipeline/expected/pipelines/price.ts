@@ -244,9 +244,10 @@ const joltTransform = (() => {
     steps0: {
       // shift in one pass, for input that has every key the shift names (objects
       // where it descends, non-empty lists under `*`): the output has a fixed shape, built as literals.
-      // `x == null` is the whole map test where a key no string, number or list has is read from x.
+      // Testing x for null and undefined is the whole map test where x has a key read that no string,
+      // number or list has.
       fixedShape0: {
-        if (value == null) break fixedShape0;
+        if (value === null || value === undefined) break fixedShape0;
         // input.pipe:10 "id": "order"
         const value1 = value["id"];
         if (value1 === undefined) break fixedShape0;
@@ -257,7 +258,7 @@ const joltTransform = (() => {
         for (let i3 = 0; i3 < list2.length; i3++) {
           // input.pipe:10 "*": { … }
           const element4 = list2[i3];
-          if (element4 == null) break fixedShape0;
+          if (element4 === null || element4 === undefined) break fixedShape0;
           // input.pipe:10 "qty": "lines[&1].qty"
           const value5 = element4["qty"];
           // input.pipe:10 "price": "lines[&1].price"
