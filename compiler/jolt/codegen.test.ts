@@ -422,26 +422,27 @@ describe('shift sets keys and makes containers without looking only where no oth
   });
 });
 
+/** The general shift (no fixed-shape fast path) of `spec` and its generated text. */
+function compileGeneralShift(spec: unknown): { fn: (input: unknown) => unknown; js: string } {
+  const chain = [{ operation: 'shift', spec }];
+  const compiled = joltToFunction(chain, {}, { fixedShape: false });
+  expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  const { js } = compileJoltChain(chain, () => ({ file: 'x', start: 0, end: 0 }), {
+    customFunctions: [],
+    customOperations: [],
+    fixedShape: false,
+  });
+  return { fn: (input) => compiled.fn?.(input, {}), js };
+}
+
 describe('shift keeps containers at constant paths for a whole run', () => {
-  /** The general shift (no fixed-shape fast path) and its generated text. */
-  const compileGeneral = (spec: unknown): { fn: (input: unknown) => unknown; js: string } => {
-    const chain = [{ operation: 'shift', spec }];
-    const compiled = joltToFunction(chain, {}, { fixedShape: false });
-    expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const { js } = compileJoltChain(chain, () => ({ file: 'x', start: 0, end: 0 }), {
-      customFunctions: [],
-      customOperations: [],
-      fixedShape: false,
-    });
-    return { fn: (input) => compiled.fn?.(input, {}), js };
-  };
   const ratings = {
     'rating-*': { value: 'ratings.&(1,1).score', count: 'counts.@(1,label)', $: 'ratings.&(1,1).key', '@': 'raw.&' },
     '*': 'other.&',
   };
 
   it('keeps a container whose keys are all constants in one variable for the run, others per function', () => {
-    const { js } = compileGeneral(ratings);
+    const { js } = compileGeneralShift(ratings);
     // counts, raw, other and ratings: each found once per run; ratings.&(1,1) (a key from the input) once per call
     expect(js).toMatch(/let kept\d+, kept\d+, kept\d+, kept\d+; \/\/ containers at constant paths/);
     expect(js).toMatch(/let made1; \/\/ a container writes below share/);
@@ -449,7 +450,7 @@ describe('shift keeps containers at constant paths for a whole run', () => {
   });
 
   it('starts every run with containers of its own', () => {
-    const { fn } = compileGeneral(ratings);
+    const { fn } = compileGeneralShift(ratings);
     const input = { 'rating-1': { value: 3, label: 'a', count: 1 }, note: 'n' };
     const first = fn(input) as Record<string, Record<string, unknown>>;
     const second = fn({ 'rating-2': { value: 4, label: 'b', count: 2 } }) as Record<string, Record<string, unknown>>;
@@ -466,7 +467,7 @@ describe('shift keeps containers at constant paths for a whole run', () => {
   });
 
   it('starts afresh after a run that failed half way', () => {
-    const { fn } = compileGeneral(ratings);
+    const { fn } = compileGeneralShift(ratings);
     const failing = {
       'rating-1': { value: 1, label: 'a', count: 1 },
       'rating-2': {
@@ -485,7 +486,7 @@ describe('shift keeps containers at constant paths for a whole run', () => {
   });
 
   it('gives a run started inside another (by a getter of the input) containers of its own', () => {
-    const { fn } = compileGeneral({ 'r-*': { count: 'counts.@(1,label)' }, '*': 'other.&' });
+    const { fn } = compileGeneralShift({ 'r-*': { count: 'counts.@(1,label)' }, '*': 'other.&' });
     let inner: unknown;
     const input = {
       a: 1,
@@ -514,7 +515,7 @@ describe('shift keeps containers at constant paths for a whole run', () => {
       's-2': { label: '__proto__', count: 4 },
       x: 5,
     };
-    const out = compileGeneral(spec).fn(input) as { counts: Record<string, unknown> };
+    const out = compileGeneralShift(spec).fn(input) as { counts: Record<string, unknown> };
     expect(out.counts.a).toEqual([1, 2, 3]);
     expect(Object.getPrototypeOf(out.counts)).toBe(Object.prototype);
     expect(hasOwn(out.counts, '__proto__') && out.counts['__proto__']).toEqual([5, 4]); // literal keys first
@@ -522,18 +523,18 @@ describe('shift keeps containers at constant paths for a whole run', () => {
 
   it('walks every time where another write may end at the container, or a key on the way is not constant', () => {
     const ending = { 'r-*': { count: 'counts.@(1,label)' }, c: 'counts' };
-    const { fn, js } = compileGeneral(ending);
+    const { fn, js } = compileGeneralShift(ending);
     expect(js).not.toMatch(/kept\d+/);
     expect(fn({ c: 7, 'r-1': { label: 'a', count: 1 } })).toEqual({ counts: 7 });
     // the literal key writes first, whatever the input's order; the map write then meets a value and skips
     expect(fn({ 'r-1': { label: 'a', count: 1 }, c: 7 })).toEqual({ counts: 7 });
     // a write of the same function may replace the container with a list: the next run of it skips
-    const replacing = compileGeneral({ 'r-*': { count: 'counts.@(1,label)', d: 'counts' } });
+    const replacing = compileGeneralShift({ 'r-*': { count: 'counts.@(1,label)', d: 'counts' } });
     expect(replacing.js).not.toMatch(/kept\d+/);
     const input = { 'r-1': { label: 'a', count: 1, d: 7 }, 'r-2': { label: 'b', count: 2 } };
     expect(replacing.fn(input)).toEqual({ counts: [{ a: 1 }, 7] });
     // a key from the input on the way: only `counts` is kept (see the next group), not the container written into
-    const computed = compileGeneral({ 'r-*': { count: 'counts.&(1,1).@(1,label)' } });
+    const computed = compileGeneralShift({ 'r-*': { count: 'counts.&(1,1).@(1,label)' } });
     expect(computed.js).toMatch(/let kept\d+; \/\/ containers at constant paths/);
     expect(computed.fn({ 'r-1': { label: 'a', count: 1 }, 'r-2': { label: 'a', count: 2 } })).toEqual({
       counts: { 1: { a: 1 }, 2: { a: 2 } },
@@ -542,20 +543,8 @@ describe('shift keeps containers at constant paths for a whole run', () => {
 });
 
 describe('shift finds the containers at the constant start of a walk once per run', () => {
-  const general = (spec: unknown): { fn: (input: unknown) => unknown; js: string } => {
-    const chain = [{ operation: 'shift', spec }];
-    const compiled = joltToFunction(chain, {}, { fixedShape: false });
-    expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const { js } = compileJoltChain(chain, () => ({ file: 'x', start: 0, end: 0 }), {
-      customFunctions: [],
-      customOperations: [],
-      fixedShape: false,
-    });
-    return { fn: (input) => compiled.fn?.(input, {}), js };
-  };
-
   it('walks on from the kept container by the keys from the input, in every run', () => {
-    const { fn, js } = general({ 'r-*': { v: 'a.b.&(1,1).c', w: 'a.b.&(1,1).d' }, '*': 'a.o.&' });
+    const { fn, js } = compileGeneralShift({ 'r-*': { v: 'a.b.&(1,1).c', w: 'a.b.&(1,1).d' }, '*': 'a.o.&' });
     expect(js).toMatch(/target = kept\d+;\n\s+if \(target === undefined\) {\n\s+target = state\.o\.root;/);
     const input = { 'r-1': { v: 2, w: 3 }, 'r-2': { v: 4 }, z: 9 };
     const expected = { a: { b: { 1: { c: 2, d: 3 }, 2: { c: 4 } }, o: { z: 9 } } };
@@ -566,20 +555,20 @@ describe('shift finds the containers at the constant start of a walk once per ru
 
   it('keeps only the proven start of the walk: where another write may end, it looks every time', () => {
     // `x` may set `ratings` to a value: nothing on the way is kept
-    const ending = general({ 'r-*': { v: 'ratings.&(1,1).score', w: 'ratings.&(1,1).w' }, x: 'ratings' });
+    const ending = compileGeneralShift({ 'r-*': { v: 'ratings.&(1,1).score', w: 'ratings.&(1,1).w' }, x: 'ratings' });
     expect(ending.js).not.toMatch(/kept\d+/);
     expect(ending.fn({ x: 1, 'r-1': { v: 2, w: 3 }, 'r-2': { v: 4 } })).toEqual({ ratings: 1 });
     // `x` may end at `ratings.1`: `ratings` is kept, what is below it is looked for
-    const below = general({ 'r-*': { v: 'ratings.&(1,1).score' }, x: 'ratings.1' });
+    const below = compileGeneralShift({ 'r-*': { v: 'ratings.&(1,1).score' }, x: 'ratings.1' });
     expect(below.js).toMatch(/kept\d+/);
     expect(below.fn({ x: 1, 'r-1': { v: 2 }, 'r-2': { v: 4 } })).toEqual({ ratings: { 1: 1, 2: { score: 4 } } });
     // another function's write ends at `a.b` (a list of both when it comes second)
-    const other = general({ 'r-*': { v: 'a.b.&(1,1).c' }, 's-*': { v: 'a.b' } });
+    const other = compileGeneralShift({ 'r-*': { v: 'a.b.&(1,1).c' }, 's-*': { v: 'a.b' } });
     expect(other.fn({ 'r-1': { v: 2 }, 's-1': { v: 7 }, 'r-2': { v: 4 } })).toEqual({ a: { b: [{ 1: { c: 2 } }, 7] } });
   });
 
   it('keeps a list at a constant index on the way', () => {
-    const { fn } = general({ 'r-*': { v: 'list[1].&(1,1)', w: 'list[0]' } });
+    const { fn } = compileGeneralShift({ 'r-*': { v: 'list[1].&(1,1)', w: 'list[0]' } });
     const input = { 'r-1': { v: 2, w: 3 }, 'r-2': { v: 4, w: 5 } };
     expect(fn(input)).toEqual({ list: [[3, 5], { 1: 2, 2: 4 }] });
     expect(fn(input)).toEqual({ list: [[3, 5], { 1: 2, 2: 4 }] });
