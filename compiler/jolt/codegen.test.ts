@@ -574,3 +574,60 @@ describe('shift finds the containers at the constant start of a walk once per ru
     expect(fn(input)).toEqual({ list: [[3, 5], { 1: 2, 2: 4 }] });
   });
 });
+
+describe('shift over a large input: maps keyed by its data start as dictionaries (J.dict)', () => {
+  const spec = {
+    'rating-*': { value: 'ratings.&(1,1).score', label: 'ratings.&(1,1).label', count: 'byLabel.@(1,label)' },
+    '*': 'other.&',
+  };
+  /** `n` ratings whose labels repeat and include names of Object.prototype members and `__proto__`. */
+  function ratingsInput(n: number): Record<string, unknown> {
+    const labels = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+    const input: Record<string, unknown> = { id: 'P1' };
+    for (let i = 1; i <= n; i++)
+      input[`rating-${i}`] = { value: i, label: labels[i - 1] ?? `L${i % 7}`, count: i * 10 };
+    return input;
+  }
+  /** What JOLT makes of ratingsInput(n): a second write to a label makes a list of both, in order. */
+  function expected(n: number): Record<string, unknown> {
+    const ratings: Record<string, unknown> = {};
+    const byLabel: Record<string, unknown> = {};
+    const input = ratingsInput(n);
+    for (let i = 1; i <= n; i++) {
+      const { value, label, count } = input[`rating-${i}`] as { value: number; label: string; count: number };
+      ratings[String(i)] = { score: value, label };
+      const before: unknown = hasOwn(byLabel, label) ? byLabel[label] : undefined;
+      const merged = before === undefined ? count : Array.isArray(before) ? [...before, count] : [before, count];
+      Object.defineProperty(byLabel, label, { value: merged, writable: true, enumerable: true, configurable: true });
+    }
+    return { other: { id: 'P1' }, ratings, byLabel };
+  }
+  const maps = (value: unknown): object[] =>
+    value !== null && typeof value === 'object'
+      ? [...(Array.isArray(value) ? [] : [value]), ...Object.values(value).flatMap(maps)]
+      : [];
+
+  it('gives the same output, key order and prototypes as on a small input', () => {
+    for (const n of [5, 33, 120]) {
+      const out = shift(spec, ratingsInput(n)) as Record<string, Record<string, unknown>>;
+      expect(out).toStrictEqual(expected(n));
+      expect(Object.keys(out.byLabel ?? {})).toEqual(Object.keys(expected(n).byLabel as object));
+      expect(hasOwn(out.byLabel, '__proto__')).toBe(true);
+      for (const map of maps(out)) expect(Object.getPrototypeOf(map)).toBe(Object.prototype);
+    }
+  });
+
+  it('merges repeated keys into lists over a large list too, and the next run starts small', () => {
+    const listSpec = { '*': { count: 'byLabel.@(1,label)', '@': 'byIndex.&1' } };
+    const many = Array.from({ length: 40 }, (_, i) => ({ label: i % 2 === 0 ? 'even' : 'constructor', count: i }));
+    const fn = joltToFunction([{ operation: 'shift', spec: listSpec }]).fn;
+    const out = fn?.(many) as { byLabel: Record<string, number[]>; byIndex: Record<string, unknown> };
+    expect(out.byLabel.even).toEqual(many.filter((_, i) => i % 2 === 0).map((x) => x.count));
+    expect(hasOwn(out.byLabel, 'constructor') && out.byLabel.constructor).toHaveLength(20);
+    expect(Object.keys(out.byIndex)).toHaveLength(40);
+    for (const map of maps(out)) expect(Object.getPrototypeOf(map)).toBe(Object.prototype);
+    const small = fn?.([{ label: 'toString', count: 1 }]) as { byLabel: Record<string, unknown> };
+    expect(small.byLabel).toStrictEqual({ toString: 1 });
+    expect(Object.getPrototypeOf(small.byLabel)).toBe(Object.prototype);
+  });
+});

@@ -36,6 +36,7 @@ import {
   freshContainer,
   freshKey,
   type Runs,
+  type SpecOutput,
   shiftOutputs,
   type Writer,
 } from './container-kinds.js';
@@ -105,7 +106,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
   // match counts cost a store per matched key; they are kept only when some `[#n]` may read them
   const counts = /\[\s*#/.test(JSON.stringify(spec));
   const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog, counts);
-  const runContainers = new RunContainers(prog);
+  const runContainers = new RunContainers(prog, writesDataKeys(shiftOutputs(spec)));
   const rootFn = compileComposite(prog, {
     spec,
     path,
@@ -155,7 +156,15 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
 class RunContainers {
   private readonly byWalk = new Map<string, string>();
 
-  constructor(private readonly prog: Program) {}
+  /**
+   * `dataKeys`: some output path has a key taken from the data (`&`, `@(…)`), so a run may fill a
+   * map with many keys; then loops over a large input mark the run wide and such maps start as
+   * dictionaries (J.dict).
+   */
+  constructor(
+    private readonly prog: Program,
+    readonly dataKeys: boolean,
+  ) {}
 
   /** The variable keeping the container `walk` (keys constant, see walkOf) reaches. */
   name(walk: string): string {
@@ -392,16 +401,15 @@ function emitMap(e: Emit, kids: Children): void {
       }
     });
   }
-  if (strategy === 'computed' || strategy === 'both') {
-    out.add(ind, `for (const childKey of Object.keys(data)) {`);
+  if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
+    if (e.runContainers.dataKeys) {
+      out.add(ind, `const keys = Object.keys(data);`);
+      out.add(ind, markWide('keys.length'));
+    }
+    out.add(ind, `for (const childKey of ${e.runContainers.dataKeys ? 'keys' : 'Object.keys(data)'}) {`);
     out.add(ind + 1, `const childValue = data[childKey];`);
-    emitComputedChain(inner(e), computed);
-    out.add(ind, `}`);
-  }
-  if (strategy === 'conflict') {
-    out.add(ind, `for (const childKey of Object.keys(data)) {`);
-    out.add(ind + 1, `const childValue = data[childKey];`);
-    emitConflict(inner(e), kids);
+    if (strategy === 'conflict') emitConflict(inner(e), kids);
+    else emitComputedChain(inner(e), computed);
     out.add(ind, `}`);
   }
 }
@@ -511,6 +519,7 @@ function emitList(e: Emit, kids: Children): void {
     }
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
+    if (e.runContainers.dataKeys) out.add(ind, markWide('data.length'));
     out.add(ind, `for (let i = 0; i < data.length; i++) {`);
     // `*` over a list into a spec object: the child gets the index (`n`) and makes its key text
     // only if it uses it (OWN_KEY), instead of a String(i) per element here.
@@ -900,6 +909,27 @@ function runPrefix(steps: readonly WriteStep[], sure: number): number {
   return prefix === walk ? 0 : prefix;
 }
 
+/**
+ * Loops over an input list or map longer than this mark the run wide (see J.dict): V8 turns an
+ * object that gets more than about 16 keys by computed names into a dictionary anyway.
+ */
+const WIDE = 32;
+
+/** The statement marking the run wide before a loop over `length` elements. */
+function markWide(length: string): string {
+  return `if (${length} > ${WIDE}) state.wide = true; // maps keyed by this data start as dictionaries (J.dict)`;
+}
+
+/** A new map that the write's next step (`keyStep`) sets a key of: a dictionary when the key comes from the data. */
+function newMap(keyStep: WriteStep): string {
+  return keyStep.constant ? '{}' : 'J.dict(state)';
+}
+
+/** Whether some output path has a map key taken from the data (`&…`, `@(…)`), not a constant. */
+function writesDataKeys(outputs: readonly SpecOutput[]): boolean {
+  return outputs.some(({ path }) => path.some((pe) => pe.kind === 'amp' || pe.kind === 'transpose'));
+}
+
 /** A statement setting map key `name` of `t` (`__proto__` becomes an own key, never the prototype). */
 function writeKey(name: string, value: string): string {
   if (plainKeyExpr(name)) return `target[${name}] = ${value};`;
@@ -965,7 +995,7 @@ function emitPut(
     out.add(at, `if (target === undefined) {`);
     out.add(walkAt, `target = state.o.root;`);
   }
-  const root = first.kind === 'M' ? '{}' : 'J.own(state, [])';
+  const root = first.kind === 'M' ? newMap(first) : 'J.own(state, [])';
   out.add(walkAt, `if (target === undefined || target === null) { target = ${root}; state.o.root = target; }`);
   if (sure === 0)
     out.add(walkAt, `else if (${first.kind === 'M' ? '!J.isMap(target)' : '!Array.isArray(target)'}) break write;`);
@@ -974,7 +1004,7 @@ function emitPut(
     const name = names[i] ?? '';
     if (next === undefined) return;
     const stepAt = i < prefix ? walkAt : at;
-    const fresh = next.kind === 'M' ? '{}' : 'J.own(state, [])';
+    const fresh = next.kind === 'M' ? newMap(next) : 'J.own(state, [])';
     const wrongType = next.kind === 'M' ? '!J.isMap(next)' : '!Array.isArray(next)';
     out.add(stepAt, `{`);
     if (step.kind === 'X') {

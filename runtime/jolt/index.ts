@@ -109,15 +109,45 @@ export interface ShiftState {
    * array while there are few (most runs make one or two), a Set once there are many.
    */
   own: unknown[][] | Set<unknown[]>;
+  /** The run walked a large input map or list: maps keyed by the data start as dictionaries (dict). */
+  wide: boolean;
+  /** The maps made without a prototype (dict), given Object.prototype when the run ends. */
+  bare: JsonMap[] | null;
 }
 
 export function shiftState(input: unknown): ShiftState {
   const holder: JsonMap = { root: undefined };
-  return { K: ['root', 'root'], C: [undefined, undefined], T: [input, input], H: [0, 0], o: holder, own: [] };
+  return {
+    K: ['root', 'root'],
+    C: [undefined, undefined],
+    T: [input, input],
+    H: [0, 0],
+    o: holder,
+    own: [],
+    wide: false,
+    bare: null,
+  };
+}
+
+/**
+ * A new output map whose keys come from the data (`&`, `@(…)`). In a wide run (many keys likely)
+ * it starts as a dictionary without a prototype: V8 makes an object that many keys are added to
+ * by computed names a dictionary anyway, and starting as one skips a hidden class per new key
+ * and the conversion; without a prototype, adding a key and looking for one search its own keys
+ * alone. The run ends by giving it Object.prototype (shiftResult), so the output is ordinary.
+ * A small run keeps `{}`: a small dictionary is slower to make and to serialize than an object.
+ */
+export function dict(s: ShiftState): JsonMap {
+  if (!s.wide) return {};
+  const map = Object.create(null) as JsonMap;
+  if (s.bare === null) s.bare = [map];
+  else s.bare.push(map);
+  return map;
 }
 
 /** The Shiftr result: what was written under the root key (null when nothing was). */
 export function shiftResult(s: ShiftState): unknown {
+  if (s.bare !== null) for (const map of s.bare) Object.setPrototypeOf(map, Object.prototype);
   return s.o.root === undefined ? null : s.o.root;
 }
 
