@@ -9,7 +9,7 @@ import * as J from '../../runtime/jolt/index.js';
 import type { ModifyFunction } from '../../runtime/jolt/functions.js';
 import { hasErrors, type Diagnostic } from '../../base/diagnostics/diagnostic.js';
 import { type JsonPath, type Locate, Program, type SourceLine, isPlainObject, lit } from './emit.js';
-import { compileShift } from './shift.js';
+import { compileShift, type ShiftOptions, WIDE_INPUT } from './shift.js';
 import { compileDefault, parseDefaultSpec } from './default.js';
 import { compileRemove, parseNodes } from './remove.js';
 import { emitFixedShift, type FixedShift, fixedShift, fuseDefault, fuseRemove } from './fixed-shape.js';
@@ -44,6 +44,11 @@ export interface CompileOptions {
   readonly sourceLine?: SourceLine;
   /** Whether shifts of a fixed output shape get their one-pass fast path (fixed-shape.ts); default true. */
   readonly fixedShape?: boolean;
+  /**
+   * A shift run that loops over an input list or map longer than this makes its maps keyed by the
+   * data as dictionaries (J.dict); default WIDE_INPUT. Tests set 0 to run everything that way.
+   */
+  readonly wideOver?: number;
 }
 
 const SHORT_NAMES = Object.keys(OPERATIONS).filter((n) => !n.includes('.'));
@@ -53,6 +58,7 @@ export function compileJoltChain(chain: unknown, locate: Locate, options: Compil
   const prog = new Program(locate, options.sourceLine);
   const customOps = new Set(options.customOperations ?? []);
   const modifyOptions = { customFunctions: new Set(options.customFunctions ?? []) };
+  const shiftOptions = { wideOver: options.wideOver ?? WIDE_INPUT };
   if (!Array.isArray(chain)) {
     prog.error(E.chainNotAList(describeType(chain)), [], 'value');
     return { js: '', diagnostics: prog.diagnostics };
@@ -61,7 +67,7 @@ export function compileJoltChain(chain: unknown, locate: Locate, options: Compil
     prog.error(E.emptyChain(), [], 'value');
     return { js: '', diagnostics: prog.diagnostics };
   }
-  const calls = chain.map((entry, i) => compileEntry(prog, entry, i, customOps, modifyOptions));
+  const calls = chain.map((entry, i) => compileEntry(prog, entry, i, customOps, modifyOptions, shiftOptions));
   const statements = chainStatements(prog, chain, calls, customOps, options.fixedShape ?? true);
   const js = [
     '(() => {',
@@ -160,6 +166,7 @@ function compileEntry(
   i: number,
   customOps: ReadonlySet<string>,
   modifyOptions: { customFunctions: ReadonlySet<string> },
+  shiftOptions: ShiftOptions,
 ): string | undefined {
   if (!isPlainObject(entry)) {
     prog.error(E.operationNotAnObject(i, describeType(entry)), [i], 'value');
@@ -187,7 +194,7 @@ function compileEntry(
   }
   switch (op) {
     case 'shift':
-      return `${compileShift(prog, spec, specPath)}(value)`;
+      return `${compileShift(prog, spec, specPath, shiftOptions)}(value)`;
     case 'default':
       return `${compileDefault(prog, spec, specPath)}(value)`;
     case 'remove':
@@ -203,7 +210,7 @@ function compileEntry(
 export function joltToFunction(
   chain: unknown,
   extensions: JoltExtensions = {},
-  options: Pick<CompileOptions, 'fixedShape'> = {},
+  options: Pick<CompileOptions, 'fixedShape' | 'wideOver'> = {},
 ): { fn?: (input: unknown, context?: unknown) => unknown; diagnostics: readonly Diagnostic[] } {
   let text: string;
   try {

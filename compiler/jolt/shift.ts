@@ -96,8 +96,24 @@ interface Match {
   readonly container?: SharedContainer;
 }
 
+/** How a shift is compiled: `wideOver`, see RunContainers. */
+export interface ShiftOptions {
+  readonly wideOver: number;
+}
+
+/**
+ * Loops over an input list or map longer than this mark the run wide (see J.dict): V8 turns an
+ * object that gets more than about 16 keys by computed names into a dictionary anyway.
+ */
+export const WIDE_INPUT = 32;
+
 /** Compiles a shift spec; returns the name of the generated step function `(input) => output`. */
-export function compileShift(prog: Program, spec: unknown, path: JsonPath): string {
+export function compileShift(
+  prog: Program,
+  spec: unknown,
+  path: JsonPath,
+  options: ShiftOptions = { wideOver: WIDE_INPUT },
+): string {
   const fn = prog.name('shift');
   if (!isPlainObject(spec)) {
     prog.error(E.specNotAnObject('shift'), path, 'value');
@@ -106,7 +122,7 @@ export function compileShift(prog: Program, spec: unknown, path: JsonPath): stri
   // match counts cost a store per matched key; they are kept only when some `[#n]` may read them
   const counts = /\[\s*#/.test(JSON.stringify(spec));
   const root = new Scope([{ owner: 0, capture: 'none', groups: 0 }], new Map(), prog, counts);
-  const runContainers = new RunContainers(prog, writesDataKeys(shiftOutputs(spec)));
+  const runContainers = new RunContainers(prog, writesDataKeys(shiftOutputs(spec)) ? options.wideOver : undefined);
   const rootFn = compileComposite(prog, {
     spec,
     path,
@@ -157,13 +173,13 @@ class RunContainers {
   private readonly byWalk = new Map<string, string>();
 
   /**
-   * `dataKeys`: some output path has a key taken from the data (`&`, `@(…)`), so a run may fill a
-   * map with many keys; then loops over a large input mark the run wide and such maps start as
-   * dictionaries (J.dict).
+   * `wideOver`, set when some output path has a key taken from the data (`&`, `@(…)`), so that a
+   * run may fill a map with many keys: loops over an input longer than this mark the run wide, and
+   * such maps then start as dictionaries (J.dict).
    */
   constructor(
     private readonly prog: Program,
-    readonly dataKeys: boolean,
+    readonly wideOver: number | undefined,
   ) {}
 
   /** The variable keeping the container `walk` (keys constant, see walkOf) reaches. */
@@ -402,11 +418,12 @@ function emitMap(e: Emit, kids: Children): void {
     });
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
-    if (e.runContainers.dataKeys) {
+    const wideOver = e.runContainers.wideOver;
+    if (wideOver !== undefined) {
       out.add(ind, `const keys = Object.keys(data);`);
-      out.add(ind, markWide('keys.length'));
+      out.add(ind, markWide('keys.length', wideOver));
     }
-    out.add(ind, `for (const childKey of ${e.runContainers.dataKeys ? 'keys' : 'Object.keys(data)'}) {`);
+    out.add(ind, `for (const childKey of ${wideOver !== undefined ? 'keys' : 'Object.keys(data)'}) {`);
     out.add(ind + 1, `const childValue = data[childKey];`);
     if (strategy === 'conflict') emitConflict(inner(e), kids);
     else emitComputedChain(inner(e), computed);
@@ -519,7 +536,8 @@ function emitList(e: Emit, kids: Children): void {
     }
   }
   if (strategy === 'computed' || strategy === 'both' || strategy === 'conflict') {
-    if (e.runContainers.dataKeys) out.add(ind, markWide('data.length'));
+    const wideOver = e.runContainers.wideOver;
+    if (wideOver !== undefined) out.add(ind, markWide('data.length', wideOver));
     out.add(ind, `for (let i = 0; i < data.length; i++) {`);
     // `*` over a list into a spec object: the child gets the index (`n`) and makes its key text
     // only if it uses it (OWN_KEY), instead of a String(i) per element here.
@@ -909,15 +927,9 @@ function runPrefix(steps: readonly WriteStep[], sure: number): number {
   return prefix === walk ? 0 : prefix;
 }
 
-/**
- * Loops over an input list or map longer than this mark the run wide (see J.dict): V8 turns an
- * object that gets more than about 16 keys by computed names into a dictionary anyway.
- */
-const WIDE = 32;
-
-/** The statement marking the run wide before a loop over `length` elements. */
-function markWide(length: string): string {
-  return `if (${length} > ${WIDE}) state.wide = true; // maps keyed by this data start as dictionaries (J.dict)`;
+/** The statement marking the run wide before a loop over `length` elements longer than `over`. */
+function markWide(length: string, over: number): string {
+  return `if (${length} > ${over}) state.wide = true; // maps keyed by this data start as dictionaries (J.dict)`;
 }
 
 /** A new map that the write's next step (`keyStep`) sets a key of: a dictionary when the key comes from the data. */
